@@ -1,0 +1,24 @@
+"""The `vitrina` command line: one Typer app, each job a subcommand. No logic lives here."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="vitrina",
+    help="Vitrina: answers from your warehouse, documentation of BI measures, dashboards.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# --- job registrations (each job module exposes register(app)) ---
+# (jobs are registered below this line)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()
