@@ -14,6 +14,12 @@ app = typer.Typer(
 
 # --- job registrations (each job module exposes register(app)) ---
 # (jobs are registered below this line)
+from vitrina.ask.commands import register as register_ask  # noqa: E402
+
+register_ask(app)
+from vitrina.catalog.commands import register as register_catalog  # noqa: E402
+
+register_catalog(app)
 
 
 def main() -> None:

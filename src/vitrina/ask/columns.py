@@ -47,6 +47,7 @@ class ColumnMeta(BaseModel):
     grain: Grain | None = None  # for PERIOD columns
     unit: str | None = None  # e.g. "RUB"
     non_negative: bool = False  # a metric that can never be negative (counts, amounts)
+    additive: bool = True  # False for distinct counts, averages and ratios: never totalled
 
     def label(self, lang: str) -> str:
         return self.label_ru if lang == "ru" else self.label_en

@@ -1,0 +1,186 @@
+"""CLI commands of the ask job: `vitrina ask`, `vitrina chat`, `vitrina demo`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from vitrina.catalog import CatalogError
+from vitrina.config import Settings, load_settings
+from vitrina.warehouse import WarehouseError
+
+console = Console()
+err = Console(stderr=True)
+MAX_CHAT_TURNS = 500  # a chat session ends after this many turns
+
+DEMO_QUESTIONS = [
+    "Сколько кошельков открыли в мае 2025?",
+    "а в декабре, по неделям?",
+    "Revenue by region in Q3 2026",
+    "Топ-5 категорий мерчантов по сумме платежей за 2025 год",
+    "Средний чек B2B клиентов по месяцам в 2025 году",
+    "How many cards were issued by payment system last month?",
+    "Сколько ипотек выдали в 2025 году?",
+]
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    err.print(f"[red]error:[/] {message}")
+    return typer.Exit(code)
+
+
+def ensure_demo(settings: Settings) -> None:
+    """Build the embedded demo warehouse on first use, with a progress bar."""
+    from vitrina.warehouse.demo import ensure_demo_warehouse
+
+    if settings.db_url:
+        return
+    with Progress(TextColumn("[bold]demo warehouse[/] {task.description}"), BarColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as progress:
+        task = progress.add_task("checking", total=None)
+
+        def report(step: str, done: int, total: int) -> None:
+            progress.update(task, description=step, completed=done, total=total)
+
+        ensure_demo_warehouse(settings.demo_db_path, progress=report)
+
+
+def make_service(settings: Settings):  # noqa: ANN201 - AskService, imported lazily for a fast --help
+    from vitrina.ask.service import AskService
+
+    ensure_demo(settings)
+    try:
+        return AskService(settings)
+    except CatalogError as exc:
+        raise fail(str(exc)) from exc
+
+
+def _settings(db: str | None, catalog: Path | None, segment: str | None) -> Settings:
+    if catalog is not None and not catalog.exists():
+        raise fail(f"catalog folder not found: {catalog}")
+    return load_settings(db_url=db, catalog_dir=catalog, segment=segment)
+
+
+def _copy(src: str | None, dest: Path | None, what: str) -> None:
+    if dest is None:
+        return
+    if not src:
+        err.print(f"[yellow]no {what} for this answer; {dest} not written[/]")
+        return
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dest)
+    console.print(f"[dim]{what} written to[/] {dest}")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def ask(
+        question: Annotated[str, typer.Argument(help="A question in Russian or English, or a reply to a clarification.")],
+        db: Annotated[str | None, typer.Option(help="Warehouse SQLAlchemy URL (default: the demo warehouse).")] = None,
+        catalog: Annotated[Path | None, typer.Option(help="Catalog folder (default: the demo catalog).")] = None,
+        thread: Annotated[str | None, typer.Option(help="Dialog id: continue a dialog or answer its clarification.")] = None,
+        segment: Annotated[str | None, typer.Option(help="auto, b2b or b2c.")] = None,
+        topic: Annotated[list[str] | None, typer.Option(help="Explicit topic id (repeatable): skips detection.")] = None,
+        excel: Annotated[Path | None, typer.Option(help="Write the full result to this .xlsx file.")] = None,
+        chart: Annotated[Path | None, typer.Option(help="Write the chart to this .png file.")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print the stable machine-readable result.")] = False,
+        trace: Annotated[bool, typer.Option(help="Print the decision trace.")] = False,
+        no_llm: Annotated[bool, typer.Option("--no-llm", help="Rules only, even when a model is configured.")] = False,
+    ) -> None:
+        """Answer one question from the warehouse (rules first; read-only)."""
+        from vitrina.ask.render import render
+
+        if segment and segment.lower() not in ("auto", "b2b", "b2c"):
+            raise fail(f"--segment must be auto, b2b or b2c, not '{segment}'")
+        settings = _settings(db, catalog, segment)
+        service = make_service(settings)
+        try:
+            result = service.ask(question, thread_id=thread, segment=segment, topics=topic)
+        except WarehouseError as exc:
+            raise fail(f"warehouse: {exc}") from exc
+        finally:
+            service.close()
+        if as_json:
+            console.print_json(result.model_dump_json())
+        else:
+            render(console, result, show_trace=trace)
+        _copy(result.excel, excel, "Excel file")
+        _copy(result.chart_png, chart, "chart")
+        if result.status == "failed":
+            raise typer.Exit(1)
+
+    @app.command()
+    def chat(
+        db: Annotated[str | None, typer.Option(help="Warehouse SQLAlchemy URL.")] = None,
+        catalog: Annotated[Path | None, typer.Option(help="Catalog folder.")] = None,
+        segment: Annotated[str | None, typer.Option(help="auto, b2b or b2c.")] = None,
+        thread: Annotated[str | None, typer.Option(help="Resume this dialog.")] = None,
+    ) -> None:
+        """A dialog in the terminal: follow-ups and clarifications keep their context."""
+        import uuid
+
+        from vitrina.ask.render import render
+
+        settings = _settings(db, catalog, segment)
+        service = make_service(settings)
+        thread_id = thread or uuid.uuid4().hex[:12]
+        console.print(f"[bold]Vitrina chat[/] · dialog {thread_id} · empty line or Ctrl-D to quit")
+        try:
+            for _ in range(MAX_CHAT_TURNS):
+                try:
+                    question = console.input("[bold cyan]? [/]").strip()
+                except (EOFError, KeyboardInterrupt):
+                    break
+                if not question:
+                    break
+                try:
+                    result = service.ask(question, thread_id=thread_id, segment=segment)
+                except WarehouseError as exc:
+                    err.print(f"[red]warehouse:[/] {exc}")
+                    continue
+                render(console, result, show_sql=True)
+        finally:
+            service.close()
+
+    @app.command()
+    def demo(
+        load_postgres: Annotated[str | None, typer.Option(help="Also load the demo data into this PostgreSQL URL.")] = None,
+        questions: Annotated[bool, typer.Option(help="Ask the sample questions after building.")] = True,
+        as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON lines.")] = False,
+    ) -> None:
+        """Build the demo warehouse (first use) and answer sample questions in both languages."""
+        from vitrina.ask.render import render
+
+        settings = load_settings()
+        ensure_demo(settings)
+        console.print(f"[dim]demo warehouse:[/] {settings.demo_db_path}")
+        if load_postgres:
+            from vitrina.warehouse.pg_load import load_demo_into_postgres
+
+            with console.status("loading the demo data into PostgreSQL"):
+                try:
+                    counts = load_demo_into_postgres(settings.demo_db_path, load_postgres)
+                except Exception as exc:  # noqa: BLE001 - any driver error is reported, not raised
+                    raise fail(f"PostgreSQL load failed: {str(exc).splitlines()[0]}") from exc
+            console.print(f"loaded {sum(counts.values()):,} rows into {load_postgres.split('@')[-1]}")
+        if not questions:
+            return
+        service = make_service(settings)
+        try:
+            thread_id = None
+            for question in DEMO_QUESTIONS:
+                result = service.ask(question, thread_id=thread_id)
+                thread_id = result.thread_id
+                if as_json:
+                    console.print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False))
+                else:
+                    render(console, result, show_trace=False)
+                    console.print()
+        finally:
+            service.close()

@@ -1,0 +1,155 @@
+"""Compile a QueryPlan into SQL for the warehouse's dialect with sqlglot.
+
+Metric expressions and filters in the catalog are written in plain ANSI-ish SQL over
+the metric table's columns; they are parsed once, qualified with the table alias and
+rendered in the target dialect, so one catalog serves DuckDB and PostgreSQL alike.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import sqlglot
+from sqlglot import exp
+
+from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
+from vitrina.ask.plan import QueryPlan
+from vitrina.catalog import Catalog
+
+CATALOG_DIALECT = "postgres"  # the dialect catalog expressions are written in
+GRAIN_LABELS = {
+    "day": ("День", "Day"), "week": ("Неделя", "Week"), "month": ("Месяц", "Month"),
+    "quarter": ("Квартал", "Quarter"), "year": ("Год", "Year"),
+}
+FORMATS = {"money": ValueFormat.MONEY, "count": ValueFormat.COUNT, "number": ValueFormat.NUMBER,
+           "percent": ValueFormat.PERCENT}
+
+
+def table_aliases(plan: QueryPlan) -> dict[str, str]:
+    """Short readable aliases: fact_payment -> fp, dim_client -> dc (numbered on collision)."""
+    aliases: dict[str, str] = {}
+    for table in plan.tables:
+        short = table.rsplit(".", 1)[-1]
+        base = "".join(part[0] for part in short.split("_") if part) or "t"
+        alias, n = base, 2
+        while alias in aliases.values():
+            alias, n = f"{base}{n}", n + 1
+        aliases[table] = alias
+    return aliases
+
+
+def _qualify(sql_text: str, alias: str) -> exp.Expression:
+    tree = sqlglot.parse_one(sql_text, read=CATALOG_DIALECT)
+    for column in tree.find_all(exp.Column):
+        if not column.table:
+            column.set("table", exp.to_identifier(alias))
+    return tree
+
+
+def _col(alias: str, name: str) -> exp.Column:
+    return exp.column(name, table=alias)
+
+
+def _grain_expr(grain: str, column: exp.Expression) -> exp.Expression:
+    trunc = exp.Anonymous(this="DATE_TRUNC", expressions=[exp.Literal.string(grain), column])
+    return exp.Cast(this=trunc, to=exp.DataType.build("DATE"))
+
+
+def _conditional(node: exp.Expression, cond: exp.Expression, style: str) -> exp.Expression:
+    """Restrict one aggregate to rows matching `cond`: FILTER (WHERE ...) or CASE WHEN inside."""
+    if not isinstance(node, exp.AggFunc):
+        return node
+    if style == "filter":
+        return exp.Filter(this=node, expression=exp.Where(this=cond.copy()))
+    arg = node.this
+    if isinstance(arg, exp.Star):
+        node.set("this", exp.Case(ifs=[exp.If(this=cond.copy(), true=exp.Literal.number(1))]))
+    elif isinstance(arg, exp.Distinct):
+        arg.set("expressions", [exp.Case(ifs=[exp.If(this=cond.copy(), true=e)]) for e in arg.expressions])
+    elif arg is not None:
+        node.set("this", exp.Case(ifs=[exp.If(this=cond.copy(), true=arg.copy())]))
+    return node
+
+
+def _metric_expr(metric_sql: str, metric_filter: str | None, alias: str, shared_filter: bool,
+                 style: str) -> exp.Expression:
+    tree = _qualify(metric_sql, alias)
+    if metric_filter and not shared_filter:
+        cond = _qualify(metric_filter, alias)
+        tree = tree.transform(lambda node: _conditional(node, cond, style))
+    return tree
+
+
+def compile_plan(plan: QueryPlan, catalog: Catalog, dialect: str, *, filter_style: str = "filter") -> str:
+    """The SQL text for a plan, pretty-printed in `dialect`.
+
+    `filter_style` says how a metric's own filter is written when metrics differ:
+    "filter" (FILTER (WHERE ...), DuckDB and PostgreSQL) or "case" (portable CASE WHEN).
+    """
+    aliases = table_aliases(plan)
+    base = aliases[plan.base_table]
+    metrics = [catalog.metrics[m] for m in plan.metrics]
+    filters = {m.filter for m in metrics}
+    shared_filter = len(filters) == 1
+    select: list[exp.Expression] = []
+    group: list[exp.Expression] = []
+    if plan.grain and plan.date_column:
+        expr = _grain_expr(plan.grain, _col(base, plan.date_column))
+        select.append(exp.alias_(expr, plan.grain))
+        group.append(expr.copy())
+    for dim in plan.dimensions:
+        expr = _col(aliases[dim.table], dim.select_column)
+        select.append(exp.alias_(expr, dim.alias))
+        group.append(expr.copy())
+    for metric in metrics:
+        select.append(exp.alias_(
+            _metric_expr(metric.expression, metric.filter, base, shared_filter, filter_style), metric.id))
+
+    query = exp.select(*select).from_(exp.to_table(plan.base_table).as_(base))
+    for join in plan.joins:
+        on = exp.EQ(this=_col(aliases[join.left_table], join.left_column),
+                    expression=_col(aliases[join.right_table], join.right_column))
+        query = query.join(exp.to_table(join.right_table).as_(aliases[join.right_table]), on=on)
+    conditions: list[exp.Expression] = []
+    if shared_filter and metrics[0].filter:
+        conditions.append(_qualify(metrics[0].filter, base))
+    if plan.period and plan.date_column:
+        col = _col(base, plan.date_column)
+        start = exp.cast(exp.Literal.string(plan.period.start.isoformat()), "DATE")
+        stop = exp.cast(exp.Literal.string((plan.period.end + timedelta(days=1)).isoformat()), "DATE")
+        conditions.append(exp.GTE(this=col, expression=start))
+        conditions.append(exp.LT(this=col.copy(), expression=stop))
+    for flt in plan.filters:
+        col = _col(aliases[flt.table], flt.column)
+        values = [exp.Literal.string(v) for v in flt.values]
+        conditions.append(exp.EQ(this=col, expression=values[0]) if len(values) == 1
+                          else exp.In(this=col, expressions=values))
+    if conditions:
+        query = query.where(exp.and_(*conditions))
+    if group:
+        query = query.group_by(*group)
+    if plan.order and plan.dimensions:
+        query = query.order_by(exp.Ordered(this=exp.column(plan.metrics[0]), desc=plan.order == "desc"))
+    elif plan.grain:
+        query = query.order_by(exp.column(plan.grain))
+    if plan.limit:
+        query = query.limit(plan.limit)
+    return query.sql(dialect=dialect, pretty=True)
+
+
+def column_metas(plan: QueryPlan, catalog: Catalog) -> list[ColumnMeta]:
+    """The meaning of every column the compiled SQL returns, in order."""
+    metas: list[ColumnMeta] = []
+    if plan.grain and plan.date_column:
+        ru, en = GRAIN_LABELS[plan.grain]
+        metas.append(ColumnMeta(name=plan.grain, role=ColumnRole.PERIOD, label_ru=ru, label_en=en,
+                                fmt=ValueFormat.DATE, grain=Grain(plan.grain)))
+    for dim in plan.dimensions:
+        metas.append(ColumnMeta(name=dim.alias, role=ColumnRole.DIMENSION, label_ru=dim.label_ru,
+                                label_en=dim.label_en, fmt=ValueFormat.TEXT))
+    for metric_id in plan.metrics:
+        metric = catalog.metrics[metric_id]
+        metas.append(ColumnMeta(name=metric.id, role=ColumnRole.METRIC, label_ru=metric.name_ru,
+                                label_en=metric.name_en, fmt=FORMATS[metric.format], unit=metric.unit,
+                                non_negative=metric.non_negative, additive=metric.additive))
+    return metas

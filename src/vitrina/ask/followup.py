@@ -1,0 +1,72 @@
+"""Turn a follow-up ("а в декабре, по неделям?") into a standalone question.
+
+The previous turn leaves a snapshot: its standalone question split into a core, a
+period span and a grain phrase. A follow-up replaces the parts it names and keeps the
+rest, so the rest of the pipeline only ever sees standalone questions.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+from vitrina.ask.periods import extract_period
+from vitrina.ask.understand import FOLLOW_UP_STARTS, Reading
+
+_LEAD = re.compile(
+    r"^\s*(?:"
+    + "|".join(sorted((re.escape(s.strip()) for s in FOLLOW_UP_STARTS), key=len, reverse=True))
+    + r")\b[\s,]*",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(r"\b(19|20)\d{2}\b")
+_SPACES = re.compile(r"\s+")
+
+
+def _clean(text: str) -> str:
+    text = _SPACES.sub(" ", text.replace(" ,", ",")).strip(" ,?.!")
+    return re.sub(r"(,\s*)+", ", ", text).strip(" ,")
+
+
+def remove_span(text: str, span: str | None) -> str:
+    if not span:
+        return text
+    idx = text.lower().find(span.lower())
+    return text if idx < 0 else text[:idx] + " " + text[idx + len(span) :]
+
+
+def snapshot(question: str, period_span: str | None, grain_span: str | None) -> dict[str, Any]:
+    """What a later follow-up needs from this turn's standalone question."""
+    core = _clean(remove_span(remove_span(question, period_span), grain_span))
+    return {"core": core, "period_span": period_span, "grain_span": grain_span}
+
+
+def is_follow_up(question: str, reading: Reading, has_history: bool) -> bool:
+    """A follow-up starts with a linking word, or names no metric and no topic at all."""
+    if not has_history:
+        return False
+    if _LEAD.match(question):
+        return True
+    return not reading.metrics and not reading.topic_scores and not reading.refuse
+
+
+def rewrite(question: str, reading: Reading, prev: dict[str, Any], today: date) -> str:
+    """Merge a follow-up with the previous turn's snapshot into one standalone question."""
+    rest = _LEAD.sub("", question).strip(" ?!.")
+    period = extract_period(rest, today)
+    prev_span = prev.get("period_span")
+    if period is not None and not _YEAR.search(period.span) and prev_span:
+        year = _YEAR.search(prev_span)
+        if year:
+            rest = rest.replace(period.span, f"{period.span} {year.group(0)}", 1)
+    if reading.grain_span:
+        rest = remove_span(rest, reading.grain_span)
+    grain_span = reading.grain_span or prev.get("grain_span")
+    period_part = "" if period is not None else (prev_span or "")
+    core = prev["core"]
+    if reading.metrics:
+        # a new subject ("а карт?"): the follow-up's words replace the previous core
+        core, rest = rest, ""
+    parts = [core, rest, period_part, grain_span or ""]
+    return _clean(" ".join(p for p in parts if p))

@@ -1,0 +1,74 @@
+"""User-facing texts of the ask job, in Russian and English. Code picks; text only here."""
+
+from __future__ import annotations
+
+TEXTS: dict[str, dict[str, str]] = {
+    "no_topic": {
+        "ru": "В каталоге нет данных, чтобы ответить на этот вопрос. Я могу ответить про: {topics}. "
+        "Переформулируйте вопрос, назвав показатель (например, «сумма платежей», «открыто кошельков»).",
+        "en": "The catalog holds no data to answer this question. I can answer about: {topics}. "
+        'Rephrase the question naming a metric (for example "payment volume", "wallets opened").',
+    },
+    "refuse_word": {
+        "ru": "В хранилище нет данных о «{word}», поэтому ответить не могу — придумывать цифры я не буду. "
+        "Доступные темы: {topics}.",
+        "en": 'The warehouse holds no data about "{word}", so I cannot answer; I will not invent numbers. '
+        "Available topics: {topics}.",
+    },
+    "unknown_value": {
+        "ru": "Не нашёл «{name}» в справочниках каталога, поэтому не могу применить такой фильтр. "
+        "Проверьте написание или спросите без него.",
+        "en": '"{name}" is not in the catalog\'s value lists, so I cannot filter by it. '
+        "Check the spelling or ask without it.",
+    },
+    "filter_unreachable": {
+        "ru": "Фильтр «{filter}» нельзя применить к показателю «{metric}»: таблицы не связаны в каталоге.",
+        "en": 'The filter "{filter}" cannot be applied to "{metric}": the catalog has no relation between them.',
+    },
+    "dimension_unreachable": {
+        "ru": "Разрез «{dimension}» недоступен для показателя «{metric}»: таблицы не связаны в каталоге.",
+        "en": 'The breakdown "{dimension}" is not available for "{metric}": the catalog has no relation '
+        "between them.",
+    },
+    "segment_unreachable": {
+        "ru": "Показатель «{metric}» нельзя разделить на B2B и B2C: в каталоге нет связи с сегментом клиента.",
+        "en": '"{metric}" cannot be split into B2B and B2C: the catalog has no relation to the client segment.',
+    },
+    "clarify_topic": {
+        "ru": "Уточните, пожалуйста, о чём вопрос:",
+        "en": "Please clarify what the question is about:",
+    },
+    "clarify_segment": {
+        "ru": "Диалог настроен на сегмент {dialog}, а вопрос — про {question}. Какой сегмент использовать?",
+        "en": "The dialog is set to the {dialog} segment but the question is about {question}. Which segment?",
+    },
+    "clarify_limit": {
+        "ru": "Уточнений было достаточно; отвечаю по теме «{topic}».",
+        "en": 'Enough clarifications; answering for the topic "{topic}".',
+    },
+    "sql_failed": {
+        "ru": "Не удалось построить корректный запрос за {attempts} попытки. Последняя ошибка: {error}. "
+        "Попробуйте переформулировать: назовите один показатель, период и разрез "
+        "(например, «сумма платежей по регионам за 2025 год»).",
+        "en": "Could not build a valid query in {attempts} attempts. Last error: {error}. "
+        "Try rephrasing: name one metric, a period and a breakdown "
+        '(for example "payment volume by region in 2025").',
+    },
+    "warehouse_down": {
+        "ru": "Хранилище недоступно: {error}. Проверьте адрес (--db) и что сервер запущен.",
+        "en": "The warehouse is not reachable: {error}. Check the URL (--db) and that the server is running.",
+    },
+    "timeout": {
+        "ru": "Запрос выполнялся слишком долго и был остановлен ({error}). Сузьте период или уберите разрез.",
+        "en": "The query took too long and was stopped ({error}). Narrow the period or drop a breakdown.",
+    },
+    "empty": {
+        "ru": "Данных за {period} нет{filters}.",
+        "en": "There is no data for {period}{filters}.",
+    },
+    "all_time": {"ru": "всё время", "en": "all time"},
+}
+
+
+def text(key: str, lang: str, **values: object) -> str:
+    return TEXTS[key]["ru" if lang == "ru" else "en"].format(**values)

@@ -1,0 +1,89 @@
+"""Ambiguity check: ask only when the answer changes the subject area or the segment.
+
+Bounded: after `max_clarifications` questions in a row the best guess is used and the
+answer says so.
+"""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from vitrina.ask.context import AskContext
+from vitrina.ask.messages import text
+from vitrina.ask.state import AskState
+from vitrina.ask.understand import read_question
+from vitrina.trace import Trace
+
+
+def check_ambiguity(state: AskState, runtime: Runtime[AskContext]) -> dict:
+    trace = Trace("check_ambiguity")
+    ctx = runtime.context
+    lang = state["lang"]
+    asked = state.get("clarifications_in_row", 0)
+    limit = ctx.settings.max_clarifications
+    candidates = state.get("candidates") or []
+    dialog_segment = (state.get("segment") or "auto").lower()
+    chosen = state.get("chosen", {})
+
+    if candidates and state.get("topic") is None:
+        if asked >= limit:
+            topic = candidates[0]
+            trace.branch("clarification limit reached: best guess used", topic=topic, limit=limit)
+            note = text("clarify_limit", lang, topic=ctx.catalog.topics[topic].name(lang))
+            return {
+                "topic": topic,
+                "candidates": [],
+                "clarification": None,
+                "trace": trace.events,
+                "checks": [
+                    *state.get("checks", []),
+                    {"check": "clarification_limit", "message": note},
+                ],
+            }
+        options = [{"id": t, "label": ctx.catalog.topics[t].name(lang)} for t in candidates]
+        trace.branch("asking which topic", options=candidates)
+        return {
+            "clarification": {
+                "kind": "topic",
+                "question": text("clarify_topic", lang),
+                "options": options,
+            },
+            "trace": trace.events,
+        }
+
+    if (
+        dialog_segment in ("b2b", "b2c")
+        and "segment" not in chosen
+        and ctx.catalog.info.segment_column
+    ):
+        asked_segments = set(read_question(state["rewritten"], ctx.catalog).segments)
+        if asked_segments and asked_segments != {dialog_segment}:
+            if asked >= limit:
+                trace.branch(
+                    "clarification limit reached: dialog segment kept", segment=dialog_segment
+                )
+                return {
+                    "resolved_segment": dialog_segment,
+                    "clarification": None,
+                    "trace": trace.events,
+                }
+            other = sorted(asked_segments - {dialog_segment})[0]
+            options = [{"id": s, "label": s.upper()} for s in (dialog_segment, other)]
+            trace.branch(
+                "question contradicts the dialog segment", dialog=dialog_segment, question=other
+            )
+            return {
+                "clarification": {
+                    "kind": "segment",
+                    "options": options,
+                    "question": text(
+                        "clarify_segment",
+                        lang,
+                        dialog=dialog_segment.upper(),
+                        question=other.upper(),
+                    ),
+                },
+                "trace": trace.events,
+            }
+    trace.branch("no clarification needed")
+    return {"clarification": None, "trace": trace.events}

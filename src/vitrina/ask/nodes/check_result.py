@@ -1,0 +1,68 @@
+"""Result checks: empty, all NULL, one row where a breakdown was asked, rows multiplied by a
+join on an incomplete key, negative values of metrics that cannot be negative."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from vitrina.ask.context import AskContext
+from vitrina.ask.plan import QueryPlan
+from vitrina.ask.state import AskState
+from vitrina.trace import Trace
+from vitrina.warehouse import Warehouse, WarehouseError
+
+_KEY_CACHE: dict[tuple[str, str, str], bool] = {}
+
+
+def key_is_unique(warehouse: Warehouse, table: str, column: str) -> bool:
+    """Whether `column` identifies rows of `table` (cached per warehouse and key)."""
+    cache_key = (warehouse.url, table, column)
+    if cache_key not in _KEY_CACHE:
+        rows = warehouse.execute(f"SELECT COUNT(*) - COUNT(DISTINCT {column}) FROM {table}").rows
+        _KEY_CACHE[cache_key] = rows[0][0] == 0
+    return _KEY_CACHE[cache_key]
+
+
+def _fan_out(plan: QueryPlan, warehouse: Warehouse, trace: Trace) -> list[str]:
+    problems = []
+    for join in plan.joins:
+        try:
+            unique = key_is_unique(warehouse, join.right_table, join.right_column)
+        except WarehouseError as exc:
+            trace.suppressed("join key uniqueness not checked", table=join.right_table, error=str(exc))
+            continue
+        if not unique:
+            problems.append(f"{join.right_table}.{join.right_column} is not unique: the join may multiply rows")
+    return problems
+
+
+def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
+    trace = Trace("check_result")
+    result = state["result"]
+    plan = state["plan"]
+    assert result is not None and plan is not None
+    checks: list[dict[str, str]] = list(state.get("checks") or [])
+
+    def flag(check: str, message: str) -> None:
+        checks.append({"check": check, "message": message})
+        trace.warning(message, check=check)
+
+    metrics = [m for m in state.get("columns_meta", []) if m.role.value == "metric"]
+    if not result.rows:
+        flag("empty", "the query returned no rows")
+    elif all(all(v is None for v in row) for row in result.rows) or all(
+        all(row[result.columns.index(m.name)] is None for row in result.rows) for m in metrics
+    ):
+        flag("all_null", "every metric value is NULL")
+    if plan.breakdown and len(result.rows) == 1:
+        flag("single_row", "a breakdown was asked for but the result has one row")
+    for message in _fan_out(plan, runtime.context.warehouse, trace):
+        flag("join_fan_out", message)
+    for meta in metrics:
+        if meta.non_negative:
+            idx = result.columns.index(meta.name)
+            if any(row[idx] is not None and row[idx] < 0 for row in result.rows):
+                flag("negative", f"{meta.name} has negative values, which it cannot have")
+    if not checks:
+        trace.branch("result checks passed")
+    return {"checks": checks, "trace": trace.events}

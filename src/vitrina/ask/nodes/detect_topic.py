@@ -1,0 +1,99 @@
+"""Topic detection: weighted keyword rules per topic, restricted to the dialog's segment.
+
+LLM slot: a topic classifier may run after these rules when more than one topic is
+left; it never runs when the rules leave exactly one.
+"""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from vitrina.ask.context import AskContext
+from vitrina.ask.messages import text
+from vitrina.ask.nodes.resolve_context import period_offsets
+from vitrina.ask.state import AskState
+from vitrina.ask.understand import read_question
+from vitrina.catalog.model import Segment
+from vitrina.trace import Trace
+
+
+def _topic_list(ctx: AskContext, lang: str) -> str:
+    return ", ".join(t.name(lang) for t in ctx.catalog.topics.values())
+
+
+def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
+    trace = Trace("detect_topic")
+    ctx = runtime.context
+    lang = state["lang"]
+    question = state["rewritten"]
+    period = state.get("period")
+    reading = read_question(
+        question, ctx.catalog, period_span=period_offsets(question, period.span if period else None)
+    )
+    dialog_segment = (state.get("segment") or "auto").lower()
+    asked = sorted(set(reading.segments))
+    resolved = state.get("chosen", {}).get("segment")
+    if resolved is None:
+        resolved = (
+            asked[0]
+            if len(asked) == 1
+            else (dialog_segment if dialog_segment in ("b2b", "b2c") else None)
+        )
+    update: dict = {"resolved_segment": resolved, "grain": reading.grain}
+
+    if reading.refuse:
+        trace.branch("question names something the catalog marks as absent", words=reading.refuse)
+        return {
+            **update,
+            "status": "refused",
+            "trace": trace.events,
+            "reason": text(
+                "refuse_word", lang, word=reading.refuse[0], topics=_topic_list(ctx, lang)
+            ),
+        }
+
+    chosen = state.get("chosen", {}).get("topic")
+    explicit = [t for t in (state.get("explicit_topics") or []) if t in ctx.catalog.topics]
+    if chosen and chosen in ctx.catalog.topics:
+        trace.branch("topic taken from the dialog", topic=chosen)
+        return {**update, "topic": chosen, "candidates": [], "trace": trace.events}
+    if len(explicit) == 1:
+        trace.branch("topic chosen explicitly: detection skipped", topic=explicit[0])
+        return {**update, "topic": explicit[0], "candidates": [], "trace": trace.events}
+
+    scores = dict(reading.topic_scores)
+    if explicit:
+        scores = {t: s for t, s in scores.items() if t in explicit}
+    if resolved in ("b2b", "b2c"):
+        excluded = [
+            t
+            for t in scores
+            if ctx.catalog.topics[t].segment not in (Segment.ANY, Segment(resolved))
+        ]
+        for t in excluded:
+            trace.rejected("topic outside the dialog's segment", topic=t, segment=resolved)
+            scores.pop(t)
+    trace.measurement("topic scores", scores=scores)
+    if not scores:
+        trace.branch("no topic matched: refusing")
+        return {
+            **update,
+            "topic": None,
+            "candidates": [],
+            "status": "refused",
+            "trace": trace.events,
+            "reason": text("no_topic", lang, topics=_topic_list(ctx, lang)),
+        }
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+    best_score = ranked[0][1]
+    tied = [t for t, s in ranked if s == best_score]
+    if len(tied) > 1 and reading.metrics:
+        lead = ctx.catalog.metrics[reading.metrics[0].phrase.target].topic
+        if lead in tied:
+            trace.branch("tie broken by the metric named first", topic=lead, tied=tied)
+            tied = [lead]
+    if len(tied) > 1:
+        trace.branch("topics tie: the user decides", candidates=tied)
+        return {**update, "topic": None, "candidates": tied, "trace": trace.events}
+    trace.branch("topic detected by keywords", topic=tied[0], score=best_score)
+    return {**update, "topic": tied[0], "candidates": [], "trace": trace.events}

@@ -1,0 +1,23 @@
+"""Execution: read-only connection, statement timeout, row cap (all in the Warehouse)."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from vitrina.ask.context import AskContext
+from vitrina.ask.state import AskState
+from vitrina.trace import Trace
+from vitrina.warehouse import WarehouseError
+
+
+def execute(state: AskState, runtime: Runtime[AskContext]) -> dict:
+    trace = Trace("execute")
+    try:
+        result = runtime.context.warehouse.execute(state["sql"] or "")
+    except WarehouseError as exc:
+        trace.error("query failed", kind=exc.kind, error=str(exc))
+        return {"sql_error": f"{exc.kind}: {exc}", "result": None, "trace": trace.events}
+    trace.measurement("query executed", rows=result.row_count, ms=result.elapsed_ms)
+    if result.truncated:
+        trace.rejected("rows beyond the row cap dropped", row_cap=runtime.context.settings.row_cap)
+    return {"result": result, "trace": trace.events}

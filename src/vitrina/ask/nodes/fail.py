@@ -1,0 +1,27 @@
+"""Failure after the bounded retries: a human explanation of what went wrong."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from vitrina.ask.context import AskContext
+from vitrina.ask.messages import text
+from vitrina.ask.state import AskState
+from vitrina.trace import Trace
+
+
+def explain_failure(error: str, attempts: int, lang: str) -> str:
+    kind, _, detail = error.partition(": ")
+    if kind == "connect":
+        return text("warehouse_down", lang, error=detail)
+    if kind == "timeout":
+        return text("timeout", lang, error=detail)
+    return text("sql_failed", lang, attempts=attempts, error=detail or error)
+
+
+def fail(state: AskState, runtime: Runtime[AskContext]) -> dict:
+    trace = Trace("fail")
+    error = state.get("sql_error") or "unknown error"
+    reason = explain_failure(error, state.get("sql_attempts", 0), state["lang"])
+    trace.error("request failed", error=error, attempts=state.get("sql_attempts", 0))
+    return {"status": "failed", "reason": reason, "answer": reason, "trace": trace.events}

@@ -1,0 +1,32 @@
+"""SQL guard (cannot be switched off) and the compile check on the real engine (EXPLAIN)."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from vitrina.ask.context import AskContext
+from vitrina.ask.state import AskState
+from vitrina.sql.guard import guard
+from vitrina.trace import Trace
+from vitrina.warehouse import WarehouseError
+
+
+def guard_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
+    trace = Trace("guard_sql")
+    ctx = runtime.context
+    result = guard(state["sql"] or "", dialect=ctx.dialect, allowed_tables=set(ctx.catalog.tables),
+                   allowed_columns=ctx.catalog.allowed_columns(), row_cap=ctx.settings.row_cap)
+    if not result.ok:
+        message = "; ".join(v.message_en for v in result.violations)
+        trace.rejected("SQL rejected by the guard", violations=[v.rule for v in result.violations])
+        return {"sql_error": f"guard: {message}", "trace": trace.events}
+    try:
+        with trace.timed("compile check (EXPLAIN)"):
+            ctx.warehouse.explain(result.sql)
+    except WarehouseError as exc:
+        if exc.kind == "connect":
+            trace.error("warehouse unreachable", error=str(exc))
+            return {"sql_error": f"connect: {exc}", "sql": result.sql, "trace": trace.events}
+        trace.rejected("SQL failed the compile check", error=str(exc))
+        return {"sql_error": f"compile: {exc}", "sql": result.sql, "trace": trace.events}
+    return {"sql": result.sql, "sql_error": None, "trace": trace.events}

@@ -1,0 +1,33 @@
+"""Table selection: metrics, dimensions and filters placed on tables; mandatory joins added."""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from vitrina.ask.context import AskContext
+from vitrina.ask.messages import text
+from vitrina.ask.nodes.resolve_context import period_offsets
+from vitrina.ask.planner import build_plan
+from vitrina.ask.state import AskState
+from vitrina.ask.understand import read_question
+from vitrina.trace import Trace
+
+
+def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
+    trace = Trace("select_tables")
+    ctx = runtime.context
+    lang = state["lang"]
+    period = state.get("period")
+    question = state["rewritten"]
+    reading = read_question(question, ctx.catalog, period_span=period_offsets(question, period.span if period else None))
+    if reading.unknown_names:
+        trace.rejected("names in the question match nothing in the catalog", names=reading.unknown_names)
+        return {"status": "refused", "reason": text("unknown_value", lang, name=reading.unknown_names[0]),
+                "trace": trace.events}
+    outcome = build_plan(reading, ctx.catalog, topic=state["topic"], lang=lang, period=period,
+                         segment=state.get("resolved_segment"), trace=trace)
+    if outcome.plan is None:
+        return {"status": "refused", "reason": outcome.refusal, "trace": trace.events}
+    trace.measurement("plan", tables=outcome.plan.tables, metrics=outcome.plan.metrics,
+                      joins=len(outcome.plan.joins))
+    return {"plan": outcome.plan, "trace": trace.events}

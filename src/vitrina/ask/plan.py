@@ -1,0 +1,75 @@
+"""The typed query plan: what the rules (or later a model) decided to ask the warehouse."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class PeriodRef(BaseModel):
+    """A normalised period: inclusive dates plus labels for the answer."""
+
+    start: date
+    end: date
+    label_ru: str
+    label_en: str
+    span: str = ""
+    note: str | None = None
+
+    def label(self, lang: str) -> str:
+        return self.label_ru if lang == "ru" else self.label_en
+
+
+class Filter(BaseModel):
+    table: str
+    column: str
+    values: list[str]
+    label_ru: str
+    label_en: str
+    value_labels_en: list[str] = Field(default_factory=list)
+
+
+class Dimension(BaseModel):
+    table: str
+    column: str  # the catalog column the user named
+    select_column: str  # the column actually selected (a localized twin for English)
+    alias: str
+    label_ru: str
+    label_en: str
+
+
+class Join(BaseModel):
+    """One many-to-one join, left (already in the query) -> right (added)."""
+
+    left_table: str
+    left_column: str
+    right_table: str
+    right_column: str
+    reason: str = ""
+
+
+class QueryPlan(BaseModel):
+    topic: str
+    base_table: str
+    metrics: list[str]
+    dimensions: list[Dimension] = Field(default_factory=list)
+    filters: list[Filter] = Field(default_factory=list)
+    period: PeriodRef | None = None
+    date_column: str | None = None
+    grain: Literal["day", "week", "month", "quarter", "year"] | None = None
+    order: Literal["desc", "asc"] | None = None
+    limit: int | None = None
+    segment: str | None = None  # the value of the catalog's segment column, e.g. "B2B"
+    joins: list[Join] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    simplified: bool = False  # set when a retry dropped optional parts
+
+    @property
+    def breakdown(self) -> bool:
+        return bool(self.dimensions or self.grain)
+
+    @property
+    def tables(self) -> list[str]:
+        return [self.base_table, *[j.right_table for j in self.joins]]

@@ -1,0 +1,184 @@
+"""Rules turn a reading of the question into a typed QueryPlan.
+
+Table selection: the first metric fixes the base (fact) table; every dimension and
+filter is placed on the nearest table reachable from it by many-to-one relations, so
+joins never multiply the fact rows; mandatory relations ("table X always needs Y")
+are added with their join keys by code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from vitrina.ask.messages import text
+from vitrina.ask.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
+from vitrina.ask.understand import CONJUNCTIONS, Match, Reading, phrases
+from vitrina.catalog import Catalog
+from vitrina.catalog.model import Metric, Relation
+from vitrina.trace import Trace
+
+
+@dataclass
+class PlanOutcome:
+    plan: QueryPlan | None
+    refusal: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _joined_by_conjunction(reading: Reading, first: Match, second: Match) -> bool:
+    lo, hi = sorted((first, second), key=lambda m: m.start)
+    between = reading.words[lo.start + lo.length:hi.start]
+    return any(w.text in CONJUNCTIONS for w in between) or (not between and hi.start == lo.start + lo.length)
+
+
+def choose_metrics(reading: Reading, catalog: Catalog, topic: str, trace: Trace) -> list[Metric]:
+    in_topic = [m for m in reading.metrics if catalog.metrics[m.phrase.target].topic == topic]
+    for m in reading.metrics:
+        if m not in in_topic:
+            trace.rejected("metric outside the detected topic ignored", metric=m.phrase.target)
+    if not in_topic:
+        default = next((m for m in catalog.metrics.values() if m.topic == topic), None)
+        if default is None:
+            return []
+        trace.branch("no metric named: the topic's first metric is used", metric=default.id)
+        return [default]
+    lead = in_topic[0]
+    chosen = [catalog.metrics[lead.phrase.target]]
+    for other in in_topic[1:]:
+        metric = catalog.metrics[other.phrase.target]
+        if metric.id in {m.id for m in chosen}:
+            continue
+        if metric.table != chosen[0].table:
+            trace.rejected("second metric lives in another table: not combined", metric=metric.id)
+            continue
+        if not _joined_by_conjunction(reading, lead, other):
+            trace.rejected("word read as context, not as a second metric", metric=metric.id)
+            continue
+        chosen.append(metric)
+    return chosen
+
+
+class _Joins:
+    """Accumulates the joins a plan needs, each table once, in a stable order."""
+
+    def __init__(self, catalog: Catalog, base: str) -> None:
+        self.catalog = catalog
+        self.base = base
+        self.joins: list[Join] = []
+
+    @property
+    def tables(self) -> set[str]:
+        return {self.base, *(j.right_table for j in self.joins)}
+
+    def path(self, table: str) -> list[Relation] | None:
+        return self.catalog.join_path(self.base, table)
+
+    def add(self, table: str, reason: str) -> bool:
+        path = self.path(table)
+        if path is None:
+            return False
+        for rel in path:
+            if rel.right_table in self.tables and rel.left_table in self.tables:
+                continue
+            left, right = (rel.left, rel.right) if rel.left_table in self.tables else (rel.right, rel.left)
+            lt, lc = left.rsplit(".", 1)
+            rt, rc = right.rsplit(".", 1)
+            self.joins.append(Join(left_table=lt, left_column=lc, right_table=rt, right_column=rc, reason=reason))
+        return True
+
+
+def _nearest(columns: tuple[str, ...] | list[str], joins: _Joins) -> str | None:
+    """Of several table.column candidates, the one on the base table or the fewest joins away."""
+    best: tuple[int, str] | None = None
+    for qualified in columns:
+        table = qualified.rsplit(".", 1)[0]
+        path = joins.path(table)
+        if path is None:
+            continue
+        if best is None or len(path) < best[0]:
+            best = (len(path), qualified)
+    return best[1] if best else None
+
+
+def build_plan(reading: Reading, catalog: Catalog, *, topic: str, lang: str, period: PeriodRef | None,
+               segment: str | None, trace: Trace) -> PlanOutcome:
+    metrics = choose_metrics(reading, catalog, topic, trace)
+    if not metrics:
+        return PlanOutcome(None, refusal=text("no_topic", lang, topics=", ".join(
+            t.name(lang) for t in catalog.topics.values())))
+    lead = metrics[0]
+    joins = _Joins(catalog, lead.table)
+    plan = QueryPlan(topic=topic, base_table=lead.table, metrics=[m.id for m in metrics], period=period,
+                     date_column=catalog.metric_date_column(lead), grain=reading.grain)
+    if period and not plan.date_column:
+        plan.notes.append(f"{lead.name(lang)}: no date column, the period is not applied")
+        trace.warning("metric has no date column: period ignored", metric=lead.id)
+        plan.period = None
+
+    dims_by_stems: dict[tuple[str, ...], list[str]] = {}
+    for match in reading.dimensions:
+        dims_by_stems.setdefault(match.phrase.stems, []).append(match.phrase.target)
+    for stems in dims_by_stems:
+        candidates = [p.target for p in phrases(catalog) if p.kind == "dimension" and p.stems == stems]
+        qualified = _nearest(candidates, joins)
+        if qualified is None:
+            col = catalog.column(candidates[0])
+            return PlanOutcome(None, refusal=text("dimension_unreachable", lang,
+                                                  dimension=col.label(lang) if col else candidates[0],
+                                                  metric=lead.name(lang)))
+        table, column = qualified.rsplit(".", 1)
+        if any(d.table == table and d.column == column for d in plan.dimensions):
+            continue
+        joins.add(table, f"dimension {column}")
+        col = catalog.tables[table].column(column)
+        assert col is not None
+        select = col.localized.get(lang, column)
+        plan.dimensions.append(Dimension(table=table, column=column, select_column=select, alias=column,
+                                         label_ru=col.label("ru"), label_en=col.label("en")))
+        trace.branch("dimension placed", column=qualified)
+
+    for match in reading.values:
+        qualified = _nearest(match.alternatives or (match.phrase.target,), joins)
+        value = match.phrase.value or ""
+        if qualified is None:
+            col = catalog.column(match.phrase.target)
+            label = f"{col.label(lang) if col else match.phrase.target} = {value}"
+            return PlanOutcome(None, refusal=text("filter_unreachable", lang, filter=label, metric=lead.name(lang)))
+        table, column = qualified.rsplit(".", 1)
+        joins.add(table, f"filter {column}")
+        existing = next((f for f in plan.filters if f.table == table and f.column == column), None)
+        dictionary = catalog.dictionary_for(table, column)
+        label_en = next((v.label_en or v.value for v in (dictionary.values if dictionary else [])
+                         if v.value == value), value)
+        if existing:
+            if value not in existing.values:
+                existing.values.append(value)
+                existing.value_labels_en.append(label_en)
+            continue
+        col = catalog.tables[table].column(column)
+        plan.filters.append(Filter(table=table, column=column, values=[value], value_labels_en=[label_en],
+                                   label_ru=col.label("ru") if col else column,
+                                   label_en=col.label("en") if col else column))
+        trace.branch("filter placed", column=qualified, value=value)
+
+    if segment and catalog.info.segment_column:
+        seg_table, seg_column = catalog.info.segment_column.rsplit(".", 1)
+        if not joins.add(seg_table, "segment (mandatory relation)"):
+            return PlanOutcome(None, refusal=text("segment_unreachable", lang, metric=lead.name(lang)))
+        value = catalog.info.segment_values.get(segment, segment.upper())
+        plan.segment = value
+        plan.filters.append(Filter(table=seg_table, column=seg_column, values=[value], value_labels_en=[value],
+                                   label_ru="Сегмент", label_en="Segment"))
+        trace.branch("segment filter added with its mandatory join", segment=value)
+    for req in catalog.requires:
+        if req.when == "always" and req.table in joins.tables and req.needs not in joins.tables:
+            joins.add(req.needs, f"required: {req.reason}")
+            trace.branch("mandatory relation added", table=req.table, needs=req.needs)
+
+    plan.joins = joins.joins
+    if plan.breakdown:
+        plan.order = reading.order if reading.order else ("desc" if plan.dimensions and not plan.grain else None)
+        plan.limit = reading.limit
+    elif reading.order or reading.limit:
+        trace.rejected("order or top-N without a breakdown ignored")
+    return PlanOutcome(plan)

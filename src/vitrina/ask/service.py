@@ -1,0 +1,132 @@
+"""The ask job's public entry point: one object per process, many dialogs (threads).
+
+`AskService.ask()` runs one turn: a new question, a follow-up, or the answer to a pending
+clarification (the graph is resumed from its interrupt on the same thread).
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from langgraph.types import Command
+from pydantic import BaseModel, Field
+
+from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
+from vitrina.ask.context import AskContext
+from vitrina.ask.graph import RECURSION_LIMIT, build_graph
+from vitrina.ask.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
+from vitrina.catalog import Catalog, load_catalog
+from vitrina.checkpoint import register_state_types, sqlite_checkpointer
+from vitrina.config import Settings, load_settings
+from vitrina.trace import TraceEvent
+from vitrina.trace.events import EventKind, has_suppressed
+from vitrina.warehouse import QueryResult, Warehouse
+
+register_state_types([QueryResult, QueryPlan, PeriodRef, Filter, Dimension, Join, ColumnMeta, ColumnRole,
+                      Grain, ValueFormat, TraceEvent, EventKind])
+
+
+class AskResult(BaseModel):
+    """The stable, machine-readable result of one turn (`vitrina ask --json`)."""
+
+    thread_id: str
+    run_id: str | None = None
+    status: str
+    question: str
+    rewritten_question: str | None = None
+    topic: str | None = None
+    period: dict[str, Any] | None = None
+    sql: str | None = None
+    columns: list[str] = Field(default_factory=list)
+    rows: list[list[Any]] = Field(default_factory=list)
+    row_count: int = 0
+    answer: str | None = None
+    table: dict[str, Any] | None = None
+    chart: dict[str, Any] | None = None
+    chart_png: str | None = None
+    excel: str | None = None
+    clarification: dict[str, Any] | None = None
+    checks: list[dict[str, str]] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+    trace: list[TraceEvent] = Field(default_factory=list)
+
+
+class AskService:
+    """Holds the catalog, the warehouse connection and the compiled graph for a process."""
+
+    def __init__(self, settings: Settings | None = None, *, catalog: Catalog | None = None,
+                 warehouse: Warehouse | None = None, today: date | None = None, checkpointer: Any = None,
+                 write_files: bool = True) -> None:
+        self.settings = settings or load_settings()
+        self.catalog = catalog or load_catalog(self.settings.catalog_dir)
+        self.warehouse = warehouse or Warehouse(self.settings.warehouse_url,
+                                                timeout_s=self.settings.statement_timeout_s,
+                                                row_cap=self.settings.row_cap)
+        self.checkpointer = checkpointer or sqlite_checkpointer(self.settings.state_path)
+        self.graph = build_graph(max_sql_attempts=self.settings.max_sql_attempts, checkpointer=self.checkpointer)
+        self.today = today
+        self.write_files = write_files
+
+    def context(self) -> AskContext:
+        return AskContext(catalog=self.catalog, warehouse=self.warehouse, settings=self.settings,
+                          today=self.today or date.today(), write_files=self.write_files)
+
+    def pending_clarification(self, thread_id: str) -> dict[str, Any] | None:
+        """The clarification a thread is waiting for, if any."""
+        snapshot = self.graph.get_state({"configurable": {"thread_id": thread_id}})
+        for task in snapshot.tasks:
+            for intr in task.interrupts:
+                return intr.value
+        return None
+
+    def ask(self, question: str, *, thread_id: str | None = None, segment: str | None = None,
+            topics: list[str] | None = None) -> AskResult:
+        thread_id = thread_id or uuid.uuid4().hex[:12]
+        config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
+        if self.pending_clarification(thread_id) is not None:
+            payload: Any = Command(resume={"text": question})
+        else:
+            payload = {"question": question, "segment": (segment or self.settings.segment or "auto").lower(),
+                       "explicit_topics": topics or []}
+        self.graph.invoke(payload, config, context=self.context())
+        return self.result(thread_id, question)
+
+    def result(self, thread_id: str, question: str) -> AskResult:
+        state = self.graph.get_state({"configurable": {"thread_id": thread_id}})
+        values = state.values
+        pending = next((i.value for t in state.tasks for i in t.interrupts), None)
+        result: QueryResult | None = values.get("result")
+        trace = values.get("trace") or []
+        period: PeriodRef | None = values.get("period")
+        status = "clarification" if pending else values.get("status", "failed")
+        answer = values.get("answer")
+        if pending:
+            options = "\n".join(f"{n}. {o['label']}" for n, o in enumerate(pending["options"], start=1))
+            answer = f"{pending['question']}\n{options}"
+        return AskResult(
+            thread_id=thread_id, run_id=values.get("run_id"), status=status,
+            question=values.get("question", question), rewritten_question=values.get("rewritten"),
+            topic=values.get("topic"),
+            period=period.model_dump(mode="json") if period else None,
+            sql=values.get("sql") if status == "answered" or values.get("sql") else None,
+            columns=result.columns if result and status == "answered" else [],
+            rows=[list(r) for r in result.rows] if result and status == "answered" else [],
+            row_count=result.row_count if result and status == "answered" else 0,
+            answer=answer, table=values.get("table") if status == "answered" else None,
+            chart=values.get("chart") if status == "answered" else None,
+            chart_png=values.get("chart_png") if status == "answered" else None,
+            excel=values.get("excel") if status == "answered" else None,
+            clarification=pending, checks=values.get("checks") or [],
+            tags=["suppressed_errors"] if has_suppressed(trace) else [],
+            trace=trace,
+        )
+
+    def close(self) -> None:
+        self.warehouse.close()
+
+
+def outputs_path(settings: Settings, run_id: str) -> Path:
+    return settings.outputs_dir / run_id

@@ -1,0 +1,75 @@
+"""The ask graph's state: a TypedDict with reducers; nodes return partial updates."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypedDict
+
+from vitrina.ask.columns import ColumnMeta
+from vitrina.ask.plan import QueryPlan
+from vitrina.trace import TraceEvent
+from vitrina.warehouse.result import QueryResult
+
+Status = Literal["answered", "clarification", "refused", "failed"]
+TRACE_RESET = "__reset__"
+
+
+def merge_trace(
+    old: list[TraceEvent] | None, new: list[TraceEvent] | str | None
+) -> list[TraceEvent]:
+    """Append a node's events; the start of a turn sends TRACE_RESET to begin a fresh trace."""
+    if new == TRACE_RESET:
+        return []
+    return [*(old or []), *(new or [])]  # type: ignore[list-item]
+
+
+def append_history(
+    old: list[dict[str, Any]] | None, new: list[dict[str, Any]] | None
+) -> list[dict[str, Any]]:
+    """Keep the last answered turns (bounded) as snapshots for follow-up questions."""
+    return [*(old or []), *(new or [])][-20:]
+
+
+class Clarification(TypedDict):
+    kind: Literal["topic", "segment", "entity"]
+    question: str
+    options: list[dict[str, str]]  # [{"id": ..., "label": ...}]
+
+
+class AskState(TypedDict, total=False):
+    # input of a turn
+    question: str
+    segment: str  # dialog setting: auto | b2b | b2c
+    explicit_topics: list[str]
+    # understanding
+    lang: str
+    rewritten: str
+    follow_up: bool
+    topic: str | None
+    candidates: list[str]  # topics still in play when rules could not decide
+    resolved_segment: str | None  # b2b | b2c | None
+    period: Any  # PeriodRef | None
+    grain: str | None
+    clarification: Clarification | None
+    clarifications_in_row: int
+    chosen: dict[str, str]  # answers to clarifications in this turn: kind -> option id
+    # planning and SQL
+    plan: QueryPlan | None
+    context: dict[str, Any]  # pruned schema and instructions (what a generator may see)
+    sql: str | None
+    sql_attempts: int
+    sql_error: str | None
+    sql_source: str  # rules | llm
+    # result and outputs
+    result: QueryResult | None
+    columns_meta: list[ColumnMeta]
+    checks: list[dict[str, str]]
+    answer: str | None
+    table: dict[str, Any] | None
+    chart: dict[str, Any] | None
+    chart_png: str | None
+    excel: str | None
+    status: Status
+    reason: str | None  # refusal or failure, in the question's language
+    run_id: str
+    history: Annotated[list[dict[str, Any]], append_history]
+    trace: Annotated[list[TraceEvent], merge_trace]

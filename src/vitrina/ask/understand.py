@@ -1,0 +1,324 @@
+"""Rule-based reading of a question against the catalog: which metrics, dimensions,
+filter values, order and limit it names, and which topic each points to.
+
+Matching consumes words: the longest phrase wins a word, so "сумма возвратов" is the
+refund volume and not "сумма" plus "возврат". Everything here is pure and cached per
+catalog, so a question costs microseconds to a few milliseconds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from vitrina.ask.text import Word, find_phrase, phrase_stems, stem_matches, tokenize
+from vitrina.catalog import Catalog
+from vitrina.catalog.model import ColumnRole
+
+GROUP_MARKERS = (
+    "по",
+    "by",
+    "per",
+    "разрез",
+    "разбивк",
+    "кажд",
+    "each",
+    "every",
+    "which",
+    "what",
+    "как",
+    "топ",
+    "top",
+    "across",
+    "among",
+    "среди",
+    "for each",
+    "split",
+    "breakdown",
+)
+CONJUNCTIONS = {"и", "and", "а", "также", "плюс", "plus", "&", "или", "or", "vs", "versus"}
+TOP_N = re.compile(
+    r"\b(?:топ|top)[\s-]*(\d{1,3})\b|\b(\d{1,3})\s+(?:сам\w*|крупнейш\w*|лучш\w*|largest|biggest|top|highest|most)\b"
+)
+DESC_STEMS = (
+    "больше всего",
+    "наибольш",
+    "максимальн",
+    "крупнейш",
+    "сам больш",
+    "лидир",
+    "лучш",
+    "топ",
+    "most",
+    "highest",
+    "largest",
+    "biggest",
+    "top",
+    "best",
+    "leading",
+    "по убыван",
+    "descending",
+)
+ASC_STEMS = (
+    "меньше всего",
+    "наименьш",
+    "минимальн",
+    "худш",
+    "сам мал",
+    "least",
+    "lowest",
+    "smallest",
+    "worst",
+    "fewest",
+    "по возрастан",
+    "ascending",
+)
+GRAIN_STEMS = {
+    "day": ("по дням", "по дн", "ежедневн", "daily", "by day", "per day", "each day"),
+    "week": ("по недел", "понедельн", "еженедельн", "weekly", "by week", "per week", "each week"),
+    "month": (
+        "по месяц",
+        "помесячн",
+        "ежемесячн",
+        "monthly",
+        "by month",
+        "per month",
+        "each month",
+    ),
+    "quarter": (
+        "по квартал",
+        "поквартальн",
+        "ежеквартальн",
+        "quarterly",
+        "by quarter",
+        "per quarter",
+    ),
+    "year": (
+        "по год",
+        "погодов",
+        "ежегодн",
+        "yearly",
+        "annual",
+        "by year",
+        "per year",
+        "each year",
+    ),
+}
+FOLLOW_UP_STARTS = (
+    "а ",
+    "и ",
+    "а если",
+    "а что",
+    "а теперь",
+    "теперь ",
+    "тогда ",
+    "and ",
+    "what about",
+    "how about",
+    "and what",
+    "now ",
+    "same for",
+    "то же",
+    "тоже ",
+)
+
+
+@dataclass(frozen=True)
+class Phrase:
+    stems: tuple[str, ...]
+    kind: str  # metric | dimension | value | refuse
+    target: str  # metric id, table.column, or stem
+    value: str | None = None
+
+
+@dataclass
+class Match:
+    phrase: Phrase
+    start: int  # word index
+    length: int
+    alternatives: tuple[str, ...] = ()  # for values: every dictionary column holding this value
+
+
+@dataclass
+class Reading:
+    """What the rules found in one question."""
+
+    words: list[Word]
+    metrics: list[Match] = field(default_factory=list)
+    dimensions: list[Match] = field(default_factory=list)
+    values: list[Match] = field(default_factory=list)
+    refuse: list[str] = field(default_factory=list)
+    topic_scores: dict[str, float] = field(default_factory=dict)
+    segments: list[str] = field(default_factory=list)  # b2b / b2c named in the question
+    grain: str | None = None
+    grain_span: str | None = None  # the words that named the grain, as typed
+    order: str | None = None
+    limit: int | None = None
+    unknown_names: list[str] = field(default_factory=list)  # capitalised words nothing explained
+    used: set[int] = field(default_factory=set)
+
+
+def _build_phrases(catalog: Catalog) -> list[Phrase]:
+    out: list[Phrase] = []
+    for metric in catalog.metrics.values():
+        for syn in {metric.name_ru, metric.name_en, *metric.synonyms}:
+            out.append(Phrase(phrase_stems(syn), "metric", metric.id))
+    for table in catalog.tables.values():
+        for col in table.columns:
+            if col.role is ColumnRole.DIMENSION:
+                for syn in col.synonyms:
+                    out.append(Phrase(phrase_stems(syn), "dimension", f"{table.name}.{col.name}"))
+    segment_column = catalog.info.segment_column
+    for dic in catalog.dictionaries.values():
+        if dic.column == segment_column:
+            continue  # the segment is read from catalog.segment_keywords, not as a filter
+        for val in dic.values:
+            for syn in {val.value, *(val.synonyms or [])}:
+                out.append(Phrase(phrase_stems(syn), "value", dic.column, val.value))
+    for stem in catalog.info.refuse_keywords:
+        out.append(Phrase(phrase_stems(stem), "refuse", stem))
+    return [p for p in out if p.stems]
+
+
+def phrases(catalog: Catalog) -> list[Phrase]:
+    """Every phrase of the catalog's vocabulary, built once per loaded catalog."""
+    if "phrases" not in catalog.cache:
+        catalog.cache["phrases"] = _build_phrases(catalog)
+    return catalog.cache["phrases"]
+
+
+def _mark_span(words: list[Word], start: int, end: int, used: set[int]) -> None:
+    for i, w in enumerate(words):
+        if w.start < end and w.end > start:
+            used.add(i)
+
+
+def _find_all(
+    stem_list: tuple[str, ...], words: list[Word], used: set[int]
+) -> tuple[int, int] | None:
+    """Consume the first phrase of the list found in the question: (first word, word count)."""
+    for stem in stem_list:
+        stems = phrase_stems(stem)
+        idx = find_phrase(stems, words, used)
+        if idx is not None:
+            used.update(range(idx, idx + len(stems)))
+            return idx, len(stems)
+    return None
+
+
+def _has_marker_before(words: list[Word], idx: int, blocked: set[int]) -> bool:
+    for j in range(idx - 1, max(-1, idx - 4), -1):
+        if j in blocked:
+            return False
+        if any(stem_matches(m, words[j].text) for m in GROUP_MARKERS if " " not in m):
+            return True
+    return False
+
+
+def read_question(
+    text: str, catalog: Catalog, *, period_span: tuple[int, int] | None = None
+) -> Reading:
+    """Match the catalog's vocabulary against one (standalone) question."""
+    words = tokenize(text)
+    reading = Reading(words=words)
+    used = reading.used
+    if period_span:
+        _mark_span(words, period_span[0], period_span[1], used)
+    norm = " ".join(w.text for w in words)
+
+    for grain, stems in GRAIN_STEMS.items():
+        hit = _find_all(stems, words, used)
+        if hit is not None:
+            reading.grain = grain
+            reading.grain_span = text[words[hit[0]].start : words[hit[0] + hit[1] - 1].end]
+            break
+    top = TOP_N.search(norm)
+    if top:
+        reading.limit = int(top.group(1) or top.group(2))
+        reading.order = "desc"
+    if _find_all(ASC_STEMS, words, used) is not None:
+        reading.order = "asc"
+    elif _find_all(DESC_STEMS, words, used) is not None:
+        reading.order = "desc"
+
+    for seg, stems in catalog.info.segment_keywords.items():
+        if _find_all(tuple(stems), words, used) is not None:
+            reading.segments.append(seg)
+    structural = set(used)  # period, grain, order and segment words: markers may sit among them
+
+    candidates: list[Match] = []
+    for phrase in phrases(catalog):
+        idx = find_phrase(phrase.stems, words, set())
+        if idx is not None:
+            candidates.append(Match(phrase, idx, len(phrase.stems)))
+    kind_rank = {"refuse": 0, "value": 1, "metric": 2, "dimension": 3}
+    candidates.sort(
+        key=lambda m: (-m.length, -sum(map(len, m.phrase.stems)), kind_rank[m.phrase.kind])
+    )
+    for match in candidates:
+        span = set(range(match.start, match.start + match.length))
+        if span & used:
+            # the same phrase may occur again later in the question
+            idx = find_phrase(match.phrase.stems, words, used)
+            if idx is None:
+                continue
+            match = Match(match.phrase, idx, match.length)
+            span = set(range(idx, idx + match.length))
+        if match.phrase.kind == "dimension" and not _has_marker_before(
+            words, match.start, used - structural - span
+        ):
+            continue
+        used |= span
+        if match.phrase.kind == "refuse":
+            reading.refuse.append(match.phrase.target)
+        else:
+            {"metric": reading.metrics, "dimension": reading.dimensions, "value": reading.values}[
+                match.phrase.kind
+            ].append(match)
+    reading.metrics.sort(key=lambda m: m.start)
+    for match in reading.values:
+        match.alternatives = tuple(
+            dict.fromkeys(
+                p.target
+                for p in phrases(catalog)
+                if p.kind == "value"
+                and p.value == match.phrase.value
+                and p.stems == match.phrase.stems
+            )
+        )
+
+    for topic in catalog.topics.values():
+        score = 0.0
+        for stem, weight in topic.keywords.items():
+            if find_phrase(phrase_stems(stem), words, set()) is not None:
+                score += weight
+        best = max(
+            (
+                m.length
+                for m in reading.metrics
+                if catalog.metrics[m.phrase.target].topic == topic.id
+            ),
+            default=0,
+        )
+        score += 2 * best
+        if score > 0:
+            reading.topic_scores[topic.id] = score
+
+    for i, w in enumerate(words):
+        if (
+            i == 0
+            or i in used
+            or not w.original[:1].isupper()
+            or len(w.text) < 3
+            or w.text.isdigit()
+        ):
+            continue
+        if any(stem_matches(k, w.text) for t in catalog.topics.values() for k in t.keywords):
+            continue
+        reading.unknown_names.append(w.original)
+    return reading
+
+
+def is_follow_up_text(text: str) -> bool:
+    norm = text.strip().lower()
+    return norm.startswith(FOLLOW_UP_STARTS)

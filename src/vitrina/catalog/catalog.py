@@ -1,0 +1,166 @@
+"""The loaded catalog: cross-checked sections plus the look-ups the planner needs."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vitrina.catalog.errors import CatalogProblem
+from vitrina.catalog.model import (
+    CatalogInfo,
+    Column,
+    Dictionary,
+    Example,
+    Instruction,
+    Metric,
+    Relation,
+    Requirement,
+    Table,
+    Topic,
+)
+
+MAX_JOIN_DEPTH = 4  # longest relation path the planner will follow between two tables
+
+Located = tuple[Any, Path, int | None]
+
+
+@dataclass
+class Catalog:
+    info: CatalogInfo
+    topics: dict[str, Topic] = field(default_factory=dict)
+    tables: dict[str, Table] = field(default_factory=dict)
+    relations: list[Relation] = field(default_factory=list)
+    requires: list[Requirement] = field(default_factory=list)
+    metrics: dict[str, Metric] = field(default_factory=dict)
+    instructions: list[Instruction] = field(default_factory=list)
+    examples: list[Example] = field(default_factory=list)
+    dictionaries: dict[str, Dictionary] = field(default_factory=dict)
+    problems: list[CatalogProblem] = field(default_factory=list)
+    cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # derived indexes
+
+    # ---- construction -------------------------------------------------------------
+    @classmethod
+    def build(cls, info: CatalogInfo, sections: dict[str, list[Located]],
+              problems: list[CatalogProblem]) -> Catalog:
+        """Index the sections, dropping (and reporting) items whose references are broken."""
+        cat = cls(info=info, problems=list(problems))
+
+        def report(file: Path, line: int | None, where: str, message: str) -> None:
+            cat.problems.append(CatalogProblem(file, line, where, message))
+
+        for table, file, line in sections["tables"]:
+            if table.name in cat.tables:
+                report(file, line, f"tables {table.name}", "table defined twice")
+                continue
+            cat.tables[table.name] = table
+        for topic, file, line in sections["topics"]:
+            missing = [t for t in topic.tables if t.lower() not in cat.tables]
+            if missing:
+                report(file, line, f"topics {topic.id}", f"unknown tables {missing}")
+            topic.tables = [t.lower() for t in topic.tables if t.lower() in cat.tables]
+            cat.topics[topic.id] = topic
+        for table in cat.tables.values():
+            for topic_id in table.topics:
+                if topic_id not in cat.topics:
+                    cat.problems.append(CatalogProblem(None, None, f"tables {table.name}",
+                                                       f"unknown topic '{topic_id}'"))
+        for rel, file, line in sections["relations"]:
+            bad = [end for end in (rel.left, rel.right) if not cat.has_column(end)]
+            if bad:
+                report(file, line, f"relations {rel.left} -> {rel.right}", f"unknown column(s) {bad}")
+                continue
+            cat.relations.append(rel)
+        for req, file, line in sections["requires"]:
+            req.table, req.needs = req.table.lower(), req.needs.lower()
+            bad = [t for t in (req.table, req.needs) if t not in cat.tables]
+            if bad:
+                report(file, line, f"requires {req.table}", f"unknown table(s) {bad}")
+                continue
+            if cat.join_path(req.table, req.needs) is None:
+                report(file, line, f"requires {req.table}",
+                       f"no relation path from {req.table} to {req.needs}: add it to relations")
+                continue
+            cat.requires.append(req)
+        for metric, file, line in sections["metrics"]:
+            table = cat.tables.get(metric.table)
+            if table is None:
+                report(file, line, f"metrics {metric.id}", f"unknown table '{metric.table}'")
+                continue
+            if metric.date_column and table.column(metric.date_column) is None:
+                report(file, line, f"metrics {metric.id}",
+                       f"date_column '{metric.date_column}' is not a column of {metric.table}")
+                continue
+            if metric.topic and metric.topic not in cat.topics:
+                report(file, line, f"metrics {metric.id}", f"unknown topic '{metric.topic}'")
+                continue
+            if metric.id in cat.metrics:
+                report(file, line, f"metrics {metric.id}", "metric defined twice")
+                continue
+            cat.metrics[metric.id] = metric
+        for dic, file, line in sections["dictionaries"]:
+            if not cat.has_column(dic.column):
+                report(file, line, f"dictionaries {dic.column}", "unknown column")
+                continue
+            cat.dictionaries[dic.column] = dic
+        cat.instructions = [i for i, _, _ in sections["instructions"]]
+        cat.examples = [e for e, _, _ in sections["examples"]]
+        if info.segment_column and not cat.has_column(info.segment_column):
+            cat.problems.append(CatalogProblem(None, None, "catalog.segment_column",
+                                               f"unknown column '{info.segment_column}'"))
+            cat.info.segment_column = None
+        return cat
+
+    # ---- look-ups -------------------------------------------------------------------
+    def has_column(self, qualified: str) -> bool:
+        table, _, column = qualified.lower().rpartition(".")
+        return table in self.tables and self.tables[table].column(column) is not None
+
+    def column(self, qualified: str) -> Column | None:
+        table, _, column = qualified.lower().rpartition(".")
+        return self.tables[table].column(column) if table in self.tables else None
+
+    def allowed_columns(self) -> dict[str, set[str]]:
+        return {name: {c.name for c in t.columns} for name, t in self.tables.items()}
+
+    def metric_date_column(self, metric: Metric) -> str | None:
+        return metric.date_column or self.tables[metric.table].default_date
+
+    def neighbours(self, table: str) -> list[tuple[str, Relation, bool]]:
+        """Tables one join away: (other table, relation, True when `table` is the many side)."""
+        out = []
+        for rel in self.relations:
+            if rel.left_table == table:
+                out.append((rel.right_table, rel, True))
+            elif rel.right_table == table:
+                out.append((rel.left_table, rel, False))
+        return out
+
+    def join_path(self, start: str, goal: str, *, many_to_one_only: bool = True) -> list[Relation] | None:
+        """Shortest relation path (BFS, bounded depth). Many-to-one only by default, so a join
+        never multiplies the rows of the fact table it starts from."""
+        if start == goal:
+            return []
+        queue: deque[tuple[str, list[Relation]]] = deque([(start, [])])
+        seen = {start}
+        while queue:
+            table, path = queue.popleft()
+            if len(path) >= MAX_JOIN_DEPTH:
+                continue
+            for other, rel, forward in self.neighbours(table):
+                if other in seen or (many_to_one_only and not forward and rel.kind != "one_to_one"):
+                    continue
+                new_path = [*path, rel]
+                if other == goal:
+                    return new_path
+                seen.add(other)
+                queue.append((other, new_path))
+        return None
+
+    def instructions_for(self, tags: set[str]) -> list[Instruction]:
+        """Only the instructions tagged with something in use (untagged ones always apply)."""
+        return [i for i in self.instructions if not i.tags or tags & {t.lower() for t in i.tags}]
+
+    def dictionary_for(self, table: str, column: str) -> Dictionary | None:
+        return self.dictionaries.get(f"{table}.{column}")

@@ -1,0 +1,76 @@
+"""CLI: `vitrina catalog init` drafts a catalog from a database; `catalog check` validates one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from vitrina.catalog.errors import CatalogError
+from vitrina.catalog.loader import load_catalog
+
+console = Console()
+err = Console(stderr=True)
+catalog_app = typer.Typer(help="Draft, check and inspect the knowledge base (catalog).", no_args_is_help=True)
+
+
+@catalog_app.command("init")
+def init(
+    db: Annotated[str, typer.Option(help="SQLAlchemy URL of the database to introspect.")],
+    out: Annotated[Path, typer.Option(help="Folder to write the draft catalog into.")],
+    schema: Annotated[list[str] | None, typer.Option(help="Only these schemas (repeatable).")] = None,
+    sample_values: Annotated[int, typer.Option(help="Columns with at most this many values get a value list.")] = 30,
+    force: Annotated[bool, typer.Option(help="Overwrite existing files.")] = False,
+) -> None:
+    """Draft a catalog from any database: keys, types, relations, low-cardinality values."""
+    from vitrina.catalog.draft import draft_catalog, write_draft
+    from vitrina.warehouse.introspect import introspect
+
+    with console.status(f"introspecting {db.split('@')[-1]}"):
+        try:
+            schema_info = introspect(db, schemas=schema, sample_values=sample_values)
+        except Exception as exc:  # noqa: BLE001 - a wrong URL or driver error is the user's to fix
+            err.print(f"[red]error:[/] cannot introspect {db}: {str(exc).splitlines()[0] if str(exc) else exc}")
+            raise typer.Exit(2) from exc
+    for table in schema_info.tables:
+        if table.error:
+            err.print(f"[yellow]skipped[/] {table.schema_name}.{table.name}: {table.error}")
+    if not any(not t.error for t in schema_info.tables):
+        err.print("[red]error:[/] no readable tables found; check the URL and --schema")
+        raise typer.Exit(2)
+    try:
+        written = write_draft(draft_catalog(schema_info, name=out.name), out, overwrite=force)
+    except FileExistsError as exc:
+        err.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from exc
+    console.print(f"drafted {len(schema_info.tables)} tables into {out} ({len(written)} files)")
+    console.print("next: edit the draft (README: 'Your own warehouse'), then "
+                  f"[bold]vitrina catalog check {out}[/]")
+
+
+@catalog_app.command("check")
+def check(directory: Annotated[Path, typer.Argument(help="The catalog folder.")]) -> None:
+    """Validate a catalog: every problem with its file and line; exit 1 when there are any."""
+    try:
+        catalog = load_catalog(directory, strict=True)
+    except CatalogError as exc:
+        for problem in exc.problems:
+            err.print(f"[red]✗[/] {problem}")
+        err.print(f"[red]{len(exc.problems)} problem(s)[/]")
+        raise typer.Exit(1) from exc
+    table = Table(title=f"catalog {catalog.info.name}: OK")
+    table.add_column("section")
+    table.add_column("items", justify="right")
+    for section, count in [("topics", len(catalog.topics)), ("tables", len(catalog.tables)),
+                           ("relations", len(catalog.relations)), ("requires", len(catalog.requires)),
+                           ("metrics", len(catalog.metrics)), ("instructions", len(catalog.instructions)),
+                           ("examples", len(catalog.examples)), ("dictionaries", len(catalog.dictionaries))]:
+        table.add_row(section, str(count))
+    console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(catalog_app, name="catalog")

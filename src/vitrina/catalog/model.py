@@ -1,0 +1,217 @@
+"""The knowledge base as typed models: what the warehouse holds and how people name it.
+
+A catalog is a folder of YAML files; see docs/catalog.md for the format. Every model
+here forbids unknown keys so a typo in a YAML file is an error with a file and line,
+not a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class Segment(StrEnum):
+    ANY = "any"
+    B2B = "b2b"
+    B2C = "b2c"
+
+
+class ColumnRole(StrEnum):
+    KEY = "key"
+    DATE = "date"
+    DIMENSION = "dimension"
+    MEASURE = "measure"
+    ATTRIBUTE = "attribute"
+
+
+class Topic(_Strict):
+    """A subject area: keywords (stems) with weights decide when a question belongs here."""
+
+    id: str
+    name_ru: str
+    name_en: str
+    description: str = ""
+    segment: Segment = Segment.ANY
+    keywords: dict[str, float] = Field(default_factory=dict)
+    tables: list[str] = Field(default_factory=list)
+    checklist: list[str] = Field(default_factory=list)
+
+    def name(self, lang: str) -> str:
+        return self.name_ru if lang == "ru" else self.name_en
+
+
+class Column(_Strict):
+    name: str
+    type: str = "varchar"
+    role: ColumnRole = ColumnRole.ATTRIBUTE
+    description: str = ""
+    label_ru: str | None = None
+    label_en: str | None = None
+    synonyms: list[str] = Field(default_factory=list)
+    localized: dict[str, str] = Field(default_factory=dict)  # lang -> column with that language's text
+    dictionary: bool = False  # values are a closed list, kept in the dictionaries section
+
+    def label(self, lang: str) -> str:
+        text = self.label_ru if lang == "ru" else self.label_en
+        return text or self.name
+
+
+class Table(_Strict):
+    name: str  # schema-qualified as in the warehouse, e.g. dwh.fact_payment
+    description: str = ""
+    description_ru: str = ""
+    topics: list[str] = Field(default_factory=list)
+    columns: list[Column]
+    default_date: str | None = None  # the date column a period filter uses
+
+    @field_validator("name")
+    @classmethod
+    def _lower(cls, value: str) -> str:
+        return value.strip().lower()
+
+    @model_validator(mode="after")
+    def _check_columns(self) -> Table:
+        names = [c.name for c in self.columns]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(f"duplicate columns {dupes} in table {self.name}")
+        if self.default_date and self.default_date not in names:
+            raise ValueError(f"default_date '{self.default_date}' is not a column of {self.name}")
+        for col in self.columns:
+            for lang, other in col.localized.items():
+                if other not in names:
+                    raise ValueError(
+                        f"column {col.name}: localized[{lang}] names '{other}', not a column of {self.name}"
+                    )
+        return self
+
+    def column(self, name: str) -> Column | None:
+        return next((c for c in self.columns if c.name == name), None)
+
+    @property
+    def short_name(self) -> str:
+        return self.name.rsplit(".", 1)[-1]
+
+
+class Relation(_Strict):
+    """A join: `left` (many side) -> `right` (one side), both written table.column."""
+
+    left: str
+    right: str
+    kind: Literal["many_to_one", "one_to_one"] = "many_to_one"
+
+    @field_validator("left", "right")
+    @classmethod
+    def _qualified(cls, value: str) -> str:
+        value = value.strip().lower()
+        if value.count(".") < 1:
+            raise ValueError(f"'{value}' must be written table.column")
+        return value
+
+    @property
+    def left_table(self) -> str:
+        return self.left.rsplit(".", 1)[0]
+
+    @property
+    def left_column(self) -> str:
+        return self.left.rsplit(".", 1)[1]
+
+    @property
+    def right_table(self) -> str:
+        return self.right.rsplit(".", 1)[0]
+
+    @property
+    def right_column(self) -> str:
+        return self.right.rsplit(".", 1)[1]
+
+
+class Requirement(_Strict):
+    """"Table X always needs Y": whenever X is used, Y is joined (with the relation's keys)."""
+
+    table: str
+    needs: str
+    reason: str = ""
+    when: Literal["always", "segment"] = "always"
+
+
+class Metric(_Strict):
+    """A named aggregate over one table; the expression uses that table's columns."""
+
+    id: str
+    name_ru: str
+    name_en: str
+    table: str
+    expression: str
+    filter: str | None = None
+    synonyms: list[str] = Field(default_factory=list)
+    format: Literal["money", "count", "number", "percent"] = "number"
+    unit: str | None = None
+    topic: str | None = None
+    date_column: str | None = None
+    additive: bool = True  # False for distinct counts, averages and ratios: never totalled
+    non_negative: bool = True
+    description: str = ""
+
+    @field_validator("table")
+    @classmethod
+    def _lower(cls, value: str) -> str:
+        return value.strip().lower()
+
+    def name(self, lang: str) -> str:
+        return self.name_ru if lang == "ru" else self.name_en
+
+
+class Instruction(_Strict):
+    id: str
+    text: str
+    text_ru: str = ""
+    tags: list[str] = Field(default_factory=list)  # topic ids, table names, metric ids; empty = always
+
+
+class Example(_Strict):
+    question: str
+    sql: str
+    topic: str | None = None
+
+
+class DictionaryValue(_Strict):
+    value: str
+    synonyms: list[str] = Field(default_factory=list)
+    label_en: str | None = None
+
+
+class Dictionary(_Strict):
+    """Allowed values of one categorical column, written table.column."""
+
+    column: str
+    values: list[DictionaryValue]
+
+    @field_validator("column")
+    @classmethod
+    def _lower(cls, value: str) -> str:
+        return value.strip().lower()
+
+    @property
+    def table(self) -> str:
+        return self.column.rsplit(".", 1)[0]
+
+    @property
+    def column_name(self) -> str:
+        return self.column.rsplit(".", 1)[1]
+
+
+class CatalogInfo(_Strict):
+    name: str = "catalog"
+    description: str = ""
+    default_segment: Segment = Segment.ANY
+    segment_column: str | None = None  # table.column holding B2B/B2C, e.g. dwh.dim_client.segment
+    segment_values: dict[str, str] = Field(default_factory=dict)  # b2b -> 'B2B'
+    segment_keywords: dict[str, list[str]] = Field(default_factory=dict)  # b2b -> stems
+    refuse_keywords: list[str] = Field(default_factory=list)  # stems of things this catalog never holds

@@ -1,0 +1,182 @@
+"""A DAX pretty-printer that only ever changes whitespace.
+
+A call that fits in the line width stays on one line; a longer one puts each argument on
+its own line, indented by four spaces per nesting level. `VAR` and `RETURN` start lines.
+Comments are kept; a line comment always ends its line. Tokens are never changed:
+`significant(tokenize(format_dax(x)))` equals `significant(tokenize(x))` (tested).
+
+>>> print(format_dax("calculate(sum('T'[a]),all('T'))"))
+calculate(sum('T'[a]), all('T'))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from vitrina.docs.dax.lexer import Token, TokenKind, significant, tokenize
+
+WIDTH = 80
+STEP = 4
+
+
+@dataclass
+class _Call:
+    head: Token | None  # function name, None for a bare ( ) or { } group
+    open: Token
+    args: list[list[_Item]] = field(default_factory=list)
+    close: Token | None = None
+
+
+_Item = Token | _Call
+
+
+def _build(tokens: list[Token]) -> list[_Item]:
+    """Group tokens into calls/groups with their comma-separated arguments."""
+    root: list[_Item] = []
+    stack: list[tuple[_Call, list[_Item]]] = []
+    current = root
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.kind in (TokenKind.LPAREN, TokenKind.LBRACE):
+            head = None
+            if t.kind is TokenKind.LPAREN and current and isinstance(current[-1], Token) and current[-1].kind is TokenKind.IDENT:
+                head = current.pop()  # type: ignore[assignment]
+            call = _Call(head=head, open=t)  # type: ignore[arg-type]
+            current.append(call)
+            arg: list[_Item] = []
+            call.args.append(arg)
+            stack.append((call, current))
+            current = arg
+        elif t.kind in (TokenKind.RPAREN, TokenKind.RBRACE) and stack:
+            call, parent = stack.pop()
+            call.close = t
+            if len(call.args) == 1 and not call.args[0]:
+                call.args = []
+            current = parent
+        elif t.kind is TokenKind.COMMA and stack:
+            call = stack[-1][0]
+            arg = []
+            call.args.append(arg)
+            current = arg
+        else:
+            current.append(t)
+        i += 1
+    return root
+
+
+def _has_line_comment(items: list[_Item]) -> bool:
+    for it in items:
+        if isinstance(it, Token):
+            if it.kind is TokenKind.LINE_COMMENT or (it.is_comment and "\n" in it.text):
+                return True
+        elif any(_has_line_comment(a) for a in it.args):
+            return True
+    return False
+
+
+def _is_keyword(it: _Item, word: str) -> bool:
+    return isinstance(it, Token) and it.kind is TokenKind.IDENT and it.text.upper() == word
+
+
+def _needs_space(prev: _Item | None, before_prev: _Item | None, cur: _Item) -> bool:
+    if prev is None:
+        return False
+    if isinstance(cur, Token) and cur.kind is TokenKind.BRACKET and isinstance(prev, Token) and prev.kind in (
+        TokenKind.IDENT, TokenKind.TABLE,
+    ):
+        return False
+    if isinstance(prev, Token) and prev.kind is TokenKind.OPERATOR and prev.text in "+-" and (
+        before_prev is None
+        or isinstance(before_prev, Token)
+        and (before_prev.kind is TokenKind.OPERATOR or _is_keyword(before_prev, "RETURN"))
+    ):
+        return isinstance(cur, Token) and cur.kind is TokenKind.OPERATOR  # keep "- -x" apart
+    return True
+
+
+def _flat(items: list[_Item]) -> str:
+    out: list[str] = []
+    prev: _Item | None = None
+    before: _Item | None = None
+    for it in items:
+        if _needs_space(prev, before, it):
+            out.append(" ")
+        out.append(_flat_call(it) if isinstance(it, _Call) else it.text)
+        before, prev = prev, it
+    return "".join(out)
+
+
+def _flat_call(call: _Call) -> str:
+    head = call.head.text if call.head else ""
+    inner = ", ".join(_flat(a) for a in call.args)
+    close = call.close.text if call.close else ""
+    return f"{head}{call.open.text}{inner}{close}"
+
+
+def _seq(items: list[_Item], indent: int) -> str:
+    """Render a sequence of items starting at column `indent` (first line not prefixed)."""
+    out: list[str] = []
+    prev: _Item | None = None
+    before: _Item | None = None
+    pad = " " * indent
+    inner_indent = indent
+    for idx, it in enumerate(items):
+        if isinstance(it, Token) and (_is_keyword(it, "VAR") or _is_keyword(it, "RETURN")) and idx > 0:
+            inner_indent = indent
+            if out and out[-1].startswith("\n") and not out[-1].strip():
+                out.pop()
+            out.append("\n" + pad)
+        elif out and out[-1].endswith("\n" + " " * inner_indent):
+            pass
+        elif _needs_space(prev, before, it):
+            out.append(" ")
+        if isinstance(it, _Call):
+            col = len("".join(out).rsplit("\n", 1)[-1]) + (indent if "\n" not in "".join(out) else 0)
+            out.append(_call(it, inner_indent, col))
+        else:
+            out.append(it.text)
+            if it.kind is TokenKind.LINE_COMMENT and idx + 1 < len(items):
+                out.append("\n" + " " * inner_indent)
+            elif _is_keyword(it, "RETURN") and idx + 1 < len(items):
+                inner_indent = indent + STEP
+                out.append("\n" + " " * inner_indent)
+        before, prev = prev, it
+    return "".join(out)
+
+
+def _call(call: _Call, indent: int, col: int) -> str:
+    if not _has_line_comment(call.args and [x for a in call.args for x in a]):
+        flat = _flat_call(call)
+        if col + len(flat) <= WIDTH:
+            return flat
+    head = call.head.text if call.head else ""
+    inner = indent + STEP
+    pad = " " * inner
+    parts = [f"{head}{call.open.text}"]
+    for k, arg in enumerate(call.args):
+        parts.append("\n" + pad + _seq(arg, inner) + ("," if k + 1 < len(call.args) else ""))
+    if call.close is not None:
+        parts.append("\n" + " " * indent + call.close.text)
+    return "".join(parts)
+
+
+def flat_text(tokens: list[Token]) -> str:
+    """One-line text of a token run, spaced as the printer spaces it."""
+    return _flat(_build([t for t in tokens if t.kind is not TokenKind.WS]))
+
+
+def format_dax(expression: str) -> str:
+    """Pretty-print a DAX expression; on anything unexpected return it unchanged."""
+    tokens = tokenize(expression)
+    sig = significant(tokens)
+    if not sig:
+        return expression.strip()
+    try:
+        text = _seq(_build(sig), 0)
+    except RecursionError:
+        return expression.strip()
+    text = "\n".join(line.rstrip() for line in text.splitlines())
+    if [t.text for t in significant(tokenize(text))] != [t.text for t in sig]:
+        return expression.strip()  # a guard: never show DAX whose tokens differ
+    return text

@@ -1,0 +1,203 @@
+"""Reads and writes of one statement parsed by sqlglot.
+
+Writes are the targets of INSERT, UPDATE, DELETE, MERGE, TRUNCATE, SELECT INTO,
+OUTPUT INTO and CREATE TABLE; an UPDATE or DELETE that names an alias (`UPDATE s ...
+FROM Integration.Sale_Staging AS s`) writes the aliased table. Reads are every other
+table reference except CTE names and the written table itself. EXEC of a procedure is a
+call, not a read; EXEC(@sql) and sp_executesql are dynamic SQL.
+
+>>> import sqlglot
+>>> x = extract([sqlglot.parse_one("UPDATE s SET a = d.a FROM Stage.T AS s JOIN dbo.D d ON d.k = s.k", read="tsql")])
+>>> x.kind, x.targets, x.sources
+('update', ['stage.t'], ['dbo.d'])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from vitrina.docs.sqlindex.names import from_parts
+
+
+@dataclass(slots=True)
+class Extraction:
+    """What one statement does to data; names are normalised (see names.py)."""
+
+    kind: str = "other"
+    targets: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+    dynamic: bool = False
+    dynamic_literals: list[str] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)
+
+
+class Unparsed(Exception):
+    """sqlglot fell back to a raw Command: the statement was not really parsed."""
+
+
+def table_name(table: exp.Table) -> str:
+    """Normal name of a table reference: temp tables keep `#`, table variables `@`."""
+    this = table.this
+    if isinstance(this, exp.Parameter):
+        return "@" + this.name.lower()
+    if isinstance(this, exp.Func):
+        fn = this.name if isinstance(this, exp.Anonymous) else this.sql_name()
+        return from_parts([p.name for p in (table.args.get("catalog"), table.args.get("db")) if p] + [fn])
+    parts: list[str] = []
+    for part in table.parts:
+        name = part.name
+        if isinstance(part, exp.Identifier):
+            if part.args.get("global_"):
+                name = "##" + name
+            elif part.args.get("temporary"):
+                name = "#" + name
+        parts.append(name)
+    return from_parts(parts)
+
+
+def statement_kind(expression: exp.Expr) -> str:
+    """The kind of a parsed statement (one of SqlStatementInfo.kind)."""
+    if isinstance(expression, exp.Insert):
+        return "insert"
+    if isinstance(expression, exp.Update):
+        return "update"
+    if isinstance(expression, exp.Delete):
+        return "delete"
+    if isinstance(expression, exp.Merge):
+        return "merge"
+    if isinstance(expression, exp.TruncateTable):
+        return "truncate"
+    if isinstance(expression, exp.ExecuteSql):
+        return "dynamic"
+    if isinstance(expression, exp.Execute):
+        this = expression.this
+        if isinstance(this, exp.Table) and isinstance(this.this, exp.Identifier):
+            return "dynamic" if this.name.lower() == "sp_executesql" else "exec"
+        return "dynamic"
+    if isinstance(expression, exp.Create):
+        kind = str(expression.args.get("kind") or "").upper()
+        return {"TABLE": "create_table", "VIEW": "create_view"}.get(kind, "other")
+    if isinstance(expression, (exp.Select, exp.SetOperation, exp.Subquery)):
+        if expression.args.get("into") is not None:
+            return "select_into"
+        return "select"
+    return "other"
+
+
+def extract(expressions: list[exp.Expr]) -> Extraction:
+    """Reads and writes of parsed statements; raises Unparsed on a sqlglot Command."""
+    out = Extraction()
+    for expression in expressions:
+        if expression is None:
+            continue
+        if isinstance(expression, exp.Command) or expression.find(exp.Command) is not None:
+            raise Unparsed(expression.sql(dialect="tsql")[:80] if expression else "")
+        if out.kind == "other":
+            out.kind = statement_kind(expression)
+        _extract_one(expression, out)
+    if out.kind in ("select", "create_view"):
+        out.columns = _output_columns(expressions)
+    out.targets = _unique(out.targets)
+    out.sources = _unique(out.sources)
+    out.calls = _unique(out.calls)
+    return out
+
+
+def _extract_one(root: exp.Expr, out: Extraction) -> None:
+    ctes = {cte.alias_or_name.lower() for cte in root.find_all(exp.CTE)}
+    tables = list(root.find_all(exp.Table))
+    aliases: dict[str, exp.Table] = {}
+    for t in tables:
+        alias = t.alias
+        if alias:
+            aliases.setdefault(alias.lower(), t)
+    skip: set[int] = set()
+
+    def resolve(t: exp.Table) -> str:
+        skip.add(id(t))
+        if not t.args.get("db") and isinstance(t.this, exp.Identifier) and not t.alias:
+            real = aliases.get(t.name.lower())
+            if real is not None and real is not t:
+                skip.add(id(real))
+                return table_name(real)
+        return table_name(t)
+
+    for node in root.walk():
+        if isinstance(node, exp.Insert):
+            target = node.this.this if isinstance(node.this, exp.Schema) else node.this
+            if isinstance(target, exp.Table):
+                out.targets.append(resolve(target))
+        elif isinstance(node, exp.Update) and isinstance(node.this, exp.Table):
+            target = resolve(node.this)
+            out.targets.append(target)
+            _skip_same(node, target, skip)
+        elif isinstance(node, exp.Delete):
+            named = node.args.get("tables") or []
+            if named:
+                out.targets.extend(resolve(t) for t in named if isinstance(t, exp.Table))
+            elif isinstance(node.this, exp.Table):
+                out.targets.append(resolve(node.this))
+        elif isinstance(node, exp.Merge) and isinstance(node.this, exp.Table):
+            out.targets.append(resolve(node.this))
+        elif isinstance(node, exp.TruncateTable):
+            out.targets.extend(resolve(t) for t in node.expressions if isinstance(t, exp.Table))
+        elif isinstance(node, exp.Into) and isinstance(node.this, exp.Table):
+            out.targets.append(resolve(node.this))
+        elif isinstance(node, exp.Create):
+            target = node.this.this if isinstance(node.this, exp.Schema) else node.this
+            if isinstance(target, exp.Table):
+                out.targets.append(resolve(target))
+        elif isinstance(node, (exp.Drop, exp.Alter)):
+            skip.update(id(t) for t in node.find_all(exp.Table))
+        elif isinstance(node, exp.Execute):
+            _execute(node, out, skip)
+        elif isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
+            if isinstance(node.this, exp.Identifier):
+                out.calls.append(from_parts([node.this.name, node.expression.name]))
+
+    for t in tables:
+        if id(t) in skip:
+            continue
+        if not t.args.get("db") and isinstance(t.this, exp.Identifier) and t.name.lower() in ctes:
+            continue
+        name = table_name(t)
+        if name:
+            out.sources.append(name)
+
+
+def _skip_same(node: exp.Update, target: str, skip: set[int]) -> None:
+    """`UPDATE t SET ... FROM t`: the FROM names the row set being updated, not a read."""
+    from_ = node.args.get("from_") or node.args.get("from")
+    candidates = [from_.this] if from_ is not None else []
+    candidates += [j.this for j in node.args.get("joins") or []]
+    for t in candidates:
+        if isinstance(t, exp.Table) and table_name(t) == target:
+            skip.add(id(t))
+
+
+def _execute(node: exp.Execute, out: Extraction, skip: set[int]) -> None:
+    this = node.this
+    skip.update(id(t) for t in node.find_all(exp.Table))
+    is_proc = isinstance(this, exp.Table) and isinstance(this.this, exp.Identifier)
+    if is_proc and this.name.lower() != "sp_executesql" and not isinstance(node, exp.ExecuteSql):
+        out.calls.append(table_name(this))
+        return
+    out.dynamic = True
+    for lit in node.find_all(exp.Literal, exp.National):
+        if isinstance(lit, exp.National) or lit.is_string:
+            out.dynamic_literals.append(lit.name)
+
+
+def _output_columns(expressions: list[exp.Expr]) -> list[str]:
+    for expression in expressions:
+        query = expression.expression if isinstance(expression, exp.Create) else expression
+        if isinstance(query, exp.Query):
+            return [c for c in query.named_selects if c]
+    return []
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(i for i in items if i))

@@ -1,0 +1,86 @@
+"""Everything one docs run reads once: the model, the SQL index, and per-object caches.
+
+Heavy objects live here, not in graph state, so checkpoints stay small; a resumed run
+rebuilds the workspace from the same paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from vitrina.docs.dax.resolver import DaxDeps, ModelNames, resolve
+from vitrina.docs.errors import DocsInputError
+from vitrina.docs.model import Measure, Model, load_model
+from vitrina.docs.sources.partition import table_sources
+from vitrina.docs.sources.types import SourceRef
+from vitrina.trace import Trace
+
+
+class Workspace:
+    """A loaded model plus an optional SQL object index, with memoised lookups."""
+
+    def __init__(self, model: Model, index: Any | None = None, *, trace: Trace | None = None) -> None:
+        self.model = model
+        self.index = index
+        self.trace = trace or Trace("docs.workspace")
+        self.names = ModelNames(model)
+        self._deps: dict[tuple[str, str], DaxDeps] = {}
+        self._col_deps: dict[tuple[str, str], DaxDeps] = {}
+        self._sources: dict[str, list[SourceRef]] = {}
+        self.lineage_cache: dict[str, Any] = {}
+
+    @classmethod
+    def load(
+        cls, model_path: Path | str, sql_paths: Sequence[Path | str] = (), *, trace: Trace | None = None,
+        progress: Callable[..., Any] | None = None,
+    ) -> Workspace:
+        trace = trace or Trace("docs.workspace")
+        model = load_model(model_path)
+        index = build_sql_index([Path(p) for p in sql_paths], trace=trace, progress=progress) if sql_paths else None
+        if not sql_paths:
+            trace.branch("no SQL folder given: lineage stops at partition sources")
+        return cls(model, index, trace=trace)
+
+    def measure(self, table: str, name: str) -> Measure | None:
+        t = self.model.table(table)
+        if t is None:
+            return None
+        return next((m for m in t.measures if m.name == name), None)
+
+    def measure_by_name(self, name: str) -> Measure | None:
+        return self.model.measure(name)
+
+    def deps(self, measure: Measure) -> DaxDeps:
+        key = (measure.table, measure.name)
+        if key not in self._deps:
+            self._deps[key] = resolve(measure.expression, measure.table, self.names)
+        return self._deps[key]
+
+    def column_deps(self, table: str, column: str) -> DaxDeps | None:
+        """Dependencies of a calculated column, None for a data column."""
+        key = (table, column)
+        if key not in self._col_deps:
+            t = self.model.table(table)
+            col = t.column(column) if t else None
+            if col is None or not col.expression:
+                return None
+            self._col_deps[key] = resolve(col.expression, table, self.names)
+        return self._col_deps[key]
+
+    def sources(self, table: str) -> list[SourceRef]:
+        if table not in self._sources:
+            t = self.model.table(table)
+            self._sources[table] = table_sources(t, self.model, trace=self.trace) if t else []
+        return self._sources[table]
+
+
+def build_sql_index(paths: Sequence[Path], *, trace: Trace | None = None, progress: Callable[..., Any] | None = None) -> Any:
+    """Build the SQL object index (vitrina.docs.sqlindex) over the given folders/files."""
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        raise DocsInputError("SQL path does not exist", path=missing[0])
+    from vitrina.docs.sqlindex import build_index
+
+    return build_index(list(paths), trace=trace, progress=progress)

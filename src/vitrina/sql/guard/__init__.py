@@ -1,0 +1,120 @@
+"""The SQL guard: SQL from a generator is parsed and checked before it reaches the warehouse.
+
+Shaped like sqlglot's optimizer: :data:`RULES` is a tuple of small named functions, run in
+order; each takes the parsed expression and only the extra arguments its signature names,
+and yields violations. It cannot be switched off: every query Vitrina runs goes through
+:func:`guard`, and what runs is the guard's normalised ``sql``, never the input text.
+
+>>> guard("SELECT 1; DROP TABLE t", dialect="duckdb", allowed_tables=None).violations[0].rule
+'single_statement'
+>>> print(guard("select amount_rub from fact_payment", dialect="postgres",
+...             allowed_tables={"dwh.fact_payment"}, row_cap=100).sql)
+SELECT
+  amount_rub
+FROM dwh.fact_payment
+LIMIT 100
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from sqlglot import exp
+
+from vitrina.sql.guard.columns import allowed_columns, resolve_columns
+from vitrina.sql.guard.functions import dangerous_functions, table_functions
+from vitrina.sql.guard.models import GuardResult, GuardViolation
+from vitrina.sql.guard.parse import parse_statement
+from vitrina.sql.guard.rewrite import apply_row_cap, qualify_allowed_tables
+from vitrina.sql.guard.statements import (
+    nested_statement,
+    row_locks,
+    select_into,
+    select_only,
+    unwrap,
+)
+from vitrina.sql.guard.tables import (
+    TableIndex,
+    allowed_tables,
+    file_references,
+    system_catalogs,
+    table_references,
+)
+
+__all__ = ["RULES", "GuardResult", "GuardViolation", "guard", "normalise_sql"]
+
+Rule = Callable[..., Iterable[GuardViolation]]
+
+# Shape first: when the statement is not a query, the rules after it have nothing to say.
+SHAPE_RULES: tuple[Rule, ...] = (select_only,)
+RULES: tuple[Rule, ...] = (
+    *SHAPE_RULES,
+    nested_statement,
+    select_into,
+    row_locks,
+    dangerous_functions,
+    table_functions,
+    file_references,
+    system_catalogs,
+    allowed_tables,
+    allowed_columns,
+)
+_PARAMETERS = {rule: tuple(inspect.signature(rule).parameters) for rule in RULES}
+
+
+def guard(
+    sql: str,
+    *,
+    dialect: str,
+    allowed_tables: set[str] | None,
+    allowed_columns: dict[str, set[str]] | None = None,
+    row_cap: int | None = None,
+) -> GuardResult:
+    """Check one SQL text; return the verdict, the normalised SQL and the tables it reads.
+
+    ``allowed_tables`` (lower-case, schema-qualified names) of None means "any table",
+    an empty set means "none". ``allowed_columns`` maps a table to its columns; tables
+    missing from it are not column-checked. ``row_cap`` adds or lowers the outer LIMIT.
+    An unknown ``dialect`` raises ValueError (a programming error, not a bad query).
+    """
+    expression, violations = parse_statement(sql, dialect)
+    if expression is None:
+        return GuardResult(ok=False, sql=sql.strip(), violations=violations)
+    expression = unwrap(expression)
+    catalog = TableIndex(allowed_tables) if allowed_tables is not None else None
+    tables = table_references(expression, dialect)
+    options: dict[str, Any] = {
+        "expression": expression,
+        "dialect": dialect,
+        "tables": tables,
+        "catalog": catalog,
+        "columns": resolve_columns(allowed_columns, catalog),
+    }
+    for rule in RULES:
+        found = list(rule(**{name: options[name] for name in _PARAMETERS[rule]}))
+        violations.extend(found)
+        if found and rule in SHAPE_RULES:
+            break
+    ok = not violations
+    if ok:
+        qualify_allowed_tables(tables, catalog)
+        if row_cap is not None:
+            expression = apply_row_cap(expression, row_cap)
+    return GuardResult(
+        ok=ok,
+        sql=normalise_sql(expression, dialect),
+        violations=violations,
+        tables={_table_name(ref.parts, catalog) for ref in tables},
+    )
+
+
+def normalise_sql(expression: exp.Expr, dialect: str) -> str:
+    """Pretty SQL in ``dialect`` without comments; function names keep their written case."""
+    return expression.sql(dialect=dialect, pretty=True, comments=False, normalize_functions=False)
+
+
+def _table_name(parts: tuple[str, ...], catalog: TableIndex | None) -> str:
+    matches = catalog.resolve(parts) if catalog is not None else []
+    return matches[0] if len(matches) == 1 else ".".join(parts).lower()

@@ -1,0 +1,121 @@
+"""Per-dialect settings of the guard, as constants (like ``sqlglot/dialects/*.py``).
+
+Function names are lower-case and matched case-insensitively; a prefix entry denies every
+function whose name starts with it. A dialect the guard does not know gets the union of
+all lists: being unknown must not make it laxer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class DenyList:
+    """Function names that may not appear anywhere in a query."""
+
+    names: frozenset[str] = frozenset()
+    prefixes: tuple[str, ...] = ()
+
+    def denies(self, name: str) -> bool:
+        name = name.lower()
+        return name in self.names or name.startswith(self.prefixes)
+
+    def __or__(self, other: DenyList) -> DenyList:
+        return DenyList(self.names | other.names, self.prefixes + other.prefixes)
+
+
+# Sleep, shell and cross-engine classics: denied in every dialect.
+GENERIC = DenyList(
+    names=frozenset(
+        {"system", "shell", "exec", "execute", "xp_cmdshell", "sys_exec", "sys_eval"}
+        | {"load_file", "benchmark", "waitfor", "dbms_lock", "dbms_pipe"}
+    ),
+    prefixes=("sleep",),
+)
+
+# DuckDB: file and network readers (also behind httpfs/s3 URLs), other engines' scanners,
+# functions that run SQL text or touch secrets, settings and checkpoints.
+DUCKDB = DenyList(
+    names=frozenset(
+        {"glob", "sniff_csv", "query", "query_table", "getenv", "load_aws_credentials"}
+        | {"which_secret", "checkpoint", "force_checkpoint", "arrow_scan", "seq_scan"}
+        | {"json_execute_serialized_sql", "enable_profiling", "disable_profiling", "st_read"}
+        | {"from_csv_auto", "from_parquet", "install_extension", "load_extension"}
+    ),
+    prefixes=(
+        "read_",  # read_csv, read_csv_auto, read_parquet, read_json*, read_ndjson*, read_text, read_blob, read_xlsx
+        "parquet_",  # parquet_scan, parquet_metadata, parquet_schema, ...
+        "iceberg_",
+        "delta_",
+        "sqlite_",
+        "postgres_",  # postgres_scan, postgres_query, postgres_execute
+        "mysql_",
+        "httpfs",
+        "s3_",
+    ),
+)
+
+# PostgreSQL: server files, large objects, other servers, sleeps, backends, settings,
+# transaction ids and advisory locks, XML exporters that run SQL text, sequence writers.
+POSTGRES = DenyList(
+    names=frozenset(
+        {"set_config", "nextval", "setval", "ts_stat", "loread", "lowrite", "pg_current_xact_id"}
+        | {"pg_notify", "pg_promote", "pg_export_snapshot", "pg_import_system_collations"}
+    ),
+    prefixes=(
+        "pg_read_",  # pg_read_file, pg_read_binary_file
+        "pg_ls_",  # pg_ls_dir, pg_ls_logdir, pg_ls_waldir, ...
+        "pg_stat_file",
+        "pg_file_",  # adminpack writers
+        "lo_",  # lo_import, lo_export, lo_unlink, ...
+        "dblink",  # dblink, dblink_exec, dblink_connect, ...
+        "pg_sleep",  # pg_sleep, pg_sleep_for, pg_sleep_until
+        "pg_terminate_backend",
+        "pg_cancel_backend",
+        "pg_advisory",
+        "pg_try_advisory",
+        "txid_",
+        "pg_reload_conf",
+        "pg_rotate_logfile",
+        "pg_switch_wal",
+        "pg_create_",
+        "pg_drop_replication",
+        "pg_replication_origin",
+        "pg_logical_",
+        "pg_stat_reset",
+        "pg_stat_statements_reset",
+        "pg_backup_",
+        "pg_wal_replay",
+        "pg_log_backend",
+        "query_to_xml",  # query_to_xml, query_to_xml_and_xmlschema, query_to_xmlschema
+        "table_to_xml",
+        "cursor_to_xml",
+        "schema_to_xml",
+        "database_to_xml",
+    ),
+)
+
+DENY_LISTS: dict[str, DenyList] = {"duckdb": GENERIC | DUCKDB, "postgres": GENERIC | POSTGRES}
+UNKNOWN_DIALECT = GENERIC | DUCKDB | POSTGRES
+
+# Functions that may be a row source in FROM; any other table function is rejected.
+TABLE_FUNCTIONS = frozenset(
+    {"generate_series", "exploding_generate_series", "range", "unnest", "generate_subscripts"}
+    | {"json_each", "json_each_text", "json_tree", "jsonb_each", "jsonb_each_text"}
+    | {"json_array_elements", "json_array_elements_text", "jsonb_array_elements"}
+    | {"jsonb_array_elements_text", "json_to_recordset", "jsonb_to_recordset"}
+    | {"regexp_split_to_table", "string_to_table", "explode", "posexplode"}
+)
+
+# System catalogs: schemas and catalogs that are off limits, and name prefixes that an
+# unqualified table (or table function) resolves into the system catalog with.
+SYSTEM_SCHEMAS = frozenset({"information_schema", "pg_catalog", "pg_toast"})
+SYSTEM_SCHEMA_PREFIXES = ("pg_temp", "pg_toast")
+SYSTEM_CATALOGS = frozenset({"system", "temp"})
+SYSTEM_NAME_PREFIXES = ("pg_", "duckdb_", "sqlite_", "pragma_")
+
+
+def deny_list(dialect: str) -> DenyList:
+    """The deny-list for ``dialect`` (the union of all for a dialect not listed here)."""
+    return DENY_LISTS.get(dialect.lower(), UNKNOWN_DIALECT)

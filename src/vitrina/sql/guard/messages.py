@@ -1,0 +1,125 @@
+"""Bilingual message templates, one pair per rule (and per variant of a rule).
+
+Every message says what was wrong and what to do, because its reader is often the
+generator that wrote the SQL and has to repair it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlglot import exp
+
+from vitrina.sql.guard.models import GuardViolation
+
+FRAGMENT_LIMIT = 200
+
+# key -> (English, Russian); the key before a dot is the rule name.
+MESSAGES: dict[str, tuple[str, str]] = {
+    "parse_error": (
+        "Could not parse the SQL as {dialect} {where_en}: {description}. "
+        "Rewrite it as one valid {dialect} SELECT statement.",
+        "Не удалось разобрать SQL как {dialect} {where_ru}: {description}. "
+        "Перепишите его как одну корректную инструкцию SELECT для {dialect}.",
+    ),
+    "single_statement": (
+        "Expected exactly one SQL statement, found {count}. "
+        "Send a single SELECT query with nothing after the semicolon.",
+        "Ожидалась ровно одна SQL-инструкция, найдено: {count}. "
+        "Отправьте один запрос SELECT, без других инструкций после точки с запятой.",
+    ),
+    "select_only": (
+        "Only read-only SELECT queries are allowed, but this statement is {kind}. "
+        "Rewrite it as a SELECT (or WITH ... SELECT, or a UNION of SELECTs) that only reads data.",
+        "Разрешены только читающие запросы SELECT, а эта инструкция — {kind}. "
+        "Перепишите её как SELECT (или WITH ... SELECT, или UNION из SELECT), который только читает данные.",
+    ),
+    "nested_statement": (
+        "A {kind} statement is nested inside the query (for example in a WITH clause). "
+        "Remove it: the query may only read data.",
+        "Внутри запроса (например, в WITH) вложена инструкция {kind}. "
+        "Уберите её: запрос может только читать данные.",
+    ),
+    "select_into": (
+        "SELECT ... INTO writes the result into a new table or variable. "
+        "Remove the INTO clause and return the rows instead.",
+        "SELECT ... INTO записывает результат в новую таблицу или переменную. "
+        "Уберите INTO и просто верните строки.",
+    ),
+    "row_locks": (
+        "The row-locking clause {fragment} is not allowed in a read-only query. "
+        "Remove FOR UPDATE / FOR SHARE.",
+        "Блокировка строк {fragment} запрещена в читающем запросе. Уберите FOR UPDATE / FOR SHARE.",
+    ),
+    "dangerous_functions": (
+        "Function {name}() is not allowed: it can read files, reach the network, wait, "
+        "run other SQL or change server state. Use warehouse tables and ordinary SQL functions only.",
+        "Функция {name}() запрещена: она может читать файлы, обращаться к сети, ждать, "
+        "выполнять другой SQL или менять состояние сервера. Используйте только таблицы хранилища "
+        "и обычные функции SQL.",
+    ),
+    "table_functions": (
+        "Table function {name}() is not allowed in FROM. Select from warehouse tables; "
+        "only generate_series, range, unnest and JSON expansion functions may produce rows.",
+        "Табличная функция {name}() в FROM запрещена. Выбирайте данные из таблиц хранилища; "
+        "строки могут порождать только generate_series, range, unnest и функции разворачивания JSON.",
+    ),
+    "file_references": (
+        "{fragment} looks like a file path or URL, not a table. "
+        "Query warehouse tables only: reading files is not allowed.",
+        "{fragment} похоже на путь к файлу или URL, а не на таблицу. "
+        "Запрашивайте только таблицы хранилища: чтение файлов запрещено.",
+    ),
+    "system_catalogs": (
+        "System catalog object {fragment} is not allowed. "
+        "Use the tables of the data catalog; metadata comes from Vitrina's catalog, "
+        "not from the database's system tables.",
+        "Системный объект {fragment} запрещён. "
+        "Используйте таблицы каталога данных; метаданные берутся из каталога Витрины, "
+        "а не из системных таблиц базы.",
+    ),
+    "allowed_tables": (
+        "Table {fragment} is not among the allowed tables. Use one of: {known}.",
+        "Таблицы {fragment} нет среди разрешённых. Используйте одну из: {known}.",
+    ),
+    "allowed_tables.ambiguous": (
+        "Table name {fragment} is ambiguous: it matches {candidates}. Qualify it with its schema.",
+        "Имя таблицы {fragment} неоднозначно: подходят {candidates}. Укажите схему.",
+    ),
+    "allowed_columns": (
+        "Column {column} does not exist in table {table}. Use one of its columns: {known}.",
+        "В таблице {table} нет столбца {column}. Используйте один из её столбцов: {known}.",
+    ),
+    "allowed_columns.unresolved": (
+        "Column {column} is not found in any table of the query ({tables}). "
+        "Check the name against the catalog.",
+        "Столбец {column} не найден ни в одной таблице запроса ({tables}). "
+        "Сверьте имя с каталогом.",
+    ),
+}
+
+
+def violation(key: str, fragment: str | None = None, **params: Any) -> GuardViolation:
+    """Build a violation from the templates under ``key``; ``fragment`` is the offending SQL."""
+    if fragment is not None and len(fragment) > FRAGMENT_LIMIT:
+        fragment = fragment[: FRAGMENT_LIMIT - 3] + "..."
+    en, ru = MESSAGES[key]
+    values = {"fragment": fragment, **params}
+    return GuardViolation(
+        rule=key.split(".")[0],
+        message_en=en.format(**values),
+        message_ru=ru.format(**values),
+        fragment=fragment,
+    )
+
+
+def listing(names: list[str] | set[str], limit: int = 12) -> str:
+    """A short, sorted, comma-separated list for a message ("a, b, c and 5 more")."""
+    ordered = sorted(names)
+    shown = ", ".join(ordered[:limit])
+    return f"{shown} (+{len(ordered) - limit})" if len(ordered) > limit else shown or "-"
+
+
+def sql_fragment(node: exp.Expr, dialect: str) -> str:
+    """The offending node as SQL, function names in their written case, no comments."""
+    return node.sql(dialect=dialect, normalize_functions=False, comments=False)

@@ -1,0 +1,212 @@
+"""Read-only access to the warehouse: one connection, a statement timeout and a row cap.
+
+Read-only is enforced by the connection itself, not by trusting the SQL: DuckDB files are
+opened with read_only=True, PostgreSQL sessions run with default_transaction_read_only,
+and other SQLAlchemy engines run inside a transaction that is always rolled back.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Protocol
+
+from vitrina.warehouse.result import QueryResult
+
+SQLGLOT_DIALECTS = {
+    "duckdb": "duckdb",
+    "postgresql": "postgres",
+    "postgres": "postgres",
+    "mysql": "mysql",
+    "mariadb": "mysql",
+    "clickhouse": "clickhouse",
+    "trino": "trino",
+    "mssql": "tsql",
+    "sqlite": "sqlite",
+    "snowflake": "snowflake",
+    "bigquery": "bigquery",
+}
+
+
+class WarehouseError(Exception):
+    """A query or connection failure, worded for a user; `kind` tells what went wrong."""
+
+    def __init__(self, message: str, *, kind: str = "error", sql: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind  # connect, timeout, compile, execute
+        self.sql = sql
+
+
+def scheme_of(url: str) -> str:
+    return url.split(":", 1)[0].split("+", 1)[0].lower()
+
+
+def dialect_of(url: str) -> str:
+    """The sqlglot dialect for a SQLAlchemy-style URL."""
+    return SQLGLOT_DIALECTS.get(scheme_of(url), scheme_of(url))
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+class _Backend(Protocol):
+    def run(self, sql: str, row_cap: int, timeout_s: float) -> tuple[list[str], list[tuple], bool]: ...
+    def close(self) -> None: ...
+
+
+class _DuckDBBackend:
+    def __init__(self, path: str) -> None:
+        import duckdb
+
+        if path != ":memory:" and not Path(path).exists():
+            raise WarehouseError(f"DuckDB file not found: {path}", kind="connect")
+        try:
+            self.conn = duckdb.connect(path, read_only=path != ":memory:")
+        except duckdb.Error as exc:
+            raise WarehouseError(f"cannot open DuckDB file {path}: {_first_line(exc)}", kind="connect") from exc
+        self.lock = threading.Lock()
+
+    def run(self, sql: str, row_cap: int, timeout_s: float) -> tuple[list[str], list[tuple], bool]:
+        import duckdb
+
+        with self.lock:
+            cursor = self.conn.cursor()
+            timer = threading.Timer(timeout_s, cursor.interrupt)
+            timer.start()
+            try:
+                cursor.execute(sql)
+                columns = [d[0] for d in cursor.description or []]
+                rows = cursor.fetchmany(row_cap + 1)
+            except duckdb.InterruptException as exc:
+                raise WarehouseError(f"query ran longer than {timeout_s:g} s and was stopped",
+                                     kind="timeout", sql=sql) from exc
+            except duckdb.Error as exc:
+                raise WarehouseError(_first_line(exc), kind="execute", sql=sql) from exc
+            finally:
+                timer.cancel()
+                cursor.close()
+        return columns, [tuple(r) for r in rows[:row_cap]], len(rows) > row_cap
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class _PostgresBackend:
+    def __init__(self, url: str, timeout_s: float) -> None:
+        import psycopg
+
+        dsn = url.replace("postgresql+psycopg://", "postgresql://").replace("postgres://", "postgresql://")
+        options = f"-c default_transaction_read_only=on -c statement_timeout={int(timeout_s * 1000)}"
+        try:
+            self.conn = psycopg.connect(dsn, options=options, connect_timeout=10, autocommit=True)
+        except psycopg.Error as exc:
+            raise WarehouseError(f"cannot connect to PostgreSQL: {_first_line(exc)}", kind="connect") from exc
+        self.lock = threading.Lock()
+
+    def run(self, sql: str, row_cap: int, timeout_s: float) -> tuple[list[str], list[tuple], bool]:
+        import psycopg
+        from psycopg import errors
+
+        with self.lock, self.conn.cursor() as cur:
+            try:
+                cur.execute(f"SET statement_timeout = {int(timeout_s * 1000)}")
+                cur.execute(sql)  # type: ignore[arg-type]  # guarded SQL, never user-formatted
+                columns = [d.name for d in cur.description or []]
+                rows = cur.fetchmany(row_cap + 1)
+            except errors.QueryCanceled as exc:
+                raise WarehouseError(f"query ran longer than {timeout_s:g} s and was stopped",
+                                     kind="timeout", sql=sql) from exc
+            except psycopg.Error as exc:
+                raise WarehouseError(_first_line(exc), kind="execute", sql=sql) from exc
+        return columns, [tuple(r) for r in rows[:row_cap]], len(rows) > row_cap
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class _SQLAlchemyBackend:
+    """Any other engine: each query runs in a transaction that is rolled back."""
+
+    def __init__(self, url: str) -> None:
+        from sqlalchemy import create_engine
+        from sqlalchemy.exc import SQLAlchemyError
+
+        try:
+            self.engine = create_engine(url)
+            with self.engine.connect():
+                pass
+        except (SQLAlchemyError, ImportError) as exc:
+            raise WarehouseError(f"cannot connect to {scheme_of(url)}: {_first_line(exc)}", kind="connect") from exc
+
+    def run(self, sql: str, row_cap: int, timeout_s: float) -> tuple[list[str], list[tuple], bool]:
+        from sqlalchemy import text
+        from sqlalchemy.exc import SQLAlchemyError
+
+        with self.engine.connect() as conn:
+            try:
+                result = conn.execute(text(sql))
+                columns = list(result.keys())
+                rows = result.fetchmany(row_cap + 1)
+            except SQLAlchemyError as exc:
+                raise WarehouseError(_first_line(exc.orig or exc), kind="execute", sql=sql) from exc
+            finally:
+                conn.rollback()
+        return columns, [tuple(r) for r in rows[:row_cap]], len(rows) > row_cap
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+class Warehouse:
+    """One warehouse connection, opened lazily, used by every read in a process."""
+
+    def __init__(self, url: str, *, timeout_s: float = 30.0, row_cap: int = 100_000) -> None:
+        self.url = url
+        self.dialect = dialect_of(url)
+        self.timeout_s = timeout_s
+        self.row_cap = row_cap
+        self._backend: _Backend | None = None
+
+    @property
+    def backend(self) -> _Backend:
+        if self._backend is None:
+            scheme = scheme_of(self.url)
+            if scheme == "duckdb":
+                self._backend = _DuckDBBackend(self.url.split(":///", 1)[-1] or ":memory:")
+            elif scheme in ("postgresql", "postgres"):
+                self._backend = _PostgresBackend(self.url, self.timeout_s)
+            else:
+                self._backend = _SQLAlchemyBackend(self.url)
+        return self._backend
+
+    def execute(self, sql: str, *, row_cap: int | None = None) -> QueryResult:
+        """Run one guarded SELECT; rows beyond the cap are dropped and `truncated` says so."""
+        start = time.perf_counter()
+        columns, rows, truncated = self.backend.run(sql, row_cap or self.row_cap, self.timeout_s)
+        elapsed = (time.perf_counter() - start) * 1000
+        return QueryResult(columns=columns, rows=rows, truncated=truncated, elapsed_ms=round(elapsed, 2))
+
+    def explain(self, sql: str) -> None:
+        """Compile check on the real engine: EXPLAIN plans the query without running it."""
+        try:
+            self.backend.run(f"EXPLAIN {sql}", 1000, self.timeout_s)
+        except WarehouseError as exc:
+            if exc.kind == "connect":
+                raise
+            raise WarehouseError(str(exc), kind="compile", sql=sql) from exc
+
+    def ping(self) -> str | None:
+        """None when reachable, else the reason."""
+        try:
+            self.backend.run("SELECT 1", 1, min(self.timeout_s, 5))
+        except WarehouseError as exc:
+            return str(exc)
+        return None
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()
+            self._backend = None
