@@ -53,3 +53,35 @@ def pg_url() -> str:
             pytest.fail(f"CI=true but PostgreSQL at {PG_URL} is not reachable: {problem}")
         pytest.skip(f"PostgreSQL at {PG_URL} not reachable ({problem}); set VITRINA_TEST_PG_URL")
     return PG_URL
+
+
+TODAY = __import__("datetime").date(2026, 11, 30)  # "today" for every relative period in tests
+
+
+@pytest.fixture(scope="session")
+def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The full-size demo warehouse, built once per test session (about 3 s)."""
+    from vitrina.warehouse.demo import build_demo_warehouse
+
+    path = tmp_path_factory.mktemp("demo") / "warehouse.duckdb"
+    build_demo_warehouse(path)
+    return path
+
+
+@pytest.fixture
+def make_service(demo_db: Path):
+    """A factory of AskService objects over the demo warehouse with a fixed 'today'."""
+    from vitrina.ask.service import AskService
+    from vitrina.config import load_settings
+
+    services = []
+
+    def factory(db_url: str | None = None, *, write_files: bool = False, catalog=None, **overrides):
+        settings = load_settings(db_url=db_url or f"duckdb:///{demo_db}", **overrides)
+        service = AskService(settings, catalog=catalog, today=TODAY, write_files=write_files)
+        services.append(service)
+        return service
+
+    yield factory
+    for service in services:
+        service.close()

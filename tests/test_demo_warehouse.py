@@ -64,7 +64,8 @@ def test_other_seed_gives_other_rows(small_demo: DemoStats, tmp_path: Path) -> N
     assert table_checksums(same.path) == base
     other_sums = table_checksums(other.path)
     assert other_sums["fact_payment"] != base["fact_payment"]
-    assert other_sums["dim_region"] == base["dim_region"]  # reference data does not depend on the seed
+    # reference data does not depend on the seed
+    assert other_sums["dim_region"] == base["dim_region"]
 
 
 def test_full_build_is_fast_enough(full_demo: DemoStats) -> None:
@@ -96,16 +97,28 @@ def test_fact_dates_within_fixed_range(con: duckdb.DuckDBPyConnection) -> None:
         ("dim_client", "registered_date"),
     ]:
         lo, hi = con.execute(f"SELECT min({col}), max({col}) FROM dwh.{table}").fetchone()  # type: ignore[misc]
-        assert START_DATE <= lo and hi <= END_DATE, (table, lo, hi)
-    lo, hi = con.execute("SELECT min(payment_date), max(payment_date) FROM dwh.fact_payment").fetchone()  # type: ignore[misc]
+        assert lo >= START_DATE and hi <= END_DATE, (table, lo, hi)
+    lo, hi = con.execute(
+        "SELECT min(payment_date), max(payment_date) FROM dwh.fact_payment"
+    ).fetchone()  # type: ignore[misc]
     assert (lo, hi) == (date(2023, 1, 1), date(2026, 11, 30))
-    assert scalar(con, "SELECT count(*) FROM dwh.fact_payment WHERE CAST(payment_ts AS DATE) <> payment_date") == 0
+    assert (
+        scalar(
+            con,
+            "SELECT count(*) FROM dwh.fact_payment WHERE CAST(payment_ts AS DATE) <> payment_date",
+        )
+        == 0
+    )
 
 
 def test_calendar(con: duckdb.DuckDBPyConnection) -> None:
-    lo, hi, n = con.execute("SELECT min(date_day), max(date_day), count(*) FROM dwh.dim_calendar").fetchone()  # type: ignore[misc]
+    lo, hi, n = con.execute(
+        "SELECT min(date_day), max(date_day), count(*) FROM dwh.dim_calendar"
+    ).fetchone()  # type: ignore[misc]
     assert (lo, hi, n) == (date(2023, 1, 1), date(2026, 12, 31), 1461)
-    row = con.execute("SELECT * FROM dwh.dim_calendar WHERE date_day = DATE '2025-01-05'").fetchone()
+    row = con.execute(
+        "SELECT * FROM dwh.dim_calendar WHERE date_day = DATE '2025-01-05'"
+    ).fetchone()
     # 2025-01-05 is a Sunday of ISO week 1, which starts on Monday 2024-12-30
     assert row == (date(2025, 1, 5), 2025, 1, 1, "Январь", 1, date(2024, 12, 30), 7, True)
     assert scalar(con, "SELECT count(*) FROM dwh.dim_calendar WHERE isodow(week_start) <> 1") == 0
@@ -204,16 +217,25 @@ def test_vocabularies(con: duckdb.DuckDBPyConnection) -> None:
     assert values("SELECT DISTINCT status FROM dwh.dim_wallet") == {"active", "closed", "blocked"}
     assert values("SELECT DISTINCT channel FROM dwh.dim_wallet") == {"app", "web", "office"}
     assert values("SELECT DISTINCT card_type FROM dwh.dim_card") == {"debit", "credit", "virtual"}
-    assert values("SELECT DISTINCT payment_system FROM dwh.dim_card") == {"Mir", "Visa", "Mastercard", "UnionPay"}
+    assert values("SELECT DISTINCT payment_system FROM dwh.dim_card") == {
+        "Mir",
+        "Visa",
+        "Mastercard",
+        "UnionPay",
+    }
     assert values("SELECT DISTINCT status FROM dwh.dim_card") == {"active", "expired", "blocked"}
-    assert values("SELECT DISTINCT status FROM dwh.fact_payment") == {"success", "declined", "refunded"}
+    assert values("SELECT DISTINCT status FROM dwh.fact_payment") == {
+        "success",
+        "declined",
+        "refunded",
+    }
     assert values("SELECT DISTINCT channel FROM dwh.fact_payment") == {"app", "web", "pos", "qr"}
     assert values("SELECT DISTINCT federal_district FROM dwh.dim_region") == {
         "Центральный", "Северо-Западный", "Сибирский", "Уральский", "Приволжский", "Южный", "Дальневосточный",
     }  # fmt: skip
-    assert scalar(con, "SELECT region_name_en FROM dwh.dim_region WHERE region_name = 'Санкт-Петербург'") == (
-        "Saint Petersburg"
-    )
+    assert scalar(
+        con, "SELECT region_name_en FROM dwh.dim_region WHERE region_name = 'Санкт-Петербург'"
+    ) == ("Saint Petersburg")
 
 
 def test_shares(con: duckdb.DuckDBPyConnection) -> None:
@@ -231,7 +253,11 @@ def test_shares(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def test_growth_and_seasonality(con: duckdb.DuckDBPyConnection) -> None:
-    yearly = dict(con.execute("SELECT year(payment_date), count(*) FROM dwh.fact_payment GROUP BY 1").fetchall())
+    yearly = dict(
+        con.execute(
+            "SELECT year(payment_date), count(*) FROM dwh.fact_payment GROUP BY 1"
+        ).fetchall()
+    )
     assert yearly[2023] < yearly[2024] < yearly[2025]
     assert yearly[2026] > yearly[2025] * 11 / 12  # 11 months of 2026 still beat 2025's pace
     monthly = dict(
@@ -330,14 +356,18 @@ def test_primary_keys_are_real_constraints(small_demo: DemoStats, tmp_path: Path
 
 def test_progress_reports_every_step(tmp_path: Path) -> None:
     calls: list[tuple[str, int, int]] = []
-    stats = build_demo_warehouse(tmp_path / "p.duckdb", scale=0.02, progress=lambda *a: calls.append(a))
+    stats = build_demo_warehouse(
+        tmp_path / "p.duckdb", scale=0.02, progress=lambda *a: calls.append(a)
+    )
     names = [c[0] for c in calls]
     assert names[0] == "schema" and names[-1] == "done" and "payments" in names
     assert [c[1] for c in calls] == list(range(len(calls)))
     assert all(total == len(stats.step_seconds) for _, _, total in calls)
 
 
-def test_failed_build_leaves_no_file_and_keeps_the_old_one(small_demo: DemoStats, tmp_path: Path) -> None:
+def test_failed_build_leaves_no_file_and_keeps_the_old_one(
+    small_demo: DemoStats, tmp_path: Path
+) -> None:
     def explode(step: str, done: int, total: int) -> None:
         if step == "payments":
             raise RuntimeError("boom")
@@ -399,14 +429,17 @@ def pg_schema(pg_url: str) -> Iterator[str]:
 
 
 @pytest.mark.postgres
-def test_load_into_postgres_full_size_twice(full_demo: DemoStats, pg_url: str, pg_schema: str) -> None:
+def test_load_into_postgres_full_size_twice(
+    full_demo: DemoStats, pg_url: str, pg_schema: str
+) -> None:
     with psycopg.connect(pg_url, autocommit=True) as c:
         c.execute(f'CREATE SCHEMA "{pg_schema}"')
         c.execute(f'CREATE TABLE "{pg_schema}".keep_me (x int)')  # not ours: must survive
     expected = {**full_demo.rows, "_vitrina_demo": 1}
     assert load_demo_into_postgres(full_demo.path, pg_url, schema=pg_schema) == expected
     sa_url = pg_url.replace("postgresql://", "postgresql+psycopg://")
-    assert load_demo_into_postgres(full_demo.path, sa_url, schema=pg_schema) == expected  # idempotent
+    # idempotent, and the SQLAlchemy spelling of the URL works too
+    assert load_demo_into_postgres(full_demo.path, sa_url, schema=pg_schema) == expected
     with psycopg.connect(pg_url) as c:
         tables = {r[0] for r in c.execute(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", [pg_schema])}  # fmt: skip
@@ -416,7 +449,11 @@ def test_load_into_postgres_full_size_twice(full_demo: DemoStats, pg_url: str, p
             "FROM information_schema.table_constraints tc JOIN information_schema.key_column_usage k "
             "USING (constraint_schema, constraint_name) WHERE tc.table_schema = %s "
             "AND tc.constraint_type = 'PRIMARY KEY' GROUP BY 1", [pg_schema]).fetchall())  # fmt: skip
-        assert pks["fact_payment"] == ["payment_id"] and pks["dim_calendar"] == ["date_day"] and len(pks) == 7
+        assert (
+            pks["fact_payment"] == ["payment_id"]
+            and pks["dim_calendar"] == ["date_day"]
+            and len(pks) == 7
+        )
         types = dict(c.execute(
             "SELECT column_name, data_type || coalesce('(' || numeric_precision || ',' || numeric_scale || ')', '') "
             "FROM information_schema.columns WHERE table_schema = %s AND table_name = 'fact_payment'",
@@ -429,9 +466,11 @@ def test_load_into_postgres_full_size_twice(full_demo: DemoStats, pg_url: str, p
                 "SELECT count(card_id), sum(amount_rub), sum(fee_rub), count(DISTINCT payment_ts), "
                 "sum(CASE WHEN status = 'success' THEN 1 ELSE 0 END) FROM dwh.fact_payment"
             ).fetchone()
-            duck_names = d.execute("SELECT string_agg(client_name, '|' ORDER BY client_id) FROM dwh.dim_client").fetchone()
+            duck_names = d.execute(
+                "SELECT string_agg(client_name, '|' ORDER BY client_id) FROM dwh.dim_client"
+            ).fetchone()
         pg = c.execute(
-            f'SELECT count(card_id), sum(amount_rub), sum(fee_rub), count(DISTINCT payment_ts), '
+            f"SELECT count(card_id), sum(amount_rub), sum(fee_rub), count(DISTINCT payment_ts), "
             f"sum(CASE WHEN status = 'success' THEN 1 ELSE 0 END) FROM \"{pg_schema}\".fact_payment"
         ).fetchone()
         assert pg == duck
@@ -455,7 +494,7 @@ def test_concurrent_loads_into_one_schema_wait_for_each_other(
     def load() -> None:
         try:
             results.append(load_demo_into_postgres(small_demo.path, pg_url, schema=pg_schema))
-        except Exception as exc:  # noqa: BLE001 - collected and asserted below
+        except Exception as exc:  # collected and asserted below
             results.append(exc)
 
     threads = [threading.Thread(target=load) for _ in range(2)]

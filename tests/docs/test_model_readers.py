@@ -53,7 +53,7 @@ def test_small_tmdl() -> None:
     assert names == sorted(["Дней", "Кол-во", "Рейтинг Потенциал", "Кол-во рейсов", "Сумма 'в рублях'"])
     qty = m.measure("Кол-во")
     assert qty.description == "Количество проданных единиц" and qty.format_string == "#,0" and qty.display_folder == "Продажи"
-    assert qty.line == 5 and qty.file.endswith("Продажи.tmdl")
+    assert qty.line == 6 and qty.file.endswith("Продажи.tmdl")
     rating = m.measure("Рейтинг Потенциал").expression
     assert rating.splitlines()[0] == "VAR q = [Кол-во]" and rating.splitlines()[-1].strip().startswith("IF (")
     trips = m.measure("Кол-во рейсов").expression
@@ -85,7 +85,7 @@ def test_broken_bim_json_names_line_and_column(tmp_path: Path) -> None:
     bad.write_text('{\n  "model": {\n    "tables": [,]\n  }\n}', encoding="utf-8")
     with pytest.raises(ModelReadError) as err:
         load_model(bad)
-    assert str(err.value).startswith(f"{bad}:3:15: invalid JSON")
+    assert str(err.value).startswith(f"{bad}:3:16: invalid JSON")
 
 
 def test_missing_and_wrong_paths(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 from typing import Annotated
@@ -51,7 +50,7 @@ def ensure_demo(settings: Settings) -> None:
         ensure_demo_warehouse(settings.demo_db_path, progress=report)
 
 
-def make_service(settings: Settings):  # noqa: ANN201 - AskService, imported lazily for a fast --help
+def make_service(settings: Settings):
     from vitrina.ask.service import AskService
 
     ensure_demo(settings)
@@ -107,7 +106,7 @@ def register(app: typer.Typer) -> None:
         finally:
             service.close()
         if as_json:
-            console.print_json(result.model_dump_json())
+            typer.echo(result.model_dump_json(indent=2))
         else:
             render(console, result, show_trace=trace)
         _copy(result.excel, excel, "Excel file")
@@ -166,7 +165,7 @@ def register(app: typer.Typer) -> None:
             with console.status("loading the demo data into PostgreSQL"):
                 try:
                     counts = load_demo_into_postgres(settings.demo_db_path, load_postgres)
-                except Exception as exc:  # noqa: BLE001 - any driver error is reported, not raised
+                except Exception as exc:
                     raise fail(f"PostgreSQL load failed: {str(exc).splitlines()[0]}") from exc
             console.print(f"loaded {sum(counts.values()):,} rows into {load_postgres.split('@')[-1]}")
         if not questions:
@@ -178,7 +177,7 @@ def register(app: typer.Typer) -> None:
                 result = service.ask(question, thread_id=thread_id)
                 thread_id = result.thread_id
                 if as_json:
-                    console.print(json.dumps(result.model_dump(mode="json"), ensure_ascii=False))
+                    typer.echo(result.model_dump_json())
                 else:
                     render(console, result, show_trace=False)
                     console.print()

@@ -163,16 +163,22 @@ def write_excel(
         template = WriteOnlyCell(ws)
         template.number_format = fmt
         styles.append(template)
+    # One reusable cell per column: a write-only sheet writes each row as it is appended,
+    # so the cell is free again for the next row (no new cell, no style copy per value).
     ids = [m.role is ColumnRole.ID for m in metas]
+    slots = [_cell(ws, None, style) for style in styles]
     for row in rows:
-        out = []
+        out: list[Any] = []
         for i, v in enumerate(row):
             value = _id_text(v) if ids[i] else excel_value(v)
-            style = styles[i]
-            if value is None or (style is None and not _looks_like_formula(value)):
-                out.append(value)  # plain values are cheaper than cells
-            else:
-                out.append(_cell(ws, value, style))
+            if value is None or (styles[i] is None and not _looks_like_formula(value)):
+                out.append(value)  # plain values need no cell
+                continue
+            cell = slots[i]
+            cell.value = value
+            if cell.data_type == "f":  # text such as "=1+1" stays text, never a formula
+                cell.data_type = "s"
+            out.append(cell)
         ws.append(out)
 
     _write_query_sheet(

@@ -68,5 +68,5 @@ def rewrite(question: str, reading: Reading, prev: dict[str, Any], today: date) 
     if reading.metrics:
         # a new subject ("а карт?"): the follow-up's words replace the previous core
         core, rest = rest, ""
-    parts = [core, rest, period_part, grain_span or ""]
+    parts = [_clean(p) for p in (core, rest, period_part, grain_span or "")]
     return _clean(" ".join(p for p in parts if p))

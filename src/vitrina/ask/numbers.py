@@ -114,10 +114,10 @@ def format_number(value: Any, decimals: int = 0, lang: Lang | str = "ru") -> str
     if d is None:
         return DASH
     with localcontext() as ctx:
-        ctx.prec = max(60, len(str(abs(d).to_integral_value())) + decimals + 5)
+        ctx.prec = max(60, d.adjusted() + decimals + 5)
         q = d.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
-    sign = "-" if q < 0 else ""
-    int_part, _, frac = f"{abs(q):f}".partition(".")
+        sign = "-" if q < 0 else ""
+        int_part, _, frac = f"{abs(q):f}".partition(".")
     grouped = f"{int(int_part):,}"
     if lang == "ru":
         grouped, point = grouped.replace(",", NBSP), ","

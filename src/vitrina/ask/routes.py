@@ -30,7 +30,7 @@ def _retry_or_fail(state: AskState, max_attempts: int) -> Literal["generate_sql"
     return "generate_sql"
 
 
-def make_sql_routes(max_attempts: int):  # noqa: ANN201 - returns three router functions
+def make_sql_routes(max_attempts: int):
     """Routers after guard, checks and execution: next step, a bounded retry, or failure."""
 
     def after_guard(state: AskState) -> Literal["check_sql", "generate_sql", "fail"]:

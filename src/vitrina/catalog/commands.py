@@ -32,7 +32,7 @@ def init(
     with console.status(f"introspecting {db.split('@')[-1]}"):
         try:
             schema_info = introspect(db, schemas=schema, sample_values=sample_values)
-        except Exception as exc:  # noqa: BLE001 - a wrong URL or driver error is the user's to fix
+        except Exception as exc:
             err.print(f"[red]error:[/] cannot introspect {db}: {str(exc).splitlines()[0] if str(exc) else exc}")
             raise typer.Exit(2) from exc
     for table in schema_info.tables:

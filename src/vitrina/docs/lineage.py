@@ -302,6 +302,7 @@ def _walk_sql(b: _Builder, index: Any, roots: list[tuple[str, str]], max_depth: 
     for tid, obj in roots:
         queue.append((tid, obj, "partition source", 0))
     procs: dict[str, ProcedureInfo] = {}
+    visited_flows: set[tuple[str, str]] = set()
     while queue:
         b.check_time()
         parent, name, label, depth = queue.pop(0)
@@ -354,18 +355,28 @@ def _walk_sql(b: _Builder, index: Any, roots: list[tuple[str, str]], max_depth: 
                     lin.procedures.append(info)
                     _object_warnings(b, proc, pname)
                 info.excerpts.extend(_excerpts(proc, k, pname))
-                if pk in visited:
+                if (pk, k) in visited_flows:
                     continue
-                visited.add(pk)
-                writes = {key(w) for w in info.writes}
-                for read in info.reads:
-                    rk = key(read)
-                    if rk in writes or rk == k:
-                        continue
+                visited_flows.add((pk, k))
+                for read in _flow_sources(proc, k, info):
                     queue.append((pid, read, "reads", depth + 1))
         elif kind in ("function",):
             for src in getattr(obj, "reads", set()) or []:
                 queue.append((nid, src, "reads", depth + 1))
+
+
+def _flow_sources(proc: Any, table_key: str, info: ProcedureInfo) -> list[str]:
+    """The tables whose rows reach `table_key` through this procedure.
+
+    The index's `flows` is precise (temp tables collapsed); without it, every table the
+    procedure reads and does not write is a candidate.
+    """
+    flows = getattr(proc, "flows", None) or {}
+    for target, sources in flows.items():
+        if key(target) == table_key:
+            return sorted(key(x) for x in sources if key(x) != table_key)
+    writes = {key(w) for w in info.writes}
+    return [key(r) for r in info.reads if key(r) not in writes and key(r) != table_key]
 
 
 def _s(value: Any) -> str | None:

@@ -101,13 +101,27 @@ def check_group_by(tree: exp.Expression) -> list[CheckProblem]:
     return problems
 
 
+def _grouped_expressions(select: exp.Select, group: exp.Group) -> list[str]:
+    """GROUP BY items as SQL, with ordinals (GROUP BY 1) and aliases resolved to what they name."""
+    by_alias = {p.alias_or_name.lower(): p for p in select.expressions}
+    out = []
+    for item in group.expressions:
+        target = item
+        if isinstance(item, exp.Literal) and item.is_int and 0 < int(item.this) <= len(select.expressions):
+            target = select.expressions[int(item.this) - 1]
+        elif isinstance(item, exp.Column) and not item.table and item.name.lower() in by_alias:
+            target = by_alias[item.name.lower()]
+        out.append((target.this if isinstance(target, exp.Alias) else target).sql())
+    return out
+
+
 def check_grain(tree: exp.Expression, grain: str | None) -> list[CheckProblem]:
     """"по месяцам" needs a GROUP BY on the month (date_trunc or extract)."""
     if not grain:
         return []
     select = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
     group = select.args.get("group") if select else None
-    text = group.sql().lower() if group else ""
+    text = " ".join(_grouped_expressions(select, group)).lower() if select and group else ""
     if grain in text or (grain == "day" and "date" in text):
         return []
     return [CheckProblem("grain_missing", f"the question asks for a breakdown by {grain} "

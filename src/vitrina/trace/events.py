@@ -7,9 +7,10 @@ by the CLI, serialised to JSON and exported to telemetry later.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import StrEnum
-from typing import Any, Iterator
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -42,31 +43,31 @@ class Trace:
         self.node = node
         self.events: list[TraceEvent] = []
 
-    def add(self, kind: EventKind, message: str, **data: Any) -> TraceEvent:
+    def add(self, kind: EventKind, message: str, /, **data: Any) -> TraceEvent:
         event = TraceEvent(node=self.node, kind=kind, message=message, data=data)
         self.events.append(event)
         return event
 
-    def branch(self, message: str, **data: Any) -> TraceEvent:
+    def branch(self, message: str, /, **data: Any) -> TraceEvent:
         return self.add(EventKind.BRANCH, message, **data)
 
-    def suppressed(self, message: str, **data: Any) -> TraceEvent:
+    def suppressed(self, message: str, /, **data: Any) -> TraceEvent:
         return self.add(EventKind.SUPPRESSED, message, **data)
 
-    def rejected(self, message: str, **data: Any) -> TraceEvent:
+    def rejected(self, message: str, /, **data: Any) -> TraceEvent:
         return self.add(EventKind.REJECTED, message, **data)
 
-    def measurement(self, message: str, **data: Any) -> TraceEvent:
+    def measurement(self, message: str, /, **data: Any) -> TraceEvent:
         return self.add(EventKind.MEASUREMENT, message, **data)
 
-    def warning(self, message: str, **data: Any) -> TraceEvent:
+    def warning(self, message: str, /, **data: Any) -> TraceEvent:
         return self.add(EventKind.WARNING, message, **data)
 
-    def error(self, message: str, **data: Any) -> TraceEvent:
+    def error(self, message: str, /, **data: Any) -> TraceEvent:
         return self.add(EventKind.ERROR, message, **data)
 
     @contextmanager
-    def timed(self, message: str, **data: Any) -> Iterator[dict[str, Any]]:
+    def timed(self, message: str, /, **data: Any) -> Iterator[dict[str, Any]]:
         """Record the wall time of a block as a measurement event (ms)."""
         extra: dict[str, Any] = {}
         start = time.perf_counter()

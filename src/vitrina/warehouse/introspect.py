@@ -31,10 +31,14 @@ __all__ = [
 
 Progress = Callable[[str, int, int], None]
 
-SYSTEM_SCHEMAS = frozenset({"information_schema", "pg_catalog", "pg_toast", "sys", "mysql", "performance_schema"})
+SYSTEM_SCHEMAS = frozenset(
+    {"information_schema", "pg_catalog", "pg_toast", "sys", "mysql", "performance_schema"}
+)
 INTERNAL_TABLE_PREFIX = "_vitrina"  # build markers and other bookkeeping, never analyst data
 TEXT_TYPES = frozenset({"varchar", "enum", "uuid"})
-NUMERIC_TYPES = frozenset({"smallint", "integer", "bigint", "decimal", "double", "float", "hugeint"})
+NUMERIC_TYPES = frozenset(
+    {"smallint", "integer", "bigint", "decimal", "double", "float", "hugeint"}
+)
 DATE_TYPES = frozenset({"date", "timestamp", "timestamptz"})
 
 _TYPE_ALIASES = {
@@ -59,7 +63,8 @@ _TYPE_ALIASES = {
 
 class ColumnInfo(BaseModel):
     name: str
-    data_type: str  # normalised: integer, bigint, decimal, varchar, date, timestamp, boolean, double...
+    # normalised: integer, bigint, decimal, varchar, date, timestamp, boolean, double...
+    data_type: str
     raw_type: str = ""  # as the database spells it, e.g. DECIMAL(14,2)
     nullable: bool = True
     distinct_count: int | None = None
@@ -154,7 +159,9 @@ class _RawTable(BaseModel):
 def _wanted(schema: str, schemas: list[str] | None) -> bool:
     if schemas is not None:
         return schema in schemas
-    return schema.lower() not in SYSTEM_SCHEMAS and not schema.lower().startswith(("pg_temp", "pg_toast"))
+    return schema.lower() not in SYSTEM_SCHEMAS and not schema.lower().startswith(
+        ("pg_temp", "pg_toast")
+    )
 
 
 def _duckdb_metadata(conn: sa.Connection, schemas: list[str] | None) -> list[_RawTable]:
@@ -188,7 +195,12 @@ def _duckdb_metadata(conn: sa.Connection, schemas: list[str] | None) -> list[_Ra
             pks[(s, t)] = list(cols)
         elif ref_table:
             fks.setdefault((s, t), []).append(
-                ForeignKeyInfo(columns=list(cols), ref_table=ref_table, ref_columns=list(ref_cols), ref_schema=s)
+                ForeignKeyInfo(
+                    columns=list(cols),
+                    ref_table=ref_table,
+                    ref_columns=list(ref_cols),
+                    ref_schema=s,
+                )
             )
     return [
         _RawTable(
@@ -216,7 +228,11 @@ def _inspector_metadata(engine: sa.Engine, schemas: list[str] | None) -> list[_R
         for name, kind in sorted(names):
             try:
                 cols = [
-                    (c["name"], str(c["type"].compile(dialect=engine.dialect)), bool(c.get("nullable", True)))
+                    (
+                        c["name"],
+                        str(c["type"].compile(dialect=engine.dialect)),
+                        bool(c.get("nullable", True)),
+                    )
                     for c in insp.get_columns(name, schema=schema)
                 ]
                 pk = insp.get_pk_constraint(name, schema=schema).get("constrained_columns") or []
@@ -227,13 +243,26 @@ def _inspector_metadata(engine: sa.Engine, schemas: list[str] | None) -> list[_R
                         ref_columns=fk["referred_columns"],
                         ref_schema=fk.get("referred_schema") or schema,
                     )
-                    for fk in (insp.get_foreign_keys(name, schema=schema) if kind == "table" else [])
+                    for fk in (
+                        insp.get_foreign_keys(name, schema=schema) if kind == "table" else []
+                    )
                 ]
                 out.append(
-                    _RawTable(schema_name=schema, name=name, kind=kind, columns=cols, primary_key=pk, foreign_keys=fks)
+                    _RawTable(
+                        schema_name=schema,
+                        name=name,
+                        kind=kind,
+                        columns=cols,
+                        primary_key=pk,
+                        foreign_keys=fks,
+                    )
                 )
-            except Exception as exc:  # noqa: BLE001 - one unreadable table must not stop the run
-                out.append(_RawTable(schema_name=schema, name=name, kind=kind, columns=[], error=_first_line(exc)))
+            except Exception as exc:  # one unreadable table must not stop the run
+                out.append(
+                    _RawTable(
+                        schema_name=schema, name=name, kind=kind, columns=[], error=_first_line(exc)
+                    )
+                )
     return out
 
 
@@ -253,8 +282,11 @@ def _table_stats(conn: sa.Connection, raw: _RawTable, sample_values: int) -> Tab
         data_type = normalize_type(raw_type)
         values = None
         if data_type in TEXT_TYPES and distinct <= sample_values:
-            rows = conn.execute(sa.text(f"SELECT DISTINCT {q(name)} FROM {source} WHERE {q(name)} IS NOT NULL"))
-            values = sorted(str(r[0]) for r in rows)  # sorted here: collations differ between engines
+            rows = conn.execute(
+                sa.text(f"SELECT DISTINCT {q(name)} FROM {source} WHERE {q(name)} IS NOT NULL")
+            )
+            # sorted here, not in SQL: collations differ between engines
+            values = sorted(str(r[0]) for r in rows)
         columns.append(
             ColumnInfo(
                 name=name,
@@ -350,7 +382,8 @@ def _read_table(engine: sa.Engine, raw: _RawTable, sample_values: int) -> TableI
         name=raw.name,
         kind=raw.kind,
         columns=[
-            ColumnInfo(name=c, data_type=normalize_type(t), raw_type=t, nullable=n) for c, t, n in raw.columns
+            ColumnInfo(name=c, data_type=normalize_type(t), raw_type=t, nullable=n)
+            for c, t, n in raw.columns
         ],
         primary_key=raw.primary_key,
         foreign_keys=raw.foreign_keys,
@@ -359,8 +392,9 @@ def _read_table(engine: sa.Engine, raw: _RawTable, sample_values: int) -> TableI
     if raw.error:
         return failed
     try:
-        with engine.connect() as conn:  # a connection per table: a failed one cannot poison the next
+        # a connection per table: a failed one cannot poison the next
+        with engine.connect() as conn:
             return _table_stats(conn, raw, sample_values)
-    except Exception as exc:  # noqa: BLE001 - recorded on the table, the run goes on
+    except Exception as exc:  # recorded on the table, the run goes on
         failed.error = _first_line(exc)
         return failed

@@ -67,7 +67,9 @@ def pg_conninfo(url: str) -> str:
     return f"postgresql://{rest}"
 
 
-def _source_tables(con: duckdb.DuckDBPyConnection) -> list[tuple[str, list[tuple[str, str, bool]], list[str]]]:
+def _source_tables(
+    con: duckdb.DuckDBPyConnection,
+) -> list[tuple[str, list[tuple[str, str, bool]], list[str]]]:
     """(table, [(column, DuckDB type, nullable)], primary key) for each table of dwh."""
     names = [
         r[0]
@@ -122,7 +124,10 @@ def load_demo_into_postgres(
                 )
         counts: dict[str, int] = {}
         with psycopg.connect(pg_conninfo(pg_url)) as pg, pg.transaction():
-            pg.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"vitrina.demo_load.{schema}"])
+            pg.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                [f"vitrina.demo_load.{schema}"],
+            )
             pg.execute("SET LOCAL maintenance_work_mem = '256MB'")
             pg.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
             for done, (name, columns, pk) in enumerate(tables, start=len(tables)):
@@ -132,13 +137,19 @@ def load_demo_into_postgres(
                 pg.execute(sql.SQL("DROP TABLE IF EXISTS {} CASCADE").format(ident))
                 coldefs = sql.SQL(", ").join(
                     sql.SQL("{} {}{}").format(
-                        sql.Identifier(c), sql.SQL(pg_type(t)), sql.SQL("" if nullable else " NOT NULL")
+                        sql.Identifier(c),
+                        sql.SQL(pg_type(t)),
+                        sql.SQL("" if nullable else " NOT NULL"),
                     )
                     for c, t, nullable in columns
                 )
                 pg.execute(sql.SQL("CREATE TABLE {} ({})").format(ident, coldefs))
                 copy_sql = sql.SQL("COPY {} FROM STDIN (FORMAT csv, NULL '\\N')").format(ident)
-                with pg.cursor() as cur, cur.copy(copy_sql) as copy, open(Path(tmp) / f"{name}.csv", "rb") as f:
+                with (
+                    pg.cursor() as cur,
+                    cur.copy(copy_sql) as copy,
+                    open(Path(tmp) / f"{name}.csv", "rb") as f,
+                ):
                     while chunk := f.read(CHUNK_BYTES):
                         copy.write(chunk)
                 if pk:  # after the data: one index build beats row-by-row maintenance

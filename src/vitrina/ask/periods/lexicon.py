@@ -123,7 +123,7 @@ NUMBER_WORDS: dict[str, int] = {
 }  # fmt: skip
 NUMBER = rf"(?:(?<![\d.,])\d{{1,3}}(?!\d)(?![.,]\d)|\b(?:{_alternation(NUMBER_WORDS)})\b)"
 
-# Units of a rolling window, mapped to (months, days) per unit.
+# Unit words of a rolling window ("последние 3 месяца", "last 2 weeks"), by unit.
 UNIT_WORDS: dict[str, tuple[str, ...]] = {
     "day": ("день", "дня", "дней", "дни", "сутки", "суток", "day", "days"),
     "week": ("неделя", "неделю", "недели", "недель", "неделе", "week", "weeks"),

@@ -102,7 +102,7 @@ def _first(
 # --- explicit ranges ----------------------------------------------------------------
 
 _NOW = (
-    r"(?:сегодняшн\w+\s+день|сегодня|настоящее\s+время|текущий\s+момент"
+    r"(?:сегодняшн\w+\s+день|сегодня|настоящ\w+\s+врем\w+|текущ\w+\s+момент\w*"
     r"|today|now|date|the\s+present|present)(?!\w)"
 )
 _END = rf"(?:(?P<now>{_NOW})|(?P<b>{POINT}))(?P<tail>,?\s+(?P<ty>{YEAR})(?:{YEAR_WORD})?)?"
@@ -133,12 +133,9 @@ def match_range(text: str, today: date) -> Hit | None:
             return None
         if b is not None and m["ty"] and b.year is None:
             b = Point(b.day, b.month, int(m["ty"]))
-        ru = is_ru(m.string)
         notes: list[str] = []
-        dates = resolve_range(a, b, today, notes, ru)
-        if dates is None or (a.month is None and a.year is None and b is None):
-            return None
-        return _hit(m, *dates, notes)
+        dates = resolve_range(a, b, today, notes, is_ru(m.string))
+        return _hit(m, *dates, notes) if dates else None
 
     return _first(_RANGES, text, build)
 
@@ -152,6 +149,7 @@ _START_UNITS = {
     "месяца": "month", "month": "month", "mtd": "month",
     "недели": "week", "week": "week", "wtd": "week",
 }  # fmt: skip
+_PREVIOUS = ("прошлого", "предыдущего", "last", "previous")  # "с начала прошлого года"
 _START_OF = (
     _rx(
         r"(?:начиная\s+)?(?:с|со)\s+начала\s+(?:(?P<rel>этого|текущего|прошлого|предыдущего)\s+)?"
@@ -188,12 +186,7 @@ def match_start_of(text: str, today: date) -> Hit | None:
 
     def build(m: re.Match[str]) -> Hit | None:
         unit = _START_UNITS[(m.groupdict().get("word") or m["unit"]).lower()]
-        back = (
-            1
-            if (m.groupdict().get("rel") or "").lower()
-            in ("прошлого", "предыдущего", "last", "previous")
-            else 0
-        )
+        back = int((m.groupdict().get("rel") or "").lower() in _PREVIOUS)
         start = _unit_start(unit, today, back)
         if not m.groupdict().get("b"):
             return _hit(m, start, today)
@@ -242,7 +235,15 @@ _ROLLING = (
 )
 _UNIT_MONTHS = {"month": 1, "quarter": 3, "half": 6, "year": 12}
 _SELF_COUNTED = ("полгода", "сутки", "суток")  # "за полгода": a window without a number
-_SINGULAR = ("день", "неделя", "неделю", "месяц", "квартал", "год")  # only after 1, 21, 31...
+_SINGULAR = (
+    "день",
+    "неделя",
+    "неделю",
+    "месяц",
+    "квартал",
+    "полугодие",
+    "год",
+)  # only after 1, 21, 31...
 
 
 def rolling_window(n: int, unit: str, today: date) -> tuple[date, date]:
@@ -289,8 +290,6 @@ _MONTHS_OF_YEAR = _rx(
     rf"(?:\s+(?:of\s+)?(?P<y>{YEAR})(?:{YEAR_WORD})?)?",
     F,
 )
-
-
 _MONTHS_HINT = re.compile(r"месяц|month", F)
 
 
@@ -340,14 +339,17 @@ def _relative_offset(rel: str) -> int:
     return 0
 
 
+_UNIT_PREFIXES = {
+    "недел": "week", "week": "week", "месяц": "month", "month": "month",
+    "квартал": "quarter", "quarter": "quarter", "полугод": "half", "half": "half",
+    "год": "year", "year": "year",
+}  # fmt: skip
+
+
 def _relative_unit(word: str) -> str:
+    """ "неделе" -> "week", "half-year" -> "half"."""
     w = word.lower()
-    for prefix, unit in (("недел", "week"), ("week", "week"), ("месяц", "month"), ("month", "month"),
-                         ("квартал", "quarter"), ("quarter", "quarter"), ("полугод", "half"),
-                         ("half", "half"), ("год", "year"), ("year", "year")):  # fmt: skip
-        if w.startswith(prefix):
-            return unit
-    raise ValueError(word)
+    return next(unit for prefix, unit in _UNIT_PREFIXES.items() if w.startswith(prefix))
 
 
 def relative_period(unit: str, offset: int, today: date) -> tuple[date, date]:
@@ -361,8 +363,7 @@ def relative_period(unit: str, offset: int, today: date) -> tuple[date, date]:
     (datetime.date(2024, 10, 1), datetime.date(2024, 12, 31))
     """
     if unit == "week":
-        monday, sunday = week_bounds(today + timedelta(weeks=offset))
-        return monday, sunday
+        return week_bounds(today + timedelta(weeks=offset))
     if unit == "year":
         return date(today.year + offset, 1, 1), date(today.year + offset, 12, 31)
     months = {"half": 6, "quarter": 3, "month": 1}[unit]
@@ -411,8 +412,6 @@ _HALVES = (
     _rx(rf"{PREP}?\bH(?P<n>[12])(?:\s*['’-]?\s*(?P<y>{YEAR}))?(?!\w)", F),
     _rx(rf"{PREP}?(?P<y>{YEAR})\s*[-–]?\s*H(?P<n>[12])(?!\w)", F),
 )
-
-
 _HALF_HINT = re.compile(r"полугод|half|h[12]", F)
 
 
@@ -443,8 +442,6 @@ _QUARTERS = (
     _rx(rf"{PREP}?\bQ(?P<n>[1-4])(?:\s*['’-]?\s*(?P<y>{YEAR}))?(?!\w)", F),
     _rx(rf"{PREP}?(?P<y>{YEAR})\s*[-–]?\s*Q(?P<n>[1-4])(?!\w)", F),
 )
-
-
 _QUARTER_HINT = re.compile(r"кв|quarter|q[1-4]", F)
 
 
@@ -487,13 +484,18 @@ _MAY_CONTEXT = re.compile(
 )
 
 
+_MAY_PRONOUN = re.compile(r"\s+(?:i|we|you|he|she|it|they)\b", F)
+
+
 def _modal_may(text: str, m: re.Match[str]) -> bool:
-    """English "may" is a month only next to a date word: "in May", "May 2025", "May–June"."""
+    """Whether "may" is the verb: the month is "in May", "May 2025", "May–June", or a
+    capitalised "May" not followed by a pronoun ("May revenue", but not "May I see")."""
     if m["p"].lower() != "may" or m.group(0) != m["p"]:
         return False
-    if re.match(r"\s*[\d–—-]", text[m.end() :]):
+    after = text[m.end() :]
+    if re.match(r"\s*[\d–—-]", after) or _MAY_CONTEXT.search(text[: m.start()]):
         return False
-    return _MAY_CONTEXT.search(text[: m.start()]) is None
+    return m["p"] != "May" or _MAY_PRONOUN.match(after) is not None
 
 
 def match_month(text: str, today: date) -> Hit | None:
@@ -509,7 +511,8 @@ def match_month(text: str, today: date) -> Hit | None:
         point = resolve_point(point, today) if point else None
         if point is None:
             return None
-        return _hit(m, start_of(point, [], False) or today, end_of(point, [], False) or today)
+        start, end = start_of(point, [], False), end_of(point, [], False)
+        return _hit(m, start, end) if start and end else None
 
     return _first((_MONTH,), text, build)
 

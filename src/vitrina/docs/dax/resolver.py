@@ -208,6 +208,7 @@ def _qualified(table_name: str, name: str, names: ModelNames, deps: DaxDeps) -> 
         deps.measures.add(names.measures[low])
         return
     deps.unresolved.append(f"'{real_table}'[{name}]")
+    deps.tables.add(real_table)
 
 
 def _note_function(up: str, toks: list[Token], i: int, deps: DaxDeps) -> None:

@@ -168,6 +168,7 @@ class _Val:
     name: str | None = None
     sql: str | None = None
     literal: str | None = None
+    via: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -237,7 +238,9 @@ def _lookup(name: str, env: dict[str, _Val], ctx: _Ctx) -> _Val | None:
     ctx.depth += 1
     ctx.via.append(expr.name)
     try:
-        return _eval_document(expr.expression, ctx)
+        val = _eval_document(expr.expression, ctx)
+        return _Val(val.kind, val.server, val.database, val.schema, val.name, val.sql, val.literal,
+                    [expr.name, *val.via])
     finally:
         ctx.via.pop()
         ctx.depth -= 1
@@ -369,9 +372,10 @@ def _navigate(base: _Val | None, fields: dict[str, str], ctx: _Ctx) -> _Val | No
         val = _Val("table", server=base.server, database=base.database, schema=schema or "dbo", name=name)
     else:
         return None
+    via = list(ctx.via) + [v for v in base.via if v not in ctx.via]
     ctx.found.append(SourceRef(
         kind="table", objects=[f"{val.schema}.{val.name}".lower()], server=val.server, database=val.database,
-        via=list(ctx.via),
+        via=via,
     ))
     return val
 

@@ -25,6 +25,7 @@ from vitrina.docs.sqlindex.headers import Header, ddl_header, module_header
 from vitrina.docs.sqlindex.index import SqlIndex
 from vitrina.docs.sqlindex.lexer import STRING, WORD, Tok, lex
 from vitrina.docs.sqlindex.models import SqlObject, SqlStatementInfo
+from vitrina.docs.sqlindex.names import is_system
 from vitrina.docs.sqlindex.repair import strip_table_hints
 from vitrina.docs.sqlindex.scan import looks_like_sql, scan_tokens
 from vitrina.docs.sqlindex.statements import RawStatement, split_statements
@@ -134,7 +135,9 @@ def _index_file(path: Path, index: SqlIndex, trace: Trace, counts: dict[str, int
     for obj in ctx.objects:
         _add(index, obj, trace)
     if ctx.script:
-        index.scripts.append(_script_object(ctx))
+        script = _script_object(ctx)
+        if script.reads or script.writes or script.calls or script.dynamic_sql:
+            index.scripts.append(script)
 
 
 def _add(index: SqlIndex, obj: SqlObject, trace: Trace) -> None:
@@ -173,7 +176,7 @@ def _ddl_object(raw: RawStatement, head: Header, ctx: _File, counts: dict[str, i
             if cols:
                 obj.columns = cols
         counts["sqlglot" if whole else "split"] += 1
-    except Exception as error:  # noqa: BLE001 - any parser failure falls back to the token columns
+    except Exception as error:  # any parser failure: the token columns stand
         counts["scan"] += 1
         ctx.trace.suppressed(
             "sqlglot could not parse CREATE TABLE; columns read from tokens",
@@ -228,7 +231,7 @@ def _view(obj: SqlObject, raw: RawStatement, body: list[Tok], ctx: _File, counts
             parsed = [e for e in sqlglot.parse(sql, read=DIALECT) if e is not None]
             query = [e.expression if isinstance(e, exp.Create) else e for e in parsed]
             found = extract([q for q in query if q is not None])
-        except Exception as exc:  # noqa: BLE001 - next attempt, then the scan
+        except Exception as exc:  # next attempt, then the scan
             error = error or exc
             continue
         counts[parsed_by] += 1
@@ -260,7 +263,7 @@ def _statement(
 ) -> SqlStatementInfo | None:
     """One statement through sqlglot, the hint repair, then the scan; None when it has no data."""
     toks = raw.tokens
-    if not any(t.kind == WORD and t.up in _DATA_WORDS for t in toks):
+    if not _may_touch_data(toks):
         return None
     text = _text(ctx, toks)
     sql, parse_toks = _sql_for_parser(raw, ctx)
@@ -272,7 +275,7 @@ def _statement(
     for candidate, parsed_by in attempts:
         try:
             found = extract([e for e in sqlglot.parse(candidate, read=DIALECT) if e is not None])
-        except Exception as exc:  # noqa: BLE001 - sqlglot raises several error types; all mean "not parsed"
+        except Exception as exc:  # sqlglot raises several types; all mean "not parsed"
             error = error or exc
             continue
         counts[parsed_by] += 1
@@ -291,6 +294,16 @@ def _statement(
         file=ctx.path, line=toks[0].line, object=where, error=_first_line(error),
     )
     return _info(found, toks[0].line, toks, ctx, "scan")
+
+
+def _may_touch_data(toks: list[Tok]) -> bool:
+    """Data keywords, or a call of a user function (`schema.fn(`), anywhere in the statement."""
+    for i, t in enumerate(toks):
+        if t.kind == WORD and t.up in _DATA_WORDS:
+            return True
+        if t.text == "(" and i >= 2 and toks[i - 2].text == ".":
+            return True
+    return False
 
 
 def _sql_for_parser(raw: RawStatement, ctx: _File) -> tuple[str, list[Tok]]:
@@ -343,11 +356,13 @@ def _finish(obj: SqlObject, body: list[Tok], ctx: _File) -> None:
         )
         obj.warnings.append(message)
         ctx.trace.warning(message, file=ctx.path, line=dynamic_lines[0], object=obj.name)
+    if obj.parent:  # only triggers have a parent among modules
+        _trigger_pseudo_tables(obj)
     c = collapse(obj.statements)
     obj.reads |= c.reads - {obj.name}
     obj.writes |= c.writes
     obj.flows = c.flows
-    obj.calls = {call for s in obj.statements for call in s.calls}
+    obj.calls = _user_calls(obj.statements)
     scanned = [s.line for s in obj.statements if s.parsed_by == "scan"]
     if scanned:
         obj.partial = True
@@ -367,6 +382,14 @@ def _finish(obj: SqlObject, body: list[Tok], ctx: _File) -> None:
         reason = "view reads no table or view (constants or functions only)"
         obj.warnings.append(reason)
         ctx.trace.warning(f"{obj.name}: {reason}", file=ctx.path, line=obj.line, object=obj.name)
+
+
+def _trigger_pseudo_tables(obj: SqlObject) -> None:
+    """In a trigger, `inserted` and `deleted` hold rows of the table it fires on."""
+    pseudo = {"dbo.inserted", "dbo.deleted"}
+    for st in obj.statements:
+        if pseudo & set(st.sources):
+            st.sources = list(dict.fromkeys(obj.parent if s in pseudo else s for s in st.sources))  # type: ignore[misc]
 
 
 def _empty_reason(obj: SqlObject) -> str:
@@ -417,10 +440,22 @@ def _script_object(ctx: _File) -> SqlObject:
     )
     c = collapse(obj.statements)
     obj.reads, obj.writes, obj.flows = c.reads, c.writes, c.flows
-    obj.calls = {call for s in obj.statements for call in s.calls}
+    obj.calls = _user_calls(obj.statements)
     obj.dynamic_sql = any(s.kind == "dynamic" for s in obj.statements)
     obj.partial = any(s.parsed_by == "scan" for s in obj.statements)
     return obj
+
+
+def _user_calls(statements: list[SqlStatementInfo]) -> set[str]:
+    """Called modules, without system procedures (sys.*, sp_* / xp_* in dbo: sp_addextendedproperty)."""
+    out: set[str] = set()
+    for st in statements:
+        for call in st.calls:
+            schema, _, base = call.rpartition(".")
+            if is_system(call) or (schema in ("dbo", "sys", "") and base[:3] in ("sp_", "xp_")):
+                continue
+            out.add(call)
+    return out
 
 
 def _first_line(error: Exception | None) -> str:

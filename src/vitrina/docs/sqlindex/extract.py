@@ -93,8 +93,6 @@ def extract(expressions: list[exp.Expr]) -> Extraction:
     for expression in expressions:
         if expression is None:
             continue
-        if isinstance(expression, exp.Command) or expression.find(exp.Command) is not None:
-            raise Unparsed(expression.sql(dialect="tsql")[:80] if expression else "")
         if out.kind == "other":
             out.kind = statement_kind(expression)
         _extract_one(expression, out)
@@ -107,8 +105,16 @@ def extract(expressions: list[exp.Expr]) -> Extraction:
 
 
 def _extract_one(root: exp.Expr, out: Extraction) -> None:
-    ctes = {cte.alias_or_name.lower() for cte in root.find_all(exp.CTE)}
-    tables = list(root.find_all(exp.Table))
+    nodes = list(root.walk())  # one walk; the passes below reuse it
+    ctes: set[str] = set()
+    tables: list[exp.Table] = []
+    for node in nodes:
+        if isinstance(node, exp.Table):
+            tables.append(node)
+        elif isinstance(node, exp.CTE):
+            ctes.add(node.alias_or_name.lower())
+        elif isinstance(node, exp.Command):
+            raise Unparsed(node.sql(dialect="tsql")[:80])
     aliases: dict[str, exp.Table] = {}
     for t in tables:
         alias = t.alias
@@ -125,7 +131,7 @@ def _extract_one(root: exp.Expr, out: Extraction) -> None:
                 return table_name(real)
         return table_name(t)
 
-    for node in root.walk():
+    for node in nodes:
         if isinstance(node, exp.Insert):
             target = node.this.this if isinstance(node.this, exp.Schema) else node.this
             if isinstance(target, exp.Table):
@@ -147,16 +153,19 @@ def _extract_one(root: exp.Expr, out: Extraction) -> None:
         elif isinstance(node, exp.Into) and isinstance(node.this, exp.Table):
             out.targets.append(resolve(node.this))
         elif isinstance(node, exp.Create):
+            kind = str(node.args.get("kind") or "").upper()
             target = node.this.this if isinstance(node.this, exp.Schema) else node.this
-            if isinstance(target, exp.Table):
+            if kind in ("TABLE", "VIEW") and isinstance(target, exp.Table):
                 out.targets.append(resolve(target))
+            elif kind not in ("TABLE", "VIEW"):  # CREATE INDEX ... ON t: neither read nor write
+                skip.update(id(t) for t in node.find_all(exp.Table))
         elif isinstance(node, (exp.Drop, exp.Alter)):
             skip.update(id(t) for t in node.find_all(exp.Table))
         elif isinstance(node, exp.Execute):
             _execute(node, out, skip)
-        elif isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
-            if isinstance(node.this, exp.Identifier):
-                out.calls.append(from_parts([node.this.name, node.expression.name]))
+        elif (isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous)
+              and isinstance(node.this, exp.Identifier)):
+            out.calls.append(from_parts([node.this.name, node.expression.name]))
 
     for t in tables:
         if id(t) in skip:

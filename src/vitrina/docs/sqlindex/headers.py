@@ -49,9 +49,12 @@ def read_name(tokens: list[Tok], j: int) -> tuple[list[str], int]:
             while j < n and tokens[j].kind == OP and tokens[j].text == ".":
                 parts.append("")
                 j += 1
+            if j >= n or tokens[j].kind not in (WORD, QUOTED):
+                parts.append("")  # `Stage.` + @name: the rest is built at run time
+                break
             continue
         break
-    return [p for p in parts], j
+    return parts, j
 
 
 def module_header(tokens: list[Tok]) -> Header | None:

@@ -115,7 +115,7 @@ class SqlIndex(BaseModel):
             stack.extend(self.resolve(r) for r in dep.reads)
         try:
             node = lineage(column, obj.query, schema=self._schema(), sources=sources or None, dialect="tsql")
-        except Exception:  # noqa: BLE001 - any failure means "not resolvable": the caller says so
+        except Exception:  # any failure means "not resolvable": the caller says so
             return None
         pairs: list[tuple[str, str]] = []
         for n in node.walk():

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from typing_extensions import TypedDict
-
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
 
 StatementKind = Literal[
     "insert", "update", "delete", "merge", "truncate", "select_into", "select",

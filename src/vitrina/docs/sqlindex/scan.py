@@ -31,15 +31,20 @@ _LEAD_KIND = {
     "INSERT": "insert", "BULK": "insert", "UPDATE": "update", "DELETE": "delete",
     "MERGE": "merge", "TRUNCATE": "truncate", "EXEC": "exec", "EXECUTE": "exec",
 }
-_SQLISH = re.compile(
-    r"\b(SELECT|INSERT|UPDATE|DELETE|MERGE|TRUNCATE|EXEC|EXECUTE|CREATE|ALTER|DROP)\b", re.IGNORECASE
+_SQL_START = re.compile(
+    r"\s*\(?\s*(SELECT|INSERT|UPDATE|DELETE|MERGE|TRUNCATE|EXEC|EXECUTE|CREATE|ALTER|DROP|WITH)\b",
+    re.IGNORECASE,
 )
-_SQLISH_OBJECT = re.compile(r"\b(FROM|INTO|JOIN|TABLE|UPDATE|MERGE|EXEC|EXECUTE)\b", re.IGNORECASE)
+_SQL_INSIDE = re.compile(r"\b(FROM|JOIN|INTO)\s", re.IGNORECASE)
 
 
 def looks_like_sql(text: str) -> bool:
-    """A string literal that probably holds SQL: a statement word and an object word."""
-    return bool(_SQLISH.search(text) and _SQLISH_OBJECT.search(text))
+    """A string literal that probably holds SQL: it starts like a statement or names a FROM/JOIN/INTO.
+
+    >>> looks_like_sql("INSERT #t (a) SELECT MAX("), looks_like_sql("Unable to load the year")
+    (True, False)
+    """
+    return bool(_SQL_START.match(text) or _SQL_INSIDE.search(text))
 
 
 def scan_tokens(tokens: list[Tok]) -> Extraction:
@@ -70,8 +75,9 @@ def scan_tokens(tokens: list[Tok]) -> Extraction:
         if w == "TRUNCATE" and nup == "TABLE":
             i = _take(tokens, i + 2, out.targets, aliases)
             continue
-        if w == "CREATE" and nup in ("TABLE", "EXTERNAL"):
-            j = i + 2 if nup == "TABLE" else i + 3
+        ext = nup == "EXTERNAL" and i + 2 < n and tokens[i + 2].up == "TABLE"
+        if w == "CREATE" and (nup == "TABLE" or ext):
+            j = i + 3 if ext else i + 2
             i = _take(tokens, j, out.targets, aliases)
             if out.kind == "other":
                 out.kind = "create_table"
@@ -101,6 +107,8 @@ def scan_tokens(tokens: list[Tok]) -> Extraction:
     out.targets = list(dict.fromkeys(resolved))
     out.sources = [s for s in dict.fromkeys(out.sources) if s not in alias_targets or s in aliases.values()]
     out.calls = list(dict.fromkeys(out.calls))
+    if out.kind == "insert" and out.calls and out.targets:
+        out.sources.extend(c for c in out.calls if c not in out.sources)  # INSERT ... EXEC proc
     return out
 
 
@@ -120,8 +128,8 @@ def _take(tokens: list[Tok], j: int, into: list[str], aliases: dict[str, str]) -
     if not parts:
         return j + 1
     name = from_parts(parts)
-    if name.startswith("$"):
-        return k
+    if not name or name.startswith("$"):
+        return k  # a name completed at run time (`Stage.` + @t) or a sqlcmd $(var)
     into.append(name)
     # alias: [AS] word, skipping a WITH (hints) group
     m = k

@@ -32,13 +32,14 @@ ALWAYS_START = frozenset({
     "BACKUP", "RESTORE", "REVERT", "SETUSER",
 })
 _GRANTS = frozenset({"GRANT", "DENY", "REVOKE"})
+_DDL = frozenset({"CREATE", "ALTER"})  # ON DELETE / ON UPDATE of a foreign key
 _OBJECT_WORDS = frozenset({
     "TABLE", "VIEW", "PROCEDURE", "PROC", "FUNCTION", "INDEX", "TRIGGER", "SCHEMA", "SEQUENCE",
     "TYPE", "SYNONYM", "DATABASE", "USER", "ROLE", "STATISTICS", "LOGIN",
 })
 
 # Words that can never be an object name: used to reject names in the scan and CTE checks.
-RESERVED = frozenset("""
+_RESERVED_WORDS = """
 ADD ALL ALTER AND ANY AS ASC BACKUP BEGIN BETWEEN BREAK BROWSE BULK BY CASCADE CASE CHECK
 CHECKPOINT CLOSE CLUSTERED COLLATE COLUMN COMMIT CONSTRAINT CONTAINS CONTINUE CONVERT CREATE
 CROSS CURRENT CURSOR DATABASE DBCC DEALLOCATE DECLARE DEFAULT DELETE DENY DESC DISTINCT DROP
@@ -49,7 +50,8 @@ OUTPUT OVER PERCENT PIVOT PRIMARY PRINT PROC PROCEDURE RAISERROR READ REFERENCES
 REVOKE RIGHT ROLLBACK SAVE SCHEMA SELECT SET TABLE THEN TO TOP TRAN TRANSACTION TRIGGER
 TRUNCATE UNION UNIQUE UNPIVOT UPDATE USE USING VALUES VIEW WAITFOR WHEN WHERE WHILE WITH
 THROW TRY CATCH APPLY MATCHED
-""".split())
+"""
+RESERVED = frozenset(_RESERVED_WORDS.split())
 
 
 @dataclass(slots=True)
@@ -205,9 +207,8 @@ class _Splitter:
                 return False
             if w in ("CREATE", "ALTER", "DROP") and pup == "WITH":
                 return False
-            if w in ("ALTER", "DROP") and self.lead == "ALTER" and nup not in _OBJECT_WORDS:
-                return False  # ALTER TABLE t DROP CONSTRAINT c / ALTER COLUMN c
-            return True
+            # ALTER TABLE t DROP CONSTRAINT c / ALTER COLUMN c continue the ALTER
+            return not (w in ("ALTER", "DROP") and self.lead == "ALTER" and nup not in _OBJECT_WORDS)
         if w == "SET":
             if self.update_pending > 0:
                 self.update_pending -= 1
@@ -218,13 +219,13 @@ class _Splitter:
                 return False  # UPDATE(column) in a trigger condition
             if nup == "STATISTICS":
                 return True
-            if pup in ("THEN", "FOR", "ON", "OF") or self.cte_pending:
+            if pup in ("THEN", "FOR", "OF") or (pup == "ON" and self.lead in _DDL) or self.cte_pending:
                 self.cte_pending = False
                 self.update_pending += 1
                 return False
             return True
         if w in ("INSERT", "DELETE"):
-            if pup in ("THEN", "ON", "BULK", "FOR", "AFTER", "OF") or self.cte_pending:
+            if pup in ("THEN", "BULK", "FOR", "AFTER", "OF") or (pup == "ON" and self.lead in _DDL) or self.cte_pending:
                 self.cte_pending = False
                 self.insert_awaiting = w == "INSERT"
                 return False

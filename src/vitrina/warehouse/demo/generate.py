@@ -134,7 +134,9 @@ def fill_regions(con: duckdb.DuckDBPyConnection) -> None:
         for r in ref.REGIONS:
             rows.append((seg, acc / total, r[0]))
             acc += r[col]
-    con.execute("CREATE OR REPLACE TEMP TABLE _region_cum (seg VARCHAR, lo DOUBLE, region_id INTEGER)")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _region_cum (seg VARCHAR, lo DOUBLE, region_id INTEGER)"
+    )
     con.executemany("INSERT INTO _region_cum VALUES (?, ?, ?)", rows)
 
 
@@ -180,9 +182,14 @@ def fill_clients(con: duckdb.DuckDBPyConnection, sizes: Sizes, rng: random.Rando
         f"substr({q(ref.PATRONYMIC_INITIALS)}, "
         f"1 + CAST(floor(u(6, i) * {len(ref.PATRONYMIC_INITIALS)}) AS INTEGER), 1) || '.'"
     )
-    suffix = "CASE industry " + " ".join(
-        f"WHEN {q(ind)} THEN {list_at(sfx, 'u(8, i)')}" for ind, sfx in ref.INDUSTRY_SUFFIXES.items()
-    ) + " END"
+    suffix = (
+        "CASE industry "
+        + " ".join(
+            f"WHEN {q(ind)} THEN {list_at(sfx, 'u(8, i)')}"
+            for ind, sfx in ref.INDUSTRY_SUFFIXES.items()
+        )
+        + " END"
+    )
     company = (
         f"CASE WHEN u(9, i) < 0.9 THEN 'ООО' ELSE 'АО' END || ' \"' || "
         f"{list_at(ref.COMPANY_PREFIXES, 'u(7, i)')} || {suffix} || '\"'"
@@ -218,9 +225,14 @@ def fill_merchants(con: duckdb.DuckDBPyConnection, sizes: Sizes, seed: int) -> N
         acc += ref.MERCHANT_SHARE[cat]
     con.execute("CREATE OR REPLACE TEMP TABLE _merchant_cat_cum (lo DOUBLE, category VARCHAR)")
     con.executemany("INSERT INTO _merchant_cat_cum VALUES (?, ?)", rows)
-    brand = "CASE category " + " ".join(
-        f"WHEN {q(cat)} THEN {list_at(brands, 'u(62, i)')}" for cat, brands in ref.MERCHANT_BRANDS.items()
-    ) + " END"
+    brand = (
+        "CASE category "
+        + " ".join(
+            f"WHEN {q(cat)} THEN {list_at(brands, 'u(62, i)')}"
+            for cat, brands in ref.MERCHANT_BRANDS.items()
+        )
+        + " END"
+    )
     n = sizes.merchants
     con.execute(f"""
         INSERT INTO {SCHEMA}.dim_merchant
@@ -248,7 +260,9 @@ def fill_wallets(con: duckdb.DuckDBPyConnection, sizes: Sizes, rng: random.Rando
     extra = sizes.wallets - sizes.clients
     load_days(con, "_extra_days", allocate(extra, day_list, weights))
     end = f"DATE '{ref.END_DATE}'"
-    currency_extra = pick([("RUB", 0.70), ("USD", 0.12), ("EUR", 0.10), ("CNY", 0.08)], "u(13, key)")
+    currency_extra = pick(
+        [("RUB", 0.70), ("USD", 0.12), ("EUR", 0.10), ("CNY", 0.08)], "u(13, key)"
+    )
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE _wallet_src AS
         SELECT c.client_id, CAST(c.client_id AS BIGINT) AS key,
@@ -341,15 +355,21 @@ def _payment_lookups(con: duckdb.DuckDBPyConnection, sizes: Sizes, rng: random.R
         wcum.append(cum)
     base = 0.25 * sizes.wallets  # keeps the first months from being empty
     weights = [
-        (c + base) * _day_factor(d, ref.PAYMENT_MONTH_FACTOR, ref.PAYMENT_WEEKDAY_FACTOR)
-        * rng.uniform(0.92, 1.08) if c > 0 else 0.0
+        (c + base)
+        * _day_factor(d, ref.PAYMENT_MONTH_FACTOR, ref.PAYMENT_WEEKDAY_FACTOR)
+        * rng.uniform(0.92, 1.08)
+        if c > 0
+        else 0.0
         for d, c in zip(day_list, wcum, strict=True)
     ]
     by_day = dict(zip(day_list, wcum, strict=True))
     load_days(
         con,
         "_pay_days",
-        [(d, s, n, by_day[d], d.isoweekday() >= 6) for d, s, n in allocate(sizes.payments, day_list, weights)],
+        [
+            (d, s, n, by_day[d], d.isoweekday() >= 6)
+            for d, s, n in allocate(sizes.payments, day_list, weights)
+        ],
     )
 
     rows = []
@@ -370,7 +390,9 @@ def _payment_lookups(con: duckdb.DuckDBPyConnection, sizes: Sizes, rng: random.R
         "CREATE OR REPLACE TEMP TABLE _cat_cum (b2b BOOLEAN, month INTEGER, wknd BOOLEAN, lo DOUBLE, category VARCHAR)"
     )
     con.executemany("INSERT INTO _cat_cum VALUES (?, ?, ?, ?, ?)", rows)
-    con.execute("CREATE OR REPLACE TEMP TABLE _cat (category VARCHAR, median DOUBLE, online BOOLEAN)")
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE _cat (category VARCHAR, median DOUBLE, online BOOLEAN)"
+    )
     con.executemany(
         "INSERT INTO _cat VALUES (?, ?, ?)",
         [(c, ref.MEDIAN_TICKET[c], c in ref.ONLINE_CATEGORIES) for c in ref.CATEGORIES],
@@ -406,14 +428,19 @@ def fill_payments(con: duckdb.DuckDBPyConnection, sizes: Sizes, rng: random.Rand
     _payment_lookups(con, sizes, rng)
     channel_card = (
         "CASE WHEN online THEN CASE WHEN u(46, i) < (CASE WHEN b2b THEN 0.3 ELSE 0.65 END) THEN 'app' ELSE 'web' END "
-        "WHEN b2b THEN " + pick([("pos", 0.60), ("web", 0.25), ("app", 0.15)], "u(46, i)")
-        + " ELSE " + pick([("pos", 0.75), ("app", 0.15), ("web", 0.10)], "u(46, i)") + " END"
+        "WHEN b2b THEN "
+        + pick([("pos", 0.60), ("web", 0.25), ("app", 0.15)], "u(46, i)")
+        + " ELSE "
+        + pick([("pos", 0.75), ("app", 0.15), ("web", 0.10)], "u(46, i)")
+        + " END"
     )
     channel_wallet = (
         "CASE WHEN online THEN CASE WHEN u(46, i) < 0.6 THEN 'app' ELSE 'web' END "
         "ELSE CASE WHEN u(46, i) < 0.7 THEN 'qr' ELSE 'app' END END"
     )
-    refund_p = "CASE WHEN category IN ('clothing', 'electronics', 'marketplace') THEN 0.035 ELSE 0.012 END"
+    refund_p = (
+        "CASE WHEN category IN ('clothing', 'electronics', 'marketplace') THEN 0.035 ELSE 0.012 END"
+    )
     con.execute(f"""
         INSERT INTO {SCHEMA}.fact_payment
         WITH p0 AS (

@@ -130,7 +130,14 @@ COMPANY_PREFIXES: tuple[str, ...] = (
     "Восток", "Гарант", "Сибирь", "Волга", "Нева", "Урал", "Кама", "Дон", "Байкал",
     "Эталон", "Импульс", "Форвард", "Горизонт", "Профи", "Стандарт", "Авангард", "Феникс",
 )  # fmt: skip
-INDUSTRIES: tuple[str, ...] = ("retail", "logistics", "it", "manufacturing", "horeca", "construction")
+INDUSTRIES: tuple[str, ...] = (
+    "retail",
+    "logistics",
+    "it",
+    "manufacturing",
+    "horeca",
+    "construction",
+)
 INDUSTRY_WEIGHTS = (0.25, 0.15, 0.15, 0.15, 0.15, 0.15)
 INDUSTRY_SUFFIXES: dict[str, tuple[str, ...]] = {
     "retail": ("Трейд", "Маркет", "Торг", "Ритейл"),

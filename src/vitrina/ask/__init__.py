@@ -1,0 +1,1 @@
+"""The ask job: questions in Russian or English answered from the warehouse, rules first."""

@@ -1,0 +1,1 @@
+"""Evaluation harness: compare the pipeline's answers with hand-written references by result."""

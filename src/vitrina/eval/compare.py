@@ -1,0 +1,164 @@
+"""Compare two query results by what they say, not by how the SQL was written.
+
+Rules (the golden set relies on each):
+
+* Column names and column order are ignored: a column of the result is matched to a
+  column of the reference by its values, so ``SELECT region, total`` equals
+  ``SELECT total AS s, region AS r``.
+* Row order is ignored unless ``ordered=True`` (top-N, sorted answers); rows are
+  compared as multisets, so two equal rows never merge into one and a different
+  number of rows is always a different answer.
+* Numbers (int, float, Decimal) are compared as ``Decimal`` rounded to 2 places, so
+  3700 equals 3700.00 and 3700.001, but 3700 never equals 3701.
+* A timestamp at midnight equals the date it starts; other values compare as they are.
+* A total (one row, one column) and a breakdown (several rows or columns) always
+  differ: the shapes differ, whatever the sums.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import Any
+
+CENT = Decimal("0.01")
+MAX_DIFF_ROWS = 5
+
+Cell = Any
+Row = tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The outcome of one comparison: `ok`, and a short human diff when not."""
+
+    ok: bool
+    diff: str = ""
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+def normalize_cell(value: Any) -> Cell:
+    """A hashable, engine-independent form of one value."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float | Decimal):
+        try:
+            return Decimal(str(value)).quantize(CENT, rounding=ROUND_HALF_UP)
+        except InvalidOperation:  # NaN, infinity
+            return str(value)
+    if isinstance(value, dt.datetime):
+        if value.time() == dt.time(0) and value.tzinfo is None:
+            return value.date()
+        return value
+    if isinstance(value, dt.date | dt.time):
+        return value
+    if isinstance(value, list | tuple):
+        return tuple(normalize_cell(v) for v in value)
+    return str(value)
+
+
+def normalize_rows(rows: Iterable[Sequence[Any]]) -> list[Row]:
+    """Every row as a tuple of normalized cells."""
+    return [tuple(normalize_cell(v) for v in row) for row in rows]
+
+
+def _sort_key(cell: Cell) -> tuple[str, str]:
+    return (type(cell).__name__, repr(cell))
+
+
+def _column_signature(rows: list[Row], index: int) -> tuple[Cell, ...]:
+    return tuple(sorted((row[index] for row in rows), key=_sort_key))
+
+
+def _column_mappings(expected: list[Row], got: list[Row], width: int) -> Iterable[list[int]]:
+    """Candidate maps expected column -> got column whose values agree as multisets."""
+    exp_sig = [_column_signature(expected, i) for i in range(width)]
+    got_sig = [_column_signature(got, j) for j in range(width)]
+    candidates = [[j for j in range(width) if got_sig[j] == exp_sig[i]] for i in range(width)]
+
+    def walk(i: int, taken: list[int]) -> Iterable[list[int]]:
+        if i == width:
+            yield list(taken)
+            return
+        for j in candidates[i]:
+            if j not in taken:
+                taken.append(j)
+                yield from walk(i + 1, taken)
+                taken.pop()
+
+    return walk(0, [])
+
+
+def _rows_equal(expected: list[Row], got: list[Row], ordered: bool) -> bool:
+    return expected == got if ordered else Counter(expected) == Counter(got)
+
+
+def _fmt(row: Row) -> str:
+    return "(" + ", ".join(str(v) for v in row) + ")"
+
+
+def _diff(expected: list[Row], got: list[Row], ordered: bool) -> str:
+    lines = [f"expected {len(expected)} row(s) x {len(expected[0]) if expected else 0} col(s), "
+             f"got {len(got)} row(s) x {len(got[0]) if got else 0} col(s)"]
+    if ordered and Counter(expected) == Counter(got):
+        lines.append("same rows, different order")
+        lines.append("  expected order: " + ", ".join(_fmt(r) for r in expected[:MAX_DIFF_ROWS]))
+        lines.append("  got order:      " + ", ".join(_fmt(r) for r in got[:MAX_DIFF_ROWS]))
+        return "\n".join(lines)
+    exp_c, got_c = Counter(expected), Counter(got)
+    missing = list((exp_c - got_c).elements())
+    extra = list((got_c - exp_c).elements())
+    if missing:
+        lines.append(f"  only in expected ({len(missing)}): "
+                     + ", ".join(_fmt(r) for r in sorted(missing, key=repr)[:MAX_DIFF_ROWS]))
+    if extra:
+        lines.append(f"  only in got ({len(extra)}):      "
+                     + ", ".join(_fmt(r) for r in sorted(extra, key=repr)[:MAX_DIFF_ROWS]))
+    return "\n".join(lines)
+
+
+def compare_results(expected: Iterable[Sequence[Any]], got: Iterable[Sequence[Any]], *,
+                    ordered: bool = False) -> Comparison:
+    """Whether `got` says the same as `expected`, with a small diff when it does not."""
+    exp_rows, got_rows = normalize_rows(expected), normalize_rows(got)
+    exp_width = {len(r) for r in exp_rows}
+    got_width = {len(r) for r in got_rows}
+    if len(exp_width) > 1 or len(got_width) > 1:
+        return Comparison(False, "ragged rows: every row must have the same number of columns")
+    if len(exp_rows) != len(got_rows) or exp_width != got_width:
+        return Comparison(False, _diff(exp_rows, got_rows, ordered))
+    if not exp_rows:
+        return Comparison(True)
+    width = exp_width.pop()
+    for mapping in _column_mappings(exp_rows, got_rows, width):
+        permuted = [tuple(row[j] for j in mapping) for row in got_rows]
+        if _rows_equal(exp_rows, permuted, ordered):
+            return Comparison(True)
+    # no column order makes the rows agree: show the diff in the most likely order
+    best = next(iter(_column_mappings(exp_rows, got_rows, width)), None)
+    if best is None:
+        best = _greedy_mapping(exp_rows, got_rows, width)
+    permuted = [tuple(row[j] for j in best) for row in got_rows]
+    return Comparison(False, _diff(exp_rows, permuted, ordered))
+
+
+def _greedy_mapping(expected: list[Row], got: list[Row], width: int) -> list[int]:
+    """A column map by value type, for a readable diff when no exact map exists."""
+
+    def kind(rows: list[Row], i: int) -> str:
+        return next((type(r[i]).__name__ for r in rows if r[i] is not None), "NoneType")
+
+    free = list(range(width))
+    mapping: list[int] = []
+    for i in range(width):
+        j = next((j for j in free if kind(got, j) == kind(expected, i)), free[0])
+        free.remove(j)
+        mapping.append(j)
+    return mapping

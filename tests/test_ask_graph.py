@@ -1,0 +1,145 @@
+"""The ask graph invoked end to end on the demo warehouse: every route and branch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vitrina.ask.service import AskResult
+from vitrina.catalog import load_catalog
+
+
+def events(result: AskResult, node: str) -> list[str]:
+    return [e.message for e in result.trace if e.node == node]
+
+
+def test_answered_route_visits_every_step(make_service) -> None:
+    result = make_service().ask("Сколько кошельков открыли в мае 2025?")
+    assert result.status == "answered"
+    nodes = [e.node for e in result.trace]
+    for node in ("resolve_context", "normalise_period", "detect_topic", "check_ambiguity", "select_tables",
+                 "prune_context", "generate_sql", "guard_sql", "check_sql", "execute", "check_result", "answer"):
+        assert node in nodes, node
+    assert result.columns == ["wallets_opened"]
+    assert result.period == {"start": "2025-05-01", "end": "2025-05-31", "label_ru": "май 2025",
+                             "label_en": "May 2025", "span": "в мае 2025", "note": None}
+    assert str(result.rows[0][0]) in result.answer.replace("\u00a0", "").replace(" ", "")
+
+
+def test_answer_is_in_the_question_language(make_service) -> None:
+    service = make_service()
+    ru = service.ask("Сумма платежей по регионам в 2025 году")
+    en = service.ask("Payment volume by region in 2025")
+    assert ru.status == en.status == "answered"
+    assert "Москва" in ru.answer and "Moscow" in en.answer
+    assert sorted(r[1] for r in ru.rows) == sorted(r[1] for r in en.rows)
+
+
+def test_follow_up_is_rewritten_from_the_previous_turn(make_service) -> None:
+    service = make_service()
+    first = service.ask("Сколько кошельков открыли в мае 2025?", thread_id="f1")
+    second = service.ask("а в декабре, по неделям?", thread_id="f1")
+    assert first.status == second.status == "answered"
+    assert second.rewritten_question == "Сколько кошельков открыли в декабре 2025 по неделям"
+    assert second.columns == ["week", "wallets_opened"]
+    assert "follow-up rewritten with the previous turn" in events(second, "resolve_context")
+    third = service.ask("а по регионам?", thread_id="f1")
+    assert third.rewritten_question == "Сколько кошельков открыли по регионам в декабре 2025 по неделям"
+    assert third.columns == ["week", "region_name", "wallets_opened"]
+
+
+def test_topic_tie_asks_and_resumes_by_number(make_service) -> None:
+    service = make_service()
+    asked = service.ask("Сколько открыли в мае 2025?", thread_id="c1")
+    assert asked.status == "clarification"
+    assert [o["id"] for o in asked.clarification["options"]] == ["wallets", "cards"]
+    answered = service.ask("2", thread_id="c1")
+    assert answered.status == "answered"
+    assert answered.topic == "cards"
+    assert answered.columns == ["cards_issued"]
+
+
+def test_clarification_by_label(make_service) -> None:
+    service = make_service()
+    service.ask("How many were opened in May 2025?", thread_id="c2")
+    answered = service.ask("wallets", thread_id="c2")
+    assert answered.status == "answered" and answered.topic == "wallets"
+
+
+def test_clarification_limit_answers_with_best_guess(make_service) -> None:
+    service = make_service(max_clarifications=0)
+    result = service.ask("Сколько открыли в мае 2025?")
+    assert result.status == "answered"
+    assert any(c["check"] == "clarification_limit" for c in result.checks)
+
+
+def test_segment_contradiction_asks(make_service) -> None:
+    service = make_service()
+    asked = service.ask("Сумма платежей компаний в 2025 году", thread_id="s1", segment="b2c")
+    assert asked.status == "clarification" and asked.clarification["kind"] == "segment"
+    answered = service.ask("B2B", thread_id="s1")
+    assert answered.status == "answered"
+    assert "dc.segment = 'B2B'" in answered.sql
+
+
+def test_segment_of_the_dialog_adds_the_mandatory_join(make_service) -> None:
+    result = make_service().ask("Сколько кошельков открыли в 2025 году?", segment="b2b")
+    assert result.status == "answered"
+    assert "JOIN dwh.dim_client" in result.sql and "'B2B'" in result.sql
+    assert "segment filter added with its mandatory join" in events(result, "select_tables")
+
+
+@pytest.mark.parametrize("question", [
+    "Сколько ипотек выдали в 2025 году?",
+    "What is the exchange rate of the dollar?",
+    "Какая погода в Москве?",
+    "Сколько платежей было в Казахстане в 2025?",
+])
+def test_refusals(make_service, question: str) -> None:
+    result = make_service().ask(question)
+    assert result.status == "refused"
+    assert result.sql is None and result.rows == []
+    assert result.answer
+
+
+def test_refusal_does_not_depend_on_clarifications(make_service) -> None:
+    result = make_service(max_clarifications=0).ask("Сколько ипотек выдали в 2025 году?")
+    assert result.status == "refused"
+
+
+def test_broken_metric_fails_after_three_attempts_with_an_explanation(make_service, tmp_path: Path) -> None:
+    from vitrina.catalog.loader import DEMO_CATALOG
+
+    broken = tmp_path / "catalog"
+    broken.mkdir()
+    for f in DEMO_CATALOG.rglob("*.yaml"):
+        target = broken / f.relative_to(DEMO_CATALOG)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(f.read_text(encoding="utf-8").replace("SUM(fee_rub)", "SUM(fee_total)"), encoding="utf-8")
+    # the column does not exist: the guard rejects it every time (the catalog names the column too)
+    service = make_service(catalog=load_catalog(broken))
+    result = service.ask("Комиссионный доход за 2025 год")
+    assert result.status == "failed"
+    assert result.answer.startswith("Не удалось построить корректный запрос за 3 попытки")
+    assert [e.data["attempt"] for e in result.trace if e.message == "compiled"] == [1, 2, 3]
+
+
+def test_unreachable_warehouse_is_a_clear_failure(make_service, tmp_path: Path) -> None:
+    result = make_service(db_url=f"duckdb:///{tmp_path / 'missing.duckdb'}").ask("Сумма платежей в 2025 году")
+    assert result.status == "failed"
+    assert "Хранилище недоступно" in result.answer
+
+
+def test_files_are_written(make_service) -> None:
+    result = make_service(write_files=True).ask("Количество платежей по месяцам в 2025 году")
+    assert result.status == "answered"
+    assert Path(result.excel).is_file() and Path(result.chart_png).is_file()
+    assert result.chart["type"] == "line"
+    assert len(result.chart["data"]["labels"]) == 12
+
+
+def test_result_checks_flag_a_single_row_breakdown(make_service) -> None:
+    result = make_service().ask("Сумма платежей по регионам в Москве в 2025 году")
+    assert result.status == "answered"
+    assert [c["check"] for c in result.checks] == ["single_row"]

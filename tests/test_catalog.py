@@ -1,0 +1,94 @@
+"""Catalog loading: the demo catalog is valid; every broken input names its file and line."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vitrina.catalog import DEMO_CATALOG, CatalogError, load_catalog
+
+
+@pytest.fixture
+def catalog_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "catalog"
+    shutil.copytree(DEMO_CATALOG, target)
+    return target
+
+
+def test_demo_catalog_is_complete() -> None:
+    catalog = load_catalog(strict=True)
+    assert set(catalog.topics) == {"payments", "wallets", "cards", "clients"}
+    assert len(catalog.tables) == 9 and len(catalog.metrics) >= 10
+    assert catalog.info.segment_column == "dwh.dim_client.segment"
+    for metric in catalog.metrics.values():
+        assert catalog.metric_date_column(metric), metric.id
+    for dictionary in catalog.dictionaries.values():
+        assert dictionary.values
+
+
+def test_join_path_is_many_to_one_and_shortest() -> None:
+    catalog = load_catalog()
+    path = catalog.join_path("dwh.fact_payment", "dwh.dim_region")
+    assert [(r.left, r.right) for r in path] == [
+        ("dwh.fact_payment.client_id", "dwh.dim_client.client_id"),
+        ("dwh.dim_client.region_id", "dwh.dim_region.region_id"),
+    ]
+    assert catalog.join_path("dwh.dim_region", "dwh.fact_payment") is None  # would multiply rows
+
+
+def test_instructions_are_filtered_by_tags() -> None:
+    catalog = load_catalog()
+    ids = {i.id for i in catalog.instructions_for({"wallets"})}
+    assert "wallet-openings" in ids and "success-only" not in ids
+
+
+def test_invalid_yaml_names_file_and_line(catalog_copy: Path) -> None:
+    bad = catalog_copy / "topics.yaml"
+    bad.write_text("topics:\n  - id: x\n    name_ru: [unclosed\n", encoding="utf-8")
+    with pytest.raises(CatalogError) as info:
+        load_catalog(catalog_copy, strict=True)
+    first = str(info.value.problems[0])
+    assert first.startswith(f"{bad}:") and "invalid YAML" in first
+
+
+def test_unknown_key_names_file_line_and_path(catalog_copy: Path) -> None:
+    path = catalog_copy / "tables" / "dim_region.yaml"
+    text = path.read_text(encoding="utf-8").replace("role: key,", "role: key, colour: red,", 1)
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(CatalogError) as info:
+        load_catalog(catalog_copy, strict=True)
+    problem = info.value.problems[0]
+    assert problem.file == path and problem.line == 7  # the line of region_id
+    assert problem.where == "tables[0].columns[0].colour" and "Extra inputs" in problem.message
+
+
+def test_bad_role_is_reported_and_the_rest_loads(catalog_copy: Path) -> None:
+    path = catalog_copy / "tables" / "dim_merchant.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("role: dimension", "role: dimensions", 1),
+                    encoding="utf-8")
+    catalog = load_catalog(catalog_copy)  # not strict: one bad table is skipped and reported
+    assert "dwh.dim_merchant" not in catalog.tables and "dwh.fact_payment" in catalog.tables
+    assert any(p.file == path and "role" in p.where for p in catalog.problems)
+
+
+def test_broken_reference_is_reported(catalog_copy: Path) -> None:
+    path = catalog_copy / "metrics.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("table: dwh.fact_card_issue", "table: dwh.cards"),
+                    encoding="utf-8")
+    with pytest.raises(CatalogError) as info:
+        load_catalog(catalog_copy, strict=True)
+    assert any("cards_issued" in p.where and "unknown table 'dwh.cards'" in p.message and p.line
+               for p in info.value.problems)
+
+
+def test_missing_folder_says_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(CatalogError, match="vitrina catalog init"):
+        load_catalog(tmp_path / "nope")
+
+
+def test_unknown_section(catalog_copy: Path) -> None:
+    (catalog_copy / "extra.yaml").write_text("metricz: []\n", encoding="utf-8")
+    with pytest.raises(CatalogError, match="unknown section 'metricz'"):
+        load_catalog(catalog_copy, strict=True)

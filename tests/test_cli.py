@@ -1,0 +1,80 @@
+"""The CLI driven through Typer's runner, on the real demo warehouse."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openpyxl
+from typer.testing import CliRunner
+
+from vitrina.cli import app
+
+runner = CliRunner()
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.output
+
+
+def test_ask_json_is_stable(demo_db: Path) -> None:
+    code, out = run("ask", "Сумма платежей по каналам в 2025 году", "--db", f"duckdb:///{demo_db}", "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    for key in ("question", "rewritten_question", "topic", "period", "sql", "columns", "rows", "answer",
+                "chart", "trace", "status"):
+        assert key in data
+    assert data["status"] == "answered" and data["topic"] == "payments"
+    assert data["columns"] == ["channel", "payment_amount"] and len(data["rows"]) == 4
+
+
+def test_ask_writes_excel_and_chart(demo_db: Path, tmp_path: Path) -> None:
+    xlsx, png = tmp_path / "out.xlsx", tmp_path / "out.png"
+    code, out = run("ask", "Количество платежей по месяцам в 2025 году", "--db", f"duckdb:///{demo_db}",
+                    "--excel", str(xlsx), "--chart", str(png), "--trace")
+    assert code == 0, out
+    assert "Decision trace" in out
+    sheet = openpyxl.load_workbook(xlsx).worksheets[0]
+    assert sheet.max_row == 13  # header + 12 months
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_clarification_round_trip(demo_db: Path) -> None:
+    code, out = run("ask", "Сколько открыли в мае 2025?", "--db", f"duckdb:///{demo_db}", "--json")
+    data = json.loads(out)
+    assert data["status"] == "clarification"
+    code, out = run("ask", "1", "--db", f"duckdb:///{demo_db}", "--thread", data["thread_id"], "--json")
+    assert json.loads(out)["topic"] == "wallets"
+
+
+def test_bad_input_is_a_message_not_a_traceback(tmp_path: Path) -> None:
+    code, out = run("ask", "x", "--segment", "b2x")
+    assert code == 2 and "--segment must be auto, b2b or b2c" in out
+    code, out = run("ask", "x", "--catalog", str(tmp_path / "missing"))
+    assert code == 2 and "catalog folder not found" in out
+    code, out = run("ask", "Сумма платежей в 2025", "--db", f"duckdb:///{tmp_path / 'nope.duckdb'}")
+    assert code == 1 and "Traceback" not in out and "Хранилище недоступно" in out
+
+
+def test_catalog_check(tmp_path: Path) -> None:
+    from vitrina.catalog import DEMO_CATALOG
+
+    code, out = run("catalog", "check", str(DEMO_CATALOG))
+    assert code == 0 and "OK" in out
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "t.yaml").write_text("tables:\n  - name: a.b\n    columns:\n      - {name: x, role: nope}\n")
+    code, out = run("catalog", "check", str(bad))
+    assert code == 1 and f"{bad / 't.yaml'}:4" in out and "role" in out
+
+
+def test_demo_builds_and_answers(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("VITRINA_HOME", str(tmp_path / "home"))
+    code, out = run("demo", "--json")
+    assert code == 0, out
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert (tmp_path / "home" / "demo" / "warehouse.duckdb").is_file()
+    statuses = [line["status"] for line in lines]
+    assert statuses.count("answered") >= 6 and "refused" in statuses
+    assert {line["question"][:1].isascii() for line in lines} == {True, False}  # both languages
