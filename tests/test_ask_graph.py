@@ -143,3 +143,12 @@ def test_result_checks_flag_a_single_row_breakdown(make_service) -> None:
     result = make_service().ask("Сумма платежей по регионам в Москве в 2025 году")
     assert result.status == "answered"
     assert [c["check"] for c in result.checks] == ["single_row"]
+
+
+def test_no_data_for_the_period_says_where_data_is(make_service) -> None:
+    result = make_service().ask("Сумма платежей в 2021 году")
+    assert result.status == "answered"
+    assert [c["check"] for c in result.checks] == ["all_null"]
+    assert result.answer == "Данных за период «2021 год» нет. Данные по теме «Платежи» есть с 01.01.2023 по 30.11.2026."
+    empty = make_service().ask("Payment volume by region in 2021")
+    assert empty.checks[0]["check"] == "empty" and empty.answer.startswith("There is no data for 2021.")

@@ -14,6 +14,7 @@ import pytest
 
 from vitrina.warehouse.demo import (
     DATA_TABLES,
+    DEFAULT_SEED,
     DEMO_VERSION,
     DemoStats,
     build_demo_warehouse,
@@ -26,9 +27,13 @@ from vitrina.warehouse.pg_load import load_demo_into_postgres, pg_type
 
 
 @pytest.fixture(scope="session")
-def full_demo(tmp_path_factory: pytest.TempPathFactory) -> DemoStats:
-    """The full-size warehouse, built once per test session."""
-    return build_demo_warehouse(tmp_path_factory.mktemp("demo-full") / "demo.duckdb")
+def full_demo(demo_db: Path) -> DemoStats:
+    """The full-size warehouse of the whole test session (conftest's `demo_db`, built once);
+    the stats are read back from the file, the build time is measured by the rebuild below."""
+    rows = {table: count for table, (count, _) in table_checksums(demo_db).items()}
+    return DemoStats(
+        path=demo_db, seed=DEFAULT_SEED, scale=1.0, rows=rows, seconds=0, step_seconds={}
+    )
 
 
 @pytest.fixture(scope="session")
@@ -51,10 +56,11 @@ def scalar(con: duckdb.DuckDBPyConnection, sql: str):
 # --- determinism -------------------------------------------------------------------------
 
 
-def test_same_seed_gives_same_rows(full_demo: DemoStats, tmp_path: Path) -> None:
+def test_same_seed_gives_same_rows_in_under_a_minute(full_demo: DemoStats, tmp_path: Path) -> None:
     again = build_demo_warehouse(tmp_path / "again.duckdb")
     assert table_checksums(again.path) == table_checksums(full_demo.path)
     assert again.rows == full_demo.rows
+    assert again.seconds < 60, again.step_seconds
 
 
 def test_other_seed_gives_other_rows(small_demo: DemoStats, tmp_path: Path) -> None:
@@ -66,10 +72,6 @@ def test_other_seed_gives_other_rows(small_demo: DemoStats, tmp_path: Path) -> N
     assert other_sums["fact_payment"] != base["fact_payment"]
     # reference data does not depend on the seed
     assert other_sums["dim_region"] == base["dim_region"]
-
-
-def test_full_build_is_fast_enough(full_demo: DemoStats) -> None:
-    assert full_demo.seconds < 60, full_demo.step_seconds
 
 
 # --- sizes and ranges --------------------------------------------------------------------

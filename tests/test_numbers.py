@@ -13,7 +13,6 @@ from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.ask.numbers import (
     NBSP,
     allowed_numbers,
-    format_date,
     format_number,
     format_period,
     format_value,

@@ -14,6 +14,9 @@ app = typer.Typer(
 
 # --- job registrations (each job module exposes register(app)) ---
 # (jobs are registered below this line)
+from vitrina.docs.commands import register as register_docs  # noqa: E402
+
+register_docs(app)
 from vitrina.ask.commands import register as register_ask  # noqa: E402
 
 register_ask(app)

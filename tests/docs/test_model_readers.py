@@ -104,7 +104,7 @@ def _count_bim_measures(path: Path) -> int:
 
 
 def test_shared_fixtures_measure_counts(shared_fixtures: Path) -> None:
-    for bim in sorted((shared_fixtures / "tabular").glob("*.bim")) + [shared_fixtures / "wwi/model/Model.bim"]:
+    for bim in [*sorted((shared_fixtures / "tabular").glob("*.bim")), shared_fixtures / "wwi/model/Model.bim"]:
         assert len(load_model(bim).measures) == _count_bim_measures(bim), bim
     tmdl = shared_fixtures / "tabular/sample-pbip-tmdl"
     expected = sum(

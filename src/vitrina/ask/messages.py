@@ -63,8 +63,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "The query took too long and was stopped ({error}). Narrow the period or drop a breakdown.",
     },
     "empty": {
-        "ru": "Данных за {period} нет{filters}.",
-        "en": "There is no data for {period}{filters}.",
+        "ru": "Данных за период «{period}» нет.",
+        "en": "There is no data for {period}.",
+    },
+    "data_range": {
+        "ru": "Данные по теме «{topic}» есть с {start} по {end}.",
+        "en": "Data on {topic} is available from {start} to {end}.",
     },
     "all_time": {"ru": "всё время", "en": "all time"},
 }

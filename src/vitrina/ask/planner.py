@@ -28,7 +28,7 @@ class PlanOutcome:
 def _joined_by_conjunction(reading: Reading, first: Match, second: Match) -> bool:
     lo, hi = sorted((first, second), key=lambda m: m.start)
     between = reading.words[lo.start + lo.length:hi.start]
-    return any(w.text in CONJUNCTIONS for w in between) or (not between and hi.start == lo.start + lo.length)
+    return any(w.text in CONJUNCTIONS for w in between)
 
 
 def choose_metrics(reading: Reading, catalog: Catalog, topic: str, trace: Trace) -> list[Metric]:

@@ -187,6 +187,33 @@ def phrases(catalog: Catalog) -> list[Phrase]:
     return catalog.cache["phrases"]
 
 
+def phrase_index(catalog: Catalog) -> dict[str, list[Phrase]]:
+    """Phrases (and topic keywords) by the first two letters of their first stem, so a
+    question is matched by looking up each of its words, not by trying every phrase."""
+    if "phrase_index" not in catalog.cache:
+        index: dict[str, list[Phrase]] = {}
+        keywords = [Phrase(phrase_stems(stem), "keyword", topic.id, str(weight))
+                    for topic in catalog.topics.values() for stem, weight in topic.keywords.items()]
+        for phrase in [*phrases(catalog), *keywords]:
+            if phrase.stems:
+                index.setdefault(phrase.stems[0][:2], []).append(phrase)
+        catalog.cache["phrase_index"] = index
+    return catalog.cache["phrase_index"]
+
+
+def _occurrences(words: list[Word], catalog: Catalog) -> list[Match]:
+    """Every place where a catalog phrase matches consecutive words of the question."""
+    index = phrase_index(catalog)
+    found: list[Match] = []
+    for i, word in enumerate(words):
+        for key in {word.text[:2], word.text[:1]}:
+            for phrase in index.get(key, ()):
+                n = len(phrase.stems)
+                if i + n <= len(words) and all(stem_matches(phrase.stems[k], words[i + k].text) for k in range(n)):
+                    found.append(Match(phrase, i, n))
+    return found
+
+
 def _mark_span(words: list[Word], start: int, end: int, used: set[int]) -> None:
     for i, w in enumerate(words):
         if w.start < end and w.end > start:
@@ -215,10 +242,25 @@ def _has_marker_before(words: list[Word], idx: int, blocked: set[int]) -> bool:
     return False
 
 
-def read_question(
-    text: str, catalog: Catalog, *, period_span: tuple[int, int] | None = None
-) -> Reading:
-    """Match the catalog's vocabulary against one (standalone) question."""
+READING_CACHE_SIZE = 512
+
+
+def read_question(text: str, catalog: Catalog, *, period_span: tuple[int, int] | None = None) -> Reading:
+    """Match the catalog's vocabulary against one (standalone) question.
+
+    Cached per catalog: several nodes read the same question, and a Reading is never
+    modified after it is built.
+    """
+    cache: dict = catalog.cache.setdefault("readings", {})
+    key = (text, period_span)
+    if key not in cache:
+        if len(cache) >= READING_CACHE_SIZE:
+            cache.pop(next(iter(cache)))
+        cache[key] = _read(text, catalog, period_span)
+    return cache[key]
+
+
+def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> Reading:
     words = tokenize(text)
     reading = Reading(words=words)
     used = reading.used
@@ -230,7 +272,7 @@ def read_question(
         hit = _find_all(stems, words, used)
         if hit is not None:
             reading.grain = grain
-            reading.grain_span = text[words[hit[0]].start : words[hit[0] + hit[1] - 1].end]
+            reading.grain_span = text[words[hit[0]].start:words[hit[0] + hit[1] - 1].end]
             break
     top = TOP_N.search(norm)
     if top:
@@ -240,80 +282,48 @@ def read_question(
         reading.order = "asc"
     elif _find_all(DESC_STEMS, words, used) is not None:
         reading.order = "desc"
-
     for seg, stems in catalog.info.segment_keywords.items():
         if _find_all(tuple(stems), words, used) is not None:
             reading.segments.append(seg)
     structural = set(used)  # period, grain, order and segment words: markers may sit among them
 
-    candidates: list[Match] = []
-    for phrase in phrases(catalog):
-        idx = find_phrase(phrase.stems, words, set())
-        if idx is not None:
-            candidates.append(Match(phrase, idx, len(phrase.stems)))
+    occurrences = _occurrences(words, catalog)
+    candidates = [m for m in occurrences if m.phrase.kind != "keyword"]
     kind_rank = {"refuse": 0, "value": 1, "metric": 2, "dimension": 3}
-    candidates.sort(
-        key=lambda m: (-m.length, -sum(map(len, m.phrase.stems)), kind_rank[m.phrase.kind])
-    )
+    candidates.sort(key=lambda m: (-m.length, -sum(map(len, m.phrase.stems)), kind_rank[m.phrase.kind], m.start))
     for match in candidates:
         span = set(range(match.start, match.start + match.length))
         if span & used:
-            # the same phrase may occur again later in the question
-            idx = find_phrase(match.phrase.stems, words, used)
-            if idx is None:
-                continue
-            match = Match(match.phrase, idx, match.length)
-            span = set(range(idx, idx + match.length))
-        if match.phrase.kind == "dimension" and not _has_marker_before(
-            words, match.start, used - structural - span
-        ):
+            continue
+        if match.phrase.kind == "dimension" and not _has_marker_before(words, match.start, used - structural - span):
             continue
         used |= span
         if match.phrase.kind == "refuse":
             reading.refuse.append(match.phrase.target)
         else:
-            {"metric": reading.metrics, "dimension": reading.dimensions, "value": reading.values}[
-                match.phrase.kind
-            ].append(match)
+            {"metric": reading.metrics, "dimension": reading.dimensions,
+             "value": reading.values}[match.phrase.kind].append(match)
     reading.metrics.sort(key=lambda m: m.start)
+    value_phrases = [p for p in phrases(catalog) if p.kind == "value"]
     for match in reading.values:
-        match.alternatives = tuple(
-            dict.fromkeys(
-                p.target
-                for p in phrases(catalog)
-                if p.kind == "value"
-                and p.value == match.phrase.value
-                and p.stems == match.phrase.stems
-            )
-        )
+        match.alternatives = tuple(dict.fromkeys(
+            p.target for p in value_phrases if p.value == match.phrase.value and p.stems == match.phrase.stems))
 
+    keyword_hits = {(m.phrase.target, m.phrase.stems): float(m.phrase.value or 0)
+                    for m in occurrences if m.phrase.kind == "keyword"}
     for topic in catalog.topics.values():
-        score = 0.0
-        for stem, weight in topic.keywords.items():
-            if find_phrase(phrase_stems(stem), words, set()) is not None:
-                score += weight
-        best = max(
-            (
-                m.length
-                for m in reading.metrics
-                if catalog.metrics[m.phrase.target].topic == topic.id
-            ),
-            default=0,
-        )
+        score = sum(weight for (topic_id, _), weight in keyword_hits.items() if topic_id == topic.id)
+        best = max((m.length for m in reading.metrics if catalog.metrics[m.phrase.target].topic == topic.id),
+                   default=0)
         score += 2 * best
         if score > 0:
             reading.topic_scores[topic.id] = score
 
+    keyword_words = {i for m in occurrences if m.phrase.kind == "keyword" for i in range(m.start, m.start + m.length)}
     for i, w in enumerate(words):
-        if (
-            i == 0
-            or i in used
-            or not w.original[:1].isupper()
-            or len(w.text) < 3
-            or w.text.isdigit()
-        ):
+        if i == 0 or i in used or i in keyword_words or not w.original[:1].isupper() or len(w.text) < 3:
             continue
-        if any(stem_matches(k, w.text) for t in catalog.topics.values() for k in t.keywords):
+        if w.text.isdigit():
             continue
         reading.unknown_names.append(w.original)
     return reading

@@ -201,7 +201,7 @@ def document_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[str, 
                 return ctx.filenames.get(target.lower())
 
             text = render_measure(lin, measure, topic=topic, lang=req.get("lang", "en"), link=link,
-                                  explain=ctx.explain, content_hash=digest, trace=trace, docs_dir=measures_dir)
+                                  explain=ctx.explain, content_hash=digest, trace=trace)
             if time.monotonic() > deadline:
                 raise MeasureTimeout(name)
             measures_dir.mkdir(parents=True, exist_ok=True)
@@ -214,7 +214,7 @@ def document_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[str, 
         trace.error("measure timed out", measure=name, limit_s=ctx.measure_timeout_s)
         update["missed"] = [{"measure": name, "topic": topic, "reason": "timeout",
                              "detail": f"over the {ctx.measure_timeout_s:g} s limit", "suggestions": []}]
-    except Exception as exc:  # noqa: BLE001 - one broken measure must not stop the run; it is reported
+    except Exception as exc:
         trace.error("measure failed", measure=name, error=f"{type(exc).__name__}: {exc}"[:300])
         update["missed"] = [{"measure": name, "topic": topic, "reason": "error",
                              "detail": f"{type(exc).__name__}: {exc}"[:300], "suggestions": []}]

@@ -327,7 +327,7 @@ def _walk_sql(b: _Builder, index: Any, roots: list[tuple[str, str]], max_depth: 
             continue
         visited.add(k)
         lin.sql_objects.append(SqlObjectInfo(
-            name=display, kind=kind, file=_s(getattr(obj, "file", None)), line=getattr(obj, "line", None), depth=depth,
+            name=display, kind=kind, file=b.ws.display_path(getattr(obj, "file", None)), line=getattr(obj, "line", None), depth=depth,
         ))
         _object_warnings(b, obj, display)
         if depth >= max_depth:
@@ -343,18 +343,18 @@ def _walk_sql(b: _Builder, index: Any, roots: list[tuple[str, str]], max_depth: 
                 pname = getattr(proc, "name", str(proc))
                 pk = key(pname)
                 pid = f"s:{pk}"
-                b.edge(nid, b.node(pid, "procedure", pname, _s(getattr(proc, "file", None)), getattr(proc, "line", None)), "loaded by")
+                b.edge(nid, b.node(pid, "procedure", pname, b.ws.display_path(getattr(proc, "file", None)), getattr(proc, "line", None)), "loaded by")
                 info = procs.get(pk)
                 if info is None:
                     info = ProcedureInfo(
-                        name=pname, file=_s(getattr(proc, "file", None)), line=getattr(proc, "line", None),
+                        name=pname, file=b.ws.display_path(getattr(proc, "file", None)), line=getattr(proc, "line", None),
                         writes=sorted(getattr(proc, "writes", set()) or []), reads=sorted(getattr(proc, "reads", set()) or []),
                         partial=bool(getattr(proc, "partial", False)), dynamic_sql=bool(getattr(proc, "dynamic_sql", False)),
                     )
                     procs[pk] = info
                     lin.procedures.append(info)
                     _object_warnings(b, proc, pname)
-                info.excerpts.extend(_excerpts(proc, k, pname))
+                info.excerpts.extend(_excerpts(proc, k, pname, info.file))
                 if (pk, k) in visited_flows:
                     continue
                 visited_flows.add((pk, k))
@@ -392,7 +392,7 @@ def _object_warnings(b: _Builder, obj: Any, display: str) -> None:
         b.warn(f"{display}: {w}")
 
 
-def _excerpts(proc: Any, table_key: str, pname: str) -> list[SqlExcerpt]:
+def _excerpts(proc: Any, table_key: str, pname: str, file: str | None) -> list[SqlExcerpt]:
     out: list[SqlExcerpt] = []
     for st in getattr(proc, "statements", []) or []:
         targets = {key(t) for t in getattr(st, "targets", []) or []}
@@ -403,7 +403,7 @@ def _excerpts(proc: Any, table_key: str, pname: str) -> list[SqlExcerpt]:
         if len(lines) > EXCERPT_LINES:
             sql = "\n".join([*lines[:EXCERPT_LINES], f"-- ... {len(lines) - EXCERPT_LINES} more lines"])
         out.append(SqlExcerpt(
-            procedure=pname, target=table_key, kind=str(getattr(st, "kind", "")), file=_s(getattr(proc, "file", None)),
+            procedure=pname, target=table_key, kind=str(getattr(st, "kind", "")), file=file,
             line=getattr(st, "line", None), sql=sql, parsed_by=_s(getattr(st, "parsed_by", None)),
         ))
     return out
@@ -436,8 +436,8 @@ def _column_links(b: _Builder, columns: set[tuple[str, str]]) -> None:
                 found = index.get(obj)
                 if found is not None and _obj_kind(found) == "view":
                     try:
-                        deeper = index.column_lineage(obj, mapped)
-                    except Exception as exc:  # noqa: BLE001 - lineage is best effort, the trace says so
+                        deeper = ws.view_column_lineage(obj, mapped)
+                    except Exception as exc:
                         b.trace.suppressed("view column lineage failed", view=obj, column=mapped, error=str(exc)[:200])
                         deeper = None
                     if deeper:

@@ -93,7 +93,7 @@ def measure_list_from_text(
         trace.suppressed("measure-list LLM timed out; regex parser used", timeout_s=timeout_s)
     except (json.JSONDecodeError, ValidationError, ValueError, TypeError) as exc:
         trace.suppressed("measure-list LLM answer unusable; regex parser used", error=str(exc)[:200])
-    except Exception as exc:  # noqa: BLE001 - any LLM failure falls back to rules
+    except Exception as exc:
         trace.suppressed("measure-list LLM failed; regex parser used", error=str(exc)[:200])
     finally:
         pool.shutdown(wait=False, cancel_futures=True)

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langgraph.checkpoint.sqlite import SqliteSaver
-
+from vitrina.checkpoint import sqlite_checkpointer
 from vitrina.config import Settings, load_settings
 from vitrina.docs.graph import DocsContext, build_graph, request_key
 from vitrina.docs.writer.explain import Explainer
@@ -66,20 +64,19 @@ def run_docs(
     ctx = context or DocsContext(measure_timeout_s=measure_timeout_s, explain=explain, list_llm=list_llm,
                                  on_progress=on_progress)
     thread_id = request_key(request)
-    conn = sqlite3.connect(str(checkpoint_path(settings)), check_same_thread=False)
+    saver = sqlite_checkpointer(checkpoint_path(settings))  # state holds plain dicts/lists only
     try:
-        saver = SqliteSaver(conn)
         graph = build_graph(saver)
         config: dict[str, Any] = {"configurable": {"thread_id": thread_id}, "recursion_limit": 10_000_000}
         snapshot = graph.get_state(config)
         resumed = bool(snapshot.next) and not fresh
         if resumed:
-            result = graph.invoke(None, config, context=ctx, durability="sync")
+            result = graph.invoke(None, config, context=ctx, durability="async")
         else:
             saver.delete_thread(thread_id)
-            result = graph.invoke({"request": request}, config, context=ctx, durability="sync")
+            result = graph.invoke({"request": request}, config, context=ctx, durability="async")
     finally:
-        conn.close()
+        saver.conn.close()
     return DocsReport(
         processed=list(result.get("processed", [])),
         missed=list(result.get("missed", [])),

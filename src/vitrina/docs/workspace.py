@@ -30,6 +30,21 @@ class Workspace:
         self._col_deps: dict[tuple[str, str], DaxDeps] = {}
         self._sources: dict[str, list[SourceRef]] = {}
         self.lineage_cache: dict[str, Any] = {}
+        self._view_cols: dict[tuple[str, str], list[tuple[str, str]] | None] = {}
+        self.sql_roots: list[Path] = []
+
+    def display_path(self, path: str | None) -> str | None:
+        """A SQL file shown relative to the --sql folder it came from (`dw-ssdt/Fact/Tables/Sale.sql`)."""
+        if not path:
+            return None
+        p = Path(path)
+        for root in self.sql_roots:
+            base = root if root.is_dir() else root.parent
+            try:
+                return f"{base.name}/{p.resolve().relative_to(base.resolve()).as_posix()}"
+            except ValueError:
+                continue
+        return p.name
 
     @classmethod
     def load(
@@ -41,7 +56,9 @@ class Workspace:
         index = build_sql_index([Path(p) for p in sql_paths], trace=trace, progress=progress) if sql_paths else None
         if not sql_paths:
             trace.branch("no SQL folder given: lineage stops at partition sources")
-        return cls(model, index, trace=trace)
+        ws = cls(model, index, trace=trace)
+        ws.sql_roots = [Path(p) for p in sql_paths]
+        return ws
 
     def measure(self, table: str, name: str) -> Measure | None:
         t = self.model.table(table)
@@ -68,6 +85,13 @@ class Workspace:
                 return None
             self._col_deps[key] = resolve(col.expression, table, self.names)
         return self._col_deps[key]
+
+    def view_column_lineage(self, view: str, column: str) -> list[tuple[str, str]] | None:
+        """The index's column lineage of a view column, memoised (sqlglot lineage is costly)."""
+        key = (view.lower(), column.lower())
+        if key not in self._view_cols:
+            self._view_cols[key] = self.index.column_lineage(view, column) if self.index is not None else None
+        return self._view_cols[key]
 
     def sources(self, table: str) -> list[SourceRef]:
         if table not in self._sources:

@@ -69,8 +69,19 @@ def normalize_rows(rows: Iterable[Sequence[Any]]) -> list[Row]:
     return [tuple(normalize_cell(v) for v in row) for row in rows]
 
 
-def _sort_key(cell: Cell) -> tuple[str, str]:
-    return (type(cell).__name__, repr(cell))
+def _sort_key(cell: Cell) -> tuple[int, Any]:
+    """A total order over mixed cells: numbers by value, dates by date, others by text."""
+    if cell is None:
+        return (0, "")
+    if isinstance(cell, Decimal):
+        return (1, cell)
+    if isinstance(cell, dt.date | dt.datetime | dt.time):
+        return (2, cell.isoformat())
+    return (3, repr(cell))
+
+
+def _row_key(row: Row) -> tuple[tuple[int, Any], ...]:
+    return tuple(_sort_key(c) for c in row)
 
 
 def _column_signature(rows: list[Row], index: int) -> tuple[Cell, ...]:
@@ -117,10 +128,10 @@ def _diff(expected: list[Row], got: list[Row], ordered: bool) -> str:
     extra = list((got_c - exp_c).elements())
     if missing:
         lines.append(f"  only in expected ({len(missing)}): "
-                     + ", ".join(_fmt(r) for r in sorted(missing, key=repr)[:MAX_DIFF_ROWS]))
+                     + ", ".join(_fmt(r) for r in sorted(missing, key=_row_key)[:MAX_DIFF_ROWS]))
     if extra:
         lines.append(f"  only in got ({len(extra)}):      "
-                     + ", ".join(_fmt(r) for r in sorted(extra, key=repr)[:MAX_DIFF_ROWS]))
+                     + ", ".join(_fmt(r) for r in sorted(extra, key=_row_key)[:MAX_DIFF_ROWS]))
     return "\n".join(lines)
 
 

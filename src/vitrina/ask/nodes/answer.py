@@ -15,7 +15,7 @@ from vitrina.ask.context import AskContext
 from vitrina.ask.export import write_excel
 from vitrina.ask.followup import snapshot
 from vitrina.ask.messages import text
-from vitrina.ask.numbers import unverified_numbers
+from vitrina.ask.numbers import format_date, unverified_numbers
 from vitrina.ask.state import AskState
 from vitrina.ask.summary import summarize
 from vitrina.ask.table import render_table
@@ -40,11 +40,21 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
         notes.append(plan.period.note)
     if view.note:
         notes.append(view.note)
+    trusted = [period_label, topic_label, *notes]
+    no_data = next((c for c in state.get("checks", []) if c["check"] in ("empty", "all_null")), None)
     with trace.timed("answer written"):
         summary = summarize(result, metas)
-        body = write_answer(lang, result, metas, summary, period_label=period_label, topic_label=topic_label,
-                            notes=notes)
-    invented = unverified_numbers(body, result, metas, texts=[period_label, topic_label, *notes])
+        if no_data:
+            body = text("empty", lang, period=period_label)
+            if no_data.get("data_from"):
+                span = text("data_range", lang, topic=topic_label, start=format_date(no_data["data_from"], lang),
+                            end=format_date(no_data["data_to"], lang))
+                body = f"{body} {span}"
+                trusted.append(span)
+        else:
+            body = write_answer(lang, result, metas, summary, period_label=period_label, topic_label=topic_label,
+                                notes=notes)
+    invented = unverified_numbers(body, result, metas, texts=trusted)
     if invented:
         trace.rejected("answer text held numbers not in the data: table-only answer used",
                        numbers=[str(n) for n in invented])

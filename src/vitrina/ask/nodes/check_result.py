@@ -3,6 +3,8 @@ join on an incomplete key, negative values of metrics that cannot be negative.""
 
 from __future__ import annotations
 
+from datetime import date, datetime
+
 from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
@@ -21,6 +23,18 @@ def key_is_unique(warehouse: Warehouse, table: str, column: str) -> bool:
         rows = warehouse.execute(f"SELECT COUNT(*) - COUNT(DISTINCT {column}) FROM {table}").rows
         _KEY_CACHE[cache_key] = rows[0][0] == 0
     return _KEY_CACHE[cache_key]
+
+
+def data_range(warehouse: Warehouse, table: str, column: str, trace: Trace) -> tuple[date, date] | None:
+    """First and last date that a table holds, to tell the user where data exists."""
+    try:
+        low, high = warehouse.execute(f"SELECT MIN({column}), MAX({column}) FROM {table}").rows[0]
+    except WarehouseError as exc:
+        trace.suppressed("data range not read", table=table, error=str(exc))
+        return None
+    if low is None or high is None:
+        return None
+    return (low.date() if isinstance(low, datetime) else low), (high.date() if isinstance(high, datetime) else high)
 
 
 def _fan_out(plan: QueryPlan, warehouse: Warehouse, trace: Trace) -> list[str]:
@@ -54,6 +68,10 @@ def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
         all(row[result.columns.index(m.name)] is None for row in result.rows) for m in metrics
     ):
         flag("all_null", "every metric value is NULL")
+    if checks and checks[-1]["check"] in ("empty", "all_null") and plan.date_column:
+        span = data_range(runtime.context.warehouse, plan.base_table, plan.date_column, trace)
+        if span:
+            checks[-1].update(data_from=span[0].isoformat(), data_to=span[1].isoformat())
     if plan.breakdown and len(result.rows) == 1:
         flag("single_row", "a breakdown was asked for but the result has one row")
     for message in _fan_out(plan, runtime.context.warehouse, trace):

@@ -88,8 +88,8 @@ def _needs_space(prev: _Item | None, before_prev: _Item | None, cur: _Item) -> b
         return False
     if isinstance(prev, Token) and prev.kind is TokenKind.OPERATOR and prev.text in "+-" and (
         before_prev is None
-        or isinstance(before_prev, Token)
-        and (before_prev.kind is TokenKind.OPERATOR or _is_keyword(before_prev, "RETURN"))
+        or (isinstance(before_prev, Token)
+        and (before_prev.kind is TokenKind.OPERATOR or _is_keyword(before_prev, "RETURN")))
     ):
         return isinstance(cur, Token) and cur.kind is TokenKind.OPERATOR  # keep "- -x" apart
     return True

@@ -8,6 +8,7 @@ generic tree of nodes, then maps the tree to the internal model.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -196,7 +197,7 @@ def parse_tmdl(text: str, path: Path | str = "<tmdl>") -> list[Node]:
 
 def find_definition_dir(path: Path) -> Path | None:
     """Accept the `definition/` folder itself or a folder (PBIP semantic model) holding it."""
-    if (path / "model.tmdl").is_file() or (path / "tables").is_dir() and any(path.glob("tables/*.tmdl")):
+    if (path / "model.tmdl").is_file() or ((path / "tables").is_dir() and any(path.glob("tables/*.tmdl"))):
         return path
     if (path / "definition").is_dir():
         return path / "definition"
@@ -254,10 +255,8 @@ def _apply(model: Model, node: Node, file: Path) -> None:
         )
     elif kw in ("model", "database"):
         if kw == "database" and node.prop("compatibilityLevel"):
-            try:
+            with contextlib.suppress(ValueError):
                 model.compatibility_level = int(node.prop("compatibilityLevel") or 0)
-            except ValueError:
-                pass
         for child in node.children:
             if child.keyword in ("table", "expression", "relationship", "dataSource"):
                 _apply(model, child, file)

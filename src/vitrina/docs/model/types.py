@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 PartitionKind = Literal["query", "m", "calculated", "calculationGroup", "entity", "policyRange", "unknown"]
 
@@ -112,6 +112,8 @@ class Model(BaseModel):
     relationships: list[Relationship] = Field(default_factory=list)
     data_sources: list[DataSource] = Field(default_factory=list)
     expressions: list[Expression] = Field(default_factory=list)
+    _by_name: dict[str, Measure] | None = PrivateAttr(default=None)
+    _count: int = PrivateAttr(default=-1)
 
     @property
     def measures(self) -> list[Measure]:
@@ -125,11 +127,14 @@ class Model(BaseModel):
         return None
 
     def measure(self, name: str) -> Measure | None:
-        low = name.lower()
-        for measure in self.measures:
-            if measure.name.lower() == low:
-                return measure
-        return None
+        """Measure names are unique model-wide (case-insensitive); the map is rebuilt on edits."""
+        count = sum(len(t.measures) for t in self.tables)
+        if self._by_name is None or self._count != count:
+            self._by_name = {}
+            for m in self.measures:
+                self._by_name.setdefault(m.name.lower(), m)
+            self._count = count
+        return self._by_name.get(name.lower())
 
     def expression(self, name: str) -> Expression | None:
         low = name.lower()

@@ -102,9 +102,9 @@ def _split_top(tokens: list[MToken], sep: str = ",") -> list[list[MToken]]:
     parts: list[list[MToken]] = [[]]
     depth = 0
     for t in tokens:
-        if t.kind == "punct" and t.text in _OPEN or t.kind == "ident" and t.text == "let":
+        if (t.kind == "punct" and t.text in _OPEN) or (t.kind == "ident" and t.text == "let"):
             depth += 1
-        elif t.kind == "punct" and t.text in ")]}" or t.kind == "ident" and t.text == "in" and depth > 0 and _let_open(parts):
+        elif (t.kind == "punct" and t.text in ")]}") or (t.kind == "ident" and t.text == "in" and depth > 0 and _let_open(parts)):
             depth -= 1
         if t.kind == "punct" and t.text == sep and depth == 0:
             parts.append([])
@@ -142,7 +142,7 @@ def _bindings(tokens: list[MToken]) -> tuple[list[tuple[str, list[MToken]]], lis
     body_end = len(tokens)
     for j in range(1, len(tokens)):
         t = tokens[j]
-        if t.kind == "punct" and t.text in _OPEN or t.kind == "ident" and t.text == "let":
+        if (t.kind == "punct" and t.text in _OPEN) or (t.kind == "ident" and t.text == "let"):
             depth += 1
         elif t.kind == "punct" and t.text in ")]}":
             depth -= 1

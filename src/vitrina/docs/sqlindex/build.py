@@ -230,7 +230,9 @@ def _view(obj: SqlObject, raw: RawStatement, body: list[Tok], ctx: _File, counts
         try:
             parsed = [e for e in sqlglot.parse(sql, read=DIALECT) if e is not None]
             query = [e.expression if isinstance(e, exp.Create) else e for e in parsed]
-            found = extract([q for q in query if q is not None])
+            if not query or not all(isinstance(q, exp.Query) for q in query):
+                continue  # e.g. ALTER VIEW, which sqlglot reads as a bare Alter: try the body
+            found = extract(query)
         except Exception as exc:  # next attempt, then the scan
             error = error or exc
             continue

@@ -10,7 +10,7 @@ statement; IF and WHILE produce a statement holding their condition.
 
 >>> body = lex("IF EXISTS (SELECT 1 FROM a) BEGIN UPDATE t SET x = 1 FROM b END ELSE SET @n = 1").tokens
 >>> [(s.lead, len(s.tokens)) for s in split_statements(body)]
-[('IF', 9), ('UPDATE', 8), ('SET', 4)]
+[('IF', 8), ('UPDATE', 8), ('SET', 4)]
 """
 
 from __future__ import annotations
@@ -172,6 +172,8 @@ class _Splitter:
             self.flush()
             return 2 if nup in ("TRY", "CATCH") else 1
         if w == "ELSE":
+            if self.case_depth > 0:
+                return 0  # CASE ... ELSE
             self.flush()
             return 1
         if w == "BEGIN":

@@ -81,5 +81,5 @@ def write_combined(out_dir: Path, measures_dir: Path, entries: list[Entry], *, l
         "missed": missed,
     }
     index_path = out_dir / "index.json"
-    index_path.write_text(json.dumps(index, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+    index_path.write_text(json.dumps(index, ensure_ascii=False, default=str), encoding="utf-8")
     return manual, index_path

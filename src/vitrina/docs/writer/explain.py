@@ -122,7 +122,7 @@ def explanation(lin: MeasureLineage, lang: str, explain: Explainer | None, trace
         return text
     try:
         worded = explain(ExplainRequest(measure=lin.measure, lang=lang, expression=lin.expression, rules_text=text, lineage=lin))
-    except Exception as exc:  # noqa: BLE001 - the rules text answers when the LLM fails
+    except Exception as exc:
         if trace is not None:
             trace.suppressed("explanation LLM failed; rules text used", measure=lin.measure, error=str(exc)[:200])
         return text

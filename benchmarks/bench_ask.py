@@ -1,0 +1,101 @@
+"""Latency of the ask pipeline itself, excluding query execution on the warehouse.
+
+    .venv/bin/python benchmarks/bench_ask.py
+
+Every golden question (tests/golden/questions.yaml) is asked on the full demo warehouse
+in rules mode. Time spent inside the warehouse (EXPLAIN, the query, key checks) is
+measured separately and subtracted, so the figure is Vitrina's own time: parsing,
+planning, compiling, guarding, checking, writing the answer, checkpointing. File outputs
+(Excel, PNG) are timed on their own because they are optional per request.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+import yaml
+
+from vitrina.ask.service import AskService
+from vitrina.config import load_settings
+from vitrina.warehouse import Warehouse
+from vitrina.warehouse.demo import build_demo_warehouse
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden" / "questions.yaml"
+TARGETS = {"pipeline_ms_median": "< 50 ms"}
+FALLBACK = ["Сколько кошельков открыли в мае 2025?", "Revenue by region in Q3 2026",
+            "Средний чек по категориям в 2025 году", "Количество платежей по месяцам в 2025 году"]
+
+
+class TimedWarehouse(Warehouse):
+    """A warehouse that adds up the time spent inside the engine."""
+
+    engine_ms = 0.0
+
+    def _timed(self, fn, *args, **kwargs):  # noqa: ANN001, ANN202 - thin timing wrapper
+        start = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            TimedWarehouse.engine_ms += (time.perf_counter() - start) * 1000
+
+    def execute(self, sql: str, *, row_cap: int | None = None):  # noqa: ANN201
+        return self._timed(super().execute, sql, row_cap=row_cap)
+
+    def explain(self, sql: str) -> None:
+        self._timed(super().explain, sql)
+
+
+def golden_turns() -> list[list[str]]:
+    """Each case as its list of turns (a dialog is asked on one thread)."""
+    if not GOLDEN.is_file():
+        return [[q] for q in FALLBACK]
+    cases = yaml.safe_load(GOLDEN.read_text(encoding="utf-8"))
+    cases = cases.get("cases", cases) if isinstance(cases, dict) else cases
+    turns = []
+    for case in cases:
+        if "turns" in case:
+            turns.append([t["q"] if isinstance(t, dict) else t for t in case["turns"]])
+        else:
+            turns.append([case["question"]])
+    return turns
+
+
+def _percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p * (len(ordered) - 1)))]
+
+
+def run() -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="vitrina-bench-") as tmp:
+        db = Path(tmp) / "warehouse.duckdb"
+        build_demo_warehouse(db)
+        settings = load_settings(db_url=f"duckdb:///{db}").with_(home=Path(tmp))
+        warehouse = TimedWarehouse(settings.warehouse_url)
+        own: list[float] = []
+        files: list[float] = []
+        for write_files, bucket in ((False, own), (True, files)):
+            service = AskService(settings, warehouse=warehouse, today=date(2026, 11, 30), write_files=write_files)
+            for n, dialog in enumerate(golden_turns()):
+                for question in dialog:
+                    TimedWarehouse.engine_ms = 0.0
+                    start = time.perf_counter()
+                    service.ask(question, thread_id=f"{write_files}-{n}")
+                    bucket.append((time.perf_counter() - start) * 1000 - TimedWarehouse.engine_ms)
+        warehouse.close()
+    return {
+        "questions": len(own),
+        "pipeline_ms_median": round(statistics.median(own), 1),
+        "pipeline_ms_p95": round(_percentile(own, 0.95), 1),
+        "with_files_ms_median": round(statistics.median(files), 1),
+        "with_files_ms_p95": round(_percentile(files, 0.95), 1),
+    }
+
+
+if __name__ == "__main__":
+    for key, value in run().items():
+        print(f"{key}: {value}")
