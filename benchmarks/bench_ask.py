@@ -36,14 +36,14 @@ class TimedWarehouse(Warehouse):
 
     engine_ms = 0.0
 
-    def _timed(self, fn, *args, **kwargs):  # noqa: ANN001, ANN202 - thin timing wrapper
+    def _timed(self, fn, *args, **kwargs):
         start = time.perf_counter()
         try:
             return fn(*args, **kwargs)
         finally:
             TimedWarehouse.engine_ms += (time.perf_counter() - start) * 1000
 
-    def execute(self, sql: str, *, row_cap: int | None = None):  # noqa: ANN201
+    def execute(self, sql: str, *, row_cap: int | None = None):
         return self._timed(super().execute, sql, row_cap=row_cap)
 
     def explain(self, sql: str) -> None:

@@ -13,7 +13,7 @@ import os
 import platform
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.console import Console
@@ -37,7 +37,7 @@ def machine() -> str:
     return f"{cpu}, {os.cpu_count()} cores, {mem} RAM, {platform.system()} {platform.release()}, Python {platform.python_version()}"
 
 
-def load(path: Path):  # noqa: ANN201 - a benchmark module
+def load(path: Path):
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
@@ -74,7 +74,7 @@ def main(selected: list[str]) -> int:
         table.add_row(*row)
     console.print(table)
     if not selected:
-        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
         lines = ["# Benchmark results", "", f"Written by `make bench` on {stamp}.", "", f"Machine: {machine()}.", "",
                  "| benchmark | figure | value | target |", "| --- | --- | --- | --- |"]
         lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]

@@ -40,7 +40,7 @@ def _pg_reachable(url: str) -> str | None:
 
         with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), connect_timeout=3):
             return None
-    except Exception as exc:  # noqa: BLE001 - any failure means "not reachable"
+    except Exception as exc:
         return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 

@@ -42,6 +42,7 @@ def test_ask_writes_excel_and_chart(demo_db: Path, tmp_path: Path) -> None:
 
 def test_clarification_round_trip(demo_db: Path) -> None:
     code, out = run("ask", "Сколько открыли в мае 2025?", "--db", f"duckdb:///{demo_db}", "--json")
+    assert code == 0, out
     data = json.loads(out)
     assert data["status"] == "clarification"
     code, out = run("ask", "1", "--db", f"duckdb:///{demo_db}", "--thread", data["thread_id"], "--json")
@@ -78,3 +79,26 @@ def test_demo_builds_and_answers(monkeypatch, tmp_path: Path) -> None:
     statuses = [line["status"] for line in lines]
     assert statuses.count("answered") >= 6 and "refused" in statuses
     assert {line["question"][:1].isascii() for line in lines} == {True, False}  # both languages
+
+
+def test_chat_keeps_the_dialog(demo_db: Path) -> None:
+    result = runner.invoke(app, ["chat", "--db", f"duckdb:///{demo_db}"],
+                           input="Сколько открыли в мае 2025?\n1\nа в декабре?\n\n")
+    assert result.exit_code == 0, result.output
+    assert "Уточните, пожалуйста, о чём вопрос" in result.output and "1. Кошельки" in result.output
+    assert "Открыто кошельков" in result.output  # the clarified answer (wallets)
+    assert "в декабре 2025" in result.output  # the follow-up was rewritten with the year
+    assert result.output.count("answered") == 2
+
+
+def test_demo_loads_postgres(pg_url: str, demo_db: Path, monkeypatch, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "demo").mkdir(parents=True)
+    (home / "demo" / "warehouse.duckdb").write_bytes(demo_db.read_bytes())
+    monkeypatch.setenv("VITRINA_HOME", str(home))
+    code, out = run("demo", "--load-postgres", pg_url, "--no-questions")
+    assert code == 0, out
+    assert "loaded" in out and "rows" in out
+    code, out = run("ask", "Сколько кошельков открыли в мае 2025?", "--json",
+                    "--db", pg_url.replace("postgresql://", "postgresql+psycopg://"))
+    assert json.loads(out)["rows"] == [[2142]]

@@ -8,7 +8,13 @@ import pytest
 import sqlglot
 
 from vitrina.catalog import load_catalog
-from vitrina.sql.checks import check_dictionary_values, check_grain, check_group_by, check_period, run_checks
+from vitrina.sql.checks import (
+    check_dictionary_values,
+    check_grain,
+    check_group_by,
+    check_period,
+    run_checks,
+)
 
 CATALOG = load_catalog()
 
