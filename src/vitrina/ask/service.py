@@ -6,9 +6,10 @@ clarification (the graph is resumed from its interrupt on the same thread).
 
 from __future__ import annotations
 
+import time
 import uuid
+from collections.abc import Iterator
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 from langgraph.types import Command
@@ -54,6 +55,14 @@ class AskResult(BaseModel):
     trace: list[TraceEvent] = Field(default_factory=list)
 
 
+class StepEvent(BaseModel):
+    """One graph step of a running turn, for progress display (CLI, SSE)."""
+
+    step: str
+    ms: float
+    trace: list[TraceEvent] = Field(default_factory=list)
+
+
 class AskService:
     """Holds the catalog, the warehouse connection and the compiled graph for a process."""
 
@@ -82,17 +91,38 @@ class AskService:
                 return intr.value
         return None
 
+    def _payload(self, question: str, thread_id: str, segment: str | None, topics: list[str] | None) -> Any:
+        """A new turn, or the reply to the clarification this thread is waiting for."""
+        if self.pending_clarification(thread_id) is not None:
+            return Command(resume={"text": question})
+        return {"question": question, "segment": (segment or self.settings.segment or "auto").lower(),
+                "explicit_topics": topics or []}
+
     def ask(self, question: str, *, thread_id: str | None = None, segment: str | None = None,
             topics: list[str] | None = None) -> AskResult:
+        """Run one turn to its end (answer, clarification, refusal or failure)."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
         config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
-        if self.pending_clarification(thread_id) is not None:
-            payload: Any = Command(resume={"text": question})
-        else:
-            payload = {"question": question, "segment": (segment or self.settings.segment or "auto").lower(),
-                       "explicit_topics": topics or []}
-        self.graph.invoke(payload, config, context=self.context())
+        self.graph.invoke(self._payload(question, thread_id, segment, topics), config, context=self.context())
         return self.result(thread_id, question)
+
+    def stream(self, question: str, *, thread_id: str | None = None, segment: str | None = None,
+               topics: list[str] | None = None) -> Iterator[StepEvent | AskResult]:
+        """Run one turn, yielding a StepEvent after every graph node, then the AskResult."""
+        thread_id = thread_id or uuid.uuid4().hex[:12]
+        config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
+        last = time.perf_counter()
+        for update in self.graph.stream(self._payload(question, thread_id, segment, topics), config,
+                                        context=self.context(), stream_mode="updates"):
+            now = time.perf_counter()
+            for node, values in update.items():
+                if node.startswith("__"):
+                    continue
+                events = values.get("trace") if isinstance(values, dict) else None
+                yield StepEvent(step=node, ms=round((now - last) * 1000, 2),
+                                trace=events if isinstance(events, list) else [])
+            last = now
+        yield self.result(thread_id, question)
 
     def result(self, thread_id: str, question: str) -> AskResult:
         state = self.graph.get_state({"configurable": {"thread_id": thread_id}})
@@ -127,6 +157,3 @@ class AskService:
     def close(self) -> None:
         self.warehouse.close()
 
-
-def outputs_path(settings: Settings, run_id: str) -> Path:
-    return settings.outputs_dir / run_id
