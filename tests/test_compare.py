@@ -86,3 +86,17 @@ def test_diff_is_small() -> None:
     assert len(result.diff.splitlines()) <= 4
     assert "(0.00, 1.00), (1.00, 2.00), (2.00, 3.00)" in result.diff  # numeric order
     assert all(line.count("), (") <= 4 for line in result.diff.splitlines())
+
+
+def test_extra_id_column_next_to_a_name_is_tolerated() -> None:
+    from vitrina.eval.compare import compare_results
+
+    expected = [("Иванов И.И.", 10), ("Иванов И.И.", 7), ("Петров П.П.", 5)]
+    got = [(101, "Иванов И.И.", 10), (205, "Иванов И.И.", 7), (300, "Петров П.П.", 5)]
+    assert compare_results(expected, got)
+    wrong = [(101, "Иванов И.И.", 10), (205, "Иванов И.И.", 8), (300, "Петров П.П.", 5)]
+    assert not compare_results(expected, wrong)
+    # a name first and the id after it works the same way
+    assert compare_results(expected, [(n, i, v) for i, n, v in got])
+    # an extra column that determines nothing (a second metric) is never dropped
+    assert not compare_results([("a", 1), ("a", 2)], [("a", 1, 5), ("a", 2, 5)])

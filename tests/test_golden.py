@@ -66,13 +66,23 @@ def load_cases(path: Path = GOLDEN_FILE) -> list[Case]:
             turns = (Turn(str(raw["question"])),)
         expect = raw["expect"]
         last = turns[-1]
-        turns = (*turns[:-1], Turn(last.question, expect, tuple(raw["options"]) if raw.get("options") else None))
-        case = Case(id=raw["id"], turns=turns, expect=expect, segment=raw.get("segment", "auto"),
-                    reference_sql=raw.get("reference_sql"), ordered=bool(raw.get("ordered", False)),
-                    xfail=raw.get("xfail"))
+        turns = (
+            *turns[:-1],
+            Turn(last.question, expect, tuple(raw["options"]) if raw.get("options") else None),
+        )
+        case = Case(
+            id=raw["id"],
+            turns=turns,
+            expect=expect,
+            segment=raw.get("segment", "auto"),
+            reference_sql=raw.get("reference_sql"),
+            ordered=bool(raw.get("ordered", False)),
+            xfail=raw.get("xfail"),
+        )
         assert expect in KINDS, f"{case.id}: expect must be one of {KINDS}"
         assert (expect == "answered") == bool(case.reference_sql), (
-            f"{case.id}: an answered case needs reference_sql, and only it")
+            f"{case.id}: an answered case needs reference_sql, and only it"
+        )
         cases.append(case)
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "case ids must be unique"
@@ -133,7 +143,9 @@ class Engine:
 
 
 @pytest.fixture(scope="module")
-def duckdb_engine(golden_duckdb: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+def duckdb_engine(
+    golden_duckdb: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Engine]:
     service = _service(f"duckdb:///{golden_duckdb}", tmp_path_factory.mktemp("golden-home-duckdb"))
 
     def run(sql: str) -> list[tuple[Any, ...]]:
@@ -145,7 +157,9 @@ def duckdb_engine(golden_duckdb: Path, tmp_path_factory: pytest.TempPathFactory)
 
 
 @pytest.fixture(scope="module")
-def postgres_engine(golden_postgres: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
+def postgres_engine(
+    golden_postgres: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Engine]:
     import psycopg
 
     sa_url = golden_postgres.replace("postgresql://", "postgresql+psycopg://", 1)
@@ -177,7 +191,9 @@ def _describe(case: Case, result: AskResult | None) -> str:
     if case.segment != "auto":
         lines.append(f"  segment: {case.segment}")
     if result is not None:
-        lines.append(f"  status: {result.status}; rewritten: {result.rewritten_question!r}; topic: {result.topic}")
+        lines.append(
+            f"  status: {result.status}; rewritten: {result.rewritten_question!r}; topic: {result.topic}"
+        )
         if result.answer:
             lines.append("  answer: " + " ".join(result.answer.split())[:300])
         if result.sql:
@@ -227,4 +243,7 @@ def test_golden_set_shape() -> None:
     assert len(russian) * 2 >= len(CASES)
     assert sum(c.expect == "refused" for c in CASES) >= 10
     assert sum(any(t.expect == "clarification" for t in c.turns) for c in CASES) >= 5
-    assert sum(len(c.turns) > 1 and all(t.expect != "clarification" for t in c.turns) for c in CASES) >= 8
+    assert (
+        sum(len(c.turns) > 1 and all(t.expect != "clarification" for t in c.turns) for c in CASES)
+        >= 8
+    )

@@ -85,4 +85,4 @@ def test_lineage_on_wwi(app: typer.Typer, shared_fixtures: Path) -> None:
     res = CliRunner().invoke(app, ["lineage", "[Total Sales]", "--model", str(shared_fixtures / "wwi/model/Model.bim"),
                                    "--sql", str(shared_fixtures / "wwi/dw-ssdt")], env={"COLUMNS": "200"})
     assert res.exit_code == 0
-    assert "integration.migratestagedsaledata" in res.output and "integration.sale_staging" in res.output
+    assert "Integration.MigrateStagedSaleData" in res.output and "Integration.Sale_Staging" in res.output  # original case

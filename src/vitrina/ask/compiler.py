@@ -80,6 +80,17 @@ def _metric_expr(metric_sql: str, metric_filter: str | None, alias: str, shared_
     return tree
 
 
+def effective_filter(metric_filter: str | None, plan: QueryPlan) -> str | None:
+    """A metric's own filter, unless the question filters or breaks down by the same column
+    ("отклонённые платежи", "по статусам"): then the user's choice replaces it."""
+    if not metric_filter:
+        return None
+    columns = {c.name.lower() for c in sqlglot.parse_one(metric_filter, read=CATALOG_DIALECT).find_all(exp.Column)}
+    asked = {f.column for f in plan.filters if f.table == plan.base_table}
+    asked |= {d.column for d in plan.dimensions if d.table == plan.base_table}
+    return None if columns & asked else metric_filter
+
+
 def compile_plan(plan: QueryPlan, catalog: Catalog, dialect: str, *, filter_style: str = "filter") -> str:
     """The SQL text for a plan, pretty-printed in `dialect`.
 
@@ -89,8 +100,8 @@ def compile_plan(plan: QueryPlan, catalog: Catalog, dialect: str, *, filter_styl
     aliases = table_aliases(plan)
     base = aliases[plan.base_table]
     metrics = [catalog.metrics[m] for m in plan.metrics]
-    filters = {m.filter for m in metrics}
-    shared_filter = len(filters) == 1
+    own = {m.id: effective_filter(m.filter, plan) for m in metrics}
+    shared_filter = len(set(own.values())) == 1
     select: list[exp.Expression] = []
     group: list[exp.Expression] = []
     if plan.grain and plan.date_column:
@@ -101,9 +112,13 @@ def compile_plan(plan: QueryPlan, catalog: Catalog, dialect: str, *, filter_styl
         expr = _col(aliases[dim.table], dim.select_column)
         select.append(exp.alias_(expr, dim.alias))
         group.append(expr.copy())
+        if dim.key_column:
+            key = _col(aliases[dim.table], dim.key_column)
+            select.append(exp.alias_(key, dim.key_column))
+            group.append(key.copy())
     for metric in metrics:
         select.append(exp.alias_(
-            _metric_expr(metric.expression, metric.filter, base, shared_filter, filter_style), metric.id))
+            _metric_expr(metric.expression, own[metric.id], base, shared_filter, filter_style), metric.id))
 
     query = exp.select(*select).from_(exp.to_table(plan.base_table).as_(base))
     for join in plan.joins:
@@ -111,8 +126,8 @@ def compile_plan(plan: QueryPlan, catalog: Catalog, dialect: str, *, filter_styl
                     expression=_col(aliases[join.right_table], join.right_column))
         query = query.join(exp.to_table(join.right_table).as_(aliases[join.right_table]), on=on)
     conditions: list[exp.Expression] = []
-    if shared_filter and metrics[0].filter:
-        conditions.append(_qualify(metrics[0].filter, base))
+    if shared_filter and own[metrics[0].id]:
+        conditions.append(_qualify(own[metrics[0].id], base))
     if plan.period and plan.date_column:
         col = _col(base, plan.date_column)
         start = exp.cast(exp.Literal.string(plan.period.start.isoformat()), "DATE")
@@ -147,6 +162,11 @@ def column_metas(plan: QueryPlan, catalog: Catalog) -> list[ColumnMeta]:
     for dim in plan.dimensions:
         metas.append(ColumnMeta(name=dim.alias, role=ColumnRole.DIMENSION, label_ru=dim.label_ru,
                                 label_en=dim.label_en, fmt=ValueFormat.TEXT))
+        if dim.key_column:
+            key = catalog.tables[dim.table].column(dim.key_column)
+            metas.append(ColumnMeta(name=dim.key_column, role=ColumnRole.ID, fmt=ValueFormat.TEXT,
+                                    label_ru=key.label("ru") if key else dim.key_column,
+                                    label_en=key.label("en") if key else dim.key_column))
     for metric_id in plan.metrics:
         metric = catalog.metrics[metric_id]
         metas.append(ColumnMeta(name=metric.id, role=ColumnRole.METRIC, label_ru=metric.name_ru,

@@ -12,7 +12,8 @@ from datetime import date
 from typing import Any
 
 from vitrina.ask.periods import extract_period
-from vitrina.ask.understand import FOLLOW_UP_STARTS, Reading
+from vitrina.ask.understand import FOLLOW_UP_STARTS, Reading, read_question
+from vitrina.catalog import Catalog
 
 _LEAD = re.compile(
     r"^\s*(?:"
@@ -51,7 +52,27 @@ def is_follow_up(question: str, reading: Reading, has_history: bool) -> bool:
     return not reading.metrics and not reading.topic_scores and not reading.refuse
 
 
-def rewrite(question: str, reading: Reading, prev: dict[str, Any], today: date) -> str:
+PREPOSITIONS = {"в", "во", "из", "по", "для", "на", "in", "for", "from", "at", "of"}
+
+
+def replace_values(core: str, reading: Reading, catalog: Catalog) -> str:
+    """Drop from the previous question the values of the columns the follow-up names anew
+    ("в Москве" -> "а в Санкт-Петербурге?" replaces the region, it does not add one)."""
+    new_columns = {col for m in reading.values for col in m.alternatives or (m.phrase.target,)}
+    if not new_columns:
+        return core
+    old = read_question(core, catalog)
+    cuts = []
+    for match in old.values:
+        if new_columns & set(match.alternatives or (match.phrase.target,)):
+            first = match.start - 1 if match.start > 0 and old.words[match.start - 1].text in PREPOSITIONS else match.start
+            cuts.append((old.words[first].start, old.words[match.start + match.length - 1].end))
+    for start, end in sorted(cuts, reverse=True):
+        core = core[:start] + " " + core[end:]
+    return core
+
+
+def rewrite(question: str, reading: Reading, prev: dict[str, Any], today: date, catalog: Catalog) -> str:
     """Merge a follow-up with the previous turn's snapshot into one standalone question."""
     rest = _LEAD.sub("", question).strip(" ?!.")
     period = extract_period(rest, today)
@@ -64,7 +85,7 @@ def rewrite(question: str, reading: Reading, prev: dict[str, Any], today: date) 
         rest = remove_span(rest, reading.grain_span)
     grain_span = reading.grain_span or prev.get("grain_span")
     period_part = "" if period is not None else (prev_span or "")
-    core = prev["core"]
+    core = replace_values(prev["core"], reading, catalog)
     if reading.metrics:
         # a new subject ("а карт?"): the follow-up's words replace the previous core
         core, rest = rest, ""

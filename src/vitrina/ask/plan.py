@@ -36,6 +36,7 @@ class Dimension(BaseModel):
     column: str  # the catalog column the user named
     select_column: str  # the column actually selected (a localized twin for English)
     alias: str
+    key_column: str | None = None  # grouped and shown too when names can repeat
     label_ru: str
     label_en: str
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from vitrina.ask.compiler import effective_filter
 from vitrina.ask.messages import text
 from vitrina.ask.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
 from vitrina.ask.understand import CONJUNCTIONS, Match, Reading, phrases
@@ -134,7 +135,8 @@ def build_plan(reading: Reading, catalog: Catalog, *, topic: str, lang: str, per
         assert col is not None
         select = col.localized.get(lang, column)
         plan.dimensions.append(Dimension(table=table, column=column, select_column=select, alias=column,
-                                         label_ru=col.label("ru"), label_en=col.label("en")))
+                                         label_ru=col.label("ru"), label_en=col.label("en"),
+                                         key_column=col.identified_by))
         trace.branch("dimension placed", column=qualified)
 
     for match in reading.values:
@@ -176,6 +178,10 @@ def build_plan(reading: Reading, catalog: Catalog, *, topic: str, lang: str, per
             trace.branch("mandatory relation added", table=req.table, needs=req.needs)
 
     plan.joins = joins.joins
+    for metric in metrics:
+        if metric.filter and effective_filter(metric.filter, plan) is None:
+            trace.branch("the question's own filter replaces the metric's filter", metric=metric.id,
+                         replaced=metric.filter)
     if plan.breakdown:
         plan.order = reading.order if reading.order else ("desc" if plan.dimensions and not plan.grain else None)
         plan.limit = reading.limit

@@ -12,7 +12,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-_WORD = re.compile(r"[0-9a-zа-я]+(?:[-'][0-9a-zа-я]+)*", re.IGNORECASE)
+# Hyphens split words ("топ-5", "клиентов-женщин"); hyphenated synonyms ("санкт-петербург")
+# are split the same way, so they still match as consecutive words.
+_WORD = re.compile(r"[0-9a-zа-я]+(?:'[0-9a-zа-я]+)*", re.IGNORECASE)
 _CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
 _LATIN = re.compile(r"[a-z]", re.IGNORECASE)
 

@@ -242,6 +242,16 @@ def _has_marker_before(words: list[Word], idx: int, blocked: set[int]) -> bool:
     return False
 
 
+INSTRUMENT_MARKERS = {"по", "by", "with", "через", "using"}
+
+
+def _is_instrument(words: list[Word], match: Match, value_starts: set[int]) -> bool:
+    """"по картам Мир", "by Visa cards": a metric word between a preposition and a filter
+    value names the means, not the number asked for."""
+    before = match.start - 1
+    return before >= 0 and words[before].text in INSTRUMENT_MARKERS and (match.start + match.length) in value_starts
+
+
 READING_CACHE_SIZE = 512
 
 
@@ -290,7 +300,14 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     occurrences = _occurrences(words, catalog)
     candidates = [m for m in occurrences if m.phrase.kind != "keyword"]
     kind_rank = {"refuse": 0, "value": 1, "metric": 2, "dimension": 3}
-    candidates.sort(key=lambda m: (-m.length, -sum(map(len, m.phrase.stems)), kind_rank[m.phrase.kind], m.start))
+
+    def rank(m: Match) -> float:
+        # after "по", "by", "top N", "какой" a word names a breakdown before it names a metric
+        if m.phrase.kind == "dimension" and _has_marker_before(words, m.start, set()):
+            return 1.5
+        return kind_rank[m.phrase.kind]
+
+    candidates.sort(key=lambda m: (-m.length, rank(m), -sum(map(len, m.phrase.stems)), m.start))
     for match in candidates:
         span = set(range(match.start, match.start + match.length))
         if span & used:
@@ -304,6 +321,8 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
             {"metric": reading.metrics, "dimension": reading.dimensions,
              "value": reading.values}[match.phrase.kind].append(match)
     reading.metrics.sort(key=lambda m: m.start)
+    value_starts = {m.start for m in reading.values}
+    reading.metrics = [m for m in reading.metrics if not _is_instrument(words, m, value_starts)]
     value_phrases = [p for p in phrases(catalog) if p.kind == "value"]
     for match in reading.values:
         match.alternatives = tuple(dict.fromkeys(

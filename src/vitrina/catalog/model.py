@@ -57,6 +57,7 @@ class Column(_Strict):
     synonyms: list[str] = Field(default_factory=list)
     localized: dict[str, str] = Field(default_factory=dict)  # lang -> column with that language's text
     dictionary: bool = False  # values are a closed list, kept in the dictionaries section
+    identified_by: str | None = None  # a key column: names can repeat, so group by the key too
 
     def label(self, lang: str) -> str:
         text = self.label_ru if lang == "ru" else self.label_en
@@ -85,6 +86,8 @@ class Table(_Strict):
         if self.default_date and self.default_date not in names:
             raise ValueError(f"default_date '{self.default_date}' is not a column of {self.name}")
         for col in self.columns:
+            if col.identified_by and col.identified_by not in names:
+                raise ValueError(f"column {col.name}: identified_by '{col.identified_by}' is not a column of {self.name}")
             for lang, other in col.localized.items():
                 if other not in names:
                     raise ValueError(

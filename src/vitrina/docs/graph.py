@@ -31,7 +31,7 @@ from vitrina.docs.writer.explain import Explainer
 from vitrina.docs.writer.markdown import doc_filename, read_hash, render_measure
 from vitrina.trace import Trace
 
-DOC_VERSION = "1"
+DOC_VERSION = "2"  # bump when the document layout changes: every document is rewritten once
 MEASURES_DIR = "measures"
 
 
@@ -150,11 +150,11 @@ def route(state: DocsState) -> Literal["document", "combine"]:
     return "document" if state.get("current") else "combine"
 
 
-def content_hash(ws: Workspace, lin: MeasureLineage, topic: str, lang: str) -> str:
+def content_hash(ws: Workspace, lin: MeasureLineage, topic: str, lang: str, extra: str = "") -> str:
     """Same DAX, same sources, same settings -> same hash -> the document is not rewritten."""
     h = hashlib.sha256()
     m = ws.model.measure(lin.measure)
-    parts: list[str] = [DOC_VERSION, lang, topic, lin.model_dump_json()]
+    parts: list[str] = [DOC_VERSION, lang, topic, lin.model_dump_json(), extra]
     if m is not None:
         parts += [m.description or "", m.format_string or "", m.display_folder or ""]
     for name in lin.all_measures:
@@ -190,16 +190,23 @@ def document_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[str, 
             raise LookupError(f"measure [{name}] disappeared from table '{table}'")
         lin = build_lineage(ws, measure, deadline=deadline, trace=trace)
         ctx.lineages[name.lower()] = lin
-        digest = content_hash(ws, lin, topic, req.get("lang", "en"))
         file_name = ctx.filenames[name.lower()]
         path = measures_dir / file_name
+        queued = {q[2].lower() for q in state["queue"]}
+
+        def link(target: str) -> str | None:
+            """Only documents that exist (this run's or kept ones): never a dead link."""
+            target_file = ctx.filenames.get(target.lower())
+            if target_file and (target.lower() in queued or (measures_dir / target_file).exists()):
+                return target_file
+            return None
+
+        linked = sorted(m for m in lin.all_measures if link(m))
+        digest = content_hash(ws, lin, topic, req.get("lang", "en"), extra="\x01".join(linked))
         if path.exists() and read_hash(path) == digest:
             trace.branch("measure unchanged: document kept", measure=name)
             update["unchanged"] = [name]
         else:
-            def link(target: str) -> str | None:
-                return ctx.filenames.get(target.lower())
-
             text = render_measure(lin, measure, topic=topic, lang=req.get("lang", "en"), link=link,
                                   explain=ctx.explain, content_hash=digest, trace=trace)
             if time.monotonic() > deadline:

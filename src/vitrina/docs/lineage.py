@@ -222,7 +222,7 @@ def build_lineage(
         tabs = set(d.tables) | {t for t, _ in d.columns}
         tables_by_measure[m.name] = tabs
         columns |= d.columns
-    pending = list(columns)
+    pending = sorted(columns)
     done_cols: set[tuple[str, str]] = set()
     while pending:
         col = pending.pop()
@@ -231,7 +231,7 @@ def build_lineage(
         done_cols.add(col)
         cd = ws.column_deps(*col)
         if cd is not None:
-            for c in cd.columns:
+            for c in sorted(cd.columns):
                 if c not in columns:
                     columns.add(c)
                     pending.append(c)
@@ -239,7 +239,7 @@ def build_lineage(
     lin.columns = sorted(col_ref(t, c) for t, c in columns)
     model_tables: set[str] = set()
     for mname, tabs in tables_by_measure.items():
-        for t in tabs:
+        for t in sorted(tabs):  # sorted: node order (and so the content hash) must not depend on set order
             model_tables.add(t)
             b.edge(f"m:{mname}", b.node(f"t:{t}", "model_table", f"'{t}'"), "reads")
     for t, _ in columns:
@@ -310,7 +310,7 @@ def _walk_sql(b: _Builder, index: Any, roots: list[tuple[str, str]], max_depth: 
         if k.startswith("#") or k.startswith("@"):
             continue
         obj = index.get(k)
-        display = getattr(obj, "name", None) or name
+        display = _display(index, obj, name)
         nid = f"s:{k}"
         if obj is None:
             b.edge(parent, b.node(nid, "missing", f"{name} (not in SQL folder)"), label)
@@ -340,21 +340,22 @@ def _walk_sql(b: _Builder, index: Any, roots: list[tuple[str, str]], max_depth: 
                 queue.append((nid, src, "selects from", depth + 1))
         elif kind in ("table", "unknown"):
             for proc in index.writers_of(k) or []:
-                pname = getattr(proc, "name", str(proc))
-                pk = key(pname)
+                pname = _display(index, proc, str(proc))
+                pk = key(getattr(proc, "name", pname))
                 pid = f"s:{pk}"
                 b.edge(nid, b.node(pid, "procedure", pname, b.ws.display_path(getattr(proc, "file", None)), getattr(proc, "line", None)), "loaded by")
                 info = procs.get(pk)
                 if info is None:
                     info = ProcedureInfo(
                         name=pname, file=b.ws.display_path(getattr(proc, "file", None)), line=getattr(proc, "line", None),
-                        writes=sorted(getattr(proc, "writes", set()) or []), reads=sorted(getattr(proc, "reads", set()) or []),
+                        writes=sorted((_show(index, w) for w in getattr(proc, "writes", set()) or []), key=str.lower),
+                        reads=sorted((_show(index, r) for r in getattr(proc, "reads", set()) or []), key=str.lower),
                         partial=bool(getattr(proc, "partial", False)), dynamic_sql=bool(getattr(proc, "dynamic_sql", False)),
                     )
                     procs[pk] = info
                     lin.procedures.append(info)
                     _object_warnings(b, proc, pname)
-                info.excerpts.extend(_excerpts(proc, k, pname, info.file))
+                info.excerpts.extend(_excerpts(proc, k, pname, info.file, display))
                 if (pk, k) in visited_flows:
                     continue
                 visited_flows.add((pk, k))
@@ -384,15 +385,30 @@ def _s(value: Any) -> str | None:
 
 
 def _object_warnings(b: _Builder, obj: Any, display: str) -> None:
-    if getattr(obj, "partial", False):
+    own = getattr(obj, "warnings", []) or []
+    # the index's own warnings say the same with line numbers; the generic line only when they do not
+    if getattr(obj, "partial", False) and not any("token scan" in w or w.startswith("dynamic SQL") for w in own):
         b.warn(f"{display}: parsed partially (token scan); its reads/writes may be incomplete")
-    if getattr(obj, "dynamic_sql", False):
+    if getattr(obj, "dynamic_sql", False) and not any(w.startswith("dynamic SQL") for w in own):
         b.warn(f"{display}: builds dynamic SQL; objects named only in that SQL are not traced")
-    for w in getattr(obj, "warnings", []) or []:
+    for w in own:
         b.warn(f"{display}: {w}")
 
 
-def _excerpts(proc: Any, table_key: str, pname: str, file: str | None) -> list[SqlExcerpt]:
+def _display(index: Any, obj: Any, fallback: str) -> str:
+    """An indexed object's name in the case its definition uses (`Fact.Sale`)."""
+    if obj is None:
+        return fallback
+    return str(getattr(obj, "display", "") or getattr(obj, "name", "") or fallback)
+
+
+def _show(index: Any, name: str) -> str:
+    """Any warehouse name as the index knows it, else as given."""
+    show = getattr(index, "display", None)
+    return show(name) if callable(show) else name
+
+
+def _excerpts(proc: Any, table_key: str, pname: str, file: str | None, target: str | None = None) -> list[SqlExcerpt]:
     out: list[SqlExcerpt] = []
     for st in getattr(proc, "statements", []) or []:
         targets = {key(t) for t in getattr(st, "targets", []) or []}
@@ -403,7 +419,7 @@ def _excerpts(proc: Any, table_key: str, pname: str, file: str | None) -> list[S
         if len(lines) > EXCERPT_LINES:
             sql = "\n".join([*lines[:EXCERPT_LINES], f"-- ... {len(lines) - EXCERPT_LINES} more lines"])
         out.append(SqlExcerpt(
-            procedure=pname, target=table_key, kind=str(getattr(st, "kind", "")), file=file,
+            procedure=pname, target=target or table_key, kind=str(getattr(st, "kind", "")), file=file,
             line=getattr(st, "line", None), sql=sql, parsed_by=_s(getattr(st, "parsed_by", None)),
         ))
     return out
@@ -427,10 +443,11 @@ def _column_links(b: _Builder, columns: set[tuple[str, str]]) -> None:
             mapped = ref.columns.get(src_col.lower(), src_col if (ref.kind == "table" or not ref.columns) else None)
             if len(ref.objects) != 1 or mapped is None:
                 for obj in ref.objects:
-                    lin.column_links.append(ColumnLink(model_column=col_ref(table, column), source=obj, level="table"))
+                    lin.column_links.append(ColumnLink(model_column=col_ref(table, column), source=_show(index, obj), level="table"))
                 continue
             obj = ref.objects[0]
-            lin.column_links.append(ColumnLink(model_column=col_ref(table, column), source=f"{obj}.{mapped.lower()}", level="column"))
+            lin.column_links.append(ColumnLink(
+                model_column=col_ref(table, column), source=f"{_show(index, obj)}.{mapped}", level="column"))
             got_column = True
             if index is not None:
                 found = index.get(obj)
@@ -443,17 +460,19 @@ def _column_links(b: _Builder, columns: set[tuple[str, str]]) -> None:
                     if deeper:
                         for base_table, base_col in deeper:
                             lin.column_links.append(ColumnLink(
-                                model_column=col_ref(table, column), source=f"{key(base_table)}.{base_col.lower()}",
-                                level="column", via=[obj],
+                                model_column=col_ref(table, column), source=f"{_show(index, base_table)}.{base_col}",
+                                level="column", via=[_show(index, obj)],
                             ))
                     else:
                         lin.column_links.append(ColumnLink(
-                            model_column=col_ref(table, column), source=obj, level="table", via=[obj],
+                            model_column=col_ref(table, column), source=_show(index, obj), level="table", via=[_show(index, obj)],
                         ))
         if got_column:
             linked += 1
     if data_cols == 0:
-        lin.level = "none"
+        # COUNTROWS('T') and the like read no column but still come from T's warehouse objects
+        lin.level = "table" if lin.sql_objects or any(
+            r.kind in ("table", "query") and r.objects for refs in lin.sources.values() for r in refs) else "none"
     elif linked == data_cols and not any(cl.level == "table" for cl in lin.column_links):
         lin.level = "column"
     elif linked == 0:

@@ -21,7 +21,7 @@ def prune_context(state: AskState, runtime: Runtime[AskContext]) -> dict:
         wanted[join.left_table].add(join.left_column)
         wanted[join.right_table].add(join.right_column)
     for dim in plan.dimensions:
-        wanted[dim.table] |= {dim.column, dim.select_column}
+        wanted[dim.table] |= {dim.column, dim.select_column} | ({dim.key_column} if dim.key_column else set())
     for flt in plan.filters:
         wanted[flt.table].add(flt.column)
     for metric_id in plan.metrics:

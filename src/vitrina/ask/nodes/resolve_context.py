@@ -35,7 +35,7 @@ def resolve_context(state: AskState, runtime: Runtime[AskContext]) -> dict:
         trace.branch("standalone question: previous turn not used")
         return {"rewritten": question, "follow_up": False, "trace": trace.events}
     prev = history[-1]
-    standalone = rewrite(question, reading, prev["snapshot"], ctx.today)
+    standalone = rewrite(question, reading, prev["snapshot"], ctx.today, ctx.catalog)
     trace.branch(
         "follow-up rewritten with the previous turn",
         previous=prev["rewritten"],

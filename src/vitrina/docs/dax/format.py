@@ -136,7 +136,8 @@ def _seq(items: list[_Item], indent: int) -> str:
             out.append(_call(it, inner_indent, col))
         else:
             out.append(it.text)
-            if it.kind is TokenKind.LINE_COMMENT and idx + 1 < len(items):
+            ends_line = it.kind is TokenKind.LINE_COMMENT or (it.is_comment and "\n" in it.text)
+            if ends_line and idx + 1 < len(items):  # a multi-line /* */ block ends its line too
                 out.append("\n" + " " * inner_indent)
             elif _is_keyword(it, "RETURN") and idx + 1 < len(items):
                 inner_indent = indent + STEP

@@ -293,18 +293,23 @@ def _eval(toks: list[MToken], env: dict[str, _Val], ctx: _Ctx) -> _Val:
                     value = nav
             i = close + 1
             continue
-        if t.kind in ("ident", "qident") and n == 1:
-            ref = _lookup(t.value, env, ctx)
-            if ref is not None:
-                value = ref
-        elif t.kind in ("ident", "qident") and t.value in env and value.kind == "other":
-            value = env[t.value]
-        elif t.kind == "qident" and value.kind == "other":
-            ref = _lookup(t.value, env, ctx)
-            if ref is not None:
+        if t.kind in ("ident", "qident") and not _is_field_name(toks, i):
+            # every reference is followed, not only the first: Table.Combine({Q1, Q2}),
+            # Table.NestedJoin(Q1, ..., Q2, ...) read both shared expressions
+            ref = env[t.value] if t.value in env else _lookup(t.value, env, ctx)
+            if ref is not None and value.kind == "other":
                 value = ref
         i += 1
     return value
+
+
+def _is_field_name(toks: list[MToken], i: int) -> bool:
+    """`[Data]` field access or `Name=` in a record: a field, never a query reference."""
+    prev = toks[i - 1] if i > 0 else None
+    nxt = toks[i + 1] if i + 1 < len(toks) else None
+    if toks[i].kind == "ident" and prev is not None and prev.kind == "punct" and prev.text == "[":
+        return True
+    return nxt is not None and nxt.kind == "punct" and nxt.text == "=" and prev is not None and prev.text in "[,"
 
 
 def _call(fn: str, args: list[list[MToken]], env: dict[str, _Val], ctx: _Ctx) -> _Val | None:

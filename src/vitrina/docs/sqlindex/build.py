@@ -162,7 +162,7 @@ def _ddl_object(raw: RawStatement, head: Header, ctx: _File, counts: dict[str, i
     obj = SqlObject(
         name=head.name, kind=head.kind, file=ctx.path, line=head.line,  # type: ignore[arg-type]
         end_line=raw.tokens[-1].end_line, columns=list(head.columns), definition=definition,
-        parent=head.parent, encoding=ctx.encoding,
+        parent=head.parent, encoding=ctx.encoding, display=head.display,
     )
     if head.parent:
         obj.reads.add(head.parent)
@@ -195,7 +195,7 @@ def _module(raw: RawStatement, ctx: _File, index: SqlIndex, counts: dict[str, in
         name=head.name or f"<unnamed {head.kind} at line {head.line}>", kind=head.kind,  # type: ignore[arg-type]
         file=ctx.path, line=head.line, end_line=raw.tokens[-1].end_line,
         definition=_text(ctx, raw.tokens), parent=head.parent, columns=list(head.columns),
-        encoding=ctx.encoding,
+        encoding=ctx.encoding, display=head.display,
     )
     if head.problem or head.body_start is None:
         message = head.problem or "definition has no body"
@@ -347,9 +347,11 @@ def _info(found: Extraction, line: int, toks: list[Tok], ctx: _File, parsed_by: 
 def _finish(obj: SqlObject, body: list[Tok], ctx: _File) -> None:
     """Dynamic SQL strings, temp-table collapse, partial flag and the never-silent warnings."""
     dynamic_lines = [s.line for s in obj.statements if s.kind == "dynamic"]
+    literal_ids: set[int] = set()
     if dynamic_lines:
         obj.dynamic_sql = True
         found = _scan_literals(body, ctx)
+        literal_ids = {id(s) for s in found}
         obj.statements.extend(found)
         obj.statements.sort(key=lambda s: s.line)
         message = (
@@ -365,9 +367,9 @@ def _finish(obj: SqlObject, body: list[Tok], ctx: _File) -> None:
     obj.writes |= c.writes
     obj.flows = c.flows
     obj.calls = _user_calls(obj.statements)
-    scanned = [s.line for s in obj.statements if s.parsed_by == "scan"]
+    scanned = [s.line for s in obj.statements if s.parsed_by == "scan" and id(s) not in literal_ids]
+    obj.partial = obj.partial or bool(scanned) or bool(literal_ids)  # dynamic SQL strings: said by their own warning
     if scanned:
-        obj.partial = True
         obj.warnings.append(
             f"statement(s) at line(s) {', '.join(map(str, scanned))} were read by a token scan: "
             "reads and writes may be incomplete"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from vitrina.docs.sqlindex.lexer import OP, QUOTED, WORD, Tok
-from vitrina.docs.sqlindex.names import from_parts
+from vitrina.docs.sqlindex.names import display_from_parts, from_parts
 from vitrina.docs.sqlindex.statements import module_kind
 
 DDL_KINDS = {"TABLE": "table", "SEQUENCE": "sequence", "TYPE": "type", "SYNONYM": "other"}
@@ -28,6 +28,7 @@ class Header:
     parent: str | None = None  # the table a trigger fires on, the target of a synonym
     columns: list[str] = field(default_factory=list)
     problem: str | None = None
+    display: str = ""  # the name in its original case, for documents
 
 
 def read_name(tokens: list[Tok], j: int) -> tuple[list[str], int]:
@@ -65,7 +66,7 @@ def module_header(tokens: list[Tok]) -> Header | None:
     kind, k = found
     parts, j = read_name(tokens, k + 1)
     name = from_parts(parts)
-    head = Header(kind=kind, name=name, line=tokens[0].line)
+    head = Header(kind=kind, name=name, line=tokens[0].line, display=display_from_parts(parts))
     if not name:
         head.problem = "no object name after " + tokens[k].up
         return head
@@ -106,7 +107,7 @@ def ddl_header(tokens: list[Tok]) -> Header | None:
     name = from_parts(parts)
     if not name:
         return None
-    head = Header(kind=kind, name=name, line=tokens[0].line)
+    head = Header(kind=kind, name=name, line=tokens[0].line, display=display_from_parts(parts))
     if tokens[k].up == "SYNONYM" and j < len(tokens) and tokens[j].up == "FOR":
         target, _ = read_name(tokens, j + 1)
         head.parent = from_parts(target) or None

@@ -52,6 +52,11 @@ class SqlIndex(BaseModel):
         obj = self.get(name)
         return obj.name if obj is not None else normalize_name(name)
 
+    def display(self, name: str) -> str:
+        """`name` as its definition writes it (`Fact.Sale`) when indexed, else as given."""
+        obj = self.get(name)
+        return (obj.display or obj.name) if obj is not None else name
+
     def writers_of(self, table: str) -> list[SqlObject]:
         """Procedures, functions and triggers that write `table` (INSERT/UPDATE/DELETE/MERGE/...)."""
         key = self.resolve(table)

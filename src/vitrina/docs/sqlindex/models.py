@@ -72,3 +72,4 @@ class SqlObject(BaseModel):
     query: str = ""  # the SELECT of a view or inline table function, for column lineage
     parent: str | None = None  # the table of a trigger, the target of a synonym
     encoding: str = ""
+    display: str = ""  # the name as the definition writes it (`Fact.Sale`); `name` is the lower-case key

@@ -71,6 +71,18 @@ def from_parts(parts: Sequence[str]) -> str:
     return ".".join(clean)
 
 
+def display_from_parts(parts: Sequence[str]) -> str:
+    """The name as its definition writes it (`Fact.Sale`), `dbo` added when the schema is missing."""
+    clean = [p.strip() for p in parts]
+    if not clean or not clean[-1]:
+        return ""
+    if len(clean) == 1:
+        return clean[0] if clean[0][:1] in ("#", "@") else f"{DEFAULT_SCHEMA}.{clean[0]}"
+    if not clean[-2]:
+        clean[-2] = DEFAULT_SCHEMA
+    return ".".join(clean)
+
+
 def normalize_name(name: str) -> str:
     """Normal form of a name as written in SQL or typed by a user."""
     return from_parts(split_name(name.strip()))

@@ -25,8 +25,11 @@ class Entry:
     lineage: dict[str, Any]
 
 
-def _demote(text: str, files: set[str], levels: int = 2) -> str:
-    """Headings pushed `levels` down (the manual nests them under topics); links made anchors."""
+def _demote(text: str, files: set[str], levels: int = 2, folder: str = "measures") -> str:
+    """Headings pushed `levels` down (the manual nests them under topics); links made anchors.
+
+    A link to a document outside the manual (kept from an earlier run) points into `folder`.
+    """
     lines = []
     in_fence = False
     for line in text.splitlines():
@@ -40,9 +43,26 @@ def _demote(text: str, files: set[str], levels: int = 2) -> str:
     body = "\n".join(lines)
     def repl(m: re.Match[str]) -> str:
         target = unquote(m.group(1))
-        return f"](#{anchor(target)})" if target in files else m.group(0)
+        return f"](#{anchor(target)})" if target in files else f"]({folder}/{m.group(1)})"
 
     return _LINK.sub(repl, body)
+
+
+def _missed_section(missed: list[dict[str, Any]], L: dict[str, str]) -> list[str]:
+    """Measures asked for and not documented, with the reason: nothing is dropped silently."""
+    if not missed:
+        return []
+    out = ['<a id="missed"></a>', "", f"## {L['missed']}", "",
+           f"| {L['measure']} | {L['topic']} | {L['reason']} | {L['detail']} |", "| --- | --- | --- | --- |"]
+    for m in missed:
+        reason = L.get(f"reason_{m.get('reason')}", str(m.get("reason", "")))
+        detail = m.get("detail", "") if m.get("reason") != "not found" else ""
+        if m.get("suggestions"):
+            detail = f"{L['did_you_mean']} " + ", ".join(f"[{s}]" for s in m["suggestions"])
+        cells = [f"[{m.get('measure', '')}]", str(m.get("topic", "")), reason, detail]
+        out.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
+    out.append("")
+    return out
 
 
 def write_combined(out_dir: Path, measures_dir: Path, entries: list[Entry], *, lang: str, model_name: str,
@@ -58,13 +78,16 @@ def write_combined(out_dir: Path, measures_dir: Path, entries: list[Entry], *, l
         out.append(f"{ti}. [{topic}](#topic-{ti})")
         for e in items:
             out.append(f"    - [[{e.measure}]](#{anchor(e.file)})")
+    if missed:
+        out.append(f"{len(topics) + 1}. [{L['missed']}](#missed) ({len(missed)})")
     out.append("")
     for ti, (topic, items) in enumerate(topics.items(), 1):
         out += [f'<a id="topic-{ti}"></a>', "", f"## {topic}", ""]
         for e in items:
             path = measures_dir / e.file
             text = path.read_text(encoding="utf-8") if path.exists() else f"# [{e.measure}]\n"
-            out += [f'<a id="{anchor(e.file)}"></a>', "", _demote(text, files), ""]
+            out += [f'<a id="{anchor(e.file)}"></a>', "", _demote(text, files, folder=measures_dir.name), ""]
+    out += _missed_section(missed, L)
     manual = out_dir / "combined_manual.md"
     manual.write_text("\n".join(out), encoding="utf-8")
     index = {

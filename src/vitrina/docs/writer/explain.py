@@ -16,13 +16,13 @@ from vitrina.docs.lineage import MeasureLineage
 from vitrina.trace import Trace
 
 AGG = {
-    "SUM": ("the sum of", "сумма"), "AVERAGE": ("the average of", "среднее"), "MIN": ("the minimum of", "минимум"),
+    "SUM": ("the sum of", "сумму"), "AVERAGE": ("the average of", "среднее"), "MIN": ("the minimum of", "минимум"),
     "MAX": ("the maximum of", "максимум"), "COUNT": ("the count of values of", "количество значений"),
     "COUNTA": ("the count of non-blank values of", "количество непустых значений"),
     "DISTINCTCOUNT": ("the number of distinct values of", "количество различных значений"),
 }
 ITER = {
-    "SUMX": ("the sum over the rows of {t} of {e}", "сумма по строкам {t} выражения {e}"),
+    "SUMX": ("the sum over the rows of {t} of {e}", "сумму по строкам {t} выражения {e}"),
     "AVERAGEX": ("the average over the rows of {t} of {e}", "среднее по строкам {t} выражения {e}"),
     "MINX": ("the minimum over the rows of {t} of {e}", "минимум по строкам {t} выражения {e}"),
     "MAXX": ("the maximum over the rows of {t} of {e}", "максимум по строкам {t} выражения {e}"),
@@ -70,7 +70,8 @@ def _describe(tokens: list[Token], lang: str, depth: int = 0) -> str:
             if fn == "COUNTROWS" and args:
                 return f"количество строк {d[0]}" if ru else f"the number of rows of {d[0]}"
             if fn == "DIVIDE" and len(args) >= 2:
-                base = f"{d[0]}, делённое на {d[1]}" if ru else f"{d[0]} divided by {d[1]}"
+                base = (f"результат деления, где делимое — {d[0]}, делитель — {d[1]}" if ru
+                        else f"{d[0]} divided by {d[1]}")
                 if len(args) > 2:
                     base += f" ({d[2]} при нулевом делителе)" if ru else f" ({d[2]} when the divisor is zero or blank)"
                 return base
@@ -83,7 +84,7 @@ def _describe(tokens: list[Token], lang: str, depth: int = 0) -> str:
                 period = {"TOTALYTD": ("year", "года"), "TOTALQTD": ("quarter", "квартала"), "TOTALMTD": ("month", "месяца")}[fn]
                 return f"{d[0]} с начала {period[1]}" if ru else f"{d[0]} from the start of the {period[0]} to date"
             if fn in ("IF", "SWITCH"):
-                return f"выбор по условию (`{text[:80]}`)" if ru else f"a choice by condition (`{text[:80]}`)"
+                return f"значение по условию (`{text[:80]}`)" if ru else f"a value chosen by condition (`{text[:80]}`)"
     if len(tokens) == 1:
         return f"`{first.text}`"
     if len(tokens) == 2 and tokens[1].kind is TokenKind.BRACKET:
@@ -99,16 +100,24 @@ def rules_explanation(lin: MeasureLineage, lang: str) -> str:
     parts = [f"Мера [{lin.measure}] вычисляет {what}." if ru else f"[{lin.measure}] computes {what}."]
     if lin.all_measures:
         names = ", ".join(f"[{m}]" for m in lin.all_measures[:8]) + (" …" if len(lin.all_measures) > 8 else "")
-        parts.append(f"Она опирается на меры {names}." if ru else f"It builds on the measures {names}.")
+        one = len(lin.all_measures) == 1
+        parts.append((f"Она опирается на меру {names}." if one else f"Она опирается на меры {names}.") if ru
+                     else f"It builds on the measure{'' if one else 's'} {names}.")
     if lin.model_tables:
         tables = ", ".join(f"'{t}'" for t in lin.model_tables)
-        parts.append(f"Данные берутся из таблиц модели {tables}." if ru else f"Its data comes from the model tables {tables}.")
+        one = len(lin.model_tables) == 1
+        parts.append(f"Данные берутся из {'таблицы' if one else 'таблиц'} модели {tables}." if ru
+                     else f"Its data comes from the model table{'' if one else 's'} {tables}.")
     wh = [o.name for o in lin.sql_objects if o.depth == 0 and o.found]
     if wh:
-        parts.append(f"Они загружаются из объектов хранилища {', '.join(wh)}." if ru else f"They are loaded from the warehouse objects {', '.join(wh)}.")
+        one = len(wh) == 1
+        parts.append(f"Они загружаются из {'объекта' if one else 'объектов'} хранилища {', '.join(wh)}." if ru
+                     else f"They are loaded from the warehouse object{'' if one else 's'} {', '.join(wh)}.")
     if lin.procedures:
         procs = ", ".join(p.name for p in lin.procedures[:5])
-        parts.append(f"Эти таблицы заполняют процедуры {procs}." if ru else f"Those tables are filled by the procedures {procs}.")
+        one = len(lin.procedures) == 1
+        parts.append((f"Таблицы хранилища загружает процедура {procs}." if one else f"Таблицы хранилища загружают процедуры {procs}.")
+                     if ru else f"The warehouse tables are loaded by the procedure{'' if one else 's'} {procs}.")
     if lin.time_intelligence:
         fns = sorted({t.split("(", 1)[0] for t in lin.time_intelligence})
         parts.append(f"Используется логика времени: {', '.join(fns)}." if ru else f"It uses time intelligence: {', '.join(fns)}.")

@@ -13,8 +13,8 @@ from vitrina.docs.dax.format import format_dax
 from vitrina.docs.lineage import MeasureLineage
 from vitrina.docs.model import Measure
 from vitrina.docs.writer.explain import Explainer, explanation
-from vitrina.docs.writer.i18n import labels
-from vitrina.docs.writer.mermaid import mermaid
+from vitrina.docs.writer.i18n import labels, translate_warning
+from vitrina.docs.writer.mermaid import MAX_NODES, cut_count, mermaid
 from vitrina.trace import Trace
 
 HASH_MARK = "<!-- vitrina-docs hash="
@@ -53,8 +53,8 @@ def _fence(body: str, lang: str) -> str:
 def _rel(path: str | None, out_dir: Path | None) -> str:
     if not path:
         return ""
-    if out_dir is None:
-        return Path(path).name
+    if out_dir is None:  # already shown relative to its --sql folder (`warehouse/dwh/Views/vTrip.sql`)
+        return Path(path).as_posix()
     try:
         return os.path.relpath(path, out_dir).replace(os.sep, "/")
     except ValueError:
@@ -105,7 +105,11 @@ def render_measure(
         out.append(f"- **{L['variables']}:** " + ", ".join(f"`{v}`" for v in lin.variables))
     out.append("")
 
-    out += [f"## {L['lineage']}", "", L[f"level_{lin.level}"], "", _fence(mermaid(lin), "mermaid"), ""]
+    out += [f"## {L['lineage']}", "", L[f"level_{lin.level}"], "", _fence(mermaid(lin, lang), "mermaid"), ""]
+    if cut_count(lin):
+        out += [L["diagram_cut"].format(shown=MAX_NODES, total=len(lin.nodes)), ""]
+        if trace is not None:
+            trace.rejected("Mermaid diagram cut", measure=lin.measure, shown=MAX_NODES, total=len(lin.nodes))
 
     out += [f"## {L['sources']}", ""]
     out += [f"### {L['partition_sources']}", "", f"| {L['table']} | {L['kind']} | {L['source']} | {L['via']} |", "| --- | --- | --- | --- |"]
@@ -159,7 +163,7 @@ def render_measure(
 
     warnings = list(lin.unresolved) + list(lin.warnings)
     out += [f"## {L['warnings']}", ""]
-    out += [f"- {w}" for w in warnings] if warnings else [L["none"]]
+    out += [f"- {translate_warning(w, lang)}" for w in warnings] if warnings else [L["none"]]
     out.append("")
     return "\n".join(out)
 

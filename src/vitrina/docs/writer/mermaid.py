@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from vitrina.docs.lineage import MeasureLineage
+from vitrina.docs.writer.i18n import labels
 
 MAX_NODES = 60
 _SHAPES = {
@@ -33,7 +34,12 @@ def escape_label(text: str) -> str:
     return "".join(out)
 
 
-def mermaid(lin: MeasureLineage) -> str:
+def cut_count(lin: MeasureLineage) -> int:
+    """How many lineage objects the diagram leaves out (0 when it shows all)."""
+    return max(0, len(lin.nodes) - MAX_NODES)
+
+
+def mermaid(lin: MeasureLineage, lang: str = "en") -> str:
     """`flowchart LR` text; node ids are n0..nN so names never need escaping there."""
     ids: dict[str, str] = {}
     lines = ["flowchart LR"]
@@ -48,6 +54,7 @@ def mermaid(lin: MeasureLineage) -> str:
             continue
         label = f'|"{escape_label(edge.label)}"|' if edge.label else ""
         lines.append(f"    {a} -->{label} {b}")
-    if len(lin.nodes) > MAX_NODES:
-        lines.append(f'    more["{len(lin.nodes) - MAX_NODES} more objects: see the tables below"]')
+    if cut_count(lin):
+        text = labels(lang)["more_objects"].format(n=cut_count(lin))
+        lines.append(f'    more["{escape_label(text)}"]')
     return "\n".join(lines)

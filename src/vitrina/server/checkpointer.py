@@ -1,0 +1,46 @@
+"""The dialogs' checkpointer: SQLite under VITRINA_HOME, or PostgreSQL for several processes.
+
+PostgreSQL is chosen when VITRINA_STATE_URL is a PostgreSQL URL; every process that points
+at it sees the same dialogs, so API processes stay stateless behind a load balancer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vitrina.config import Settings
+
+
+def is_postgres(url: str | None) -> bool:
+    return bool(url) and url.split(":", 1)[0].split("+", 1)[0].lower() in ("postgresql", "postgres")
+
+
+def make_checkpointer(settings: Settings, *, pool_size: int = 10) -> Any:
+    """A ready (set up) checkpointer with Vitrina's allow-list serializer."""
+    import vitrina.ask.service  # noqa: F401  registers the ask state types before the serializer is built
+    from vitrina.checkpoint import serializer, sqlite_checkpointer
+
+    if not is_postgres(settings.state_url):
+        return sqlite_checkpointer(settings.state_path)
+    from langgraph.checkpoint.postgres import PostgresSaver
+    from psycopg.rows import dict_row
+    from psycopg_pool import ConnectionPool
+
+    conninfo = "postgresql://" + str(settings.state_url).split("://", 1)[1]
+    pool = ConnectionPool(conninfo, min_size=1, max_size=pool_size, open=True, timeout=10,
+                          kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row})
+    saver = PostgresSaver(pool, serde=serializer())  # type: ignore[arg-type]
+    saver.setup()
+    return saver
+
+
+def close_checkpointer(saver: Any) -> None:
+    conn = getattr(saver, "conn", None)
+    close = getattr(conn, "close", None)
+    if callable(close):
+        close()
+
+
+def ping_checkpointer(saver: Any) -> None:
+    """Raise when the checkpointer's database cannot be read."""
+    saver.get_tuple({"configurable": {"thread_id": "__vitrina_readyz__", "checkpoint_ns": ""}})

@@ -1,0 +1,76 @@
+"""A dialog's turns, read back from the LangGraph checkpoints of its thread.
+
+A turn ends at a checkpoint with nothing left to run (answered, refused, failed) or at one
+waiting on an interrupt (a clarification). Nothing is stored twice: the checkpointer is the
+record, so any server process over the same state database shows the same history.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_CHECKPOINTS = 5000  # a dialog longer than this shows its latest turns only
+
+
+def run_links(run_id: str | None, *, excel: bool, chart: bool) -> dict[str, str | None]:
+    """API paths of a run's files (never server file paths)."""
+    if not run_id:
+        return {"excel_url": None, "chart_url": None, "chart_png_url": None}
+    return {
+        "excel_url": f"/api/runs/{run_id}/excel" if excel else None,
+        "chart_url": f"/api/runs/{run_id}/chart" if chart else None,
+        "chart_png_url": f"/api/runs/{run_id}/chart.png" if chart else None,
+    }
+
+
+def _pending(snapshot: Any) -> dict[str, Any] | None:
+    return next((i.value for t in snapshot.tasks for i in t.interrupts), None)
+
+
+def turn_from_values(values: dict[str, Any], pending: dict[str, Any] | None) -> dict[str, Any]:
+    """The public shape of one finished turn (the same keys as the SSE result, without rows)."""
+    status = "clarification" if pending else values.get("status", "failed")
+    answered = status == "answered"
+    period = values.get("period")
+    chosen = values.get("chosen") or {}
+    turn = {
+        "run_id": values.get("run_id"),
+        "status": status,
+        "question": values.get("question"),
+        "rewritten_question": values.get("rewritten"),
+        "topic": values.get("topic"),
+        "period": period.model_dump(mode="json") if hasattr(period, "model_dump") else period,
+        "sql": values.get("sql"),
+        "answer": pending["question"] if pending else values.get("answer"),
+        "table": values.get("table") if answered else None,
+        "chart": values.get("chart") if answered else None,
+        "clarification": pending,
+        "chosen": dict(chosen),
+        "checks": values.get("checks") or [],
+        "trace": [e.model_dump(mode="json") if hasattr(e, "model_dump") else e for e in values.get("trace") or []],
+    }
+    turn.update(run_links(turn["run_id"], excel=answered and bool(values.get("excel")),
+                          chart=answered and bool(values.get("chart"))))
+    return turn
+
+
+def thread_turns(graph: Any, thread_id: str) -> list[dict[str, Any]]:
+    """Every turn of a thread, oldest first."""
+    config = {"configurable": {"thread_id": thread_id}}
+    turns: list[dict[str, Any]] = []
+    for n, snapshot in enumerate(graph.get_state_history(config)):
+        if n >= MAX_CHECKPOINTS:
+            break
+        pending = _pending(snapshot)
+        if snapshot.next and not pending:
+            continue
+        if not snapshot.values.get("question"):
+            continue
+        turns.append(turn_from_values(snapshot.values, pending))
+    turns.reverse()
+    return turns
+
+
+def find_run(graph: Any, thread_id: str, run_id: str) -> dict[str, Any] | None:
+    """The last turn of a thread that carries ``run_id``."""
+    return next((t for t in reversed(thread_turns(graph, thread_id)) if t["run_id"] == run_id), None)

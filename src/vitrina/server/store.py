@@ -1,0 +1,197 @@
+"""The server's own state next to the dialog checkpoints: API tokens and dialog owners.
+
+One SQLAlchemy Core schema for both backends: the SQLite state file under VITRINA_HOME,
+or the PostgreSQL database of VITRINA_STATE_URL, so several server processes share it.
+Dialog contents stay in the LangGraph checkpointer; this store only says who owns which
+dialog and which run belongs to which dialog.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    Float,
+    Index,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    select,
+    update,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+
+from vitrina.config import Settings
+
+metadata = MetaData()
+
+tokens = Table(
+    "vitrina_tokens", metadata,
+    Column("id", String(32), primary_key=True),  # public part of the token
+    Column("name", String(200), nullable=False),
+    Column("secret_sha256", String(64), nullable=False),  # the secret part is never stored
+    Column("created_at", Float, nullable=False),
+    Column("revoked_at", Float, nullable=True),
+)
+
+threads = Table(
+    "vitrina_threads", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("owner", String(32), nullable=False),  # a token id, or "local" without auth
+    Column("segment", String(16), nullable=False, default="auto"),
+    Column("topics", Text, nullable=False, default="[]"),
+    Column("title", Text, nullable=True),  # the first question
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+    Index("ix_vitrina_threads_owner", "owner", "updated_at"),
+)
+
+runs = Table(
+    "vitrina_runs", metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column("thread_id", String(64), nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+
+
+@dataclass
+class ThreadRecord:
+    id: str
+    owner: str
+    segment: str = "auto"
+    topics: list[str] = field(default_factory=list)
+    title: str | None = None
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+    def public(self) -> dict[str, Any]:
+        return {"id": self.id, "segment": self.segment, "topics": self.topics, "title": self.title,
+                "created_at": self.created_at, "updated_at": self.updated_at}
+
+
+@dataclass
+class TokenRecord:
+    id: str
+    name: str
+    secret_sha256: str
+    created_at: float
+    revoked_at: float | None = None
+
+
+def sqlalchemy_url(settings: Settings) -> str:
+    """The store's URL: PostgreSQL from VITRINA_STATE_URL, else the SQLite state file."""
+    url = settings.state_url
+    if url and url.split(":", 1)[0].split("+", 1)[0] in ("postgresql", "postgres"):
+        rest = url.split("://", 1)[1]
+        return f"postgresql+psycopg://{rest}"
+    if url and url.startswith("sqlite"):
+        return url
+    return f"sqlite:///{settings.state_path}"
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA busy_timeout=5000")
+    cur.close()
+
+
+class Store:
+    """Tokens, dialog owners and runs; every method is one short transaction."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine: Engine = create_engine(url, pool_pre_ping=True)
+        if url.startswith("sqlite"):
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        metadata.create_all(self.engine)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Store:
+        settings.state_path.parent.mkdir(parents=True, exist_ok=True)
+        return cls(sqlalchemy_url(settings))
+
+    # ---- tokens ---------------------------------------------------------------
+    def add_token(self, token_id: str, name: str, secret_sha256: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(tokens.insert().values(id=token_id, name=name, secret_sha256=secret_sha256,
+                                                created_at=time.time()))
+
+    def token(self, token_id: str) -> TokenRecord | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(tokens).where(tokens.c.id == token_id)).mappings().first()
+        return TokenRecord(**row) if row else None
+
+    def list_tokens(self) -> list[TokenRecord]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(tokens).order_by(tokens.c.created_at)).mappings().all()
+        return [TokenRecord(**r) for r in rows]
+
+    def revoke_tokens(self, name_or_id: str) -> int:
+        """Revoke by id or by name; returns how many tokens were revoked."""
+        with self.engine.begin() as conn:
+            result = conn.execute(update(tokens)
+                                  .where((tokens.c.id == name_or_id) | (tokens.c.name == name_or_id))
+                                  .where(tokens.c.revoked_at.is_(None)).values(revoked_at=time.time()))
+        return result.rowcount or 0
+
+    # ---- dialogs --------------------------------------------------------------
+    def create_thread(self, thread_id: str, owner: str, segment: str, topics: list[str]) -> ThreadRecord:
+        now = time.time()
+        record = ThreadRecord(thread_id, owner, segment, topics, None, now, now)
+        with self.engine.begin() as conn:
+            conn.execute(threads.insert().values(id=thread_id, owner=owner, segment=segment,
+                                                 topics=json.dumps(topics), created_at=now, updated_at=now))
+        return record
+
+    def thread(self, thread_id: str) -> ThreadRecord | None:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(threads).where(threads.c.id == thread_id)).mappings().first()
+        return _thread(row) if row else None
+
+    def list_threads(self, owner: str, limit: int = 100) -> list[ThreadRecord]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(threads).where(threads.c.owner == owner)
+                                .order_by(threads.c.updated_at.desc()).limit(limit)).mappings().all()
+        return [_thread(r) for r in rows]
+
+    def touch_thread(self, thread_id: str, title: str | None) -> None:
+        """Mark a dialog as used now; the first question becomes its title."""
+        with self.engine.begin() as conn:
+            conn.execute(update(threads).where(threads.c.id == thread_id).values(updated_at=time.time()))
+            if title:
+                conn.execute(update(threads).where(threads.c.id == thread_id)
+                             .where(threads.c.title.is_(None)).values(title=title[:200]))
+
+    # ---- runs -----------------------------------------------------------------
+    def add_run(self, run_id: str, thread_id: str) -> None:
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(runs.insert().values(run_id=run_id, thread_id=thread_id, created_at=time.time()))
+        except IntegrityError:
+            pass  # a clarification and its answer share one run id: recorded once
+
+    def run_thread(self, run_id: str) -> str | None:
+        with self.engine.connect() as conn:
+            return conn.execute(select(runs.c.thread_id).where(runs.c.run_id == run_id)).scalar()
+
+    def ping(self) -> None:
+        with self.engine.connect() as conn:
+            conn.execute(select(1))
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def _thread(row: Any) -> ThreadRecord:
+    return ThreadRecord(id=row["id"], owner=row["owner"], segment=row["segment"],
+                        topics=json.loads(row["topics"] or "[]"), title=row["title"],
+                        created_at=row["created_at"], updated_at=row["updated_at"])

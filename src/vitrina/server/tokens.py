@@ -1,0 +1,40 @@
+"""API tokens: ``vt_<id>_<secret>``; the id finds the row, only sha256(secret) is stored.
+
+The secret part is compared in constant time (``hmac.compare_digest``) against the stored
+digest, so neither a database leak nor response timing gives a usable token away.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+from vitrina.server.store import Store, TokenRecord
+
+PREFIX = "vt"
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def create_token(store: Store, name: str) -> str:
+    """Store a new token under ``name`` and return it: the only time it is ever shown."""
+    token_id = secrets.token_hex(6)
+    secret = secrets.token_urlsafe(32)
+    store.add_token(token_id, name, digest(secret))
+    return f"{PREFIX}_{token_id}_{secret}"
+
+
+def verify_token(store: Store, presented: str) -> TokenRecord | None:
+    """The live token record for a presented token, or None (unknown, malformed, revoked)."""
+    parts = presented.strip().split("_", 2)
+    if len(parts) != 3 or parts[0] != PREFIX or not parts[1] or not parts[2]:
+        return None
+    record = store.token(parts[1])
+    expected = record.secret_sha256 if record else digest("\0 no such token")
+    ok = hmac.compare_digest(digest(parts[2]), expected)  # compare even when missing: same timing
+    if record is None or not ok or record.revoked_at is not None:
+        return None
+    return record
