@@ -21,8 +21,8 @@ import datetime as dt
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from itertools import combinations
 from typing import Any
 
 CENT = Decimal("0.01")

@@ -1,0 +1,37 @@
+"""Every URL of the app in one table (Datasette's ``_routes()``): method, path, view, name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from vitrina.server.views import catalog, docs, health, pages, runs, threads
+
+
+class Route(NamedTuple):
+    method: str
+    path: str
+    view: Callable[..., Any]
+    name: str
+    api: bool = True  # shown in /openapi.json
+
+
+ROUTES: tuple[Route, ...] = (
+    Route("GET", "/healthz", health.healthz, "healthz"),
+    Route("GET", "/readyz", health.readyz, "readyz"),
+    Route("GET", "/api/info", health.info, "info"),
+    Route("POST", "/api/threads", threads.create_thread, "create_thread"),
+    Route("GET", "/api/threads", threads.list_threads, "list_threads"),
+    Route("GET", "/api/threads/{thread_id}", threads.get_thread, "get_thread"),
+    Route("POST", "/api/threads/{thread_id}/messages", threads.post_message, "post_message"),
+    Route("GET", "/api/runs/{run_id}/excel", runs.run_excel, "run_excel"),
+    Route("GET", "/api/runs/{run_id}/chart", runs.run_chart, "run_chart"),
+    Route("GET", "/api/runs/{run_id}/chart.png", runs.run_chart_png, "run_chart_png"),
+    Route("GET", "/api/catalog/topics", catalog.topics, "catalog_topics"),
+    Route("GET", "/api/catalog/tables", catalog.tables, "catalog_tables"),
+    Route("GET", "/api/docs", docs.docs_index, "docs_index"),
+    Route("GET", "/api/docs/manual", docs.docs_manual, "docs_manual"),
+    Route("GET", "/api/docs/measures/{name}", docs.docs_measure, "docs_measure"),
+    Route("GET", "/", pages.chat_page, "chat_page", api=False),
+    Route("GET", "/docs", pages.docs_page, "docs_page", api=False),
+)

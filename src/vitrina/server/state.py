@@ -1,0 +1,32 @@
+"""Everything one server process holds, built once by create_app and reached from views."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import Request
+
+from vitrina.config import Settings
+from vitrina.server.docs_source import DocsSource, find_docs_dir
+from vitrina.server.limits import TokenBuckets
+from vitrina.server.options import ServeOptions
+from vitrina.server.store import Store
+
+
+@dataclass
+class ServerState:
+    settings: Settings
+    options: ServeOptions
+    service: Any  # vitrina.ask.service.AskService
+    store: Store
+    runner: Any  # vitrina.server.turns.TurnRunner
+    buckets: TokenBuckets
+
+    def docs(self) -> DocsSource | None:
+        root = find_docs_dir(self.options.docs_dir, self.settings.outputs_dir)
+        return DocsSource(root) if root else None
+
+
+def server_state(request: Request) -> ServerState:
+    return request.app.state.vitrina
