@@ -6,7 +6,7 @@ import pytest
 
 from vitrina.ask.routes import after_ambiguity, after_select, after_topic, make_sql_routes
 
-after_guard, after_checks, after_execute = make_sql_routes(3)
+after_guard, after_checks, after_semantic, after_execute = make_sql_routes(3)
 
 
 @pytest.mark.parametrize(("state", "expected"), [
@@ -31,13 +31,15 @@ def test_after_ambiguity(state: dict, expected: str) -> None:
     ({"status": "refused", "plan": None}, "refuse"),
     ({"status": "failed", "plan": None}, "refuse"),
     ({"status": "failed", "plan": object()}, "prune_context"),
+    ({"status": "failed", "plan": None, "mode": "llm"}, "choose_tables_llm"),
 ])
 def test_after_select(state: dict, expected: str) -> None:
     assert after_select(state) == expected
 
 
 @pytest.mark.parametrize(("router", "next_step"), [
-    (after_guard, "check_sql"), (after_checks, "execute"), (after_execute, "check_result"),
+    (after_guard, "check_sql"), (after_checks, "execute"), (after_semantic, "execute"),
+    (after_execute, "check_result"),
 ])
 @pytest.mark.parametrize(("state", "outcome"), [
     ({"sql_error": None, "sql_attempts": 1}, "next"),
@@ -52,5 +54,16 @@ def test_sql_routes(router, next_step: str, state: dict, outcome: str) -> None:
 
 
 def test_attempt_bound_is_configurable() -> None:
-    guard_once, _, _ = make_sql_routes(1)
+    guard_once, _, _, _ = make_sql_routes(1)
     assert guard_once({"sql_error": "compile: x", "sql_attempts": 1}) == "fail"
+
+
+def test_model_path_routes() -> None:
+    from vitrina.ask.routes import after_answer, after_feasibility
+
+    assert after_checks({"sql_attempts": 1, "mode": "llm"}) == "semantic_check"
+    assert after_feasibility({"table_notes": "no card data"}) == "choose_tables_llm"
+    assert after_feasibility({"table_notes": None}) == "generate_sql"
+    assert after_feasibility({"status": "refused"}) == "refuse"
+    assert after_answer({"history": [{}, {}, {}]}) == "summarize_dialog"
+    assert after_answer({"history": [{}]}) == "__end__"

@@ -23,6 +23,15 @@ register_ask(app)
 from vitrina.catalog.commands import register as register_catalog  # noqa: E402
 
 register_catalog(app)
+from vitrina.server.commands import register as register_server  # noqa: E402
+
+register_server(app)
+from vitrina.mcp.commands import register as register_mcp  # noqa: E402
+
+register_mcp(app)
+from vitrina.llm.commands import register as register_llm  # noqa: E402
+
+register_llm(app)
 
 
 def main() -> None:

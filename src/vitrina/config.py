@@ -41,9 +41,11 @@ class Settings:
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: str | None = None
-    llm_provider: str = "none"  # openai, ollama, none
+    llm_provider: str = "auto"  # auto (openai when a URL or model is set), openai, ollama, none
     llm_temperature: float = 0.0
     llm_timeout_s: float = 60.0
+    llm_max_retries: int = 2
+    llm_backoff_s: float = 0.5
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -13,6 +13,9 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from vitrina.catalog import CatalogError
 from vitrina.config import Settings, load_settings
 from vitrina.warehouse import WarehouseError
+
+if TYPE_CHECKING:
+    from vitrina.ask.service import AskService
 
 console = Console()
 err = Console(stderr=True)
@@ -50,12 +53,13 @@ def ensure_demo(settings: Settings) -> None:
         ensure_demo_warehouse(settings.demo_db_path, progress=report)
 
 
-def make_service(settings: Settings):
+def make_service(settings: Settings, *, use_llm: bool = True) -> AskService:
+    """The ask service (imported lazily so `--help` stays fast); catalog errors are messages."""
     from vitrina.ask.service import AskService
 
     ensure_demo(settings)
     try:
-        return AskService(settings)
+        return AskService(settings, use_llm=use_llm)
     except CatalogError as exc:
         raise fail(str(exc)) from exc
 
@@ -98,7 +102,7 @@ def register(app: typer.Typer) -> None:
         if segment and segment.lower() not in ("auto", "b2b", "b2c"):
             raise fail(f"--segment must be auto, b2b or b2c, not '{segment}'")
         settings = _settings(db, catalog, segment)
-        service = make_service(settings)
+        service = make_service(settings, use_llm=not no_llm)
         try:
             result = service.ask(question, thread_id=thread, segment=segment, topics=topic)
         except WarehouseError as exc:
@@ -116,6 +120,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def chat(
+        no_llm: Annotated[bool, typer.Option("--no-llm", help="Rules only, even when a model is configured.")] = False,
         db: Annotated[str | None, typer.Option(help="Warehouse SQLAlchemy URL.")] = None,
         catalog: Annotated[Path | None, typer.Option(help="Catalog folder.")] = None,
         segment: Annotated[str | None, typer.Option(help="auto, b2b or b2c.")] = None,
@@ -127,7 +132,7 @@ def register(app: typer.Typer) -> None:
         from vitrina.ask.render import render
 
         settings = _settings(db, catalog, segment)
-        service = make_service(settings)
+        service = make_service(settings, use_llm=not no_llm)
         thread_id = thread or uuid.uuid4().hex[:12]
         console.print(f"[bold]Vitrina chat[/] · dialog {thread_id} · empty line or Ctrl-D to quit")
         try:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
 
+from vitrina.ask.llm.tasks import TurnModel
 from vitrina.catalog import Catalog
 from vitrina.config import Settings
 from vitrina.warehouse import Warehouse
@@ -19,7 +19,7 @@ class AskContext:
     settings: Settings
     today: date = field(default_factory=date.today)
     outputs_dir: Path | None = None
-    llm: Any | None = None  # a chat model when configured (LLM issue); None = rules only
+    llm: TurnModel | None = None  # the model for this turn when configured; None = rules only
     write_files: bool = True  # Excel and PNG; turned off by benchmarks
 
     @property

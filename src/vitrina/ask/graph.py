@@ -9,8 +9,10 @@ from langgraph.graph import END, START, StateGraph
 from vitrina.ask.context import AskContext
 from vitrina.ask.nodes.answer import answer
 from vitrina.ask.nodes.check_ambiguity import check_ambiguity
+from vitrina.ask.nodes.check_feasibility import check_feasibility
 from vitrina.ask.nodes.check_result import check_result
 from vitrina.ask.nodes.check_sql import check_sql
+from vitrina.ask.nodes.choose_tables_llm import choose_tables_llm
 from vitrina.ask.nodes.clarify import clarify
 from vitrina.ask.nodes.detect_topic import detect_topic
 from vitrina.ask.nodes.execute import execute
@@ -22,8 +24,17 @@ from vitrina.ask.nodes.prune_context import prune_context
 from vitrina.ask.nodes.refuse import refuse
 from vitrina.ask.nodes.resolve_context import resolve_context
 from vitrina.ask.nodes.select_tables import select_tables
+from vitrina.ask.nodes.semantic_check import semantic_check
 from vitrina.ask.nodes.start_turn import start_turn
-from vitrina.ask.routes import after_ambiguity, after_select, after_topic, make_sql_routes
+from vitrina.ask.nodes.summarize_dialog import summarize_dialog
+from vitrina.ask.routes import (
+    after_ambiguity,
+    after_answer,
+    after_feasibility,
+    after_select,
+    after_topic,
+    make_sql_routes,
+)
 from vitrina.ask.state import AskState
 
 RECURSION_LIMIT = 60  # global bound on steps per turn, above every per-loop bound
@@ -38,9 +49,11 @@ def build_graph(*, max_sql_attempts: int = 3, checkpointer: Any = None) -> Any:
         ("select_tables", select_tables), ("prune_context", prune_context), ("generate_sql", generate_sql),
         ("guard_sql", guard_sql), ("check_sql", check_sql), ("execute", execute),
         ("check_result", check_result), ("answer", answer), ("refuse", refuse), ("fail", fail),
+        ("choose_tables_llm", choose_tables_llm), ("check_feasibility", check_feasibility),
+        ("semantic_check", semantic_check), ("summarize_dialog", summarize_dialog),
     ]:
         builder.add_node(name, node)
-    after_guard, after_checks, after_execute = make_sql_routes(max_sql_attempts)
+    after_guard, after_checks, after_semantic, after_execute = make_sql_routes(max_sql_attempts)
     builder.add_edge(START, "start_turn")
     builder.add_edge("start_turn", "resolve_context")
     builder.add_edge("resolve_context", "normalise_period")
@@ -49,13 +62,17 @@ def build_graph(*, max_sql_attempts: int = 3, checkpointer: Any = None) -> Any:
     builder.add_conditional_edges("check_ambiguity", after_ambiguity)
     builder.add_edge("clarify", "normalise_period")
     builder.add_conditional_edges("select_tables", after_select)
+    builder.add_edge("choose_tables_llm", "check_feasibility")
+    builder.add_conditional_edges("check_feasibility", after_feasibility)
     builder.add_edge("prune_context", "generate_sql")
     builder.add_edge("generate_sql", "guard_sql")
     builder.add_conditional_edges("guard_sql", after_guard)
     builder.add_conditional_edges("check_sql", after_checks)
+    builder.add_conditional_edges("semantic_check", after_semantic)
     builder.add_conditional_edges("execute", after_execute)
     builder.add_edge("check_result", "answer")
-    builder.add_edge("answer", END)
+    builder.add_conditional_edges("answer", after_answer)
+    builder.add_edge("summarize_dialog", END)
     builder.add_edge("refuse", END)
     builder.add_edge("fail", END)
     return builder.compile(checkpointer=checkpointer)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
+
+from langgraph.graph import END
 
 from vitrina.ask.state import AskState
 
 NON_RETRYABLE = ("connect:", "timeout:")
+SUMMARY_EVERY = 3  # answered turns between updates of the dialog summary
 
 
 def after_topic(state: AskState) -> Literal["refuse", "check_ambiguity"]:
@@ -17,8 +21,23 @@ def after_ambiguity(state: AskState) -> Literal["clarify", "select_tables"]:
     return "clarify" if state.get("clarification") else "select_tables"
 
 
-def after_select(state: AskState) -> Literal["refuse", "prune_context"]:
-    return "refuse" if state.get("status") == "refused" or state.get("plan") is None else "prune_context"
+def after_select(state: AskState) -> Literal["refuse", "prune_context", "choose_tables_llm"]:
+    if state.get("status") == "refused":
+        return "refuse"
+    if state.get("mode") == "llm":
+        return "choose_tables_llm"
+    return "prune_context" if state.get("plan") is not None else "refuse"
+
+
+def after_feasibility(state: AskState) -> Literal["refuse", "choose_tables_llm", "generate_sql"]:
+    if state.get("status") == "refused":
+        return "refuse"
+    return "choose_tables_llm" if state.get("table_notes") else "generate_sql"
+
+
+def after_answer(state: AskState) -> Literal["summarize_dialog", "__end__"]:
+    history = state.get("history") or []
+    return "summarize_dialog" if history and len(history) % SUMMARY_EVERY == 0 else END
 
 
 def _retry_or_fail(state: AskState, max_attempts: int) -> Literal["generate_sql", "fail"] | None:
@@ -30,16 +49,23 @@ def _retry_or_fail(state: AskState, max_attempts: int) -> Literal["generate_sql"
     return "generate_sql"
 
 
-def make_sql_routes(max_attempts: int):
-    """Routers after guard, checks and execution: next step, a bounded retry, or failure."""
+SqlRouter = Callable[[AskState], str]
+
+
+def make_sql_routes(max_attempts: int) -> tuple[SqlRouter, SqlRouter, SqlRouter, SqlRouter]:
+    """Routers after guard, checks, semantic check and execution: next step, a bounded
+    retry, or failure."""
 
     def after_guard(state: AskState) -> Literal["check_sql", "generate_sql", "fail"]:
         return _retry_or_fail(state, max_attempts) or "check_sql"
 
-    def after_checks(state: AskState) -> Literal["execute", "generate_sql", "fail"]:
+    def after_checks(state: AskState) -> Literal["execute", "semantic_check", "generate_sql", "fail"]:
+        return _retry_or_fail(state, max_attempts) or ("semantic_check" if state.get("mode") == "llm" else "execute")
+
+    def after_semantic(state: AskState) -> Literal["execute", "generate_sql", "fail"]:
         return _retry_or_fail(state, max_attempts) or "execute"
 
     def after_execute(state: AskState) -> Literal["check_result", "generate_sql", "fail"]:
         return _retry_or_fail(state, max_attempts) or "check_result"
 
-    return after_guard, after_checks, after_execute
+    return after_guard, after_checks, after_semantic, after_execute

@@ -6,9 +6,11 @@ clarification (the graph is resumed from its interrupt on the same thread).
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import asdict
 from datetime import date
 from typing import Any
 
@@ -18,13 +20,19 @@ from pydantic import BaseModel, Field
 from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.ask.context import AskContext
 from vitrina.ask.graph import RECURSION_LIMIT, build_graph
+from vitrina.ask.llm.tasks import TurnModel
 from vitrina.ask.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.checkpoint import register_state_types, sqlite_checkpointer
 from vitrina.config import Settings, load_settings
+from vitrina.llm.accounting import totals_by_task
+from vitrina.llm.client import LLMClient
+from vitrina.llm.factory import LLMSettingsError, build_client
 from vitrina.trace import TraceEvent
 from vitrina.trace.events import EventKind, has_suppressed
 from vitrina.warehouse import QueryResult, Warehouse
+
+log = logging.getLogger(__name__)
 
 register_state_types([QueryResult, QueryPlan, PeriodRef, Filter, Dimension, Join, ColumnMeta, ColumnRole,
                       Grain, ValueFormat, TraceEvent, EventKind])
@@ -50,6 +58,10 @@ class AskResult(BaseModel):
     chart_png: str | None = None
     excel: str | None = None
     clarification: dict[str, Any] | None = None
+    sql_source: str | None = None  # rules | llm
+    sql_explanation: str | None = None  # the model's account of its SQL
+    sql_confidence: float | None = None
+    llm_usage: dict[str, Any] = Field(default_factory=dict)  # this turn: calls, tokens, latency per task
     checks: list[dict[str, str]] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     trace: list[TraceEvent] = Field(default_factory=list)
@@ -68,7 +80,7 @@ class AskService:
 
     def __init__(self, settings: Settings | None = None, *, catalog: Catalog | None = None,
                  warehouse: Warehouse | None = None, today: date | None = None, checkpointer: Any = None,
-                 write_files: bool = True) -> None:
+                 write_files: bool = True, llm: LLMClient | None = None, use_llm: bool = True) -> None:
         self.settings = settings or load_settings()
         self.catalog = catalog or load_catalog(self.settings.catalog_dir)
         self.warehouse = warehouse or Warehouse(self.settings.warehouse_url,
@@ -78,10 +90,20 @@ class AskService:
         self.graph = build_graph(max_sql_attempts=self.settings.max_sql_attempts, checkpointer=self.checkpointer)
         self.today = today
         self.write_files = write_files
+        self.llm = (llm or self._configured_llm()) if use_llm else None
+
+    def _configured_llm(self) -> LLMClient | None:
+        """The configured model, or None; bad LLM settings fall back to rules with a warning."""
+        try:
+            return build_client(self.settings)
+        except LLMSettingsError as exc:
+            log.warning("LLM settings ignored, rules only: %s", exc)
+            return None
 
     def context(self) -> AskContext:
         return AskContext(catalog=self.catalog, warehouse=self.warehouse, settings=self.settings,
-                          today=self.today or date.today(), write_files=self.write_files)
+                          today=self.today or date.today(), write_files=self.write_files,
+                          llm=TurnModel(self.llm) if self.llm is not None else None)
 
     def pending_clarification(self, thread_id: str) -> dict[str, Any] | None:
         """The clarification a thread is waiting for, if any."""
@@ -103,8 +125,9 @@ class AskService:
         """Run one turn to its end (answer, clarification, refusal or failure)."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
         config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
+        calls_before = len(self.llm.calls) if self.llm else 0
         self.graph.invoke(self._payload(question, thread_id, segment, topics), config, context=self.context())
-        return self.result(thread_id, question)
+        return self.result(thread_id, question, calls_before)
 
     def stream(self, question: str, *, thread_id: str | None = None, segment: str | None = None,
                topics: list[str] | None = None) -> Iterator[StepEvent | AskResult]:
@@ -112,6 +135,7 @@ class AskService:
         thread_id = thread_id or uuid.uuid4().hex[:12]
         config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
         last = time.perf_counter()
+        calls_before = len(self.llm.calls) if self.llm else 0
         for update in self.graph.stream(self._payload(question, thread_id, segment, topics), config,
                                         context=self.context(), stream_mode="updates"):
             now = time.perf_counter()
@@ -122,9 +146,18 @@ class AskService:
                 yield StepEvent(step=node, ms=round((now - last) * 1000, 2),
                                 trace=events if isinstance(events, list) else [])
             last = now
-        yield self.result(thread_id, question)
+        yield self.result(thread_id, question, calls_before)
 
-    def result(self, thread_id: str, question: str) -> AskResult:
+    def _usage(self, calls_before: int) -> dict[str, Any]:
+        if self.llm is None:
+            return {}
+        calls = self.llm.calls[calls_before:]
+        return {"calls": len(calls), "prompt_tokens": sum(c.prompt_tokens for c in calls),
+                "completion_tokens": sum(c.completion_tokens for c in calls),
+                "latency_ms": round(sum(c.latency_ms for c in calls), 1),
+                "by_task": {t: asdict(totals) for t, totals in totals_by_task(calls).items()}}
+
+    def result(self, thread_id: str, question: str, calls_before: int | None = None) -> AskResult:
         state = self.graph.get_state({"configurable": {"thread_id": thread_id}})
         values = state.values
         pending = next((i.value for t in state.tasks for i in t.interrupts), None)
@@ -150,6 +183,9 @@ class AskService:
             chart_png=values.get("chart_png") if status == "answered" else None,
             excel=values.get("excel") if status == "answered" else None,
             clarification=pending, checks=values.get("checks") or [],
+            sql_source=values.get("sql_source") if values.get("sql") else None,
+            sql_explanation=values.get("sql_explanation"), sql_confidence=values.get("sql_confidence"),
+            llm_usage=self._usage(calls_before) if calls_before is not None else {},
             tags=["suppressed_errors"] if has_suppressed(trace) else [],
             trace=trace,
         )

@@ -53,6 +53,14 @@ class AskState(TypedDict, total=False):
     clarifications_in_row: int
     chosen: dict[str, str]  # answers to clarifications in this turn: kind -> option id
     # planning and SQL
+    mode: Literal["rules", "llm"]  # who plans the SQL this turn
+    llm_tables: list[str]  # tables a model chose (code added the joins)
+    table_notes: str | None  # why the previous table choice could not answer (feasibility)
+    feasibility_attempts: int
+    semantic_attempts: int
+    sql_explanation: str | None  # the model's explanation of its SQL
+    sql_confidence: float | None
+    dialog_summary: str | None  # second-level memory: accumulated filters and entities
     plan: QueryPlan | None
     context: dict[str, Any]  # pruned schema and instructions (what a generator may see)
     sql: str | None

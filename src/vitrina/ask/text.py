@@ -60,7 +60,8 @@ def stem_matches(stem: str, word: str) -> bool:
     if not word.startswith(stem):
         return False
     extra = len(word) - len(stem)
-    return extra <= (1 if len(stem) <= 3 else 5)
+    # short stems are ambiguous; long ones are specific enough for long verb endings
+    return extra <= (1 if len(stem) <= 3 else 5 if len(stem) <= 6 else 10)
 
 
 @lru_cache(maxsize=4096)

@@ -155,6 +155,7 @@ class Reading:
     order: str | None = None
     limit: int | None = None
     unknown_names: list[str] = field(default_factory=list)  # capitalised words nothing explained
+    keyword_words: set[int] = field(default_factory=set)  # words that only scored a topic
     used: set[int] = field(default_factory=set)
 
 
@@ -299,6 +300,7 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
 
     occurrences = _occurrences(words, catalog)
     candidates = [m for m in occurrences if m.phrase.kind != "keyword"]
+    named_columns: set[int] = set()
     kind_rank = {"refuse": 0, "value": 1, "metric": 2, "dimension": 3}
 
     def rank(m: Match) -> float:
@@ -313,6 +315,7 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
         if span & used:
             continue
         if match.phrase.kind == "dimension" and not _has_marker_before(words, match.start, used - structural - span):
+            named_columns |= span  # "в Приволжском федеральном округе": the column is named, not grouped
             continue
         used |= span
         if match.phrase.kind == "refuse":
@@ -339,6 +342,7 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
             reading.topic_scores[topic.id] = score
 
     keyword_words = {i for m in occurrences if m.phrase.kind == "keyword" for i in range(m.start, m.start + m.length)}
+    reading.keyword_words = keyword_words | named_columns
     for i, w in enumerate(words):
         if i == 0 or i in used or i in keyword_words or not w.original[:1].isupper() or len(w.text) < 3:
             continue
@@ -351,3 +355,15 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
 def is_follow_up_text(text: str) -> bool:
     norm = text.strip().lower()
     return norm.startswith(FOLLOW_UP_STARTS)
+
+
+STOPWORDS = frozenset(["сколько", "какой", "какая", "какое", "какие", "каков", "какова", "каким", "каких", "каком", "был", "была", "было", "были", "будет", "есть", "в", "во", "на", "за", "по", "с", "со", "из", "у", "от", "до", "и", "а", "или", "не", "ни", "что", "это", "этот", "эта", "эти", "как", "ли", "же", "для", "о", "об", "при", "все", "всего", "всех", "весь", "вся", "мне", "нам", "покажи", "покажите", "дай", "дайте", "выведи", "выведите", "посчитай", "посчитайте", "нужно", "надо", "пожалуйста", "итого", "общий", "общая", "общее", "год", "году", "года", "месяц", "неделю", "сумма", "количество", "число", "the", "a", "an", "of", "in", "on", "for", "by", "to", "and", "or", "how", "many", "much", "what", "which", "was", "were", "is", "are", "did", "do", "does", "there", "with", "per", "show", "me", "give", "list", "please", "total", "all", "from", "at", "as", "be", "been", "this", "that", "those", "these", "their", "our", "its", "year", "которые", "который", "которая", "которых", "которым", "кто", "тех", "те", "через", "прошло", "прошли", "было", "стало", "составил", "составила", "who", "whose", "that", "went", "made", "got"])
+
+
+MODEL_THRESHOLD = 2  # this many unexplained content words hand the question to a model
+
+
+def unexplained_words(reading: Reading) -> list[str]:
+    """Content words the rules did not read: what a model may understand when rules cannot."""
+    return [w.text for i, w in enumerate(reading.words)
+            if i not in reading.used and i not in reading.keyword_words and w.text not in STOPWORDS and len(w.text) > 2 and not w.text.isdigit()]

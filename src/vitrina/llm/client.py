@@ -32,7 +32,14 @@ from langchain_core.messages import (
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel
 
-from vitrina.llm.accounting import LLMCall, TaskTotals, estimate_tokens, message_text, totals_by_task, usage_of
+from vitrina.llm.accounting import (
+    LLMCall,
+    TaskTotals,
+    estimate_tokens,
+    message_text,
+    totals_by_task,
+    usage_of,
+)
 from vitrina.llm.jsonout import OutputError, parse_into
 from vitrina.llm.prompts import render
 from vitrina.llm.transport import (

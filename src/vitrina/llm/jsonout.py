@@ -47,8 +47,8 @@ def extract_json(text: str) -> Any:
             if isinstance(value, dict):
                 return value
     if first_error is not None:
-        raise OutputError(f"invalid JSON: {first_error.msg} at line {first_error.lineno} "
-                          f"column {first_error.colno}")
+        raise OutputError(f"invalid JSON: {first_error.msg} (line {first_error.lineno}, "
+                          f"column {first_error.colno})")
     raise OutputError("no JSON object found in the reply")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from vitrina.onec.kinds import KINDS, kind_of
+from vitrina.onec.kinds import kind_of
 from vitrina.onec.model import Configuration, MetaField, MetaObject, OneCWarning, TabularSection
 from vitrina.onec.xmlutil import child, children, local, parse_file, text
 

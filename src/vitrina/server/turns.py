@@ -7,6 +7,7 @@ written; the response only reads from a queue. One turn at a time per dialog in 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import threading
@@ -89,10 +90,8 @@ class TurnRunner:
         queue: asyncio.Queue[Any] = asyncio.Queue()
 
         def emit(item: Any) -> None:
-            try:
+            with contextlib.suppress(RuntimeError):  # loop gone (shutdown): the turn itself still finished
                 loop.call_soon_threadsafe(queue.put_nowait, item)
-            except RuntimeError:  # the event loop is gone (shutdown): the turn itself still finished
-                pass
 
         try:
             self.pool.submit(self._work, thread, text, emit)

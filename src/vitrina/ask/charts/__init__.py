@@ -39,6 +39,7 @@ def safe_chart(
     *,
     png_path: str | Path | None = None,
     node: str = "chart",
+    decision: ChartDecision | None = None,
 ) -> tuple[dict[str, Any] | None, Path | None, list[TraceEvent]]:
     """Choose and draw a chart; return (Chart.js spec, PNG path, trace events), never raise.
 
@@ -48,7 +49,7 @@ def safe_chart(
     trace = Trace(node)
     metas = list(metas)
     try:
-        decision = choose_chart(result, metas, lang)
+        decision = decision or choose_chart(result, metas, lang)
     except Exception as exc:  # a chart must never lose the answer
         trace.suppressed("chart choice failed", error=f"{type(exc).__name__}: {exc}")
         return None, None, trace.events

@@ -1,26 +1,83 @@
 """Answer: text in the question's language, a table preview, a chart and an Excel file.
 
-Numbers come only from data: the text is written by code from the result and its
-summary, then checked; a number the data does not hold is never shown (LLM slot: an
-answer writer may word the text, and the same check rejects invented numbers).
+Numbers come only from data: the rule text is written by code from the result and its
+summary. A model, when configured, may word the answer from rows (JSON) and figures that
+code already computed and formatted; its text is checked and any number that the data
+does not hold rejects it in favour of the rule text. When the chart rules find nothing,
+a model may propose axes; a proposal naming a column that does not exist is rejected.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from langgraph.runtime import Runtime
 
 from vitrina.ask.answer_text import write_answer
-from vitrina.ask.charts import safe_chart
+from vitrina.ask.charts import ChartDecision, safe_chart
+from vitrina.ask.columns import ColumnMeta
 from vitrina.ask.context import AskContext
 from vitrina.ask.export import write_excel
 from vitrina.ask.followup import snapshot
+from vitrina.ask.llm import tasks
 from vitrina.ask.messages import text
-from vitrina.ask.numbers import format_date, unverified_numbers
+from vitrina.ask.numbers import format_date, format_value, unverified_numbers
 from vitrina.ask.state import AskState
-from vitrina.ask.summary import summarize
+from vitrina.ask.summary import ResultSummary, summarize
 from vitrina.ask.table import render_table
 from vitrina.ask.understand import read_question
-from vitrina.trace import Trace
+from vitrina.trace import Trace, TraceEvent
+from vitrina.warehouse.result import QueryResult
+
+MODEL_ROWS = 30  # rows of the result a model sees when it words the answer
+
+
+def _figures(summary: ResultSummary, metas: list[ColumnMeta], lang: str) -> dict[str, Any]:
+    """Totals, minimum and maximum computed by code, already formatted for copying."""
+    by_name = {m.name: m for m in metas}
+    figures: dict[str, Any] = {"rows": summary.row_count}
+    for name, stats in summary.metrics.items():
+        meta = by_name[name]
+        figures[meta.label(lang)] = {key: format_value(value, meta, lang) for key, value in
+                                     (("total", stats.total), ("min", stats.min), ("max", stats.max))
+                                     if value is not None}
+    return figures
+
+
+def _model_answer(state: AskState, ctx: AskContext, trace: Trace, result: QueryResult, metas: list[ColumnMeta],
+                  summary: ResultSummary, period_label: str, trusted: list[str]) -> str | None:
+    assert ctx.llm is not None
+    lang = state["lang"]
+    rows = [{m.label(lang): format_value(v, m, lang) for v, m in zip(row, metas, strict=False)}
+            for row in result.rows[:MODEL_ROWS]]
+    worded = tasks.write_answer(ctx.llm, trace, question=state["rewritten"], lang=lang, period=period_label,
+                                rows=rows, figures=_figures(summary, metas, lang))
+    if worded is None:
+        return None
+    invented = unverified_numbers(worded, result, metas, texts=trusted)
+    if invented:
+        trace.rejected("the model's answer holds numbers not in the data: rule answer used",
+                       numbers=[str(n) for n in invented])
+        return None
+    return worded
+
+
+def _chart(state: AskState, ctx: AskContext, result: QueryResult, metas: list[ColumnMeta],
+           png_path: Path | None) -> tuple[dict | None, Path | None, list[TraceEvent]]:
+    lang = state["lang"]
+    spec, png, events = safe_chart(result, metas, lang, png_path=png_path)
+    if spec is not None or ctx.llm is None or not result.rows:
+        return spec, png, events
+    trace = Trace("chart")
+    proposal = tasks.propose_chart(ctx.llm, trace, question=state["rewritten"], columns=result.columns,
+                                   rows=[list(r) for r in result.rows])
+    if proposal is None:
+        return spec, png, [*events, *trace.events]
+    decision = ChartDecision(kind=proposal.kind, x=proposal.x, x_columns=[proposal.x], y_columns=proposal.y,
+                             reason="proposed by the model", order="x" if proposal.kind == "line" else "desc")
+    spec, png, more = safe_chart(result, metas, lang, png_path=png_path, decision=decision)
+    return spec, png, [*events, *trace.events, *more]
 
 
 def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
@@ -28,16 +85,18 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
     ctx = runtime.context
     lang = state["lang"]
     result = state["result"]
-    plan = state["plan"]
+    plan = state.get("plan")
     metas = state["columns_meta"]
-    assert result is not None and plan is not None
-    period_label = plan.period.label(lang) if plan.period else text("all_time", lang)
-    topic_label = ctx.catalog.topics[plan.topic].name(lang)
+    assert result is not None
+    period = plan.period if plan else state.get("period")
+    topic = plan.topic if plan else state.get("topic") or ""
+    period_label = period.label(lang) if period else text("all_time", lang)
+    topic_label = ctx.catalog.topics[topic].name(lang) if topic in ctx.catalog.topics else topic
     view = render_table(result, metas, lang, limit=ctx.settings.table_preview_rows)
     notes = [c["message"] for c in state.get("checks", []) if c["check"] == "clarification_limit"]
-    notes += plan.notes
-    if plan.period and plan.period.note:
-        notes.append(plan.period.note)
+    notes += plan.notes if plan else []
+    if period and period.note:
+        notes.append(period.note)
     if view.note:
         notes.append(view.note)
     trusted = [period_label, topic_label, *notes]
@@ -54,12 +113,13 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
         else:
             body = write_answer(lang, result, metas, summary, period_label=period_label, topic_label=topic_label,
                                 notes=notes)
+            if ctx.llm is not None:
+                body = _model_answer(state, ctx, trace, result, metas, summary, period_label, trusted) or body
     invented = unverified_numbers(body, result, metas, texts=trusted)
     if invented:
         trace.rejected("answer text held numbers not in the data: table-only answer used",
                        numbers=[str(n) for n in invented])
         body = view.note or ""
-    chart_png = None
     run_dir = (ctx.outputs_dir or ctx.settings.outputs_dir) / state["run_id"]
     excel = None
     if ctx.write_files:
@@ -70,14 +130,12 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
                                     period_label=period_label))
         except OSError as exc:
             trace.suppressed("Excel file not written", error=str(exc))
-    spec, png, chart_events = safe_chart(result, metas, lang,
-                                         png_path=run_dir / "chart.png" if ctx.write_files else None)
-    if png:
-        chart_png = str(png)
+    spec, png, chart_events = _chart(state, ctx, result, metas, run_dir / "chart.png" if ctx.write_files else None)
     reading = read_question(state["rewritten"], ctx.catalog)
-    snap = snapshot(state["rewritten"], plan.period.span if plan.period else None, reading.grain_span)
-    turn = {"question": state["question"], "rewritten": state["rewritten"], "topic": plan.topic,
-            "sql": state["sql"], "period": plan.period.label(lang) if plan.period else None,
+    snap = snapshot(state["rewritten"], period.span if period else None, reading.grain_span)
+    turn = {"question": state["question"], "rewritten": state["rewritten"], "topic": topic,
+            "sql": state["sql"], "period": period.label(lang) if period else None,
             "run_id": state["run_id"], "snapshot": snap}
     return {"status": "answered", "answer": body, "table": view.model_dump(), "chart": spec,
-            "chart_png": chart_png, "excel": excel, "history": [turn], "trace": [*trace.events, *chart_events]}
+            "chart_png": str(png) if png else None, "excel": excel, "history": [turn],
+            "trace": [*trace.events, *chart_events]}

@@ -3,12 +3,13 @@ join on an incomplete key, negative values of metrics that cannot be negative.""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, datetime
 
 from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
-from vitrina.ask.plan import QueryPlan
+from vitrina.ask.plan import Join
 from vitrina.ask.state import AskState
 from vitrina.trace import Trace
 from vitrina.warehouse import Warehouse, WarehouseError
@@ -37,9 +38,9 @@ def data_range(warehouse: Warehouse, table: str, column: str, trace: Trace) -> t
     return (low.date() if isinstance(low, datetime) else low), (high.date() if isinstance(high, datetime) else high)
 
 
-def _fan_out(plan: QueryPlan, warehouse: Warehouse, trace: Trace) -> list[str]:
+def _fan_out(joins: list[Join], warehouse: Warehouse, trace: Trace) -> list[str]:
     problems = []
-    for join in plan.joins:
+    for join in joins:
         try:
             unique = key_is_unique(warehouse, join.right_table, join.right_column)
         except WarehouseError as exc:
@@ -50,11 +51,33 @@ def _fan_out(plan: QueryPlan, warehouse: Warehouse, trace: Trace) -> list[str]:
     return problems
 
 
+@dataclass
+class _Shape:
+    """What the checks need to know about the query, from the rule plan or the model path."""
+
+    base_table: str
+    date_column: str | None
+    breakdown: bool
+    joins: list[Join]
+
+
+def _shape(state: AskState, ctx: AskContext) -> _Shape:
+    plan = state.get("plan")
+    if plan is not None:
+        return _Shape(plan.base_table, plan.date_column, plan.breakdown, plan.joins)
+    tables = state.get("llm_tables") or []
+    base = tables[0] if tables else ""
+    table = ctx.catalog.tables.get(base)
+    breakdown = bool(state.get("grain")) or any(m.role.value in ("dimension", "period")
+                                                for m in state.get("columns_meta", []))
+    return _Shape(base, table.default_date if table else None, breakdown, state["context"].get("joins", []))
+
+
 def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("check_result")
     result = state["result"]
-    plan = state["plan"]
-    assert result is not None and plan is not None
+    assert result is not None
+    shape = _shape(state, runtime.context)
     checks: list[dict[str, str]] = list(state.get("checks") or [])
 
     def flag(check: str, message: str) -> None:
@@ -68,13 +91,13 @@ def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
         all(row[result.columns.index(m.name)] is None for row in result.rows) for m in metrics
     ):
         flag("all_null", "every metric value is NULL")
-    if checks and checks[-1]["check"] in ("empty", "all_null") and plan.date_column:
-        span = data_range(runtime.context.warehouse, plan.base_table, plan.date_column, trace)
+    if checks and checks[-1]["check"] in ("empty", "all_null") and shape.date_column:
+        span = data_range(runtime.context.warehouse, shape.base_table, shape.date_column, trace)
         if span:
             checks[-1].update(data_from=span[0].isoformat(), data_to=span[1].isoformat())
-    if plan.breakdown and len(result.rows) == 1:
+    if shape.breakdown and len(result.rows) == 1:
         flag("single_row", "a breakdown was asked for but the result has one row")
-    for message in _fan_out(plan, runtime.context.warehouse, trace):
+    for message in _fan_out(shape.joins, runtime.context.warehouse, trace):
         flag("join_fan_out", message)
     for meta in metrics:
         if meta.non_negative:

@@ -12,11 +12,12 @@ from vitrina.trace import Trace
 
 def check_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("check_sql")
-    plan = state["plan"]
-    period = plan.period if plan else None
+    plan = state.get("plan")  # None on the model path: the question's own period and grain apply
+    period = plan.period if plan else state.get("period")
+    grain = plan.grain if plan else state.get("grain")
     problems = run_checks(state["sql"] or "", runtime.context.dialect, runtime.context.catalog,
                           period_start=period.start if period else None, period_end=period.end if period else None,
-                          grain=plan.grain if plan else None)
+                          grain=grain)
     if problems:
         for p in problems:
             trace.rejected(p.message, check=p.check)

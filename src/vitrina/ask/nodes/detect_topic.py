@@ -9,6 +9,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
+from vitrina.ask.llm import tasks
 from vitrina.ask.messages import text
 from vitrina.ask.nodes.resolve_context import period_offsets
 from vitrina.ask.state import AskState
@@ -92,8 +93,31 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
         if lead in tied:
             trace.branch("tie broken by the metric named first", topic=lead, tied=tied)
             tied = [lead]
+    if len(scores) > 1 and ctx.llm is not None:
+        tied = _merge_with_model(tied, list(scores), question, ctx, lang, trace)
     if len(tied) > 1:
         trace.branch("topics tie: the user decides", candidates=tied)
         return {**update, "topic": None, "candidates": tied, "trace": trace.events}
-    trace.branch("topic detected by keywords", topic=tied[0], score=best_score)
+    trace.branch("topic detected", topic=tied[0], score=best_score)
     return {**update, "topic": tied[0], "candidates": [], "trace": trace.events}
+
+
+def _merge_with_model(tied: list[str], left: list[str], question: str, ctx: AskContext, lang: str,
+                      trace: Trace) -> list[str]:
+    """Model slot: the classifier runs only when rules left several topics. It breaks a tie;
+    when it disagrees with a clear rules winner, both go to the user."""
+    topics = [{"id": t, "name": ctx.catalog.topics[t].name(lang), "description": ctx.catalog.topics[t].description}
+              for t in left]
+    assert ctx.llm is not None
+    choice = tasks.classify_topic(ctx.llm, trace, question=question, topics=topics)
+    if choice is None:
+        return tied
+    if len(tied) > 1:
+        if choice in tied:
+            trace.branch("model broke the tie", topic=choice, tied=tied)
+            return [choice]
+        return tied
+    if choice != tied[0]:
+        trace.branch("rules and model disagree: the user decides", rules=tied[0], model=choice)
+        return [tied[0], choice]
+    return tied

@@ -5,6 +5,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
+from vitrina.ask.infer_meta import infer_metas
 from vitrina.ask.state import AskState
 from vitrina.trace import Trace
 from vitrina.warehouse import WarehouseError
@@ -18,6 +19,10 @@ def execute(state: AskState, runtime: Runtime[AskContext]) -> dict:
         trace.error("query failed", kind=exc.kind, error=str(exc))
         return {"sql_error": f"{exc.kind}: {exc}", "result": None, "trace": trace.events}
     trace.measurement("query executed", rows=result.row_count, ms=result.elapsed_ms)
+    update: dict = {}
+    if state.get("mode") == "llm":
+        update["columns_meta"] = infer_metas(result, runtime.context.catalog, state.get("llm_tables") or [],
+                                             state.get("grain"))
     if result.truncated:
         trace.rejected("rows beyond the row cap dropped", row_cap=runtime.context.settings.row_cap)
-    return {"result": result, "trace": trace.events}
+    return {**update, "result": result, "trace": trace.events}

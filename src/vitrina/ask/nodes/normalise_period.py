@@ -1,10 +1,15 @@
-"""Period normalisation in Python: the question's period as inclusive dates, plus the grain."""
+"""Period normalisation in Python: the question's period as inclusive dates.
+
+Model slot: when the rules find no period, a model may point at the words that name one
+("в позапрошлом сезоне"); Python still normalises them, so the model never writes a date.
+"""
 
 from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
+from vitrina.ask.llm import tasks
 from vitrina.ask.periods import extract_period
 from vitrina.ask.plan import PeriodRef
 from vitrina.ask.state import AskState
@@ -13,18 +18,20 @@ from vitrina.trace import Trace
 
 def normalise_period(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("normalise_period")
-    found = extract_period(state["rewritten"], runtime.context.today)
+    ctx = runtime.context
+    found = extract_period(state["rewritten"], ctx.today)
+    if found is None and ctx.llm is not None:
+        span = tasks.find_period_span(ctx.llm, trace, question=state["rewritten"])
+        found = extract_period(span, ctx.today) if span else None
+        if span and found is None:
+            trace.rejected("the model's period words could not be normalised", span=span)
+        elif found is not None:
+            found = found.model_copy(update={"span": span})
     if found is None:
         trace.branch("no period in the question: the whole history is used")
         return {"period": None, "trace": trace.events}
-    period = PeriodRef(
-        start=found.start,
-        end=found.end,
-        label_ru=found.label_ru,
-        label_en=found.label_en,
-        span=found.span,
-        note=found.corrected,
-    )
+    period = PeriodRef(start=found.start, end=found.end, label_ru=found.label_ru, label_en=found.label_en,
+                       span=found.span, note=found.corrected)
     trace.branch("period normalised", span=found.span, start=str(found.start), end=str(found.end))
     if found.corrected:
         trace.warning("impossible date corrected", note=found.corrected)

@@ -1,4 +1,9 @@
-"""Table selection: metrics, dimensions and filters placed on tables; mandatory joins added."""
+"""Table selection: metrics, dimensions and filters placed on tables; mandatory joins added.
+
+Rules first: when the rules read the whole question, the rule plan is used. When the
+question says more than the rules can read and a model is configured, the turn switches
+to the model path (choose_tables_llm), with code still adding every join.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from vitrina.ask.messages import text
 from vitrina.ask.nodes.resolve_context import period_offsets
 from vitrina.ask.planner import build_plan
 from vitrina.ask.state import AskState
-from vitrina.ask.understand import read_question
+from vitrina.ask.understand import MODEL_THRESHOLD, read_question, unexplained_words
 from vitrina.trace import Trace
 
 
@@ -24,10 +29,14 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
         trace.rejected("names in the question match nothing in the catalog", names=reading.unknown_names)
         return {"status": "refused", "reason": text("unknown_value", lang, name=reading.unknown_names[0]),
                 "trace": trace.events}
+    unexplained = unexplained_words(reading)
+    if ctx.llm is not None and not ctx.llm.down and len(unexplained) >= MODEL_THRESHOLD:
+        trace.branch("the rules cannot read the whole question: the model plans it", words=unexplained)
+        return {"mode": "llm", "trace": trace.events}
     outcome = build_plan(reading, ctx.catalog, topic=state["topic"], lang=lang, period=period,
                          segment=state.get("resolved_segment"), trace=trace)
     if outcome.plan is None:
         return {"status": "refused", "reason": outcome.refusal, "trace": trace.events}
     trace.measurement("plan", tables=outcome.plan.tables, metrics=outcome.plan.metrics,
                       joins=len(outcome.plan.joins))
-    return {"plan": outcome.plan, "trace": trace.events}
+    return {"plan": outcome.plan, "mode": "rules", "trace": trace.events}

@@ -13,6 +13,19 @@ _SHAPES = {
 }
 
 
+# Russian words for the edge labels and fixed node texts of the diagram.
+_RU = {
+    "uses": "использует", "reads": "читает", "partition source": "источник секции", "selects from": "выбирает из",
+    "loaded by": "загружается процедурой", "defined as": "определена как", "loaded from": "загружается из", "source": "источник",
+    "calculated table (DAX)": "вычисляемая таблица (DAX)", "calculation group": "группа вычислений",
+    "#table(...) inline data in the model": "#table(...): данные внутри модели",
+}
+
+
+def _word(text: str, lang: str) -> str:
+    return _RU.get(text, text) if lang == "ru" else text
+
+
 def escape_label(text: str) -> str:
     """Mermaid entity codes for characters that end or confuse a quoted label."""
     out = []
@@ -47,12 +60,12 @@ def mermaid(lin: MeasureLineage, lang: str = "en") -> str:
         nid = f"n{len(ids)}"
         ids[node.id] = nid
         left, right = _SHAPES.get(node.kind, ('["', '"]'))
-        lines.append(f"    {nid}{left}{escape_label(node.label)}{right}")
+        lines.append(f"    {nid}{left}{escape_label(_word(node.label, lang))}{right}")
     for edge in lin.edges:
         a, b = ids.get(edge.source), ids.get(edge.target)
         if a is None or b is None:
             continue
-        label = f'|"{escape_label(edge.label)}"|' if edge.label else ""
+        label = f'|"{escape_label(_word(edge.label, lang))}"|' if edge.label else ""
         lines.append(f"    {a} -->{label} {b}")
     if cut_count(lin):
         text = labels(lang)["more_objects"].format(n=cut_count(lin))

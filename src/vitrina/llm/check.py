@@ -1,0 +1,118 @@
+"""Is the configured endpoint usable? One short, classified answer for `vitrina config`.
+
+Two tiny requests with a short timeout: GET /models (reachability, the key, whether the
+model is served; skipped quietly where a server lacks it) and a one-line chat completion
+(the model really answers; its latency is what the user sees). Every outcome maps to a
+status and a sentence saying what to do, and that runs fall back to the rules meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+import httpx
+
+from vitrina.config import Settings
+from vitrina.llm.factory import build_chat_model, resolve_base_url, validate
+from vitrina.llm.prompts import render
+from vitrina.llm.transport import TRANSPORT_ERRORS, call_with_deadline, describe, status_code
+
+Status = Literal["ok", "off", "down", "unauthorized", "model_not_found", "error"]
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+FALLBACK = "runs fall back to the rules"
+
+
+@dataclass(frozen=True)
+class EndpointCheck:
+    """The verdict on one endpoint."""
+
+    status: Status
+    message: str
+    endpoint: str | None = None
+    latency_ms: float | None = None
+    models: tuple[str, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def _served(model: str, models: tuple[str, ...]) -> bool:
+    """Ollama lists 'qwen2.5:7b' and 'llama3:latest'; a bare 'llama3' means ':latest'."""
+    return model in models or f"{model}:latest" in models
+
+
+def list_models(base_url: str, api_key: str | None, timeout_s: float) -> tuple[str, ...]:
+    """Model ids from GET /models; raises httpx errors, HTTPStatusError on 4xx/5xx."""
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    response = httpx.get(f"{base_url}/models", headers=headers, timeout=timeout_s)
+    response.raise_for_status()
+    data = response.json().get("data") or []
+    return tuple(str(item.get("id")) for item in data if isinstance(item, dict) and item.get("id"))
+
+
+def check_endpoint(settings: Settings, *, timeout_s: float = 5.0) -> EndpointCheck:
+    """Classify the endpoint as ok / off / down / unauthorized / model_not_found / error.
+
+    LLMSettingsError propagates: invalid settings are the caller's to report.
+    """
+    provider = validate(settings)
+    if provider == "none":
+        return EndpointCheck("off", f"no model configured (llm_provider none): {FALLBACK}")
+    endpoint = resolve_base_url(settings, provider) or OPENAI_BASE_URL
+    api_key = settings.llm_api_key or (None if settings.llm_base_url or provider == "ollama"
+                                       else os.environ.get("OPENAI_API_KEY"))
+    model = build_chat_model(settings, timeout=timeout_s)  # settings errors before any request
+    models: tuple[str, ...] = ()
+    try:
+        models = list_models(endpoint, api_key, timeout_s)
+    except httpx.HTTPStatusError as exc:
+        if exc.response.status_code in (401, 403):
+            return _unauthorized(endpoint, exc.response.status_code)
+        # 404/405/5xx: some servers have no /models; the chat request decides
+    except httpx.TransportError as exc:
+        return _down(endpoint, describe(exc))
+    except ValueError:
+        pass  # /models answered something that is not JSON: the chat request decides
+    if not settings.llm_model:
+        listed = f"; it serves: {', '.join(models)}" if models else ""
+        return EndpointCheck("off", f"no model set (llm_model){listed}: {FALLBACK}", endpoint, models=models)
+    if models and not _served(settings.llm_model, models):
+        return _not_found(endpoint, settings.llm_model, models, provider)
+
+    assert model is not None  # provider and model are set
+    start = time.perf_counter()
+    try:
+        call_with_deadline(lambda: model.invoke(render("ping"), max_tokens=16), timeout_s + 1)
+    except Exception as exc:
+        code = status_code(exc)
+        if code in (401, 403):
+            return _unauthorized(endpoint, code)
+        if code == 404:
+            return _not_found(endpoint, settings.llm_model, models, provider)
+        if isinstance(exc, TRANSPORT_ERRORS):
+            return _down(endpoint, describe(exc))
+        return EndpointCheck("error", f"{endpoint} failed the test request: {describe(exc)}; {FALLBACK}",
+                             endpoint, models=models)
+    latency = round((time.perf_counter() - start) * 1000, 1)
+    return EndpointCheck("ok", f"OK: {settings.llm_model} at {endpoint} answered in {latency:.0f} ms",
+                         endpoint, latency, models)
+
+
+def _down(endpoint: str, error: str) -> EndpointCheck:
+    return EndpointCheck("down", f"the LLM endpoint {endpoint} is not reachable ({error}); {FALLBACK}", endpoint)
+
+
+def _unauthorized(endpoint: str, code: int) -> EndpointCheck:
+    return EndpointCheck("unauthorized", f"{endpoint} rejected the API key (HTTP {code}): set "
+                         f"VITRINA_LLM_API_KEY or [llm] api_key; {FALLBACK}", endpoint)
+
+
+def _not_found(endpoint: str, model: str, models: tuple[str, ...], provider: str) -> EndpointCheck:
+    hint = f" (available: {', '.join(models[:10])})" if models else ""
+    pull = f"; run `ollama pull {model}`" if provider == "ollama" else ""
+    return EndpointCheck("model_not_found", f"model {model!r} is not served by {endpoint}{hint}{pull}; "
+                         f"{FALLBACK}", endpoint, models=models)

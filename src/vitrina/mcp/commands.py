@@ -1,0 +1,52 @@
+"""CLI: `vitrina mcp` over stdio (for Cursor and Claude Desktop) or streamable HTTP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+from rich.console import Console
+
+err = Console(stderr=True)  # stdout belongs to the protocol under stdio
+
+
+def mcp_command(
+    transport: Annotated[Literal["stdio", "http"], typer.Option(help="stdio (an editor starts the process) or http (streamable HTTP).")] = "stdio",
+    host: Annotated[str, typer.Option(help="HTTP interface (http transport).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="HTTP port (http transport).")] = 8765,
+    db: Annotated[str | None, typer.Option(help="Warehouse SQLAlchemy URL (default: the demo warehouse).")] = None,
+    catalog: Annotated[Path | None, typer.Option(help="Catalog folder (default: the demo catalog).")] = None,
+    docs: Annotated[Path | None, typer.Option(help="A `vitrina docs` output folder (env VITRINA_DOCS_DIR).")] = None,
+) -> None:
+    """Serve Vitrina's tools over MCP: ask, run_sql, search_catalog, describe_table, describe_measure, trace_lineage."""
+    from vitrina.config import load_settings
+    from vitrina.mcp.server import build_server
+    from vitrina.mcp.tools import Toolbox
+    from vitrina.server.options import docs_dir_from_env, is_loopback
+    from vitrina.warehouse.demo import ensure_demo_warehouse
+
+    if catalog is not None and not catalog.exists():
+        err.print(f"[bold red]error:[/] catalog folder not found: {catalog}")
+        raise typer.Exit(2)
+    if transport == "http" and not is_loopback(host):
+        err.print("[yellow]warning:[/] the MCP HTTP transport has no authentication; "
+                  "put it behind a proxy that checks tokens before exposing it beyond this machine")
+    settings = load_settings(db_url=db, catalog_dir=catalog)
+    if not settings.db_url:
+        ensure_demo_warehouse(settings.demo_db_path)
+    box = Toolbox(settings, docs_dir=docs or docs_dir_from_env())
+    server = build_server(box)
+    try:
+        if transport == "stdio":
+            server.run("stdio")
+        else:
+            err.print(f"Vitrina MCP on http://{host}:{port}/mcp", highlight=False)
+            server.run("streamable-http", host=host, port=port)
+    finally:
+        box.close()
+
+
+def register(app: typer.Typer) -> None:
+    """Add `mcp` to the Vitrina CLI."""
+    app.command("mcp")(mcp_command)

@@ -1,0 +1,80 @@
+"""The MCP server: Vitrina's tools on the official SDK's MCPServer, typed inputs, clear errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from vitrina import __version__
+from vitrina.mcp import tools
+from vitrina.mcp.tools import Toolbox, ToolFailure
+from vitrina.warehouse import WarehouseError
+
+INSTRUCTIONS = """Vitrina answers business questions from the team's warehouse and documents BI measures.
+Use `ask` for questions in Russian or English (it plans, guards and runs the SQL itself); use
+`search_catalog` and `describe_table` to learn the data, `run_sql` for a read-only SELECT over the
+catalog's tables, `describe_measure` and `trace_lineage` for DAX measures documented by `vitrina docs`."""
+
+Question = Annotated[str, Field(min_length=1, max_length=2000, description="A question in Russian or English, or the reply to a clarification (option number or label).")]
+ThreadId = Annotated[str | None, Field(default=None, max_length=64, description="Dialog id returned by an earlier `ask`: continue it or answer its clarification.")]
+Segment = Annotated[Literal["auto", "b2b", "b2c"], Field(description="Client segment of the dialog.")]
+Sql = Annotated[str, Field(min_length=1, max_length=20000, description="One SELECT statement over the catalog's tables.")]
+MaxRows = Annotated[int, Field(ge=1, le=tools.MAX_ROWS, description="Rows to return (the query itself is row-capped).")]
+Query = Annotated[str, Field(min_length=1, max_length=200, description="Words to look for: a metric, a dimension, a table or column name.")]
+Limit = Annotated[int, Field(ge=1, le=100, description="Most results to return.")]
+TableName = Annotated[str, Field(min_length=1, max_length=200, description="Schema-qualified table name, e.g. dwh.fact_payment (or just the table name).")]
+Measure = Annotated[str, Field(min_length=1, max_length=300, description="A DAX measure name, with or without brackets, e.g. [Total Sales].")]
+
+
+async def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Run a blocking tool in a worker thread; expected failures become tool errors."""
+    try:
+        return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
+    except ToolFailure as exc:
+        raise ToolError(str(exc)) from None
+    except WarehouseError as exc:
+        raise ToolError(f"warehouse {exc.kind} error: {exc}") from None
+
+
+def build_server(box: Toolbox) -> MCPServer:
+    """An MCPServer with the six tools bound to ``box``."""
+    server = MCPServer("vitrina", version=__version__, instructions=INSTRUCTIONS)
+
+    @server.tool(title="Ask the warehouse")
+    async def ask(question: Question, thread_id: ThreadId = None, segment: Segment = "auto") -> dict[str, Any]:
+        """Answer a business question: checked SQL run read-only, the answer text, columns and rows. When the
+        status is `clarification`, call again with the same thread_id and an option number."""
+        return await _call(tools.ask, box, question, thread_id=thread_id, segment=segment)
+
+    @server.tool(title="Run read-only SQL")
+    async def run_sql(sql: Sql, max_rows: MaxRows = 100) -> dict[str, Any]:
+        """Run one SELECT through Vitrina's SQL guard (catalog tables and columns only, no DML/DDL, no file or
+        system access, row cap) on a read-only connection; returns the SQL that ran, columns and rows."""
+        return await _call(tools.run_sql, box, sql, max_rows=max_rows)
+
+    @server.tool(title="Search the catalog")
+    async def search_catalog(query: Query, limit: Limit = 20) -> list[dict[str, Any]]:
+        """Find topics, metrics, tables and columns by words (Russian or English), best matches first."""
+        return await _call(tools.search_catalog, box, query, limit=limit)
+
+    @server.tool(title="Describe a table")
+    async def describe_table(table: TableName) -> dict[str, Any]:
+        """A catalog table: its description, columns with types, roles and labels, and its joins."""
+        return await _call(tools.describe_table, box, table)
+
+    @server.tool(title="Describe a DAX measure")
+    async def describe_measure(measure: Measure) -> dict[str, Any]:
+        """A documented measure: formula, explanation, dependencies and lineage as Markdown."""
+        return await _call(tools.describe_measure, box, measure)
+
+    @server.tool(title="Trace a measure's lineage")
+    async def trace_lineage(measure: Measure) -> dict[str, Any]:
+        """A measure's lineage graph down to warehouse tables and the stored procedures that load them."""
+        return await _call(tools.trace_lineage, box, measure)
+
+    return server

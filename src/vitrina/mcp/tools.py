@@ -1,0 +1,178 @@
+"""The MCP tools as plain functions over one Toolbox (settings, catalog, warehouse, manual).
+
+Every tool is read-only. ``run_sql`` goes through the same guard as the ask pipeline (one
+SELECT, catalog tables and columns only, the row cap) on a read-only connection. Expected
+failures raise :class:`ToolFailure` with a message a model can act on.
+"""
+
+from __future__ import annotations
+
+import difflib
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vitrina.config import Settings
+from vitrina.server.docs_source import DocsSource, find_docs_dir
+from vitrina.sql.guard import guard
+from vitrina.warehouse import Warehouse, WarehouseError
+
+MAX_ROWS = 500  # rows a tool returns to a model; the full result stays in Excel for `ask`
+
+
+class ToolFailure(Exception):
+    """A failure the caller should read (bad SQL, unknown table, no manual)."""
+
+
+@dataclass
+class Toolbox:
+    """What the tools share in one MCP server process; the ask service is built on first use."""
+
+    settings: Settings
+    docs_dir: Path | None = None
+    _service: Any = field(default=None, repr=False)
+    _warehouse: Warehouse | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def service(self) -> Any:
+        with self._lock:
+            if self._service is None:
+                from vitrina.ask.service import AskService
+
+                self._service = AskService(self.settings, write_files=True)
+            return self._service
+
+    @property
+    def catalog(self) -> Any:
+        return self.service.catalog
+
+    @property
+    def warehouse(self) -> Warehouse:
+        return self.service.warehouse
+
+    def docs(self) -> DocsSource:
+        root = find_docs_dir(self.docs_dir, self.settings.outputs_dir)
+        if root is None:
+            raise ToolFailure("no measure manual found: run `vitrina docs --model PATH --sql DIR` first, "
+                              "or start `vitrina mcp --docs DIR` (env VITRINA_DOCS_DIR)")
+        return DocsSource(root)
+
+    def close(self) -> None:
+        if self._service is not None:
+            self._service.close()
+
+
+def ask(box: Toolbox, question: str, thread_id: str | None = None, segment: str = "auto") -> dict[str, Any]:
+    """Answer a business question from the warehouse; a clarification lists its options."""
+    result = box.service.ask(question, thread_id=thread_id, segment=segment)
+    return {
+        "status": result.status, "thread_id": result.thread_id, "run_id": result.run_id,
+        "answer": result.answer, "rewritten_question": result.rewritten_question, "topic": result.topic,
+        "sql": result.sql, "columns": result.columns, "rows": result.rows[:MAX_ROWS],
+        "row_count": result.row_count, "rows_truncated": len(result.rows) > MAX_ROWS,
+        "clarification": result.clarification, "excel": result.excel,
+        "checks": result.checks,
+    }
+
+
+def run_sql(box: Toolbox, sql: str, max_rows: int = 100) -> dict[str, Any]:
+    """Run one guarded, read-only SELECT over the catalog's tables."""
+    catalog = box.catalog
+    checked = guard(sql, dialect=box.warehouse.dialect, allowed_tables=set(catalog.tables),
+                    allowed_columns=catalog.allowed_columns(), row_cap=box.settings.row_cap)
+    if not checked.ok:
+        problems = "; ".join(f"{v.rule}: {v.message_en}" for v in checked.violations)
+        raise ToolFailure(f"SQL rejected by the guard: {problems}")
+    try:
+        result = box.warehouse.execute(checked.sql)
+    except WarehouseError as exc:
+        raise ToolFailure(f"warehouse {exc.kind} error: {exc}") from None
+    limit = max(1, min(max_rows, MAX_ROWS))
+    return {"sql": checked.sql, "columns": result.columns,
+            "rows": [list(r) for r in result.rows[:limit]], "row_count": result.row_count,
+            "rows_truncated": result.row_count > limit or result.truncated, "elapsed_ms": result.elapsed_ms}
+
+
+def _score(query: str, *texts: str | None) -> float:
+    words = [w for w in query.casefold().split() if w]
+    hay = " ".join(t for t in texts if t).casefold()
+    if not words or not hay:
+        return 0.0
+    return sum(1.0 if w in hay else 0.0 for w in words) / len(words)
+
+
+def search_catalog(box: Toolbox, query: str, limit: int = 20) -> list[dict[str, Any]]:
+    """Topics, metrics, tables and columns whose names, labels or descriptions match the words."""
+    catalog = box.catalog
+    hits: list[tuple[float, dict[str, Any]]] = []
+    for t in catalog.topics.values():
+        s = _score(query, t.id, t.name_ru, t.name_en, t.description, " ".join(t.keywords))
+        hits.append((s, {"kind": "topic", "id": t.id, "name": t.name_en, "name_ru": t.name_ru,
+                         "description": t.description}))
+    for m in catalog.metrics.values():
+        s = _score(query, m.id, m.name_ru, m.name_en, m.description, " ".join(m.synonyms))
+        hits.append((s, {"kind": "metric", "id": m.id, "name": m.name_en, "name_ru": m.name_ru,
+                         "table": m.table, "expression": m.expression}))
+    for table in catalog.tables.values():
+        s = _score(query, table.name, table.description, table.description_ru)
+        hits.append((s, {"kind": "table", "id": table.name, "description": table.description}))
+        for c in table.columns:
+            s = _score(query, c.name, c.description, c.label_ru, c.label_en, " ".join(c.synonyms))
+            hits.append((s * 0.9, {"kind": "column", "id": f"{table.name}.{c.name}", "type": c.type,
+                                   "description": c.description, "label_ru": c.label_ru}))
+    ranked = sorted((h for h in hits if h[0] > 0), key=lambda h: -h[0])
+    return [dict(item, score=round(score, 2)) for score, item in ranked[:max(1, limit)]]
+
+
+def describe_table(box: Toolbox, table: str) -> dict[str, Any]:
+    """A catalog table: description, columns (type, role, labels) and its relations."""
+    catalog = box.catalog
+    wanted = table.strip().lower()
+    found = catalog.tables.get(wanted) or next(
+        (t for name, t in catalog.tables.items() if name.split(".")[-1] == wanted), None)
+    if found is None:
+        close = difflib.get_close_matches(wanted, list(catalog.tables), n=3, cutoff=0.4)
+        raise ToolFailure(f"table {table!r} is not in the catalog" + (f"; did you mean {', '.join(close)}?" if close else
+                                                                      f"; tables: {', '.join(sorted(catalog.tables))}"))
+    relations = [{"left": r.left, "right": r.right, "kind": r.kind}
+                 for r in catalog.relations if found.name in (r.left.rsplit(".", 1)[0], r.right.rsplit(".", 1)[0])]
+    return {"name": found.name, "description": found.description, "description_ru": found.description_ru,
+            "topics": found.topics, "default_date": found.default_date,
+            "columns": [{"name": c.name, "type": c.type, "role": str(c.role.value), "description": c.description,
+                         "label_ru": c.label_ru, "label_en": c.label_en} for c in found.columns],
+            "relations": relations}
+
+
+def _measure(box: Toolbox, measure: str) -> tuple[DocsSource, dict[str, Any]]:
+    source = box.docs()
+    entry = source.entry(measure)
+    if entry is None:
+        names = source.measure_names()
+        close = difflib.get_close_matches(measure.strip("[] "), names, n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(f'[{c}]' for c in close)}?" if close else f"; {len(names)} measures documented"
+        raise ToolFailure(f"measure {measure!r} is not in the manual at {source.root}{hint}")
+    return source, entry
+
+
+def describe_measure(box: Toolbox, measure: str) -> dict[str, Any]:
+    """A measure's document from the manual: formula, explanation, dependencies, lineage (Markdown)."""
+    source, entry = _measure(box, measure)
+    lineage = entry.get("lineage") or {}
+    return {"measure": entry["measure"], "topic": entry.get("topic"), "table": entry.get("table"),
+            "expression": lineage.get("expression"), "direct_measures": lineage.get("direct_measures", []),
+            "columns": lineage.get("columns", []), "level": lineage.get("level"),
+            "markdown": source.measure_markdown(entry)}
+
+
+def trace_lineage(box: Toolbox, measure: str) -> dict[str, Any]:
+    """A measure's lineage graph: measures, model tables, views, tables and loading procedures."""
+    _source, entry = _measure(box, measure)
+    lin = entry.get("lineage") or {}
+    return {"measure": entry["measure"], "level": lin.get("level"), "nodes": lin.get("nodes", []),
+            "edges": lin.get("edges", []), "sql_objects": lin.get("sql_objects", []),
+            "procedures": [{"name": p.get("name"), "file": p.get("file"), "line": p.get("line"),
+                            "writes": p.get("writes", []), "reads": p.get("reads", [])}
+                           for p in lin.get("procedures", [])],
+            "warnings": lin.get("warnings", []), "unresolved": lin.get("unresolved", [])}

@@ -1,0 +1,46 @@
+"""1C:Enterprise metadata: configurations dumped to files (Designer XML and EDT) as a catalog,
+1C queries over register virtual tables checked with the SDBL grammar, data composition
+schemas and navigation links. No 1C server is needed.
+
+Public entry points: `read_configuration`, `to_catalog`, `write_catalog_yaml`, `OneCQuery`,
+`write_query`, `check_query`, `write_dcs`, `list_link`, `report_link`, `OneCSource`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from vitrina.catalog import Catalog
+from vitrina.onec.catalog_yaml import write_catalog_yaml
+from vitrina.onec.dcs import write_dcs
+from vitrina.onec.links import list_link, report_link, report_name
+from vitrina.onec.model import Configuration, MetaField, MetaObject, OneCWarning, TabularSection
+from vitrina.onec.query import OneCQuery, write_query
+from vitrina.onec.reader import OneCInputError, read_configuration
+from vitrina.onec.sdbl import QueryCheck, check_query
+from vitrina.onec.to_catalog import table_name, to_catalog
+from vitrina.trace import Trace
+
+__all__ = [
+    "Configuration", "MetaField", "MetaObject", "OneCInputError", "OneCQuery", "OneCSource", "OneCWarning",
+    "QueryCheck", "TabularSection", "check_query", "list_link", "read_configuration", "report_link", "report_name",
+    "table_name", "to_catalog", "write_catalog_yaml", "write_dcs", "write_query",
+]
+
+
+@dataclass
+class OneCSource:
+    """A configuration and the catalog built from it: what the route job needs for a 1C target."""
+
+    config: Configuration
+    catalog: Catalog
+
+    @classmethod
+    def load(cls, path: Path | str, *, trace: Trace | None = None) -> OneCSource:
+        config = read_configuration(path, trace=trace)
+        return cls(config=config, catalog=to_catalog(config, trace=trace))
+
+    def object_of(self, table: str) -> MetaObject | None:
+        """The metadata object behind a catalog table name (`регистрнакопления.продажи`)."""
+        return next((o for o in self.config.objects.values() if table_name(o) == table.lower()), None)

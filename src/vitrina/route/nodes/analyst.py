@@ -1,0 +1,76 @@
+"""Metadata analyst (ReAct): exactly one Thought -> Action -> Observation step per call.
+
+Whether to take another step, hand the findings to the report planner or finish is the
+router's decision (routes.after_analyst); the MAX steps guard is checked here so the
+router stays a pure function of state.
+"""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from vitrina.route.analyst import next_action, run_action, thought
+from vitrina.route.context import RouteContext
+from vitrina.route.messages import text
+from vitrina.route.plans.request import clean_question
+from vitrina.route.state import RouteState
+from vitrina.route.tools import request_words
+from vitrina.trace import Trace
+
+
+def analyst(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
+    trace = Trace("analyst")
+    ctx = runtime.context
+    lang = state.get("lang", "ru")
+    facts = dict(state.get("facts") or {})
+    if "words" not in facts:
+        facts["words"] = request_words(clean_question(state.get("request", "")))
+    has_docs = ctx.docs_index is not None or ctx.docs_model is not None
+    action = state.get("pending") or next_action(facts, has_docs=has_docs)
+    steps_done = len(state.get("steps") or [])
+    if action is None:  # nothing to try at all (an empty request)
+        trace.branch("nothing to search for")
+        return {"pending": None, "stop": "finished", "status": "not_found",
+                "answer": text("not_found", lang, steps=steps_done), "role": "metadata", "trace": trace.events}
+    new_facts, observation, new = run_action(action, facts, ctx.catalog, docs_index=ctx.docs_index,
+                                             docs_model=ctx.docs_model, trace=trace)
+    arg = ", ".join(facts["words"]) if action.startswith("search_catalog") else None
+    step = {"n": steps_done + 1, "thought": thought(action, lang, arg), "action": action, "observation": observation,
+            "new": new}
+    trace.branch(f"step {step['n']}: {action}", new=new)
+    pending = next_action(new_facts, has_docs=has_docs)
+    update: dict = {"facts": new_facts, "steps": [step], "pending": pending, "role": "metadata", "trace": trace.events}
+    if pending is not None and step["n"] >= ctx.max_steps:
+        trace.warning("MAX steps reached: the search stops", max_steps=ctx.max_steps, next=pending)
+        update.update(pending=None, stop="guard")
+    elif pending is None:
+        update["stop"] = "finished"
+    if update["pending"] is None:
+        found = bool(new_facts.get("tables") or new_facts.get("measures"))
+        update["status"] = "found" if found else "not_found"
+        update["answer"] = _summary(new_facts, lang, step["n"], update["stop"])
+    return update
+
+
+def _summary(facts: dict, lang: str, steps: int, stop: str | None) -> str:
+    lines = []
+    hits = facts.get("hits", [])
+    if hits or facts.get("measures"):
+        lines.append(text("found", lang))
+        for h in hits[:6]:
+            lines.append(f"• {h['kind']} {h['name']} — {h['score']} ({'; '.join(h['why'][:3])})")
+        named = [c for c in facts.get("columns", []) if c.get("named")]
+        if named:
+            lines.append("• " + ", ".join(f"{c['table']}.{c['column']}" for c in named))
+        for goal, path in (facts.get("paths") or {}).items():
+            if path:
+                lines.append(f"• {goal}: " + " -> ".join(path))
+        for v in facts.get("values", [])[:5]:
+            lines.append(f"• {v['column']} = {v['value']}")
+        for m in facts.get("measures", [])[:5]:
+            lines.append(f"• [{m['measure']}] ({m.get('table', '')})")
+    else:
+        lines.append(text("not_found", lang, steps=steps))
+    if stop == "guard":
+        lines.append(text("guard", lang, steps=steps))
+    return "\n".join(lines)

@@ -1,0 +1,77 @@
+"""What a report request asks for, read by the ask job's rules (and the analyst's findings)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from vitrina.ask.nodes.resolve_context import period_offsets
+from vitrina.ask.periods import extract_period
+from vitrina.ask.plan import PeriodRef
+from vitrina.ask.text import detect_lang
+from vitrina.ask.understand import Reading, read_question
+from vitrina.catalog import Catalog
+
+PREFIX = re.compile(r"^\s*(?:(?:построй|сформируй|сделай|покажи|build|make|create|show)\s+(?:мне\s+|me\s+)?)?"
+                    r"(?:(?:a|the)\s+)?(?:отч[её]т\w*|report)\s*(?:[:\-—]|по|о|об|on|of|about|for)?\s*",
+                    re.IGNORECASE)
+COMPARE = re.compile(r"сравн|compar|\bvs\b|versus|динамик|прошл\w* год|previous year|год к году|year over year|yoy",
+                     re.IGNORECASE)
+
+
+def clean_question(request: str) -> str:
+    """The data question inside a report request: 'Отчёт: сумма ...' -> 'сумма ...'.
+
+    >>> clean_question("отчёт: сумма платежей по регионам за 2025 год")
+    'сумма платежей по регионам за 2025 год'
+    >>> clean_question("Build a report of cards issued by month")
+    'cards issued by month'
+    """
+    cleaned = PREFIX.sub("", request, count=1).strip()
+    return cleaned or request.strip()
+
+
+@dataclass
+class ReportRequest:
+    question: str
+    lang: str
+    reading: Reading
+    period: PeriodRef | None
+    topic: str | None
+    compare: bool
+    notes: list[str] = field(default_factory=list)
+
+
+def read_request(request: str, catalog: Catalog, today: date, facts: dict[str, Any] | None = None) -> ReportRequest:
+    """Period, reading and topic of a report request; the analyst's findings fill what rules miss."""
+    question = clean_question(request)
+    found = extract_period(question, today)
+    period = None
+    if found is not None:
+        period = PeriodRef(start=found.start, end=found.end, label_ru=found.label_ru, label_en=found.label_en,
+                           span=found.span, note=found.corrected)
+    reading = read_question(question, catalog, period_span=period_offsets(question, period.span if period else None))
+    topic = None
+    if reading.topic_scores:
+        ranked = sorted(reading.topic_scores.items(), key=lambda kv: -kv[1])
+        tied = [t for t, s in ranked if s == ranked[0][1]]
+        lead = catalog.metrics[reading.metrics[0].phrase.target].topic if reading.metrics else None
+        topic = lead if lead in tied else tied[0]
+    notes = []
+    facts = facts or {}
+    if topic is None:
+        for metric_id in facts.get("metrics", []):
+            if metric_id in catalog.metrics and catalog.metrics[metric_id].topic:
+                topic = catalog.metrics[metric_id].topic
+                notes.append(f"topic from the analyst's metric {metric_id}")
+                break
+    if topic is None:
+        for table in facts.get("tables", []):
+            if table in catalog.tables and catalog.tables[table].topics:
+                topic = catalog.tables[table].topics[0]
+                notes.append(f"topic from the analyst's table {table}")
+                break
+    return ReportRequest(question=question, lang=detect_lang(question), reading=reading, period=period, topic=topic,
+                         compare=bool(COMPARE.search(question)), notes=notes)

@@ -1,0 +1,150 @@
+"""Explicit scoring of candidate report plans: one small function per criterion.
+
+Each criterion returns (value 0..1, reason); the total is the weighted sum. A plan whose
+joins do not follow the catalog's relations, or whose SQL the guard rejects, is invalid
+whatever its score. A model, when configured, adds its own score (model_slot.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from math import prod
+
+from vitrina.ask.compiler import compile_plan
+from vitrina.ask.plan import QueryPlan
+from vitrina.catalog import Catalog
+from vitrina.route.plans.request import ReportRequest
+from vitrina.sql.guard import guard
+
+UNKNOWN_CARDINALITY = 50
+GRAIN_DAYS = {"day": 1, "week": 7, "month": 30.4, "quarter": 91.3, "year": 365.25}
+
+
+@dataclass
+class Scored:
+    id: str
+    total: float
+    valid: bool
+    scores: dict[str, float] = field(default_factory=dict)
+    reasons: list[str] = field(default_factory=list)
+    sql: str | None = None
+    expected_rows: int = 1
+
+
+@dataclass
+class Asked:
+    metrics: set[str]
+    dimensions: set[tuple[str, str]]
+    grain: str | None
+    limit: int | None
+    compare: bool
+    period: tuple | None
+
+
+def asked_of(req: ReportRequest, base: QueryPlan) -> Asked:
+    """What the request asked for: the base plan (the ask planner's reading) is the reference."""
+    return Asked(metrics=set(base.metrics), dimensions={(d.table, d.column) for d in base.dimensions},
+                 grain=req.reading.grain, limit=req.reading.limit, compare=req.compare,
+                 period=(req.period.start, req.period.end) if req.period else None)
+
+
+def measures(plan: QueryPlan, asked: Asked, _: Catalog) -> tuple[float, str]:
+    got = asked.metrics & set(plan.metrics)
+    return (len(got) / len(asked.metrics) if asked.metrics else 1.0), f"measures {len(got)}/{len(asked.metrics)}"
+
+
+def dimensions(plan: QueryPlan, asked: Asked, _: Catalog) -> tuple[float, str]:
+    have = {(d.table, d.column) for d in plan.dimensions}
+    if not asked.dimensions:
+        value = 1.0 if not have else 0.5
+        return value, "no breakdown asked" + ("" if not have else f", {len(have)} added")
+    covered = len(asked.dimensions & have) / len(asked.dimensions)
+    extra = len(have - asked.dimensions)
+    return max(0.0, covered - 0.5 * extra), f"dimensions {len(asked.dimensions & have)}/{len(asked.dimensions)}"
+
+
+def joins(plan: QueryPlan, _: Asked, catalog: Catalog) -> tuple[float, str]:
+    rels = {(r.left, r.right) for r in catalog.relations} | {(r.right, r.left) for r in catalog.relations}
+    for j in plan.joins:
+        if (f"{j.left_table}.{j.left_column}", f"{j.right_table}.{j.right_column}") not in rels:
+            return 0.0, f"join {j.left_table} -> {j.right_table} is not a catalog relation"
+        if catalog.join_path(plan.base_table, j.right_table) is None:
+            return 0.0, f"join to {j.right_table} is not many-to-one from {plan.base_table}"
+    return 1.0, f"{len(plan.joins)} joins along many-to-one relations"
+
+
+def grain(plan: QueryPlan, asked: Asked, _: Catalog) -> tuple[float, str]:
+    if plan.grain == asked.grain:
+        return 1.0, f"grain {plan.grain or 'none'} as asked"
+    if asked.compare and asked.grain is None and plan.grain:
+        return 1.0, f"grain {plan.grain} splits the compared periods"
+    return 0.0, f"grain {plan.grain or 'none'}, asked {asked.grain or 'none'}"
+
+
+def period(plan: QueryPlan, asked: Asked, _: Catalog) -> tuple[float, str]:
+    got = (plan.period.start, plan.period.end) if plan.period else None
+    if got == asked.period:
+        return 1.0, "period as asked"
+    if asked.compare and asked.period and got and got[1] == asked.period[1]:
+        return 1.0, "period extended back for the comparison asked"
+    return 0.0, "period differs from the request"
+
+
+def expected_rows(plan: QueryPlan, catalog: Catalog) -> int:
+    sizes = []
+    for d in plan.dimensions:
+        dic = catalog.dictionary_for(d.table, d.column)
+        sizes.append(len(dic.values) if dic else UNKNOWN_CARDINALITY)
+    if plan.grain:
+        days = ((plan.period.end - plan.period.start).days + 1) if plan.period else 4 * 365
+        sizes.append(max(1, round(days / GRAIN_DAYS[plan.grain])))
+    rows = prod(sizes) if sizes else 1
+    return min(rows, plan.limit) if plan.limit else rows
+
+
+def size(plan: QueryPlan, asked: Asked, catalog: Catalog) -> tuple[float, str]:
+    rows = expected_rows(plan, catalog)
+    full = expected_rows(plan.model_copy(update={"limit": None}), catalog)
+    if plan.limit and full > plan.limit and not asked.limit:
+        return 0.5, f"about {rows} rows, but top {plan.limit} cuts {full - plan.limit} of {full} not asked to cut"
+    value = 1.0 if rows <= 100 else 0.5 if rows <= 1000 else 0.0
+    return value, f"about {rows} rows"
+
+
+CRITERIA: tuple[tuple[str, float, Callable[[QueryPlan, Asked, Catalog], tuple[float, str]]], ...] = (
+    ("measures", 3.0, measures),
+    ("dimensions", 3.0, dimensions),
+    ("joins", 2.0, joins),
+    ("grain", 1.0, grain),
+    ("period", 2.0, period),
+    ("size", 1.0, size),
+)
+
+
+def score_plan(cid: str, plan: QueryPlan, asked: Asked, catalog: Catalog, *, dialect: str, row_cap: int) -> Scored:
+    """Weighted criteria plus the compile-and-guard gate."""
+    out = Scored(id=cid, total=0.0, valid=True, expected_rows=expected_rows(plan, catalog))
+    for name, weight, criterion in CRITERIA:
+        value, reason = criterion(plan, asked, catalog)
+        out.scores[name] = round(value, 3)
+        out.total += weight * value
+        out.reasons.append(f"{name}: {reason} ({value:.2f} x {weight:g})")
+        if name == "joins" and value == 0.0:
+            out.valid = False
+    try:
+        sql = compile_plan(plan, catalog, dialect)
+    except Exception as exc:  # an unplannable variant is invalid, never fatal
+        out.valid = False
+        out.reasons.append(f"compile: {type(exc).__name__}: {exc}")
+        return out
+    checked = guard(sql, dialect=dialect, allowed_tables=set(catalog.tables),
+                    allowed_columns=catalog.allowed_columns(), row_cap=row_cap)
+    if not checked.ok:
+        out.valid = False
+        out.reasons.append("guard: " + "; ".join(v.message_en for v in checked.violations))
+    else:
+        out.sql = checked.sql
+        out.reasons.append("guard: passed")
+    out.total = round(out.total, 3)
+    return out

@@ -1,0 +1,98 @@
+"""The route job's public entry point: one object per process, one call per request."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from vitrina.catalog import Catalog, load_catalog
+from vitrina.config import Settings, load_settings
+from vitrina.route.context import MAX_STEPS, RouteContext
+from vitrina.route.graph import RECURSION_LIMIT, build_graph
+from vitrina.trace import TraceEvent
+
+
+class RouteResult(BaseModel):
+    """What a face gets back: the reply shaped for it, and the structured parts."""
+
+    thread_id: str
+    intent: str
+    role: str
+    status: str
+    answer: str | None = None
+    reply: dict[str, Any] = Field(default_factory=dict)
+    steps: list[dict[str, Any]] = Field(default_factory=list)
+    candidates: list[dict[str, Any]] = Field(default_factory=list)
+    chosen: dict[str, Any] | None = None
+    report: dict[str, Any] | None = None
+    ask: dict[str, Any] | None = None
+    docs: dict[str, Any] | None = None
+    trace: list[TraceEvent] = Field(default_factory=list)
+    nodes: list[str] = Field(default_factory=list)  # the nodes that ran, in order
+
+
+class RouteService:
+    """Holds the catalog, the roles' services and the compiled supervisor graph.
+
+    For a warehouse target, pass (or let it build) an AskService; its catalog and warehouse
+    serve the report planner too. For a 1C target pass `onec=OneCSource.load(path)`.
+    """
+
+    def __init__(self, settings: Settings | None = None, *, ask_service: Any = None, catalog: Catalog | None = None,
+                 warehouse: Any = None, onec: Any = None, docs_model: Path | str | None = None,
+                 docs_sql: Sequence[Path | str] = (), docs_index: Path | str | None = None, llm: Any = None,
+                 task_runner: Any = None, today: date | None = None, write_files: bool = True,
+                 max_steps: int = MAX_STEPS) -> None:
+        self.settings = settings or (ask_service.settings if ask_service is not None else load_settings())
+        if onec is None and ask_service is None and warehouse is None:
+            from vitrina.ask.service import AskService
+
+            ask_service = AskService(self.settings, catalog=catalog, today=today, write_files=write_files)
+        self.ask_service = ask_service
+        if onec is not None:
+            catalog = onec.catalog
+        elif catalog is None:
+            catalog = ask_service.catalog if ask_service is not None else load_catalog(self.settings.catalog_dir)
+        if warehouse is None and ask_service is not None:
+            warehouse = ask_service.warehouse
+        self.context = RouteContext(
+            settings=self.settings, catalog=catalog, warehouse=warehouse, onec=onec,
+            ask=self._ask if ask_service is not None else None,
+            docs_model=Path(docs_model) if docs_model else None, docs_sql=[Path(p) for p in docs_sql],
+            docs_index=Path(docs_index) if docs_index else None, llm=llm, task_runner=task_runner,
+            today=today or date.today(), write_files=write_files, max_steps=max_steps)
+        self.graph = build_graph()
+
+    def _ask(self, question: str, thread_id: str | None) -> Any:
+        return self.ask_service.ask(question, thread_id=thread_id)
+
+    def handle(self, request: str, *, face: str = "cli", thread_id: str | None = None) -> RouteResult:
+        """Route one request to its role and return the delivered reply."""
+        thread_id = thread_id or uuid.uuid4().hex[:12]
+        nodes: list[str] = []
+        state: dict[str, Any] = {}
+        config = {"recursion_limit": RECURSION_LIMIT}
+        for update in self.graph.stream({"request": request, "face": face, "thread_id": thread_id}, config,
+                                        context=self.context, stream_mode=["updates", "values"]):
+            mode, data = update
+            if mode == "updates":
+                nodes += [n for n in data if not n.startswith("__")]
+            else:
+                state = data
+        return RouteResult(
+            thread_id=thread_id, intent=state.get("intent", "ask"), role=state.get("role", ""),
+            status=state.get("status", "failed"), answer=state.get("answer"), reply=state.get("reply") or {},
+            steps=state.get("steps") or [], candidates=state.get("candidates") or [], chosen=state.get("chosen"),
+            report=state.get("report"), ask=state.get("ask"), docs=state.get("docs"), trace=state.get("trace") or [],
+            nodes=nodes)
+
+    def close(self) -> None:
+        if self.ask_service is not None:
+            self.ask_service.close()
+        elif self.context.warehouse is not None:
+            self.context.warehouse.close()

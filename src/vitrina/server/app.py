@@ -1,0 +1,69 @@
+"""Build the app: one FastAPI object from settings and options, its routes from the table."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from vitrina import __version__
+from vitrina.config import Settings, load_settings
+from vitrina.server.assets import STATIC_DIR
+from vitrina.server.checkpointer import close_checkpointer, make_checkpointer
+from vitrina.server.errors import install_error_handlers
+from vitrina.server.limits import BodyLimitMiddleware, TokenBuckets
+from vitrina.server.options import ServeOptions
+from vitrina.server.routes import ROUTES
+from vitrina.server.state import ServerState
+from vitrina.server.store import Store
+from vitrina.server.turns import TurnRunner
+from vitrina.server.views.models import ERRORS
+
+DESCRIPTION = """Answers from your warehouse over HTTP: dialogs, streamed progress (SSE), results
+as Excel and Chart.js specs, the catalog and the measure manual. Send `Authorization: Bearer TOKEN`
+(create one with `vitrina token create NAME`). Every failure has the body
+`{"error": {"code", "message", "message_ru"}}`."""
+
+
+def build_service(settings: Settings) -> Any:
+    """The ask service over this process's checkpointer (SQLite, or PostgreSQL at scale)."""
+    from vitrina.ask.service import AskService
+
+    return AskService(settings, checkpointer=make_checkpointer(settings), write_files=True)
+
+
+def create_app(settings: Settings | None = None, options: ServeOptions | None = None, *,
+               service: Any = None, store: Store | None = None) -> FastAPI:
+    """The whole app. ``service`` may be given (tests pass one with a fixed "today")."""
+    settings = settings or load_settings()
+    options = options or ServeOptions()
+    options.check()
+    owns_service = service is None
+    service = service or build_service(settings)
+    store = store or Store.from_settings(settings)
+    state = ServerState(settings=settings, options=options, service=service, store=store,
+                        runner=TurnRunner(service, store, workers=options.workers, max_rows=options.max_result_rows),
+                        buckets=TokenBuckets(options.rate_per_minute, options.burst))
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        state.runner.close()
+        if owns_service:
+            service.close()
+            close_checkpointer(service.checkpointer)
+        store.close()
+
+    app = FastAPI(title="Vitrina", version=__version__, description=DESCRIPTION, lifespan=lifespan,
+                  docs_url=None, redoc_url=None)  # the stock API pages load scripts from a CDN
+    app.state.vitrina = state
+    for route in ROUTES:
+        app.add_api_route(route.path, route.view, methods=[route.method], name=route.name,
+                          include_in_schema=route.api, responses=ERRORS if route.api else None)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    install_error_handlers(app)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=options.max_body_bytes)
+    return app

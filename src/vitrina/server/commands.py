@@ -1,0 +1,113 @@
+"""CLI: `vitrina serve` and `vitrina token create|list|revoke`. Thin: parse, build the app, run."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+err = Console(stderr=True)
+
+token_app = typer.Typer(help="API tokens of `vitrina serve` (stored hashed in the state database).",
+                        no_args_is_help=True)
+
+
+def _fail(message: str) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code=2)
+
+
+def _store():
+    from vitrina.config import load_settings
+    from vitrina.server.store import Store
+
+    return Store.from_settings(load_settings())
+
+
+@token_app.command("create")
+def token_create(name: Annotated[str, typer.Argument(help="Who or what the token is for, e.g. 'bi-bot'.")]) -> None:
+    """Create a token; it is printed once, as the last word of the output."""
+    from vitrina.server.tokens import create_token
+
+    if not name.strip() or len(name) > 200:
+        raise _fail("NAME must be 1 to 200 characters")
+    store = _store()
+    try:
+        token = create_token(store, name.strip())
+    finally:
+        store.close()
+    typer.echo(f"Created token {name.strip()!r}; it is shown only once / токен показан один раз: {token}")
+
+
+@token_app.command("list")
+def token_list() -> None:
+    """List tokens (names and ids; secrets are never stored)."""
+    store = _store()
+    try:
+        for t in store.list_tokens():
+            created = datetime.fromtimestamp(t.created_at).isoformat(timespec="seconds")
+            state = "revoked" if t.revoked_at else "active"
+            typer.echo(f"{t.id}  {state:<7}  {created}  {t.name}")
+    finally:
+        store.close()
+
+
+@token_app.command("revoke")
+def token_revoke(name: Annotated[str, typer.Argument(help="Token name or id.")]) -> None:
+    """Revoke every active token with this name or id."""
+    store = _store()
+    try:
+        count = store.revoke_tokens(name)
+    finally:
+        store.close()
+    if not count:
+        raise _fail(f"no active token named {name!r}")
+    typer.echo(f"revoked {count} token(s)")
+
+
+def serve_command(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    no_auth: Annotated[bool, typer.Option("--no-auth", help="No tokens (loopback hosts only).")] = False,
+    db: Annotated[str | None, typer.Option(help="Warehouse SQLAlchemy URL (default: the demo warehouse).")] = None,
+    catalog: Annotated[Path | None, typer.Option(help="Catalog folder (default: the demo catalog).")] = None,
+    docs: Annotated[Path | None, typer.Option(help="A `vitrina docs` output folder to show (env VITRINA_DOCS_DIR).")] = None,
+    rate_limit: Annotated[float, typer.Option(help="Requests per minute per token; 0 switches it off.")] = 120.0,
+    burst: Annotated[int, typer.Option(help="Requests a token may make at once.")] = 30,
+    max_body: Annotated[int, typer.Option(help="Largest request body, bytes.")] = 64 * 1024,
+    workers: Annotated[int, typer.Option(help="Questions answered at the same time.")] = 8,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
+) -> None:
+    """Serve the web UI and the HTTP API (OpenAPI at /openapi.json)."""
+    import uvicorn
+
+    from vitrina.config import load_settings
+    from vitrina.server.app import create_app
+    from vitrina.server.options import ServeOptions, docs_dir_from_env
+    from vitrina.warehouse.demo import ensure_demo_warehouse
+
+    options = ServeOptions(host=host, port=port, auth=not no_auth, max_body_bytes=max_body,
+                           rate_per_minute=rate_limit, burst=burst, workers=max(1, workers),
+                           docs_dir=docs or docs_dir_from_env())
+    try:
+        options.check()
+    except ValueError as exc:
+        raise _fail(str(exc)) from None
+    if catalog is not None and not catalog.exists():
+        raise _fail(f"catalog folder not found: {catalog}")
+    settings = load_settings(db_url=db, catalog_dir=catalog)
+    if not settings.db_url:
+        ensure_demo_warehouse(settings.demo_db_path)
+    app = create_app(settings, options)
+    where = f"http://{host if ':' not in host else f'[{host}]'}:{port}/"
+    err.print(f"Vitrina on {where} · auth {'on' if options.auth else 'off (loopback)'}", highlight=False)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `serve` and `token` to the Vitrina CLI."""
+    app.command("serve")(serve_command)
+    app.add_typer(token_app, name="token")

@@ -1,0 +1,74 @@
+/* The measure-docs page: contents by topic, the combined manual, one measure with Mermaid lineage. */
+(function () {
+  "use strict";
+  const V = window.Vitrina;
+  const el = V.el;
+  const $ = (id) => document.getElementById(id);
+  let index = null;
+
+  function renderNav() {
+    const filter = $("measure-filter").value.trim().toLowerCase();
+    const nav = $("measure-nav");
+    nav.replaceChildren();
+    if (!index || !index.available) return;
+    const current = decodeURIComponent((location.hash.match(/^#measure=(.+)$/) || [])[1] || "");
+    for (const group of index.topics) {
+      const items = group.measures.filter((m) => !filter || m.name.toLowerCase().includes(filter));
+      if (!items.length) continue;
+      nav.append(el("h3", { text: group.topic }));
+      for (const m of items) {
+        nav.append(el("a", { href: "#measure=" + encodeURIComponent(m.file), class: current === m.file ? "active" : "", "data-measure": m.name },
+          "[" + m.name + "]", m.level ? el("span", { class: "level", text: m.level }) : null));
+      }
+    }
+  }
+
+  async function drawMermaid(root) {
+    const blocks = root.querySelectorAll("pre.mermaid");
+    if (!blocks.length || !window.mermaid) return;
+    try { await window.mermaid.run({ nodes: blocks }); } catch (err) { V.banner("Mermaid: " + err.message, "error"); }
+  }
+
+  async function show() {
+    const doc = $("doc");
+    renderNav();
+    if (!index || !index.available) {
+      doc.replaceChildren(el("h1", { text: V.t("nav.docs") }), el("p", { class: "muted", text: V.t("docs.none") }));
+      return;
+    }
+    const m = location.hash.match(/^#measure=(.+)$/);
+    try {
+      let data;
+      if (m) {
+        data = await V.json("/api/docs/measures/" + encodeURIComponent(decodeURIComponent(m[1])));
+      } else {
+        data = await V.json("/api/docs/manual");
+      }
+      doc.innerHTML = data.html; // rendered by the server from the manual; raw HTML is escaped there
+      if (m && data.lineage && data.lineage.level) {
+        doc.prepend(el("div", { class: "doc-meta" }, V.t("docs.level") + ": " + data.lineage.level + " · " + V.t("docs.model") + ": " + (index.model || "")));
+      }
+      const anchor = !m && location.hash.length > 1 ? document.getElementById(location.hash.slice(1)) : null;
+      await drawMermaid(doc);
+      if (anchor) anchor.scrollIntoView(); else $("doc").parentElement.scrollTop = 0;
+    } catch (err) {
+      doc.replaceChildren(el("p", { class: "error", text: err.message }));
+    }
+  }
+
+  async function main() {
+    await V.start(["mermaid"]);
+    if (window.mermaid) window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral" });
+    $("measure-filter").addEventListener("input", renderNav);
+    window.addEventListener("hashchange", () => {
+      if (location.hash === "#manual" || /^#measure=/.test(location.hash) || !location.hash) show();
+      else if (document.getElementById(location.hash.slice(1))) document.getElementById(location.hash.slice(1)).scrollIntoView();
+    });
+    V.onLangChange.push(show);
+    try { index = await V.json("/api/docs"); } catch (err) { V.banner(err.message, "error"); }
+    await show();
+    document.body.dataset.ready = "1";
+  }
+
+  main();
+})();

@@ -1,0 +1,51 @@
+"""Request and response bodies of the API (what /openapi.json documents)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class NewThread(BaseModel):
+    """Dialog options, chosen once when the dialog starts."""
+
+    model_config = ConfigDict(extra="forbid")
+    segment: Literal["auto", "b2b", "b2c", "AUTO", "B2B", "B2C"] = "auto"
+    topics: list[str] = Field(default_factory=list, max_length=20)
+
+
+class Message(BaseModel):
+    """A question, a follow-up, or the answer to a clarification (an option number or label)."""
+
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(min_length=1)
+
+
+class ThreadSummary(BaseModel):
+    id: str
+    segment: str
+    topics: list[str]
+    title: str | None = None
+    created_at: float
+    updated_at: float
+
+
+class ThreadDetail(ThreadSummary):
+    turns: list[dict[str, Any]]
+    pending_clarification: dict[str, Any] | None = None
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+    message_ru: str
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody} for status in (401, 404, 413, 422, 429, 500)
+}

@@ -1,0 +1,64 @@
+"""A run's files: the full result as Excel, the chart spec, the chart picture."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Depends
+from fastapi.responses import FileResponse
+
+from vitrina.server.auth import Who
+from vitrina.server.errors import ApiError
+from vitrina.server.history import find_run
+from vitrina.server.state import ServerState, server_state
+from vitrina.server.views.threads import owned_thread
+
+State = Annotated[ServerState, Depends(server_state)]
+_RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+
+def _not_found(run_id: str, what: str = "run") -> ApiError:
+    return ApiError(404, f"{what}_not_found", f"{what} {run_id!r} not found", f"запуск {run_id!r} не найден")
+
+
+def _owned_run(state: ServerState, who: Any, run_id: str) -> str:
+    """The run's dialog id when this token owns the dialog; 404 otherwise."""
+    thread_id = state.store.run_thread(run_id) if _RUN_ID.match(run_id) else None
+    if thread_id is None:
+        raise _not_found(run_id)
+    try:
+        owned_thread(state, who, thread_id)
+    except ApiError:
+        raise _not_found(run_id) from None
+    return thread_id
+
+
+def _file(state: ServerState, run_id: str, name: str) -> Path:
+    path = state.settings.outputs_dir / run_id / name
+    if not path.is_file():
+        raise ApiError(404, "file_not_found", f"run {run_id!r} has no {name}", f"у запуска {run_id!r} нет {name}")
+    return path
+
+
+def run_excel(run_id: str, state: State, who: Who) -> FileResponse:
+    """The full result of a run as an .xlsx file."""
+    _owned_run(state, who, run_id)
+    return FileResponse(_file(state, run_id, "result.xlsx"), media_type=XLSX, filename=f"vitrina-{run_id}.xlsx")
+
+
+def run_chart(run_id: str, state: State, who: Who) -> dict[str, Any]:
+    """The chart of a run as a Chart.js v4 config (a KPI is ``{"type": "kpi", ...}``)."""
+    thread_id = _owned_run(state, who, run_id)
+    turn = find_run(state.service.graph, thread_id, run_id)
+    if not turn or not turn.get("chart"):
+        raise ApiError(404, "chart_not_found", f"run {run_id!r} has no chart", f"у запуска {run_id!r} нет графика")
+    return turn["chart"]
+
+
+def run_chart_png(run_id: str, state: State, who: Who) -> FileResponse:
+    """The chart of a run as a PNG picture."""
+    _owned_run(state, who, run_id)
+    return FileResponse(_file(state, run_id, "chart.png"), media_type="image/png", filename=f"vitrina-{run_id}.png")

@@ -1,0 +1,175 @@
+"""ChatOpenAI + LLMClient against a real OpenAI-compatible server on 127.0.0.1.
+
+The wire protocol, JSON mode, SSE streaming, timeouts and HTTP errors are real here;
+only the server's replies are scripted.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from vitrina.llm import LLMClient, build_chat_model
+from vitrina.llm.client import JSON_OBJECT
+
+from .conftest import settings_for
+from .openai_server import OpenAIServer, free_port
+
+
+class Topic(BaseModel):
+    topic: str
+    confidence: float
+
+
+GOOD = '{"topic": "payments", "confidence": 0.9}'
+
+
+def client_for(base_url: str, tmp: Path, *, timeout_s: float = 1.0, **kwargs: object
+               ) -> tuple[LLMClient, list[float]]:
+    model = build_chat_model(settings_for(base_url, tmp, llm_timeout_s=timeout_s))
+    assert model is not None
+    sleeps: list[float] = []
+    options: dict = {"timeout_s": timeout_s + 0.5, "sleep": sleeps.append, "backoff_s": 0.1, **kwargs}
+    return LLMClient(model, **options), sleeps
+
+
+def test_structured_output_in_json_mode(server: OpenAIServer, tmp_path: Path) -> None:
+    server.state.replies.append(GOOD)
+    client, _ = client_for(server.base_url, tmp_path)
+    reply = client.structured("topic", [("system", "Classify the question."), ("human", "Сумма платежей?")], Topic)
+    assert reply.value == Topic(topic="payments", confidence=0.9)
+    (request,) = server.state.chat_requests()
+    body = request.body
+    assert body is not None and body["model"] == "test-model" and body["response_format"] == JSON_OBJECT
+    assert body["temperature"] == 0.0 and not body.get("stream")
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
+    assert "JSON" in body["messages"][0]["content"] and body["messages"][1]["content"] == "Сумма платежей?"
+    assert request.headers["authorization"] == "Bearer not-needed"
+    (call,) = client.calls
+    assert call.ok and not call.estimated and call.completion_tokens == 4  # the server's usage, 4 words
+    assert call.model == "test-model"
+
+
+def test_malformed_content_repaired_once(server: OpenAIServer, tmp_path: Path) -> None:
+    server.state.modes.extend(["malformed", "ok"])
+    server.state.replies.append(GOOD)
+    client, sleeps = client_for(server.base_url, tmp_path)
+    reply = client.structured("topic", "q", Topic)
+    assert reply.ok and reply.repaired and sleeps == []
+    repair = server.state.chat_requests()[1].body
+    assert repair is not None and [m["role"] for m in repair["messages"]] == ["system", "user", "assistant", "user"]
+    assert "Unterminated string" in repair["messages"][-1]["content"]
+
+
+def test_malformed_twice_gives_none(server: OpenAIServer, tmp_path: Path) -> None:
+    server.state.default_mode = "malformed"
+    client, _ = client_for(server.base_url, tmp_path)
+    reply = client.structured("topic", "q", Topic)
+    assert reply.value is None and reply.error and reply.error.startswith("invalid output after one repair")
+    assert len(server.state.chat_requests()) == 2
+
+
+def test_server_errors_are_retried_with_backoff(server: OpenAIServer, tmp_path: Path) -> None:
+    server.state.modes.extend(["500", "503", "ok"])
+    server.state.replies.append(GOOD)
+    client, sleeps = client_for(server.base_url, tmp_path)
+    assert client.structured("topic", "q", Topic).ok
+    assert sleeps == [0.1, 0.2]
+    assert [c.error.split(":")[0] if c.error else None for c in client.calls][:2] == [
+        "OpenAIAPIError (HTTP 500)", "OpenAIAPIError (HTTP 503)"]
+
+
+def test_slow_reply_times_out_then_retry_succeeds(server: OpenAIServer, tmp_path: Path) -> None:
+    server.state.modes.extend(["slow", "ok"])
+    server.state.replies.append("fine")
+    client, sleeps = client_for(server.base_url, tmp_path, timeout_s=0.5)
+    start = time.perf_counter()
+    reply = client.text("answer", "q")
+    assert reply.text == "fine" and len(sleeps) == 1
+    assert "Timeout" in (client.calls[0].error or "")
+    assert time.perf_counter() - start < 2.5
+
+
+def test_slow_every_time_gives_up_within_the_budget(server: OpenAIServer, tmp_path: Path) -> None:
+    server.state.default_mode = "slow"
+    client, _ = client_for(server.base_url, tmp_path, timeout_s=0.3, max_retries=1)
+    start = time.perf_counter()
+    reply = client.structured("topic", "q", Topic)
+    assert reply.value is None and "Timeout" in (reply.error or "")
+    assert len(client.calls) == 2 and time.perf_counter() - start < 2.5
+
+
+def test_unauthorized_and_unknown_model_are_not_retried(server: OpenAIServer, tmp_path: Path) -> None:
+    server.state.api_key = "sk-right"
+    client, sleeps = client_for(server.base_url, tmp_path)
+    reply = client.text("answer", "q")
+    assert not reply.ok and "HTTP 401" in (reply.error or "") and sleeps == []
+    model = build_chat_model(settings_for(server.base_url, tmp_path, llm_model="other", llm_api_key="sk-right"))
+    assert model is not None
+    other = LLMClient(model, timeout_s=2, sleep=sleeps.append)
+    missing = other.text("answer", "q")
+    assert "HTTP 404" in (missing.error or "") and "not found" in (missing.error or "") and sleeps == []
+
+
+def test_server_without_json_mode_is_asked_by_prompt(server: OpenAIServer, tmp_path: Path) -> None:
+    server.state.default_mode = "no_json_mode"
+    server.state.replies.extend([GOOD, GOOD])
+    client, sleeps = client_for(server.base_url, tmp_path)
+    assert client.structured("topic", "q", Topic).ok
+    assert client.structured("topic", "q", Topic).ok
+    bodies = [r.body or {} for r in server.state.chat_requests()]
+    assert ["response_format" in b for b in bodies] == [True, False, False]
+    assert client.json_mode is False and sleeps == []
+
+
+def test_garbage_body_is_an_error_not_a_crash(server: OpenAIServer, tmp_path: Path) -> None:
+    server.state.modes.append("garbage")
+    client, _ = client_for(server.base_url, tmp_path)
+    reply = client.structured("topic", "q", Topic)
+    assert reply.value is None and reply.error
+
+
+def test_connection_refused_is_retried_then_reported(tmp_path: Path) -> None:
+    client, sleeps = client_for(f"http://127.0.0.1:{free_port()}/v1", tmp_path)
+    reply = client.text("answer", "q")
+    assert not reply.ok and "Connection" in (reply.error or "") and sleeps == [0.1, 0.2]
+
+
+def test_streaming_over_sse(server: OpenAIServer, tmp_path: Path) -> None:
+    server.state.replies.append("Платежей стало больше в мае")
+    client, _ = client_for(server.base_url, tmp_path)
+    pieces: list[str] = []
+    reply = client.stream("answer", "q", on_chunk=pieces.append)
+    assert reply.text == "Платежей стало больше в мае" and len(pieces) == 5
+    body = server.state.chat_requests()[0].body
+    assert body is not None and body["stream"] is True
+    assert client.calls[0].estimated, "no stream_options sent: local servers may reject them"
+
+
+def test_streaming_usage_when_enabled(server: OpenAIServer, tmp_path: Path) -> None:
+    server.state.replies.append("one two three")
+    model = build_chat_model(settings_for(server.base_url, tmp_path), stream_usage=True)
+    assert model is not None
+    client = LLMClient(model, timeout_s=2)
+    assert client.stream("answer", "q").text == "one two three"
+    call = client.calls[0]
+    assert not call.estimated and call.completion_tokens == 3
+
+
+def test_streaming_timeout(server: OpenAIServer, tmp_path: Path) -> None:
+    server.state.default_mode = "slow"
+    client, _ = client_for(server.base_url, tmp_path, timeout_s=0.3, max_retries=0)
+    reply = client.stream("answer", "q")
+    assert not reply.ok and "Timeout" in (reply.error or "")
+
+
+def test_tool_calls_over_the_wire(server: OpenAIServer, tmp_path: Path) -> None:
+    server.state.replies.append({"tool_calls": [("Topic", {"topic": "cards", "confidence": 1})]})
+    client, _ = client_for(server.base_url, tmp_path)
+    reply = client.text("agent", "q", tools=[Topic])
+    assert reply.ok and reply.tool_calls[0]["name"] == "Topic"
+    assert reply.tool_calls[0]["args"] == {"topic": "cards", "confidence": 1}
+    body = server.state.chat_requests()[0].body
+    assert body is not None and body["tools"][0]["function"]["name"] == "Topic"
