@@ -33,7 +33,7 @@ def _renderer() -> MarkdownIt:
     """CommonMark + tables; raw HTML only as the manual's own `<a id>` anchors; Mermaid kept for the page."""
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
 
-    def fence(tokens: Any, idx: int, options: Any, env: Any) -> str:
+    def fence(_self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         token = tokens[idx]
         info = token.info.strip().split(" ")[0]
         code = html.escape(token.content)
@@ -42,11 +42,13 @@ def _renderer() -> MarkdownIt:
         cls = f' class="language-{html.escape(info)}"' if info else ""
         return f"<pre><code{cls}>{code}</code></pre>\n"
 
-    def raw_html(tokens: Any, idx: int, options: Any, env: Any) -> str:
+    def raw_html(_self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         content = tokens[idx].content
+        if content.lstrip().startswith("<!--"):
+            return ""  # the writer's content-hash comment
         return content if _ANCHOR_TAG.match(content) else html.escape(content)
 
-    def link_open(tokens: Any, idx: int, options: Any, env: Any) -> str:
+    def link_open(_self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         token = tokens[idx]
         href = str(token.attrGet("href") or "")
         match = _MD_LINK.match(unquote(href)) if not href.startswith(("http:", "https:", "#")) else None

@@ -40,7 +40,7 @@ class TurnModel:
         self.down = False
 
 
-def ask_model(model: TurnModel, task: str, schema: type[T], trace: Trace, **variables: Any) -> T | None:
+def ask_model(model: TurnModel, task: str, schema: type[T], trace: Trace, /, **variables: Any) -> T | None:
     """One typed request; the prompt file is named after the task."""
     if model.down:
         trace.branch("model unavailable this turn: rule path", task=task)

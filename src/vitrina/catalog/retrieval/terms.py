@@ -32,13 +32,14 @@ _RU_ENDINGS = tuple(sorted((
 _EN_ENDINGS = ("ies", "ing", "es", "ed", "ly", "s")
 _CYRILLIC = re.compile(r"[а-я]")
 
-STOPWORDS = frozenset("""
+_STOP_TEXT = """
 a an and are as at be by for from in into is it's of on or per the to with without what which
-how many much show give me list all each one row rows table this that last is was were
+how many much show give me list all each one row rows table this that last was were
 в во на по за из из-за к ко с со у о об от до для при без и или а но не ни что как какой какая
 какие какое сколько каждый каждая одна один строка строк это все всех был была было были
 показать покажи дай мне ли же бы то так там тут его ее их
-""".split())
+"""
+STOPWORDS = frozenset(_STOP_TEXT.split())
 
 
 # Periods are normalised by rules, so the words that name them say little about tables:

@@ -84,6 +84,8 @@ def grain(plan: QueryPlan, asked: Asked, _: Catalog) -> tuple[float, str]:
 
 def period(plan: QueryPlan, asked: Asked, _: Catalog) -> tuple[float, str]:
     got = (plan.period.start, plan.period.end) if plan.period else None
+    if got == asked.period and asked.compare and got is not None:
+        return 0.5, "period as asked, but the comparison asked for needs the previous one too"
     if got == asked.period:
         return 1.0, "period as asked"
     if asked.compare and asked.period and got and got[1] == asked.period[1]:

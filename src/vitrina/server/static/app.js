@@ -188,11 +188,9 @@
       parts.push(el("p", { class: "answer", text: r.answer }));
     }
     if (status === "answered") {
-      const chart = renderChart(r.chart);
-      const table = renderTable(r.table);
-      if (chart && r.chart.type === "kpi") parts.push(chart);
-      if (table) parts.push(table);
-      if (chart && r.chart.type !== "kpi") parts.push(chart);
+      const kpiOnly = r.chart && r.chart.type === "kpi" && r.table && r.table.total === 1;
+      parts.push(renderChart(r.chart));
+      if (!kpiOnly) parts.push(renderTable(r.table));
     }
     const actions = el("div", { class: "actions" });
     if (r.excel_url) {
@@ -216,7 +214,7 @@
     const checks = (r.checks || []).filter((c) => c && (c.message || c.text));
     if (checks.length) {
       parts.push(el("details", { class: "checks" }, el("summary", { text: V.t("turn.checks") + " (" + checks.length + ")" }),
-        el("ul", {}, checks.map((c) => el("li", { class: "check-" + (c.level || c.kind || "info") }, c.message || c.text)))));
+        el("ul", {}, checks.map((c) => el("li", { class: "check-" + (c.check || "info") }, c.message || c.text)))));
     }
     node._body.replaceChildren(...parts.filter(Boolean));
   }

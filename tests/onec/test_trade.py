@@ -1,0 +1,98 @@
+"""A trade configuration Vitrina has never seen (tests/onec/fixtures/trade-designer, Designer
+XML), tried as a new user would: the analyst finds the right registers for Russian requests,
+the planner writes queries the SDBL parser accepts, with the right virtual table."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from vitrina.onec import OneCQuery, OneCSource, check_query, write_dcs, write_query
+from vitrina.route import RouteService
+
+TRADE = Path(__file__).parent / "fixtures" / "trade-designer"
+
+
+@pytest.fixture(scope="module")
+def source() -> OneCSource:
+    return OneCSource.load(TRADE)
+
+
+@pytest.fixture(scope="module")
+def route(source) -> RouteService:
+    return RouteService(onec=source, today=date(2026, 11, 30), write_files=False)
+
+
+def test_trade_configuration_read(source):
+    cfg = source.config
+    assert [w.name for w in cfg.warnings] == ["Report.ВаловаяПрибыль"]
+    assert cfg.recorders("AccumulationRegister.ТоварыНаСкладах") == [
+        "Document.ПриходнаяНакладная", "Document.РеализацияТоваровУслуг"]
+    assert cfg.get("РегистрСведений.ЦеныНоменклатуры").periodicity == "Day"
+    assert cfg.get("Catalog.Номенклатура").synonyms == {"ru": "Номенклатура", "en": "Products"}
+    cat = source.catalog
+    assert cat.join_path("регистрнакопления.товарынаскладах", "справочник.склады") is not None
+    assert cat.dictionary_for("справочник.номенклатура", "видноменклатуры") is not None
+
+
+@pytest.mark.parametrize("request_text, register, virtual_table, dimension", [
+    ("остатки товаров на складах", "РегистрНакопления.ТоварыНаСкладах", "Остатки", "Склад"),
+    ("продажи по номенклатуре за месяц", "РегистрНакопления.Продажи", "Обороты", "Номенклатура"),
+    ("Сформируй отчёт: продажи по номенклатуре по месяцам за 2025 год", "РегистрНакопления.Продажи", "Обороты",
+     "Номенклатура"),
+])
+def test_requests_find_the_register_and_write_a_parsed_query(route, request_text, register, virtual_table,
+                                                             dimension):
+    result = route.handle(request_text)
+    assert result.nodes[-3:] == ["plan_report", "onec_report", "deliver"] and "analyst" in result.nodes
+    assert result.steps[0]["observation"].startswith(register.lower())
+    report = result.report
+    assert report["register"] == register and report["virtual_table"] == virtual_table
+    check = check_query(report["query"])
+    assert check.checked and check.ok, check.errors
+    assert check.virtual_tables == [f"{register}.{virtual_table}"]  # read back from the parse tree
+    assert f"ПРЕДСТАВЛЕНИЕ({register.split('.')[1]}{virtual_table}.{dimension})" in report["query"]
+    assert "ИТОГИ" in report["query"] and "ОБЩИЕ" in report["query"]
+    assert report["links"][0] == f"e1cib/list/{register}" and report["links"][1].startswith("e1cib/app/Отчет.")
+    schema = ET.fromstring(report["dcs"])
+    ns = {"s": "http://v8.1c.ru/8.1/data-composition-system/schema"}
+    assert schema.find("s:dataSet/s:query", ns).text == report["query"]
+    assert schema.findall("s:totalField", ns) and schema.findall("s:parameter", ns)
+    assert schema.find("s:settingsVariant", ns) is not None
+
+
+def test_month_grain_and_period_parameters(route):
+    result = route.handle("продажи по номенклатуре по месяцам за 2025 год")
+    assert "Обороты(&НачалоПериода, &КонецПериода, Месяц)" in result.report["query"]
+    assert result.report["parameters"]["НачалоПериода"]["value"] == "2025-01-01"
+    assert result.report["parameters"]["КонецПериода"]["value"] == "2025-12-31"
+
+
+def test_balance_candidates_rank_ostatki_first(route):
+    result = route.handle("остатки товаров на складах")
+    ids = [c["id"] for c in result.candidates]
+    assert ids[0] == "РегистрНакопления.ТоварыНаСкладах.Остатки" == result.chosen["id"]
+    assert "РегистрНакопления.ТоварыНаСкладах.Обороты" in ids
+    assert all(c["check"]["ok"] for c in result.candidates)
+
+
+def test_metadata_search_in_1c(route):
+    result = route.handle("Где хранятся цены номенклатуры?")
+    assert result.intent == "metadata" and result.status == "found"
+    assert result.steps[0]["observation"].startswith("регистрсведений.ценыноменклатуры")
+    assert result.nodes[-1] == "deliver" and "plan_report" not in result.nodes
+
+
+def test_query_writer_for_each_virtual_table(source):
+    prices = write_query(OneCQuery(source.config.get("РегистрСведений.ЦеныНоменклатуры"), "СрезПоследних",
+                                   ["Номенклатура"], ["Цена"]))
+    assert "СрезПоследних(&Период, )" in prices.text and "СУММА" not in prices.text
+    both = write_query(OneCQuery(source.config.get("РегистрНакопления.ТоварыНаСкладах"), "ОстаткиИОбороты",
+                                 ["Склад"], ["Количество"]))
+    assert "КоличествоКонечныйОстаток" in both.text
+    for q in (prices, both):
+        assert check_query(q.text).ok
+        ET.fromstring(write_dcs(q))

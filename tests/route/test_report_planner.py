@@ -1,0 +1,88 @@
+"""The report planner: candidates, their scores, the chosen plan, both ways in, and the
+executed report's numbers against the ask job's answer to the same question."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from .conftest import FakeModel
+
+QUESTION = "сумма платежей по регионам за 2025 год"
+
+
+def _rows(rows):
+    return sorted((r[0], Decimal(str(r[1])).quantize(Decimal("0.01"))) for r in rows)
+
+
+@pytest.fixture(scope="module")
+def answers(demo_db):
+    from vitrina.ask.service import AskService
+    from vitrina.config import load_settings
+    from vitrina.route import RouteService
+
+    from .conftest import TODAY
+
+    ask = AskService(load_settings(db_url=f"duckdb:///{demo_db}"), today=TODAY, write_files=False)
+    route = RouteService(ask_service=ask, today=TODAY, write_files=False)
+    yield {"ask": ask.ask(QUESTION), "direct": route.handle(f"отчёт: {QUESTION}"),
+           "via_analyst": route.handle("найди данные о сумме платежей по регионам за 2025 год и построй отчёт")}
+    route.close()
+
+
+def test_direct_report_matches_the_ask_answer(answers):
+    direct, ask = answers["direct"], answers["ask"]
+    assert direct.nodes == ["classify", "plan_report", "execute_report", "deliver"]
+    assert direct.status == "answered" and ask.status == "answered"
+    assert direct.report["row_count"] == ask.row_count == 12
+    assert _rows(direct.report["rows"]) == _rows(ask.rows)
+
+
+def test_candidates_scores_and_choice(answers):
+    result = answers["direct"]
+    by_id = {c["id"]: c for c in result.candidates}
+    assert set(by_id) == {"breakdown", "aggregate", "detailed", "comparison", "top_n"}
+    assert result.chosen["id"] == "breakdown"
+    assert by_id["breakdown"]["total"] == 12.0 and by_id["breakdown"]["scores"] == {
+        "measures": 1.0, "dimensions": 1.0, "joins": 1.0, "grain": 1.0, "period": 1.0, "size": 1.0}
+    assert by_id["aggregate"]["scores"]["dimensions"] == 0.0
+    assert by_id["detailed"]["scores"]["grain"] == 0.0
+    assert by_id["comparison"]["scores"]["period"] == 0.0 and by_id["comparison"]["plan"]["grain"] == "year"
+    assert by_id["top_n"]["scores"]["size"] == 0.5
+    assert any("cuts 2 of 12" in r for r in by_id["top_n"]["reasons"])
+    assert all(c["valid"] and c["sql"] for c in result.candidates)
+    assert max(c["total"] for c in result.candidates) == by_id["breakdown"]["total"]
+
+
+def test_report_via_the_metadata_analyst(answers):
+    via, ask = answers["via_analyst"], answers["ask"]
+    assert via.intent == "metadata" and via.nodes[1] == "analyst"
+    assert via.nodes[-3:] == ["plan_report", "execute_report", "deliver"] and via.steps
+    assert _rows(via.report["rows"]) == _rows(ask.rows)
+
+
+def test_comparison_is_chosen_when_asked(make_route):
+    result = make_route().handle("Отчёт: сумма платежей за 2025 год по сравнению с прошлым годом")
+    assert result.chosen["id"] == "comparison", [(c["id"], c["total"]) for c in result.candidates]
+    assert [str(r[0])[:4] for r in result.report["rows"]] == ["2024", "2025"]
+
+
+def test_report_outputs_chart_and_excel(make_route):
+    result = make_route(write_files=True).handle(f"отчёт: {QUESTION}")
+    assert result.report["chart"] and result.report["excel"].endswith(".xlsx")
+
+
+def test_model_score_is_added_to_the_code_score(make_route):
+    model = FakeModel({"route_plan_score": {"scores": [{"id": "top_n", "score": 1.0, "reason": "leaders matter"},
+                                                       {"id": "nope", "score": 1.0}]}})
+    result = make_route(llm=model).handle(f"отчёт: {QUESTION}")
+    by_id = {c["id"]: c for c in result.candidates}
+    assert by_id["top_n"]["total"] == by_id["top_n"]["code_score"] + 2.0
+    assert result.chosen["id"] == "top_n"
+    assert any(e.kind.value == "rejected" and "unknown plan" in e.message for e in result.trace)
+
+
+def test_no_metric_is_an_honest_refusal(make_route):
+    result = make_route().handle("отчёт: квантовые флуктуации")
+    assert result.status == "refused" and result.nodes[-1] == "deliver" and result.report is None
