@@ -1,6 +1,9 @@
-"""The `vitrina` command line: one Typer app, each job a subcommand. No logic lives here."""
+"""The `vitrina` command line: one Typer app, each job a subcommand. No logic lives here:
+every job module exposes `register(app)` and imports its heavy parts lazily."""
 
 from __future__ import annotations
+
+from importlib import import_module
 
 import typer
 
@@ -12,26 +15,18 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-# --- job registrations (each job module exposes register(app)) ---
-# (jobs are registered below this line)
-from vitrina.docs.commands import register as register_docs  # noqa: E402
+JOBS = (
+    "vitrina.ask.commands",  # ask, demo
+    "vitrina.route.commands",  # chat (the supervisor), route, onec
+    "vitrina.catalog.commands",  # catalog init / check
+    "vitrina.docs.commands",  # docs, lineage
+    "vitrina.server.commands",  # serve, token
+    "vitrina.mcp.commands",  # mcp
+    "vitrina.llm.commands",  # config
+)
 
-register_docs(app)
-from vitrina.ask.commands import register as register_ask  # noqa: E402
-
-register_ask(app)
-from vitrina.catalog.commands import register as register_catalog  # noqa: E402
-
-register_catalog(app)
-from vitrina.server.commands import register as register_server  # noqa: E402
-
-register_server(app)
-from vitrina.mcp.commands import register as register_mcp  # noqa: E402
-
-register_mcp(app)
-from vitrina.llm.commands import register as register_llm  # noqa: E402
-
-register_llm(app)
+for _module in JOBS:
+    import_module(_module).register(app)
 
 
 def main() -> None:

@@ -127,5 +127,5 @@ def test_fixture_catalogs_build_clean(shared_fixtures, name):
 def test_not_a_dump_is_an_input_error(tmp_path: Path):
     from vitrina.onec import OneCInputError
 
-    with pytest.raises(OneCInputError, match="Configuration.xml"):
+    with pytest.raises(OneCInputError, match=r"Configuration\.xml"):
         read_configuration(tmp_path)

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 console = Console()
 err = Console(stderr=True)
-MAX_CHAT_TURNS = 500  # a chat session ends after this many turns
 
 DEMO_QUESTIONS = [
     "Сколько кошельков открыли в мае 2025?",
@@ -117,40 +116,6 @@ def register(app: typer.Typer) -> None:
         _copy(result.chart_png, chart, "chart")
         if result.status == "failed":
             raise typer.Exit(1)
-
-    @app.command()
-    def chat(
-        no_llm: Annotated[bool, typer.Option("--no-llm", help="Rules only, even when a model is configured.")] = False,
-        db: Annotated[str | None, typer.Option(help="Warehouse SQLAlchemy URL.")] = None,
-        catalog: Annotated[Path | None, typer.Option(help="Catalog folder.")] = None,
-        segment: Annotated[str | None, typer.Option(help="auto, b2b or b2c.")] = None,
-        thread: Annotated[str | None, typer.Option(help="Resume this dialog.")] = None,
-    ) -> None:
-        """A dialog in the terminal: follow-ups and clarifications keep their context."""
-        import uuid
-
-        from vitrina.ask.render import render
-
-        settings = _settings(db, catalog, segment)
-        service = make_service(settings, use_llm=not no_llm)
-        thread_id = thread or uuid.uuid4().hex[:12]
-        console.print(f"[bold]Vitrina chat[/] · dialog {thread_id} · empty line or Ctrl-D to quit")
-        try:
-            for _ in range(MAX_CHAT_TURNS):
-                try:
-                    question = console.input("[bold cyan]? [/]").strip()
-                except (EOFError, KeyboardInterrupt):
-                    break
-                if not question:
-                    break
-                try:
-                    result = service.ask(question, thread_id=thread_id, segment=segment)
-                except WarehouseError as exc:
-                    err.print(f"[red]warehouse:[/] {exc}")
-                    continue
-                render(console, result, show_sql=True)
-        finally:
-            service.close()
 
     @app.command()
     def demo(

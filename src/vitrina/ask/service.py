@@ -10,6 +10,7 @@ import logging
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from datetime import date
 from typing import Any
@@ -30,6 +31,7 @@ from vitrina.llm.client import LLMClient
 from vitrina.llm.factory import LLMSettingsError, build_client
 from vitrina.trace import TraceEvent
 from vitrina.trace.events import EventKind, has_suppressed
+from vitrina.trace.telemetry import StepRecord, export_run
 from vitrina.warehouse import QueryResult, Warehouse
 
 log = logging.getLogger(__name__)
@@ -91,6 +93,7 @@ class AskService:
         self.today = today
         self.write_files = write_files
         self.llm = (llm or self._configured_llm()) if use_llm else None
+        self._telemetry = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vitrina-telemetry")
 
     def _configured_llm(self) -> LLMClient | None:
         """The configured model, or None; bad LLM settings fall back to rules with a warning."""
@@ -123,19 +126,21 @@ class AskService:
     def ask(self, question: str, *, thread_id: str | None = None, segment: str | None = None,
             topics: list[str] | None = None) -> AskResult:
         """Run one turn to its end (answer, clarification, refusal or failure)."""
-        thread_id = thread_id or uuid.uuid4().hex[:12]
-        config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
-        calls_before = len(self.llm.calls) if self.llm else 0
-        self.graph.invoke(self._payload(question, thread_id, segment, topics), config, context=self.context())
-        return self.result(thread_id, question, calls_before)
+        result = None
+        for item in self.stream(question, thread_id=thread_id, segment=segment, topics=topics):
+            result = item
+        assert isinstance(result, AskResult)
+        return result
 
     def stream(self, question: str, *, thread_id: str | None = None, segment: str | None = None,
                topics: list[str] | None = None) -> Iterator[StepEvent | AskResult]:
-        """Run one turn, yielding a StepEvent after every graph node, then the AskResult."""
+        """Run one turn, yielding a StepEvent after every graph node, then the AskResult.
+        The finished turn is exported as telemetry spans in the background."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
         config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
-        last = time.perf_counter()
         calls_before = len(self.llm.calls) if self.llm else 0
+        steps: list[StepRecord] = []
+        last, last_wall = time.perf_counter(), time.time()
         for update in self.graph.stream(self._payload(question, thread_id, segment, topics), config,
                                         context=self.context(), stream_mode="updates"):
             now = time.perf_counter()
@@ -143,10 +148,15 @@ class AskService:
                 if node.startswith("__"):
                     continue
                 events = values.get("trace") if isinstance(values, dict) else None
-                yield StepEvent(step=node, ms=round((now - last) * 1000, 2),
-                                trace=events if isinstance(events, list) else [])
-            last = now
-        yield self.result(thread_id, question, calls_before)
+                event = StepEvent(step=node, ms=round((now - last) * 1000, 2),
+                                  trace=events if isinstance(events, list) else [])
+                steps.append(StepRecord(step=event.step, started_at=last_wall, ms=event.ms, trace=event.trace))
+                yield event
+            last, last_wall = now, time.time()
+        result = self.result(thread_id, question, calls_before)
+        self._telemetry.submit(export_run, result.run_id or "", thread_id, steps,
+                               result.model_dump(mode="json", exclude={"rows", "trace", "table", "chart"}))
+        yield result
 
     def _usage(self, calls_before: int) -> dict[str, Any]:
         if self.llm is None:
@@ -191,5 +201,6 @@ class AskService:
         )
 
     def close(self) -> None:
+        self._telemetry.shutdown(wait=True)
         self.warehouse.close()
 

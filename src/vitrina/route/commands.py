@@ -83,7 +83,13 @@ def chat_command(db: Db = None, catalog: CatalogDir = None, onec: OneC = None, m
             if not request:
                 break
             result = service.handle(request, thread_id=thread_id)
-            console.print(result.reply.get("text", ""), highlight=False, markup=False)
+            if result.ask is not None:  # a question answered by the ask role: table, SQL, files
+                from vitrina.ask.render import render
+                from vitrina.ask.service import AskResult
+
+                render(console, AskResult.model_validate(result.ask))
+            else:
+                console.print(result.reply.get("text", ""), highlight=False, markup=False)
     finally:
         service.close()
 
@@ -109,9 +115,8 @@ def onec_command(
         console.print(f"catalog: {write_catalog_yaml(source.catalog, out)}", highlight=False)
 
 
-def register(app: typer.Typer, *, chat: bool = False) -> None:
-    """Add `route` and `onec`; with chat=True also `chat` (replacing the ask job's)."""
+def register(app: typer.Typer) -> None:
+    """Add `route`, `onec` and `chat` (the supervisor's dialog)."""
     app.command("route")(route_command)
     app.command("onec")(onec_command)
-    if chat:
-        app.command("chat")(chat_command)
+    app.command("chat")(chat_command)

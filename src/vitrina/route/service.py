@@ -76,7 +76,7 @@ class RouteService:
         thread_id = thread_id or uuid.uuid4().hex[:12]
         nodes: list[str] = []
         state: dict[str, Any] = {}
-        config = {"recursion_limit": RECURSION_LIMIT}
+        config = {"recursion_limit": max(RECURSION_LIMIT, self.context.max_steps + 10)}
         for update in self.graph.stream({"request": request, "face": face, "thread_id": thread_id}, config,
                                         context=self.context, stream_mode=["updates", "values"]):
             mode, data = update

@@ -17,7 +17,7 @@ from urllib.parse import quote, unquote
 
 from markdown_it import MarkdownIt
 
-_ANCHOR_TAG = re.compile(r'^\s*<a id="[A-Za-z0-9_-]+"></a>\s*$')
+_ANCHOR_TAG = re.compile(r'^\s*(?:<a id="[A-Za-z0-9_-]+">(?:</a>)?|</a>)\s*$')
 _MD_LINK = re.compile(r"^(?:measures/)?([^/:#?]+)\.md(#.*)?$")
 
 

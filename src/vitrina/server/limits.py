@@ -48,7 +48,7 @@ class TokenBuckets:
 class BodyLimitMiddleware:
     """Answer 413 before a view runs when a body is larger than ``max_bytes``.
 
-    Content-Length is checked first; a chunked body is counted as it arrives.
+    Content-Length is checked first; a chunked body is read and counted before the view runs.
     """
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
@@ -64,28 +64,34 @@ class BodyLimitMiddleware:
         if length is not None and length.isdigit() and int(length) > self.max_bytes:
             await self._reject(send)
             return
-        received = 0
-        started = False
-
-        async def counting_receive() -> Message:
-            nonlocal received
+        if length is not None or scope.get("method") in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        # No Content-Length (chunked): read the body here, counting, then replay it to the app.
+        chunks: list[bytes] = []
+        size = 0
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    raise _TooLarge
-            return message
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, counting_receive, tracking_send)
-        except _TooLarge:
-            if not started:
+            if message["type"] != "http.request":
+                break
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.max_bytes:
                 await self._reject(send)
+                return
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
 
     async def _reject(self, send: Send) -> None:
         kib = math.ceil(self.max_bytes / 1024)
@@ -95,7 +101,3 @@ class BodyLimitMiddleware:
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
-
-
-class _TooLarge(Exception):
-    pass

@@ -1,0 +1,15 @@
+"""Docstrings that run: the examples in the 1C and route helpers."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+from vitrina.onec import links, words
+from vitrina.route.plans import request
+
+
+@pytest.mark.parametrize("module", [words, links, request], ids=lambda m: m.__name__)
+def test_doctests(module):
+    assert doctest.testmod(module).failed == 0
