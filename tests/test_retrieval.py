@@ -72,7 +72,7 @@ def test_period_words_count_little() -> None:
     ("Revenue by federal district in 2025", {"dwh.fact_payment", "dwh.dim_client", "dwh.dim_region"}, 5),
     ("Доля отклонённых платежей по платёжным системам", {"dwh.fact_payment", "dwh.dim_card"}, 5),
     ("Средний чек по категориям мерчантов", {"dwh.fact_payment", "dwh.dim_merchant"}, 3),
-    ("Сколько заявок на кредит одобрили?", {"loans.fact_loan_application"}, 3),
+    ("Кредитные заявки по каналам", {"loans.fact_loan_application"}, 3),
     ("Average handling time of support tickets by priority", {"support.fact_ticket"}, 5),
 ])
 def test_rank_tables_on_500_tables(big, question: str, expected: set[str], k: int) -> None:

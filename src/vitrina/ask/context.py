@@ -5,11 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
+from typing import Literal
 
 from vitrina.ask.llm.tasks import TurnModel
 from vitrina.catalog import Catalog
 from vitrina.config import Settings
 from vitrina.warehouse import Warehouse
+
+
+@dataclass(frozen=True)
+class AskOptions:
+    """Switches for experiments (vitrina eval): validation layers, chart and answer modes,
+    what context a model sees. The SQL guard is not among them: it cannot be switched off."""
+
+    deterministic_checks: bool = True
+    semantic_check: bool = True
+    result_checks: bool = True
+    chart: Literal["auto", "rules", "off"] = "auto"  # auto: rules, then a model's proposal
+    answer_writer: Literal["auto", "rules"] = "auto"  # auto: a model words it when configured
+    instructions: bool = True
+    examples: bool = True
 
 
 @dataclass
@@ -21,6 +36,7 @@ class AskContext:
     outputs_dir: Path | None = None
     llm: TurnModel | None = None  # the model for this turn when configured; None = rules only
     write_files: bool = True  # Excel and PNG; turned off by benchmarks
+    options: AskOptions = field(default_factory=AskOptions)
 
     @property
     def dialect(self) -> str:

@@ -19,7 +19,7 @@ from langgraph.types import Command
 from pydantic import BaseModel, Field
 
 from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
-from vitrina.ask.context import AskContext
+from vitrina.ask.context import AskContext, AskOptions
 from vitrina.ask.graph import RECURSION_LIMIT, build_graph
 from vitrina.ask.llm.tasks import TurnModel
 from vitrina.ask.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
@@ -82,7 +82,8 @@ class AskService:
 
     def __init__(self, settings: Settings | None = None, *, catalog: Catalog | None = None,
                  warehouse: Warehouse | None = None, today: date | None = None, checkpointer: Any = None,
-                 write_files: bool = True, llm: LLMClient | None = None, use_llm: bool = True) -> None:
+                 write_files: bool = True, llm: LLMClient | None = None, use_llm: bool = True,
+                 options: AskOptions | None = None) -> None:
         self.settings = settings or load_settings()
         self.catalog = catalog or load_catalog(self.settings.catalog_dir)
         self.warehouse = warehouse or Warehouse(self.settings.warehouse_url,
@@ -92,6 +93,7 @@ class AskService:
         self.graph = build_graph(max_sql_attempts=self.settings.max_sql_attempts, checkpointer=self.checkpointer)
         self.today = today
         self.write_files = write_files
+        self.options = options or AskOptions()
         self.llm = (llm or self._configured_llm()) if use_llm else None
         self._telemetry = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vitrina-telemetry")
 
@@ -106,7 +108,7 @@ class AskService:
     def context(self) -> AskContext:
         return AskContext(catalog=self.catalog, warehouse=self.warehouse, settings=self.settings,
                           today=self.today or date.today(), write_files=self.write_files,
-                          llm=TurnModel(self.llm) if self.llm is not None else None)
+                          llm=TurnModel(self.llm) if self.llm is not None else None, options=self.options)
 
     def pending_clarification(self, thread_id: str) -> dict[str, Any] | None:
         """The clarification a thread is waiting for, if any."""

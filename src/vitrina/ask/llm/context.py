@@ -6,6 +6,7 @@ from __future__ import annotations
 from vitrina.ask.plan import Join
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import ColumnRole
+from vitrina.catalog.retrieval import rank_examples
 
 
 def connect(catalog: Catalog, tables: list[str], extra: list[str]) -> tuple[list[str], list[Join]]:
@@ -33,7 +34,8 @@ def connect(catalog: Catalog, tables: list[str], extra: list[str]) -> tuple[list
 
 
 def schema_text(catalog: Catalog, tables: list[str], joins: list[Join], *, full: bool,
-                words: set[str] | None = None) -> str:
+                words: set[str] | None = None, instructions: bool = True, examples: bool = True,
+                question: str = "") -> str:
     """Tables with their columns; pruned to keys, dates and columns the question's words
     touch unless `full` (a retry after an error gets the full schema)."""
     lines = ["Tables:"]
@@ -57,8 +59,12 @@ def schema_text(catalog: Catalog, tables: list[str], joins: list[Join], *, full:
         lines.append("Known metrics:")
         lines += [f"- {m.id} ({m.name_en}): {m.expression}" + (f" WHERE {m.filter}" if m.filter else "")
                   for m in metrics]
-    instructions = catalog.instructions_for(set(tables) | {m.topic for m in metrics if m.topic})
-    if instructions:
+    rules = catalog.instructions_for(set(tables) | {m.topic for m in metrics if m.topic}) if instructions else []
+    if rules:
         lines.append("Instructions:")
-        lines += [f"- {i.text}" for i in instructions]
+        lines += [f"- {i.text}" for i in rules]
+    similar = rank_examples(question, catalog, k=3) if examples and question else []
+    if similar:
+        lines.append("Examples:")
+        lines += [f"- Q: {e.question}\n  SQL: {' '.join(e.sql.split())}" for e in similar]
     return "\n".join(lines)

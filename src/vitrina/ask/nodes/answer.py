@@ -66,8 +66,10 @@ def _model_answer(state: AskState, ctx: AskContext, trace: Trace, result: QueryR
 def _chart(state: AskState, ctx: AskContext, result: QueryResult, metas: list[ColumnMeta],
            png_path: Path | None) -> tuple[dict | None, Path | None, list[TraceEvent]]:
     lang = state["lang"]
+    if ctx.options.chart == "off":
+        return None, None, []
     spec, png, events = safe_chart(result, metas, lang, png_path=png_path)
-    if spec is not None or ctx.llm is None or not result.rows:
+    if spec is not None or ctx.llm is None or ctx.options.chart == "rules" or not result.rows:
         return spec, png, events
     trace = Trace("chart")
     proposal = tasks.propose_chart(ctx.llm, trace, question=state["rewritten"], columns=result.columns,
@@ -113,7 +115,7 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
         else:
             body = write_answer(lang, result, metas, summary, period_label=period_label, topic_label=topic_label,
                                 notes=notes)
-            if ctx.llm is not None:
+            if ctx.llm is not None and ctx.options.answer_writer == "auto":
                 body = _model_answer(state, ctx, trace, result, metas, summary, period_label, trusted) or body
     invented = unverified_numbers(body, result, metas, texts=trusted)
     if invented:

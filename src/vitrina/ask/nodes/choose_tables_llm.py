@@ -38,6 +38,10 @@ def choose_tables_llm(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace.branch("tables chosen by the model, joins added by code", chosen=chosen, tables=tables,
                  joins=[f"{j.left_table}.{j.left_column}={j.right_table}.{j.right_column}" for j in joins])
     words = {w for w in question.lower().split() if len(w) > 3}
-    context = {"tables": tables, "joins": joins, "schema_text": schema_text(catalog, tables, joins, full=False, words=words),
-               "full_schema_text": schema_text(catalog, tables, joins, full=True)}
+    options = ctx.options
+    context = {"tables": tables, "joins": joins,
+               "schema_text": schema_text(catalog, tables, joins, full=False, words=words, question=question,
+                                          instructions=options.instructions, examples=options.examples),
+               "full_schema_text": schema_text(catalog, tables, joins, full=True, question=question,
+                                               instructions=options.instructions, examples=options.examples)}
     return {"llm_tables": tables, "context": context, "trace": trace.events}

@@ -37,9 +37,11 @@ def prune_context(state: AskState, runtime: Runtime[AskContext]) -> dict:
         schema[table_name] = [{"name": c.name, "type": c.type, "role": c.role.value, "description": c.description}
                               for c in kept]
     tags = {plan.topic, *plan.tables, *plan.metrics}
-    instructions = catalog.instructions_for(tags)
+    options = runtime.context.options
+    instructions = catalog.instructions_for(tags) if options.instructions else []
     trace.measurement("context pruned", tables=len(schema), columns_dropped=dropped,
                       instructions=[i.id for i in instructions])
     context = {"schema": schema, "instructions": [i.text for i in instructions],
-               "examples": [e.model_dump() for e in catalog.examples if e.topic == plan.topic][:3]}
+               "examples": [e.model_dump() for e in catalog.examples if e.topic == plan.topic][:3]
+               if options.examples else []}
     return {"context": context, "trace": trace.events}

@@ -17,6 +17,9 @@ def semantic_check(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("semantic_check")
     ctx = runtime.context
     assert ctx.llm is not None
+    if not ctx.options.semantic_check:
+        trace.branch("semantic check switched off for this run")
+        return {"trace": trace.events}
     topic = ctx.catalog.topics.get(state.get("topic") or "")
     verdict = tasks.semantic_check(ctx.llm, trace, question=state["rewritten"], sql=state["sql"] or "",
                                    checklist=topic.checklist if topic else [])

@@ -168,14 +168,19 @@ def _expand_joins(ranked: list[RankedTable], joins: dict[str, list[str]]) -> lis
         return ranked
     best = ranked[0].score
     anchors = [t for t in ranked[:MAX_STRONG] if t.score >= STRONG * best]
-    tables = {t.name: t for t in ranked}
+    original = {t.name: t for t in ranked}
+    tables = dict(original)
     for anchor in anchors:
         for name, middle in _reachable(joins, anchor.name).items():
-            target = tables.get(name)
-            if target is None:
+            target = original.get(name)  # only tables the question matched are raised
+            if target is None or target.score >= anchor.score:
                 continue
-            score = target.score + GRAPH_BOOST * anchor.score / (len(middle) + 1)
-            tables[name] = RankedTable(name, round(score, 4), (*target.reasons, f"joins {anchor.name}"))
+            # never above the anchor that vouches for it, and one anchor's boost at a time
+            score = min(original[name].score + GRAPH_BOOST * anchor.score / (len(middle) + 1),
+                        anchor.score * 0.99)
+            if score <= tables[name].score:
+                continue
+            tables[name] = RankedTable(name, round(score, 4), (*original[name].reasons, f"joins {anchor.name}"))
             for table in middle:
                 current = tables.get(table)
                 if current is None or current.score < score:

@@ -23,11 +23,11 @@ from vitrina.ask.text import stem_matches, tokenize
 MIN_STEM = 3  # never strip a word below this many letters
 MAX_EXTRA = 5  # the longest ending stem_matches accepts
 
+# Noun and adjective endings only: verb endings ("-ит", "-ет") would cut "кредит" to "кред".
 _RU_ENDINGS = tuple(sorted((
     "иями", "ями", "ами", "ого", "его", "ому", "ему", "ыми", "ими", "ией", "иях", "ах", "ях",
     "ов", "ев", "ей", "ам", "ям", "ом", "ем", "ой", "ый", "ий", "ая", "яя", "ое", "ее", "ые",
-    "ие", "ым", "им", "ую", "юю", "ию", "ия", "ью", "ть", "ет", "ут", "ют", "ит", "ят", "ал",
-    "ла", "ли", "ло", "а", "я", "о", "е", "ы", "и", "у", "ю", "ь", "й",
+    "ие", "ым", "им", "ую", "юю", "ию", "ия", "ью", "а", "я", "о", "е", "ы", "и", "у", "ю", "ь", "й",
 ), key=len, reverse=True))
 _EN_ENDINGS = ("ies", "ing", "es", "ed", "ly", "s")
 _CYRILLIC = re.compile(r"[а-я]")
