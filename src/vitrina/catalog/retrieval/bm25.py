@@ -7,7 +7,9 @@ dictionary probes of its own prefixes, never by scanning the vocabulary.
 A question word may match several index terms ("платежей" matches "платеж" and
 "платежн"...). It is scored as one virtual term: its frequency in a document is the sum
 of the matched terms' weighted frequencies, its document frequency is the size of the
-union of their postings, so one word is never counted twice.
+union of their postings, so one word is never counted twice. Document frequency is soft:
+a document counts min(1, weighted tf), so a word that many tables mention only in a key
+column's label ("ID региона") keeps its weight for the table that is about it.
 """
 
 from __future__ import annotations
@@ -73,7 +75,8 @@ class BM25Index:
             for term in terms:
                 for doc, freq in self.postings[term].items():
                     tf[doc] += freq
-            idf = weight * math.log(1 + (n - len(tf) + 0.5) / (len(tf) + 0.5))
+            df = sum(min(1.0, f) for f in tf.values())  # soft: a key-column mention is a fraction
+            idf = weight * math.log(1 + (n - df + 0.5) / (df + 0.5))
             for doc, freq in tf.items():
                 norm = K1 * (1 - B + B * self.lengths[doc] / self.avg_length)
                 scores[doc] += idf * freq * (K1 + 1) / (freq + norm)

@@ -173,19 +173,16 @@ def _expand_joins(ranked: list[RankedTable], joins: dict[str, list[str]]) -> lis
     for anchor in anchors:
         for name, middle in _reachable(joins, anchor.name).items():
             target = original.get(name)  # only tables the question matched are raised
-            if target is None or target.score >= anchor.score:
+            if target is None:
                 continue
-            # never above the anchor that vouches for it, and one anchor's boost at a time
-            score = min(original[name].score + GRAPH_BOOST * anchor.score / (len(middle) + 1),
-                        anchor.score * 0.99)
-            if score <= tables[name].score:
-                continue
-            tables[name] = RankedTable(name, round(score, 4), (*original[name].reasons, f"joins {anchor.name}"))
+            if target.score < anchor.score:  # never above the anchor that vouches for it
+                score = min(target.score + GRAPH_BOOST * anchor.score / (len(middle) + 1), anchor.score * 0.99)
+                if score > tables[name].score:
+                    tables[name] = RankedTable(name, round(score, 4), (*target.reasons, f"joins {anchor.name}"))
+            bridge = min(tables[name].score, anchor.score) * 0.999
             for table in middle:
-                current = tables.get(table)
-                if current is None or current.score < score:
-                    tables[table] = RankedTable(table, round(score * 0.999, 4),
-                                                (f"joins {anchor.name} to {name}",))
+                if table not in tables or tables[table].score < bridge:
+                    tables[table] = RankedTable(table, round(bridge, 4), (f"joins {anchor.name} to {name}",))
     return sorted(tables.values(), key=lambda t: -t.score)
 
 
