@@ -93,5 +93,5 @@ def test_stdio_server_lists_and_runs_every_tool(demo_db, manual, tmp_path):
     assert calls["measure_bad"].is_error and "[Total Amount]" in _text(calls["measure_bad"])
     lineage = _payload(calls["lineage"])
     assert any(n["id"] == "s:fact.sale" for n in lineage["nodes"]) and lineage["edges"]
-    assert any(p["name"] == "etl.loadsales" for p in lineage["procedures"])
+    assert any(p["name"].lower() == "etl.loadsales" for p in lineage["procedures"])
     assert calls["typed"].is_error and "max_rows" in _text(calls["typed"])

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from vitrina.ask.text import Word, find_phrase, phrase_stems, stem_matches, tokenize
+from vitrina.ask.periods.grain import find_grain
+from vitrina.ask.text import Word, find_phrase, normalize, phrase_stems, stem_matches, tokenize
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import ColumnRole
 
@@ -73,37 +74,6 @@ ASC_STEMS = (
     "по возрастан",
     "ascending",
 )
-GRAIN_STEMS = {
-    "day": ("по дням", "по дн", "ежедневн", "daily", "by day", "per day", "each day"),
-    "week": ("по недел", "понедельн", "еженедельн", "weekly", "by week", "per week", "each week"),
-    "month": (
-        "по месяц",
-        "помесячн",
-        "ежемесячн",
-        "monthly",
-        "by month",
-        "per month",
-        "each month",
-    ),
-    "quarter": (
-        "по квартал",
-        "поквартальн",
-        "ежеквартальн",
-        "quarterly",
-        "by quarter",
-        "per quarter",
-    ),
-    "year": (
-        "по год",
-        "погодов",
-        "ежегодн",
-        "yearly",
-        "annual",
-        "by year",
-        "per year",
-        "each year",
-    ),
-}
 FOLLOW_UP_STARTS = (
     "а ",
     "и ",
@@ -279,12 +249,11 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
         _mark_span(words, period_span[0], period_span[1], used)
     norm = " ".join(w.text for w in words)
 
-    for grain, stems in GRAIN_STEMS.items():
-        hit = _find_all(stems, words, used)
-        if hit is not None:
-            reading.grain = grain
-            reading.grain_span = text[words[hit[0]].start:words[hit[0] + hit[1] - 1].end]
-            break
+    grain = find_grain(normalize(text))
+    if grain is not None:
+        reading.grain = grain[0].value
+        reading.grain_span = text[grain[1][0]:grain[1][1]]
+        _mark_span(words, grain[1][0], grain[1][1], used)
     top = TOP_N.search(norm)
     if top:
         reading.limit = int(top.group(1) or top.group(2))

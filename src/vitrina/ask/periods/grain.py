@@ -43,6 +43,12 @@ _GRAINS: tuple[tuple[Grain, str], ...] = (
 _GRAIN_RE = re.compile("|".join(f"(?P<{grain.value}>{pattern})" for grain, pattern in _GRAINS), _F)
 
 
+def find_grain(text: str) -> tuple[Grain, tuple[int, int]] | None:
+    """The grain asked for and where its words are in `text` (start, end offsets)."""
+    m = _GRAIN_RE.search(text)
+    return (Grain(m.lastgroup), m.span()) if m and m.lastgroup else None
+
+
 def extract_grain(text: str) -> Grain | None:
     """The time grain asked for: "day", "week", "month", "quarter" or "year"; else None.
 
@@ -56,5 +62,5 @@ def extract_grain(text: str) -> Grain | None:
     >>> extract_grain("продажи по дням недели") is None
     True
     """
-    m = _GRAIN_RE.search(text)
-    return Grain(m.lastgroup) if m and m.lastgroup else None
+    found = find_grain(text)
+    return found[0] if found else None
