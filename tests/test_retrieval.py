@@ -227,3 +227,13 @@ def test_sql_context_without_period_topic_or_examples(demo) -> None:
     text = build_sql_context("abc", demo, ["DWH.DIM_REGION", "no.such_table"], period_label=None, topic=None)
     assert "Period: none given" in text and "dwh.dim_region:" in text and "Examples:" not in text
     assert "values: Москва, Санкт-Петербург" in text
+
+
+def test_doctests() -> None:
+    import doctest
+
+    from vitrina.catalog import retrieval, synthetic
+    from vitrina.catalog.retrieval import terms
+
+    for module in (retrieval, synthetic, terms):
+        assert doctest.testmod(module).failed == 0, module.__name__

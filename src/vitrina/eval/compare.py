@@ -10,6 +10,10 @@ Rules (the golden set relies on each):
   number of rows is always a different answer.
 * Numbers (int, float, Decimal) are compared as ``Decimal`` rounded to 2 places, so
   3700 equals 3700.00 and 3700.001, but 3700 never equals 3701.
+* Numbers written as text are numbers: ``"3 700"``, ``"3\u00a0700,50 ₽"``, ``"1,234.5"``,
+  ``"12,5 %"`` (see :func:`parse_number_text`). A column shown as text is compared at the
+  precision it is displayed with (``"12,5"`` equals 12.46, not 12.44), never coarser than
+  whole units, so large counts are never merged by rounding (3 700 never equals 3 701).
 * A timestamp at midnight equals the date it starts; other values compare as they are.
 * A total (one row, one column) and a breakdown (several rows or columns) always
   differ: the shapes differ, whatever the sums.
@@ -18,6 +22,7 @@ Rules (the golden set relies on each):
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -26,6 +31,7 @@ from itertools import combinations
 from typing import Any
 
 CENT = Decimal("0.01")
+PLACES = 2  # decimals compared for numbers that come as numbers
 MAX_DIFF_ROWS = 5
 
 Cell = Any
@@ -43,9 +49,46 @@ class Comparison:
         return self.ok
 
 
+_SPACES = " \u00a0\u202f\u2009"
+_UNITS = re.compile(r"^(?:RUB|USD|EUR|[$€₽])\s*|\s*(?:₽|руб\.?|RUB|USD|EUR|[$€%])$", re.IGNORECASE)
+_GROUPED_SPACE = re.compile(rf"^[-+−]?[1-9]\d{{0,2}}(?:[{_SPACES}]\d{{3}})+(?:[.,]\d+)?$")
+_GROUPED_COMMA = re.compile(r"^[-+−]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
+_PLAIN = re.compile(r"^[-+−]?(?:0|[1-9]\d*)(?:[.,]\d+)?$")
+
+
+def parse_number_text(text: str) -> tuple[Decimal, int] | None:
+    """A number written as text and its displayed decimals, or None when it is not one.
+
+    Thousands may be grouped with spaces (also no-break) or, English style, commas; the
+    decimal mark is a comma or a point; a currency or percent mark is dropped. A comma
+    followed by exactly three digits is a thousands separator. Leading zeros ("007") are
+    codes, not numbers.
+
+    >>> parse_number_text("3 700"), parse_number_text("1,234.50"), parse_number_text("12,5 %")
+    ((Decimal('3700'), 0), (Decimal('1234.50'), 2), (Decimal('12.5'), 1))
+    >>> parse_number_text("007"), parse_number_text("Москва")
+    (None, None)
+    """
+    t = _UNITS.sub("", text.strip()).strip()
+    for _ in range(2):  # "RUB 1 234" and "1 234 ₽" both lose their mark
+        t = _UNITS.sub("", t).strip()
+    if _GROUPED_COMMA.match(t):
+        t = t.replace(",", "")
+    elif _GROUPED_SPACE.match(t):
+        t = re.sub(f"[{_SPACES}]", "", t)
+    elif not _PLAIN.match(t):
+        return None
+    t = t.replace(",", ".").replace("−", "-")
+    places = len(t.partition(".")[2])
+    return Decimal(t), places
+
+
 def normalize_cell(value: Any) -> Cell:
     """A hashable, engine-independent form of one value."""
-    if value is None or isinstance(value, str):
+    if isinstance(value, str):
+        parsed = parse_number_text(value)
+        return value if parsed is None else parsed[0].quantize(CENT, rounding=ROUND_HALF_UP)
+    if value is None:
         return value
     if isinstance(value, bool):
         return value
