@@ -228,12 +228,3 @@ def test_sql_context_without_period_topic_or_examples(demo) -> None:
     assert "Period: none given" in text and "dwh.dim_region:" in text and "Examples:" not in text
     assert "values: Москва, Санкт-Петербург" in text
 
-
-def test_doctests() -> None:
-    import doctest
-
-    from vitrina.catalog import retrieval, synthetic
-    from vitrina.catalog.retrieval import terms
-
-    for module in (retrieval, synthetic, terms):
-        assert doctest.testmod(module).failed == 0, module.__name__

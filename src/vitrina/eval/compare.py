@@ -113,6 +113,61 @@ def normalize_rows(rows: Iterable[Sequence[Any]]) -> list[Row]:
     return [tuple(normalize_cell(v) for v in row) for row in rows]
 
 
+def _full_cell(value: Any) -> tuple[Cell, int | None]:
+    """A cell with numbers kept at full precision, and the decimals it is displayed with
+    (PLACES for a number that comes as a number; None for anything that is not a number)."""
+    if isinstance(value, str):
+        parsed = parse_number_text(value)
+        return (value, None) if parsed is None else (parsed[0], min(parsed[1], PLACES))
+    if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
+        try:
+            number = Decimal(str(value))
+        except InvalidOperation:
+            return str(value), None
+        return (number, PLACES) if number.is_finite() else (str(value), None)
+    return normalize_cell(value), None
+
+
+@dataclass(frozen=True)
+class _Table:
+    """Rows with full-precision numbers, and each column's displayed decimals."""
+
+    rows: list[Row]
+    places: list[int]
+
+    @property
+    def width(self) -> int:
+        return len(self.places)
+
+    def at(self, places: Sequence[int], columns: Sequence[int] | None = None) -> list[Row]:
+        """The rows (only `columns`, in that order) with column k rounded to places[k]."""
+        cols = list(columns) if columns is not None else list(range(self.width))
+        return [tuple(_round(row[c], p) for c, p in zip(cols, places, strict=True)) for row in self.rows]
+
+    def project(self, columns: Sequence[int]) -> _Table:
+        return _Table([tuple(row[c] for c in columns) for row in self.rows], [self.places[c] for c in columns])
+
+
+def _round(cell: Cell, places: int) -> Cell:
+    if isinstance(cell, Decimal):
+        return cell.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return cell
+
+
+def _prepare(rows: Iterable[Sequence[Any]]) -> _Table | str:
+    """A _Table, or the reason the rows cannot be compared."""
+    full = [[_full_cell(v) for v in row] for row in rows]
+    widths = {len(r) for r in full}
+    if len(widths) > 1:
+        return "ragged rows: every row must have the same number of columns"
+    width = widths.pop() if widths else 0
+    places = []
+    for c in range(width):
+        shown = [row[c][1] for row in full if row[c][1] is not None]
+        places.append(max(shown) if shown else PLACES)
+    return _Table([tuple(cell for cell, _ in row) for row in full], places)
+
+
 def _sort_key(cell: Cell) -> tuple[int, Any]:
     """A total order over mixed cells: numbers by value, dates by date, others by text."""
     if cell is None:
@@ -128,15 +183,21 @@ def _row_key(row: Row) -> tuple[tuple[int, Any], ...]:
     return tuple(_sort_key(c) for c in row)
 
 
-def _column_signature(rows: list[Row], index: int) -> tuple[Cell, ...]:
-    return tuple(sorted((row[index] for row in rows), key=_sort_key))
+def _signature(table: _Table, column: int, places: int) -> tuple[Cell, ...]:
+    return tuple(sorted((_round(row[column], places) for row in table.rows), key=_sort_key))
 
 
-def _column_mappings(expected: list[Row], got: list[Row], width: int) -> Iterable[list[int]]:
+def _pair_places(expected: _Table, got: _Table) -> list[list[int]]:
+    """Decimals to compare expected column i with got column j: the coarser display wins."""
+    return [[min(pe, pg) for pg in got.places] for pe in expected.places]
+
+
+def _column_mappings(expected: _Table, got: _Table, places: list[list[int]]) -> Iterable[list[int]]:
     """Candidate maps expected column -> got column whose values agree as multisets."""
-    exp_sig = [_column_signature(expected, i) for i in range(width)]
-    got_sig = [_column_signature(got, j) for j in range(width)]
-    candidates = [[j for j in range(width) if got_sig[j] == exp_sig[i]] for i in range(width)]
+    width = expected.width
+    candidates = [[j for j in range(width)
+                   if _signature(got, j, places[i][j]) == _signature(expected, i, places[i][j])]
+                  for i in range(width)]
 
     def walk(i: int, taken: list[int]) -> Iterable[list[int]]:
         if i == width:
@@ -149,6 +210,13 @@ def _column_mappings(expected: list[Row], got: list[Row], width: int) -> Iterabl
                 taken.pop()
 
     return walk(0, [])
+
+
+def _aligned(expected: _Table, got: _Table, mapping: list[int], places: list[list[int]]
+             ) -> tuple[list[Row], list[Row]]:
+    """Both sides rounded pairwise, got's columns in expected's order."""
+    pair = [places[i][j] for i, j in enumerate(mapping)]
+    return expected.at(pair), got.at(pair, mapping)
 
 
 def _rows_equal(expected: list[Row], got: list[Row], ordered: bool) -> bool:
@@ -189,36 +257,31 @@ def compare_results(
     expected: Iterable[Sequence[Any]], got: Iterable[Sequence[Any]], *, ordered: bool = False
 ) -> Comparison:
     """Whether `got` says the same as `expected`, with a small diff when it does not."""
-    exp_rows, got_rows = normalize_rows(expected), normalize_rows(got)
-    exp_width = {len(r) for r in exp_rows}
-    got_width = {len(r) for r in got_rows}
-    if len(exp_width) > 1 or len(got_width) > 1:
-        return Comparison(False, "ragged rows: every row must have the same number of columns")
-    if exp_rows and got_rows and next(iter(got_width)) > next(iter(exp_width)):
-        for projected in reference_projections(got_rows, next(iter(exp_width))):
-            if _compare_same_width(exp_rows, projected, ordered):
+    exp, gotten = _prepare(expected), _prepare(got)
+    if isinstance(exp, str) or isinstance(gotten, str):
+        return Comparison(False, exp if isinstance(exp, str) else str(gotten))
+    if exp.rows and gotten.rows and gotten.width > exp.width:
+        own = gotten.at(gotten.places)
+        for kept in _reference_keeps(own, exp.width):
+            if _compare_same_width(exp, gotten.project(kept), ordered):
                 return Comparison(True)
-    return _compare_same_width(exp_rows, got_rows, ordered)
+    return _compare_same_width(exp, gotten, ordered)
 
 
-def _compare_same_width(exp_rows: list[Row], got_rows: list[Row], ordered: bool) -> Comparison:
-    exp_width = {len(r) for r in exp_rows}
-    got_width = {len(r) for r in got_rows}
-    if len(exp_rows) != len(got_rows) or exp_width != got_width:
-        return Comparison(False, _diff(exp_rows, got_rows, ordered))
-    if not exp_rows:
+def _compare_same_width(exp: _Table, got: _Table, ordered: bool) -> Comparison:
+    if len(exp.rows) != len(got.rows) or exp.width != got.width:
+        return Comparison(False, _diff(exp.at(exp.places), got.at(got.places), ordered))
+    if not exp.rows:
         return Comparison(True)
-    width = exp_width.pop()
-    for mapping in _column_mappings(exp_rows, got_rows, width):
-        permuted = [tuple(row[j] for j in mapping) for row in got_rows]
-        if _rows_equal(exp_rows, permuted, ordered):
+    places = _pair_places(exp, got)
+    for mapping in _column_mappings(exp, got, places):
+        if _rows_equal(*_aligned(exp, got, mapping, places), ordered):
             return Comparison(True)
     # no column order makes the rows agree: show the diff in the most likely order
-    best = next(iter(_column_mappings(exp_rows, got_rows, width)), None)
+    best = next(iter(_column_mappings(exp, got, places)), None)
     if best is None:
-        best = _greedy_mapping(exp_rows, got_rows, width)
-    permuted = [tuple(row[j] for j in best) for row in got_rows]
-    return Comparison(False, _diff(exp_rows, permuted, ordered))
+        best = _greedy_mapping(exp.rows, got.rows, exp.width)
+    return Comparison(False, _diff(*_aligned(exp, got, best, places), ordered))
 
 
 def _determines(rows: list[Row], a: int, b: int) -> bool:
@@ -239,16 +302,22 @@ def _references(rows: list[Row], ref: int, label: int) -> bool:
             and len(refs) >= len(labels) and (len(rows) == 1 or len(refs) > 1))
 
 
-def reference_projections(rows: list[Row], width: int) -> Iterator[list[Row]]:
-    """`rows` without extra reference-like columns (an id next to the name it identifies):
-    each dropped column must determine a column that stays. At most MAX_EXTRA_COLUMNS."""
+def _reference_keeps(rows: list[Row], width: int) -> Iterator[list[int]]:
+    """Columns to keep so that only extra reference-like columns are dropped."""
     total = len(rows[0])
     if total - width > MAX_EXTRA_COLUMNS:
         return
     for dropped in combinations(range(total), total - width):
         kept = [c for c in range(total) if c not in dropped]
         if all(any(_references(rows, d, k) for k in kept) for d in dropped):
-            yield [tuple(row[c] for c in kept) for row in rows]
+            yield kept
+
+
+def reference_projections(rows: list[Row], width: int) -> Iterator[list[Row]]:
+    """`rows` without extra reference-like columns (an id next to the name it identifies):
+    each dropped column must determine a column that stays. At most MAX_EXTRA_COLUMNS."""
+    for kept in _reference_keeps(rows, width):
+        yield [tuple(row[c] for c in kept) for row in rows]
 
 
 def _greedy_mapping(expected: list[Row], got: list[Row], width: int) -> list[int]:

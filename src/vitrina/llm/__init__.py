@@ -8,22 +8,24 @@
 Tests use `vitrina.llm.fake.ScriptedChatModel` with `LLMClient(fake, timeout_s=...)`.
 """
 
-from vitrina.llm.accounting import LLMCall, TaskTotals
-from vitrina.llm.client import TASK_KEY, LLMClient, Structured, TextReply
-from vitrina.llm.factory import LLMSettingsError, build_chat_model, build_client, resolve_provider
-from vitrina.llm.prompts import PromptLibrary, render
+from __future__ import annotations
 
-__all__ = [
-    "TASK_KEY",
-    "LLMCall",
-    "LLMClient",
-    "LLMSettingsError",
-    "PromptLibrary",
-    "Structured",
-    "TaskTotals",
-    "TextReply",
-    "build_chat_model",
-    "build_client",
-    "render",
-    "resolve_provider",
-]
+from vitrina.lazy import lazy_exports
+
+_EXPORTS = {
+    "LLMCall": "vitrina.llm.accounting",
+    "TaskTotals": "vitrina.llm.accounting",
+    "TASK_KEY": "vitrina.llm.client",
+    "LLMClient": "vitrina.llm.client",
+    "Structured": "vitrina.llm.client",
+    "TextReply": "vitrina.llm.client",
+    "LLMSettingsError": "vitrina.llm.factory",
+    "build_chat_model": "vitrina.llm.factory",
+    "build_client": "vitrina.llm.factory",
+    "resolve_provider": "vitrina.llm.factory",
+    "PromptLibrary": "vitrina.llm.prompts",
+    "render": "vitrina.llm.prompts",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

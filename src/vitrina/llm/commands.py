@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -16,9 +16,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from vitrina.config import load_settings
-from vitrina.llm.check import EndpointCheck, check_endpoint
 from vitrina.llm.factory import LLMSettingsError, resolve_provider, validate
 from vitrina.llm.sources import describe_settings, toml_path
+
+if TYPE_CHECKING:
+    from vitrina.llm.check import EndpointCheck
 
 STYLE = {"ok": "green", "off": "yellow", "down": "red", "unauthorized": "red", "model_not_found": "red",
          "error": "red"}
@@ -45,6 +47,8 @@ def config_command(
     except (ValueError, TypeError) as exc:
         err.print(f"[red]error:[/] invalid settings: {escape(str(exc))}")
         raise typer.Exit(2) from exc
+    from vitrina.llm.check import check_endpoint  # the HTTP client loads only when a check runs
+
     rows = describe_settings(settings, arguments)
     problem: str | None = None
     try:

@@ -3,11 +3,20 @@
 Roles: the metadata analyst (ReAct, bounded), the report planner (Tree of Thoughts,
 warehouse or 1C), ask, docs, task (not available yet) and a general answer; every branch
 ends in the one `deliver` node. Public entry points: `RouteService`, `build_graph`,
-`classify` (intent rules), `vitrina.route.commands.register` (the CLI).
+`classify` (intent rules), `vitrina.route.commands.register` (the CLI). They are imported
+on first use, so the CLI starts fast.
 """
 
-from vitrina.route.graph import build_graph
-from vitrina.route.intent import classify
-from vitrina.route.service import RouteResult, RouteService
+from __future__ import annotations
 
-__all__ = ["RouteResult", "RouteService", "build_graph", "classify"]
+from vitrina.lazy import lazy_exports
+
+_EXPORTS = {
+    "build_graph": "vitrina.route.graph",
+    "classify": "vitrina.route.intent",
+    "RouteResult": "vitrina.route.service",
+    "RouteService": "vitrina.route.service",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)
