@@ -91,6 +91,10 @@ NOTES = """
   `with_files_ms` also writes the Excel file and renders the PNG chart.
 - **demo_build**: the full demo warehouse (1.25M payments, 1.64M rows) built from scratch;
   the PostgreSQL load when a server is reachable.
+- **retrieval**: the 500-table synthetic catalog (the demo catalog plus distractors from 15
+  domains); recall@k of the right tables (those named in each golden reference SQL) for
+  BM25 (and embeddings / hybrid when `vitrina[embeddings]` is installed), query latency, and
+  the size of the SQL-generation prompt in tokens against the budget.
 - **docs**: documenting a synthetic model of 1,000 measures with SQL behind it, rules mode,
   end to end (seconds and peak RSS).
 """

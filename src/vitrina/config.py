@@ -38,6 +38,7 @@ class Settings:
     max_sql_attempts: int = 3
     max_clarifications: int = 2
     table_preview_rows: int = 20
+    retrieval: str = "bm25"  # bm25 | embeddings | hybrid (embeddings need vitrina[embeddings])
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: str | None = None

@@ -18,9 +18,17 @@ from vitrina.catalog.retrieval import RankedTable, rank_examples
 MAX_VALUES = 12  # dictionary values listed per column; longer lists are cut with "..."
 
 
-def _column_line(table: Table, catalog: Catalog) -> list[str]:
+PRUNED_ROLES = (ColumnRole.KEY, ColumnRole.DATE, ColumnRole.MEASURE, ColumnRole.DIMENSION)
+
+
+def _column_line(table: Table, catalog: Catalog, words: set[str] | None = None) -> list[str]:
+    """Column lines; with `words`, pruned to keys, dates, measures, dimensions and the
+    columns those words touch (a retry after an error gets every column)."""
     lines = []
     for col in table.columns:
+        if words is not None and col.role not in PRUNED_ROLES and not any(
+                w in f"{col.name} {' '.join(col.synonyms)} {col.description}".lower() for w in words):
+            continue
         notes = [col.role.value] if col.role is not ColumnRole.ATTRIBUTE else []
         if col.label_en or col.label_ru:
             notes.append(col.label_en or col.label_ru or "")
@@ -34,14 +42,14 @@ def _column_line(table: Table, catalog: Catalog) -> list[str]:
     return lines
 
 
-def schema_text(catalog: Catalog, names: Sequence[str]) -> str:
-    """Tables with descriptions and columns, then the joins between them."""
+def schema_text(catalog: Catalog, names: Sequence[str], *, words: set[str] | None = None) -> str:
+    """Tables with descriptions and columns (pruned when `words` is given), then the joins."""
     out = []
     for name in names:
         table = catalog.tables[name]
         description = table.description or table.description_ru
         out.append(f"{table.name}: {description}" if description else table.name)
-        out += _column_line(table, catalog)
+        out += _column_line(table, catalog, words)
     chosen = set(names)
     joins = [f"- {r.left} = {r.right}" for r in catalog.relations
              if r.left_table in chosen and r.right_table in chosen]
@@ -51,10 +59,13 @@ def schema_text(catalog: Catalog, names: Sequence[str]) -> str:
 
 
 def build_sql_context(question: str, catalog: Catalog, tables: Sequence[str | RankedTable], *,
-                      period_label: str | None, topic: str | None) -> str:
+                      period_label: str | None, topic: str | None, full: bool = True,
+                      instructions: bool = True, examples: bool = True) -> str:
     """The SQL-generation context for one question over the given (already chosen) tables.
 
     `tables` are names or `RankedTable`s; unknown names are skipped. `topic` is a topic id.
+    `full=False` prunes columns to keys, dates, measures, dimensions and the columns the
+    question's words touch; `instructions` / `examples` can be switched off per run.
     """
     names = list(dict.fromkeys(t.name if isinstance(t, RankedTable) else t.lower() for t in tables))
     names = [n for n in names if n in catalog.tables]
@@ -65,18 +76,19 @@ def build_sql_context(question: str, catalog: Catalog, tables: Sequence[str | Ra
         parts.append(f"Topic: {topic_obj.name_en} ({topic_obj.id})")
         parts += [f"Check: {c}" for c in topic_obj.checklist]
     parts.append(f"Period: {period_label}" if period_label else "Period: none given")
-    parts += ["", "Tables:", schema_text(catalog, names)]
+    words = None if full else {w for w in question.lower().split() if len(w) > 3}
+    parts += ["", "Tables:", schema_text(catalog, names, words=words)]
     if metrics:
         parts += ["", "Metrics:"]
         parts += [f"- {m.id} ({m.name_en}) = {m.expression} FROM {m.table}"
                   + (f" WHERE {m.filter}" if m.filter else "") for m in metrics]
     tags = {t for t in (topic, *names, *(m.id for m in metrics)) if t}
-    instructions = catalog.instructions_for(tags)
-    if instructions:
-        parts += ["", "Rules:", *(f"- {i.text}" for i in instructions)]
-    examples = rank_examples(question, catalog, k=3)
-    if examples:
+    rules = catalog.instructions_for(tags) if instructions else []
+    if rules:
+        parts += ["", "Rules:", *(f"- {i.text}" for i in rules)]
+    similar = rank_examples(question, catalog, k=3) if examples else []
+    if similar:
         parts += ["", "Examples:"]
-        for ex in examples:
+        for ex in similar:
             parts += [f"Q: {ex.question}", "SQL:", ex.sql.strip()]
     return "\n".join(parts)

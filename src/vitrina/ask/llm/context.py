@@ -1,12 +1,9 @@
-"""The text a model sees for SQL generation and checks: the chosen tables (pruned, or full
-on a retry), the join keys code found between them, relevant instructions and examples."""
+"""Join completion for the model path: the model picks tables, code connects them."""
 
 from __future__ import annotations
 
-from vitrina.ask.plan import Join
+from vitrina.ask.plan import Join, PeriodRef
 from vitrina.catalog import Catalog
-from vitrina.catalog.model import ColumnRole
-from vitrina.catalog.retrieval import rank_examples
 
 
 def connect(catalog: Catalog, tables: list[str], extra: list[str]) -> tuple[list[str], list[Join]]:
@@ -33,38 +30,8 @@ def connect(catalog: Catalog, tables: list[str], extra: list[str]) -> tuple[list
     return everything, joins
 
 
-def schema_text(catalog: Catalog, tables: list[str], joins: list[Join], *, full: bool,
-                words: set[str] | None = None, instructions: bool = True, examples: bool = True,
-                question: str = "") -> str:
-    """Tables with their columns; pruned to keys, dates and columns the question's words
-    touch unless `full` (a retry after an error gets the full schema)."""
-    lines = ["Tables:"]
-    for name in tables:
-        table = catalog.tables[name]
-        lines.append(f"- {name}: {table.description}")
-        for col in table.columns:
-            touched = words is None or any(w in f"{col.name} {' '.join(col.synonyms)} {col.description}".lower()
-                                           for w in words)
-            if full or col.role in (ColumnRole.KEY, ColumnRole.DATE, ColumnRole.MEASURE) or touched or \
-                    col.role is ColumnRole.DIMENSION:
-                extra = f" — {col.description}" if col.description else ""
-                dic = catalog.dictionary_for(name, col.name)
-                values = f" values: {', '.join(v.value for v in dic.values[:12])}" if dic else ""
-                lines.append(f"    {col.name} {col.type} ({col.role.value}){extra}{values}")
-    if joins:
-        lines.append("Join keys:")
-        lines += [f"- {j.left_table}.{j.left_column} = {j.right_table}.{j.right_column}" for j in joins]
-    metrics = [m for m in catalog.metrics.values() if m.table in tables]
-    if metrics:
-        lines.append("Known metrics:")
-        lines += [f"- {m.id} ({m.name_en}): {m.expression}" + (f" WHERE {m.filter}" if m.filter else "")
-                  for m in metrics]
-    rules = catalog.instructions_for(set(tables) | {m.topic for m in metrics if m.topic}) if instructions else []
-    if rules:
-        lines.append("Instructions:")
-        lines += [f"- {i.text}" for i in rules]
-    similar = rank_examples(question, catalog, k=3) if examples and question else []
-    if similar:
-        lines.append("Examples:")
-        lines += [f"- Q: {e.question}\n  SQL: {' '.join(e.sql.split())}" for e in similar]
-    return "\n".join(lines)
+def period_text(period: PeriodRef | None) -> str:
+    """The period as a model must use it: explicit ISO bounds, never a phrase to interpret."""
+    if period is None:
+        return "all available dates (no period filter)"
+    return f"{period.label_en}: from {period.start.isoformat()} to {period.end.isoformat()} inclusive"

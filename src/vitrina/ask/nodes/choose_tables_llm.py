@@ -7,8 +7,9 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.llm import tasks
-from vitrina.ask.llm.context import connect, schema_text
+from vitrina.ask.llm.context import connect, period_text
 from vitrina.ask.state import AskState
+from vitrina.catalog.context_text import build_sql_context
 from vitrina.catalog.retrieval import rank_tables
 from vitrina.trace import Trace
 
@@ -20,7 +21,7 @@ def choose_tables_llm(state: AskState, runtime: Runtime[AskContext]) -> dict:
     ctx = runtime.context
     catalog = ctx.catalog
     question = state["rewritten"]
-    ranked = [r.name for r in rank_tables(question, catalog, k=CANDIDATES)]
+    ranked = [r.name for r in rank_tables(question, catalog, k=CANDIDATES, settings=ctx.settings, trace=trace)]
     topic_tables = catalog.topics[state["topic"]].tables if state.get("topic") in catalog.topics else []
     candidates = list(dict.fromkeys([*ranked, *topic_tables]))
     trace.measurement("candidate tables", tables=candidates)
@@ -37,11 +38,11 @@ def choose_tables_llm(state: AskState, runtime: Runtime[AskContext]) -> dict:
     tables, joins = connect(catalog, chosen, extra)
     trace.branch("tables chosen by the model, joins added by code", chosen=chosen, tables=tables,
                  joins=[f"{j.left_table}.{j.left_column}={j.right_table}.{j.right_column}" for j in joins])
-    words = {w for w in question.lower().split() if len(w) > 3}
     options = ctx.options
+    period = state.get("period")
+    common = {"period_label": period_text(period), "topic": state.get("topic"),
+              "instructions": options.instructions, "examples": options.examples}
     context = {"tables": tables, "joins": joins,
-               "schema_text": schema_text(catalog, tables, joins, full=False, words=words, question=question,
-                                          instructions=options.instructions, examples=options.examples),
-               "full_schema_text": schema_text(catalog, tables, joins, full=True, question=question,
-                                               instructions=options.instructions, examples=options.examples)}
+               "schema_text": build_sql_context(question, catalog, tables, full=False, **common),
+               "full_schema_text": build_sql_context(question, catalog, tables, full=True, **common)}
     return {"llm_tables": tables, "context": context, "trace": trace.events}

@@ -21,13 +21,6 @@ from vitrina.ask.understand import read_question
 from vitrina.trace import Trace
 
 
-def _period_text(state: AskState) -> str:
-    period = state.get("period")
-    if period is None:
-        return "all available dates (no period filter)"
-    return f"{period.label_en}: from {period.start.isoformat()} to {period.end.isoformat()} inclusive"
-
-
 def _rules(state: AskState, ctx: AskContext, trace: Trace, attempt: int) -> dict:
     plan = state.get("plan")
     if plan is None:  # the model path failed: fall back to the rule plan of the same question
@@ -59,8 +52,7 @@ def generate_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
         return _rules(state, ctx, trace, attempt)
     context = state["context"]
     draft = tasks.generate_sql(
-        ctx.llm, trace, dialect=ctx.dialect, question=state["rewritten"], topic=state.get("topic") or "",
-        period=_period_text(state), grain=state.get("grain"),
+        ctx.llm, trace, dialect=ctx.dialect, grain=state.get("grain"),
         context=context["full_schema_text"] if error else context["schema_text"],
         error=error, previous_sql=state.get("sql") or "")
     if draft is None:
