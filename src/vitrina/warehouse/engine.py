@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from vitrina.warehouse.result import QueryResult
 
@@ -168,6 +168,7 @@ class Warehouse:
         self.dialect = dialect_of(url)
         self.timeout_s = timeout_s
         self.row_cap = row_cap
+        self.cache: dict[tuple[str, ...], Any] = {}  # facts about the data that do not change in a run
         self._backend: _Backend | None = None
 
     @property

@@ -14,16 +14,14 @@ from vitrina.ask.state import AskState
 from vitrina.trace import Trace
 from vitrina.warehouse import Warehouse, WarehouseError
 
-_KEY_CACHE: dict[tuple[str, str, str], bool] = {}
-
 
 def key_is_unique(warehouse: Warehouse, table: str, column: str) -> bool:
-    """Whether `column` identifies rows of `table` (cached per warehouse and key)."""
-    cache_key = (warehouse.url, table, column)
-    if cache_key not in _KEY_CACHE:
+    """Whether `column` identifies rows of `table` (cached on the warehouse object)."""
+    cache_key = ("unique_key", table, column)
+    if cache_key not in warehouse.cache:
         rows = warehouse.execute(f"SELECT COUNT(*) - COUNT(DISTINCT {column}) FROM {table}").rows
-        _KEY_CACHE[cache_key] = rows[0][0] == 0
-    return _KEY_CACHE[cache_key]
+        warehouse.cache[cache_key] = rows[0][0] == 0
+    return warehouse.cache[cache_key]
 
 
 def data_range(warehouse: Warehouse, table: str, column: str, trace: Trace) -> tuple[date, date] | None:
