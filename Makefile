@@ -3,8 +3,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Chart.js and Mermaid for the web UI: from the npm registry (web/package-lock.json), copied
+# into the package's static/vendor/ folder; never fetched from a CDN at run time.
+VENDOR := src/vitrina/server/static/vendor/versions.json
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench browser assets clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,17 +15,33 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+$(VENDOR): web/package-lock.json | $(STAMP)
+	$(BIN)/python -m vitrina.server.assets
+
+assets: $(VENDOR)
+
+# Browser tests use Debian's chromium (never a downloaded browser): install it when missing.
+browser:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's chromium for the browser tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "chromium is missing: 'sudo apt-get install chromium' runs the browser tests (skipped without it)"; \
+	  fi; \
+	fi
+
 demo: $(STAMP)
 	$(BIN)/vitrina demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
-test: $(STAMP) lint
+test: $(STAMP) $(VENDOR) browser lint
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+bench: $(STAMP) $(VENDOR)
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .ruff_cache web/node_modules src/vitrina/server/static/vendor

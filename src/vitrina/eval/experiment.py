@@ -1,0 +1,221 @@
+"""Run configurations and matrices: what an experiment changes, as data, never as file edits.
+
+A configuration switches validation layers, chart and answer modes (AskOptions), resources
+(max_sql_attempts, row cap, ...), rules-only vs LLM, model parameters, prompt overrides,
+added or disabled instructions and examples, and virtual topics that exist only for the run.
+A matrix is a `base` configuration and the `configs` that each change it. The same schema is
+accepted by `vitrina eval run --config/--matrix` and by POST /api/experiments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from vitrina.ask.context import AskOptions
+from vitrina.catalog.model import Dictionary, Example, Instruction, Metric, Relation, Table, Topic
+from vitrina.eval.errors import EvalError
+
+OPTION_NAMES = tuple(f.name for f in dataclasses.fields(AskOptions))
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Resources(_Strict):
+    """Settings a run may change (None: as configured)."""
+
+    max_sql_attempts: int | None = Field(default=None, ge=1, le=10)
+    max_clarifications: int | None = Field(default=None, ge=0, le=10)
+    row_cap: int | None = Field(default=None, ge=1)
+    statement_timeout_s: float | None = Field(default=None, gt=0)
+    table_preview_rows: int | None = Field(default=None, ge=1)
+
+
+class ModelParams(_Strict):
+    """Chat model parameters for this run (None: as configured)."""
+
+    model: str | None = None
+    base_url: str | None = None
+    provider: str | None = None
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    timeout_s: float | None = Field(default=None, gt=0)
+    max_retries: int | None = Field(default=None, ge=0)
+
+    def settings(self) -> dict[str, Any]:
+        names = {"model": "llm_model", "base_url": "llm_base_url", "provider": "llm_provider",
+                 "temperature": "llm_temperature", "timeout_s": "llm_timeout_s", "max_retries": "llm_max_retries"}
+        return {names[k]: v for k, v in self.model_dump().items() if v is not None}
+
+
+class PromptOverride(_Strict):
+    """A change to one model task's prompt: text appended, or a Jinja template in which
+    ``{{ prompt }}`` is the original prompt (given inline or in a file)."""
+
+    append: str | None = None
+    template: str | None = None
+    file: str | None = None
+
+    @model_validator(mode="after")
+    def _one(self) -> PromptOverride:
+        if sum(v is not None for v in (self.append, self.template, self.file)) != 1:
+            raise ValueError("give exactly one of append, template, file")
+        return self
+
+
+class Additions(_Strict):
+    """Instructions or examples: `use` false hides them from the model; `only` keeps some
+    (instruction ids, example questions); `add` supplies more for this run."""
+
+    use: bool = True
+    only: list[str] | None = None
+    add: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class VirtualTopic(_Strict):
+    """A subject area supplied with the run, added to an in-memory copy of the catalog."""
+
+    topic: Topic
+    tables: list[Table] = Field(default_factory=list)
+    relations: list[Relation] = Field(default_factory=list)
+    metrics: list[Metric] = Field(default_factory=list)
+    dictionaries: list[Dictionary] = Field(default_factory=list)
+    instructions: list[Instruction] = Field(default_factory=list)
+    examples: list[Example] = Field(default_factory=list)
+
+
+class RunConfig(_Strict):
+    """One configuration of an experiment."""
+
+    name: str = "default"
+    mode: Literal["auto", "rules", "llm"] = "auto"  # auto: the model when one is configured
+    options: dict[str, Any] = Field(default_factory=dict)  # AskOptions switches
+    resources: Resources = Field(default_factory=Resources)
+    model: ModelParams = Field(default_factory=ModelParams)
+    prompts: dict[str, PromptOverride] = Field(default_factory=dict)  # model task -> override
+    instructions: Additions = Field(default_factory=Additions)
+    examples: Additions = Field(default_factory=Additions)
+    virtual_topics: list[VirtualTopic] = Field(default_factory=list)
+    judge: bool = True  # ask the LLM judge about disputed cases when a model is available
+
+    @field_validator("options")
+    @classmethod
+    def _options(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if "guard" in value or "sql_guard" in value:
+            raise ValueError("the SQL guard cannot be switched off")
+        unknown = sorted(set(value) - set(OPTION_NAMES))
+        if unknown:
+            raise ValueError(f"unknown options {unknown}; known: {', '.join(OPTION_NAMES)}")
+        from pydantic import TypeAdapter
+
+        TypeAdapter(AskOptions).validate_python(value)
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single_topic(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "virtual_topic" in data:
+            data = dict(data)
+            data["virtual_topics"] = [*data.get("virtual_topics", []), data.pop("virtual_topic")]
+        return data
+
+    def ask_options(self) -> AskOptions:
+        options = dict(self.options)
+        if not self.instructions.use:
+            options["instructions"] = False
+        if not self.examples.use:
+            options["examples"] = False
+        return AskOptions(**options)
+
+
+class Matrix(_Strict):
+    """One suite under several configurations: each of `configs` changes `base`."""
+
+    name: str = "matrix"
+    suite: str | None = None
+    base: dict[str, Any] = Field(default_factory=dict)
+    configs: list[dict[str, Any]] = Field(min_length=1)
+
+    def expand(self) -> list[RunConfig]:
+        """The configurations, each merged over the base, with unique names."""
+        out = []
+        for n, change in enumerate(self.configs, start=1):
+            merged = merge(self.base, change)
+            merged.setdefault("name", f"config{n}")
+            out.append(RunConfig.model_validate(merged))
+        names = [c.name for c in out]
+        if len(set(names)) != len(names):
+            raise ValueError(f"configuration names must be unique: {names}")
+        return out
+
+
+def merge(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
+    """`change` over `base`, mappings merged key by key, everything else replaced."""
+    out = dict(base)
+    for key, value in change.items():
+        out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def _read(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        raise EvalError("file not found", file=path, message_ru="файл не найден")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise EvalError(f"invalid YAML: {exc}", file=path, message_ru="неверный YAML") from exc
+    if not isinstance(data, dict):
+        raise EvalError("top level must be a mapping", file=path, message_ru="верхний уровень должен быть словарём")
+    return data
+
+
+def _problem(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    loc = ".".join(str(p) for p in first["loc"])
+    return f"{loc + ': ' if loc else ''}{first['msg']}"
+
+
+def parse_config(data: dict[str, Any], *, file: Path | None = None) -> RunConfig:
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        raise EvalError(_problem(exc), file=file, message_ru="неверная конфигурация запуска") from exc
+
+
+def parse_matrix(data: dict[str, Any], *, file: Path | None = None) -> tuple[Matrix, list[RunConfig]]:
+    try:
+        matrix = Matrix.model_validate(data)
+        return matrix, matrix.expand()
+    except ValidationError as exc:
+        raise EvalError(_problem(exc), file=file, message_ru="неверная матрица экспериментов") from exc
+    except ValueError as exc:
+        raise EvalError(str(exc), file=file, message_ru="неверная матрица экспериментов") from exc
+
+
+def load_config(path: Path) -> RunConfig:
+    config = parse_config(_read(path), file=path)
+    return _resolve_files(config, path.parent)
+
+
+def load_matrix(path: Path) -> tuple[Matrix, list[RunConfig]]:
+    matrix, configs = parse_matrix(_read(path), file=path)
+    return matrix, [_resolve_files(c, path.parent) for c in configs]
+
+
+def _resolve_files(config: RunConfig, folder: Path) -> RunConfig:
+    """Prompt template files read now (relative to the config file); files are never written."""
+    prompts = {}
+    for task, override in config.prompts.items():
+        if override.file is not None:
+            file = Path(override.file) if Path(override.file).is_absolute() else folder / override.file
+            if not file.is_file():
+                raise EvalError("prompt file not found", file=file, where=f"prompts.{task}",
+                                message_ru="файл промпта не найден")
+            override = PromptOverride(template=file.read_text(encoding="utf-8"))
+        prompts[task] = override
+    return config.model_copy(update={"prompts": prompts})

@@ -1,0 +1,1 @@
+"""Prompt templates of the eval harness (the judge)."""
