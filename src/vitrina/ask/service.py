@@ -170,39 +170,51 @@ class AskService:
                 "by_task": {t: asdict(totals) for t, totals in totals_by_task(calls).items()}}
 
     def result(self, thread_id: str, question: str, calls_before: int | None = None) -> AskResult:
+        """The result of the thread's latest turn."""
         state = self.graph.get_state({"configurable": {"thread_id": thread_id}})
-        values = state.values
-        pending = next((i.value for t in state.tasks for i in t.interrupts), None)
-        result: QueryResult | None = values.get("result")
-        trace = values.get("trace") or []
-        period: PeriodRef | None = values.get("period")
-        status = "clarification" if pending else values.get("status", "failed")
-        answer = values.get("answer")
-        if pending:
-            options = "\n".join(f"{n}. {o['label']}" for n, o in enumerate(pending["options"], start=1))
-            answer = f"{pending['question']}\n{options}"
-        return AskResult(
-            thread_id=thread_id, run_id=values.get("run_id"), status=status,
-            question=values.get("question", question), rewritten_question=values.get("rewritten"),
-            topic=values.get("topic"),
-            period=period.model_dump(mode="json") if period else None,
-            sql=values.get("sql") if status == "answered" or values.get("sql") else None,
-            columns=result.columns if result and status == "answered" else [],
-            rows=[list(r) for r in result.rows] if result and status == "answered" else [],
-            row_count=result.row_count if result and status == "answered" else 0,
-            answer=answer, table=values.get("table") if status == "answered" else None,
-            chart=values.get("chart") if status == "answered" else None,
-            chart_png=values.get("chart_png") if status == "answered" else None,
-            excel=values.get("excel") if status == "answered" else None,
-            clarification=pending, checks=values.get("checks") or [],
-            sql_source=values.get("sql_source") if values.get("sql") else None,
-            sql_explanation=values.get("sql_explanation"), sql_confidence=values.get("sql_confidence"),
-            llm_usage=self._usage(calls_before) if calls_before is not None else {},
-            tags=["suppressed_errors"] if has_suppressed(trace) else [],
-            trace=trace,
-        )
+        usage = self._usage(calls_before) if calls_before is not None else {}
+        return result_from_state(thread_id, state.values, pending_of(state), question=question, usage=usage)
 
     def close(self) -> None:
         self._telemetry.shutdown(wait=True)
         self.warehouse.close()
 
+
+
+def pending_of(snapshot: Any) -> dict[str, Any] | None:
+    """The clarification a checkpoint is waiting on, if any."""
+    return next((i.value for t in snapshot.tasks for i in t.interrupts), None)
+
+
+def result_from_state(thread_id: str, values: dict[str, Any], pending: dict[str, Any] | None, *,
+                      question: str = "", usage: dict[str, Any] | None = None) -> AskResult:
+    """One turn's public result from the graph state at its end (used live and for history)."""
+    result: QueryResult | None = values.get("result")
+    trace = values.get("trace") or []
+    period: PeriodRef | None = values.get("period")
+    status = "clarification" if pending else values.get("status", "failed")
+    answered = status == "answered"
+    answer = values.get("answer")
+    if pending:
+        options = "\n".join(f"{n}. {o['label']}" for n, o in enumerate(pending["options"], start=1))
+        answer = f"{pending['question']}\n{options}"
+    return AskResult(
+        thread_id=thread_id, run_id=values.get("run_id"), status=status,
+        question=values.get("question", question), rewritten_question=values.get("rewritten"),
+        topic=values.get("topic"),
+        period=period.model_dump(mode="json") if period else None,
+        sql=values.get("sql") if answered or values.get("sql") else None,
+        columns=result.columns if result and answered else [],
+        rows=[list(r) for r in result.rows] if result and answered else [],
+        row_count=result.row_count if result and answered else 0,
+        answer=answer, table=values.get("table") if answered else None,
+        chart=values.get("chart") if answered else None,
+        chart_png=values.get("chart_png") if answered else None,
+        excel=values.get("excel") if answered else None,
+        clarification=pending, checks=values.get("checks") or [],
+        sql_source=values.get("sql_source") if values.get("sql") else None,
+        sql_explanation=values.get("sql_explanation"), sql_confidence=values.get("sql_confidence"),
+        llm_usage=usage or {},
+        tags=["suppressed_errors"] if has_suppressed(trace) else [],
+        trace=trace,
+    )

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from vitrina.ask.service import pending_of, result_from_state
+
 MAX_CHECKPOINTS = 5000  # a dialog longer than this shows its latest turns only
 
 
@@ -23,34 +25,18 @@ def run_links(run_id: str | None, *, excel: bool, chart: bool) -> dict[str, str 
     }
 
 
-def _pending(snapshot: Any) -> dict[str, Any] | None:
-    return next((i.value for t in snapshot.tasks for i in t.interrupts), None)
+TURN_FIELDS = {"run_id", "status", "question", "rewritten_question", "topic", "period", "sql", "answer",
+               "table", "chart", "clarification", "checks", "trace"}
 
 
 def turn_from_values(values: dict[str, Any], pending: dict[str, Any] | None) -> dict[str, Any]:
     """The public shape of one finished turn (the same keys as the SSE result, without rows)."""
-    status = "clarification" if pending else values.get("status", "failed")
-    answered = status == "answered"
-    period = values.get("period")
-    chosen = values.get("chosen") or {}
-    turn = {
-        "run_id": values.get("run_id"),
-        "status": status,
-        "question": values.get("question"),
-        "rewritten_question": values.get("rewritten"),
-        "topic": values.get("topic"),
-        "period": period.model_dump(mode="json") if hasattr(period, "model_dump") else period,
-        "sql": values.get("sql"),
-        "answer": pending["question"] if pending else values.get("answer"),
-        "table": values.get("table") if answered else None,
-        "chart": values.get("chart") if answered else None,
-        "clarification": pending,
-        "chosen": dict(chosen),
-        "checks": values.get("checks") or [],
-        "trace": [e.model_dump(mode="json") if hasattr(e, "model_dump") else e for e in values.get("trace") or []],
-    }
-    turn.update(run_links(turn["run_id"], excel=answered and bool(values.get("excel")),
-                          chart=answered and bool(values.get("chart"))))
+    result = result_from_state("", values, pending)
+    turn = result.model_dump(mode="json", include=TURN_FIELDS)
+    if pending:
+        turn["answer"] = pending["question"]  # the options are shown as buttons
+    turn["chosen"] = dict(values.get("chosen") or {})
+    turn.update(run_links(result.run_id, excel=bool(result.excel), chart=bool(result.chart)))
     return turn
 
 
@@ -61,7 +47,7 @@ def thread_turns(graph: Any, thread_id: str) -> list[dict[str, Any]]:
     for n, snapshot in enumerate(graph.get_state_history(config)):
         if n >= MAX_CHECKPOINTS:
             break
-        pending = _pending(snapshot)
+        pending = pending_of(snapshot)
         if snapshot.next and not pending:
             continue
         if not snapshot.values.get("question"):

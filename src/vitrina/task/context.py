@@ -1,0 +1,29 @@
+"""What every task node may use but never stores in state: services, tools, limits, prompts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from vitrina.config import Settings
+from vitrina.task.limits import TaskConfig
+from vitrina.task.prompts import PromptStore
+
+
+@dataclass
+class TaskContext:
+    settings: Settings
+    config: TaskConfig
+    prompts: PromptStore
+    tools: dict[str, Any]  # name -> vitrina.task.tools.Tool
+    catalog: Any = None  # vitrina.catalog.Catalog
+    warehouse: Any = None  # vitrina.warehouse.Warehouse
+    ask: Callable[[str], Any] | None = None  # question -> AskResult (the ask pipeline)
+    llm: Any = None  # vitrina.llm.LLMClient; None = rules only
+    today: date = field(default_factory=date.today)
+
+    @property
+    def limits(self) -> Any:
+        return self.config.limits

@@ -1,0 +1,39 @@
+"""`run_sql`: one read-only SELECT through the ask job's guard (tables, columns, row cap)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from vitrina.sql.guard import guard
+from vitrina.task.state import ToolOutput
+from vitrina.task.tools.base import Tool, ToolEnv, ToolError
+from vitrina.warehouse import WarehouseError
+
+
+class SqlArgs(BaseModel):
+    sql: str = Field(min_length=1, max_length=20_000, description="One SELECT over the catalog's tables.")
+
+
+def run_sql(env: ToolEnv, args: SqlArgs) -> ToolOutput:
+    ctx = env.ctx
+    if ctx.warehouse is None or ctx.catalog is None:
+        raise ToolError("no warehouse is configured")
+    checked = guard(args.sql, dialect=ctx.warehouse.dialect, allowed_tables=set(ctx.catalog.tables),
+                    allowed_columns=ctx.catalog.allowed_columns(), row_cap=ctx.settings.row_cap)
+    if not checked.ok:
+        env.trace.rejected("SQL rejected by the guard", rules=[v.rule for v in checked.violations])
+        raise ToolError("SQL rejected by the guard: " + "; ".join(f"{v.rule}: {v.message_en}"
+                                                                   for v in checked.violations))
+    try:
+        result = ctx.warehouse.execute(checked.sql)
+    except WarehouseError as exc:
+        raise ToolError(f"warehouse {exc.kind} error: {exc}") from None
+    if result.truncated:
+        env.trace.rejected("rows beyond the row cap dropped", row_cap=ctx.settings.row_cap)
+    env.trace.measurement("sql executed", rows=result.row_count, ms=result.elapsed_ms)
+    summary = f"{result.row_count} rows; columns: {', '.join(result.columns)}"
+    return env.table_output("run_sql", "sql", result.columns, result.rows, summary, meta={"sql": checked.sql})
+
+
+TOOL = Tool("run_sql", "Run one read-only SELECT over the warehouse (checked by the SQL guard); "
+            "the result becomes this step's table.", run_sql, SqlArgs)
