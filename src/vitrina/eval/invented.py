@@ -14,7 +14,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from vitrina.ask.columns import ColumnMeta, ColumnRole, ValueFormat
-from vitrina.ask.numbers import allowed_numbers, as_date, is_number, numbers_in_text
+from vitrina.ask.numbers import allowed_numbers, as_date, is_number, numbers_in_text, to_decimal
 from vitrina.warehouse.result import QueryResult
 
 
@@ -25,8 +25,9 @@ def _metas(columns: list[str], rows: list[list[Any]]) -> list[ColumnMeta]:
         values = [r[i] for r in rows if r[i] is not None]
         if values and all(as_date(v) is not None and not is_number(v) for v in values):
             role, fmt = ColumnRole.PERIOD, ValueFormat.DATE
-        elif values and all(is_number(v) for v in values):
-            role, fmt = ColumnRole.METRIC, ValueFormat.NUMBER
+        elif values and all(is_number(v) for v in values):  # summable, so totals and means count
+            whole = all(to_decimal(v) == to_decimal(v).to_integral_value() for v in values)
+            role, fmt = ColumnRole.METRIC, ValueFormat.COUNT if whole else ValueFormat.MONEY
         else:
             role, fmt = ColumnRole.DIMENSION, ValueFormat.TEXT
         metas.append(ColumnMeta(name=name, role=role, label_ru=name, label_en=name, fmt=fmt))

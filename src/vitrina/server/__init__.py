@@ -4,7 +4,9 @@ Shaped like Datasette: :func:`create_app` builds one app object from settings, t
 live in one table (:mod:`vitrina.server.routes`), the views in :mod:`vitrina.server.views`.
 """
 
-from vitrina.server.app import create_app
-from vitrina.server.options import ServeOptions
+from vitrina.lazy import lazy_exports
 
-__all__ = ["ServeOptions", "create_app"]
+_EXPORTS = {"create_app": "vitrina.server.app", "ServeOptions": "vitrina.server.options"}
+
+__all__ = sorted(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)
