@@ -50,7 +50,8 @@ class Comparison:
 
 
 _SPACES = " \u00a0\u202f\u2009"
-_UNITS = re.compile(r"^(?:RUB|USD|EUR|[$€₽])\s*|\s*(?:₽|руб\.?|RUB|USD|EUR|[$€%])$", re.IGNORECASE)
+_PREFIX = re.compile(r"^(?:RUB|USD|EUR|[$€₽])\s*", re.IGNORECASE)
+_SUFFIX = re.compile(r"\s*(?:₽|руб\.?|RUB|USD|EUR|[$€%])$", re.IGNORECASE)
 _GROUPED_SPACE = re.compile(rf"^[-+−]?[1-9]\d{{0,2}}(?:[{_SPACES}]\d{{3}})+(?:[.,]\d+)?$")
 _GROUPED_COMMA = re.compile(r"^[-+−]?[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$")
 _PLAIN = re.compile(r"^[-+−]?(?:0|[1-9]\d*)(?:[.,]\d+)?$")
@@ -69,9 +70,7 @@ def parse_number_text(text: str) -> tuple[Decimal, int] | None:
     >>> parse_number_text("007"), parse_number_text("Москва")
     (None, None)
     """
-    t = _UNITS.sub("", text.strip()).strip()
-    for _ in range(2):  # "RUB 1 234" and "1 234 ₽" both lose their mark
-        t = _UNITS.sub("", t).strip()
+    t = _SUFFIX.sub("", _PREFIX.sub("", text.strip(), count=1), count=1)  # one mark: "RUB 1 234", "1 234 ₽"
     if _GROUPED_COMMA.match(t):
         t = t.replace(",", "")
     elif _GROUPED_SPACE.match(t):

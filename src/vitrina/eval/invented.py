@@ -10,6 +10,7 @@ shows. Rounding never turns one whole number into another.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -40,12 +41,16 @@ def _decimals(number: Decimal) -> int:
 
 
 def _date_parts(values: Iterable[Any]) -> set[Decimal]:
+    """Year, month, day, quarter and ISO week of each date and of the Sunday that ends its
+    week (week labels show both ends: "нед. 2026-W44 (26.10–01.11)")."""
     out: set[Decimal] = set()
     for value in values:
         d = as_date(value)
-        if d is not None:
-            iso = d.isocalendar()
-            out.update(Decimal(n) for n in (d.year, d.month, d.day, (d.month - 1) // 3 + 1, iso.week))
+        if d is None:
+            continue
+        for day in (d, d + timedelta(days=6)):
+            iso = day.isocalendar()
+            out.update(Decimal(n) for n in (day.year, day.month, day.day, (day.month - 1) // 3 + 1, iso.week))
     return out
 
 
@@ -62,6 +67,7 @@ def invented_numbers(answer: str | None, columns: list[str], rows: list[list[Any
     texts = [t for t in trusted if t]
     allowed = allowed_numbers(result, _metas(columns, rows), texts=texts)
     allowed |= _date_parts(v for v in (period or {}).values() if isinstance(v, str))
+    allowed |= _date_parts(v for row in rows for v in row)
     allowed |= {Decimal(n) for n in extra}
     fractional = [a for a in allowed if a != a.to_integral_value()]
     out = []

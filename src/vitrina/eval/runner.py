@@ -120,7 +120,7 @@ def _play(h: Harness, case: Case) -> _Played:
             if reply is None:
                 clar = result.clarification or {}
                 played.pending = (f"waiting for an answer to the clarification {clar.get('question', '')!r} "
-                                  f"(options {bank_key(clar)}): `vitrina eval bank --answer {case.id} "
+                                  f"(options {bank_key(clar)}): `vitrina eval bank --answer {h.suite.name}:{case.id} "
                                   f"'{bank_key(clar)}' TEXT`")
                 return played
             result = h.service.ask(reply, thread_id=thread, segment=segment)

@@ -89,7 +89,8 @@ class TaskState(TypedDict, total=False):
     corrections: int  # corrective messages sent for this step
     step_done: bool
     decision: dict[str, Any] | None
-    total_iterations: int  # the global bound
+    total_iterations: int  # counted against the global bound
+    halt: str | None  # "global_bound" once the whole task's iteration bound is reached
     # results
     history: Annotated[list[dict[str, Any]], operator.add]  # compressed step records
     summary: str | None

@@ -44,9 +44,13 @@ def clarify(state: AskState) -> dict:
             "trace": trace.events,
         }
     trace.branch("clarified", kind=request["kind"], chosen=chosen)
-    return {
+    update = {
         "chosen": {**state.get("chosen", {}), request["kind"]: chosen},
         "clarification": None,
         "clarifications_in_row": count,
         "trace": trace.events,
     }
+    if len(normalize(reply_text).split()) > 1:
+        # "кошельков через приложение": the choice plus a condition; keep both
+        update["rewritten"] = f"{state['rewritten']} {reply_text}".strip()
+    return update

@@ -8,7 +8,9 @@ measure ending where that step's period ends (for a forecast).
 from __future__ import annotations
 
 import re
+import shutil
 from datetime import date, timedelta
+from pathlib import Path
 
 from pydantic import BaseModel, Field
 
@@ -36,8 +38,10 @@ def _shift_year(d: date, years: int) -> date:
         return d.replace(year=d.year - years, day=28)
 
 
-def _ru(d: date) -> str:
-    return d.strftime("%d.%m.%Y")
+def _span(start: date, end: date, lang: str) -> str:
+    if lang == "ru":
+        return f"с {start:%d.%m.%Y} по {end:%d.%m.%Y}"
+    return f"from {start.isoformat()} to {end.isoformat()}"
 
 
 def _source(env: ToolEnv, n: int) -> dict:
@@ -55,7 +59,7 @@ def derived_question(env: ToolEnv, args: AskArgs) -> str:
         start = _shift_year(date.fromisoformat(meta["start"]), args.years)
         end = _shift_year(date.fromisoformat(meta["end"]), args.years)
         base = meta["question"].replace(meta.get("span") or "", "").strip()
-        return f"{base} с {_ru(start)} по {_ru(end)}"
+        return f"{base} {_span(start, end, env.lang)}"
     if args.series_from_step is not None:
         meta = _source(env, args.series_from_step)
         end = date.fromisoformat(meta["end"])
@@ -63,7 +67,8 @@ def derived_question(env: ToolEnv, args: AskArgs) -> str:
         for _ in range(args.months - 1):
             first = (first - timedelta(days=1)).replace(day=1)
         base = DIMENSION.sub("", meta["question"].replace(meta.get("span") or "", "")).strip(" ,.")
-        return f"{base} по месяцам с {_ru(first)} по {_ru(end)}"
+        by_month = "по месяцам" if env.lang == "ru" else "by month"
+        return f"{base} {by_month} {_span(first, end, env.lang)}"
     if not args.question.strip():
         raise ToolError("ask needs a question")
     return args.question.strip()
@@ -78,7 +83,12 @@ def ask(env: ToolEnv, args: AskArgs) -> ToolOutput:
     if result.status != "answered":
         raise ToolError(f"ask {result.status}: {result.answer or ''}".strip())
     period = result.period or {}
-    files = [f for f in (result.excel, result.chart_png) if f]
+    files = []
+    for found in (result.excel, result.chart_png):
+        if found and Path(found).is_file():  # the ask run's files, copied next to the step's table
+            target = env.folder / f"ask-{env.seq}{Path(found).suffix}"
+            shutil.copyfile(found, target)
+            files.append(str(target))
     meta = {"question": result.rewritten_question or question, "sql": result.sql, "span": period.get("span"),
             "start": period.get("start"), "end": period.get("end"), "label": period.get(f"label_{env.lang}")}
     return env.table_output("ask", "ask", result.columns, result.rows, result.answer or "", files=files, meta=meta)

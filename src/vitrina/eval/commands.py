@@ -1,0 +1,256 @@
+"""CLI of the eval harness: `vitrina eval run | compare | review | list | bank | report`."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+
+from vitrina.eval.errors import EvalError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from vitrina.eval.records import RunRecord
+    from vitrina.eval.store import EvalStore, ReviewItem
+    from vitrina.eval.suite import Suite
+
+console = Console()
+err = Console(stderr=True)
+
+eval_app = typer.Typer(help="Measure whether answers are right, and which configuration answers best. / "
+                            "Оценка качества ответов и сравнение конфигураций.", no_args_is_help=True)
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    err.print(f"[red]error / ошибка:[/] {message}")
+    return typer.Exit(code)
+
+
+@contextmanager
+def _store() -> Iterator[EvalStore]:
+    from vitrina.config import load_settings
+    from vitrina.eval.store import EvalStore
+
+    store = EvalStore.from_settings(load_settings())
+    try:
+        yield store
+    except EvalError as exc:
+        raise _fail(str(exc)) from exc
+    finally:
+        store.close()
+
+
+def resolve_suite_path(ref: str) -> Path:
+    """A suite file: the path as given, else suites/<ref>.yaml in the current directory."""
+    path = Path(ref)
+    if path.is_file():
+        return path
+    for candidate in (Path("suites") / f"{ref}.yaml", Path("suites") / ref):
+        if candidate.is_file():
+            return candidate
+    raise EvalError(f"suite not found: {ref} (a YAML file, or a name in ./suites/)",
+                    message_ru=f"набор не найден: {ref}")
+
+
+def load_suite_ref(ref: str, cases: list[str] | None = None, tags: list[str] | None = None,
+                   limit: int | None = None) -> Suite:
+    from vitrina.eval.suite import load_suite
+
+    suite = load_suite(resolve_suite_path(ref)).select(cases, tags, limit)
+    if not suite.cases:
+        raise EvalError("no cases selected", message_ru="не выбрано ни одного случая")
+    return suite
+
+
+def _show(runs: list[RunRecord], html: Path | None, title: str | None = None) -> None:
+    from vitrina.eval.report_html import write_html
+    from vitrina.eval.report_terminal import report
+
+    console.print(report(runs, title))
+    if html is not None:
+        console.print(f"[dim]HTML report / HTML-отчёт:[/] {write_html(runs, html, title)}")
+
+
+@eval_app.command("run")
+def run_command(
+    suite: Annotated[str, typer.Argument(help="suite YAML file, or a name in ./suites/")],
+    config: Annotated[Path | None, typer.Option("--config", help="one run configuration (YAML)")] = None,
+    matrix: Annotated[Path | None, typer.Option("--matrix", help="a matrix of configurations (YAML)")] = None,
+    html: Annotated[Path | None, typer.Option("--html", help="write the HTML report here")] = None,
+    db: Annotated[str | None, typer.Option("--db", help="warehouse URL instead of the suite's")] = None,
+    case: Annotated[list[str] | None, typer.Option("--case", help="only these case ids")] = None,
+    tag: Annotated[list[str] | None, typer.Option("--tag", help="only cases with these tags")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="only the first N cases")] = None,
+) -> None:
+    """Run a suite (under one configuration or a matrix), store the run(s), print the report."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from vitrina.eval.experiment import RunConfig, load_config, load_matrix
+    from vitrina.eval.runner import run_matrix, run_suite
+
+    if config is not None and matrix is not None:
+        raise _fail("give --config or --matrix, not both / укажите --config или --matrix, не оба")
+    with _store() as store:
+        the_suite = load_suite_ref(suite, case, tag, limit)
+        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   TextColumn("[dim]{task.fields[case]}"))
+        with Progress(*columns, console=err, transient=True) as bar:
+            def tracker(name: str):  # one bar per configuration
+                task = bar.add_task(name, total=len(the_suite.cases), case="")
+                return lambda done, total, case_id: bar.update(task, completed=done, case=case_id)
+
+            if matrix is not None:
+                spec, configs = load_matrix(matrix)
+                matrix_id, runs = run_matrix(the_suite, configs, store=store, db_url=db, progress=tracker)
+                title = f"{spec.name} ({matrix_id}): {the_suite.name}"
+            else:
+                cfg = load_config(config) if config is not None else RunConfig()
+                runs = [run_suite(the_suite, cfg, store=store, db_url=db, progress=tracker(cfg.name))]
+                title = f"{the_suite.name}: {runs[0].config_name}"
+        _show(runs, html, title)
+        console.print("runs / запуски: " + ", ".join(r.id for r in runs))
+
+
+@eval_app.command("compare")
+def compare_command(
+    a: Annotated[str, typer.Argument(help="run id (or prefix, or 'last')")],
+    b: Annotated[str, typer.Argument(help="run id (or prefix, or 'last')")],
+    html: Annotated[Path | None, typer.Option("--html", help="write both runs as one HTML report")] = None,
+) -> None:
+    """Compare two stored runs: metrics with their change, and the cases that changed."""
+    from vitrina.eval.run_compare import diff_runs, render_diff
+
+    with _store() as store:
+        run_a, run_b = store.load_run(a), store.load_run(b)
+        console.print(render_diff(diff_runs(run_a, run_b)))
+        if html is not None:
+            from vitrina.eval.report_html import write_html
+
+            console.print(f"[dim]HTML report / HTML-отчёт:[/] {write_html([run_a, run_b], html)}")
+
+
+@eval_app.command("report")
+def report_command(
+    run: Annotated[str, typer.Argument(help="run id, a matrix id, or 'last'")] = "last",
+    html: Annotated[Path | None, typer.Option("--html", help="write the HTML report here")] = None,
+) -> None:
+    """Show a stored run (or every run of a matrix) again."""
+    with _store() as store:
+        ids = store.matrix_runs(run) or [run]
+        _show([store.load_run(i) for i in ids], html)
+
+
+@eval_app.command("list")
+def list_command(limit: Annotated[int, typer.Option("--limit", help="newest N runs")] = 20) -> None:
+    """Stored runs, newest first."""
+    from vitrina.eval.metrics import summarize
+    from vitrina.eval.report_terminal import format_metric
+
+    with _store() as store:
+        runs = store.list_runs(limit)
+    if not runs:
+        console.print("no runs yet / запусков пока нет: `vitrina eval run SUITE`")
+        return
+    table = Table(title="eval runs / запуски оценки", title_justify="left")
+    for name in ("run", "suite", "config", "matrix", "started", "cases", "accuracy", "in review"):
+        table.add_column(name, justify="right" if name in ("cases", "accuracy", "in review") else "left")
+    for run in runs:
+        s = summarize(run.cases)
+        table.add_row(run.id, run.suite, run.config_name, run.matrix_id or "", run.started_at, str(s.cases),
+                      format_metric(s.accuracy, "rate"), str(s.in_review))
+    console.print(table)
+
+
+def _review_panel(item: ReviewItem) -> Panel:
+    c = item.case
+    lines = [f"[bold]{' → '.join(c.turns)}[/]", f"reason / причина: {c.reason}",
+             f"judge / судья: {'equivalent' if c.judge_ok else 'different'} — {c.judge_reason or ''}"]
+    if c.sql:
+        lines.append(f"[dim]{c.sql}[/]")
+    lines.append(f"expected / ожидалось ({c.expected_count}): {c.expected[:5]}")
+    lines.append(f"got / получено ({c.got_count}): {c.got[:5]}")
+    if c.diff:
+        lines.append(c.diff)
+    return Panel("\n".join(lines), title=f"{c.case_id} · run {item.run_id}", title_align="left")
+
+
+@eval_app.command("review")
+def review_command(
+    run: Annotated[str | None, typer.Option("--run", help="only this run's queue")] = None,
+    case: Annotated[str | None, typer.Option("--case", help="decide this case without prompts")] = None,
+    verdict: Annotated[str | None, typer.Option("--verdict", help="right | wrong")] = None,
+    comment: Annotated[str | None, typer.Option("--comment", help="why (required)")] = None,
+) -> None:
+    """The review queue: cases where the judge and the automatic check disagree. Each verdict
+    needs a comment; manual verdicts change the run's metrics."""
+    with _store() as store:
+        if case is not None:
+            items = [i for i in store.open_reviews(run) if i.case.case_id == case]
+            if not items and run is None:
+                raise _fail(f"case {case!r} is not waiting for review / случай {case!r} не ждёт проверки")
+            run_id = run or items[0].run_id
+            if verdict is None:
+                raise _fail("--verdict right|wrong is required with --case / нужен --verdict right|wrong")
+            store.decide(run_id, case, verdict, comment)
+            console.print(f"recorded / записано: {case} = {verdict}")
+            return
+        items = store.open_reviews(run)
+        if not items:
+            console.print("nothing to review / проверять нечего")
+            return
+        for n, item in enumerate(items, start=1):
+            console.print(f"[dim]{n}/{len(items)}[/]")
+            console.print(_review_panel(item))
+            choice = typer.prompt("verdict / вердикт [right/wrong/skip]", default="skip").strip().lower()
+            if choice not in ("right", "wrong"):
+                continue
+            text = ""
+            while not text.strip():
+                text = typer.prompt("comment (required) / комментарий (обязателен)", default="", show_default=False)
+                if not text.strip():
+                    err.print("[yellow]a verdict needs a comment / вердикту нужен комментарий[/]")
+            store.decide(item.run_id, item.case.case_id, choice, text)
+            console.print(f"recorded / записано: {item.case.case_id} = {choice}")
+
+
+@eval_app.command("bank")
+def bank_command(
+    suite: Annotated[str | None, typer.Option("--suite", help="only this suite's answers")] = None,
+    answer: Annotated[tuple[str, str, str] | None, typer.Option(
+        "--answer", help="store an answer: SUITE:CASE KEY TEXT (KEY as listed)")] = None,
+) -> None:
+    """The clarification bank: stored answers to clarifying questions, and those still missing."""
+    from vitrina.eval.store import BankEntry
+
+    with _store() as store:
+        if answer is not None:
+            where, key, text = answer
+            suite_name, _, case_id = where.rpartition(":")
+            known = [e for e in store.bank(suite_name or suite) if e.case_id == case_id and e.key == key]
+            if not known or not (suite_name or suite):
+                raise _fail(f"no clarification {key!r} for case {where!r}; see `vitrina eval bank` / "
+                            "такого уточнения нет в банке")
+            entry = known[0]
+            store.bank_put(BankEntry(**{**entry.model_dump(), "answer": text, "source": "manual"}))
+            console.print(f"stored / сохранено: {entry.suite}:{case_id} [{key}] → {text}")
+            return
+        entries = store.bank(suite)
+    if not entries:
+        console.print("the bank is empty / банк пуст")
+        return
+    table = Table(title="clarification bank / банк ответов на уточнения", title_justify="left")
+    for name in ("suite:case", "key", "question", "answer"):
+        table.add_column(name, overflow="fold")
+    for e in entries:
+        table.add_row(f"{e.suite}:{e.case_id}", e.key, e.question, e.answer or "[yellow]needed / нужен[/]")
+    console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(eval_app, name="eval")

@@ -1,0 +1,134 @@
+"""CLI: `vitrina task "..."`: the plan as a table, approvals typed or chosen, `--auto`, `--yes`.
+Thin: build the service, show what the task waits for, send the answer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+LABELS = {
+    "ru": {"approve": "одобрить", "edit": "изменить", "replan": "перепланировать", "stop": "остановить",
+           "redo": "повторить", "skip": "пропустить", "plan": "План", "step": "Шаг", "tool": "Инструмент",
+           "status": "Статус", "choose": "Выбор", "comment": "Комментарий", "steps": "Новые шаги, по одному в строке "
+           "(пустая строка — конец)", "task": "задача"},
+    "en": {"approve": "approve", "edit": "edit", "replan": "replan", "stop": "stop", "redo": "redo", "skip": "skip",
+           "plan": "Plan", "step": "Step", "tool": "Tool", "status": "Status", "choose": "Choice",
+           "comment": "Comment", "steps": "New steps, one per line (empty line ends)", "task": "task"},
+}
+MAX_EDIT_LINES = 20
+
+
+def plan_table(view: Any) -> Table:
+    t = LABELS.get(view.lang, LABELS["en"])
+    table = Table(title=f"{t['plan']} · {view.plan_source or ''}", show_lines=False)
+    for col in ("#", t["step"], t["tool"], t["status"]):
+        table.add_column(col)
+    for s in view.plan:
+        table.add_row(str(s.n), s.title, s.tool or "", s.status)
+    return table
+
+
+def _choose(options: list[str], lang: str) -> str:
+    t = LABELS.get(lang, LABELS["en"])
+    menu = "  ".join(f"[bold]{i}[/] {t[o]}" for i, o in enumerate(options, start=1))
+    for _ in range(10):
+        raw = console.input(f"{menu}\n{t['choose']}: ").strip().lower()
+        if raw.isdigit() and 1 <= int(raw) <= len(options):
+            return options[int(raw) - 1]
+        for o in options:
+            if raw in (o, t[o]) or (raw and (o.startswith(raw) or t[o].startswith(raw))):
+                return o
+    return "stop"
+
+
+def ask_decision(view: Any) -> dict[str, Any]:
+    """Show what the task waits for and read the user's answer."""
+    t = LABELS.get(view.lang, LABELS["en"])
+    pending = view.pending
+    if pending["kind"] == "plan":
+        console.print(plan_table(view))
+    else:
+        step = pending["step"]
+        console.print(f"[bold]{t['step']} {step['n']}. {step['title']}[/]", highlight=False)
+        if step.get("report"):
+            console.print(step["report"], highlight=False, markup=False)
+        for out in step.get("outputs", []):
+            if out.get("files"):
+                console.print("  " + ", ".join(out["files"]), highlight=False, markup=False)
+        if pending.get("error"):
+            console.print(f"[red]{pending['error']}[/]", highlight=False)
+    action = _choose(pending["options"], view.lang)
+    decision: dict[str, Any] = {"action": action}
+    if action in ("replan", "redo"):
+        decision["comment"] = console.input(f"{t['comment']}: ").strip()
+    if action == "edit":
+        console.print(t["steps"])
+        lines = []
+        for _ in range(MAX_EDIT_LINES):
+            line = console.input("> ").strip()
+            if not line:
+                break
+            lines.append(line)
+        decision["steps"] = lines or [s.title for s in view.plan]
+    return decision
+
+
+def task_command(
+    request: Annotated[str, typer.Argument(help="A multi-step analytical task in Russian or English.")],
+    auto: Annotated[bool, typer.Option("--auto", help="Autonomous: an evaluator approves each step.")] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every plan and step (failed steps skipped).")] = False,
+    db: Annotated[str | None, typer.Option("--db", help="Warehouse SQLAlchemy URL.")] = None,
+    catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog folder.")] = None,
+    no_llm: Annotated[bool, typer.Option("--no-llm", help="Rules only: the plan from a template.")] = False,
+    task_id: Annotated[str | None, typer.Option("--task", help="Continue this task (after a crash or a pause).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the final task as JSON.")] = False,
+) -> None:
+    """Plan a task, approve the plan and each step, get files and a summary."""
+    from vitrina.config import load_settings
+    from vitrina.task.service import InvalidDecision, TaskService, auto_decision
+
+    settings = load_settings(db_url=db, catalog_dir=catalog)
+    if not settings.db_url:
+        from vitrina.ask.commands import ensure_demo
+
+        ensure_demo(settings)
+    service = TaskService(settings, use_llm=not no_llm)
+
+    def progress(event: dict[str, Any]) -> None:
+        if not as_json and event.get("step") and event["node"] == "execute":
+            step = event["step"]
+            mark = "[red]✗[/]" if step.get("error") else "[green]✓[/]"
+            console.print(f"{mark} {step['n']}. {step['title']}", highlight=False)
+
+    try:
+        if task_id:
+            view = service.resume(task_id, on_event=progress)
+        else:
+            view = service.start(request, mode="auto" if auto else "semi", on_event=progress)
+            console.print(f"{LABELS.get(view.lang, LABELS['en'])['task']} {view.task_id}", style="dim")
+        for _ in range(service.config.limits.max_decisions):
+            if view.pending is None:
+                break
+            decision = auto_decision(view.pending) if yes else ask_decision(view)
+            try:
+                view = service.decide(view.task_id, decision, on_event=progress)
+            except InvalidDecision as exc:
+                console.print(f"[red]{exc}[/]", highlight=False)
+    finally:
+        service.close()
+    if as_json:
+        console.print_json(json.dumps(view.model_dump(mode="json", exclude={"trace"}), ensure_ascii=False,
+                                      default=str))
+        return
+    console.print(view.summary or view.status, highlight=False, markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add `task`."""
+    app.command("task")(task_command)

@@ -1,0 +1,70 @@
+"""Background runs of tasks for the web page: one worker pool, an event log per task (bounded)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+MAX_EVENTS = 2_000  # per task; older events are dropped first
+MAX_TASKS = 500  # logs kept in memory
+
+
+class TaskRunner:
+    def __init__(self, service: Any, *, workers: int = 2) -> None:
+        self.service = service
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vitrina-task")
+        self._logs: dict[str, list[dict[str, Any]]] = {}
+        self._offsets: dict[str, int] = {}
+        self._busy: set[str] = set()
+        self._lock = threading.Condition()
+
+    def busy(self, task_id: str) -> bool:
+        with self._lock:
+            return task_id in self._busy
+
+    def _append(self, task_id: str, event: dict[str, Any]) -> None:
+        with self._lock:
+            log = self._logs.setdefault(task_id, [])
+            log.append(event)
+            if len(log) > MAX_EVENTS:
+                drop = len(log) - MAX_EVENTS
+                del log[:drop]
+                self._offsets[task_id] = self._offsets.get(task_id, 0) + drop
+            self._lock.notify_all()
+
+    def submit(self, task_id: str, work: Callable[[Callable[[dict[str, Any]], None]], Any]) -> None:
+        """Run `work(on_event)` in the pool; the log ends the run with an `idle` (or `error`) event."""
+        with self._lock:
+            if task_id in self._busy:
+                raise RuntimeError(f"task {task_id} is already running")
+            self._busy.add(task_id)
+            if len(self._logs) >= MAX_TASKS and task_id not in self._logs:
+                self._logs.pop(next(iter(self._logs)))
+
+        def job() -> None:
+            try:
+                view = work(lambda e: self._append(task_id, e))
+                final = {"node": "idle", "status": view.status}
+            except Exception as exc:  # shown on the page; the checkpoint keeps the task resumable
+                final = {"node": "error", "message": f"{type(exc).__name__}: {exc}"}
+            with self._lock:
+                self._busy.discard(task_id)
+            self._append(task_id, final)
+
+        self._pool.submit(job)
+
+    def events(self, task_id: str, after: int, wait_s: float) -> tuple[list[dict[str, Any]], int, bool]:
+        """Events with index >= `after` (waiting up to `wait_s` for some), the next index, and
+        whether the task is idle."""
+        with self._lock:
+            if len(self._logs.get(task_id, [])) + self._offsets.get(task_id, 0) <= after and task_id in self._busy:
+                self._lock.wait(timeout=wait_s)
+            offset = self._offsets.get(task_id, 0)
+            log = self._logs.get(task_id, [])
+            start = max(0, after - offset)
+            return list(log[start:]), offset + len(log), task_id not in self._busy
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)

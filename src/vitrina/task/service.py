@@ -1,0 +1,228 @@
+"""The task job's entry point: start a task, answer its approvals, resume it, read it.
+
+One TaskService per process; a task is a LangGraph thread (its id is the task id) in a
+checkpointer (SQLite under VITRINA_HOME by default), so a task survives a crash and resumes
+from its last finished node without doing finished steps again.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from langgraph.types import Command
+from pydantic import BaseModel, Field
+
+from vitrina.checkpoint import register_state_types, sqlite_checkpointer
+from vitrina.config import Settings, load_settings
+from vitrina.task.context import TaskContext
+from vitrina.task.graph import build_graph, recursion_limit
+from vitrina.task.limits import TaskConfig, load_task_config
+from vitrina.task.plan import detect_lang
+from vitrina.task.prompts import PromptStore
+from vitrina.task.state import PLAN_ACTIONS, STEP_ACTIONS, Mode, Step, ToolOutput
+from vitrina.task.tools import default_tools
+from vitrina.trace import Trace, TraceEvent
+from vitrina.trace.events import EventKind
+
+log = logging.getLogger(__name__)
+
+register_state_types([Step, ToolOutput, TraceEvent, EventKind])
+
+
+class InvalidDecision(ValueError):
+    """A decision the waiting task does not accept (wrong action, nothing pending)."""
+
+
+class TaskView(BaseModel):
+    """A task as every face shows it (CLI, web, MCP): plan, what it waits for, results."""
+
+    task_id: str
+    status: str
+    request: str = ""
+    mode: str = "semi"
+    lang: str = "ru"
+    plan: list[Step] = Field(default_factory=list)
+    plan_source: str | None = None
+    pending: dict[str, Any] | None = None  # the interrupt payload: kind plan | step, options
+    summary: str | None = None
+    files: list[str] = Field(default_factory=list)
+    out_dir: str | None = None
+    history: list[dict[str, Any]] = Field(default_factory=list)
+    prompts: list[dict[str, Any]] = Field(default_factory=list)
+    trace: list[TraceEvent] = Field(default_factory=list)
+
+
+class TaskService:
+    def __init__(self, settings: Settings | None = None, *, catalog: Any = None, warehouse: Any = None,
+                 ask: Callable[[str], Any] | None = None, llm: Any = None, use_llm: bool = True,
+                 today: date | None = None, checkpointer: Any = None, config: TaskConfig | None = None,
+                 tools: dict[str, Any] | None = None, prompts: PromptStore | None = None) -> None:
+        self.settings = settings or load_settings()
+        self.config = config or load_task_config(self.settings)
+        self.today = today or date.today()
+        self.llm = (llm if llm is not None else self._configured_llm()) if use_llm else None
+        self._ask_service: Any = None
+        if ask is None:
+            ask, catalog, warehouse = self._ask_pipeline(catalog, warehouse)
+        self.setup_trace = Trace("task_setup")
+        self.tools = tools if tools is not None else default_tools(self._mcp_tools())
+        self.context = TaskContext(settings=self.settings, config=self.config,
+                                   prompts=prompts or PromptStore.from_env(label=self.config.prompt_label),
+                                   tools=self.tools, catalog=catalog, warehouse=warehouse, ask=ask, llm=self.llm,
+                                   today=self.today)
+        self.checkpointer = checkpointer or sqlite_checkpointer(self.settings.home / "tasks.sqlite")
+        self.graph = build_graph(checkpointer=self.checkpointer)
+
+    # --- wiring -------------------------------------------------------------------------
+
+    def _configured_llm(self) -> Any:
+        from vitrina.llm.factory import LLMSettingsError, build_client
+
+        try:
+            return build_client(self.settings)
+        except LLMSettingsError as exc:
+            log.warning("LLM settings ignored, rules only: %s", exc)
+            return None
+
+    def _ask_pipeline(self, catalog: Any, warehouse: Any) -> tuple[Callable[[str], Any], Any, Any]:
+        from vitrina.ask.service import AskService
+
+        self._ask_service = AskService(self.settings, catalog=catalog, warehouse=warehouse, today=self.today,
+                                       write_files=True, llm=self.llm, use_llm=self.llm is not None)
+        service = self._ask_service
+        return (lambda q: service.ask(q)), service.catalog, service.warehouse
+
+    def _mcp_tools(self) -> list[Any]:
+        if not self.config.mcp_servers:
+            return []
+        from vitrina.task.tools.mcp import load_mcp_tools
+
+        return load_mcp_tools(self.config.mcp_servers, timeout_s=self.config.mcp_timeout_s, trace=self.setup_trace)
+
+    def _config(self, task_id: str) -> dict[str, Any]:
+        return {"configurable": {"thread_id": task_id}, "recursion_limit": recursion_limit(self.config.limits)}
+
+    # --- running ------------------------------------------------------------------------
+
+    def stream(self, payload: Any, task_id: str) -> Iterator[dict[str, Any]]:
+        """Drive the graph until it waits or ends, yielding one event per finished node."""
+        for update in self.graph.stream(payload, self._config(task_id), context=self.context,
+                                        stream_mode="updates", durability="sync"):
+            for node, values in update.items():
+                if node.startswith("__") or not isinstance(values, dict):
+                    continue
+                yield node_event(node, values)
+
+    def start_payload(self, request: str, *, mode: Mode = "semi", task_id: str | None = None,
+                      lang: str | None = None) -> tuple[str, dict[str, Any]]:
+        if mode not in ("semi", "auto"):
+            raise ValueError(f"mode must be semi or auto, got {mode!r}")
+        task_id = task_id or uuid.uuid4().hex[:12]
+        out_dir = self.settings.outputs_dir / f"task-{task_id}"
+        state = {"task_id": task_id, "request": request.strip(), "lang": lang or detect_lang(request), "mode": mode,
+                 "out_dir": str(out_dir), "status": "planning", "total_iterations": 0, "plan_rounds": 0,
+                 "trace": list(self.setup_trace.events)}
+        return task_id, state
+
+    def start(self, request: str, *, mode: Mode = "semi", task_id: str | None = None, lang: str | None = None,
+              on_event: Callable[[dict[str, Any]], None] | None = None) -> TaskView:
+        """Plan the task and run it until the first approval (or to the end in autonomous mode)."""
+        task_id, state = self.start_payload(request, mode=mode, task_id=task_id, lang=lang)
+        for event in self.stream(state, task_id):
+            if on_event is not None:
+                on_event(event)
+        return self.view(task_id)
+
+    def check_decision(self, task_id: str, decision: dict[str, Any]) -> None:
+        pending = self.view(task_id).pending
+        if pending is None:
+            raise InvalidDecision(f"task {task_id} is not waiting for a decision")
+        action = decision.get("action")
+        known = PLAN_ACTIONS if pending["kind"] == "plan" else STEP_ACTIONS
+        if action not in known or action not in pending["options"]:
+            raise InvalidDecision(f"{action!r} is not possible now; choose one of {', '.join(pending['options'])}")
+
+    def decide(self, task_id: str, decision: dict[str, Any],
+               on_event: Callable[[dict[str, Any]], None] | None = None) -> TaskView:
+        """Answer the pending approval and run on to the next one (or the end)."""
+        self.check_decision(task_id, decision)
+        for event in self.stream(Command(resume=decision), task_id):
+            if on_event is not None:
+                on_event(event)
+        return self.view(task_id)
+
+    def resume(self, task_id: str, on_event: Callable[[dict[str, Any]], None] | None = None) -> TaskView:
+        """Continue a task interrupted by a crash from its last checkpoint."""
+        for event in self.stream(None, task_id):
+            if on_event is not None:
+                on_event(event)
+        return self.view(task_id)
+
+    def run(self, request: str, *, mode: Mode = "semi", approve_all: bool = True, task_id: str | None = None,
+            on_event: Callable[[dict[str, Any]], None] | None = None) -> TaskView:
+        """Start and answer every approval by policy: plans approved; steps approved, failed ones skipped."""
+        view = self.start(request, mode=mode, task_id=task_id, on_event=on_event)
+        for _ in range(self.config.limits.max_decisions):
+            if view.pending is None or not approve_all:
+                return view
+            view = self.decide(view.task_id, auto_decision(view.pending), on_event=on_event)
+        return view
+
+    # --- reading ------------------------------------------------------------------------
+
+    def view(self, task_id: str) -> TaskView:
+        snapshot = self.graph.get_state(self._config(task_id))
+        values = snapshot.values or {}
+        if not values:
+            raise KeyError(f"no task {task_id}")
+        pending = next((i.value for t in snapshot.tasks for i in t.interrupts), None)
+        status = values.get("status", "planning")
+        if pending is not None:
+            status = "awaiting_plan" if pending.get("kind") == "plan" else "awaiting_step"
+        elif snapshot.next and status not in ("done", "stopped", "failed"):
+            status = "running"
+        return TaskView(task_id=task_id, status=status, request=values.get("request", ""),
+                        mode=values.get("mode", "semi"), lang=values.get("lang", "ru"), plan=values.get("plan") or [],
+                        plan_source=values.get("plan_source"), pending=pending, summary=values.get("summary"),
+                        files=sorted(set(values.get("files") or [])), out_dir=values.get("out_dir"),
+                        history=values.get("history") or [], prompts=values.get("prompts") or [],
+                        trace=values.get("trace") or [])
+
+    def close(self) -> None:
+        if self._ask_service is not None:
+            self._ask_service.close()
+
+
+def auto_decision(pending: dict[str, Any]) -> dict[str, Any]:
+    """The `--yes` policy: approve plans and good steps; skip a failed step."""
+    if pending.get("kind") == "plan":
+        return {"action": "approve"}
+    return {"action": "approve" if "approve" in pending.get("options", []) else "skip"}
+
+
+def node_event(node: str, values: dict[str, Any]) -> dict[str, Any]:
+    """A node's update as a small JSON-ready event (CLI progress, SSE)."""
+    event: dict[str, Any] = {"node": node}
+    if "status" in values:
+        event["status"] = values["status"]
+    current = values.get("current")
+    plan = values.get("plan")
+    if plan is not None:
+        running = next((s for s in plan if s.status == "in_progress"), None)
+        if running is not None:
+            event["step"] = {"n": running.n, "title": running.title, "report": running.report,
+                             "error": running.error, "outputs": [o.model_dump(mode="json", exclude={"preview"})
+                                                                 for o in running.outputs]}
+    if current is not None:
+        event["current"] = current
+    event["trace"] = [e.model_dump(mode="json") for e in values.get("trace") or []]
+    return event
+
+
+def task_outputs_dir(settings: Settings, task_id: str) -> Path:
+    return settings.outputs_dir / f"task-{task_id}"

@@ -1,0 +1,87 @@
+"""`analyze` (named analyses) and `python` (free code) over earlier steps' tables, both in the
+sandbox: no network, read-only filesystem, CPU/memory/file/wall limits. When the machine
+cannot isolate a subprocess, the tool refuses instead of running unprotected."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from vitrina.task.sandbox import SandboxUnavailable, run_python
+from vitrina.task.state import ToolOutput
+from vitrina.task.tools.base import Tool, ToolEnv, ToolError
+
+LIB = Path(__file__).resolve().parent.parent / "sandbox" / "analyses.py"
+MAX_CODE = 20_000
+MAX_INPUTS = 5
+
+Kind = Literal["compare", "decline", "growth", "shares", "deviation", "forecast"]
+
+
+class AnalyzeArgs(BaseModel):
+    kind: Kind = Field(description="compare (step against other_step), decline (negative changes of a "
+                                   "comparison), growth, shares, deviation, forecast (monthly series)")
+    step: int = Field(description="The step whose table is analysed.")
+    other_step: int | None = Field(None, description="compare: the step with the previous period.")
+    horizon: int = Field(3, ge=1, le=24, description="forecast: months ahead.")
+
+
+class PythonArgs(BaseModel):
+    code: str = Field(min_length=1, max_length=MAX_CODE,
+                      description="Python (numpy, statsmodels). Inputs: in/step<N>.json {columns, rows}; "
+                                  "write out/result.json {columns, rows, note} and files to out/.")
+    steps: list[int] = Field(default_factory=list, max_length=MAX_INPUTS)
+
+
+def _sandboxed(env: ToolEnv, tool: str, script: str, inputs: dict[str, Path], support: list[Path]) -> ToolOutput:
+    try:
+        result = run_python(script, inputs=inputs, support=support, limits=env.ctx.config.sandbox,
+                            work_root=None)
+    except SandboxUnavailable as exc:
+        env.trace.error("sandbox unavailable: analysis refused", error=str(exc))
+        raise ToolError(f"isolation unavailable, the code was not run: {exc}") from None
+    env.trace.measurement("sandbox run", rc=result.returncode, limit=result.limit, wall_s=result.wall_s)
+    if not result.ok:
+        why = f"limit: {result.limit}; " if result.limit else ""
+        raise ToolError(f"analysis failed ({why}exit {result.returncode}): {result.stderr.strip()[-600:]}")
+    table = next((f for f in result.files if f.name == "result.json"), None)
+    extra = []
+    for f in result.files:
+        if f.name != "result.json":
+            target = env.folder / f"{tool}-{env.seq}-{f.name}"
+            env.folder.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(f.read_bytes())
+            extra.append(str(target))
+    if table is None:
+        return ToolOutput(tool=tool, ok=True, summary=result.stdout.strip()[-1000:] or "no table written",
+                          files=extra)
+    data = json.loads(table.read_text(encoding="utf-8"))
+    note = str(data.get("note") or "")
+    summary = f"{note}. {len(data.get('rows', []))} rows; columns: {', '.join(data.get('columns', []))}"
+    return env.table_output(tool, tool, data.get("columns", []), data.get("rows", []), summary, files=extra,
+                            meta={"note": note})
+
+
+def analyze(env: ToolEnv, args: AnalyzeArgs) -> ToolOutput:
+    inputs = {"a.json": Path(env.step_table(args.step).data or "")}
+    if args.kind == "compare":
+        if args.other_step is None:
+            raise ToolError("compare needs other_step (the previous period)")
+        inputs["b.json"] = Path(env.step_table(args.other_step).data or "")
+    params = json.dumps({"horizon": args.horizon})
+    script = f"import analyses\nanalyses.run({args.kind!r}, {params})\n"
+    return _sandboxed(env, "analyze", script, inputs, [LIB])
+
+
+def python(env: ToolEnv, args: PythonArgs) -> ToolOutput:
+    inputs = {f"step{n}.json": Path(env.step_table(n).data or "") for n in args.steps}
+    return _sandboxed(env, "python", args.code, inputs, [])
+
+
+ANALYZE = Tool("analyze", "A named analysis over earlier steps' tables, run in an isolated sandbox: compare, "
+               "decline, growth, shares, deviation, forecast.", analyze, AnalyzeArgs)
+PYTHON = Tool("python", "Run Python (numpy, statsmodels) over earlier steps' tables in an isolated sandbox "
+              "(no network, limits); write out/result.json.", python, PythonArgs)

@@ -1,0 +1,38 @@
+"""Task fixtures: a TaskService over the demo warehouse with the ask pipeline on rules and,
+optionally, a scripted model for the task's own nodes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+TODAY = date(2026, 11, 30)  # the same "today" as tests/conftest.py
+
+
+@pytest.fixture
+def make_task(make_service, tmp_path: Path):
+    """factory(model=None, **limits) -> TaskService; `model` is a ScriptedChatModel or None."""
+    from vitrina.llm import LLMClient
+    from vitrina.task.limits import TaskConfig, TaskLimits
+    from vitrina.task.service import TaskService
+
+    services = []
+
+    def factory(model=None, *, state_path: Path | None = None, ask=None, **limits):
+        asker = make_service(write_files=True)
+        config = TaskConfig(limits=replace(TaskLimits(), **limits))
+        llm = LLMClient(model, timeout_s=5, max_retries=0, sleep=lambda s: None) if model is not None else None
+        from vitrina.checkpoint import sqlite_checkpointer
+
+        service = TaskService(asker.settings, catalog=asker.catalog, warehouse=asker.warehouse,
+                              ask=ask or asker.ask, llm=llm, use_llm=model is not None, today=TODAY,
+                              config=config, checkpointer=sqlite_checkpointer(state_path or tmp_path / "tasks.sqlite"))
+        services.append(service)
+        return service
+
+    yield factory
+    for service in services:
+        service.close()
