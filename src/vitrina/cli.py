@@ -23,6 +23,7 @@ JOBS = (
     "vitrina.server.commands",  # serve, token
     "vitrina.mcp.commands",  # mcp
     "vitrina.llm.commands",  # config
+    "vitrina.eval.commands",  # eval run / compare / review / list / report / bank
 )
 
 for _module in JOBS:

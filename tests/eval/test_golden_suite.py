@@ -20,20 +20,24 @@ MIN_ACCURACY = 0.95  # measured: 150 / 150 right on the demo warehouse (rules on
 
 def test_golden_set_as_a_suite(suite_file: Path, store: EvalStore) -> None:
     suite = load_suite(suite_file)
-    assert len(suite.cases) == 150
+    assert len(suite.cases) >= 150
+    by_expect = {e: sum(c.expect == e for c in suite.cases) for e in ("answered", "refused", "clarification")}
+    scripted_clarifications = sum(c.kind == "clarification" for c in suite.cases)
     run = run_suite(suite, RunConfig(mode="rules"), store=store)
     s = summarize(run.cases)
     print(f"golden suite, rules: accuracy {s.accuracy}, {s.right}/{s.scored} right, "
           f"refusals {s.refusal_right}/{s.refusal_cases}, at once {s.right_at_once}, "
           f"after clarification {s.right_after_clarification}, p50 {s.latency_p50_ms} ms")
     assert run.config_name == "rules"
-    assert s.cases == 150 and s.pending == 0 and s.in_review == 0
+    assert s.cases == len(suite.cases) and s.pending == 0 and s.in_review == 0
     assert s.accuracy is not None and s.accuracy >= MIN_ACCURACY
-    assert s.refusal_cases == 15 and s.refusal_accuracy == 1.0
-    assert s.answer_cases == 133
-    assert s.right_after_clarification == 5  # the golden dialogs that answer a clarification
-    assert s.clarified_cases == 7 and s.clarification_rate == round(7 / 150, 4)
-    assert s.invented_answers == 0 and s.answered_results >= 130
+    assert s.refusal_cases == by_expect["refused"] == 15 and s.refusal_accuracy == 1.0
+    assert s.answer_cases == by_expect["answered"]
+    # the golden dialogs that answer a clarification (measured: 5 of 5), and the must-clarify cases
+    assert s.right_after_clarification >= scripted_clarifications - 1
+    assert s.clarified_cases >= scripted_clarifications + by_expect["clarification"] - 1
+    assert s.clarification_rate == round(s.clarified_cases / s.cases, 4)
+    assert s.invented_answers == 0 and s.invented_number_rate == 0.0
     assert s.llm_calls == 0 and s.total_tokens == 0
 
     stored = store.load_run(run.id)

@@ -77,7 +77,7 @@ def test_virtual_topic_and_instructions_live_in_a_copy() -> None:
     broken = parse_config({"virtual_topic": {"topic": {"id": "x", "name_ru": "x", "name_en": "x"},
                                              "metrics": [{"id": "m", "name_ru": "m", "name_en": "m",
                                                           "table": "dwh.nowhere", "expression": "1"}]}})
-    with pytest.raises(EvalError, match="unknown table 'dwh.nowhere'"):
+    with pytest.raises(EvalError, match=r"unknown table 'dwh\.nowhere'"):
         catalog_for(broken, base)
 
 

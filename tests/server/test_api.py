@@ -167,3 +167,16 @@ def test_pages_and_static_files(client):
     assert client.get("/static/app.js").status_code == 200
     docs = client.get("/docs")
     assert 'id="measure-nav"' in docs.text
+
+
+def test_experiment_endpoint_is_mounted_behind_auth(client, auth, monkeypatch, demo_db) -> None:
+    from pathlib import Path
+
+    monkeypatch.setenv("VITRINA_EVAL_SUITES_DIR", str(Path(__file__).resolve().parents[2] / "suites"))
+    body = {"suite": "demo", "cases": ["ru_revenue_may_2025"], "config": {"name": "rules"}}
+    assert client.post("/api/experiments", json=body).status_code == 401
+    response = client.post("/api/experiments", json=body, headers=auth)
+    assert response.status_code == 200, response.text
+    run = response.json()
+    assert run["kind"] == "run" and run["suite"] == "demo"
+    assert client.get(f"/api/experiments/{run['id']}", headers=auth).status_code == 200

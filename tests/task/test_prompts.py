@@ -6,6 +6,7 @@ import json
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -35,7 +36,7 @@ def test_active_label_picks_the_version(tmp_path: Path):
 def test_bad_front_matter_names_the_file(tmp_path: Path):
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "v3.md").write_text("---\nversion: 2\n---\nx", encoding="utf-8")
-    with pytest.raises(PromptError, match="v3.md"):
+    with pytest.raises(PromptError, match=r"v3\.md"):
         PromptStore(tmp_path).get("p")
 
 
@@ -47,7 +48,7 @@ def test_shipped_prompts_parse():
 
 class _Stub(BaseHTTPRequestHandler):
     status = 200
-    seen: list[tuple[str, str | None]] = []
+    seen: ClassVar[list[tuple[str, str | None]]] = []
 
     def do_GET(self):
         _Stub.seen.append((self.path, self.headers.get("Authorization")))

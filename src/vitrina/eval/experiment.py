@@ -111,6 +111,8 @@ class RunConfig(_Strict):
         unknown = sorted(set(value) - set(OPTION_NAMES))
         if unknown:
             raise ValueError(f"unknown options {unknown}; known: {', '.join(OPTION_NAMES)}")
+        if value.get("chart") is False:  # YAML reads a bare `off` as false
+            value = {**value, "chart": "off"}
         from pydantic import TypeAdapter
 
         TypeAdapter(AskOptions).validate_python(value)

@@ -36,7 +36,7 @@ pre{background:#f6f8fa;padding:.5rem;overflow:auto;white-space:pre-wrap;margin:.
 {% for c in cases %}
 <div class="case {{ 'pending' if c.final == 'pending' else ('review' if c.in_review and not c.manual else '') }}">
 <h3 id="{{ run.id }}-{{ c.case_id }}">{{ c.case_id }} <span class="tag">{{ c.kind }}</span> <span class="tag">{{ c.final }}{% if c.manual %} (manual){% endif %}</span>
-{% for t in c.tags %}<span class="tag">{{ t }}</span>{% endfor %}</h3>
+{% for t in c.tags %}<span class="tag">{{ t }}</span>{% endfor %}{% if c.xfail %} <span class="tag">known gap: {{ c.xfail }}</span>{% endif %}</h3>
 {% for q in c.turns %}<div>{{ loop.index }}. {{ q }}</div>{% endfor %}
 <p><b>{{ c.reason }}</b>{% if c.judge_reason %}<br>judge / судья: {{ 'equivalent' if c.judge_ok else 'different' }} — {{ c.judge_reason }}{% endif %}
 {% if c.manual_comment %}<br>manual / вручную: {{ c.manual_comment }}{% endif %}

@@ -211,6 +211,19 @@ def _check_last(h: Harness, case: Case, record: CaseRecord, last: AskResult) -> 
     return record.model_copy(update=update)
 
 
+def _safe_case(h: Harness, case: Case) -> CaseRecord:
+    """run_case; a crash of the pipeline is a wrong answer with its error, not a lost run
+    (AssertionError, a broken test script, still propagates)."""
+    try:
+        return run_case(h, case)
+    except AssertionError:
+        raise
+    except Exception as exc:
+        return CaseRecord(case_id=case.id, kind=case.kind, tags=case.tags, question=case.dialog[-1].q,
+                          turns=[t.q for t in case.dialog], expect=case.expect, status="failed", verdict="wrong",
+                          auto_ok=False, reason=f"crashed: {type(exc).__name__}: {str(exc)[:300]}", xfail=case.xfail)
+
+
 def _service(config: RunConfig, settings: Settings, catalog: Catalog, suite: Suite,
              model_factory: ModelFactory | None) -> AskService:
     from langgraph.checkpoint.memory import InMemorySaver
@@ -251,7 +264,7 @@ def run_suite(suite: Suite, config: RunConfig | None = None, *, store: EvalStore
                 references if references is not None else {})
     try:
         for n, case in enumerate(suite.cases, start=1):
-            run.cases.append(run_case(h, case))
+            run.cases.append(_safe_case(h, case))
             if progress is not None:
                 progress(n, len(suite.cases), case.id)
     finally:

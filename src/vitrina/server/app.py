@@ -6,12 +6,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import APIRouter, Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from vitrina import __version__
 from vitrina.config import Settings, load_settings
 from vitrina.server.assets import STATIC_DIR
+from vitrina.server.auth import principal
 from vitrina.server.checkpointer import close_checkpointer, make_checkpointer
 from vitrina.server.errors import install_error_handlers
 from vitrina.server.limits import BodyLimitMiddleware, TokenBuckets
@@ -33,6 +34,13 @@ def build_service(settings: Settings) -> Any:
     from vitrina.ask.service import AskService
 
     return AskService(settings, checkpointer=make_checkpointer(settings), write_files=True)
+
+
+def job_routers() -> list[APIRouter]:
+    """Routers other jobs contribute (experiments of `vitrina eval`), behind the same auth."""
+    from vitrina.eval.api import router as experiments
+
+    return [experiments]
 
 
 def create_app(settings: Settings | None = None, options: ServeOptions | None = None, *,
@@ -63,6 +71,8 @@ def create_app(settings: Settings | None = None, options: ServeOptions | None = 
     for route in ROUTES:
         app.add_api_route(route.path, route.view, methods=[route.method], name=route.name,
                           include_in_schema=route.api, responses=ERRORS if route.api else None)
+    for router in job_routers():
+        app.include_router(router, dependencies=[Depends(principal)])
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_error_handlers(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=options.max_body_bytes)

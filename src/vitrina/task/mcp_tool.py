@@ -30,7 +30,8 @@ def _result(view: TaskView) -> dict[str, Any]:
     return {"task_id": view.task_id, "status": view.status, "plan_source": view.plan_source,
             "plan": [{"n": s.n, "title": s.title, "tool": s.tool, "status": s.status, "report": s.report,
                       "error": s.error} for s in view.plan],
-            "pending": view.pending, "summary": view.summary, "files": view.files, "out_dir": view.out_dir}
+            "pending": view.pending, "summary": view.summary, "answer": view.summary, "files": view.files,
+            "out_dir": view.out_dir}
 
 
 def start_task_tool(request: str, mode: str = "semi", approve_all: bool = True, *, service: TaskService | None = None,

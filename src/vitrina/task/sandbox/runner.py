@@ -120,11 +120,12 @@ def _limit_hit(rc: int, stderr: str, timed_out: bool) -> str | None:
 
 
 def run_python(script: str, *, inputs: dict[str, Path] | None = None, support: list[Path] | None = None,
-               limits: SandboxLimits | None = None, work_root: Path | None = None) -> SandboxResult:
+               limits: SandboxLimits | None = None, work_root: Path | None = None,
+               out_dir: Path | None = None) -> SandboxResult:
     """Run `script` (Python source) in a fresh work folder with `inputs` copied into `in/`.
 
-    The script writes its results under `out/`; they come back in `SandboxResult.files`, in a
-    folder the caller owns (the work folder itself is removed). Raises SandboxUnavailable
+    The script writes its results under `out/`; they come back in `SandboxResult.files`, in
+    `out_dir` when given (else a temporary folder the caller owns); the work folder is removed. Raises SandboxUnavailable
     when the isolation cannot be set up; never runs the code unprotected.
     """
     mode, why = isolation()
@@ -152,12 +153,15 @@ def run_python(script: str, *, inputs: dict[str, Path] | None = None, support: l
         if real_root:
             for path in [work, *work.rglob("*")]:
                 os.chown(path, NOBODY, NOBODY)
-        return _launch(work, keep, cfg_path, limits, real_root)
+        return _launch(work, keep, cfg_path, limits, real_root, out_dir or keep / "out")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        if out_dir is not None:
+            shutil.rmtree(keep, ignore_errors=True)
 
 
-def _launch(work: Path, keep: Path, cfg_path: Path, limits: SandboxLimits, real_root: bool) -> SandboxResult:
+def _launch(work: Path, keep: Path, cfg_path: Path, limits: SandboxLimits, real_root: bool, dest: Path
+            ) -> SandboxResult:
     out_path, err_path = keep / "stdout.txt", keep / "stderr.txt"
     cmd = [str(_unshare()), *_flags(real_root), sys.executable, "-I", str(CHILD), str(cfg_path)]
     start = time.perf_counter()
@@ -175,7 +179,7 @@ def _launch(work: Path, keep: Path, cfg_path: Path, limits: SandboxLimits, real_
     stderr = _tail(err_path)
     if proc.returncode == ISOLATION_FAILED and "isolation unavailable" in stderr:
         raise SandboxUnavailable(stderr.strip().splitlines()[-1])
-    files = _collect(work / "out", keep / "out", limits.out_mb << 20)
+    files = _collect(work / "out", dest, limits.out_mb << 20)
     rc = proc.returncode
     return SandboxResult(returncode=rc, ok=rc == 0 and not timed_out, limit=_limit_hit(rc, stderr, timed_out),
                          stdout=_tail(out_path), stderr=stderr, files=files, wall_s=round(elapsed, 3))

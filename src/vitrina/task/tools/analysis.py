@@ -39,7 +39,7 @@ class PythonArgs(BaseModel):
 def _sandboxed(env: ToolEnv, tool: str, script: str, inputs: dict[str, Path], support: list[Path]) -> ToolOutput:
     try:
         result = run_python(script, inputs=inputs, support=support, limits=env.ctx.config.sandbox,
-                            work_root=None)
+                            out_dir=env.folder / f"{tool}-{env.seq}-sandbox")
     except SandboxUnavailable as exc:
         env.trace.error("sandbox unavailable: analysis refused", error=str(exc))
         raise ToolError(f"isolation unavailable, the code was not run: {exc}") from None
@@ -48,13 +48,7 @@ def _sandboxed(env: ToolEnv, tool: str, script: str, inputs: dict[str, Path], su
         why = f"limit: {result.limit}; " if result.limit else ""
         raise ToolError(f"analysis failed ({why}exit {result.returncode}): {result.stderr.strip()[-600:]}")
     table = next((f for f in result.files if f.name == "result.json"), None)
-    extra = []
-    for f in result.files:
-        if f.name != "result.json":
-            target = env.folder / f"{tool}-{env.seq}-{f.name}"
-            env.folder.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(f.read_bytes())
-            extra.append(str(target))
+    extra = [str(f) for f in result.files if f.name != "result.json"]
     if table is None:
         return ToolOutput(tool=tool, ok=True, summary=result.stdout.strip()[-1000:] or "no table written",
                           files=extra)

@@ -1,0 +1,52 @@
+"""The task router on a small app: start, SSE events, plan and step decisions, the page."""
+
+from __future__ import annotations
+
+import json
+
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from vitrina.task.api import build_router
+
+REQUEST = "Сумма платежей по регионам за 3 квартал 2026, доли"
+
+
+def events(client: TestClient, task_id: str, after: int = 0) -> list[dict]:
+    with client.stream("GET", f"/api/tasks/{task_id}/events?after={after}") as reply:
+        assert reply.headers["content-type"].startswith("text/event-stream")
+        body = "".join(reply.iter_text())
+    return [json.loads(line[6:]) for line in body.splitlines() if line.startswith("data: ")]
+
+
+def test_router_drives_a_task(make_task):
+    service = make_task()
+    app = FastAPI()
+    router = build_router(service)
+    app.include_router(router)
+    with TestClient(app) as client:
+        page = client.get("/task")
+        assert page.status_code == 200 and "task.js" in page.text
+        assert client.get("/task/static/task.js").status_code == 200
+        assert client.get("/task/static/../api.py").status_code == 404
+        task_id = client.post("/api/tasks", json={"request": REQUEST}).json()["task_id"]
+        seen = events(client, task_id)
+        assert [e["node"] for e in seen][-1] == "idle" and seen[0]["node"] == "planner"
+        task = client.get(f"/api/tasks/{task_id}").json()
+        assert task["status"] == "awaiting_plan" and task["pending"]["options"][0] == "approve"
+        bad = client.post(f"/api/tasks/{task_id}/decision", json={"action": "redo"})
+        assert bad.status_code == 409
+        assert client.post(f"/api/tasks/{task_id}/decision", json={"action": "approve"}).status_code == 202
+        seen = events(client, task_id, after=len(seen))
+        assert any(e["node"] == "execute" and e["step"]["n"] == 1 for e in seen)
+        task = client.get(f"/api/tasks/{task_id}").json()
+        assert task["status"] == "awaiting_step" and task["pending"]["step"]["outputs"][0]["row_count"] == 12
+        for _ in range(5):
+            if task["pending"] is None:
+                break
+            client.post(f"/api/tasks/{task_id}/decision", json={"action": "skip"})
+            events(client, task_id)
+            task = client.get(f"/api/tasks/{task_id}").json()
+        assert task["status"] == "done" and task["summary"]
+        assert client.get("/api/tasks/nope").status_code == 404
+    router.state.close()
