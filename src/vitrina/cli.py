@@ -24,6 +24,7 @@ JOBS = (
     "vitrina.mcp.commands",  # mcp
     "vitrina.llm.commands",  # config
     "vitrina.eval.commands",  # eval run / compare / review / list / report / bank
+    "vitrina.task.commands",  # task
 )
 
 for _module in JOBS:

@@ -39,7 +39,7 @@ def test_streamable_http_transport(demo_db, tmp_path):
                 out["table"] = await client.call_tool("describe_table", {"table": "dim_region"})
 
         anyio.run(session)
-        assert "run_sql" in out["tools"] and len(out["tools"]) == 6
+        assert "run_sql" in out["tools"] and len(out["tools"]) == 8
         assert not out["table"].is_error and out["table"].structured_content["name"] == "dwh.dim_region"
     finally:
         proc.terminate()

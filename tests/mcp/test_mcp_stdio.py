@@ -16,7 +16,7 @@ from vitrina.config import Settings
 from vitrina.docs.run import make_request, run_docs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "docs" / "fixtures"
-TOOLS = {"ask", "run_sql", "search_catalog", "describe_table", "describe_measure", "trace_lineage"}
+TOOLS = {"ask", "run_sql", "search_catalog", "describe_table", "describe_measure", "trace_lineage", "start_task", "task_decision"}
 
 
 @pytest.fixture(scope="module")
@@ -63,6 +63,11 @@ def test_stdio_server_lists_and_runs_every_tool(demo_db, manual, tmp_path):
             calls["measure_bad"] = await client.call_tool("describe_measure", {"measure": "Total Amoun"})
             calls["lineage"] = await client.call_tool("trace_lineage", {"measure": "Total Amount"})
             calls["typed"] = await client.call_tool("run_sql", {"sql": "select 1", "max_rows": "many"})
+            calls["task"] = await client.call_tool("start_task", {
+                "request": "Сравни открытия кошельков за 3 квартал 2026 с прошлым годом по регионам"})
+            task_id = _payload(calls["task"])["task_id"]
+            calls["task_stop"] = await client.call_tool("task_decision", {"task_id": task_id, "action": "stop"})
+            calls["task_bad"] = await client.call_tool("task_decision", {"task_id": "nope", "action": "approve"})
 
     anyio.run(session)
     tools = calls["tools"]
@@ -70,6 +75,11 @@ def test_stdio_server_lists_and_runs_every_tool(demo_db, manual, tmp_path):
     assert tools["run_sql"].input_schema["properties"]["max_rows"]["type"] == "integer"
     assert tools["ask"].input_schema["required"] == ["question"]
     assert all(t.description for t in tools.values())
+
+    started = _payload(calls["task"])
+    assert started["status"] == "awaiting_plan" and len(started["plan"]) >= 2
+    assert _payload(calls["task_stop"])["status"] in ("stopped", "done")
+    assert calls["task_bad"].is_error
 
     answer = _payload(calls["ask"])
     assert answer["status"] == "answered" and answer["row_count"] == 12 and "SELECT" in answer["sql"]

@@ -79,10 +79,15 @@ def test_faces(route_service):
     assert mcp["structuredContent"]["intent"] == "general" and mcp["isError"] is False
 
 
-def test_task_role_is_not_available_yet_and_plugs_in(route_service):
-    result = route_service.handle("Задача: проанализируй отток клиентов по шагам")
-    assert (result.role, result.status) == ("task", "unavailable") and "task" in result.answer
+def test_task_role_proposes_a_plan_and_plugs_in(route_service):
+    result = route_service.handle("Задача: сравни открытия кошельков за 3 квартал 2026 с прошлым годом по регионам")
+    assert (result.role, result.status) == ("task", "awaiting_plan")
+    assert result.answer.startswith("Предлагаю план задачи") and "vitrina task" in result.answer
     from vitrina.route import RouteService
+
+    no_job = RouteService(catalog=route_service.context.catalog, warehouse=object())  # no ask pipeline behind it
+    result = no_job.handle("task: investigate churn step by step")
+    assert (result.role, result.status) == ("task", "unavailable")
 
     plugged = RouteService(catalog=route_service.context.catalog, warehouse=object(),
                            task_runner=lambda text: {"status": "answered", "answer": f"plan for: {text}"})

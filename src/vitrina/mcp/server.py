@@ -28,6 +28,9 @@ MaxRows = Annotated[int, Field(ge=1, le=tools.MAX_ROWS, description="Rows to ret
 Query = Annotated[str, Field(min_length=1, max_length=200, description="Words to look for: a metric, a dimension, a table or column name.")]
 Limit = Annotated[int, Field(ge=1, le=100, description="Most results to return.")]
 TableName = Annotated[str, Field(min_length=1, max_length=200, description="Schema-qualified table name, e.g. dwh.fact_payment (or just the table name).")]
+TaskRequest = Annotated[str, Field(min_length=3, max_length=2000, description="The task in Russian or English.")]
+TaskId = Annotated[str, Field(min_length=1, max_length=64, description="The task id from start_task.")]
+TaskAction = Literal["approve", "edit", "replan", "redo", "skip", "stop"]
 Measure = Annotated[str, Field(min_length=1, max_length=300, description="A DAX measure name, with or without brackets, e.g. [Total Sales].")]
 
 
@@ -76,5 +79,17 @@ def build_server(box: Toolbox) -> MCPServer:
     async def trace_lineage(measure: Measure) -> dict[str, Any]:
         """A measure's lineage graph down to warehouse tables and the stored procedures that load them."""
         return await _call(tools.trace_lineage, box, measure)
+
+    @server.tool(title="Start an analytical task")
+    async def start_task(request: TaskRequest, approve_all: bool = False) -> dict[str, Any]:
+        """A multi-step analytical task: a plan of steps run with tools (SQL, the ask pipeline, sandboxed
+        analysis, files). The plan waits for approval (task_decision) unless approve_all is true."""
+        return await _call(tools.start_task, box, request, approve_all=approve_all)
+
+    @server.tool(title="Answer a waiting task")
+    async def task_decision(task_id: TaskId, action: TaskAction, comment: str | None = None,
+                            steps: list[str] | None = None) -> dict[str, Any]:
+        """Approve, edit (new steps), replan or redo (with a comment), skip or stop a waiting task."""
+        return await _call(tools.task_decision, box, task_id, action, comment=comment, steps=steps)
 
     return server

@@ -33,16 +33,13 @@ class Toolbox:
     docs_dir: Path | None = None
     _service: Any = field(default=None, repr=False)
     _warehouse: Warehouse | None = field(default=None, repr=False)
+    _tasks: Any = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property
     def service(self) -> Any:
         with self._lock:
-            if self._service is None:
-                from vitrina.ask.service import AskService
-
-                self._service = AskService(self.settings, write_files=True)
-            return self._service
+            return self._service_unlocked()
 
     @property
     def catalog(self) -> Any:
@@ -59,9 +56,47 @@ class Toolbox:
                               "or start `vitrina mcp --docs DIR` (env VITRINA_DOCS_DIR)")
         return DocsSource(root)
 
+    @property
+    def tasks(self) -> Any:
+        """The task job over this server's ask pipeline, built on first use."""
+        with self._lock:
+            if self._tasks is None:
+                from vitrina.task.service import TaskService
+
+                service = self._service_unlocked()
+                self._tasks = TaskService(self.settings, catalog=service.catalog, warehouse=service.warehouse,
+                                          ask=lambda question: service.ask(question))
+            return self._tasks
+
+    def _service_unlocked(self) -> Any:
+        if self._service is None:
+            from vitrina.ask.service import AskService
+
+            self._service = AskService(self.settings, write_files=True)
+        return self._service
+
     def close(self) -> None:
         if self._service is not None:
             self._service.close()
+
+
+def start_task(box: Toolbox, request: str, approve_all: bool = False) -> dict[str, Any]:
+    """Start a multi-step task: the plan waits for approval unless approve_all runs it to its summary."""
+    from vitrina.task.mcp_tool import start_task_tool
+
+    return start_task_tool(request, approve_all=approve_all, service=box.tasks)
+
+
+def task_decision(box: Toolbox, task_id: str, action: str, comment: str | None = None,
+                  steps: list[str] | None = None) -> dict[str, Any]:
+    """Answer a waiting task: approve, edit (steps), replan or redo (comment), skip, stop."""
+    from vitrina.task.mcp_tool import task_decision_tool
+    from vitrina.task.service import InvalidDecision
+
+    try:
+        return task_decision_tool(task_id, action, comment, steps, service=box.tasks)
+    except (InvalidDecision, KeyError) as exc:
+        raise ToolFailure(str(exc)) from None
 
 
 def ask(box: Toolbox, question: str, thread_id: str | None = None, segment: str = "auto") -> dict[str, Any]:

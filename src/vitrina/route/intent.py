@@ -26,6 +26,10 @@ RULES: tuple[tuple[Intent, str, tuple[str, ...]], ...] = (
     ("task", "a multi-step task", (
         r"^(задача|task)\s*:", r"\bпо шагам\b", r"\bпошагов\w*", r"\bмногошагов\w*", r"\bstep[- ]by[- ]step\b",
         r"\bmulti-?step\b", r"\bсоставь план\b", r"\bплан анализа\b", r"\bmake a plan\b", r"\bplan (an|the) analysis\b",
+        # analysis past one query: a forecast, finding where a change happened, chained actions
+        r"\bпрогноз\w*", r"\bforecast\w*", r"\bнайди,? где\b", r"\bfind (out )?where\b",
+        r"\bпроанализируй\b", r"\banaly[sz]e\b.*\band\b", r"\bсравни\b.*\b(и|затем|потом)\b.*\b(найди|посчитай|сделай)\b",
+        r"\bcompare\b.*\b(and|then)\b.*\b(find|compute|make)\b",
     )),
     ("general", "help or small talk", (
         r"^(привет|здравствуй\w*|добрый (день|вечер)|hi|hello|hey)\b[\s!.,?]*$", r"\bчто ты умеешь\b",

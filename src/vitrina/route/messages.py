@@ -19,6 +19,12 @@ TEXTS: dict[str, dict[str, str]] = {
                "• document BI measures: \"Documentation for measure [Total Sales]\";\n"
                "• for 1C:Enterprise: find registers and write a 1C query, a data composition schema and links."),
     },
+    "task_started": {
+        "ru": "Предлагаю план задачи {task_id}:\n{plan}\nСогласуйте план и шаги: vitrina task \"\" --task {task_id} "
+              "или на странице /task веб-приложения.",
+        "en": "Proposed plan for task {task_id}:\n{plan}\nApprove the plan and its steps with "
+              "vitrina task \"\" --task {task_id} or on the /task page of the web app.",
+    },
     "task_unavailable": {
         "ru": ("Многошаговые аналитические задачи (план → согласование → выполнение по шагам) появятся в задании "
                "«task»; пока он недоступен. Могу ответить на отдельный вопрос или построить отчёт."),

@@ -14,6 +14,7 @@ from vitrina.catalog import Catalog, load_catalog
 from vitrina.config import Settings, load_settings
 from vitrina.route.context import MAX_STEPS, RouteContext
 from vitrina.route.graph import RECURSION_LIMIT, build_graph
+from vitrina.route.messages import text
 from vitrina.trace import TraceEvent
 
 
@@ -60,6 +61,9 @@ class RouteService:
             catalog = ask_service.catalog if ask_service is not None else load_catalog(self.settings.catalog_dir)
         if warehouse is None and ask_service is not None:
             warehouse = ask_service.warehouse
+        if task_runner is None and onec is None and ask_service is not None:
+            task_runner = self._task
+        self._task_service: Any = None
         self.context = RouteContext(
             settings=self.settings, catalog=catalog, warehouse=warehouse, onec=onec,
             ask=self._ask if ask_service is not None else None,
@@ -70,6 +74,23 @@ class RouteService:
 
     def _ask(self, question: str, thread_id: str | None) -> Any:
         return self.ask_service.ask(question, thread_id=thread_id)
+
+    def _task(self, request: str) -> dict[str, Any]:
+        """The task job behind the supervisor: the plan is proposed here; the plan and every
+        step are then approved in `vitrina task --task ID` or on the web task page."""
+        from vitrina.ask.text import detect_lang
+        from vitrina.task.mcp_tool import start_task_tool
+        from vitrina.task.service import TaskService
+
+        if self._task_service is None:
+            ask_service = self.ask_service
+            self._task_service = TaskService(self.settings, catalog=ask_service.catalog,
+                                             warehouse=ask_service.warehouse,
+                                             ask=lambda question: ask_service.ask(question))
+        result = start_task_tool(request, approve_all=False, service=self._task_service)
+        plan = "\n".join(f"{step['n']}. {step['title']}" for step in result["plan"])
+        result["answer"] = text("task_started", detect_lang(request), task_id=result["task_id"], plan=plan)
+        return result
 
     def handle(self, request: str, *, face: str = "cli", thread_id: str | None = None) -> RouteResult:
         """Route one request to its role and return the delivered reply."""

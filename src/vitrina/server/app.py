@@ -36,11 +36,18 @@ def build_service(settings: Settings) -> Any:
     return AskService(settings, checkpointer=make_checkpointer(settings), write_files=True)
 
 
-def job_routers() -> list[APIRouter]:
-    """Routers other jobs contribute (experiments of `vitrina eval`), behind the same auth."""
+def job_routers(settings: Settings, service: Any) -> list[APIRouter]:
+    """Routers other jobs contribute, behind the same auth: experiments of `vitrina eval`
+    and the task page and API of `vitrina task` (sharing this app's ask pipeline)."""
     from vitrina.eval.api import router as experiments
+    from vitrina.task.api import build_router
+    from vitrina.task.service import TaskService
 
-    return [experiments]
+    guarded = APIRouter(dependencies=[Depends(principal)])
+    guarded.include_router(experiments)
+    tasks = TaskService(settings, catalog=service.catalog, warehouse=service.warehouse,
+                        ask=lambda question: service.ask(question))
+    return [guarded, build_router(tasks, dependencies=[Depends(principal)])]
 
 
 def create_app(settings: Settings | None = None, options: ServeOptions | None = None, *,
@@ -60,6 +67,9 @@ def create_app(settings: Settings | None = None, options: ServeOptions | None = 
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
         state.runner.close()
+        for router in routers:
+            if hasattr(router, "state"):
+                router.state.close()
         if owns_service:
             service.close()
             close_checkpointer(service.checkpointer)
@@ -71,8 +81,9 @@ def create_app(settings: Settings | None = None, options: ServeOptions | None = 
     for route in ROUTES:
         app.add_api_route(route.path, route.view, methods=[route.method], name=route.name,
                           include_in_schema=route.api, responses=ERRORS if route.api else None)
-    for router in job_routers():
-        app.include_router(router, dependencies=[Depends(principal)])
+    routers = job_routers(settings, service)
+    for router in routers:
+        app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_error_handlers(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=options.max_body_bytes)
