@@ -69,6 +69,21 @@ def generate(root: Path, n_measures: int = N_MEASURES, n_tables: int = N_TABLES)
     return model, sql
 
 
+TARGETS = {"seconds": "< 20 s", "peak_rss_mb": "< 500 MB"}
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory. Linux's VmHWM belongs to the address space, so
+    it starts fresh at exec; ru_maxrss is carried over from a large parent at fork time."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _child(root: Path) -> dict[str, float]:
     os.environ["VITRINA_HOME"] = str(root / "home")
     from vitrina.docs.run import make_request, run_docs
@@ -77,7 +92,7 @@ def _child(root: Path) -> dict[str, float]:
     start = time.perf_counter()
     report = run_docs(make_request(model, [sql], out=root / "out", all_measures=True, lang="en"))
     seconds = time.perf_counter() - start
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mb = peak_rss_mb()
     return {"seconds": round(seconds, 2), "peak_rss_mb": round(peak_mb, 1), "measures": float(len(report.processed)),
             "missed": float(len(report.missed)), "procedures_traced": float(_count_procedures(root / "out" / "index.json"))}
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from vitrina.i18n import Messages
+
 TEXTS: dict[str, dict[str, str]] = {
     "no_topic": {
         "ru": "В каталоге нет данных, чтобы ответить на этот вопрос. Я могу ответить про: {topics}. "
@@ -74,5 +76,4 @@ TEXTS: dict[str, dict[str, str]] = {
 }
 
 
-def text(key: str, lang: str, **values: object) -> str:
-    return TEXTS[key]["ru" if lang == "ru" else "en"].format(**values)
+text = Messages(TEXTS)

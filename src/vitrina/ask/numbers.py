@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 Lang = Literal["ru", "en"]
 
 NBSP = "\u00a0"  # thousands separator in Russian output
-NNBSP = "\u202f"  # narrow no-break space: accepted when parsing
+
 DASH = "—"  # shown for None / NaN
 
 MONTHS_RU = (
@@ -38,9 +38,6 @@ MONTHS_RU = (
 MONTHS_RU_PREP = (
     "январе", "феврале", "марте", "апреле", "мае", "июне",
     "июле", "августе", "сентябре", "октябре", "ноябре", "декабре",
-)  # fmt: skip
-MONTHS_RU_GEN = (
-    "янв", "фев", "мар", "апр", "мая", "июн", "июл", "авг", "сен", "окт", "ноя", "дек",
 )  # fmt: skip
 MONTHS_EN = (
     "January", "February", "March", "April", "May", "June",

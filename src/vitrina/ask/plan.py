@@ -65,7 +65,6 @@ class QueryPlan(BaseModel):
     segment: str | None = None  # the value of the catalog's segment column, e.g. "B2B"
     joins: list[Join] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
-    simplified: bool = False  # set when a retry dropped optional parts
 
     @property
     def breakdown(self) -> bool:

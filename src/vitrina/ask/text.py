@@ -80,8 +80,3 @@ def find_phrase(stems: tuple[str, ...], words: list[Word], used: set[int]) -> in
         if all(stem_matches(stems[k], words[i + k].text) for k in range(n)):
             return i
     return None
-
-
-def has_stem(words: list[Word], stem: str) -> bool:
-    stems = phrase_stems(stem)
-    return find_phrase(stems, words, set()) is not None

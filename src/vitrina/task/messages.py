@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from vitrina.i18n import Messages
+
 TEXTS: dict[str, dict[str, str]] = {
     "loop_guard": {"ru": "Шаг остановлен: превышен лимит итераций ({limit}). Выберите: повторить, пропустить или "
                          "остановить задачу.",
@@ -36,6 +38,4 @@ TEXTS: dict[str, dict[str, str]] = {
 }
 
 
-def text(key: str, lang: str, **values: object) -> str:
-    entry = TEXTS[key]
-    return entry.get(lang, entry["en"]).format(**values)
+text = Messages(TEXTS)
