@@ -12,9 +12,26 @@ from datetime import date
 from typing import Any
 
 from vitrina.ask.periods import extract_period
-from vitrina.ask.understand import FOLLOW_UP_STARTS, Reading, read_question
+from vitrina.ask.understand import Reading, read_question
 from vitrina.catalog import Catalog
 
+FOLLOW_UP_STARTS = (
+    "а ",
+    "и ",
+    "а если",
+    "а что",
+    "а теперь",
+    "теперь ",
+    "тогда ",
+    "and ",
+    "what about",
+    "how about",
+    "and what",
+    "now ",
+    "same for",
+    "то же",
+    "тоже ",
+)
 _LEAD = re.compile(
     r"^\s*(?:"
     + "|".join(sorted((re.escape(s.strip()) for s in FOLLOW_UP_STARTS), key=len, reverse=True))

@@ -33,7 +33,6 @@ GROUP_MARKERS = (
     "across",
     "among",
     "среди",
-    "for each",
     "split",
     "breakdown",
 )
@@ -73,23 +72,6 @@ ASC_STEMS = (
     "fewest",
     "по возрастан",
     "ascending",
-)
-FOLLOW_UP_STARTS = (
-    "а ",
-    "и ",
-    "а если",
-    "а что",
-    "а теперь",
-    "теперь ",
-    "тогда ",
-    "and ",
-    "what about",
-    "how about",
-    "and what",
-    "now ",
-    "same for",
-    "то же",
-    "тоже ",
 )
 
 
@@ -208,7 +190,7 @@ def _has_marker_before(words: list[Word], idx: int, blocked: set[int]) -> bool:
     for j in range(idx - 1, max(-1, idx - 4), -1):
         if j in blocked:
             return False
-        if any(stem_matches(m, words[j].text) for m in GROUP_MARKERS if " " not in m):
+        if any(stem_matches(m, words[j].text) for m in GROUP_MARKERS):
             return True
     return False
 
