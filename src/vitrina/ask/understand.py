@@ -270,7 +270,7 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
             continue
         used |= span
         if match.phrase.kind == "refuse":
-            reading.refuse.append(match.phrase.target)
+            reading.refuse.append(" ".join(w.original for w in words[match.start:match.start + match.length]))
         else:
             {"metric": reading.metrics, "dimension": reading.dimensions,
              "value": reading.values}[match.phrase.kind].append(match)
