@@ -122,7 +122,10 @@ class Catalog:
         return self.tables[table].column(column) if table in self.tables else None
 
     def allowed_columns(self) -> dict[str, set[str]]:
-        return {name: {c.name for c in t.columns} for name, t in self.tables.items()}
+        """Columns per table, as the SQL guard checks them (built once per loaded catalog)."""
+        if "allowed_columns" not in self.cache:
+            self.cache["allowed_columns"] = {name: {c.name for c in t.columns} for name, t in self.tables.items()}
+        return self.cache["allowed_columns"]
 
     def metric_date_column(self, metric: Metric) -> str | None:
         return metric.date_column or self.tables[metric.table].default_date

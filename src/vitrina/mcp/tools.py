@@ -15,7 +15,7 @@ from typing import Any
 
 from vitrina.config import Settings
 from vitrina.server.docs_source import DocsSource, find_docs_dir
-from vitrina.sql.guard import guard
+from vitrina.sql.guard import guard_with_catalog
 from vitrina.warehouse import Warehouse, WarehouseError
 
 MAX_ROWS = 500  # rows a tool returns to a model; the full result stays in Excel for `ask`
@@ -115,8 +115,7 @@ def ask(box: Toolbox, question: str, thread_id: str | None = None, segment: str 
 def run_sql(box: Toolbox, sql: str, max_rows: int = 100) -> dict[str, Any]:
     """Run one guarded, read-only SELECT over the catalog's tables."""
     catalog = box.catalog
-    checked = guard(sql, dialect=box.warehouse.dialect, allowed_tables=set(catalog.tables),
-                    allowed_columns=catalog.allowed_columns(), row_cap=box.settings.row_cap)
+    checked = guard_with_catalog(sql, catalog, dialect=box.warehouse.dialect, row_cap=box.settings.row_cap)
     if not checked.ok:
         problems = "; ".join(f"{v.rule}: {v.message_en}" for v in checked.violations)
         raise ToolFailure(f"SQL rejected by the guard: {problems}")

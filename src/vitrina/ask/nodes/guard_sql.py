@@ -6,7 +6,7 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.state import AskState
-from vitrina.sql.guard import guard
+from vitrina.sql.guard import guard_with_catalog
 from vitrina.trace import Trace
 from vitrina.warehouse import WarehouseError
 
@@ -14,8 +14,7 @@ from vitrina.warehouse import WarehouseError
 def guard_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("guard_sql")
     ctx = runtime.context
-    result = guard(state["sql"] or "", dialect=ctx.dialect, allowed_tables=set(ctx.catalog.tables),
-                   allowed_columns=ctx.catalog.allowed_columns(), row_cap=ctx.settings.row_cap)
+    result = guard_with_catalog(state["sql"] or "", ctx.catalog, dialect=ctx.dialect, row_cap=ctx.settings.row_cap)
     if not result.ok:
         message = "; ".join(v.message_en for v in result.violations)
         trace.rejected("SQL rejected by the guard", violations=[v.rule for v in result.violations])

@@ -18,7 +18,7 @@ from vitrina.ask.table import render_table
 from vitrina.route.context import PREVIEW_ROWS, RouteContext
 from vitrina.route.messages import text
 from vitrina.route.state import RouteState
-from vitrina.sql.guard import guard
+from vitrina.sql.guard import guard_with_catalog
 from vitrina.trace import Trace
 from vitrina.warehouse import WarehouseError
 
@@ -31,8 +31,7 @@ def execute_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     row = next(r for r in state.get("candidates", []) if r["id"] == chosen.get("id"))
     plan = QueryPlan.model_validate(row["plan"])
     sql = compile_plan(plan, ctx.catalog, ctx.dialect)
-    checked = guard(sql, dialect=ctx.dialect, allowed_tables=set(ctx.catalog.tables),
-                    allowed_columns=ctx.catalog.allowed_columns(), row_cap=ctx.settings.row_cap)
+    checked = guard_with_catalog(sql, ctx.catalog, dialect=ctx.dialect, row_cap=ctx.settings.row_cap)
     if not checked.ok:
         reason = "; ".join(v.message_en for v in checked.violations)
         trace.rejected("chosen plan rejected by the guard", violations=[v.rule for v in checked.violations])

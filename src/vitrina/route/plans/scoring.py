@@ -15,7 +15,7 @@ from vitrina.ask.compiler import compile_plan
 from vitrina.ask.plan import QueryPlan
 from vitrina.catalog import Catalog
 from vitrina.route.plans.request import ReportRequest
-from vitrina.sql.guard import guard
+from vitrina.sql.guard import guard_with_catalog
 
 UNKNOWN_CARDINALITY = 50
 GRAIN_DAYS = {"day": 1, "week": 7, "month": 30.4, "quarter": 91.3, "year": 365.25}
@@ -140,8 +140,7 @@ def score_plan(cid: str, plan: QueryPlan, asked: Asked, catalog: Catalog, *, dia
         out.valid = False
         out.reasons.append(f"compile: {type(exc).__name__}: {exc}")
         return out
-    checked = guard(sql, dialect=dialect, allowed_tables=set(catalog.tables),
-                    allowed_columns=catalog.allowed_columns(), row_cap=row_cap)
+    checked = guard_with_catalog(sql, catalog, dialect=dialect, row_cap=row_cap)
     if not checked.ok:
         out.valid = False
         out.reasons.append("guard: " + "; ".join(v.message_en for v in checked.violations))

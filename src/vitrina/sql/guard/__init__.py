@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
@@ -43,7 +43,7 @@ from vitrina.sql.guard.tables import (
     table_references,
 )
 
-__all__ = ["RULES", "GuardResult", "GuardViolation", "guard", "normalise_sql"]
+__all__ = ["RULES", "GuardResult", "GuardViolation", "guard", "guard_with_catalog", "normalise_sql"]
 
 Rule = Callable[..., Iterable[GuardViolation]]
 
@@ -62,6 +62,9 @@ RULES: tuple[Rule, ...] = (
     allowed_columns,
 )
 _PARAMETERS = {rule: tuple(inspect.signature(rule).parameters) for rule in RULES}
+
+if TYPE_CHECKING:
+    from vitrina.catalog import Catalog
 
 
 def guard(
@@ -118,3 +121,9 @@ def normalise_sql(expression: exp.Expr, dialect: str) -> str:
 def _table_name(parts: tuple[str, ...], catalog: TableIndex | None) -> str:
     matches = catalog.resolve(parts) if catalog is not None else []
     return matches[0] if len(matches) == 1 else ".".join(parts).lower()
+
+
+def guard_with_catalog(sql: str, catalog: Catalog, *, dialect: str, row_cap: int | None) -> GuardResult:
+    """The guard as every job runs it: only the catalog's tables and columns, with the row cap."""
+    return guard(sql, dialect=dialect, allowed_tables=set(catalog.tables),
+                 allowed_columns=catalog.allowed_columns(), row_cap=row_cap)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from vitrina.sql.guard import guard
+from vitrina.sql.guard import guard_with_catalog
 from vitrina.task.state import ToolOutput
 from vitrina.task.tools.base import Tool, ToolEnv, ToolError
 from vitrina.warehouse import WarehouseError
@@ -18,8 +18,7 @@ def run_sql(env: ToolEnv, args: SqlArgs) -> ToolOutput:
     ctx = env.ctx
     if ctx.warehouse is None or ctx.catalog is None:
         raise ToolError("no warehouse is configured")
-    checked = guard(args.sql, dialect=ctx.warehouse.dialect, allowed_tables=set(ctx.catalog.tables),
-                    allowed_columns=ctx.catalog.allowed_columns(), row_cap=ctx.settings.row_cap)
+    checked = guard_with_catalog(args.sql, ctx.catalog, dialect=ctx.warehouse.dialect, row_cap=ctx.settings.row_cap)
     if not checked.ok:
         env.trace.rejected("SQL rejected by the guard", rules=[v.rule for v in checked.violations])
         raise ToolError("SQL rejected by the guard: " + "; ".join(f"{v.rule}: {v.message_en}"
