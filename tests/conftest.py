@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,14 +47,32 @@ def _pg_reachable(url: str) -> str | None:
 
 
 @pytest.fixture(scope="session")
-def pg_url() -> str:
-    """A reachable PostgreSQL URL; skip (or fail under CI) when there is none."""
+def pg_server_url() -> str:
+    """The configured PostgreSQL server (an admin URL); skip (or fail under CI) when unreachable."""
     problem = _pg_reachable(PG_URL)
     if problem:
         if IN_CI:
             pytest.fail(f"CI=true but PostgreSQL at {PG_URL} is not reachable: {problem}")
         pytest.skip(f"PostgreSQL at {PG_URL} not reachable ({problem}); set VITRINA_TEST_PG_URL")
     return PG_URL
+
+
+@pytest.fixture(scope="session")
+def pg_url(pg_server_url: str) -> Iterator[str]:
+    """A database of this test run's own, created on the server and dropped afterwards.
+
+    Two test runs on one server (two checkouts, two CI jobs) never share a schema, so they
+    neither deadlock nor see each other's tables.
+    """
+    import psycopg
+
+    name = f"vitrina_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    admin_url = pg_server_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    yield admin_url.rsplit("/", 1)[0] + f"/{name}"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 TODAY = __import__("datetime").date(2026, 11, 30)  # "today" for every relative period in tests
