@@ -61,7 +61,7 @@ class Toolbox:
         """The task job over this server's ask pipeline, built on first use."""
         with self._lock:
             if self._tasks is None:
-                from vitrina.task.service import TaskService
+                from vitrina.task import TaskService
 
                 service = self._service_unlocked()
                 self._tasks = TaskService(self.settings, catalog=service.catalog, warehouse=service.warehouse,
@@ -70,7 +70,7 @@ class Toolbox:
 
     def _service_unlocked(self) -> Any:
         if self._service is None:
-            from vitrina.ask.service import AskService
+            from vitrina.ask import AskService
 
             self._service = AskService(self.settings, write_files=True)
         return self._service
@@ -82,7 +82,7 @@ class Toolbox:
 
 def start_task(box: Toolbox, request: str, approve_all: bool = False) -> dict[str, Any]:
     """Start a multi-step task: the plan waits for approval unless approve_all runs it to its summary."""
-    from vitrina.task.mcp_tool import start_task_tool
+    from vitrina.task import start_task_tool
 
     return start_task_tool(request, approve_all=approve_all, service=box.tasks)
 
@@ -90,8 +90,7 @@ def start_task(box: Toolbox, request: str, approve_all: bool = False) -> dict[st
 def task_decision(box: Toolbox, task_id: str, action: str, comment: str | None = None,
                   steps: list[str] | None = None) -> dict[str, Any]:
     """Answer a waiting task: approve, edit (steps), replan or redo (comment), skip, stop."""
-    from vitrina.task.mcp_tool import task_decision_tool
-    from vitrina.task.service import InvalidDecision
+    from vitrina.task import InvalidDecision, task_decision_tool
 
     try:
         return task_decision_tool(task_id, action, comment, steps, service=box.tasks)

@@ -8,7 +8,7 @@ from datetime import date
 
 from langgraph.runtime import Runtime
 
-from vitrina.ask.periods import extract_period
+from vitrina.language.periods import extract_period
 from vitrina.onec import OneCQuery, list_link, report_link, report_name, write_dcs, write_query
 from vitrina.route.context import RouteContext
 from vitrina.route.messages import text

@@ -13,11 +13,10 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from vitrina.ask.periods import extract_period
-from vitrina.ask.understand import read_question
-from vitrina.onec import OneCQuery, OneCSource, check_query, write_query
-from vitrina.onec.model import MetaObject
-from vitrina.onec.words import stems
+from vitrina.ask import read_question
+from vitrina.language.names import stems
+from vitrina.language.periods import extract_period
+from vitrina.onec import MetaObject, OneCQuery, OneCSource, check_query, write_query
 from vitrina.route.tools import request_words, search_catalog
 from vitrina.route.tools.match import phrase_hits
 from vitrina.trace import Trace

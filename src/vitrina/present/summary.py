@@ -1,7 +1,7 @@
 """Figures computed over the FULL result: totals, extremes, first/last, distinct counts.
 
 The answer text uses only these figures and the result values, so every number it states
-can be traced back (see :func:`vitrina.ask.numbers.allowed_numbers`).
+can be traced back (see :func:`vitrina.present.numbers.allowed_numbers`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from vitrina.ask.columns import ColumnMeta, ColumnRole, ValueFormat
-from vitrina.ask.numbers import DASH, Lang, format_value, metas_for, to_decimal
+from vitrina.present.columns import ColumnMeta, ColumnRole, ValueFormat
+from vitrina.present.numbers import DASH, Lang, format_value, metas_for, to_decimal
 from vitrina.warehouse.result import QueryResult
 
 Shape = Literal["empty", "single", "breakdown", "series", "series_breakdown", "table"]

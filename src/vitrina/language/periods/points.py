@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, replace
 from datetime import date
 
-from vitrina.ask.periods.calendar import latest_year, make_date, month_end, year_ok
-from vitrina.ask.periods.lexicon import (
+from vitrina.language.periods.calendar import latest_year, make_date, month_end, year_ok
+from vitrina.language.periods.lexicon import (
     MONTH,
     MONTH_AFTER_DAY,
     MONTH_EN,

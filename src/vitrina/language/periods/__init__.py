@@ -30,11 +30,11 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from vitrina.ask.periods.grain import extract_grain
-from vitrina.ask.periods.matchers import MATCHERS, Hit
-from vitrina.ask.periods.model import Period
+from vitrina.language.periods.grain import extract_grain
+from vitrina.language.periods.matchers import MATCHERS, Hit
+from vitrina.language.periods.model import Period
 
-__all__ = ["Period", "extract_grain", "extract_period", "strip_period"]
+__all__ = ["Period", "extract_grain", "extract_period", "period_offsets", "strip_period"]
 
 
 def extract_period(text: str, today: date) -> Period | None:
@@ -76,3 +76,15 @@ def strip_period(text: str, period: Period) -> str:
     stripped = text.replace(period.span, " ", 1)
     stripped = _SPACE_BEFORE_PUNCT.sub(r"\1", _SPACES.sub(" ", stripped))
     return stripped.strip(" \t,")
+
+
+def period_offsets(text: str, span: str | None) -> tuple[int, int] | None:
+    """Where a period's words are in `text` (start, end), so word readers can skip them.
+
+    >>> period_offsets("Выручка за Май 2025", "за май 2025"), period_offsets("Выручка", "за май")
+    ((8, 19), None)
+    """
+    if not span:
+        return None
+    idx = text.lower().replace("ё", "е").find(span.lower().replace("ё", "е"))
+    return None if idx < 0 else (idx, idx + len(span))

@@ -8,9 +8,9 @@ from pydantic import BaseModel
 from rich.table import Table
 from rich.text import Text
 
-from vitrina.ask.columns import ColumnMeta, ColumnRole, ValueFormat
-from vitrina.ask.numbers import Lang, format_count, format_value, metas_for
-from vitrina.ask.summary import is_period
+from vitrina.present.columns import ColumnMeta, ColumnRole, ValueFormat
+from vitrina.present.numbers import Lang, format_count, format_value, metas_for
+from vitrina.present.summary import is_period
 from vitrina.warehouse.result import QueryResult
 
 _NUMERIC = (ValueFormat.MONEY, ValueFormat.COUNT, ValueFormat.NUMBER, ValueFormat.PERCENT)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import calendar as _cal
 from datetime import date, timedelta
 
-from vitrina.ask.periods.lexicon import MONTH_NAME_EN, MONTH_NAME_RU
+from vitrina.language.periods.lexicon import MONTH_NAME_EN, MONTH_NAME_RU
 
 MIN_YEAR, MAX_YEAR = 1990, 2100
 ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV"}
@@ -70,11 +70,6 @@ def latest_year(month: int, day: int, today: date) -> int:
     (2024, 2025)
     """
     return today.year if (month, day) <= (today.month, today.day) else today.year - 1
-
-
-def is_ru(text: str) -> bool:
-    """Whether a question is Russian (any Cyrillic letter), to pick the language of notes."""
-    return any("а" <= ch.lower() <= "я" or ch in "ёЁ" for ch in text)
 
 
 def make_date(year: int, month: int, day: int, notes: list[str], ru: bool) -> date | None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import ColumnRole as CatalogRole
+from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.warehouse.result import QueryResult
 
 MONEY = ("amount", "sum", "revenue", "rub", "fee", "gmv", "turnover", "ticket", "volume", "выручк", "сумм")

@@ -20,7 +20,8 @@ from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from typing import TYPE_CHECKING, Any, Literal
 
-from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
+from vitrina.language.detect import detect_lang
+from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 
 if TYPE_CHECKING:
     from vitrina.warehouse.result import QueryResult
@@ -315,11 +316,10 @@ _RU = re.compile(
 _EN = re.compile(
     _COMMON + r"|" + _SIGN + r"(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.(?P<frac>\d+))?"
 )
-_CYRILLIC = re.compile(r"[А-Яа-яЁё]")
 
 
 def numbers_in_text(text: str, lang: Lang | str | None = None) -> list[Decimal]:
-    """Every number in a text, in Russian or English style (guessed from Cyrillic when no lang).
+    """Every number in a text, in Russian or English style (`detect_lang` when no lang).
 
     Dates give their day, month and year; words such as ``Q2`` or ``W05`` are not numbers.
 
@@ -327,7 +327,7 @@ def numbers_in_text(text: str, lang: Lang | str | None = None) -> list[Decimal]:
     [Decimal('1234.50'), Decimal('2025'), Decimal('5'), Decimal('1'), Decimal('-3.5')]
     """
     if lang is None:
-        lang = "ru" if _CYRILLIC.search(text) else "en"
+        lang = detect_lang(text)
     pattern = _RU if lang == "ru" else _EN
     out: list[Decimal] = []
     for m in pattern.finditer(text):
@@ -373,7 +373,7 @@ def allowed_numbers(
     Each value is added raw and as it reads once formatted and rounded (in both languages);
     ``texts`` are trusted strings (period label, topic, notes) whose numbers are allowed too.
     """
-    from vitrina.ask.summary import summarize  # summary imports this module
+    from vitrina.present.summary import summarize  # summary imports this module
 
     metas = metas_for(result, metas)
     summary = summarize(result, metas)

@@ -14,10 +14,10 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from vitrina.ask.charts.choose import ChartDecision
-from vitrina.ask.charts.data import ChartData, build_chart_data
-from vitrina.ask.columns import ColumnMeta, ValueFormat
-from vitrina.ask.numbers import Lang, format_number, format_percent
+from vitrina.present.charts.choose import ChartDecision
+from vitrina.present.charts.data import ChartData, build_chart_data
+from vitrina.present.columns import ColumnMeta, ValueFormat
+from vitrina.present.numbers import Lang, format_number, format_percent
 from vitrina.warehouse.result import QueryResult
 
 RC = {

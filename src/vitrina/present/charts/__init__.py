@@ -11,12 +11,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from vitrina.ask.charts.choose import ChartDecision, choose_chart
-from vitrina.ask.charts.data import ChartData, build_chart_data
-from vitrina.ask.charts.png import draw_png, render_png
-from vitrina.ask.charts.spec import chartjs_from_data, to_chartjs, to_vegalite
-from vitrina.ask.columns import ColumnMeta
-from vitrina.ask.numbers import Lang
+from vitrina.present.charts.choose import ChartDecision, choose_chart
+from vitrina.present.charts.data import ChartData, build_chart_data
+from vitrina.present.charts.png import draw_png, render_png
+from vitrina.present.charts.spec import chartjs_from_data, to_chartjs, to_vegalite
+from vitrina.present.columns import ColumnMeta
+from vitrina.present.numbers import Lang
 from vitrina.trace import Trace, TraceEvent
 from vitrina.warehouse.result import QueryResult
 

@@ -1,7 +1,7 @@
 """The plain-text answer, written by rules from formatted result values and summary figures.
 
 No number is ever typed here: every figure is a value of the result or of the summary,
-formatted by :mod:`vitrina.ask.numbers`, so :func:`vitrina.ask.numbers.allowed_numbers`
+formatted by :mod:`vitrina.present.numbers`, so :func:`vitrina.present.numbers.allowed_numbers`
 accepts every number of the text.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from vitrina.ask.columns import ColumnMeta
-from vitrina.ask.numbers import (
+from vitrina.present.columns import ColumnMeta
+from vitrina.present.numbers import (
     DASH,
     format_count,
     format_percent,
@@ -21,7 +21,7 @@ from vitrina.ask.numbers import (
     metas_for,
     to_decimal,
 )
-from vitrina.ask.summary import MetricSummary, ResultSummary, row_label
+from vitrina.present.summary import MetricSummary, ResultSummary, row_label
 from vitrina.warehouse.result import QueryResult
 
 AnswerLang = Literal["ru", "en"]

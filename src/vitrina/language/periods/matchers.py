@@ -14,10 +14,10 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import NamedTuple
 
-from vitrina.ask.periods.calendar import (
+from vitrina.language.detect import is_ru
+from vitrina.language.periods.calendar import (
     add_months,
     half_bounds,
-    is_ru,
     labels,
     latest_year,
     quarter_bounds,
@@ -25,7 +25,7 @@ from vitrina.ask.periods.calendar import (
     week_bounds,
     year_ok,
 )
-from vitrina.ask.periods.lexicon import (
+from vitrina.language.periods.lexicon import (
     NUMBER,
     ORDINAL,
     PREP,
@@ -36,8 +36,8 @@ from vitrina.ask.periods.lexicon import (
     number_value,
     ordinal_value,
 )
-from vitrina.ask.periods.model import Period
-from vitrina.ask.periods.points import (
+from vitrina.language.periods.model import Period
+from vitrina.language.periods.points import (
     DATE_FORMS,
     MONTH_FORMS,
     POINT,

@@ -15,8 +15,6 @@ from functools import lru_cache
 # Hyphens split words ("топ-5", "клиентов-женщин"); hyphenated synonyms ("санкт-петербург")
 # are split the same way, so they still match as consecutive words.
 _WORD = re.compile(r"[0-9a-zа-я]+(?:'[0-9a-zа-я]+)*", re.IGNORECASE)
-_CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
-_LATIN = re.compile(r"[a-z]", re.IGNORECASE)
 
 
 def normalize(text: str) -> str:
@@ -27,15 +25,6 @@ def normalize(text: str) -> str:
         .replace("\u2013", "-")
         .replace("\u2014", "-")
         .replace("\u00a0", " ")
-    )
-
-
-def detect_lang(text: str) -> str:
-    """'ru' when the question is mostly Cyrillic, else 'en'."""
-    return (
-        "ru"
-        if len(_CYRILLIC.findall(text)) >= len(_LATIN.findall(text)) and _CYRILLIC.search(text)
-        else "en"
     )
 
 

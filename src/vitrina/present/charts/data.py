@@ -12,10 +12,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from vitrina.ask.charts.choose import ChartDecision, ChartKind
-from vitrina.ask.columns import ColumnMeta, ValueFormat
-from vitrina.ask.numbers import Lang, format_value, metas_for, to_decimal
-from vitrina.ask.summary import is_summable, row_label, sort_key
+from vitrina.present.charts.choose import ChartDecision, ChartKind
+from vitrina.present.columns import ColumnMeta, ValueFormat
+from vitrina.present.numbers import Lang, format_value, metas_for, to_decimal
+from vitrina.present.summary import is_summable, row_label, sort_key
 from vitrina.warehouse.result import QueryResult
 
 OTHER = {"ru": "Прочее", "en": "Other"}

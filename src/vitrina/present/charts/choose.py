@@ -13,10 +13,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from vitrina.ask.charts import limits
-from vitrina.ask.columns import ColumnMeta, ColumnRole, ValueFormat
-from vitrina.ask.numbers import Lang, format_count, metas_for, to_decimal
-from vitrina.ask.summary import is_period, is_summable, metric_columns
+from vitrina.present.charts import limits
+from vitrina.present.columns import ColumnMeta, ColumnRole, ValueFormat
+from vitrina.present.numbers import Lang, format_count, metas_for, to_decimal
+from vitrina.present.summary import is_period, is_summable, metric_columns
 from vitrina.warehouse.result import QueryResult
 
 ChartKind = Literal["line", "bar", "grouped_bar", "stacked_bar", "pie", "kpi", "none"]

@@ -22,9 +22,9 @@ from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet._write_only import WriteOnlyWorksheet
 
-from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
-from vitrina.ask.numbers import Lang, format_value, metas_for
-from vitrina.ask.summary import is_period
+from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
+from vitrina.present.numbers import Lang, format_value, metas_for
+from vitrina.present.summary import is_period
 from vitrina.warehouse.result import QueryResult
 
 EXCEL_MAX_ROWS = 1_048_576

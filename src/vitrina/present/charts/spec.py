@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from vitrina.ask.charts.choose import ChartDecision
-from vitrina.ask.charts.data import ChartData, build_chart_data
-from vitrina.ask.columns import ColumnMeta
-from vitrina.ask.numbers import Lang
+from vitrina.present.charts.choose import ChartDecision
+from vitrina.present.charts.data import ChartData, build_chart_data
+from vitrina.present.columns import ColumnMeta
+from vitrina.present.numbers import Lang
 from vitrina.warehouse.result import QueryResult
 
 _CHARTJS_TYPE = {

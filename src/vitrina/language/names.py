@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import re
 
+from vitrina.language.stopwords import CONNECTIVES
+
 _CAMEL = re.compile(r"(?<=[a-zа-яё0-9])(?=[A-ZА-ЯЁ])|_")
 ENDINGS = sorted(("ами", "ями", "ого", "его", "ому", "ему", "ыми", "ими", "ах", "ях", "ам", "ям", "ов", "ев",
                   "ей", "ой", "ий", "ый", "ая", "яя", "ое", "ее", "ие", "ые", "ом", "ем", "ия", "ию", "ии",
                   "а", "я", "ы", "и", "у", "ю", "е", "о", "ь", "s"), key=len, reverse=True)
-STOP = {"на", "по", "в", "во", "и", "с", "со", "из", "за", "для", "от", "до", "к", "the", "of", "and", "by",
-        "in", "on", "for", "a"}
 
 
 def split_name(name: str) -> str:
@@ -43,7 +43,7 @@ def stem(word: str) -> str:
 def stems(text: str) -> list[str]:
     """Stems of the meaningful words of a name or a synonym, in order, without repeats."""
     words = re.findall(r"[a-zа-яё0-9]+", split_name(text))
-    return list(dict.fromkeys(stem(w) for w in words if w not in STOP and len(w) > 1))
+    return list(dict.fromkeys(stem(w) for w in words if w not in CONNECTIVES and len(w) > 1))
 
 
 def phrase(text: str) -> str:

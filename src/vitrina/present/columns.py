@@ -10,6 +10,10 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from vitrina.language.periods.grain import Grain
+
+__all__ = ["ColumnMeta", "ColumnRole", "Grain", "ValueFormat"]
+
 
 class ColumnRole(StrEnum):
     PERIOD = "period"  # a time bucket: day, week, month, quarter, year (always the X axis)
@@ -17,14 +21,6 @@ class ColumnRole(StrEnum):
     METRIC = "metric"  # a number to aggregate and plot
     ID = "id"  # an identifier or code: never summed, never plotted as a value
     ATTRIBUTE = "attribute"  # anything else shown as is
-
-
-class Grain(StrEnum):
-    DAY = "day"
-    WEEK = "week"
-    MONTH = "month"
-    QUARTER = "quarter"
-    YEAR = "year"
 
 
 class ValueFormat(StrEnum):

@@ -7,8 +7,18 @@ independent, so they are found by separate functions.
 from __future__ import annotations
 
 import re
+from enum import StrEnum
 
-from vitrina.ask.columns import Grain
+
+class Grain(StrEnum):
+    """A time bucket of a period column or of a question's breakdown."""
+
+    DAY = "day"
+    WEEK = "week"
+    MONTH = "month"
+    QUARTER = "quarter"
+    YEAR = "year"
+
 
 _F = re.IGNORECASE
 
