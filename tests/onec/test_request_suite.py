@@ -7,12 +7,13 @@ decide), or wrong. A wrong object shown as success is counted apart and must be 
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
 import pytest
-
 from tests.onec import requests as suite
+
 from vitrina.onec import OneCSource, check_query
 from vitrina.route import RouteService
 
@@ -26,7 +27,11 @@ def grade(result: Any, expect: dict[str, Any]) -> tuple[str, list[str]]:
     problems: list[str] = []
     success = result.status in SUCCESS
     if expect["kind"] == "refuse":
-        return ("right", []) if not success else ("wrong_as_success", [f"answered {report.get('object')}"])
+        return (
+            ("right", [])
+            if not success
+            else ("wrong_as_success", [f"answered {report.get('object')}"])
+        )
     if not success:
         return "unsure", [f"status {result.status}: {result.answer}"]
     if expect["kind"] == "metadata":
@@ -43,7 +48,11 @@ def grade(result: Any, expect: dict[str, Any]) -> tuple[str, list[str]]:
     check = check_query(query)
     if not check.ok:
         problems.append(f"query invalid: {check.errors}")
-    vts = expect["virtual_table"] if isinstance(expect["virtual_table"], tuple) else (expect["virtual_table"],)
+    vts = (
+        expect["virtual_table"]
+        if isinstance(expect["virtual_table"], tuple)
+        else (expect["virtual_table"],)
+    )
     if report.get("virtual_table") not in vts:
         problems.append(f"virtual table {report.get('virtual_table')!r}")
     read_back = [v.rpartition(".")[2] for v in check.virtual_tables]
@@ -56,13 +65,18 @@ def grade(result: Any, expect: dict[str, Any]) -> tuple[str, list[str]]:
         if f not in query:
             problems.append(f"filter {f} not applied")
     for word in expect.get("unplaced", []):
-        if not any(word in u.lower() for u in report.get("unplaced", [])) or word not in result.answer.lower():
+        if (
+            not any(word in u.lower() for u in report.get("unplaced", []))
+            or word not in result.answer.lower()
+        ):
             problems.append(f"unplaced filter {word} not reported")
     for name, value in expect.get("parameters", {}).items():
         got = (report.get("parameters") or {}).get(name, {}).get("value")
         if got != value:
             problems.append(f"&{name} = {got}, expected {value}")
-    if expect.get("candidate") and expect["candidate"] not in {c.get("object") for c in result.candidates}:
+    if expect.get("candidate") and expect["candidate"] not in {
+        c.get("object") for c in result.candidates
+    }:
         problems.append(f"{expect['candidate']} not among the candidates")
     return ("right" if not problems else "wrong"), problems
 
@@ -82,25 +96,30 @@ def services():
 
     def get(root: Path) -> RouteService:
         if root not in cache:
-            cache[root] = RouteService(onec=OneCSource.load(root), today=suite.TODAY, write_files=False)
+            cache[root] = RouteService(
+                onec=OneCSource.load(root), today=suite.TODAY, write_files=False
+            )
         return cache[root]
+
     return get
 
 
 def test_request_suite_scores(services, request):
     shared = None
-    try:
+    with contextlib.suppress(pytest.skip.Exception):
         shared = request.getfixturevalue("shared_fixtures")
-    except pytest.skip.Exception:
-        pass
     cases = _cases(shared)
     graded = []
     for root, text, expect in cases:
         result = services(root).handle(text)
         verdict, why = grade(result, expect)
         graded.append((verdict, root.name, text, why))
-    counts = {k: sum(g[0] == k for g in graded) for k in ("right", "unsure", "wrong", "wrong_as_success")}
-    report = "\n".join(f"{v:16} {r:20} {t}: {'; '.join(w)}" for v, r, t, w in graded if v != "right")
+    counts = {
+        k: sum(g[0] == k for g in graded) for k in ("right", "unsure", "wrong", "wrong_as_success")
+    }
+    report = "\n".join(
+        f"{v:16} {r:20} {t}: {'; '.join(w)}" for v, r, t, w in graded if v != "right"
+    )
     print(f"\n1C request suite: {counts} of {len(graded)}\n{report}")
     assert counts["wrong_as_success"] == 0, report
     assert len(graded) >= (31 if shared is not None else 27)

@@ -36,7 +36,9 @@ def onec_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     config = ctx.onec.config
     register = config.get(row["register"])
     title = chosen.get("question") or state.get("request", "")
-    recorders = [config.objects[d] for d in config.recorders(register.full_name) if d in config.objects]
+    recorders = [
+        config.objects[d] for d in config.recorders(register.full_name) if d in config.objects
+    ]
     if row.get("report"):
         own = config.get(row["report"])
         query, name, dcs = row["query"], own.name, ""
@@ -44,10 +46,18 @@ def onec_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
         links = [report_link(own.name), list_link(register)]
         trace.branch("the configuration's own report offered", report=own.ru_name)
     else:
-        q = write_query(OneCQuery(
-            register=register, virtual_table=row["virtual_table"], dimensions=row["dimensions"],
-            resources=row["resources"], periodicity=row["periodicity"], movements=row.get("movements", False),
-            dated=row.get("dated", False), conditions=[Condition(**c) for c in row.get("conditions", [])]))
+        q = write_query(
+            OneCQuery(
+                register=register,
+                virtual_table=row["virtual_table"],
+                dimensions=row["dimensions"],
+                resources=row["resources"],
+                periodicity=row["periodicity"],
+                movements=row.get("movements", False),
+                dated=row.get("dated", False),
+                conditions=[Condition(**c) for c in row.get("conditions", [])],
+            )
+        )
         query, name, params = q.text, report_name(title), q.parameters
         values = parameter_values(title, ctx.today, params, q.virtual_table)
         dcs = write_dcs(q, values={k: v["value"] for k, v in values.items()})
@@ -64,22 +74,46 @@ def onec_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
             (run_dir / "Template.xml").write_text(dcs, encoding="utf-8")
             files["dcs"] = str(run_dir / "Template.xml")
     for word in row.get("unplaced", []):
-        trace.rejected("a filter of the request has no field in the chosen object", filter=word,
-                       object=row["object"])
-    trace.branch("1C report written", object=row["object"], virtual_table=row["virtual_table"], report=name)
+        trace.rejected(
+            "a filter of the request has no field in the chosen object",
+            filter=word,
+            object=row["object"],
+        )
+    trace.branch(
+        "1C report written", object=row["object"], virtual_table=row["virtual_table"], report=name
+    )
     doubt = chosen.get("unsure")
-    report = {"target": "onec", "plan": row["id"], "label": row["label"], "object": row["object"],
-              "register": register.ru_name, "virtual_table": row["virtual_table"], "query": query,
-              "parameters": values, "filters": [Condition(**c).text for c in row.get("conditions", [])],
-              "unplaced": row.get("unplaced", []), "report_name": name, "dcs": dcs, "links": links,
-              "recorders": [d.ru_name for d in recorders], "check": row["check"], "files": files,
-              "unsure": doubt}
-    answer = text("onec_report", lang, title=title, source=row["object"], vt=row["virtual_table"] or "—")
+    report = {
+        "target": "onec",
+        "plan": row["id"],
+        "label": row["label"],
+        "object": row["object"],
+        "register": register.ru_name,
+        "virtual_table": row["virtual_table"],
+        "query": query,
+        "parameters": values,
+        "filters": [Condition(**c).text for c in row.get("conditions", [])],
+        "unplaced": row.get("unplaced", []),
+        "report_name": name,
+        "dcs": dcs,
+        "links": links,
+        "recorders": [d.ru_name for d in recorders],
+        "check": row["check"],
+        "files": files,
+        "unsure": doubt,
+    }
+    answer = text(
+        "onec_report", lang, title=title, source=row["object"], vt=row["virtual_table"] or "—"
+    )
     if report["filters"]:
         answer += "\n" + text("onec_filters", lang, filters="; ".join(report["filters"]))
     if report["unplaced"]:
-        answer += "\n" + text("onec_unplaced", lang, filters=", ".join(f"«{w}»" for w in report["unplaced"]),
-                              source=row["object"])
+        answer += "\n" + text(
+            "onec_unplaced",
+            lang,
+            filters=", ".join(f"«{w}»" for w in report["unplaced"]),
+            source=row["object"],
+        )
     if doubt:
         answer += "\n" + text("onec_unsure", lang, why=doubt)
     status = "unsure" if doubt else "planned"
@@ -94,8 +128,9 @@ def _start(day: date) -> str:
     return datetime.combine(day, time(0, 0)).isoformat()
 
 
-def parameter_values(question: str, today: date, params: dict[str, str],
-                     virtual_table: str) -> dict[str, dict[str, str]]:
+def parameter_values(
+    question: str, today: date, params: dict[str, str], virtual_table: str
+) -> dict[str, dict[str, str]]:
     """Each parameter with its type, meaning and value from the request's period (or today).
 
     Starts are 00:00:00, ends 23:59:59 of the day; a balance is taken at a Граница that
@@ -108,15 +143,27 @@ def parameter_values(question: str, today: date, params: dict[str, str],
         kind, _, says = meaning.partition(": ") if ": " in meaning else ("Дата", "", meaning)
         low = name.lower()
         if "начало" in low or low.startswith("begin") or low.startswith("start"):
-            out[name] = {"type": "Дата", "meaning": says or "начало периода", "value": _start(start)}
-        elif any(k in low for k in ("конец", "граница", "период", "дата", "момент", "end", "date", "period")):
+            out[name] = {
+                "type": "Дата",
+                "meaning": says or "начало периода",
+                "value": _start(start),
+            }
+        elif any(
+            k in low
+            for k in ("конец", "граница", "период", "дата", "момент", "end", "date", "period")
+        ):
             balance = kind == "Граница" or (virtual_table == "Остатки" and "начало" not in low)
-            value = {"type": "Граница" if balance else "Дата", "meaning": says or "конец периода",
-                     "value": _end_of_day(end)}
+            value = {
+                "type": "Граница" if balance else "Дата",
+                "meaning": says or "конец периода",
+                "value": _end_of_day(end),
+            }
             if balance:
                 value["boundary"] = "Включая"
-                value["set_in_code"] = (f'Запрос.УстановитьПараметр("{name}", Новый Граница(Дата({end.year}, '
-                                        f"{end.month}, {end.day}, 23, 59, 59), ВидГраницы.Включая));")
+                value["set_in_code"] = (
+                    f'Запрос.УстановитьПараметр("{name}", Новый Граница(Дата({end.year}, '
+                    f"{end.month}, {end.day}, 23, 59, 59), ВидГраницы.Включая));"
+                )
             out[name] = value
         else:
             out[name] = {"type": kind, "meaning": says, "value": ""}

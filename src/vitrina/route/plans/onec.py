@@ -35,13 +35,32 @@ from vitrina.route.plans.onec_match import Request, Value, field_hits, label_hit
 from vitrina.trace import Trace
 
 BALANCE_WORDS = ("остатк", "остаток", "наличи", "balance", "on hand", "stock")
-TURNOVER_WORDS = ("продаж", "оборот", "приход", "расход", "выручк", "поступлени", "движени", "закупк", "sales",
-                  "turnover", "movement", "receipt", "purchase")
+TURNOVER_WORDS = (
+    "продаж",
+    "оборот",
+    "приход",
+    "расход",
+    "выручк",
+    "поступлени",
+    "движени",
+    "закупк",
+    "sales",
+    "turnover",
+    "movement",
+    "receipt",
+    "purchase",
+)
 MOVEMENT_WORDS = ("приход", "расход", "поступлени", "выбыти", "receipt", "issue")
 LIST_WORDS = ("список", "перечен", "перечисли", "list")
 WEIGHTS = {"coverage": 4.0, "name": 3.0, "fields": 2.0, "filters": 2.0, "table": 2.0, "kind": 1.0}
-KIND_ORDER = {"AccumulationRegister": 0, "InformationRegister": 0, "AccountingRegister": 0, "Report": 1,
-              "Document": 2, "Catalog": 3}
+KIND_ORDER = {
+    "AccumulationRegister": 0,
+    "InformationRegister": 0,
+    "AccountingRegister": 0,
+    "Report": 1,
+    "Document": 2,
+    "Catalog": 3,
+}
 MAX_CANDIDATES = 60  # candidates kept after scoring (a large configuration has thousands of tables)
 
 
@@ -67,8 +86,15 @@ class OneCCandidate:
 
     def sort_key(self) -> tuple:
         natural = self.query.virtual_table == _natural(self.register)
-        return (not self.valid, -self.total, -len(self.explained), -len(self.placed),
-                KIND_ORDER.get((self.report or self.register).kind, 4), not natural, self.id)
+        return (
+            not self.valid,
+            -self.total,
+            -len(self.explained),
+            -len(self.placed),
+            KIND_ORDER.get((self.report or self.register).kind, 4),
+            not natural,
+            self.id,
+        )
 
 
 def _natural(obj: MetaObject) -> str:
@@ -81,7 +107,11 @@ def _natural(obj: MetaObject) -> str:
 
 def virtual_tables(obj: MetaObject) -> list[str]:
     if obj.kind == "AccumulationRegister":
-        return ["Остатки", "Обороты", "ОстаткиИОбороты"] if obj.register_type == "Balance" else ["Обороты"]
+        return (
+            ["Остатки", "Обороты", "ОстаткиИОбороты"]
+            if obj.register_type == "Balance"
+            else ["Обороты"]
+        )
     if obj.kind == "AccountingRegister":
         return ["Остатки", "Обороты"]
     if obj.kind == "InformationRegister":
@@ -100,7 +130,9 @@ def _fields_of(obj: MetaObject) -> list[MetaField]:
     return [*obj.dimensions, *obj.resources, *obj.attributes]
 
 
-def _named_fields(obj: MetaObject, source: OneCSource, req: Request, allowed: set[int]) -> dict[str, set[int]]:
+def _named_fields(
+    obj: MetaObject, source: OneCSource, req: Request, allowed: set[int]
+) -> dict[str, set[int]]:
     out: dict[str, set[int]] = {}
     for f in _fields_of(obj):
         share, used = field_hits(f, source.config, req.words, allowed)
@@ -113,12 +145,18 @@ def _place(obj: MetaObject, values: list[Value]) -> tuple[list[Condition], list[
     """Each value on the object's field of its type (the first dimension, else attribute)."""
     placed, unplaced = [], []
     for v in values:
-        target = next((f for f in (*obj.dimensions, *obj.attributes) if v.type_ref in
-                       [t.rpartition(":")[2].replace("Ref.", ".") for t in f.types]), None)
+        target = next(
+            (
+                f
+                for f in (*obj.dimensions, *obj.attributes)
+                if v.type_ref in [t.rpartition(":")[2].replace("Ref.", ".") for t in f.types]
+            ),
+            None,
+        )
         if target is None:
             unplaced.append(v)
         else:
-            placed.append(Condition(field=target.name, expression=v.expression, says=v.item.synonym("ru")))
+            placed.append(Condition(field=target.name, expression=v.expression, says=v.says))
     return placed, unplaced
 
 
@@ -126,9 +164,14 @@ def _asked(request: str, today: date) -> dict[str, Any]:
     period = extract_period(request, today)
     balance = _has(request, BALANCE_WORDS) or bool(period and period.span.lower().startswith("на "))
     turnover = _has(request, TURNOVER_WORDS) or bool(period and not balance)
-    return {"balance": balance, "turnover": turnover and not (balance and not _has(request, TURNOVER_WORDS)),
-            "movements": _has(request, MOVEMENT_WORDS), "list": _has(request, LIST_WORDS),
-            "grain": extract_grain(request), "period": period}
+    return {
+        "balance": balance,
+        "turnover": turnover and not (balance and not _has(request, TURNOVER_WORDS)),
+        "movements": _has(request, MOVEMENT_WORDS),
+        "list": _has(request, LIST_WORDS),
+        "grain": extract_grain(request),
+        "period": period,
+    }
 
 
 def _table_fit(obj: MetaObject, vt: str, asked: dict[str, Any]) -> tuple[float, str]:
@@ -138,18 +181,30 @@ def _table_fit(obj: MetaObject, vt: str, asked: dict[str, Any]) -> tuple[float, 
             return 0.8, "a list of objects"
         return 0.2, "balances or turnovers asked: a list holds neither"
     if obj.kind == "InformationRegister":
-        if balance and not turnover:
+        if turnover or asked["movements"]:
+            return 0.3, "movements asked: an information register holds values, not movements"
+        if balance:
             return 0.6, "the latest values at a date" if vt == "СрезПоследних" else "all records"
-        return (1.0, "the latest values") if vt == "СрезПоследних" or not obj.periodic else (0.5, "all records")
+        return (
+            (1.0, "the latest values")
+            if vt == "СрезПоследних" or not obj.periodic
+            else (0.5, "all records")
+        )
     if balance and turnover:
         return {"ОстаткиИОбороты": 1.0}.get(vt, 0.4), "balances and turnovers asked"
     if balance:
         return {"Остатки": 1.0, "ОстаткиИОбороты": 0.4}.get(vt, 0.0), "balances at a date asked"
+    if asked["movements"]:
+        if obj.register_type != "Balance":
+            return 0.5, "receipts and issues asked: a turnovers register has no Приход/Расход"
+        return {"Обороты": 1.0, "ОстаткиИОбороты": 0.8}.get(vt, 0.0), "receipts and issues asked"
     if turnover:
         fit = {"Обороты": 1.0, "ОстаткиИОбороты": 0.5}.get(vt, 0.0)
         return fit, "movements over a period asked"
     natural = _natural(obj)
-    return (1.0 if vt == natural else 0.3), f"nothing said: {natural} is the register's natural table"
+    return (
+        1.0 if vt == natural else 0.3
+    ), f"nothing said: {natural} is the register's natural table"
 
 
 def _kind_fit(obj: MetaObject, asked: dict[str, Any], has_resources: bool) -> float:
@@ -157,26 +212,48 @@ def _kind_fit(obj: MetaObject, asked: dict[str, Any], has_resources: bool) -> fl
         return 1.0 if obj.kind in ("Catalog", "Document") else 0.3
     if obj.kind in ("AccumulationRegister", "AccountingRegister", "InformationRegister"):
         return 1.0 if has_resources else 0.5
-    return 0.5
+    return 0.2 if asked["balance"] or asked["turnover"] else 0.5
 
 
-def _candidate(obj: MetaObject, vt: str, source: OneCSource, req: Request, asked: dict[str, Any],
-               req_field_words: set[int], report: MetaObject | None = None,
-               report_query: str = "") -> OneCCandidate:
+def _candidate(
+    obj: MetaObject,
+    vt: str,
+    source: OneCSource,
+    req: Request,
+    asked: dict[str, Any],
+    req_field_words: set[int],
+    report: MetaObject | None = None,
+    report_query: str = "",
+) -> OneCCandidate:
     allowed = set(req.content)
     value_words = set().union(*(v.words for v in req.values)) if req.values else set()
     placed, unplaced_values = _place(obj, req.values)
-    placed_words = set().union(*(v.words for v in req.values if v not in unplaced_values)) if placed else set()
+    placed_words = (
+        set().union(*(v.words for v in req.values if v not in unplaced_values)) if placed else set()
+    )
     label = report or obj
-    name_share, name_used = label_hits(label.name, label.synonyms, req.words, allowed)
+    name_share, name_used = label_hits(
+        label.name, label.synonyms, req.words, allowed - req.grouping
+    )
+    _, direct_used = label_hits(
+        label.name, label.synonyms, req.words, allowed - req.grouping, direct=True
+    )
     if report is not None:  # a report also answers with what its register is called
         r_share, r_used = label_hits(obj.name, obj.synonyms, req.words, allowed)
         name_used |= r_used if r_share >= 1.0 else set()
     fields = _named_fields(obj, source, req, allowed - value_words)
-    fields = {n: u for n, u in fields.items() if not (u <= name_used and n.lower() not in label.name.lower())}
-    booleans = [n for n in fields if (f := obj.field(n)) and any(t.endswith("boolean") for t in f.types)]
+    fields = {
+        n: u
+        for n, u in fields.items()
+        if not (u <= direct_used and n.lower() not in label.name.lower())
+    }
+    booleans = [
+        n for n in fields if (f := obj.field(n)) and any(t.endswith("boolean") for t in f.types)
+    ]
     conditions = placed + [Condition(field=n, expression="ИСТИНА", says=n) for n in booleans]
-    dims_named = [n for n in fields if n not in booleans and obj.field(n) and obj.field(n).role != "resource"]
+    dims_named = [
+        n for n in fields if n not in booleans and obj.field(n) and obj.field(n).role != "resource"
+    ]
     res_named = [n for n in fields if obj.field(n) and obj.field(n).role == "resource"]
     explained = name_used | placed_words | set().union(set(), *fields.values())
     dims = dims_named or [d.name for d in obj.dimensions][:3]
@@ -186,29 +263,59 @@ def _candidate(obj: MetaObject, vt: str, source: OneCSource, req: Request, asked
     if obj.kind == "InformationRegister" and not res_named:
         resources = [r.name for r in obj.resources]
     period = asked["period"]
-    q = OneCQuery(register=obj, virtual_table=vt, dimensions=dims, resources=resources,  # type: ignore[arg-type]
-                  periodicity=asked["grain"] if vt in ("Обороты", "ОстаткиИОбороты") else None,
-                  conditions=conditions, movements=asked["movements"],
-                  dated=bool(period) and obj.kind == "Document")
+    q = OneCQuery(
+        register=obj,
+        virtual_table=vt,
+        dimensions=dims,
+        resources=resources,  # type: ignore[arg-type]
+        periodicity=asked["grain"] if vt in ("Обороты", "ОстаткиИОбороты") else None,
+        conditions=conditions,
+        movements=asked["movements"],
+        dated=bool(period) and obj.kind == "Document",
+    )
     write_query(q)
     cid = f"{obj.ru_name}.{vt}" if vt else obj.ru_name
-    c = OneCCandidate(id=report.ru_name if report else cid, register=obj, query=q, report=report,
-                      report_query=report_query, explained=explained, placed=conditions,
-                      unplaced=[v.item.synonym("ru") for v in unplaced_values])
+    c = OneCCandidate(
+        id=report.ru_name if report else cid,
+        register=obj,
+        query=q,
+        report=report,
+        report_query=report_query,
+        explained=explained,
+        placed=conditions,
+        unplaced=[
+            " ".join(req.words[i] for i in sorted(v.words)) + f" → {v.says}"
+            for v in unplaced_values
+        ],
+    )
     fit, why = _table_fit(obj, vt, asked)
     named_fields = req_field_words - name_used
-    fields_share = (len(set().union(set(), *fields.values()) & named_fields) / len(named_fields)) if named_fields \
+    fields_share = (
+        (len(set().union(set(), *fields.values()) & named_fields) / len(named_fields))
+        if named_fields
         else 1.0
+    )
     parts = [
-        ("coverage", len(explained & allowed) / len(allowed) if allowed else 0.0,
-         f"explains {len(explained & allowed)} of {len(allowed)} words"),
+        (
+            "coverage",
+            len(explained & allowed) / len(allowed) if allowed else 0.0,
+            f"explains {len(explained & allowed)} of {len(allowed)} words",
+        ),
         ("name", name_share, f"{label.ru_name} named {name_share:.0%}"),
         ("fields", fields_share, "fields " + (", ".join(fields) or "-")),
-        ("filters", (len(req.values) - len(unplaced_values)) / len(req.values) if req.values else 1.0,
-         "filters " + (", ".join(p.text for p in placed) or "-")
-         + (f"; not placed: {', '.join(c.unplaced)}" if c.unplaced else "")),
+        (
+            "filters",
+            (len(req.values) - len(unplaced_values)) / len(req.values) if req.values else 1.0,
+            "filters "
+            + (", ".join(p.text for p in placed) or "-")
+            + (f"; not placed: {', '.join(c.unplaced)}" if c.unplaced else ""),
+        ),
         ("table", fit, f"{vt or 'table'}: {why}"),
-        ("kind", 0.8 if report is not None else _kind_fit(obj, asked, bool(obj.resources)), label.kind),
+        (
+            "kind",
+            0.8 if report is not None else _kind_fit(obj, asked, bool(obj.resources)),
+            label.kind,
+        ),
     ]
     for key, value, reason in parts:
         c.scores[key] = round(value, 3)
@@ -222,8 +329,11 @@ def _field_words(source: OneCSource, req: Request) -> set[int]:
     """The request's words that name a field of some object (not a value): what "fields" scores."""
     value_words = set().union(set(), *(v.words for v in req.values))
     fields = [f for o in source.config.objects.values() for f in _fields_of(o)]
-    return {i for i in req.content - value_words
-            if any(field_hits(f, source.config, req.words, {i})[0] > 0 for f in fields)}
+    return {
+        i
+        for i in req.content - value_words
+        if any(field_hits(f, source.config, req.words, {i})[0] > 0 for f in fields)
+    }
 
 
 def _report_source(report: MetaObject, source: OneCSource) -> tuple[MetaObject, str, str] | None:
@@ -246,11 +356,14 @@ def _check(c: OneCCandidate, source: OneCSource, trace: Trace) -> None:
         c.valid = False
         c.reasons.append("query: " + "; ".join(str(e) for e in [*c.check.errors, *problems]))
     else:
-        c.reasons.append("query: " + ("accepted by " + c.check.parser if c.check.checked else "not checked"))
+        c.reasons.append(
+            "query: " + ("accepted by " + c.check.parser if c.check.checked else "not checked")
+        )
 
 
-def onec_candidates(request: str, source: OneCSource, facts: dict[str, Any], today: date,
-                    trace: Trace) -> tuple[list[OneCCandidate], dict[str, Any]]:
+def onec_candidates(
+    request: str, source: OneCSource, facts: dict[str, Any], today: date, trace: Trace
+) -> tuple[list[OneCCandidate], dict[str, Any]]:
     """Every object's candidates, scored and sorted best first, and what the request asked for."""
     asked = _asked(request, today)
     period = asked["period"]
@@ -261,8 +374,18 @@ def onec_candidates(request: str, source: OneCSource, facts: dict[str, Any], tod
         if obj.kind == "Report":
             found = _report_source(obj, source)
             if found is not None:
-                out.append(_candidate(found[0], found[1], source, req, asked, field_words, report=obj,
-                                      report_query=found[2]))
+                out.append(
+                    _candidate(
+                        found[0],
+                        found[1],
+                        source,
+                        req,
+                        asked,
+                        field_words,
+                        report=obj,
+                        report_query=found[2],
+                    )
+                )
             continue
         for vt in virtual_tables(obj):
             out.append(_candidate(obj, vt, source, req, asked, field_words))
@@ -272,12 +395,21 @@ def onec_candidates(request: str, source: OneCSource, facts: dict[str, Any], tod
     for c in kept:
         _check(c, source, trace)
     kept.sort(key=OneCCandidate.sort_key)
-    trace.measurement("1C candidates scored", objects=len(source.config.objects), candidates=len(out),
-                      relevant=len(relevant), kept=len(kept))
-    shown = {"balance": asked["balance"], "turnover": asked["turnover"], "grain": asked["grain"],
-             "period": [period.start.isoformat(), period.end.isoformat()] if period else None,
-             "values": [v.expression for v in req.values],
-             "words": [req.words[i] for i in sorted(req.content)]}
+    trace.measurement(
+        "1C candidates scored",
+        objects=len(source.config.objects),
+        candidates=len(out),
+        relevant=len(relevant),
+        kept=len(kept),
+    )
+    shown = {
+        "balance": asked["balance"],
+        "turnover": asked["turnover"],
+        "grain": asked["grain"],
+        "period": [period.start.isoformat(), period.end.isoformat()] if period else None,
+        "values": [v.expression for v in req.values],
+        "words": [req.words[i] for i in sorted(req.content)],
+    }
     return kept, shown
 
 
@@ -298,16 +430,35 @@ def unsure(cands: list[OneCCandidate]) -> str | None:
 def onec_row(c: OneCCandidate) -> dict[str, Any]:
     """A candidate as plain data for the graph state: enough to write its query again."""
     q = c.query
-    return {"id": c.id, "label": f"{c.object_name} · {q.virtual_table or '—'}", "total": c.total,
-            "code_score": c.total, "valid": c.valid, "scores": c.scores, "reasons": c.reasons,
-            "query": c.report_query or q.text, "object": c.object_name, "register": c.register.full_name,
-            "report": c.report.full_name if c.report else None, "virtual_table": q.virtual_table,
-            "dimensions": q.dimensions, "resources": q.resources,
-            "periodicity": str(q.periodicity) if q.periodicity else None, "movements": q.movements,
-            "dated": q.dated, "conditions": [{"field": x.field, "expression": x.expression, "says": x.says}
-                                             for x in c.placed],
-            "unplaced": c.unplaced,
-            "check": {"checked": c.check.checked, "ok": c.valid, "parser": c.check.parser,
-                      "errors": [str(e) for e in c.check.errors], "rewrites": c.check.rewrites,
-                      "forgiven": [f"{e.rule}: {e}" for e in c.check.forgiven],
-                      "virtual_tables": c.check.virtual_tables}}
+    return {
+        "id": c.id,
+        "label": f"{c.object_name} · {q.virtual_table or '—'}",
+        "total": c.total,
+        "code_score": c.total,
+        "valid": c.valid,
+        "scores": c.scores,
+        "reasons": c.reasons,
+        "query": c.report_query or q.text,
+        "object": c.object_name,
+        "register": c.register.full_name,
+        "report": c.report.full_name if c.report else None,
+        "virtual_table": q.virtual_table,
+        "dimensions": q.dimensions,
+        "resources": q.resources,
+        "periodicity": str(q.periodicity) if q.periodicity else None,
+        "movements": q.movements,
+        "dated": q.dated,
+        "conditions": [
+            {"field": x.field, "expression": x.expression, "says": x.says} for x in c.placed
+        ],
+        "unplaced": c.unplaced,
+        "check": {
+            "checked": c.check.checked,
+            "ok": c.valid,
+            "parser": c.check.parser,
+            "errors": [str(e) for e in c.check.errors],
+            "rewrites": c.check.rewrites,
+            "forgiven": [f"{e.rule}: {e}" for e in c.check.forgiven],
+            "virtual_tables": c.check.virtual_tables,
+        },
+    }

@@ -19,11 +19,54 @@ from vitrina.onec.vocabulary import expand
 from vitrina.onec.words import STOP, stem, stems
 
 # words that say what kind of answer is wanted, not what it is about
-KIND_WORDS = ("остатк", "остаток", "наличи", "оборот", "движени", "приход", "расход", "список", "перечен",
-              "отчет", "сформир", "построй", "покажи", "выведи", "какие", "какой", "сколько", "сумм", "итог",
-              "balance", "turnover", "list", "report", "show", "receipt", "issue", "all", "все", "всех",
-              "месяц", "месяцам", "недел", "квартал", "год", "дням", "день", "month", "week", "quarter", "year",
-              "daily", "monthly", "регистр", "register", "документ", "справочник")
+KIND_WORDS = (
+    "остатк",
+    "остаток",
+    "наличи",
+    "оборот",
+    "движени",
+    "приход",
+    "расход",
+    "список",
+    "перечен",
+    "отчет",
+    "сформир",
+    "построй",
+    "покажи",
+    "выведи",
+    "какие",
+    "какой",
+    "сколько",
+    "сумм",
+    "итог",
+    "balance",
+    "turnover",
+    "list",
+    "report",
+    "show",
+    "receipt",
+    "issue",
+    "all",
+    "все",
+    "всех",
+    "месяц",
+    "месяцам",
+    "недел",
+    "квартал",
+    "год",
+    "дням",
+    "день",
+    "month",
+    "week",
+    "quarter",
+    "year",
+    "daily",
+    "monthly",
+    "регистр",
+    "register",
+    "документ",
+    "справочник",
+)
 
 
 @dataclass
@@ -39,6 +82,10 @@ class Value:
         return f"ЗНАЧЕНИЕ({self.owner.ru_name}.{self.item.name})"
 
     @property
+    def says(self) -> str:
+        return f"{self.item.synonym('ru')} ({self.owner.ru_name}.{self.item.name})"
+
+    @property
     def type_ref(self) -> str:
         return self.owner.full_name  # 'Catalog.Склады', the target of a field's reference type
 
@@ -47,6 +94,9 @@ class Value:
 class Request:
     words: list[str]  # normalised words, in order
     content: set[int]  # indexes of the words that must be explained
+    grouping: set[int] = field(
+        default_factory=set
+    )  # words after "по"/"by": fields to group by, not objects
     values: list[Value] = field(default_factory=list)
     period_words: set[int] = field(default_factory=set)
 
@@ -56,29 +106,37 @@ def _labels(name: str, synonyms: dict[str, str]) -> list[list[str]]:
     return [s for s in out if s]
 
 
-def _word_matches(label_stem: str, word: str) -> bool:
+def _word_matches(label_stem: str, word: str, direct: bool = False) -> bool:
     ws = stem(word)
-    return stem_matches(label_stem, word) or ws == label_stem or label_stem in expand(ws) or any(
-        stem_matches(label_stem, e) for e in expand(ws))
+    if stem_matches(label_stem, word) or ws == label_stem:
+        return True
+    return not direct and (
+        label_stem in expand(ws) or any(stem_matches(label_stem, e) for e in expand(ws))
+    )
 
 
-def label_hits(name: str, synonyms: dict[str, str], words: list[str], allowed: set[int]) -> tuple[float, set[int]]:
-    """The best share of a label's stems the request names, and the words that name them."""
+def label_hits(
+    name: str, synonyms: dict[str, str], words: list[str], allowed: set[int], direct: bool = False
+) -> tuple[float, set[int]]:
+    """The best share of a label's stems the request names, and the words that name them
+    (`direct`: by the words themselves, not through `vocabulary`)."""
     best: tuple[float, set[int]] = (0.0, set())
     low = name.lower()
     exact = {i for i in allowed if words[i] == low}
     if exact:
         return 1.0, exact
     for label in _labels(name, synonyms):
-        used = {i for s in label for i in allowed if _word_matches(s, words[i])}
-        named = sum(any(_word_matches(s, words[i]) for i in used) for s in label)
+        used = {i for s in label for i in allowed if _word_matches(s, words[i], direct)}
+        named = sum(any(_word_matches(s, words[i], direct) for i in used) for s in label)
         share = named / len(label)
         if share > best[0] or (share == best[0] and len(used) > len(best[1])):
             best = (share, used)
     return best
 
 
-def field_hits(f: MetaField, config: Configuration, words: list[str], allowed: set[int]) -> tuple[float, set[int]]:
+def field_hits(
+    f: MetaField, config: Configuration, words: list[str], allowed: set[int]
+) -> tuple[float, set[int]]:
     """A field is named by its own labels or by the object its reference type points to
     ("по контрагентам" names Покупатель, typed Справочник.Контрагенты)."""
     share, used = label_hits(f.name, f.synonyms, words, allowed)
@@ -97,7 +155,14 @@ def _values(config: Configuration, words: list[str], allowed: set[int]) -> list[
             for label in _labels(item.name, item.synonyms):
                 used: set[int] = set()
                 for s in label:
-                    hit = next((i for i in sorted(allowed) if stem_matches(s, words[i]) or stem(words[i]) == s), None)
+                    hit = next(
+                        (
+                            i
+                            for i in sorted(allowed)
+                            if stem_matches(s, words[i]) or stem(words[i]) == s
+                        ),
+                        None,
+                    )
                     if hit is None:
                         break
                     used.add(hit)
@@ -117,12 +182,40 @@ def read(text: str, config: Configuration, period_span: str = "") -> Request:
     """The request's words, which of them are content, and the values it names."""
     words = [w.text for w in tokenize(text)]
     period = {w.text for w in tokenize(period_span)} if period_span else set()
-    content = {i for i, w in enumerate(words)
-               if w not in STOP and len(w) > 1 and not w.isdigit() and w not in period
-               and not any(w.startswith(k) for k in KIND_WORDS) and not re.fullmatch(r"[\d.]+", w)}
-    req = Request(words=words, content=content, period_words={i for i, w in enumerate(words) if w in period})
-    req.values = _values(config, words, content)
+    content = {
+        i
+        for i, w in enumerate(words)
+        if w not in STOP
+        and len(w) > 1
+        and not w.isdigit()
+        and w not in period
+        and not any(w.startswith(k) for k in KIND_WORDS)
+        and not re.fullmatch(r"[\d.]+", w)
+    }
+    req = Request(
+        words=words, content=content, period_words={i for i, w in enumerate(words) if w in period}
+    )
+    req.grouping = {
+        i + 1 for i, w in enumerate(words[:-1]) if w in ("по", "by") and i + 1 in content
+    }
+    nouns = _model_words(config, words, content)
+    req.values = [v for v in _values(config, words, content) if not v.words <= nouns]
     return req
+
+
+def _model_words(config: Configuration, words: list[str], allowed: set[int]) -> set[int]:
+    """Words that name an object or a field: a value named only by such words ("товар" is also
+    Номенклатура) is not taken as a filter."""
+    out: set[int] = set()
+    for obj in config.objects.values():
+        for name, synonyms in [
+            (obj.name, obj.synonyms),
+            *((f.name, f.synonyms) for f in (*obj.dimensions, *obj.resources, *obj.attributes)),
+        ]:
+            share, used = label_hits(name, synonyms, words, allowed - out)
+            if share > 0:
+                out |= used
+    return out
 
 
 def kind_label(obj: MetaObject) -> str:

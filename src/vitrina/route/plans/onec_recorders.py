@@ -16,7 +16,9 @@ from vitrina.route.plans.onec_match import label_hits, read
 
 ASKS_RECORDERS = re.compile(
     r"регистратор\w*|recorders?\b|(документ\w*|documents?)\b.*\b(двига\w*|движени\w*|запис\w*|провод\w*|"
-    r"формиру\w* движени\w*|post\w*|record\w*|writ\w*|move\w*)", re.IGNORECASE)
+    r"формиру\w* движени\w*|post\w*|record\w*|writ\w*|move\w*)",
+    re.IGNORECASE,
+)
 
 
 def recorder_answer(request: str, source: OneCSource) -> dict[str, Any] | None:
@@ -29,14 +31,23 @@ def recorder_answer(request: str, source: OneCSource) -> dict[str, Any] | None:
     for obj in source.config.objects.values():
         if obj.kind not in REGISTERS:
             continue
-        share, used = label_hits(obj.name, obj.synonyms, req.words, allowed)
+        share, _used = label_hits(obj.name, obj.synonyms, req.words, allowed)
         key = (share, -len(obj.name), obj.full_name)
         if share > 0 and (best is None or key > best):
             best = key
     if best is None or best[0] < 1.0:
         return None
     register = source.config.objects[best[2]]
-    documents = [source.config.objects[d] for d in source.config.recorders(register.full_name)
-                 if d in source.config.objects]
-    return {"target": "onec", "kind": "recorders", "object": register.ru_name, "register": register.ru_name,
-            "recorders": [d.ru_name for d in documents], "links": [list_link(d) for d in documents]}
+    documents = [
+        source.config.objects[d]
+        for d in source.config.recorders(register.full_name)
+        if d in source.config.objects
+    ]
+    return {
+        "target": "onec",
+        "kind": "recorders",
+        "object": register.ru_name,
+        "register": register.ru_name,
+        "recorders": [d.ru_name for d in documents],
+        "links": [list_link(d) for d in documents],
+    }
