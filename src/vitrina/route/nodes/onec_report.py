@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import uuid
 from datetime import date, datetime, time
+from typing import Any
 
 from langgraph.runtime import Runtime
 
@@ -44,6 +45,7 @@ def onec_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
         query, name, dcs = row["query"], own.name, ""
         params = {p: "" for p in dict.fromkeys(PARAMETER.findall(query))}
         links = [report_link(own.name), list_link(register)]
+        data = {}
         trace.branch("the configuration's own report offered", report=own.ru_name)
     else:
         q = write_query(
@@ -62,6 +64,7 @@ def onec_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
         values = parameter_values(title, ctx.today, params, q.virtual_table)
         dcs = write_dcs(q, values={k: v["value"] for k, v in values.items()})
         links = [list_link(register), report_link(name)]
+        data = _read_infobase(ctx, q, values, trace)
     values = parameter_values(title, ctx.today, params, row["virtual_table"])
     links += [list_link(d) for d in recorders]
     files = {}
@@ -101,6 +104,7 @@ def onec_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
         "check": row["check"],
         "files": files,
         "unsure": doubt,
+        **data,
     }
     answer = text(
         "onec_report", lang, title=title, source=row["object"], vt=row["virtual_table"] or "—"
@@ -118,6 +122,28 @@ def onec_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
         answer += "\n" + text("onec_unsure", lang, why=doubt)
     status = "unsure" if doubt else "planned"
     return {"status": status, "answer": answer, "report": report, "trace": trace.events}
+
+
+def _read_infobase(ctx: RouteContext, q: OneCQuery, values: dict[str, dict[str, str]],
+                   trace: Trace) -> dict[str, Any]:
+    """Rows from the infobase's standard OData interface when its URL is configured."""
+    url = getattr(ctx.settings, "onec_url", None)
+    if not url:
+        return {}
+    from vitrina.onec.odata import ODataClient, ODataError
+
+    try:
+        client = ODataClient(url, user=ctx.settings.onec_user, password=ctx.settings.onec_password,
+                             timeout_s=ctx.settings.statement_timeout_s, max_rows=ctx.settings.row_cap)
+        try:
+            result = client.fetch(q, {k: v["value"] for k, v in values.items()})
+        finally:
+            client.close()
+    except ODataError as exc:
+        trace.rejected("the infobase's OData interface did not answer the plan", error=str(exc))
+        return {"odata_error": str(exc)}
+    trace.measurement("rows read from the infobase", rows=len(result.rows), truncated=result.truncated)
+    return {"rows": result.rows, "odata_url": result.url, "truncated": result.truncated}
 
 
 def _end_of_day(day: date) -> str:

@@ -257,6 +257,9 @@ def _candidate(
     res_named = [n for n in fields if obj.field(n) and obj.field(n).role == "resource"]
     explained = name_used | placed_words | set().union(set(), *fields.values())
     dims = dims_named or [d.name for d in obj.dimensions][:3]
+    filtered = {c.field for c in conditions}
+    if not dims_named and [d for d in dims if d not in filtered]:
+        dims = [d for d in dims if d not in filtered]  # a field fixed by a filter is not a grouping
     if obj.kind in ("Document", "Catalog"):
         dims = dims_named
     resources = res_named or [r.name for r in obj.resources if r.numeric]
