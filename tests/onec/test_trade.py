@@ -100,3 +100,27 @@ def test_query_writer_for_each_virtual_table(source):
     for q in (prices, both):
         assert check_query(q.text).ok
         ET.fromstring(write_dcs(q))
+
+
+ORDER = ["dataSource", "dataSet", "dataSetLink", "calculatedField", "totalField", "parameter", "template",
+         "groupTemplate", "settingsVariant"]
+
+
+def _shape(xml_text: str) -> tuple[list[str], list[str], list[str]]:
+    root = ET.fromstring(xml_text.lstrip("\ufeff").encode())
+    local = [c.tag.rpartition("}")[2] for c in root]
+    data_set = root.find("{http://v8.1c.ru/8.1/data-composition-system/schema}dataSet")
+    variant = root.find("{http://v8.1c.ru/8.1/data-composition-system/schema}settingsVariant")
+    return local, [c.tag.rpartition("}")[2] for c in data_set], [c.tag for c in variant]
+
+
+@pytest.mark.fixtures
+def test_schema_has_the_shape_of_the_platform_schemas(route, shared_fixtures):
+    """Element order, data set and settings variant as in the real schemas of the shared fixtures."""
+    ours = _shape(route.handle("продажи по номенклатуре за ноябрь 2025").report["dcs"])
+    for path in (shared_fixtures / "onec").rglob("Template.*"):
+        theirs = _shape(path.read_text(encoding="utf-8-sig"))
+        assert theirs[2][:2] == ours[2][:2]  # dcsset:name and dcsset:presentation first
+        assert set(theirs[1]) - {"field"} <= set(ours[1]) | {"field"}  # name, dataSource, query
+    assert ours[0] == sorted(ours[0], key=ORDER.index) and ours[0][:2] == ["dataSource", "dataSet"]
+    assert ours[1][0] == "name" and ours[1][-3:] == ["dataSource", "query", "autoFillFields"]
