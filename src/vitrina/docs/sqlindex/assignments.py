@@ -26,9 +26,16 @@ def _table_name(t: exp.Table) -> str:
     return table_name(t)
 
 
-def column_assignments(root: exp.Expr) -> list[ColumnAssignment]:
-    """Assignments of every write inside `root` (an INSERT, UPDATE, MERGE or SELECT INTO)."""
-    scope = _Scope(root)
+def column_assignments(root: exp.Expr, text: str = "") -> list[ColumnAssignment]:
+    """Assignments of every write inside `root` (an INSERT, UPDATE, MERGE or SELECT INTO).
+
+    With the parsed `text`, each expression is quoted as written when its span can be
+    found and re-parses to the same tree; otherwise sqlglot's T-SQL rendering is used.
+    """
+    written = [n.this.this if isinstance(n.this, exp.Schema) else n.this for n in root.find_all(exp.Insert)]
+    written += [n.args["into"].this for n in root.find_all(exp.Select) if isinstance(n.args.get("into"), exp.Into)]
+    scope = _Scope(root, exclude={id(t) for t in written})
+    scope.text = text
     out: list[ColumnAssignment] = []
     for node in root.walk():
         if isinstance(node, exp.Insert) and not isinstance(node.parent, exp.When):
@@ -76,7 +83,8 @@ def _unalias(proj: exp.Expr) -> exp.Expr:
 class _Scope:
     """Aliases of one statement: alias -> table name, or alias -> derived table's SELECT."""
 
-    def __init__(self, root: exp.Expr) -> None:
+    def __init__(self, root: exp.Expr, exclude: set[int] | None = None) -> None:
+        self.text = ""
         self.tables: dict[str, str] = {}
         self.derived: dict[str, exp.Select] = {}
         for cte in root.find_all(exp.CTE):
@@ -87,7 +95,7 @@ class _Scope:
             if sub.alias and isinstance(sub.this, exp.Select):
                 self.derived[sub.alias.lower()] = sub.this
         for t in root.find_all(exp.Table):
-            if not t.name:
+            if not t.name or id(t) in (exclude or ()):
                 continue
             key = (t.alias or t.name).lower()
             if key in self.derived and not t.alias:
@@ -102,7 +110,7 @@ class _Scope:
         return _table_name(table)
 
     def assign(self, target: str, column: str, expression: exp.Expr) -> ColumnAssignment:
-        text = expression.sql(dialect="tsql")
+        text = original_text(expression, self.text) or expression.sql(dialect="tsql")
         if len(text) > MAX_EXPRESSION:
             text = text[:MAX_EXPRESSION] + " …"
         sources = list(dict.fromkeys(self.sources(expression, 0)))
@@ -133,3 +141,45 @@ class _Scope:
                 inner.derived = {**self.derived, **inner.derived}
                 return inner.sources(_unalias(proj), depth + 1)
         return []
+
+
+def original_text(expression: exp.Expr, text: str) -> str | None:
+    """The expression as the SQL file writes it, or None when it cannot be found safely."""
+    if not text:
+        return None
+    spans = [(n.meta["start"], n.meta["end"]) for n in expression.walk() if "start" in n.meta and "end" in n.meta]
+    if not spans:
+        return None
+    lo, hi = min(a for a, _ in spans), max(b for _, b in spans) + 1
+    if isinstance(expression, exp.Case):
+        head = text.rfind("CASE", 0, lo) if "CASE" in text[:lo].upper() else -1
+        head = max(text.upper().rfind("CASE", 0, lo), head)
+        tail = text.upper().find("END", hi)
+        if head < 0 or tail < 0:
+            return None
+        lo, hi = head, tail + 3
+    for _ in range(50):  # widen to balanced parentheses
+        inner = text[lo:hi]
+        opened, closed = inner.count("("), inner.count(")")
+        if opened > closed:
+            nxt = text.find(")", hi)
+            if nxt < 0:
+                return None
+            hi = nxt + 1
+        elif closed > opened:
+            prev = text.rfind("(", 0, lo)
+            if prev < 0:
+                return None
+            lo = prev
+            while lo > 0 and (text[lo - 1].isalnum() or text[lo - 1] in "_.@#"):
+                lo -= 1  # the function name before its parenthesis
+        else:
+            break
+    candidate = text[lo:hi].strip()
+    try:
+        import sqlglot
+
+        same = sqlglot.parse_one(f"SELECT {candidate}", read="tsql").expressions[0].sql(dialect="tsql")
+    except Exception:  # not an expression on its own: use sqlglot's rendering
+        return None
+    return candidate if same == expression.sql(dialect="tsql") else None

@@ -140,6 +140,8 @@ def _index_file(path: Path, index: SqlIndex, trace: Trace, counts: dict[str, int
                 ctx.script.append(info)
     for obj in ctx.objects:
         _add(index, obj, trace)
+        _remember_names(index, obj.statements)
+    _remember_names(index, ctx.script)
     if ctx.script:
         script = _script_object(ctx)
         if script.reads or script.writes or script.calls or script.dynamic_sql:
@@ -168,6 +170,20 @@ def not_sql(text: str, tokens: list[Tok]) -> str | None:
         return None
     head = text[first.start:].split("\n", 1)[0].strip()[:60]
     return f"no SQL statement: the file starts with {head!r} (a text file renamed .sql?)"
+
+
+def _remember_names(index: SqlIndex, statements: list[SqlStatementInfo]) -> None:
+    """The case a statement writes a name in (`##StagedSnapshot`), for objects without a definition."""
+    for st in statements:
+        for name in (*st.targets, *st.sources):
+            if name in index.names or "." in name.lstrip("#@") and name in index.objects:
+                continue
+            parts = name.split(".")
+            pattern = r"\s*\.\s*".join(rf"[\[\"]?{re.escape(p)}[\]\"]?" for p in parts[-2:])
+            found = re.search(pattern, st.sql, re.IGNORECASE) if len(index.names) < 200_000 else None
+            if found:
+                shown = re.sub(r"[\[\]\"\s]", "", found.group(0))
+                index.names[name] = shown if "." in shown or name[:1] in "#@" else f"dbo.{shown}"
 
 
 def _add(index: SqlIndex, obj: SqlObject, trace: Trace) -> None:
@@ -306,7 +322,7 @@ def _statement(
     error: Exception | None = None
     for candidate, parsed_by in attempts:
         try:
-            found = extract([e for e in sqlglot.parse(candidate, read=DIALECT) if e is not None])
+            found = extract([e for e in sqlglot.parse(candidate, read=DIALECT) if e is not None], candidate)
         except Exception as exc:  # sqlglot raises several types; all mean "not parsed"
             error = error or exc
             continue

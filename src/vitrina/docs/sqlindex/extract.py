@@ -94,7 +94,7 @@ def statement_kind(expression: exp.Expr) -> str:
     return "other"
 
 
-def extract(expressions: list[exp.Expr]) -> Extraction:
+def extract(expressions: list[exp.Expr], text: str = "") -> Extraction:
     """Reads and writes of parsed statements; raises Unparsed on a sqlglot Command."""
     out = Extraction()
     for expression in expressions:
@@ -104,7 +104,7 @@ def extract(expressions: list[exp.Expr]) -> Extraction:
             out.kind = statement_kind(expression)
         _extract_one(expression, out)
         if out.kind in ("insert", "update", "merge", "select_into"):
-            out.assignments.extend(_safe_assignments(expression, out.notes))
+            out.assignments.extend(_safe_assignments(expression, out.notes, text))
     if out.kind in ("select", "create_view"):
         out.columns = _output_columns(expressions)
     out.targets = _unique(out.targets)
@@ -113,12 +113,12 @@ def extract(expressions: list[exp.Expr]) -> Extraction:
     return out
 
 
-def _safe_assignments(expression: exp.Expr, notes: list[str]) -> list[ColumnAssignment]:
+def _safe_assignments(expression: exp.Expr, notes: list[str], text: str) -> list[ColumnAssignment]:
     """Column assignments, or none when an unusual tree defeats the reader (lineage stays table-level)."""
     from vitrina.docs.sqlindex.assignments import column_assignments
 
     try:
-        return column_assignments(expression)
+        return column_assignments(expression, text)
     except Exception as exc:  # an unexpected tree shape: the statement keeps its table-level lineage
         notes.append(f"column assignments not read: {type(exc).__name__}: {exc}"[:200])
         return []

@@ -26,6 +26,7 @@ class SqlIndex(BaseModel):
     errors: list[SqlError] = Field(default_factory=list)
     scripts: list[SqlObject] = Field(default_factory=list)
     _by_base: dict[str, list[str]] | None = PrivateAttr(default=None)
+    names: dict[str, str] = Field(default_factory=dict)  # normal name -> as first written, for undefined objects
     _cache: tuple[tuple[int, int], dict[str, Any]] | None = PrivateAttr(default=None)
 
     def get(self, name: str) -> SqlObject | None:
@@ -56,7 +57,9 @@ class SqlIndex(BaseModel):
     def display(self, name: str) -> str:
         """`name` as its definition writes it (`Fact.Sale`) when indexed, else as given."""
         obj = self.get(name)
-        return (obj.display or obj.name) if obj is not None else name
+        if obj is not None:
+            return obj.display or obj.name
+        return self.names.get(normalize_name(name), name)
 
     def writers_of(self, table: str) -> list[SqlObject]:
         """Procedures, functions, triggers and scripts that write `table`, in execution order.
