@@ -176,7 +176,7 @@ def _remember_names(index: SqlIndex, statements: list[SqlStatementInfo]) -> None
     """The case a statement writes a name in (`##StagedSnapshot`), for objects without a definition."""
     for st in statements:
         for name in (*st.targets, *st.sources):
-            if name in index.names or "." in name.lstrip("#@") and name in index.objects:
+            if name in index.names or ("." in name.lstrip("#@") and name in index.objects):
                 continue
             parts = name.split(".")
             pattern = r"\s*\.\s*".join(rf"[\[\"]?{re.escape(p)}[\]\"]?" for p in parts[-2:])

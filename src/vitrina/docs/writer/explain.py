@@ -103,7 +103,7 @@ def classify_filter(arg: list[Token], lang: str) -> tuple[str, str]:
     if fn == "FILTER" and call and len(call[1]) >= 2:
         return "filter", (f"оставляет строки {flat_text(call[1][0])}, где {flat_text(call[1][1])}" if ru
                           else f"keeps the rows of {flat_text(call[1][0])} where `{flat_text(call[1][1])}`")
-    if fn in ("VALUES", "TREATAS", "DATATABLE", "SUMMARIZE", "CALCULATETABLE") or not fn and arg and arg[0].kind is TokenKind.LBRACE:
+    if fn in ("VALUES", "TREATAS", "DATATABLE", "SUMMARIZE", "CALCULATETABLE") or (not fn and arg and arg[0].kind is TokenKind.LBRACE):
         return "filter", (f"фильтрует по таблице `{text}`" if ru else f"filters by the table `{text}`")
     return "filter", (f"задаёт фильтр `{text}` (заменяет фильтры на этих столбцах)" if ru
                       else f"sets the filter `{text}` (it replaces existing filters on those columns)")
@@ -258,4 +258,14 @@ def explanation(lin: MeasureLineage, lang: str, explain: Explainer | None, trace
         if trace is not None:
             trace.rejected("explanation LLM returned nothing; rules text used", measure=lin.measure)
         return text
+    from vitrina.docs.llm import check_wording
+
+    added = check_wording(worded, "\n".join([text, lin.expression, lin.model_dump_json()]))
+    if added:
+        if trace is not None:
+            trace.rejected("LLM wording names objects or numbers the lineage does not hold; rules text kept",
+                           measure=lin.measure, added=added[:20])
+        return text
+    if trace is not None:
+        trace.branch("explanation worded by the LLM (checked against the lineage)", measure=lin.measure)
     return worded.strip()
