@@ -362,6 +362,7 @@ def _walk_sql(b: _Builder, index: Any, roots: list[tuple[str, str]], max_depth: 
         b.check_time()
         parent, name, label, depth, reader = queue.pop(0)
         k = key(name)
+        name = _show(index, name)
         if k.startswith("@"):
             continue  # a table-valued parameter: the index says so on the procedure
         local = k.startswith("#") and not k.startswith("##")
