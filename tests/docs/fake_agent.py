@@ -23,7 +23,11 @@ def main() -> int:
     if os.environ.get("FAKE_AGENT_ARGV"):
         Path(os.environ["FAKE_AGENT_ARGV"]).write_text(json.dumps(sys.argv[1:-1]), encoding="utf-8")
     mode = os.environ.get("FAKE_AGENT_MODE", "ok")
-    target = Path(re.search(r"Write the document to this file \(create or overwrite it\): (.+)", prompt).group(1))
+    target = Path(
+        re.search(
+            r"Write the document to this file \(create or overwrite it\): (.+)", prompt
+        ).group(1)
+    )
     measure = re.search(r"DAX measure \[(.+?)\] \(table", prompt).group(1)
     if mode == "slow":
         time.sleep(60)

@@ -158,7 +158,7 @@ def test_measure_list_parser_and_llm_fallback() -> None:
     assert measure_list_from_text(text, llm=lambda t: "not json", trace=trace).flat()[0] == ("Продажи", "Кол-во")
     assert any(e.kind == "suppressed" for e in trace.events)
     good = json.dumps({"topics": [{"topic": "A", "measures": ["X"]}]})
-    assert measure_list_from_text("anything", llm=lambda t: good).flat() == [("A", "X")]
+    assert measure_list_from_text("please document X", llm=lambda t: good).flat() == [("A", "X")]
 
 
 def test_checkpoints_live_under_vitrina_home(tmp_path: Path) -> None:

@@ -51,15 +51,20 @@ def agent_command(spec: str) -> list[str]:
     if not argv:
         raise AgentError("--agent is empty: use cursor, claude, codex or a command line")
     if shutil.which(argv[0]) is None and not Path(argv[0]).is_file():
-        raise AgentError(f"agent program {argv[0]!r} was not found on PATH"
-                         + (f" (the {spec} preset runs `{' '.join(PRESETS[spec])}`)" if spec in PRESETS else ""))
+        raise AgentError(
+            f"agent program {argv[0]!r} was not found on PATH"
+            + (f" (the {spec} preset runs `{' '.join(PRESETS[spec])}`)" if spec in PRESETS else "")
+        )
     return argv
 
 
 def agent_prompt(lin: MeasureLineage, rules_document: str, path: Path) -> str:
     """What the agent reads: the task, the facts, and where to write."""
-    context = rules_document if len(rules_document) <= MAX_PROMPT else (
-        rules_document[:MAX_PROMPT] + "\n\n[... context cut at the length limit ...]")
+    context = (
+        rules_document
+        if len(rules_document) <= MAX_PROMPT
+        else (rules_document[:MAX_PROMPT] + "\n\n[... context cut at the length limit ...]")
+    )
     return (
         f"Write the technical documentation of the DAX measure [{lin.measure}] (table '{lin.table}') "
         "for BI developers, in Markdown.\n"
@@ -82,8 +87,15 @@ class AgentRunner:
         self.argv = agent_command(spec)
         self.timeout_s = timeout_s
 
-    def document(self, lin: MeasureLineage, rules_document: str, path: Path, workdir: Path, *,
-                 trace: Trace | None = None) -> AgentOutcome:
+    def document(
+        self,
+        lin: MeasureLineage,
+        rules_document: str,
+        path: Path,
+        workdir: Path,
+        *,
+        trace: Trace | None = None,
+    ) -> AgentOutcome:
         """Ask the agent for `path`; validate what it wrote."""
         trace = trace or Trace("docs.agent")
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -91,27 +103,50 @@ class AgentRunner:
         argv = [*self.argv, agent_prompt(lin, rules_document, path)]
         with tempfile.TemporaryFile() as sink:
             try:
-                proc = subprocess.Popen(argv, cwd=workdir, stdin=subprocess.DEVNULL, stdout=sink,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+                proc = subprocess.Popen(
+                    argv,
+                    cwd=workdir,
+                    stdin=subprocess.DEVNULL,
+                    stdout=sink,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
             except OSError as exc:
                 trace.error("agent could not start", agent=self.name, error=str(exc))
-                return AgentOutcome(False, reason="agent", detail=f"could not start {self.argv[0]}: {exc}")
+                return AgentOutcome(
+                    False, reason="agent", detail=f"could not start {self.argv[0]}: {exc}"
+                )
             try:
                 code = proc.wait(timeout=self.timeout_s)
             except subprocess.TimeoutExpired:
                 _kill(proc)
-                trace.error("agent timed out", agent=self.name, measure=lin.measure, limit_s=self.timeout_s)
-                return AgentOutcome(False, reason="timeout",
-                                    detail=f"the agent ran over the {self.timeout_s:g} s limit")
+                trace.error(
+                    "agent timed out", agent=self.name, measure=lin.measure, limit_s=self.timeout_s
+                )
+                return AgentOutcome(
+                    False,
+                    reason="timeout",
+                    detail=f"the agent ran over the {self.timeout_s:g} s limit",
+                )
             sink.seek(0)
             output = sink.read(MAX_OUTPUT).decode("utf-8", "replace")
         tail = output.strip().splitlines()[-1][:200] if output.strip() else ""
         if code != 0:
-            trace.error("agent failed", agent=self.name, measure=lin.measure, exit_code=code, output=output[-500:])
-            return AgentOutcome(False, reason="agent", detail=f"the agent exited with code {code}: {tail}")
+            trace.error(
+                "agent failed",
+                agent=self.name,
+                measure=lin.measure,
+                exit_code=code,
+                output=output[-500:],
+            )
+            return AgentOutcome(
+                False, reason="agent", detail=f"the agent exited with code {code}: {tail}"
+            )
         problem = _validate(path, lin.measure, before)
         if problem is not None:
-            trace.rejected("agent result rejected", agent=self.name, measure=lin.measure, problem=problem)
+            trace.rejected(
+                "agent result rejected", agent=self.name, measure=lin.measure, problem=problem
+            )
             return AgentOutcome(False, reason="agent", detail=problem)
         trace.branch("measure documented by the agent", agent=self.name, measure=lin.measure)
         return AgentOutcome(True, text=path.read_text(encoding="utf-8", errors="replace"))

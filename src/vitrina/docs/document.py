@@ -24,7 +24,9 @@ DOC_VERSION = "3"  # bump when the document layout changes: every document is re
 MEASURES_DIR = "measures"
 
 
-def content_hash(ws: Workspace, lin: MeasureLineage, topics: list[str], lang: str, extra: str = "") -> str:
+def content_hash(
+    ws: Workspace, lin: MeasureLineage, topics: list[str], lang: str, extra: str = ""
+) -> str:
     """Same DAX, same sources, same settings -> same hash -> the document is not rewritten."""
     h = hashlib.sha256()
     m = ws.model.measure(lin.measure)
@@ -46,8 +48,13 @@ def content_hash(ws: Workspace, lin: MeasureLineage, topics: list[str], lang: st
 
 
 def document_measure(
-    ctx: DocsContext, ws: Workspace, item: dict[str, Any], position: int, out_dir: Path,
-    request: dict[str, Any], trace: Trace,
+    ctx: DocsContext,
+    ws: Workspace,
+    item: dict[str, Any],
+    position: int,
+    out_dir: Path,
+    request: dict[str, Any],
+    trace: Trace,
 ) -> tuple[dict[str, Any], str | None]:
     """One queue item -> (ledger row, lineage JSON or None)."""
     topics: list[str] = item["topics"]
@@ -68,7 +75,9 @@ def document_measure(
         def link(target: str) -> str | None:
             """Only documents that exist (this run's or kept ones): never a dead link."""
             target_file = ctx.filenames.get(target.lower())
-            if target_file and (target.lower() in ctx.queued or (measures_dir / target_file).exists()):
+            if target_file and (
+                target.lower() in ctx.queued or (measures_dir / target_file).exists()
+            ):
                 return target_file
             return None
 
@@ -81,27 +90,50 @@ def document_measure(
             trace.branch("measure unchanged: document kept", measure=name)
             row["status"] = "unchanged"
         else:
-            text = render_measure(lin, measure, topic=", ".join(topics), lang=lang, link=link,
-                                  explain=ctx.explain, trace=trace)
+            text = render_measure(
+                lin,
+                measure,
+                topic=", ".join(topics),
+                lang=lang,
+                link=link,
+                explain=ctx.explain,
+                trace=trace,
+            )
             if time.monotonic() > deadline:
                 raise MeasureTimeout(name)
             if ctx.agent is not None:
                 outcome = ctx.agent.document(lin, text, path, out_dir, trace=trace)
                 if not outcome.ok:
-                    row.update(status="missed", reason=outcome.reason, detail=outcome.detail, suggestions=[])
+                    row.update(
+                        status="missed",
+                        reason=outcome.reason,
+                        detail=outcome.detail,
+                        suggestions=[],
+                    )
                     return row, lin.model_dump_json()
                 text = outcome.text
             atomic_write(path, with_hash(text, digest))
             row["status"] = "created"
-        trace.measurement("measure documented", measure=name, ms=round((time.monotonic() - start) * 1000, 2))
+        trace.measurement(
+            "measure documented", measure=name, ms=round((time.monotonic() - start) * 1000, 2)
+        )
         return row, lin.model_dump_json()
     except MeasureTimeout:
         trace.error("measure timed out", measure=name, limit_s=ctx.measure_timeout_s)
-        row.update(status="missed", reason="timeout", detail=f"over the {ctx.measure_timeout_s:g} s limit",
-                   suggestions=[])
+        row.update(
+            status="missed",
+            reason="timeout",
+            detail=f"over the {ctx.measure_timeout_s:g} s limit",
+            suggestions=[],
+        )
     except Exception as exc:
         trace.error("measure failed", measure=name, error=f"{type(exc).__name__}: {exc}"[:300])
-        row.update(status="missed", reason="error", detail=f"{type(exc).__name__}: {exc}"[:300], suggestions=[])
+        row.update(
+            status="missed",
+            reason="error",
+            detail=f"{type(exc).__name__}: {exc}"[:300],
+            suggestions=[],
+        )
     return row, None
 
 

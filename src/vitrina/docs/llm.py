@@ -30,8 +30,13 @@ def wording_explainer(client: Any) -> Explainer:
     """The explain slot over `client`: one text request per measure."""
 
     def explain(request: ExplainRequest) -> str:
-        prompt = PROMPTS.render("docs_explain", lang=request.lang, measure=request.measure,
-                                expression=request.expression, rules_text=request.rules_text)
+        prompt = PROMPTS.render(
+            "docs_explain",
+            lang=request.lang,
+            measure=request.measure,
+            expression=request.expression,
+            rules_text=request.rules_text,
+        )
         reply = client.text("docs_explain", prompt)
         if not reply.ok:
             raise RuntimeError(reply.error or "the model gave no text")
@@ -44,7 +49,9 @@ def measure_list_llm(client: Any) -> Callable[[str], Any]:
     """The measure-list slot over `client`: a typed MeasureList, or an error the parser falls back on."""
 
     def parse(text: str) -> MeasureList:
-        reply = client.structured("docs_measure_list", PROMPTS.render("docs_measure_list", text=text), MeasureList)
+        reply = client.structured(
+            "docs_measure_list", PROMPTS.render("docs_measure_list", text=text), MeasureList
+        )
         if reply.value is None:
             raise ValueError(reply.error or "the model gave no measure list")
         return reply.value
@@ -75,9 +82,18 @@ def check_wording(text: str, facts: str) -> list[str]:
         for m in pattern.finditer(text):
             token = m.group(0)
             bare = token.strip("`'[]")
-            if bare and bare.casefold() not in hay and token.casefold() not in hay and token not in added:
+            if (
+                bare
+                and bare.casefold() not in hay
+                and token.casefold() not in hay
+                and token not in added
+            ):
                 added.append(token)
     for m in _NUMBER.finditer(text):
-        if m.group(0) not in facts and m.group(0).replace(",", ".") not in facts and m.group(0) not in added:
+        if (
+            m.group(0) not in facts
+            and m.group(0).replace(",", ".") not in facts
+            and m.group(0) not in added
+        ):
             added.append(m.group(0))
     return added

@@ -52,9 +52,13 @@ class RunFiles:
             (self.root / name).unlink(missing_ok=True)
 
     # --- queue ------------------------------------------------------------------------
-    def write_queue(self, queue: list[dict[str, Any]], missed: list[dict[str, Any]], meta: dict[str, Any]) -> None:
-        atomic_write(self.root / QUEUE, json.dumps({"queue": queue, "missed": missed, "meta": meta},
-                                                  ensure_ascii=False))
+    def write_queue(
+        self, queue: list[dict[str, Any]], missed: list[dict[str, Any]], meta: dict[str, Any]
+    ) -> None:
+        atomic_write(
+            self.root / QUEUE,
+            json.dumps({"queue": queue, "missed": missed, "meta": meta}, ensure_ascii=False),
+        )
 
     def read_queue(self) -> dict[str, Any]:
         return json.loads((self.root / QUEUE).read_text(encoding="utf-8"))
@@ -94,7 +98,10 @@ class RunFiles:
     # --- trace ------------------------------------------------------------------------
     def trace(self, events: list[dict[str, Any]]) -> None:
         if events:
-            _append(self.root / TRACE, "\n".join(json.dumps(e, ensure_ascii=False, default=str) for e in events))
+            _append(
+                self.root / TRACE,
+                "\n".join(json.dumps(e, ensure_ascii=False, default=str) for e in events),
+            )
 
     def trace_events(self) -> list[dict[str, Any]]:
         return list(_lines(self.root / TRACE))

@@ -23,7 +23,14 @@ from vitrina.docs.dax.lexer import Token, TokenKind, code_tokens, tokenize
 MAX_DEPTH = 200  # nesting bound: deeper expressions are reported, never a RecursionError
 
 _BINARY = [  # loosest first
-    {"||"}, {"&&"}, {"IN"}, {"=", "==", "<>", "<", ">", "<=", ">="}, {"&"}, {"+", "-"}, {"*", "/"}, {"^"},
+    {"||"},
+    {"&&"},
+    {"IN"},
+    {"=", "==", "<>", "<", ">", "<=", ">="},
+    {"&"},
+    {"+", "-"},
+    {"*", "/"},
+    {"^"},
 ]
 
 
@@ -49,10 +56,12 @@ def check(expression: str) -> DaxSyntaxError | None:
     tokens = code_tokens(tokenize(expression))
     for t in tokens:
         if t.error:
-            what = {TokenKind.STRING: "string is never closed: expected '\"'",
-                    TokenKind.BRACKET: "'[' is never closed: expected ']'",
-                    TokenKind.TABLE: "quoted table name is never closed: expected \"'\"",
-                    TokenKind.BLOCK_COMMENT: "comment is never closed: expected '*/'"}.get(t.kind, "bad token")
+            what = {
+                TokenKind.STRING: "string is never closed: expected '\"'",
+                TokenKind.BRACKET: "'[' is never closed: expected ']'",
+                TokenKind.TABLE: 'quoted table name is never closed: expected "\'"',
+                TokenKind.BLOCK_COMMENT: "comment is never closed: expected '*/'",
+            }.get(t.kind, "bad token")
             return _at(expression, t, what)
         if t.kind is TokenKind.OTHER:
             return _at(expression, t, f"unexpected character {t.text!r}")
@@ -126,8 +135,11 @@ class _Parser:
         self.binary(level + 1, depth)
         while True:
             tok = self.peek()
-            op = self.word(tok) if _BINARY[level] == {"IN"} else (
-                tok.text if tok is not None and tok.kind is TokenKind.OPERATOR else "")
+            op = (
+                self.word(tok)
+                if _BINARY[level] == {"IN"}
+                else (tok.text if tok is not None and tok.kind is TokenKind.OPERATOR else "")
+            )
             if op not in _BINARY[level]:
                 return
             self.i += 1
@@ -191,7 +203,9 @@ class _Parser:
                 self.expression(depth + 1)
             self.close(tok, TokenKind.RBRACE, "}")
             return
-        raise _Fail(tok, f"unexpected {tok.text!r}: expected a value, a reference or a function call")
+        raise _Fail(
+            tok, f"unexpected {tok.text!r}: expected a value, a reference or a function call"
+        )
 
     def arguments(self, open_tok: Token, depth: int) -> None:
         """`(` arg, arg, ... `)`; an argument may be empty (`RANKX(t, [x], , DESC)`)."""
@@ -212,7 +226,9 @@ class _Parser:
                     self.expression(depth + 1)
                 continue
             if not first:
-                raise _Fail(tok, f"expected ',' or ')' in the arguments of {self.tokens[self.i - 1].text}")
+                raise _Fail(
+                    tok, f"expected ',' or ')' in the arguments of {self.tokens[self.i - 1].text}"
+                )
             self.expression(depth + 1)
             first = False
             nxt = self.peek()
@@ -226,5 +242,7 @@ class _Parser:
             self.i += 1
             return
         if tok is None:
-            raise _Fail(open_tok, f"{open_tok.text!r} is never closed: expected {text!r} before the end")
+            raise _Fail(
+                open_tok, f"{open_tok.text!r} is never closed: expected {text!r} before the end"
+            )
         raise _Fail(tok, f"unexpected {tok.text!r}: expected {text!r} to close {open_tok.text!r}")

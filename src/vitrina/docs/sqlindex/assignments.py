@@ -32,8 +32,14 @@ def column_assignments(root: exp.Expr, text: str = "") -> list[ColumnAssignment]
     With the parsed `text`, each expression is quoted as written when its span can be
     found and re-parses to the same tree; otherwise sqlglot's T-SQL rendering is used.
     """
-    written = [n.this.this if isinstance(n.this, exp.Schema) else n.this for n in root.find_all(exp.Insert)]
-    written += [n.args["into"].this for n in root.find_all(exp.Select) if isinstance(n.args.get("into"), exp.Into)]
+    written = [
+        n.this.this if isinstance(n.this, exp.Schema) else n.this for n in root.find_all(exp.Insert)
+    ]
+    written += [
+        n.args["into"].this
+        for n in root.find_all(exp.Select)
+        if isinstance(n.args.get("into"), exp.Into)
+    ]
     scope = _Scope(root, exclude={id(t) for t in written})
     scope.text = text
     out: list[ColumnAssignment] = []
@@ -42,10 +48,15 @@ def column_assignments(root: exp.Expr, text: str = "") -> list[ColumnAssignment]
             target = node.this.this if isinstance(node.this, exp.Schema) else node.this
             if not isinstance(target, exp.Table):
                 continue
-            names = [c.name for c in node.this.expressions] if isinstance(node.this, exp.Schema) else []
+            names = (
+                [c.name for c in node.this.expressions] if isinstance(node.this, exp.Schema) else []
+            )
             query = node.expression
-            select = query if isinstance(query, exp.Select) else (
-                query.find(exp.Select) if isinstance(query, exp.SetOperation) else None)
+            select = (
+                query
+                if isinstance(query, exp.Select)
+                else (query.find(exp.Select) if isinstance(query, exp.SetOperation) else None)
+            )
             if select is None:
                 continue
             projections = select.expressions
@@ -57,21 +68,34 @@ def column_assignments(root: exp.Expr, text: str = "") -> list[ColumnAssignment]
             if isinstance(target, exp.Table):
                 for proj in node.expressions:
                     if proj.alias_or_name and not isinstance(proj, exp.Star):
-                        out.append(scope.assign(_table_name(target), proj.alias_or_name, _unalias(proj)))
+                        out.append(
+                            scope.assign(_table_name(target), proj.alias_or_name, _unalias(proj))
+                        )
         elif isinstance(node, exp.Update) and isinstance(node.this, exp.Table):
             target = scope.real_target(node.this)
-            out.extend(scope.assign(target, eq.this.name, eq.expression)
-                       for eq in node.expressions if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column))
+            out.extend(
+                scope.assign(target, eq.this.name, eq.expression)
+                for eq in node.expressions
+                if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column)
+            )
         elif isinstance(node, exp.Merge) and isinstance(node.this, exp.Table):
             target = _table_name(node.this)
             for when in node.find_all(exp.When):
                 then = when.args.get("then")
                 if isinstance(then, exp.Update):
-                    out.extend(scope.assign(target, eq.this.name, eq.expression) for eq in then.expressions
-                               if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column))
-                elif isinstance(then, exp.Insert) and isinstance(then.this, exp.Tuple) and isinstance(
-                        then.expression, exp.Tuple):
-                    for col, value in zip(then.this.expressions, then.expression.expressions, strict=False):
+                    out.extend(
+                        scope.assign(target, eq.this.name, eq.expression)
+                        for eq in then.expressions
+                        if isinstance(eq, exp.EQ) and isinstance(eq.this, exp.Column)
+                    )
+                elif (
+                    isinstance(then, exp.Insert)
+                    and isinstance(then.this, exp.Tuple)
+                    and isinstance(then.expression, exp.Tuple)
+                ):
+                    for col, value in zip(
+                        then.this.expressions, then.expression.expressions, strict=False
+                    ):
                         out.append(scope.assign(target, col.name, value))
     return [a for a in out if a.column and a.column != "*"]
 
@@ -101,7 +125,9 @@ class _Scope:
             if key in self.derived and not t.alias:
                 continue  # a CTE reference
             self.tables.setdefault(key, _table_name(t))
-        self.only = next(iter(set(self.tables.values()))) if len(set(self.tables.values())) == 1 else None
+        self.only = (
+            next(iter(set(self.tables.values()))) if len(set(self.tables.values())) == 1 else None
+        )
 
     def real_target(self, table: exp.Table) -> str:
         """`UPDATE s SET ... FROM dw.F AS s`: the alias names the real table."""
@@ -114,8 +140,13 @@ class _Scope:
         if len(text) > MAX_EXPRESSION:
             text = text[:MAX_EXPRESSION] + " …"
         sources = list(dict.fromkeys(self.sources(expression, 0)))
-        return ColumnAssignment(target=target, column=column, expression=text, sources=sources,
-                                passthrough=isinstance(expression, exp.Column))
+        return ColumnAssignment(
+            target=target,
+            column=column,
+            expression=text,
+            sources=sources,
+            passthrough=isinstance(expression, exp.Column),
+        )
 
     def sources(self, expression: exp.Expr, depth: int) -> list[str]:
         out: list[str] = []
@@ -147,7 +178,11 @@ def original_text(expression: exp.Expr, text: str) -> str | None:
     """The expression as the SQL file writes it, or None when it cannot be found safely."""
     if not text:
         return None
-    spans = [(n.meta["start"], n.meta["end"]) for n in expression.walk() if "start" in n.meta and "end" in n.meta]
+    spans = [
+        (n.meta["start"], n.meta["end"])
+        for n in expression.walk()
+        if "start" in n.meta and "end" in n.meta
+    ]
     if not spans:
         return None
     lo, hi = min(a for a, _ in spans), max(b for _, b in spans) + 1
@@ -179,7 +214,9 @@ def original_text(expression: exp.Expr, text: str) -> str | None:
     try:
         import sqlglot
 
-        same = sqlglot.parse_one(f"SELECT {candidate}", read="tsql").expressions[0].sql(dialect="tsql")
+        same = (
+            sqlglot.parse_one(f"SELECT {candidate}", read="tsql").expressions[0].sql(dialect="tsql")
+        )
     except Exception:  # not an expression on its own: use sqlglot's rendering
         return None
     return candidate if same == expression.sql(dialect="tsql") else None
