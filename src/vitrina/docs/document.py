@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vitrina.docs.lineage import MeasureLineage, MeasureTimeout, build_lineage
-from vitrina.docs.runfiles import atomic_write
+from vitrina.docs.runfiles import DOC_VERSION, atomic_write
 from vitrina.docs.workspace import Workspace
 from vitrina.docs.writer.markdown import read_hash, render_measure, with_hash
 from vitrina.trace import Trace
@@ -20,7 +20,6 @@ from vitrina.trace import Trace
 if TYPE_CHECKING:
     from vitrina.docs.graph import DocsContext
 
-DOC_VERSION = "3"  # bump when the document layout changes: every document is rewritten once
 MEASURES_DIR = "measures"
 
 

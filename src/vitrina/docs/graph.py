@@ -10,8 +10,6 @@ SQL index live in the run context (`DocsContext`); a resumed run rebuilds them.
 from __future__ import annotations
 
 import difflib
-import hashlib
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -221,11 +219,3 @@ def build_graph(checkpointer: Any = None) -> Any:
     g.add_edge("document", "router")
     g.add_edge("combine", END)
     return g.compile(checkpointer=checkpointer)
-
-
-def request_key(request: dict[str, Any]) -> str:
-    """A stable thread id: same model, SQL, list, output, language and helpers -> same run to resume."""
-    parts = {k: request.get(k) for k in ("model", "sql", "measures_file", "all", "out", "lang", "agent", "llm")}
-    if request.get("measures_file") and Path(request["measures_file"]).is_file():
-        parts["list_sha"] = hashlib.sha256(Path(request["measures_file"]).read_bytes()).hexdigest()
-    return "docs-" + hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:20]

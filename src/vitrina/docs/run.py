@@ -8,16 +8,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vitrina.checkpoint import sqlite_checkpointer
 from vitrina.config import Settings, load_settings
-from vitrina.docs.agent import AgentRunner
-from vitrina.docs.document import DOC_VERSION
-from vitrina.docs.graph import DocsContext, build_graph, request_key
-from vitrina.docs.runfiles import RunFiles
-from vitrina.docs.writer.combined import MANIFEST, collect
-from vitrina.docs.writer.explain import Explainer
+from vitrina.docs.runfiles import DOC_VERSION, MANIFEST, RunFiles
+
+if TYPE_CHECKING:  # the graph and LangGraph load only when there is work: an unchanged rerun is instant
+    from vitrina.docs.agent import AgentRunner
+    from vitrina.docs.graph import DocsContext
+    from vitrina.docs.writer.explain import Explainer
 
 MAX_SQL_FILES = 200_000  # a hard bound on the files one input hash reads
 
@@ -58,6 +57,14 @@ def checkpoint_path(settings: Settings) -> Path:
     path = settings.home / "checkpoints" / "docs.sqlite"
     path.parent.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def request_key(request: dict[str, Any]) -> str:
+    """A stable thread id: same model, SQL, list, output, language and helpers -> same run to resume."""
+    parts = {k: request.get(k) for k in ("model", "sql", "measures_file", "all", "out", "lang", "agent", "llm")}
+    if request.get("measures_file") and Path(request["measures_file"]).is_file():
+        parts["list_sha"] = hashlib.sha256(Path(request["measures_file"]).read_bytes()).hexdigest()
+    return "docs-" + hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:20]
 
 
 def input_hash(request: dict[str, Any]) -> str:
@@ -130,6 +137,10 @@ def run_docs(
                           seconds=round(time.perf_counter() - start, 3), skipped=True, thread_id=thread_id,
                           trace=[{"node": "docs.run", "kind": "branch", "message":
                                   "inputs and outputs unchanged since the last run: nothing to do"}])
+    from vitrina.checkpoint import sqlite_checkpointer
+    from vitrina.docs.graph import DocsContext, build_graph
+    from vitrina.docs.writer.combined import collect
+
     ctx = context or DocsContext(measure_timeout_s=measure_timeout_s, explain=explain, list_llm=list_llm,
                                  agent=agent, on_progress=on_progress)
     files = RunFiles(settings.home / "runs" / "docs" / thread_id)

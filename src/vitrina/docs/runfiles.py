@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+DOC_VERSION = "3"  # bump when the document layout changes: every document is rewritten once
+MANIFEST = ".vitrina-docs.json"  # in the output folder: what the last run wrote, for the no-work check
 QUEUE = "queue.json"
 LEDGER = "ledger.jsonl"
 LINEAGE = "lineage.jsonl"

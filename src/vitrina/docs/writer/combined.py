@@ -19,13 +19,12 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import unquote
 
-from vitrina.docs.runfiles import RunFiles, atomic_write
+from vitrina.docs.runfiles import MANIFEST, RunFiles, atomic_write
 from vitrina.docs.workspace import Workspace
 from vitrina.docs.writer.i18n import labels, translate_warning
 from vitrina.docs.writer.markdown import END_MARK, HASH_MARK, anchor
 
 _LINK = re.compile(r"\]\(([^()\s]+\.md)\)")
-MANIFEST = ".vitrina-docs.json"
 
 
 def _demote(text: str, files: set[str], levels: int = 2, folder: str = "measures") -> str:
