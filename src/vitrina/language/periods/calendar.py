@@ -9,6 +9,8 @@ from __future__ import annotations
 import calendar as _cal
 from datetime import date, timedelta
 
+from dateutil.relativedelta import relativedelta
+
 from vitrina.language.periods.lexicon import MONTH_NAME_EN, MONTH_NAME_RU
 
 MIN_YEAR, MAX_YEAR = 1990, 2100
@@ -34,10 +36,12 @@ def month_end(year: int, month: int) -> date:
 
 
 def add_months(day: date, months: int) -> date:
-    """Shift by whole months, clamping the day: 31 Mar - 1 month = 28/29 Feb."""
-    index = day.year * 12 + day.month - 1 + months
-    year, month = divmod(index, 12)
-    return date(year, month + 1, min(day.day, last_day(year, month + 1)))
+    """Shift by whole months, clamping the day (dateutil's rule).
+
+    >>> add_months(date(2025, 3, 31), -1), add_months(date(2024, 1, 31), 1)
+    (datetime.date(2025, 2, 28), datetime.date(2024, 2, 29))
+    """
+    return day + relativedelta(months=months)
 
 
 def quarter_of(day: date) -> int:
