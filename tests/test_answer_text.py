@@ -8,7 +8,6 @@ from decimal import Decimal
 
 import pytest
 
-from vitrina.present import answer_text
 from vitrina.present.answer_text import plural_ru, write_answer
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.present.numbers import NBSP, allowed_numbers, numbers_in_text
@@ -122,12 +121,6 @@ def test_notes_truncation_and_empty() -> None:
 )
 def test_plural_ru(n: int, form: str) -> None:
     assert plural_ru(n, "строка", "строки", "строк") == form
-
-
-def test_doctests() -> None:
-    import doctest
-
-    assert doctest.testmod(answer_text).failed == 0
 
 
 # --- the property that matters: every number of every answer comes from the data -----------

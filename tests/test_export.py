@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time as clock
 import zipfile
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -129,11 +128,11 @@ def test_number_formats_by_meaning() -> None:
     assert safe_sheet_title("[]*?", "Data") == "Data"
 
 
-def test_100k_rows_write_in_reasonable_time(tmp_path: Path) -> None:
+def test_100k_rows_are_all_written(tmp_path: Path) -> None:
+    """The row cap's worth of rows (its time: benchmarks/bench_present.py)."""
     metas = [METAS[0], METAS[2], METAS[3], METAS[4]]
     rows = [(date(2025, 1, 1 + i % 28), f"R{i % 50}", i, Decimal(i) / 7) for i in range(100_000)]
     result = QueryResult(columns=[m.name for m in metas], rows=rows)
-    start = clock.perf_counter()
     path = write_excel(
         result,
         metas,
@@ -144,8 +143,6 @@ def test_100k_rows_write_in_reasonable_time(tmp_path: Path) -> None:
         sql="",
         period_label=None,
     )
-    elapsed = clock.perf_counter() - start
-    assert elapsed < 60, elapsed
     with zipfile.ZipFile(path) as z:
         xml = z.read("xl/worksheets/sheet1.xml").decode()
     assert '<row r="100001"' in xml and '<row r="100002"' not in xml

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import doctest
 from datetime import date, datetime
 from decimal import Decimal
 
+import numpy as np
 import pytest
 
-from vitrina.present import numbers
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.present.numbers import (
     NBSP,
@@ -133,7 +132,6 @@ def test_to_decimal(value: object, expected: Decimal | None) -> None:
 
 
 def test_to_decimal_numpy() -> None:
-    np = pytest.importorskip("numpy")
     assert to_decimal(np.float64(1.5)) == Decimal("1.5")
     assert to_decimal(np.int64(7)) == Decimal(7)
     assert format_number(np.float64(1234.5), 2, "en") == "1,234.50"
@@ -223,7 +221,3 @@ def test_allowed_numbers_covers_values_summary_and_period_parts() -> None:
     assert Decimal("-50.0") in allowed  # change_pct of n: (50 - 100) / 100
     assert Decimal("3.73") not in allowed  # no total for an average
     assert unverified_numbers("Всего 300, максимум 150, а не 999", result, metas) == [Decimal(999)]
-
-
-def test_doctests() -> None:
-    assert doctest.testmod(numbers).failed == 0

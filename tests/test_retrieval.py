@@ -4,8 +4,6 @@ the optional embeddings path and its fallback."""
 from __future__ import annotations
 
 import importlib.util
-import statistics
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -111,19 +109,6 @@ def test_index_built_once_per_catalog_and_rebuilt_on_change() -> None:
     cat.tables.pop(next(n for n in cat.tables if not n.startswith("dwh.")))
     rank_tables("кошельки", cat)
     assert cat.cache["retrieval.tables"] is not index
-
-
-def test_query_is_well_under_5_ms_on_500_tables(big) -> None:
-    questions = ["Сумма платежей по регионам за 3 квартал 2026", "New clients by region in 2025",
-                 "Сколько кошельков открыли компании в Екатеринбурге за 2025 год?"]
-    rank_tables("warm up", big)
-    times = []
-    for _ in range(20):
-        for q in questions:
-            start = time.perf_counter()
-            rank_tables(q, big)
-            times.append((time.perf_counter() - start) * 1000)
-    assert statistics.median(times) < 5, statistics.median(times)
 
 
 def test_golden_recall_on_500_tables(big) -> None:

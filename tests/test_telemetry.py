@@ -13,8 +13,6 @@ from typing import ClassVar
 
 import pytest
 
-pytest.importorskip("opentelemetry.sdk", reason="opentelemetry-sdk is not installed")
-
 from vitrina.trace import Trace
 from vitrina.trace.telemetry import StepRecord, export_run, jsonl_path, telemetry_target
 

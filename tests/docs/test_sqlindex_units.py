@@ -1,10 +1,10 @@
-"""The SQL index's small passes, each alone: decoding, GO, statement split, names, scan, doctests."""
+"""The SQL index's small passes, each alone: decoding, GO, statement split, names, scan.
+
+Their docstring examples run in tests/test_doctests.py."""
 
 from __future__ import annotations
 
 import codecs
-import doctest
-import importlib
 
 import pytest
 
@@ -14,19 +14,6 @@ from vitrina.docs.sqlindex.lexer import lex
 from vitrina.docs.sqlindex.names import normalize_name
 from vitrina.docs.sqlindex.scan import looks_like_sql, scan_tokens
 from vitrina.docs.sqlindex.statements import split_statements
-
-MODULES = [
-    "names", "lexer", "decode", "batches", "statements", "headers", "extract", "scan",
-    "repair", "temps", "build", "index",
-]
-
-
-@pytest.mark.parametrize("module", MODULES)
-def test_docstrings_run(module: str) -> None:
-    mod = importlib.import_module(f"vitrina.docs.sqlindex.{module}")
-    result = doctest.testmod(mod)
-    assert result.failed == 0
-
 
 TEXT = "SELECT N'Привет' FROM dbo.T\n"
 
