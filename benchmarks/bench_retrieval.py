@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_retrieval.py
 
-The catalog is `vitrina.catalog.synthetic.synthetic_catalog(500)`: the demo catalog plus
+The catalog is `synthetic_catalog(500)` (benchmarks/synthetic_catalog.py): the demo catalog plus
 491 distractor tables. The questions are the answered cases of the golden set
 (tests/golden/questions.yaml); a dialog is asked as its turns joined, a stand-in for the
 resolver's standalone question. The right tables of a case are the tables its
@@ -23,10 +23,10 @@ from pathlib import Path
 import sqlglot
 import yaml
 from sqlglot import exp
+from synthetic_catalog import synthetic_catalog
 
 from vitrina.catalog.context_text import build_sql_context
 from vitrina.catalog.retrieval import embeddings_available, rank_tables
-from vitrina.catalog.synthetic import synthetic_catalog
 from vitrina.language.periods import extract_period
 
 try:

@@ -8,6 +8,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from synthetic_catalog import synthetic_catalog
 
 from vitrina.catalog import load_catalog
 from vitrina.catalog.context_text import build_sql_context
@@ -19,7 +20,6 @@ from vitrina.catalog.retrieval import (
 )
 from vitrina.catalog.retrieval import rank as rank_module
 from vitrina.catalog.retrieval.terms import light_stem, matching_terms, query_weight
-from vitrina.catalog.synthetic import synthetic_catalog
 from vitrina.trace import EventKind, Trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -213,3 +213,19 @@ def test_sql_context_without_period_topic_or_examples(demo) -> None:
     assert "Period: none given" in text and "dwh.dim_region:" in text and "Examples:" not in text
     assert "values: Москва, Санкт-Петербург" in text
 
+
+
+def test_synthetic_catalog_reaches_2000_distinct_tables() -> None:
+    """The planner benchmark's largest catalog: 2,000 tables, none a renamed copy of another."""
+    cat = synthetic_catalog(2000)
+    assert len(cat.tables) == 2000
+    shapes = {(t.description, t.description_ru, tuple((c.name, c.type) for c in t.columns))
+              for t in cat.tables.values()}
+    assert len(shapes) == 2000
+    assert all(cat.has_column(r.left) and cat.has_column(r.right) for r in cat.relations)
+    assert all(topic in cat.topics for t in cat.tables.values() for topic in t.topics)
+    assert all(m.table in cat.tables for m in cat.metrics.values())
+    assert all(cat.has_column(d.column) for d in cat.dictionaries.values())
+    extension = {"legal", "facilities", "travel", "security", "esg", "partners"}
+    assert extension <= {n.split(".")[0] for n in cat.tables}
+    assert not extension & {n.split(".")[0] for n in synthetic_catalog(535).tables}  # the original mix
