@@ -10,6 +10,7 @@ of the matched terms' weighted frequencies, its document frequency is the size o
 union of their postings, so one word is never counted twice. Document frequency is soft:
 a document counts min(1, weighted tf), so a word that many tables mention only in a key
 column's label ("ID региона") keeps its weight for the table that is about it.
+bm25s was measured against this index and not adopted: docs/decisions/015-bm25-kept.md.
 """
 
 from __future__ import annotations
