@@ -1,8 +1,10 @@
-"""Versioned prompt files with labels, and Langfuse over its REST API (a local stub server)."""
+"""Versioned prompt files with labels, and Langfuse through its SDK (a local stub server)."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
@@ -47,17 +49,19 @@ def test_shipped_prompts_parse():
 
 
 class _Stub(BaseHTTPRequestHandler):
-    status = 200
+    """Langfuse's prompt endpoint: the v2 prompt body, or 404 for an unknown prompt."""
+
     seen: ClassVar[list[tuple[str, str | None]]] = []
 
     def do_GET(self):
         _Stub.seen.append((self.path, self.headers.get("Authorization")))
-        body = json.dumps({"name": "planner", "version": 7, "prompt": "Remote {{ who }}", "labels": ["production"],
-                           "config": {"temperature": 0}, "type": "text"}).encode()
-        self.send_response(_Stub.status)
+        known = self.path.startswith("/api/public/v2/prompts/planner?")
+        body = {"name": "planner", "version": 7, "prompt": "Remote {{ who }}", "labels": ["production"],
+                "config": {"temperature": 0}, "type": "text", "tags": []}
+        self.send_response(200 if known else 404)
         self.send_header("Content-Type", "application/json")
         self.end_headers()
-        self.wfile.write(body)
+        self.wfile.write(json.dumps(body if known else {"message": "Prompt not found"}).encode())
 
     def log_message(self, *args):
         pass
@@ -68,26 +72,43 @@ def langfuse():
     server = HTTPServer(("127.0.0.1", 0), _Stub)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    _Stub.status, _Stub.seen = 200, []
+    _Stub.seen = []
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
 
 
-def test_langfuse_prompt_first_file_as_fallback(langfuse, tmp_path: Path):
+def client(url: str) -> LangfuseClient:
+    """A client with keys of its own: the SDK shares one prompt cache per public key."""
+    return LangfuseClient(url, f"pk-{url.rsplit(':', 1)[-1]}", "sk")
+
+
+def test_langfuse_prompt_first(langfuse, tmp_path: Path):
     write(tmp_path, "planner", 1, ["production"])
-    store = PromptStore(tmp_path, langfuse=LangfuseClient(langfuse, "pk", "sk"))
+    store = PromptStore(tmp_path, langfuse=client(langfuse))
     trace = Trace("t")
     prompt = store.get("planner", trace)
     assert (prompt.version, prompt.source, prompt.render(who="x")) == (7, "langfuse", "Remote x")
+    assert prompt.config == {"temperature": 0} and prompt.labels == ("production",)
     path, auth = _Stub.seen[0]
     assert path == "/api/public/v2/prompts/planner?label=production" and auth.startswith("Basic ")
     assert trace.events[-1].data["version"] == 7
-    _Stub.status = 500
-    down = PromptStore(tmp_path, langfuse=LangfuseClient(langfuse, "pk", "sk"))
+    assert store.get("planner").version == 7 and len(_Stub.seen) == 1  # the SDK's cache
+
+
+def test_unknown_langfuse_prompt_falls_back_to_the_file(langfuse, tmp_path: Path):
+    write(tmp_path, "executor", 1, ["production"])
     trace = Trace("t")
-    prompt = down.get("planner", trace)
+    prompt = PromptStore(tmp_path, langfuse=client(langfuse)).get("executor", trace)
     assert (prompt.version, prompt.source) == (1, "file")
-    assert trace.events[0].kind == "suppressed" and "500" in trace.events[0].data["error"]
+    assert trace.events[0].kind == "suppressed" and "NotFoundError" in trace.events[0].data["error"]
+
+
+def test_unreachable_langfuse_falls_back_to_the_file(tmp_path: Path):
+    write(tmp_path, "planner", 2, ["production"])
+    trace = Trace("t")
+    prompt = PromptStore(tmp_path, langfuse=client("http://127.0.0.1:9")).get("planner", trace)
+    assert (prompt.version, prompt.source) == (2, "file")
+    assert trace.events[0].kind == "suppressed" and "ConnectError" in trace.events[0].data["error"]
 
 
 def test_langfuse_from_env(monkeypatch):
@@ -97,3 +118,13 @@ def test_langfuse_from_env(monkeypatch):
     monkeypatch.setenv("LANGFUSE_SECRET_KEY", "sk")
     monkeypatch.setenv("LANGFUSE_HOST", "http://lf.local/")
     assert LangfuseClient.from_env().host == "http://lf.local"
+
+
+def test_the_sdk_loads_only_when_a_prompt_is_fetched():
+    """Configured Langfuse costs nothing at start: the CLI and the store import no SDK."""
+    code = ("import sys, vitrina.cli; from vitrina.task.prompts import PromptStore; "
+            "store = PromptStore.from_env(); assert store.langfuse is not None; print('langfuse' in sys.modules)")
+    env = {"LANGFUSE_PUBLIC_KEY": "pk", "LANGFUSE_SECRET_KEY": "sk", "LANGFUSE_HOST": "http://127.0.0.1:9",
+           "PATH": ""}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

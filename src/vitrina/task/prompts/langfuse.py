@@ -1,20 +1,23 @@
-"""Prompts from Langfuse over its public REST API (`GET /api/public/v2/prompts/{name}`).
+"""Prompts from Langfuse through the official SDK (`langfuse.Langfuse.get_prompt`).
 
 Configured by LANGFUSE_PUBLIC_KEY, LANGFUSE_SECRET_KEY and LANGFUSE_HOST (or
-LANGFUSE_BASE_URL; default https://cloud.langfuse.com). Basic auth with the key pair; a
-short timeout; answers are cached per client so a task asks once per prompt.
+LANGFUSE_BASE_URL; default https://cloud.langfuse.com). The SDK is imported only when
+both keys are set and a prompt is first asked for, so the CLI starts without it; its own
+prompt cache (60 s, refreshed in the background) and retries of transient errors apply.
+Tracing stays off here: spans go through `vitrina.trace.telemetry`.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from typing import Any
-from urllib.parse import quote
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:
+    from langfuse import Langfuse
 
 DEFAULT_HOST = "https://cloud.langfuse.com"
+FETCH_RETRIES = 1  # the SDK's own retries of a failed fetch (it also retries HTTP 5xx)
 
 
 class LangfuseError(RuntimeError):
@@ -22,11 +25,13 @@ class LangfuseError(RuntimeError):
 
 
 class LangfuseClient:
+    """The prompt-management part of the SDK, behind the `get_prompt -> dict` Vitrina reads."""
+
     def __init__(self, host: str, public_key: str, secret_key: str, *, timeout_s: float = 3.0) -> None:
         self.host = host.rstrip("/")
-        self._auth = (public_key, secret_key)
         self.timeout_s = timeout_s
-        self._cache: dict[tuple[str, str], dict[str, Any]] = {}
+        self._keys = (public_key, secret_key)
+        self._sdk: Langfuse | None = None
         self._lock = threading.Lock()
 
     @classmethod
@@ -37,24 +42,25 @@ class LangfuseClient:
         host = os.environ.get("LANGFUSE_HOST") or os.environ.get("LANGFUSE_BASE_URL") or DEFAULT_HOST
         return cls(host, public, secret)
 
+    def _client(self) -> Langfuse:
+        with self._lock:
+            if self._sdk is None:
+                from langfuse import Langfuse
+
+                public, secret = self._keys
+                self._sdk = Langfuse(public_key=public, secret_key=secret, host=self.host,
+                                     timeout=max(1, round(self.timeout_s)), tracing_enabled=False)
+            return self._sdk
+
     def get_prompt(self, name: str, *, label: str) -> dict[str, Any]:
-        key = (name, label)
-        with self._lock:
-            if key in self._cache:
-                return self._cache[key]
-        url = f"{self.host}/api/public/v2/prompts/{quote(name, safe='')}"
+        """{"prompt", "version", "labels", "config"} of the text prompt `name` with `label`."""
         try:
-            reply = httpx.get(url, params={"label": label}, auth=self._auth, timeout=self.timeout_s)
-        except httpx.HTTPError as exc:
-            raise LangfuseError(f"Langfuse unreachable at {self.host}: {exc}") from None
-        if reply.status_code != 200:
-            raise LangfuseError(f"Langfuse answered {reply.status_code} for prompt {name!r} label {label!r}")
-        try:
-            body = reply.json()
-        except ValueError:
-            raise LangfuseError("Langfuse sent a non-JSON body") from None
-        if not isinstance(body, dict) or "prompt" not in body or "version" not in body:
-            raise LangfuseError("Langfuse reply has no prompt or version")
-        with self._lock:
-            self._cache[key] = body
-        return body
+            found = self._client().get_prompt(name, label=label, type="text", max_retries=FETCH_RETRIES,
+                                              fetch_timeout_seconds=max(1, round(self.timeout_s)))
+        except Exception as exc:  # the SDK raises its API errors, httpx errors and pydantic errors
+            raise LangfuseError(f"Langfuse at {self.host} gave no prompt {name!r} label {label!r}: "
+                                f"{type(exc).__name__}: {str(exc)[:200]}") from None
+        if not isinstance(found.prompt, str):
+            raise LangfuseError(f"Langfuse prompt {name!r} is not a text prompt")
+        return {"prompt": found.prompt, "version": found.version, "labels": list(found.labels),
+                "config": dict(found.config or {})}
