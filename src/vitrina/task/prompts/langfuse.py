@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from langfuse import Langfuse
 
 DEFAULT_HOST = "https://cloud.langfuse.com"
-FETCH_RETRIES = 1  # the SDK's own retries of a failed fetch (it also retries HTTP 5xx)
+FETCH_RETRIES = 0  # no second round after a failure (its HTTP layer already retries HTTP 5xx)
 
 
 class LangfuseError(RuntimeError):
