@@ -39,7 +39,8 @@ FORMAT_CASES = [
     (1234.5, "money", "RUB", f"1{S}234,50{S}₽", f"RUB{S}1,234.50"),
     (-1234.5, "money", "RUB", f"-1{S}234,50{S}₽", f"RUB{S}-1,234.50"),
     (Decimal("99.999"), "money", None, "100,00", "100.00"),
-    (1000, "money", "USD", f"1{S}000,00{S}USD", f"USD{S}1,000.00"),
+    (1000, "money", "USD", f"1{S}000,00{S}$", f"USD{S}1,000.00"),  # CLDR symbol in Russian
+    (1000, "money", "руб.", f"1{S}000,00{S}руб.", f"руб.{S}1,000.00"),  # not a code: as written
     (12345, "count", None, f"12{S}345", "12,345"),
     (12345.5, "count", None, f"12{S}346", "12,346"),
     (-7, "count", None, "-7", "-7"),

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
+from babel import Locale
+
 from vitrina.present.columns import ColumnMeta
 from vitrina.present.numbers import (
     DASH,
@@ -25,20 +27,17 @@ from vitrina.present.summary import MetricSummary, ResultSummary, row_label
 from vitrina.warehouse.result import QueryResult
 
 AnswerLang = Literal["ru", "en"]
+_RU = Locale.parse("ru")
 
 
-def plural_ru(n: int, one: str, few: str, many: str) -> str:
-    """Russian plural form for n: 1 строка, 2 строки, 5 строк, 21 строка.
+def plural_ru(n: int | Decimal, one: str, few: str, many: str) -> str:
+    """Russian plural form for n by CLDR's rule (Babel): 1 строка, 2 строки, 5 строк, 1,5 строки.
 
-    >>> [plural_ru(n, "строка", "строки", "строк") for n in (1, 3, 11, 22, 25)]
-    ['строка', 'строки', 'строк', 'строки', 'строк']
+    >>> [plural_ru(n, "строка", "строки", "строк") for n in (1, 3, 11, 22, 25, Decimal("1.5"))]
+    ['строка', 'строки', 'строк', 'строки', 'строк', 'строки']
     """
-    n = abs(n)
-    if n % 10 == 1 and n % 100 != 11:
-        return one
-    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-        return few
-    return many
+    form = _RU.plural_form(abs(n))
+    return {"one": one, "few": few, "many": many}.get(form, few)  # "other": fractions
 
 
 def _rows_phrase(n: int, lang: str) -> str:

@@ -1,7 +1,9 @@
 """Numbers, dates and period labels formatted by code, and the numbers found in a text.
 
 Every number a user sees in an answer, a table or a chart label comes from here, so
-the Russian and English styles stay the same everywhere:
+the Russian and English styles stay the same everywhere. Digits, grouping and currency
+symbols are Babel's (CLDR data); rounding is half up, as people round, not Babel's
+half-even, and a value that rounds to zero loses its sign:
 
 >>> format_number(1234567.891, 2, "ru")
 '1\\xa0234\\xa0567,89'
@@ -18,7 +20,11 @@ import re
 from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
+from functools import cache
 from typing import TYPE_CHECKING, Any, Literal
+
+from babel import Locale
+from babel.numbers import NumberPattern, get_currency_symbol, parse_pattern
 
 from vitrina.language.detect import detect_lang
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
@@ -47,6 +53,17 @@ MONTHS_EN = (
 ROMAN = ("I", "II", "III", "IV")
 
 _PLAIN_NUMBER = re.compile(r"^\s*-?\d+(?:\.\d+)?\s*$")
+_CURRENCY_CODE = re.compile(r"^[A-Za-z]{3}$")
+
+
+@cache
+def _locale(lang: str) -> Locale:
+    return Locale.parse("ru" if lang == "ru" else "en")
+
+
+@cache
+def _pattern(decimals: int) -> NumberPattern:
+    return parse_pattern("#,##0" + ("." + "0" * decimals if decimals > 0 else ""))
 
 
 # --- conversion ---------------------------------------------------------------------
@@ -111,26 +128,32 @@ def format_number(value: Any, decimals: int = 0, lang: Lang | str = "ru") -> str
     d = to_decimal(value)
     if d is None:
         return DASH
+    decimals = max(0, decimals)
     with localcontext() as ctx:
         ctx.prec = max(60, d.adjusted() + decimals + 5)
-        q = d.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
-        sign = "-" if q < 0 else ""
-        int_part, _, frac = f"{abs(q):f}".partition(".")
-    grouped = f"{int(int_part):,}"
-    if lang == "ru":
-        grouped, point = grouped.replace(",", NBSP), ","
-    else:
-        point = "."
-    return sign + grouped + (point + frac if decimals > 0 else "")
+        ctx.rounding = ROUND_HALF_UP
+        q = d.quantize(Decimal(1).scaleb(-decimals))
+        return _pattern(decimals).apply(abs(q) if q.is_zero() else q, _locale(str(lang)))
 
 
 def format_money(value: Any, lang: Lang | str = "ru", unit: str | None = None) -> str:
-    """Two decimals with the unit: ru ``1 234,50 ₽``, en ``RUB 1,234.50``."""
+    """Two decimals with the unit: ru ``1 234,50 ₽`` (CLDR's symbol), en ``RUB 1,234.50``.
+
+    English keeps the ISO code before the number: CLDR's "$" is ambiguous there, and
+    Babel writes a code without CLDR's currency spacing ("RUB1,234.50").
+
+    >>> format_money(1234.5, "ru", "RUB"), format_money(1234.5, "ru", "usd")
+    ('1\\xa0234,50\\xa0₽', '1\\xa0234,50\\xa0$')
+    >>> format_money(-3, "en", "EUR")
+    'EUR\\xa0-3.00'
+    """
     text = format_number(value, 2, lang)
     if text == DASH or not unit:
         return text
     if lang == "ru":
-        return f"{text}{NBSP}{'₽' if unit.upper() == 'RUB' else unit}"
+        code = unit.upper()
+        symbol = get_currency_symbol(code, locale=_locale("ru")) if _CURRENCY_CODE.match(unit) else unit
+        return f"{text}{NBSP}{symbol}"
     return f"{unit}{NBSP}{text}"
 
 
