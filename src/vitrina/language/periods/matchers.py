@@ -1,10 +1,11 @@
 """Matchers: small functions, each finding one kind of time phrase in a question.
 
 Each takes ``(text, today)`` and returns a :class:`Hit` (where the phrase is and the
-Period it means) or None. ``extract_period`` runs all of ``MATCHERS`` and keeps the
-leftmost hit, the longest at that position, the earlier matcher on a tie: so the range
-"с 1 по 15 марта" beats the date "15 марта" inside it, and in "май против прошлого
-года" the first-named period (May) is the one asked about.
+Period it means) or None; it is written as what it makes of one regex match, and
+``@matcher(patterns)`` runs it on the leftmost match it accepts. ``extract_period`` runs
+all of ``MATCHERS`` and keeps the leftmost hit, the longest at that position, the earlier
+matcher on a tie: so the range "с 1 по 15 марта" beats the date "15 марта" inside it, and
+in "май против прошлого года" the first-named period (May) is the one asked about.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import date, timedelta
+from functools import wraps
 from typing import NamedTuple
 
 from vitrina.language.detect import is_ru
@@ -99,6 +101,36 @@ def _first(
     return best
 
 
+Build = Callable[[re.Match[str], date], Hit | None]
+
+
+def matcher(
+    *patterns: re.Pattern[str], hint: re.Pattern[str] | None = None
+) -> Callable[[Build], Matcher]:
+    """Make ``build(m, today)`` a Matcher: the leftmost match of ``patterns`` it accepts.
+
+    ``hint`` is a cheap keyword check that skips the full patterns for most questions.
+    """
+
+    def wrap(build: Build) -> Matcher:
+        @wraps(build)
+        def match(text: str, today: date) -> Hit | None:
+            if hint is not None and not hint.search(text):
+                return None
+            return _first(patterns, text, lambda m: build(m, today))
+
+        return match
+
+    return wrap
+
+
+def _range_hit(m: re.Match[str], a: Point, b: Point | None, today: date) -> Hit | None:
+    """The range ``a``..``b`` (``b`` None: up to today), noting each day it had to correct."""
+    notes: list[str] = []
+    dates = resolve_range(a, b, today, notes, is_ru(m.string))
+    return _hit(m, *dates, notes) if dates else None
+
+
 # --- explicit ranges ----------------------------------------------------------------
 
 _NOW = (
@@ -123,21 +155,16 @@ _RANGES = (
 )
 
 
-def match_range(text: str, today: date) -> Hit | None:
+@matcher(*_RANGES)
+def match_range(m: re.Match[str], today: date) -> Hit | None:
     """An explicit range with two ends; a year written once applies to both ends."""
-
-    def build(m: re.Match[str]) -> Hit | None:
-        a = parse_point(m["a"])
-        b = None if m["now"] else parse_point(m["b"])
-        if a is None or (b is None and not m["now"]):
-            return None
-        if b is not None and m["ty"] and b.year is None:
-            b = Point(b.day, b.month, int(m["ty"]))
-        notes: list[str] = []
-        dates = resolve_range(a, b, today, notes, is_ru(m.string))
-        return _hit(m, *dates, notes) if dates else None
-
-    return _first(_RANGES, text, build)
+    a = parse_point(m["a"])
+    b = None if m["now"] else parse_point(m["b"])
+    if a is None or (b is None and not m["now"]):
+        return None
+    if b is not None and m["ty"] and b.year is None:
+        b = Point(b.day, b.month, int(m["ty"]))
+    return _range_hit(m, a, b, today)
 
 
 # --- "с начала года", YTD, "с марта" ---------------------------------------------------
@@ -181,25 +208,16 @@ def _unit_start(unit: str, today: date, back: int) -> date:
     return add_months(first, -months * back)
 
 
-def match_start_of(text: str, today: date) -> Hit | None:
+@matcher(*_START_OF)
+def match_start_of(m: re.Match[str], today: date) -> Hit | None:
     """ "с начала года [по март]", "year to date", "MTD": from the start of a unit to today."""
-
-    def build(m: re.Match[str]) -> Hit | None:
-        unit = _START_UNITS[(m.groupdict().get("word") or m["unit"]).lower()]
-        back = int((m.groupdict().get("rel") or "").lower() in _PREVIOUS)
-        start = _unit_start(unit, today, back)
-        if not m.groupdict().get("b"):
-            return _hit(m, start, today)
-        b = parse_point(m["b"])
-        if b is None:
-            return None
-        notes: list[str] = []
-        dates = resolve_range(
-            Point(start.day, start.month, start.year), b, today, notes, is_ru(m.string)
-        )
-        return _hit(m, *dates, notes) if dates else None
-
-    return _first(_START_OF, text, build)
+    unit = _START_UNITS[(m.groupdict().get("word") or m["unit"]).lower()]
+    back = int((m.groupdict().get("rel") or "").lower() in _PREVIOUS)
+    start = _unit_start(unit, today, back)
+    if not m.groupdict().get("b"):
+        return _hit(m, start, today)
+    b = parse_point(m["b"])
+    return None if b is None else _range_hit(m, Point(start.day, start.month, start.year), b, today)
 
 
 _SINCE = _rx(
@@ -209,18 +227,11 @@ _SINCE = _rx(
 )
 
 
-def match_since(text: str, today: date) -> Hit | None:
+@matcher(_SINCE)
+def match_since(m: re.Match[str], today: date) -> Hit | None:
     """ "с марта", "since 2024-03-01", "с 2024 года": from that point to today inclusive."""
-
-    def build(m: re.Match[str]) -> Hit | None:
-        a = parse_point(m["a"])
-        if a is None:
-            return None
-        notes: list[str] = []
-        dates = resolve_range(a, None, today, notes, is_ru(m.string))
-        return _hit(m, *dates, notes) if dates else None
-
-    return _first((_SINCE,), text, build)
+    a = parse_point(m["a"])
+    return None if a is None else _range_hit(m, a, None, today)
 
 
 # --- rolling windows -----------------------------------------------------------------
@@ -262,27 +273,24 @@ def rolling_window(n: int, unit: str, today: date) -> tuple[date, date]:
     return add_months(today, -n * _UNIT_MONTHS[unit]) + timedelta(days=1), today
 
 
-def match_rolling(text: str, today: date) -> Hit | None:
+@matcher(*_ROLLING)
+def match_rolling(m: re.Match[str], today: date) -> Hit | None:
     """ "последние 30 дней", "за последнюю неделю", "last 3 months", "past week", "за полгода".
 
     "last week"/"last month" without a number are calendar periods (match_relative);
     "последний месяц"/"past month" are rolling windows.
     """
-
-    def build(m: re.Match[str]) -> Hit | None:
-        word = (m.groupdict().get("w") or "").lower()
-        unit_word = m["unit"].lower()
-        if m["n"] is None:
-            if word in ("last", "previous", "prior"):
-                return None  # calendar: "last month" = the previous calendar month
-            if unit_word not in _SELF_COUNTED and (not word or word.endswith(("ие", "их"))):
-                return None  # "за год", "последние месяцы": no window size
-        n = number_value(m["n"]) if m["n"] else 1
-        if n < 1 or (unit_word in _SINGULAR and m["n"] and (n % 10 != 1 or n % 100 == 11)):
-            return None  # "за 3 квартал" is the third quarter, "за 3 квартала" a window
-        return _hit(m, *rolling_window(n, UNIT_BY_WORD[unit_word], today))
-
-    return _first(_ROLLING, text, build)
+    word = (m.groupdict().get("w") or "").lower()
+    unit_word = m["unit"].lower()
+    if m["n"] is None:
+        if word in ("last", "previous", "prior"):
+            return None  # calendar: "last month" = the previous calendar month
+        if unit_word not in _SELF_COUNTED and (not word or word.endswith(("ие", "их"))):
+            return None  # "за год", "последние месяцы": no window size
+    n = number_value(m["n"]) if m["n"] else 1
+    if n < 1 or (unit_word in _SINGULAR and m["n"] and (n % 10 != 1 or n % 100 == 11)):
+        return None  # "за 3 квартал" is the third quarter, "за 3 квартала" a window
+    return _hit(m, *rolling_window(n, UNIT_BY_WORD[unit_word], today))
 
 
 _MONTHS_OF_YEAR = _rx(
@@ -293,21 +301,16 @@ _MONTHS_OF_YEAR = _rx(
 _MONTHS_HINT = re.compile(r"месяц|month", F)
 
 
-def match_months_of_year(text: str, today: date) -> Hit | None:
+@matcher(_MONTHS_OF_YEAR, hint=_MONTHS_HINT)
+def match_months_of_year(m: re.Match[str], today: date) -> Hit | None:
     """ "за 9 месяцев 2024 года", "first 3 months of 2025": January to the N-th month."""
-    if not _MONTHS_HINT.search(text):
-        return None  # a cheap keyword check before the full patterns
-
-    def build(m: re.Match[str]) -> Hit | None:
-        if not (m["y"] or m["first"]):
-            return None
-        n = number_value(m["n"])
-        year = int(m["y"]) if m["y"] else today.year
-        if not (1 <= n <= 12 and year_ok(year)):
-            return None
-        return _hit(m, date(year, 1, 1), end_of(Point(None, n, year), [], False))
-
-    return _first((_MONTHS_OF_YEAR,), text, build)
+    if not (m["y"] or m["first"]):
+        return None
+    n = number_value(m["n"])
+    year = int(m["y"]) if m["y"] else today.year
+    if not (1 <= n <= 12 and year_ok(year)):
+        return None
+    return _hit(m, date(year, 1, 1), end_of(Point(None, n, year), [], False))
 
 
 # --- calendar units relative to today ------------------------------------------------
@@ -375,14 +378,11 @@ def relative_period(unit: str, offset: int, today: date) -> tuple[date, date]:
     return first, end_of(Point(None, first.month, first.year), [], False)
 
 
-def match_relative(text: str, today: date) -> Hit | None:
+@matcher(*_RELATIVE)
+def match_relative(m: re.Match[str], today: date) -> Hit | None:
     """ "прошлый месяц", "в этом году", "позапрошлый квартал", "last week", "this quarter"."""
-
-    def build(m: re.Match[str]) -> Hit | None:
-        unit, offset = _relative_unit(m["unit"]), _relative_offset(m["rel"])
-        return _hit(m, *relative_period(unit, offset, today))
-
-    return _first(_RELATIVE, text, build)
+    unit, offset = _relative_unit(m["unit"]), _relative_offset(m["rel"])
+    return _hit(m, *relative_period(unit, offset, today))
 
 
 _DAY_WORDS = _rx(
@@ -392,88 +392,77 @@ _DAY_WORDS = _rx(
 )
 
 
-def match_day_word(text: str, today: date) -> Hit | None:
+@matcher(_DAY_WORDS)
+def match_day_word(m: re.Match[str], today: date) -> Hit | None:
     """ "вчера", "сегодня", "позавчера", "yesterday", "today": one day."""
-
-    def build(m: re.Match[str]) -> Hit | None:
-        back = 2 if m["d2"] else 1 if m["d1"] else 0
-        day = today - timedelta(days=back)
-        return _hit(m, day, day)
-
-    return _first((_DAY_WORDS,), text, build)
+    back = 2 if m["d2"] else 1 if m["d1"] else 0
+    day = today - timedelta(days=back)
+    return _hit(m, day, day)
 
 
 # --- named calendar units: halves, quarters, dates, months, years ---------------------
 
 _YEAR_TAIL = rf"(?:\s+(?:of\s+)?(?:the\s+)?(?:year\s+)?(?P<y>{YEAR})(?:{YEAR_WORD})?)?"
-_HALVES = (
-    _rx(rf"{PREP}?(?P<n>{ORDINAL})\s*(?:полугоди(?:е|я|ю|и|ем))(?!\w){_YEAR_TAIL}", F),
-    _rx(rf"{PREP}?(?:the\s+)?(?P<n>first|second|1st|2nd)\s+half(?:\s+of)?(?!\w){_YEAR_TAIL}", F),
-    _rx(rf"{PREP}?\bH(?P<n>[12])(?:\s*['’-]?\s*(?P<y>{YEAR}))?(?!\w)", F),
-    _rx(rf"{PREP}?(?P<y>{YEAR})\s*[-–]?\s*H(?P<n>[12])(?!\w)", F),
+
+
+def _part_patterns(
+    ru: str, en: str, en_unit: str, letter: str, digits: str
+) -> tuple[re.Pattern[str], ...]:
+    """A part of a year named four ways: "2-е полугодие", "second half", "H2 2025", "2025-H2"."""
+    return (
+        _rx(rf"{PREP}?(?P<n>{ORDINAL})\s*(?:{ru})(?!\w){_YEAR_TAIL}", F),
+        _rx(rf"{PREP}?(?:the\s+)?(?P<n>{en})\s+{en_unit}(?:\s+of)?(?!\w){_YEAR_TAIL}", F),
+        _rx(rf"{PREP}?\b{letter}(?P<n>[{digits}])(?:\s*['’-]?\s*(?P<y>{YEAR}))?(?!\w)", F),
+        _rx(rf"{PREP}?(?P<y>{YEAR})\s*[-–]?\s*{letter}(?P<n>[{digits}])(?!\w)", F),
+    )
+
+
+def _part_of_year(m: re.Match[str], today: date, parts: int) -> Hit | None:
+    """The n-th half or quarter; without a year, the latest one that has started."""
+    n = ordinal_value(m["n"])
+    if not 1 <= n <= parts:
+        return None
+    year = int(m["y"]) if m["y"] else latest_year(12 // parts * (n - 1) + 1, 1, today)
+    if not year_ok(year):
+        return None
+    return _hit(m, *(half_bounds if parts == 2 else quarter_bounds)(year, n))
+
+
+_HALVES = _part_patterns(r"полугоди(?:е|я|ю|и|ем)", "first|second|1st|2nd", "half", "H", "12")
+_QUARTERS = _part_patterns(
+    r"квартал(?:а|е|ом|у)?|кв(?!\.?\s*м\b)\.?",
+    "first|second|third|fourth|1st|2nd|3rd|4th",
+    "quarter",
+    "Q",
+    "1-4",
 )
-_HALF_HINT = re.compile(r"полугод|half|h[12]", F)
 
 
-def match_half(text: str, today: date) -> Hit | None:
+@matcher(*_HALVES, hint=re.compile(r"полугод|half|h[12]", F))
+def match_half(m: re.Match[str], today: date) -> Hit | None:
     """ "первое полугодие 2025", "во 2-м полугодии", "H1 2025", "first half of 2024"."""
-    if not _HALF_HINT.search(text):
-        return None  # a cheap keyword check before the full patterns
-
-    def build(m: re.Match[str]) -> Hit | None:
-        half = ordinal_value(m["n"])
-        if half not in (1, 2):
-            return None
-        year = int(m["y"]) if m["y"] else latest_year(6 * half - 5, 1, today)
-        return _hit(m, *half_bounds(year, half)) if year_ok(year) else None
-
-    return _first(_HALVES, text, build)
+    return _part_of_year(m, today, 2)
 
 
-_QUARTERS = (
-    _rx(
-        rf"{PREP}?(?P<n>{ORDINAL})\s*(?:квартал(?:а|е|ом|у)?|кв(?!\.?\s*м\b)\.?)(?!\w){_YEAR_TAIL}",
-        F,
-    ),
-    _rx(
-        rf"{PREP}?(?:the\s+)?(?P<n>first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter(?:\s+of)?(?!\w){_YEAR_TAIL}",
-        F,
-    ),
-    _rx(rf"{PREP}?\bQ(?P<n>[1-4])(?:\s*['’-]?\s*(?P<y>{YEAR}))?(?!\w)", F),
-    _rx(rf"{PREP}?(?P<y>{YEAR})\s*[-–]?\s*Q(?P<n>[1-4])(?!\w)", F),
-)
-_QUARTER_HINT = re.compile(r"кв|quarter|q[1-4]", F)
-
-
-def match_quarter(text: str, today: date) -> Hit | None:
+@matcher(*_QUARTERS, hint=re.compile(r"кв|quarter|q[1-4]", F))
+def match_quarter(m: re.Match[str], today: date) -> Hit | None:
     """ "в 1 квартале 2025", "за I квартал", "Q1 2025", "2025-Q3", "первый квартал"."""
-    if not _QUARTER_HINT.search(text):
-        return None  # a cheap keyword check before the full patterns
-
-    def build(m: re.Match[str]) -> Hit | None:
-        q = ordinal_value(m["n"])
-        year = int(m["y"]) if m["y"] else latest_year(3 * q - 2, 1, today)
-        return _hit(m, *quarter_bounds(year, q)) if year_ok(year) else None
-
-    return _first(_QUARTERS, text, build)
+    return _part_of_year(m, today, 4)
 
 
 _DATE = _rx(rf"{PREP}?(?P<p>{alternation(DATE_FORMS)})", F)
 
 
-def match_date(text: str, today: date) -> Hit | None:
+@matcher(_DATE)
+def match_date(m: re.Match[str], today: date) -> Hit | None:
     """ "1 марта 2025", "01.03.2025", "March 1, 2025", "2025-03-01": one day."""
-
-    def build(m: re.Match[str]) -> Hit | None:
-        point = parse_point(m["p"], DATE_FORMS)
-        point = resolve_point(point, today) if point else None
-        if point is None:
-            return None
-        notes: list[str] = []
-        day = start_of(point, notes, is_ru(m.string))
-        return _hit(m, day, day, notes) if day else None
-
-    return _first((_DATE,), text, build)
+    point = parse_point(m["p"], DATE_FORMS)
+    point = resolve_point(point, today) if point else None
+    if point is None:
+        return None
+    notes: list[str] = []
+    day = start_of(point, notes, is_ru(m.string))
+    return _hit(m, day, day, notes) if day else None
 
 
 _MONTH = _rx(rf"{PREP}?(?P<p>{alternation(MONTH_FORMS)})", F)
@@ -498,23 +487,20 @@ def _modal_may(text: str, m: re.Match[str]) -> bool:
     return m["p"] != "May" or _MAY_PRONOUN.match(after) is not None
 
 
-def match_month(text: str, today: date) -> Hit | None:
+@matcher(_MONTH)
+def match_month(m: re.Match[str], today: date) -> Hit | None:
     """ "в мае 2025", "за май", "мая", "May 2025", "05.2025", "2025-05": a whole month.
 
     Without a year, the latest such month that has started by today.
     """
-
-    def build(m: re.Match[str]) -> Hit | None:
-        if _modal_may(text, m):
-            return None
-        point = parse_point(m["p"], MONTH_FORMS)
-        point = resolve_point(point, today) if point else None
-        if point is None:
-            return None
-        start, end = start_of(point, [], False), end_of(point, [], False)
-        return _hit(m, start, end) if start and end else None
-
-    return _first((_MONTH,), text, build)
+    if _modal_may(m.string, m):
+        return None
+    point = parse_point(m["p"], MONTH_FORMS)
+    point = resolve_point(point, today) if point else None
+    if point is None:
+        return None
+    start, end = start_of(point, [], False), end_of(point, [], False)
+    return _hit(m, start, end) if start and end else None
 
 
 # After "в 2025"/"на 2000": not a year when a unit or a counted noun follows ("на 2000
@@ -534,18 +520,15 @@ _YEARS = (
 )
 
 
-def match_year(text: str, today: date) -> Hit | None:
+@matcher(*_YEARS)
+def match_year(m: re.Match[str], today: date) -> Hit | None:
     """ "в 2024 году", "за 2024 год", "in 2024", "2024 г.": a whole year.
 
     A bare four-digit number is a year only after a preposition or before "год"/"year",
     and only inside 1990..2100, so "топ 5" or "2000 клиентов" never become years.
     """
-
-    def build(m: re.Match[str]) -> Hit | None:
-        year = int(m["y"])
-        return _hit(m, date(year, 1, 1), date(year, 12, 31)) if year_ok(year) else None
-
-    return _first(_YEARS, text, build)
+    year = int(m["y"])
+    return _hit(m, date(year, 1, 1), date(year, 12, 31)) if year_ok(year) else None
 
 
 # Most specific first; the order only breaks ties between hits of equal position and length.

@@ -163,7 +163,8 @@ def choose_chart(
         return _none(
             _t(
                 lang,
-                "нет числового показателя для графика (периоды и идентификаторы не строятся как значения)",
+                "нет числового показателя для графика "
+                "(периоды и идентификаторы не строятся как значения)",
                 "no numeric metric to plot (periods and ids are never plotted as values)",
             )
         )
@@ -211,8 +212,10 @@ def _period_chart(
     if n_points > limits.LINE_MAX_POINTS:
         points_note = _t(
             lang,
-            f"показаны последние {limits.LINE_MAX_POINTS} из {format_count(n_points, lang)} периодов",
-            f"showing the latest {limits.LINE_MAX_POINTS} of {format_count(n_points, lang)} periods",
+            f"показаны последние {limits.LINE_MAX_POINTS} "
+            f"из {format_count(n_points, lang)} периодов",
+            f"showing the latest {limits.LINE_MAX_POINTS} of {format_count(n_points, lang)} "
+            "periods",
         )
     is_line = n_points >= limits.LINE_MIN_POINTS
     x_label = " · ".join(m.label(lang) for m in periods)
@@ -222,14 +225,8 @@ def _period_chart(
         n_series = _distinct(result, s_cols)
         fold = is_summable(metric)
         dropped = [m.name for m in metrics[1:]]
-        dropped_note = (
-            _t(
-                lang,
-                f"показан только «{metric.label(lang)}» (несколько рядов по разрезу)",
-                f"only “{metric.label(lang)}” is shown (several series by dimension)",
-            )
-            if dropped
-            else None
+        dropped_note = _first_only_note(
+            metric, dropped, lang, "несколько рядов по разрезу", "several series by dimension"
         )
         return ChartDecision(
             kind="line" if is_line else "grouped_bar",
@@ -299,6 +296,19 @@ def _is_share_of_whole(result: QueryResult, metric: ColumnMeta) -> bool:
     return lo <= total <= hi or flo <= total <= fhi
 
 
+def _first_only_note(
+    metric: ColumnMeta, dropped: list[str], lang: Lang | str, why_ru: str, why_en: str
+) -> str | None:
+    """The note when only the first metric is drawn (the others stay in the table)."""
+    if not dropped:
+        return None
+    return _t(
+        lang,
+        f"показан только «{metric.label(lang)}» ({why_ru})",
+        f"only “{metric.label(lang)}” is shown ({why_en})",
+    )
+
+
 def _bar_note(n: int, keep: int, lang: Lang | str) -> str | None:
     if n <= keep:
         return None
@@ -320,22 +330,7 @@ def _category_chart(
     dup = _dup_note(result, [cat.name], all(is_summable(m) for m in metrics), lang)
     if len(metrics) == 1:
         metric = metrics[0]
-        if 2 <= n <= limits.PIE_MAX_SLICES and not dup and _is_share_of_whole(result, metric):
-            return ChartDecision(
-                kind="pie",
-                x=cat.name,
-                x_columns=[cat.name],
-                y_columns=[metric.name],
-                axes={metric.name: "y"},
-                reason=_t(
-                    lang,
-                    f"доли целого по «{cat.label(lang)}» (не больше {limits.PIE_MAX_SLICES})",
-                    f"shares of a whole by “{cat.label(lang)}” ({limits.PIE_MAX_SLICES} or fewer)",
-                ),
-                order="desc",
-                max_points=limits.PIE_MAX_SLICES,
-            )
-        return ChartDecision(
+        one = ChartDecision(
             kind="bar",
             x=cat.name,
             x_columns=[cat.name],
@@ -350,6 +345,15 @@ def _category_chart(
             order="desc",
             max_points=limits.BAR_MAX_POINTS,
         )
+        if 2 <= n <= limits.PIE_MAX_SLICES and not dup and _is_share_of_whole(result, metric):
+            pie = _t(
+                lang,
+                f"доли целого по «{cat.label(lang)}» (не больше {limits.PIE_MAX_SLICES})",
+                f"shares of a whole by “{cat.label(lang)}” ({limits.PIE_MAX_SLICES} or fewer)",
+            )
+            pie_only = {"kind": "pie", "cut": None, "max_points": limits.PIE_MAX_SLICES}
+            return one.model_copy(update={**pie_only, "reason": pie})
+        return one
     axes, dropped = assign_axes(result, metrics)
     plotted = [m.name for m in metrics if m.name in axes]
     keep = max(1, limits.BAR_MAX_POINTS // len(plotted))
@@ -390,15 +394,7 @@ def _two_dim_chart(
     n_x = _distinct(result, [x.name])
     n_series = _distinct(result, [s.name])
     dropped = [m.name for m in metrics[1:]]
-    dropped_note = (
-        _t(
-            lang,
-            f"показан только «{metric.label(lang)}» (два разреза)",
-            f"only “{metric.label(lang)}” is shown (two dimensions)",
-        )
-        if dropped
-        else None
-    )
+    dropped_note = _first_only_note(metric, dropped, lang, "два разреза", "two dimensions")
     return ChartDecision(
         kind="stacked_bar" if stacked else "grouped_bar",
         x=x.name,
