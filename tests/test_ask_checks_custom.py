@@ -76,7 +76,8 @@ def test_context_is_pruned_but_keeps_dates_and_keys(shop: AskService) -> None:
 def test_explicit_topic_skips_detection(make_service) -> None:
     result = make_service().ask("Сколько открыли в мае 2025?", topics=["cards"])
     assert result.status == "answered" and result.topic == "cards"
-    assert any(e.message == "topic chosen explicitly: detection skipped" for e in result.trace)
+    detection = [e.data for e in result.trace if e.node == "detect_topic"]
+    assert {"topic": "cards"} in detection and not any("scores" in d for d in detection)  # nothing scored
 
 
 def test_free_text_reply_refines_the_question(make_service) -> None:

@@ -10,8 +10,8 @@ from vitrina.ask.service import AskResult
 from vitrina.catalog import load_catalog
 
 
-def events(result: AskResult, node: str) -> list[str]:
-    return [e.message for e in result.trace if e.node == node]
+def event_data(result: AskResult, node: str) -> list[dict]:
+    return [e.data for e in result.trace if e.node == node]
 
 
 def test_answered_route_visits_every_step(make_service) -> None:
@@ -43,7 +43,8 @@ def test_follow_up_is_rewritten_from_the_previous_turn(make_service) -> None:
     assert first.status == second.status == "answered"
     assert second.rewritten_question == "Сколько кошельков открыли в декабре 2025 по неделям"
     assert second.columns == ["week", "wallets_opened"]
-    assert "follow-up rewritten with the previous turn" in events(second, "resolve_context")
+    rewrites = [d for d in event_data(second, "resolve_context") if "rewritten" in d]
+    assert rewrites == [{"previous": first.question, "rewritten": second.rewritten_question}]
     third = service.ask("а по регионам?", thread_id="f1")
     assert third.rewritten_question == "Сколько кошельков открыли по регионам в декабре 2025 по неделям"
     assert third.columns == ["week", "region_name", "wallets_opened"]
@@ -87,25 +88,32 @@ def test_segment_of_the_dialog_adds_the_mandatory_join(make_service) -> None:
     result = make_service().ask("Сколько кошельков открыли в 2025 году?", segment="b2b")
     assert result.status == "answered"
     assert "JOIN dwh.dim_client" in result.sql and "'B2B'" in result.sql
-    assert "segment filter added with its mandatory join" in events(result, "select_tables")
+    assert {"segment": "B2B"} in event_data(result, "select_tables")
 
 
-@pytest.mark.parametrize("question", [
-    "Сколько ипотек выдали в 2025 году?",
-    "What is the exchange rate of the dollar?",
-    "Какая погода в Москве?",
-    "Сколько платежей было в Казахстане в 2025?",
+def refused_words(result: AskResult) -> list[str]:
+    """What the refusal says is missing: words the catalog marks absent, names matching nothing."""
+    return [w for e in result.trace if e.node in ("detect_topic", "select_tables")
+            for w in e.data.get("words", []) + e.data.get("names", [])]
+
+
+@pytest.mark.parametrize(("question", "missing"), [
+    ("Сколько ипотек выдали в 2025 году?", "ипотек"),
+    ("What is the exchange rate of the dollar?", "exchange rate"),
+    ("Какая погода в Москве?", "погод"),
+    ("Сколько платежей было в Казахстане в 2025?", "Казахстан"),
 ])
-def test_refusals(make_service, question: str) -> None:
+def test_refusals_name_what_is_missing(make_service, question: str, missing: str) -> None:
     result = make_service().ask(question)
     assert result.status == "refused"
     assert result.sql is None and result.rows == []
-    assert result.answer
+    assert missing in result.answer
+    assert [w for w in refused_words(result) if missing in w], refused_words(result)
 
 
 def test_refusal_does_not_depend_on_clarifications(make_service) -> None:
     result = make_service(max_clarifications=0).ask("Сколько ипотек выдали в 2025 году?")
-    assert result.status == "refused"
+    assert result.status == "refused" and "ипотек" in result.answer
 
 
 def test_broken_metric_fails_after_three_attempts_with_an_explanation(make_service, tmp_path: Path) -> None:
@@ -122,7 +130,10 @@ def test_broken_metric_fails_after_three_attempts_with_an_explanation(make_servi
     result = service.ask("Комиссионный доход за 2025 год")
     assert result.status == "failed"
     assert result.answer.startswith("Не удалось построить корректный запрос за 3 попытки")
-    assert [e.data["attempt"] for e in result.trace if e.message == "compiled"] == [1, 2, 3]
+    assert "fee_total" in result.answer  # the reason: the column the guard did not find
+    guard = [e.data for e in result.trace if e.node == "guard_sql" and e.kind == "rejected"]
+    assert guard == [{"violations": ["allowed_columns"]}] * 3
+    assert [e.data["attempts"] for e in result.trace if e.node == "fail"] == [3]
 
 
 def test_unreachable_warehouse_is_a_clear_failure(make_service, tmp_path: Path) -> None:

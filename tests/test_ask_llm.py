@@ -86,7 +86,8 @@ def test_compile_error_then_success(demo_db: Path, expected_ticket: Decimal) -> 
     assert "Your previous query failed" in retry and "2026-13-01" in retry
     first = model.prompts_for("sql_generation")[0].text
     assert "payment_ts" not in first and "payment_ts" in retry  # the retry gets the full schema
-    assert [e.data["attempt"] for e in result.trace if e.message == "model wrote SQL"] == [1, 2]
+    written = [(e.data["attempt"], e.data["sql"]) for e in result.trace if e.node == "generate_sql" and "sql" in e.data]
+    assert written == [(1, BAD_DATE_SQL), (2, GOOD_SQL)]
 
 
 def test_retries_exhausted_give_a_human_explanation(demo_db: Path) -> None:
@@ -132,21 +133,23 @@ def test_malformed_reply_is_repaired_once_then_rules_answer(demo_db: Path) -> No
                                   "answer": [Malformed(), Malformed()]}, "Сумма платежей по картам в мае 2025")
     assert result.status == "answered" and result.sql_source == "rules"
     assert "invalid" in model.prompts_for("topic")[1].text.lower()  # the repair request quotes the error
-    messages = [e.message for e in result.trace]
-    assert "llm output still invalid after repair; using the rule path" in messages
+    unusable = {e.data["task"] for e in result.trace if e.kind == "suppressed" and "task" in e.data}
+    assert unusable == {"topic", "answer"}  # both model tasks fell back, each recorded
 
 
 def test_answer_with_an_invented_number_is_rejected(demo_db: Path) -> None:
     result, _ = run(demo_db, model_path(answer=['{"text": "Средний чек — 999 999,99 ₽, рост 12 %."}']))
     assert result.status == "answered"
     assert "999 999,99" not in result.answer and "12 %" not in result.answer
-    assert any(e.message.startswith("the model's answer holds numbers not in the data") for e in result.trace)
+    rejected = [e.data["numbers"] for e in result.trace if e.node == "answer" and e.kind == "rejected"]
+    assert rejected == [["999999.99", "12"]]
 
 
 def test_model_timeout_falls_back_to_rules(demo_db: Path) -> None:
     result, model = run(demo_db, {"topic": [TimeoutError("slow")] * 3}, "Сумма платежей по картам в мае 2025")
     assert result.status == "answered" and result.sql_source == "rules"
-    assert any(e.message == "model unavailable this turn: rule path" for e in result.trace)
+    errors = [e.data.get("error", "") for e in result.trace if e.node == "detect_topic" and e.kind == "suppressed"]
+    assert errors and all("TimeoutError" in err for err in errors)
     assert len(model.prompts_for("topic")) == 3  # one call and two retries, then the breaker
 
 
@@ -159,7 +162,8 @@ def test_chart_proposal_naming_a_missing_column_is_rejected(demo_db: Path) -> No
         "Платежи: список регионов и их английских названий без дубликатов")
     assert result.status == "answered"
     assert result.chart is None
-    assert any(e.message == "model's chart names columns that do not exist" for e in result.trace)
+    assert [e.data["columns"] for e in result.trace if e.node == "chart" and e.kind == "rejected"] == [
+        ["payments_total"]]
 
 
 def test_no_llm_flag_means_rules_only(demo_db: Path) -> None:

@@ -90,6 +90,9 @@ def load_cases(path: Path = GOLDEN_FILE) -> list[Case]:
 
 
 CASES = load_cases()
+REFUSALS: dict[str, dict[str, Any]] = yaml.safe_load(
+    (GOLDEN_FILE.parent / "refusals.yaml").read_text(encoding="utf-8")
+)
 
 
 def _params() -> Iterator[Any]:
@@ -219,6 +222,19 @@ def _check_turn(case: Case, n: int, turn: Turn, result: AskResult) -> None:
             _fail(f"turn {n}: expected options {list(turn.options)}, got {list(got)}", case, result)
 
 
+def _check_refusal_reason(case: Case, result: AskResult) -> None:
+    """The refusal names what is missing (tests/golden/refusals.yaml), a known gap xfails."""
+    expected = REFUSALS[case.id]
+    answer = (result.answer or "").casefold()
+    named = any(name.casefold() in answer for name in expected["names"])
+    if named and expected.get("gap"):
+        _fail(f"known gap closed: remove its `gap` from refusals.yaml ({expected['gap']})", case, result)
+    if not named and expected.get("gap"):
+        pytest.xfail(expected["gap"])
+    if not named:
+        _fail(f"the refusal names none of {expected['names']}", case, result)
+
+
 @pytest.mark.parametrize(("engine", "case"), list(_params()), indirect=["engine"])
 def test_golden(engine: Engine, case: Case) -> None:
     thread = f"golden-{engine.name}-{case.id}"
@@ -227,6 +243,8 @@ def test_golden(engine: Engine, case: Case) -> None:
         result = engine.service.ask(turn.question, thread_id=thread, segment=case.segment)
         _check_turn(case, n, turn, result)
     assert result is not None
+    if case.expect == "refused":
+        _check_refusal_reason(case, result)
     if case.expect != "answered":
         return
     assert case.reference_sql is not None
@@ -242,6 +260,7 @@ def test_golden_set_shape() -> None:
     russian = [c for c in CASES if any("а" <= ch <= "я" for ch in c.turns[0].question.lower())]
     assert len(russian) * 2 >= len(CASES)
     assert sum(c.expect == "refused" for c in CASES) >= 10
+    assert set(REFUSALS) == {c.id for c in CASES if c.expect == "refused"}  # every reason written
     assert sum(any(t.expect == "clarification" for t in c.turns) for c in CASES) >= 5
     assert (
         sum(len(c.turns) > 1 and all(t.expect != "clarification" for t in c.turns) for c in CASES)

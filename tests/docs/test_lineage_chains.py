@@ -290,8 +290,9 @@ def test_llm_wording_is_checked_against_the_lineage(tmp_path: Path) -> None:
     assert good in _doc(out, "Churn Rate")
     kept = _doc(out, "Churn All Segments")
     assert "dw.FactChurnHistory" not in kept and "[Churn All Segments] computes" in kept
-    rejected = [e for e in report.trace if e["kind"] == "rejected" and "wording" in e["message"]]
-    assert rejected and {"12", "dw.FactChurnHistory"} <= set(rejected[0]["data"]["added"])
+    rejected = [e["data"] for e in report.trace if e["kind"] == "rejected" and "added" in e["data"]]
+    assert [d["measure"] for d in rejected] == ["Churn All Segments"]
+    assert {"12", "dw.FactChurnHistory"} <= set(rejected[0]["added"])
 
 
 def test_llm_measure_list_drops_invented_names(tmp_path: Path) -> None:
@@ -310,7 +311,8 @@ def test_llm_measure_list_drops_invented_names(tmp_path: Path) -> None:
         context=DocsContext(list_llm=measure_list_llm(_client({"docs_measure_list": [reply]}))),
     )
     assert report.processed == ["Churn Rate"] and report.missed == []
-    assert any("does not contain" in e["message"] for e in report.trace)
+    dropped = [e["data"]["names"] for e in report.trace if e["kind"] == "rejected" and "names" in e["data"]]
+    assert dropped == [["Invented Measure"]]
 
 
 # ---------------------------------------------------------------- agent delegation

@@ -30,7 +30,7 @@ def test_guard_stops_an_unknown_query_after_max_steps():
     result = _service(max_steps=3).handle("найди таблицы про квантовые флуктуации вакуума и тёмную материю")
     assert len(result.steps) == 3 and result.nodes.count("analyst") == 3
     assert result.status == "not_found" and all(s["new"] == 0 for s in result.steps)
-    assert any(e.kind.value == "warning" and "MAX steps" in e.message for e in result.trace)
+    assert [e.data["max_steps"] for e in result.trace if "max_steps" in e.data] == [3]
     assert "предел" in result.answer
     assert result.nodes[-1] == "deliver"
 

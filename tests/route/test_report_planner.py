@@ -80,9 +80,11 @@ def test_model_score_is_added_to_the_code_score(make_route):
     by_id = {c["id"]: c for c in result.candidates}
     assert by_id["top_n"]["total"] == by_id["top_n"]["code_score"] + 2.0
     assert result.chosen["id"] == "top_n"
-    assert any(e.kind.value == "rejected" and "unknown plan" in e.message for e in result.trace)
+    assert "nope" not in by_id
+    assert [e.data["plan"] for e in result.trace if e.kind.value == "rejected"] == ["nope"]
 
 
 def test_no_metric_is_an_honest_refusal(make_route):
     result = make_route().handle("отчёт: квантовые флуктуации")
     assert result.status == "refused" and result.nodes[-1] == "deliver" and result.report is None
+    assert "не нашлось меры" in result.answer  # the reason: no measure of the catalog fits
