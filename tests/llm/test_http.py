@@ -6,7 +6,6 @@ only the server's replies are scripted.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -43,7 +42,8 @@ def test_structured_output_in_json_mode(server: OpenAIServer, tmp_path: Path) ->
     (request,) = server.state.chat_requests()
     body = request.body
     assert body is not None and body["model"] == "test-model" and body["response_format"] == JSON_OBJECT
-    assert body["temperature"] == 0.0 and not body.get("stream")
+    assert body["temperature"] == 0.0 and body["stream"] is True, "every reply is streamed"
+    assert body["max_tokens"] == 96 and "max_completion_tokens" not in body, "as local servers know it"
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
     assert "JSON" in body["messages"][0]["content"] and body["messages"][1]["content"] == "Сумма платежей?"
     assert request.headers["authorization"] == "Bearer not-needed"
@@ -81,24 +81,13 @@ def test_server_errors_are_retried_with_backoff(server: OpenAIServer, tmp_path: 
         "OpenAIAPIError (HTTP 500)", "OpenAIAPIError (HTTP 503)"]
 
 
-def test_slow_reply_times_out_then_retry_succeeds(server: OpenAIServer, tmp_path: Path) -> None:
+def test_a_slow_reply_times_out_and_is_not_retried(server: OpenAIServer, tmp_path: Path) -> None:
     server.state.modes.extend(["slow", "ok"])
     server.state.replies.append("fine")
     client, sleeps = client_for(server.base_url, tmp_path, timeout_s=0.5)
-    start = time.perf_counter()
     reply = client.text("answer", "q")
-    assert reply.text == "fine" and len(sleeps) == 1
+    assert reply.text == "" and sleeps == [] and len(server.state.chat_requests()) == 1
     assert "Timeout" in (client.calls[0].error or "")
-    assert time.perf_counter() - start < 2.5
-
-
-def test_slow_every_time_gives_up_within_the_budget(server: OpenAIServer, tmp_path: Path) -> None:
-    server.state.default_mode = "slow"
-    client, _ = client_for(server.base_url, tmp_path, timeout_s=0.3, max_retries=1)
-    start = time.perf_counter()
-    reply = client.structured("topic", "q", Topic)
-    assert reply.value is None and "Timeout" in (reply.error or "")
-    assert len(client.calls) == 2 and time.perf_counter() - start < 2.5
 
 
 def test_unauthorized_and_unknown_model_are_not_retried(server: OpenAIServer, tmp_path: Path) -> None:
@@ -145,7 +134,7 @@ def test_streaming_over_sse(server: OpenAIServer, tmp_path: Path) -> None:
     assert reply.text == "Платежей стало больше в мае" and len(pieces) == 5
     body = server.state.chat_requests()[0].body
     assert body is not None and body["stream"] is True
-    assert client.calls[0].estimated, "no stream_options sent: local servers may reject them"
+    assert not client.calls[0].estimated, "usage from the last chunk (stream_options include_usage)"
 
 
 def test_streaming_usage_when_enabled(server: OpenAIServer, tmp_path: Path) -> None:
