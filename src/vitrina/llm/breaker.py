@@ -13,6 +13,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,7 +60,7 @@ class Breaker:
         if self.path is None:
             failures, until, error = self._memory.get(self.endpoint, (0, 0.0, None))
             return BreakerState(self.endpoint, failures, until, error)
-        with self._lock, self._connect() as conn:
+        with self._lock, closing(self._connect()) as conn:
             row = conn.execute("SELECT failures, open_until, last_error FROM llm_breaker "
                                "WHERE endpoint = ?", (self.endpoint,)).fetchone()
         failures, until, error = row or (0, 0.0, None)
@@ -75,7 +76,7 @@ class Breaker:
                     return False
                 self._memory[self.endpoint] = (failures, open_until, error)
             return True
-        with self._lock, self._connect() as conn:
+        with self._lock, closing(self._connect()) as conn:
             conn.execute("BEGIN IMMEDIATE")
             row = conn.execute("SELECT open_until FROM llm_breaker WHERE endpoint = ?",
                                (self.endpoint,)).fetchone()

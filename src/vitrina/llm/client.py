@@ -201,6 +201,11 @@ class ModelTurn:
     def calls(self) -> list[LLMCall]:
         return list(self.budget.calls)
 
+    @property
+    def down(self) -> bool:
+        """True when no more requests go out this turn (budget spent, endpoint gave nothing)."""
+        return self.budget.refusal(0) is not None
+
     def usage(self) -> dict[str, Any]:
         """This turn's `llm_usage` for a job's JSON."""
         return usage_summary(self.budget)
@@ -293,7 +298,7 @@ class LLMClient:
         if second.error is not None:
             error = f"invalid output after one repair request: {second.error}"
             if trace is not None:
-                trace.suppressed("llm output still unusable after repair; using the rule path",
+                trace.suppressed("llm output still invalid after repair; using the rule path",
                                  task=task, error=second.error)
             return Structured(None, error, _raw(second.reply) or _raw(first.reply), calls=calls,
                               skipped=second.skipped)
