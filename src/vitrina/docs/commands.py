@@ -36,6 +36,8 @@ def docs_command(
     lang: Annotated[str, typer.Option("--lang", help="Document language: ru or en.", callback=_lang)] = "en",
     timeout: Annotated[float, typer.Option("--timeout", help="Time limit per measure, seconds.")] = 60.0,
     fresh: Annotated[bool, typer.Option("--fresh", help="Ignore an interrupted run instead of resuming it.")] = False,
+    llm: Annotated[bool, typer.Option("--llm", help="Use the configured model for a free-text measure list "
+                                      "and the wording of explanations (rules when it fails).")] = False,
 ) -> None:
     """Document BI measures: DAX, dependencies and lineage down to the loading procedures."""
     from vitrina.config import load_settings
@@ -44,6 +46,7 @@ def docs_command(
     if measures is not None and all_measures:
         raise _fail("give either --measures FILE or --all, not both")
     settings = load_settings()
+    client = _client(settings) if llm else None
     out_dir = out or settings.outputs_dir / "docs" / (model.stem or "model")
     request = make_request(model, sql or [], measures_file=measures, all_measures=all_measures, out=out_dir, lang=lang)
     console = Console(stderr=False)
@@ -55,10 +58,25 @@ def docs_command(
             progress.update(task, completed=done, total=total, description=f"[{name}]"[:40])
 
         try:
-            report = run_docs(request, settings=settings, measure_timeout_s=timeout, on_progress=on_progress, fresh=fresh)
+            report = run_docs(request, settings=settings, measure_timeout_s=timeout, on_progress=on_progress,
+                              fresh=fresh, llm=client)
         except DocsInputError as exc:
             raise _fail(str(exc)) from None
     _print_report(console, report)
+
+
+def _client(settings: Any) -> Any:
+    """The configured model, or None with a note: the docs job runs on rules without one."""
+    from vitrina.llm.factory import LLMSettingsError, build_client
+
+    try:
+        client = build_client(settings)
+    except LLMSettingsError as exc:
+        Console(stderr=True).print(f"[yellow]--llm:[/] invalid LLM settings ({exc}); rules only", highlight=False)
+        return None
+    if client is None:
+        Console(stderr=True).print("[yellow]--llm:[/] no model configured (see `vitrina config`); rules only")
+    return client
 
 
 def _print_report(console: Console, report: Any) -> None:
@@ -70,6 +88,10 @@ def _print_report(console: Console, report: Any) -> None:
     table.add_row("unchanged (kept)", str(len(report.unchanged)))
     table.add_row("missed", str(len(report.missed)))
     table.add_row("time", f"{report.seconds:.2f} s" + (" (resumed)" if report.resumed else ""))
+    usage = report.llm_usage
+    if usage:
+        table.add_row("model calls", f"{usage['calls']} ({usage['failures']} failed, {usage['repairs']} repairs, "
+                                     f"{usage['prompt_tokens'] + usage['completion_tokens']} tokens)")
     for key in ("manual", "index", "measures_dir"):
         if key in report.outputs:
             table.add_row(key, report.outputs[key])

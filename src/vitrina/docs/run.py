@@ -12,6 +12,7 @@ from vitrina.checkpoint import sqlite_checkpointer
 from vitrina.config import Settings, load_settings
 from vitrina.docs.graph import DocsContext, build_graph, request_key
 from vitrina.docs.writer.explain import Explainer
+from vitrina.llm.accounting import calls_summary
 
 
 @dataclass
@@ -27,6 +28,7 @@ class DocsReport:
     resumed: bool = False
     trace: list[dict[str, Any]] = field(default_factory=list)
     thread_id: str = ""
+    llm_usage: dict[str, Any] = field(default_factory=dict)  # the model slots' calls (with --llm)
 
 
 def make_request(model: Path | str, sql: Sequence[Path | str] = (), *, measures_file: Path | str | None = None,
@@ -57,10 +59,20 @@ def run_docs(
     on_progress: Callable[[str, int, int, str], None] | None = None,
     fresh: bool = False,
     context: DocsContext | None = None,
+    llm: Any = None,
 ) -> DocsReport:
-    """Document the requested measures. An interrupted run with the same request resumes."""
+    """Document the requested measures. An interrupted run with the same request resumes.
+
+    `llm` (a vitrina.llm.LLMClient) fills both model slots: the free-text measure list and
+    the wording of the explanations; each falls back to its rule result."""
     settings = settings or load_settings()
     start = time.perf_counter()
+    if llm is not None:
+        from vitrina.docs.model_slots import explain_slot, measure_list_slot
+
+        explain = explain or explain_slot(llm)
+        list_llm = list_llm or measure_list_slot(llm)
+    first_call = len(llm.calls) if llm is not None else 0
     ctx = context or DocsContext(measure_timeout_s=measure_timeout_s, explain=explain, list_llm=list_llm,
                                  on_progress=on_progress)
     thread_id = request_key(request)
@@ -87,4 +99,5 @@ def run_docs(
         resumed=resumed,
         trace=list(result.get("trace", [])),
         thread_id=thread_id,
+        llm_usage=calls_summary(llm.calls[first_call:]) if llm is not None else {},
     )

@@ -100,9 +100,8 @@ def usage_of(messages: Sequence[BaseMessage], reply: AIMessage | None) -> tuple[
     return prompt, completion, True
 
 
-def usage_summary(budget: TurnBudget) -> dict[str, Any]:
-    """One turn's `llm_usage`, the same shape in every job's JSON."""
-    calls = budget.calls
+def calls_summary(calls: Sequence[LLMCall]) -> dict[str, Any]:
+    """Counts and sums over some calls: the common part of every job's `llm_usage`."""
     return {
         "calls": len(calls),
         "prompt_tokens": sum(c.prompt_tokens for c in calls),
@@ -112,9 +111,13 @@ def usage_summary(budget: TurnBudget) -> dict[str, Any]:
         "repairs": sum(c.repair for c in calls),
         "cut": sum(c.cut for c in calls),
         "early_stops": sum(c.early_stop for c in calls),
-        "skipped": budget.skipped,
-        "budget": {"seconds": budget.seconds, "tokens": budget.tokens,
-                   "used_s": round(budget.used_s(), 3), "used_tokens": budget.used_tokens},
-        "down": budget.down,
         "by_task": {t: asdict(totals) for t, totals in totals_by_task(calls).items()},
     }
+
+
+def usage_summary(budget: TurnBudget) -> dict[str, Any]:
+    """One turn's `llm_usage`: its calls, the slots answered without a request, the budget."""
+    return {**calls_summary(budget.calls), "skipped": budget.skipped,
+            "budget": {"seconds": budget.seconds, "tokens": budget.tokens,
+                       "used_s": round(budget.used_s(), 3), "used_tokens": budget.used_tokens},
+            "down": budget.down}

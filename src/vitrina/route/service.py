@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-
 import uuid
 from collections.abc import Sequence
 from datetime import date
