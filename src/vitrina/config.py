@@ -38,11 +38,20 @@ TOML_NAME = "vitrina.toml"
 # Tables of vitrina.toml that other parts read themselves (vitrina.task.limits reads [task]).
 OTHER_TABLES = frozenset({"task"})
 # VITRINA_* variables that are not settings: read by their own modules.
-OTHER_ENV = frozenset({
-    "VITRINA_HOME", "VITRINA_DOCS_DIR", "VITRINA_EMBEDDINGS_DEVICE", "VITRINA_EVAL_SUITES_DIR",
-    "VITRINA_TELEMETRY", "VITRINA_TELEMETRY_FILE", "VITRINA_TELEMETRY_TIMEOUT_S",
-    "VITRINA_TEST_PG_URL", "VITRINA_TEST_LLM_ENV", "VITRINA_TEST_LLM_REPORT",
-})
+OTHER_ENV = frozenset(
+    {
+        "VITRINA_HOME",
+        "VITRINA_DOCS_DIR",
+        "VITRINA_EMBEDDINGS_DEVICE",
+        "VITRINA_EVAL_SUITES_DIR",
+        "VITRINA_TELEMETRY",
+        "VITRINA_TELEMETRY_FILE",
+        "VITRINA_TELEMETRY_TIMEOUT_S",
+        "VITRINA_TEST_PG_URL",
+        "VITRINA_TEST_LLM_ENV",
+        "VITRINA_TEST_LLM_REPORT",
+    }
+)
 OTHER_ENV_PREFIXES = ("VITRINA_TASK_",)
 
 
@@ -61,8 +70,9 @@ def vitrina_home() -> Path:
 class Settings(BaseSettings):
     """Resolved settings for one run. Frozen: pass a changed copy (`with_`), never mutate."""
 
-    model_config = SettingsConfigDict(frozen=True, extra="forbid", env_prefix=ENV_PREFIX,
-                                      validate_default=False)
+    model_config = SettingsConfigDict(
+        frozen=True, extra="forbid", env_prefix=ENV_PREFIX, validate_default=False
+    )
 
     home: Path
     db_url: str | None = None  # None means the embedded demo warehouse
@@ -92,9 +102,13 @@ class Settings(BaseSettings):
     extra: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
-    def settings_customise_sources(cls, settings_cls: type[BaseSettings],
-                                   init_settings: PydanticBaseSettingsSource, *_: Any, **__: Any
-                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        *_: Any,
+        **__: Any,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings,)  # built directly: the given values and the defaults only
 
     @property
@@ -167,7 +181,11 @@ def read_toml(home: Path) -> TomlRead:
     if isinstance(llm, dict):
         for key, value in llm.items():
             name = f"llm_{key}"
-            (values.__setitem__(name, value) if name in SETTING_NAMES else unknown.append(f"llm.{key}"))
+            (
+                values.__setitem__(name, value)
+                if name in SETTING_NAMES
+                else unknown.append(f"llm.{key}")
+            )
     return TomlRead(path, values, tuple(unknown))
 
 
@@ -187,8 +205,13 @@ def unknown_env(environ: dict[str, str] | None = None) -> tuple[str, ...]:
     """VITRINA_* variables that name no setting (and are not read elsewhere)."""
     environ = dict(os.environ) if environ is None else environ
     known = {env_name(n) for n in SETTING_NAMES} | OTHER_ENV
-    return tuple(sorted(k for k in environ if k.startswith(ENV_PREFIX) and k not in known
-                        and not k.startswith(OTHER_ENV_PREFIXES)))
+    return tuple(
+        sorted(
+            k
+            for k in environ
+            if k.startswith(ENV_PREFIX) and k not in known and not k.startswith(OTHER_ENV_PREFIXES)
+        )
+    )
 
 
 def _suggest(word: str, names: list[str]) -> str:
@@ -201,11 +224,15 @@ def unknown_settings(home: Path | None = None) -> list[str]:
     home = home or vitrina_home()
     read = read_toml(home)
     toml_names = [n if not n.startswith("llm_") else "llm." + n[4:] for n in SETTING_NAMES]
-    out = [f"{read.path}: unknown key {key!r}{_suggest(key, toml_names)}; it is ignored"
-           for key in read.unknown]
+    out = [
+        f"{read.path}: unknown key {key!r}{_suggest(key, toml_names)}; it is ignored"
+        for key in read.unknown
+    ]
     env_names = [env_name(n) for n in SETTING_NAMES]
-    out += [f"environment: unknown variable {key}{_suggest(key, env_names)}; it is ignored"
-            for key in unknown_env()]
+    out += [
+        f"environment: unknown variable {key}{_suggest(key, env_names)}; it is ignored"
+        for key in unknown_env()
+    ]
     return out
 
 
@@ -216,9 +243,13 @@ class _Loaded(Settings):
     """Settings read from arguments, environment and vitrina.toml, in that order."""
 
     @classmethod
-    def settings_customise_sources(cls, settings_cls: type[BaseSettings],
-                                   init_settings: PydanticBaseSettingsSource, *_: Any, **__: Any
-                                   ) -> tuple[PydanticBaseSettingsSource, ...]:
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        *_: Any,
+        **__: Any,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
         assert isinstance(init_settings, InitSettingsSource)
         read = read_toml(Path(init_settings.init_kwargs["home"]))
         env = EnvSettingsSource(settings_cls, env_prefix=ENV_PREFIX, case_sensitive=False)

@@ -6,12 +6,15 @@ only the server's replies are scripted.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
+import pytest
 from pydantic import BaseModel
 
 from vitrina.llm import LLMClient, build_chat_model
 from vitrina.llm.client import JSON_OBJECT
+from vitrina.trace import Trace
 
 from .conftest import settings_for
 from .openai_server import OpenAIServer, free_port
@@ -162,3 +165,106 @@ def test_tool_calls_over_the_wire(server: OpenAIServer, tmp_path: Path) -> None:
     assert reply.tool_calls[0]["args"] == {"topic": "cards", "confidence": 1}
     body = server.state.chat_requests()[0].body
     assert body is not None and body["tools"][0]["function"]["name"] == "Topic"
+
+
+# --- bounds over the wire: length cut, hang, rambling, the breaker --------------------
+
+
+def test_max_tokens_reach_a_server_that_only_reads_max_tokens(server: OpenAIServer, tmp_path: Path) -> None:
+    """llama-cpp-python ignores max_completion_tokens: the body must say max_tokens."""
+    server.state.ignore_completion_tokens = True
+    server.state.replies.extend(['{"topic": "' + "very " * 300 + '"}', GOOD])
+    client, _ = client_for(server.base_url, tmp_path)
+    reply = client.structured("topic", "q", Topic)
+    assert reply.value == Topic(topic="payments", confidence=0.9) and reply.repaired
+    first, second = client.calls
+    assert first.cut and second.repair and second.ok
+    bodies = [r.body for r in server.state.chat_requests()]
+    assert all(b is not None and b["max_tokens"] == 96 for b in bodies)
+
+
+def test_a_hanging_server_costs_one_deadline_and_the_stream_is_closed(server: OpenAIServer, tmp_path: Path
+                                                                      ) -> None:
+    server.state.default_mode = "hang"
+    client, sleeps = client_for(server.base_url, tmp_path, timeout_s=0.5)
+    turn = client.turn(seconds=3)
+    start = time.perf_counter()
+    replies = [turn.structured("topic", "q", Topic) for _ in range(4)]
+    elapsed = time.perf_counter() - start
+    assert elapsed < 0.5 + 0.5 + 0.5, f"{elapsed:.2f} s: a hang must cost one deadline, not one per slot"
+    assert len(server.state.chat_requests()) == 1 and sleeps == []
+    assert [r.skipped for r in replies] == [False, True, True, True]
+    deadline = time.monotonic() + 3
+    while not server.state.disconnects and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.state.disconnects == 1, "the abandoned request's connection was closed"
+
+
+def test_a_rambling_model_is_stopped_at_the_end_of_its_object(server: OpenAIServer, tmp_path: Path) -> None:
+    """JSON first, then words without end: the client closes the stream; the server stops."""
+    server.state.modes.append("ramble")
+    server.state.replies.append(GOOD)
+    server.state.token_s = 0.02
+    client, _ = client_for(server.base_url, tmp_path)
+    start = time.perf_counter()
+    reply = client.structured("topic", "q", Topic)
+    assert reply.value == Topic(topic="payments", confidence=0.9)
+    assert client.calls[0].early_stop and time.perf_counter() - start < 1.0
+    deadline = time.monotonic() + 3
+    while not server.state.disconnects and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.state.disconnects == 1 and server.state.generated < 40, "generation stopped"
+
+
+def test_a_rambling_model_inside_its_object_is_cut_then_falls_back(server: OpenAIServer, tmp_path: Path
+                                                                   ) -> None:
+    """A small model in JSON mode that keeps adding text until max_tokens, twice."""
+    server.state.default_mode = "ramble"
+    server.state.default_reply = '{"topic": "'
+    server.state.token_s = 0.0
+    client, _ = client_for(server.base_url, tmp_path)
+    trace = Trace("t")
+    reply = client.structured("topic", "q", Topic, trace=trace)
+    assert reply.value is None and not reply.skipped and len(client.calls) == 2
+    assert all(c.cut for c in client.calls) and "cut at the length limit" in (reply.error or "")
+
+
+def test_the_breaker_keeps_a_timing_out_endpoint_away(server: OpenAIServer, tmp_path: Path) -> None:
+    from vitrina.llm import build_client
+
+    server.state.default_mode = "slow"
+    server.state.slow_s = 5
+    settings = settings_for(server.base_url, tmp_path, llm_timeout_s=0.3, llm_breaker_failures=2)
+    for _ in range(2):
+        client = build_client(settings)
+        assert client is not None and client.turn().structured("topic", "q", Topic).value is None
+    client = build_client(settings)  # a new process would read the same state file
+    assert client is not None
+    start = time.perf_counter()
+    reply = client.turn().structured("topic", "q", Topic)
+    assert reply.skipped and time.perf_counter() - start < 0.2
+    assert len(server.state.chat_requests()) == 2, "the third turn sent nothing"
+
+
+@pytest.mark.parametrize("script", [
+    ["cut"], ["cut", "good"], ["malformed", "good"], ["good"], ["ramble"]])
+def test_the_fake_and_the_real_stack_give_the_same_outcome(server: OpenAIServer, tmp_path: Path,
+                                                           script: list[str]) -> None:
+    """One contract: the scripted fake behind LLMClient ends where ChatOpenAI over HTTP ends."""
+    from vitrina.llm.fake import Cut, Malformed, ScriptedChatModel
+
+    long_json = '{"topic": "' + "very " * 400 + '"}'
+    fake_replies = {"cut": Cut('{"topic": "ver'), "good": GOOD, "malformed": Malformed(),
+                    "ramble": long_json}
+    server_modes = {"cut": ("ok", long_json), "good": ("ok", GOOD), "malformed": ("malformed", GOOD),
+                    "ramble": ("ok", long_json)}
+    script = script + ["cut"] * (2 - len(script)) if script[0] in ("cut", "ramble") and len(script) == 1 else script
+    fake = LLMClient(ScriptedChatModel({"topic": [fake_replies[s] for s in script]}), timeout_s=2)
+    for step in script:
+        mode, content = server_modes[step]
+        server.state.modes.append(mode)
+        server.state.replies.append(content)
+    real, _ = client_for(server.base_url, tmp_path)
+    one, two = fake.structured("topic", "q", Topic), real.structured("topic", "q", Topic)
+    assert (one.ok, one.repaired, one.skipped) == (two.ok, two.repaired, two.skipped)
+    assert [(c.cut, c.ok, c.repair) for c in fake.calls] == [(c.cut, c.ok, c.repair) for c in real.calls]

@@ -32,8 +32,9 @@ def measure_list_slot(client: LLMClient) -> Callable[[str], dict[str, Any]]:
     """text -> MeasureList as a dict; raises SlotFailed so measure_list_from_text uses the regex."""
 
     def parse(text: str) -> dict[str, Any]:
-        reply = client.turn().structured("docs_measure_list", PROMPTS.render("docs_measure_list", text=text),
-                                         MeasureList)
+        reply = client.turn().structured(
+            "docs_measure_list", PROMPTS.render("docs_measure_list", text=text), MeasureList
+        )
         if reply.value is None:
             raise SlotFailed(reply.error or "no reply")
         return reply.value.model_dump()
@@ -45,8 +46,12 @@ def explain_slot(client: LLMClient) -> Explainer:
     """ExplainRequest -> a reworded explanation, keeping the rules text's names and numbers."""
 
     def explain(request: ExplainRequest) -> str:
-        prompt = PROMPTS.render("docs_explain", measure=request.measure, rules_text=request.rules_text,
-                                language=LANGUAGES.get(request.lang, request.lang))
+        prompt = PROMPTS.render(
+            "docs_explain",
+            measure=request.measure,
+            rules_text=request.rules_text,
+            language=LANGUAGES.get(request.lang, request.lang),
+        )
         reply = client.turn().text("docs_explain", prompt)
         if not reply.ok or reply.cut:
             raise SlotFailed(reply.error or "the reworded text was cut at max_tokens")
@@ -54,8 +59,10 @@ def explain_slot(client: LLMClient) -> Explainer:
         missing = set(_NAME.findall(request.rules_text)) - set(_NAME.findall(worded))
         invented = set(_NUMBER.findall(worded)) - set(_NUMBER.findall(request.rules_text))
         if missing or invented:
-            raise SlotFailed(f"the rewording changed facts (names lost: {sorted(missing)}, "
-                             f"numbers added: {sorted(invented)})")
+            raise SlotFailed(
+                f"the rewording changed facts (names lost: {sorted(missing)}, "
+                f"numbers added: {sorted(invented)})"
+            )
         return worded
 
     return explain

@@ -36,8 +36,15 @@ class BreakerState:
 class Breaker:
     """`allow()` before a request; `record(ok)` after one that reached or missed the server."""
 
-    def __init__(self, path: Path | None, endpoint: str, *, failures: int = 3,
-                 cooldown_s: float = 300.0, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        path: Path | None,
+        endpoint: str,
+        *,
+        failures: int = 3,
+        cooldown_s: float = 300.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         """`path` None keeps the state in memory (one process; tests)."""
         self.path = path
         self.endpoint = endpoint
@@ -61,13 +68,16 @@ class Breaker:
             failures, until, error = self._memory.get(self.endpoint, (0, 0.0, None))
             return BreakerState(self.endpoint, failures, until, error)
         with self._lock, closing(self._connect()) as conn:
-            row = conn.execute("SELECT failures, open_until, last_error FROM llm_breaker "
-                               "WHERE endpoint = ?", (self.endpoint,)).fetchone()
+            row = conn.execute(
+                "SELECT failures, open_until, last_error FROM llm_breaker WHERE endpoint = ?",
+                (self.endpoint,),
+            ).fetchone()
         failures, until, error = row or (0, 0.0, None)
         return BreakerState(self.endpoint, failures, until, error)
 
-    def _write(self, failures: int, open_until: float, error: str | None,
-               expect_until: float | None = None) -> bool:
+    def _write(
+        self, failures: int, open_until: float, error: str | None, expect_until: float | None = None
+    ) -> bool:
         """Store the state; with `expect_until`, only if nobody changed open_until meanwhile."""
         if self.path is None:
             with self._lock:
@@ -78,15 +88,18 @@ class Breaker:
             return True
         with self._lock, closing(self._connect()) as conn:
             conn.execute("BEGIN IMMEDIATE")
-            row = conn.execute("SELECT open_until FROM llm_breaker WHERE endpoint = ?",
-                               (self.endpoint,)).fetchone()
+            row = conn.execute(
+                "SELECT open_until FROM llm_breaker WHERE endpoint = ?", (self.endpoint,)
+            ).fetchone()
             if expect_until is not None and (row[0] if row else 0.0) != expect_until:
                 conn.execute("ROLLBACK")
                 return False
-            conn.execute("INSERT INTO llm_breaker VALUES (?, ?, ?, ?, ?) ON CONFLICT(endpoint) DO "
-                         "UPDATE SET failures = excluded.failures, open_until = excluded.open_until, "
-                         "last_error = excluded.last_error, updated = excluded.updated",
-                         (self.endpoint, failures, open_until, error, self.clock()))
+            conn.execute(
+                "INSERT INTO llm_breaker VALUES (?, ?, ?, ?, ?) ON CONFLICT(endpoint) DO "
+                "UPDATE SET failures = excluded.failures, open_until = excluded.open_until, "
+                "last_error = excluded.last_error, updated = excluded.updated",
+                (self.endpoint, failures, open_until, error, self.clock()),
+            )
             conn.execute("COMMIT")
         return True
 
@@ -99,12 +112,15 @@ class Breaker:
         if state.failures < self.threshold:
             return None
         if state.is_open(now):
-            return (f"the endpoint failed {state.failures} times in a row "
-                    f"(last: {state.last_error}); not asked again for "
-                    f"{state.open_until - now:.0f} s")
+            return (
+                f"the endpoint failed {state.failures} times in a row "
+                f"(last: {state.last_error}); not asked again for "
+                f"{state.open_until - now:.0f} s"
+            )
         # half-open: one request may try; claiming it pushes the others back by a cooldown
-        claimed = self._write(state.failures, now + self.cooldown_s, state.last_error,
-                              expect_until=state.open_until)
+        claimed = self._write(
+            state.failures, now + self.cooldown_s, state.last_error, expect_until=state.open_until
+        )
         return None if claimed else "another request is testing the endpoint"
 
     def record(self, ok: bool, error: str | None = None) -> None:

@@ -21,19 +21,32 @@ if TYPE_CHECKING:
 DEFAULT_MAX_TOKENS: dict[str, int] = {
     "default": 512,
     # ask
-    "rewrite": 160, "topic": 96, "period": 96, "ambiguity": 256, "tables": 192,
-    "feasibility": 256, "sql_generation": 768, "semantic_check": 384, "answer": 384,
-    "chart": 160, "dialog_summary": 256,
+    "rewrite": 160,
+    "topic": 96,
+    "period": 96,
+    "ambiguity": 256,
+    "tables": 192,
+    "feasibility": 256,
+    "sql_generation": 768,
+    "semantic_check": 384,
+    "answer": 384,
+    "chart": 160,
+    "dialog_summary": 256,
     # route
-    "route_intent": 128, "route_plan_score": 384,
+    "route_intent": 128,
+    "route_plan_score": 384,
     # task
-    "task_planner": 768, "task_evaluator": 256, "task_executor": 1024,
+    "task_planner": 768,
+    "task_evaluator": 256,
+    "task_executor": 1024,
     # docs
-    "docs_measure_list": 1024, "docs_explain": 384,
+    "docs_measure_list": 1024,
+    "docs_explain": 384,
     # eval
     "eval_judge": 256,
 }
 MIN_REPLY_TOKENS = 32  # below this a request is not worth sending
+MIN_REQUEST_S = 0.2
 
 
 def max_tokens_for(task: str, overrides: Mapping[str, int] | None = None) -> int:
@@ -79,9 +92,11 @@ class TurnBudget:
         """Why no request may be sent now, or None."""
         if self.down is not None:
             return f"the model is off for this turn: {self.down}"
-        if self.remaining_s() < 0.5:
+        if self.remaining_s() < MIN_REQUEST_S:
             return f"the turn's model time ({self.seconds:g} s) is spent"
         if self.remaining_tokens() - prompt_tokens < MIN_REPLY_TOKENS:
-            return (f"the turn's model tokens ({self.tokens}) are spent "
-                    f"({self.used_tokens} used, this prompt ~{prompt_tokens})")
+            return (
+                f"the turn's model tokens ({self.tokens}) are spent "
+                f"({self.used_tokens} used, this prompt ~{prompt_tokens})"
+            )
         return None

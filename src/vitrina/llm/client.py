@@ -46,7 +46,7 @@ from vitrina.llm.accounting import (
     usage_summary,
 )
 from vitrina.llm.breaker import Breaker
-from vitrina.llm.budget import TurnBudget, max_tokens_for
+from vitrina.llm.budget import MIN_REQUEST_S, TurnBudget, max_tokens_for
 from vitrina.llm.jsonout import ObjectCloser, OutputError, parse_into
 from vitrina.llm.prompts import render
 from vitrina.llm.transport import (
@@ -168,8 +168,9 @@ def check_text(reply: AIMessage) -> str | None:
     if finish_reason(reply) == "tool_calls":
         return "the model stopped for tool calls but sent none"
     if not reply.text.strip():
-        return "the model sent an empty reply" + (" (cut at max_tokens)" if finish_reason(reply) == LENGTH
-                                                  else "")
+        return "the model sent an empty reply" + (
+            " (cut at max_tokens)" if finish_reason(reply) == LENGTH else ""
+        )
     return None
 
 
@@ -185,17 +186,32 @@ class ModelTurn:
         self.client = client
         self.budget = budget
 
-    def structured(self, task: str, messages: Messages, schema: type[T], *,
-                   trace: Trace | None = None) -> Structured[T]:
+    def structured(
+        self, task: str, messages: Messages, schema: type[T], *, trace: Trace | None = None
+    ) -> Structured[T]:
         return self.client.structured(task, messages, schema, trace=trace, budget=self.budget)
 
-    def text(self, task: str, messages: Messages, *, tools: Sequence[Any] | None = None,
-             trace: Trace | None = None) -> TextReply:
+    def text(
+        self,
+        task: str,
+        messages: Messages,
+        *,
+        tools: Sequence[Any] | None = None,
+        trace: Trace | None = None,
+    ) -> TextReply:
         return self.client.text(task, messages, tools=tools, trace=trace, budget=self.budget)
 
-    def stream(self, task: str, messages: Messages, *, on_chunk: Callable[[str], None] | None = None,
-               trace: Trace | None = None) -> TextReply:
-        return self.client.stream(task, messages, on_chunk=on_chunk, trace=trace, budget=self.budget)
+    def stream(
+        self,
+        task: str,
+        messages: Messages,
+        *,
+        on_chunk: Callable[[str], None] | None = None,
+        trace: Trace | None = None,
+    ) -> TextReply:
+        return self.client.stream(
+            task, messages, on_chunk=on_chunk, trace=trace, budget=self.budget
+        )
 
     @property
     def calls(self) -> list[LLMCall]:
@@ -253,11 +269,23 @@ class LLMClient:
 
     def turn(self, *, seconds: float | None = None, tokens: int | None = None) -> ModelTurn:
         """A ModelTurn with a fresh budget (the client's turn defaults unless given)."""
-        return ModelTurn(self, TurnBudget(seconds if seconds is not None else self.turn_seconds,
-                                          tokens if tokens is not None else self.turn_tokens))
+        return ModelTurn(
+            self,
+            TurnBudget(
+                seconds if seconds is not None else self.turn_seconds,
+                tokens if tokens is not None else self.turn_tokens,
+            ),
+        )
 
-    def structured(self, task: str, messages: Messages, schema: type[T], *, trace: Trace | None = None,
-                   budget: TurnBudget | None = None) -> Structured[T]:
+    def structured(
+        self,
+        task: str,
+        messages: Messages,
+        schema: type[T],
+        *,
+        trace: Trace | None = None,
+        budget: TurnBudget | None = None,
+    ) -> Structured[T]:
         """Ask for one JSON object and validate it into `schema`.
 
         Invalid output gets exactly one repair request quoting the error, and a reply cut
@@ -266,7 +294,9 @@ class LLMClient:
         """
         budget = budget or self._call_budget()
         schema_text = json.dumps(schema.model_json_schema(), ensure_ascii=False)
-        sent = with_instruction(to_messages(messages), render("json_instruction", schema=schema_text))
+        sent = with_instruction(
+            to_messages(messages), render("json_instruction", schema=schema_text)
+        )
         parsed: dict[str, T] = {}
 
         def check(reply: AIMessage) -> str | None:
@@ -280,55 +310,115 @@ class LLMClient:
 
         first = self._request(task, sent, check=check, json_reply=True, trace=trace, budget=budget)
         if first.reply is None or first.error is None:
-            return Structured(parsed.get("value"), first.error, _raw(first.reply), calls=tuple(first.calls),
-                              skipped=first.skipped)
+            return Structured(
+                parsed.get("value"),
+                first.error,
+                _raw(first.reply),
+                calls=tuple(first.calls),
+                skipped=first.skipped,
+            )
         if first.cut:
             why = "llm reply cut at max_tokens, one request for a shorter answer"
-            repair = [*sent, HumanMessage(render("json_repair_short", schema=schema_text,
-                                                 limit=max_tokens_for(task, self.max_tokens)))]
+            repair = [
+                *sent,
+                HumanMessage(
+                    render(
+                        "json_repair_short",
+                        schema=schema_text,
+                        limit=max_tokens_for(task, self.max_tokens),
+                    )
+                ),
+            ]
         else:
             why = "llm output invalid, one repair request"
-            repair = [*sent, AIMessage(_raw(first.reply) or "(empty reply)"),
-                      HumanMessage(render("json_repair", error=first.error, schema=schema_text))]
+            repair = [
+                *sent,
+                AIMessage(_raw(first.reply) or "(empty reply)"),
+                HumanMessage(render("json_repair", error=first.error, schema=schema_text)),
+            ]
         if trace is not None:
             trace.branch(why, task=task, error=first.error)
-        second = self._request(task, repair, check=check, json_reply=True, trace=trace, budget=budget,
-                               attempt=first.attempt + 1, repair=True)
+        second = self._request(
+            task,
+            repair,
+            check=check,
+            json_reply=True,
+            trace=trace,
+            budget=budget,
+            attempt=first.attempt + 1,
+            repair=True,
+        )
         calls = tuple(first.calls + second.calls)
         if second.error is not None:
             error = f"invalid output after one repair request: {second.error}"
             if trace is not None:
-                trace.suppressed("llm output still invalid after repair; using the rule path",
-                                 task=task, error=second.error)
-            return Structured(None, error, _raw(second.reply) or _raw(first.reply), calls=calls,
-                              skipped=second.skipped)
+                trace.suppressed(
+                    "llm output still invalid after repair; using the rule path",
+                    task=task,
+                    error=second.error,
+                )
+            return Structured(
+                None,
+                error,
+                _raw(second.reply) or _raw(first.reply),
+                calls=calls,
+                skipped=second.skipped,
+            )
         return Structured(parsed["value"], None, _raw(second.reply), repaired=True, calls=calls)
 
-    def text(self, task: str, messages: Messages, *, tools: Sequence[Any] | None = None,
-             trace: Trace | None = None, budget: TurnBudget | None = None) -> TextReply:
+    def text(
+        self,
+        task: str,
+        messages: Messages,
+        *,
+        tools: Sequence[Any] | None = None,
+        trace: Trace | None = None,
+        budget: TurnBudget | None = None,
+    ) -> TextReply:
         """A free-text reply, or tool calls when `tools` are given (bound with bind_tools)."""
         runnable: Any = self.model
         if tools:
             try:
                 runnable = self.model.bind_tools(list(tools))
             except NotImplementedError:
-                return TextReply("", error=f"{type(self.model).__name__} does not support tool calling")
-        out = self._request(task, to_messages(messages), check=check_text, trace=trace, runnable=runnable,
-                            budget=budget or self._call_budget())
+                return TextReply(
+                    "", error=f"{type(self.model).__name__} does not support tool calling"
+                )
+        out = self._request(
+            task,
+            to_messages(messages),
+            check=check_text,
+            trace=trace,
+            runnable=runnable,
+            budget=budget or self._call_budget(),
+        )
         if out.reply is None:
             return TextReply("", None, out.error, tuple(out.calls), skipped=out.skipped)
         self._note_cut(task, out, trace)
         return TextReply(out.reply.text, out.reply, out.error, tuple(out.calls), cut=out.cut)
 
-    def stream(self, task: str, messages: Messages, *, on_chunk: Callable[[str], None] | None = None,
-               trace: Trace | None = None, budget: TurnBudget | None = None) -> TextReply:
+    def stream(
+        self,
+        task: str,
+        messages: Messages,
+        *,
+        on_chunk: Callable[[str], None] | None = None,
+        trace: Trace | None = None,
+        budget: TurnBudget | None = None,
+    ) -> TextReply:
         """Stream a text reply, calling `on_chunk` with each piece in the caller's thread.
 
         Retried like `text` only while nothing has been shown; after the first piece a
         failure returns the partial text with the error.
         """
-        out = self._request(task, to_messages(messages), check=check_text, trace=trace,
-                            budget=budget or self._call_budget(), on_chunk=on_chunk)
+        out = self._request(
+            task,
+            to_messages(messages),
+            check=check_text,
+            trace=trace,
+            budget=budget or self._call_budget(),
+            on_chunk=on_chunk,
+        )
         if out.reply is None:
             return TextReply("", None, out.error, tuple(out.calls), skipped=out.skipped)
         self._note_cut(task, out, trace)
@@ -345,8 +435,11 @@ class LLMClient:
         return TurnBudget(self.turn_seconds, self.turn_tokens)
 
     def _config(self, task: str) -> RunnableConfig:
-        return {"metadata": {TASK_KEY: task}, "tags": ["vitrina.llm", f"task:{task}"],
-                "run_name": f"llm:{task}"}
+        return {
+            "metadata": {TASK_KEY: task},
+            "tags": ["vitrina.llm", f"task:{task}"],
+            "run_name": f"llm:{task}",
+        }
 
     def _refusal(self, budget: TurnBudget, prompt_tokens: int) -> str | None:
         refusal = budget.refusal(prompt_tokens)
@@ -357,9 +450,20 @@ class LLMClient:
                 refusal = budget.down
         return refusal
 
-    def _request(self, task: str, messages: list[BaseMessage], *, check: Check, trace: Trace | None,
-                 budget: TurnBudget, json_reply: bool = False, attempt: int = 1, repair: bool = False,
-                 runnable: Any = None, on_chunk: Callable[[str], None] | None = None) -> _Outcome:
+    def _request(
+        self,
+        task: str,
+        messages: list[BaseMessage],
+        *,
+        check: Check,
+        trace: Trace | None,
+        budget: TurnBudget,
+        json_reply: bool = False,
+        attempt: int = 1,
+        repair: bool = False,
+        runnable: Any = None,
+        on_chunk: Callable[[str], None] | None = None,
+    ) -> _Outcome:
         """Send until a reply arrives, the retries or the budget are spent; judge it with `check`."""
         runnable = runnable if runnable is not None else self.model
         calls: list[LLMCall] = []
@@ -370,7 +474,9 @@ class LLMClient:
             if trace is not None:
                 trace.branch("model not asked: rule path", task=task, reason=refusal)
             return _Outcome(None, refusal, attempt, calls, skipped=True)
-        limit = min(max_tokens_for(task, self.max_tokens), budget.remaining_tokens() - prompt_tokens)
+        limit = min(
+            max_tokens_for(task, self.max_tokens), budget.remaining_tokens() - prompt_tokens
+        )
         counter = {"attempt": attempt}
 
         def send() -> AIMessage:
@@ -379,8 +485,19 @@ class LLMClient:
             if json_reply and self.json_mode:
                 kwargs["response_format"] = JSON_OBJECT
             try:
-                return self._send(task, runnable, messages, kwargs, deadline, calls, budget,
-                                  counter["attempt"], repair, json_reply, on_chunk)
+                return self._send(
+                    task,
+                    runnable,
+                    messages,
+                    kwargs,
+                    deadline,
+                    calls,
+                    budget,
+                    counter["attempt"],
+                    repair,
+                    json_reply,
+                    on_chunk,
+                )
             except Exception as exc:
                 if "response_format" in kwargs and rejects_json_mode(exc):
                     self.json_mode = False  # this server has no JSON mode: the prompt alone asks
@@ -388,21 +505,41 @@ class LLMClient:
                         trace.branch("server rejected JSON mode; asking by prompt only", task=task)
                     counter["attempt"] += 1
                     kwargs.pop("response_format")
-                    return self._send(task, runnable, messages, kwargs, deadline, calls, budget,
-                                      counter["attempt"], repair, json_reply, on_chunk)
+                    return self._send(
+                        task,
+                        runnable,
+                        messages,
+                        kwargs,
+                        deadline,
+                        calls,
+                        budget,
+                        counter["attempt"],
+                        repair,
+                        json_reply,
+                        on_chunk,
+                    )
                 raise
 
         def before_sleep(state: RetryCallState) -> None:
             exc = state.outcome.exception() if state.outcome else None
             counter["attempt"] += 1
             if trace is not None and exc is not None:
-                trace.suppressed("llm call failed, retrying", task=task, attempt=counter["attempt"] - 1,
-                                 error=describe(exc), delay_s=round(state.upcoming_sleep, 3))
+                trace.suppressed(
+                    "llm call failed, retrying",
+                    task=task,
+                    attempt=counter["attempt"] - 1,
+                    error=describe(exc),
+                    delay_s=round(state.upcoming_sleep, 3),
+                )
 
-        retrying = Retrying(stop=stop_after_attempt(self.max_retries + 1) | _budget_stop(budget),
-                            wait=lambda state: min(self._wait(state), max(0.0, budget.remaining_s() - 1)),
-                            retry=retry_if_exception(is_retryable), sleep=self._sleep,
-                            before_sleep=before_sleep, reraise=True)
+        retrying = Retrying(
+            stop=stop_after_attempt(self.max_retries + 1) | _budget_stop(budget),
+            wait=lambda state: min(self._wait(state), max(0.0, budget.remaining_s() - 1.0)),
+            retry=retry_if_exception(is_retryable),
+            sleep=self._sleep,
+            before_sleep=before_sleep,
+            reraise=True,
+        )
         try:
             reply = retrying(send)
         except AssertionError:
@@ -427,9 +564,20 @@ class LLMClient:
             budget.calls[-1] = calls[-1]
         return _Outcome(reply, problem, counter["attempt"], calls)
 
-    def _send(self, task: str, runnable: Any, messages: list[BaseMessage], kwargs: dict[str, Any],
-              deadline: float, calls: list[LLMCall], budget: TurnBudget, attempt: int, repair: bool,
-              json_reply: bool, on_chunk: Callable[[str], None] | None) -> AIMessage:
+    def _send(
+        self,
+        task: str,
+        runnable: Any,
+        messages: list[BaseMessage],
+        kwargs: dict[str, Any],
+        deadline: float,
+        calls: list[LLMCall],
+        budget: TurnBudget,
+        attempt: int,
+        repair: bool,
+        json_reply: bool,
+        on_chunk: Callable[[str], None] | None,
+    ) -> AIMessage:
         """One streamed request; stops at the end of the JSON object for a typed reply."""
         start = time.perf_counter()
         closer = ObjectCloser() if json_reply else None
@@ -437,7 +585,8 @@ class LLMClient:
         pieces: list[str] = []
         early = False
         source = stream_with_deadline(
-            lambda: runnable.stream(messages, config=self._config(task), **kwargs), deadline)
+            lambda: runnable.stream(messages, config=self._config(task), **kwargs), deadline
+        )
         try:
             for chunk in source:
                 if closer is not None and closer.closed and chunk.text.strip():
@@ -456,24 +605,54 @@ class LLMClient:
             raw = cut_text(exc)
             if raw is None:
                 partial = "".join(pieces)
-                self._log(calls, budget, task, messages, None, start, attempt, describe(exc), repair=repair,
-                          partial=partial, max_tokens=kwargs["max_tokens"])
+                self._log(
+                    calls,
+                    budget,
+                    task,
+                    messages,
+                    None,
+                    start,
+                    attempt,
+                    describe(exc),
+                    repair=repair,
+                    partial=partial,
+                    max_tokens=kwargs["max_tokens"],
+                )
                 if on_chunk is not None and pieces:
                     raise _Partial(exc, partial) from exc
                 raise
             # the OpenAI SDK refused to parse a reply that hit max_tokens: keep its text
-            merged = AIMessage(max(raw, "".join(pieces), key=len), response_metadata={"finish_reason": LENGTH})
+            merged = AIMessage(
+                max(raw, "".join(pieces), key=len), response_metadata={"finish_reason": LENGTH}
+            )
         finally:
             source.close()  # stops the reader thread, which closes the HTTP stream
         reply = message_chunk_to_message(merged) if merged is not None else AIMessage("")
         if not isinstance(reply, AIMessage):  # pragma: no cover - chat models stream AI chunks
             reply = AIMessage(message_text(reply))
         if early:
-            reply = reply.model_copy(update={"response_metadata": {**reply.response_metadata,
-                                                                   "finish_reason": "stop",
-                                                                   "vitrina_early_stop": True}})
-        self._log(calls, budget, task, messages, reply, start, attempt, None, repair=repair,
-                  max_tokens=kwargs["max_tokens"], early=early)
+            reply = reply.model_copy(
+                update={
+                    "response_metadata": {
+                        **reply.response_metadata,
+                        "finish_reason": "stop",
+                        "vitrina_early_stop": True,
+                    }
+                }
+            )
+        self._log(
+            calls,
+            budget,
+            task,
+            messages,
+            reply,
+            start,
+            attempt,
+            None,
+            repair=repair,
+            max_tokens=kwargs["max_tokens"],
+            early=early,
+        )
         return reply
 
     def _wait(self, state: RetryCallState) -> float:
@@ -484,24 +663,50 @@ class LLMClient:
 
     def _note_cut(self, task: str, out: _Outcome, trace: Trace | None) -> None:
         if out.cut and trace is not None:
-            trace.suppressed("llm text cut at max_tokens; the partial text is used", task=task,
-                             max_tokens=max_tokens_for(task, self.max_tokens))
+            trace.suppressed(
+                "llm text cut at max_tokens; the partial text is used",
+                task=task,
+                max_tokens=max_tokens_for(task, self.max_tokens),
+            )
 
     def _give_up(self, task: str, error: str, trace: Trace | None) -> None:
         if trace is not None:
             trace.suppressed("llm call failed; using the rule path", task=task, error=error)
 
-    def _log(self, calls: list[LLMCall], budget: TurnBudget, task: str, messages: Sequence[BaseMessage],
-             reply: AIMessage | None, start: float, attempt: int, error: str | None, *, repair: bool = False,
-             partial: str = "", max_tokens: int | None = None, early: bool = False) -> None:
+    def _log(
+        self,
+        calls: list[LLMCall],
+        budget: TurnBudget,
+        task: str,
+        messages: Sequence[BaseMessage],
+        reply: AIMessage | None,
+        start: float,
+        attempt: int,
+        error: str | None,
+        *,
+        repair: bool = False,
+        partial: str = "",
+        max_tokens: int | None = None,
+        early: bool = False,
+    ) -> None:
         prompt, completion, estimated = usage_of(messages, reply)
         if reply is None and partial:
             completion = estimate_tokens(partial)
-        call = LLMCall(task=task, model=self.model_name, prompt_tokens=prompt, completion_tokens=completion,
-                       latency_ms=round((time.perf_counter() - start) * 1000, 1), attempt=attempt,
-                       ok=error is None, error=error, estimated=estimated, repair=repair,
-                       max_tokens=max_tokens, cut=reply is not None and finish_reason(reply) == LENGTH,
-                       early_stop=early)
+        call = LLMCall(
+            task=task,
+            model=self.model_name,
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            latency_ms=round((time.perf_counter() - start) * 1000, 1),
+            attempt=attempt,
+            ok=error is None,
+            error=error,
+            estimated=estimated,
+            repair=repair,
+            max_tokens=max_tokens,
+            cut=reply is not None and finish_reason(reply) == LENGTH,
+            early_stop=early,
+        )
         calls.append(call)
         self.calls.append(call)
         budget.calls.append(call)
@@ -517,7 +722,7 @@ def _budget_stop(budget: TurnBudget) -> Callable[[RetryCallState], bool]:
     """Stop retrying when the turn could not wait for the backoff and another try."""
 
     def stop(state: RetryCallState) -> bool:
-        return budget.down is not None or budget.remaining_s() <= (state.upcoming_sleep or 0) + 0.5
+        return budget.down is not None or budget.remaining_s() <= MIN_REQUEST_S
 
     return stop
 

@@ -20,13 +20,16 @@ class CompatibleChatOpenAI(ChatOpenAI):
 
     local_server: bool = False
 
-    def _get_request_payload(self, input_: Any, *, stop: list[str] | None = None,
-                             **kwargs: Any) -> dict:
+    def _get_request_payload(
+        self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any
+    ) -> dict:
         payload = super()._get_request_payload(input_, stop=stop, **kwargs)
         if self.local_server and "max_completion_tokens" in payload:
             payload["max_tokens"] = payload.pop("max_completion_tokens")
         fmt = payload.get("response_format")
         if isinstance(fmt, dict) and fmt.get("type") == "json_object":
-            payload["extra_body"] = {**(payload.get("extra_body") or {}),
-                                     "response_format": payload.pop("response_format")}
+            payload["extra_body"] = {
+                **(payload.get("extra_body") or {}),
+                "response_format": payload.pop("response_format"),
+            }
         return payload

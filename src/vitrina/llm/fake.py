@@ -149,6 +149,7 @@ class ScriptedChatModel(BaseChatModel):
 
     model_name: str = "scripted"
     report_usage: bool = True  # False: no usage metadata, so callers must estimate
+    every: Any = None  # a reply for every task without a script, never spent ("a model that always ...")
 
     _queues: dict[str, deque[Any]] = PrivateAttr(default_factory=dict)
     _prompts: list[Prompt] = PrivateAttr(default_factory=list)
@@ -252,6 +253,8 @@ class ScriptedChatModel(BaseChatModel):
         with self._lock:
             self._prompts.append(prompt)
             queue = self._queues.get(task)
+            if queue is None and self.every is not None:
+                queue = deque([self.every])
             if queue is None:
                 raise FakeScriptError(f"no script for task {task!r}; scripted tasks: {sorted(self._queues)}")
             if not queue:

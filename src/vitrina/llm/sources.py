@@ -20,8 +20,10 @@ URL_FIELDS = frozenset({"db_url", "state_url", "llm_base_url"})
 HIDDEN = "***"
 # user:password@ without a scheme, and password=... in a query or a key=value DSN
 _USERINFO = re.compile(r"(?P<head>(?:^|[/\s,;]|://)[^/\s:@]*):(?P<secret>[^@\s]*)@")
-_QUERY_SECRET = re.compile(r"(?i)(?P<head>(?:^|[?&;\s])(?:password|passwd|pwd|pass|secret|token|api_key)=)"
-                           r"(?P<secret>[^&;#\s]*)")
+_QUERY_SECRET = re.compile(
+    r"(?i)(?P<head>(?:^|[?&;\s])(?:password|passwd|pwd|pass|secret|token|api_key)=)"
+    r"(?P<secret>[^&;#\s]*)"
+)
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ def _mask_userinfo(text: str) -> str:
     colon = text.find(":", authority_start, at)
     if colon < 0:
         return text
-    return text[:colon + 1] + HIDDEN + text[at:]
+    return text[: colon + 1] + HIDDEN + text[at:]
 
 
 def display(name: str, value: Any) -> str:
@@ -95,7 +97,9 @@ def display(name: str, value: Any) -> str:
     return str(value)
 
 
-def describe_settings(settings: Settings, arguments: Mapping[str, Any] | None = None) -> list[SettingRow]:
+def describe_settings(
+    settings: Settings, arguments: Mapping[str, Any] | None = None
+) -> list[SettingRow]:
     """Every setting with its displayed value and its source."""
     arguments = {k: v for k, v in (arguments or {}).items() if v is not None}
     toml = read_toml(settings.home).values

@@ -41,9 +41,16 @@ def _types(*names: str) -> tuple[type[BaseException], ...]:
 
 
 TIMEOUT_ERRORS: tuple[type[BaseException], ...] = (
-    TimeoutError, httpx.TimeoutException, *_types("APITimeoutError"))
+    TimeoutError,
+    httpx.TimeoutException,
+    *_types("APITimeoutError"),
+)
 TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
-    ConnectionError, httpx.TransportError, *TIMEOUT_ERRORS, *_types("APIConnectionError"))
+    ConnectionError,
+    httpx.TransportError,
+    *TIMEOUT_ERRORS,
+    *_types("APIConnectionError"),
+)
 
 
 def status_code(exc: BaseException) -> int | None:
@@ -132,7 +139,9 @@ def call_with_deadline(fn: Callable[[], R], timeout_s: float) -> R:
 _END = object()
 
 
-def stream_with_deadline(open_stream: Callable[[], Iterator[Any]], timeout_s: float) -> Iterator[Any]:
+def stream_with_deadline(
+    open_stream: Callable[[], Iterator[Any]], timeout_s: float
+) -> Iterator[Any]:
     """Yield the items of a blocking stream, raising CallTimeout past `timeout_s` in total.
 
     The stream is read in a daemon thread so that a server that sends nothing cannot hold
