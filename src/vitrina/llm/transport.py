@@ -178,7 +178,7 @@ def stream_with_deadline(
             try:
                 item = items.get(timeout=max(remaining, 0.0))
             except queue.Empty:
-                raise CallTimeout(f"no complete reply within {timeout_s:g} s") from None
+                raise CallTimeout(f"no complete reply within {timeout_s:.1f} s") from None
             if item is _END:
                 return
             if isinstance(item, BaseException):
