@@ -20,10 +20,9 @@ URL_FIELDS = frozenset({"db_url", "state_url", "llm_base_url"})
 HIDDEN = "***"
 # user:password@ without a scheme, and password=... in a query or a key=value DSN
 _USERINFO = re.compile(r"(?P<head>(?:^|[/\s,;]|://)[^/\s:@]*):(?P<secret>[^@\s]*)@")
-_QUERY_SECRET = re.compile(
-    r"(?i)(?P<head>(?:^|[?&;\s])(?:password|passwd|pwd|pass|secret|token|api_key)=)"
-    r"(?P<secret>[^&;#\s]*)"
-)
+_KEYS = r"(?:password|passwd|pwd|pass|secret|token|api_key)"
+_QUERY_SECRET = re.compile(rf"(?i)(?P<head>[?&]{_KEYS}=)(?P<secret>[^&#\s]*)")
+_DSN_SECRET = re.compile(rf"(?i)(?P<head>(?:^|\s){_KEYS}\s*=\s*)(?P<secret>'(?:[^'\\]|\\.)*'?|\S*)")
 
 
 @dataclass(frozen=True)
@@ -66,7 +65,9 @@ def mask_url(value: str) -> str:
     except Exception:
         text = value
     masked = _mask_userinfo(text)
-    return _QUERY_SECRET.sub(lambda m: m.group("head") + HIDDEN, masked)
+    for pattern in (_QUERY_SECRET, _DSN_SECRET):
+        masked = pattern.sub(lambda m: m.group("head") + HIDDEN, masked)
+    return masked
 
 
 def _mask_userinfo(text: str) -> str:
