@@ -22,6 +22,8 @@ A reply is, per request, in order:
 - `Slow(reply, seconds)`: the reply after a delay (for deadlines); `Slow(reply, seconds,
   per_chunk=True)` streams each piece after that delay (a slow, rambling model);
 - a callable taking the request's messages and returning any of the above.
+`ScriptedChatModel(every=reply)` answers every task that has no script with `reply`, never
+spent (a model that always times out, always sends broken JSON, ...).
 
 The fake keeps the real stack's contract (ChatOpenAI over the OpenAI SDK):
 - `max_tokens` is honoured: a reply longer than the request's limit (estimated tokens) is
