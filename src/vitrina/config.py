@@ -99,6 +99,11 @@ class Settings(BaseSettings):
     llm_turn_budget_tokens: int = 24_000  # model tokens (prompt + reply) per turn
     llm_breaker_failures: int = 3  # timeouts in a row (across turns and processes) that open it
     llm_breaker_cooldown_s: float = 300.0  # how long an open breaker keeps requests away
+    onec_url: str | None = (
+        None  # a published 1C infobase (http://server/base): read via its standard OData
+    )
+    onec_user: str | None = None
+    onec_password: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod

@@ -187,3 +187,24 @@ def test_a_spent_budget_sends_nothing(seconds: float, tokens: int) -> None:
     client, fake = make({"topic": [GOOD]})
     reply = client.structured("topic", "q", Topic, budget=TurnBudget(seconds, tokens))
     assert reply.skipped and fake.prompts == [] and fake.remaining() == {"topic": 1}
+
+
+def test_a_cut_text_reply_gets_one_shorter_try_then_is_an_error() -> None:
+    """Half a sentence is not an answer: a wording slot must take its rule text."""
+    client, fake = make(
+        {
+            "docs_explain": [Cut("The measure sums the"), "Short and whole."],
+            "answer": [Cut("One half"), Cut("Another half")],
+        }
+    )
+    good = client.text("docs_explain", "q")
+    assert good.ok and good.text == "Short and whole." and not good.cut
+    assert "cut off" in fake.prompts_for("docs_explain")[1].messages[-1].text
+    bad = client.text("answer", "q")
+    assert (
+        not bad.ok
+        and bad.cut
+        and bad.text == "Another half"
+        and "cut at the length limit" in bad.error
+    )
+    assert [c.repair for c in client.calls[-2:]] == [False, True]

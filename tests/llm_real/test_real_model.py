@@ -148,7 +148,9 @@ def test_task_plan_with_a_failing_model_is_the_rule_template(real_settings, demo
 
 
 def test_docs_model_slots_are_bounded_per_measure(real_settings, tmp_path: Path) -> None:
+    from vitrina.docs.llm import measure_list_llm, wording_explainer
     from vitrina.docs.run import make_request, run_docs
+    from vitrina.llm.accounting import calls_summary
 
     fixtures = Path(__file__).parents[1] / "docs" / "fixtures"
     listing = tmp_path / "measures.md"
@@ -161,7 +163,13 @@ def test_docs_model_slots_are_bounded_per_measure(real_settings, tmp_path: Path)
         fixtures / "small.bim", [fixtures / "sql"], measures_file=listing, out=tmp_path / "out"
     )
     start = time.perf_counter()
-    report = run_docs(request, settings=settings, llm=client)
+    report = run_docs(
+        request,
+        settings=settings,
+        explain=wording_explainer(client),
+        list_llm=measure_list_llm(client),
+    )
+    usage = calls_summary(client.calls)
     seconds = time.perf_counter() - start
     slots = 1 + len(report.processed)  # the list, then one explanation per measure
     record(
@@ -171,8 +179,7 @@ def test_docs_model_slots_are_bounded_per_measure(real_settings, tmp_path: Path)
             "missed": [m["measure"] for m in report.missed],
             "seconds": round(seconds, 2),
             "llm_usage": {
-                k: report.llm_usage.get(k)
-                for k in ("calls", "failures", "repairs", "cut", "early_stops")
+                k: usage.get(k) for k in ("calls", "failures", "repairs", "cut", "early_stops")
             },
         },
     )

@@ -17,7 +17,6 @@ from typing import Any
 from langgraph.types import Command
 from pydantic import BaseModel, Field
 
-from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.ask.context import AskContext, AskOptions
 from vitrina.ask.graph import RECURSION_LIMIT, build_graph
 from vitrina.ask.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
@@ -26,6 +25,7 @@ from vitrina.checkpoint import register_state_types, sqlite_checkpointer
 from vitrina.config import Settings, load_settings
 from vitrina.llm.client import LLMClient, ModelTurn
 from vitrina.llm.factory import LLMSettingsError, build_client
+from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.trace import TraceEvent
 from vitrina.trace.events import EventKind, has_suppressed
 from vitrina.trace.telemetry import StepRecord, export_run
@@ -33,8 +33,16 @@ from vitrina.warehouse import QueryResult, Warehouse
 
 log = logging.getLogger(__name__)
 
-register_state_types([QueryResult, QueryPlan, PeriodRef, Filter, Dimension, Join, ColumnMeta, ColumnRole,
-                      Grain, ValueFormat, TraceEvent, EventKind])
+STATE_TYPES = (QueryResult, QueryPlan, PeriodRef, Filter, Dimension, Join, ColumnMeta, ColumnRole, Grain,
+               ValueFormat, TraceEvent, EventKind)
+
+
+def register_state() -> None:
+    """Allow the ask graph's state types in checkpoints (done on import; idempotent)."""
+    register_state_types(STATE_TYPES)
+
+
+register_state()
 
 
 class AskResult(BaseModel):

@@ -161,16 +161,19 @@ def with_instruction(messages: list[BaseMessage], instruction: str) -> list[Base
     return [SystemMessage(instruction), *messages]
 
 
+CUT_TEXT = "the reply was cut at the length limit (max_tokens) before it ended"
+
+
 def check_text(reply: AIMessage) -> str | None:
-    """Bad output for a text request: nothing said and no tool called."""
+    """Bad output for a text request: nothing said, no tool called, or cut off mid-reply."""
     if reply.tool_calls:
         return None
     if finish_reason(reply) == "tool_calls":
         return "the model stopped for tool calls but sent none"
     if not reply.text.strip():
-        return "the model sent an empty reply" + (
-            " (cut at max_tokens)" if finish_reason(reply) == LENGTH else ""
-        )
+        return "the model sent an empty reply"
+    if finish_reason(reply) == LENGTH:
+        return CUT_TEXT  # a half sentence is not an answer: one shorter try, then the rules
     return None
 
 
@@ -384,18 +387,34 @@ class LLMClient:
                 return TextReply(
                     "", error=f"{type(self.model).__name__} does not support tool calling"
                 )
+        budget = budget or self._call_budget()
+        sent = to_messages(messages)
         out = self._request(
-            task,
-            to_messages(messages),
-            check=check_text,
-            trace=trace,
-            runnable=runnable,
-            budget=budget or self._call_budget(),
+            task, sent, check=check_text, trace=trace, runnable=runnable, budget=budget
         )
+        calls = list(out.calls)
+        if out.cut:  # read the raw text; ask once for a shorter reply; else it is an error
+            if trace is not None:
+                trace.branch(
+                    "llm text cut at max_tokens, one request for a shorter reply", task=task
+                )
+            limit = max_tokens_for(task, self.max_tokens)
+            shorter = [*sent, HumanMessage(render("text_repair_short", limit=limit))]
+            out = self._request(
+                task,
+                shorter,
+                check=check_text,
+                trace=trace,
+                runnable=runnable,
+                budget=budget,
+                attempt=out.attempt + 1,
+                repair=True,
+            )
+            calls += out.calls
         if out.reply is None:
-            return TextReply("", None, out.error, tuple(out.calls), skipped=out.skipped)
+            return TextReply("", None, out.error, tuple(calls), skipped=out.skipped)
         self._note_cut(task, out, trace)
-        return TextReply(out.reply.text, out.reply, out.error, tuple(out.calls), cut=out.cut)
+        return TextReply(out.reply.text, out.reply, out.error, tuple(calls), cut=out.cut)
 
     def stream(
         self,
@@ -664,7 +683,7 @@ class LLMClient:
     def _note_cut(self, task: str, out: _Outcome, trace: Trace | None) -> None:
         if out.cut and trace is not None:
             trace.suppressed(
-                "llm text cut at max_tokens; the partial text is used",
+                "llm text cut at max_tokens; the caller takes its rule path",
                 task=task,
                 max_tokens=max_tokens_for(task, self.max_tokens),
             )

@@ -15,8 +15,8 @@ from typing import Any, Literal
 from vitrina.config import SETTING_NAMES, Settings, env_name, read_toml
 
 Source = Literal["argument", "env", "toml", "default"]
-SECRET_FIELDS = frozenset({"llm_api_key"})
-URL_FIELDS = frozenset({"db_url", "state_url", "llm_base_url"})
+SECRET_FIELDS = frozenset({"llm_api_key", "onec_password"})
+URL_FIELDS = frozenset({"db_url", "state_url", "llm_base_url", "onec_url"})
 HIDDEN = "***"
 # user:password@ without a scheme, and password=... in a query or a key=value DSN
 _USERINFO = re.compile(r"(?P<head>(?:^|[/\s,;]|://)[^/\s:@]*):(?P<secret>[^@\s]*)@")
