@@ -53,7 +53,7 @@ def answer_of(result) -> tuple:
 def test_ask_with_a_failing_model_answers_as_the_rules(
     kind: str, demo_db: Path, tmp_path: Path
 ) -> None:
-    from vitrina.ask.service import AskService
+    from vitrina.ask import AskService
     from vitrina.config import load_settings
 
     settings = load_settings(db_url=f"duckdb:///{demo_db}")
@@ -97,7 +97,7 @@ def test_task_with_a_failing_model_plans_and_runs_as_the_rules(
     kind: str, make_service, tmp_path: Path
 ) -> None:
     from vitrina.checkpoint import sqlite_checkpointer
-    from vitrina.task.service import TaskService
+    from vitrina.task import TaskService
 
     def run(llm: LLMClient | None, name: str):
         asker = make_service(write_files=True)
@@ -131,8 +131,8 @@ def test_task_with_a_failing_model_plans_and_runs_as_the_rules(
 @pytest.mark.parametrize("kind", ["cut", "empty", "timeout"])
 def test_docs_with_a_failing_model_writes_the_rules_documents(kind: str, tmp_path: Path) -> None:
     from vitrina.config import Settings
+    from vitrina.docs import make_request, run_docs
     from vitrina.docs.llm import measure_list_llm, wording_explainer
-    from vitrina.docs.run import make_request, run_docs
 
     fixtures = Path(__file__).parents[1] / "docs" / "fixtures"
     listing = tmp_path / "measures.md"

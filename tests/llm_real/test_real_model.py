@@ -43,7 +43,7 @@ def test_config_sees_a_single_model_server_under_any_name(real_settings) -> None
 
 
 def test_ask_turns_are_bounded_and_fall_back_to_the_rules(real_settings, demo_db: Path) -> None:
-    from vitrina.ask.service import AskService
+    from vitrina.ask import AskService
 
     settings = real_settings(db_url=f"duckdb:///{demo_db}")
     rules = AskService(settings, write_files=False, use_llm=False)
@@ -90,7 +90,7 @@ def test_ask_turns_are_bounded_and_fall_back_to_the_rules(real_settings, demo_db
 
 
 def test_route_decides_within_the_budget(real_settings, demo_db: Path) -> None:
-    from vitrina.ask.service import AskService
+    from vitrina.ask import AskService
     from vitrina.route import RouteService
     from vitrina.route.state import INTENTS
 
@@ -119,7 +119,7 @@ def test_route_decides_within_the_budget(real_settings, demo_db: Path) -> None:
 
 
 def test_task_plan_with_a_failing_model_is_the_rule_template(real_settings, demo_db: Path) -> None:
-    from vitrina.task.service import TaskService
+    from vitrina.task import TaskService
 
     request = "Сравни сумму платежей по регионам за 2025 с прошлым годом и найди, где падение"
     settings = real_settings(db_url=f"duckdb:///{demo_db}")
@@ -148,8 +148,8 @@ def test_task_plan_with_a_failing_model_is_the_rule_template(real_settings, demo
 
 
 def test_docs_model_slots_are_bounded_per_measure(real_settings, tmp_path: Path) -> None:
+    from vitrina.docs import make_request, run_docs
     from vitrina.docs.llm import measure_list_llm, wording_explainer
-    from vitrina.docs.run import make_request, run_docs
     from vitrina.llm.accounting import calls_summary
 
     fixtures = Path(__file__).parents[1] / "docs" / "fixtures"
