@@ -100,7 +100,8 @@ def test_a_hanging_model_costs_the_turn_at_most_its_budget() -> None:
     start = time.monotonic()
     replies = [turn.structured("topic", "q", Topic) for _ in range(slots)]
     elapsed = time.monotonic() - start
-    assert elapsed < 1.0 + 0.5, f"a turn of {slots} slots took {elapsed:.2f} s with a 1 s budget"
+    # without the budget the turn would wait 6 x 10 s; the margin is for a loaded machine
+    assert elapsed < 1.0 + 5.0, f"a turn of {slots} slots took {elapsed:.2f} s with a 1 s budget"
     assert all(r.value is None for r in replies) and sum(r.skipped for r in replies) == slots - 1
     assert len(fake.prompts) == 1 and turn.usage()["down"]
 
@@ -110,7 +111,7 @@ def test_a_slow_rambling_model_is_stopped_at_the_deadline() -> None:
     turn = client.turn(seconds=0.5)
     start = time.monotonic()
     reply = turn.structured("topic", "q", Topic)
-    assert reply.value is None and time.monotonic() - start < 1.0
+    assert reply.value is None and time.monotonic() - start < 0.5 + 3.0  # unbounded: 4 s and more
     assert fake.prompts[0].delivered < 100, "the stream was abandoned, not read to its end"
 
 
