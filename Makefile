@@ -47,7 +47,7 @@ LLM_ENV ?= $(HOME)/.cache/vitrina-test-llm
 
 test-llm: $(STAMP)
 	bash tests/llm_real/setup_env.sh $(LLM_ENV)
-	VITRINA_TEST_LLM_ENV=$(LLM_ENV) $(BIN)/python -m pytest tests/llm_real -v -p no:cacheprovider
+	VITRINA_TEST_LLM_ENV=$(LLM_ENV) $(BIN)/python -m pytest tests/llm_real -v -p no:cacheprovider --timeout 600
 
 bench: $(STAMP) $(VENDOR)
 	$(BIN)/python benchmarks/run.py

@@ -215,6 +215,7 @@ def test_short_prompts_ramble_to_max_tokens_and_are_repaired_or_dropped(real_set
                 "cut": usage["cut"],
                 "early_stops": usage["early_stops"],
                 "tokens": usage["completion_tokens"],
+                "request_ms": [c.latency_ms for c in turn.calls],  # vs seconds: time spent outside
                 "error": reply.error,
             }
         )
