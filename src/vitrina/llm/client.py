@@ -503,7 +503,8 @@ class LLMClient:
             kwargs: dict[str, Any] = {"max_tokens": limit, "timeout": deadline}
             if json_reply and self.json_mode:
                 kwargs["response_format"] = JSON_OBJECT
-            try:
+
+            def once() -> AIMessage:
                 return self._send(
                     task,
                     runnable,
@@ -517,6 +518,9 @@ class LLMClient:
                     json_reply,
                     on_chunk,
                 )
+
+            try:
+                return once()
             except Exception as exc:
                 if "response_format" in kwargs and rejects_json_mode(exc):
                     self.json_mode = False  # this server has no JSON mode: the prompt alone asks
@@ -524,19 +528,7 @@ class LLMClient:
                         trace.branch("server rejected JSON mode; asking by prompt only", task=task)
                     counter["attempt"] += 1
                     kwargs.pop("response_format")
-                    return self._send(
-                        task,
-                        runnable,
-                        messages,
-                        kwargs,
-                        deadline,
-                        calls,
-                        budget,
-                        counter["attempt"],
-                        repair,
-                        json_reply,
-                        on_chunk,
-                    )
+                    return once()
                 raise
 
         def before_sleep(state: RetryCallState) -> None:
