@@ -222,3 +222,14 @@ def test_allowed_numbers_covers_values_summary_and_period_parts() -> None:
     assert Decimal("-50.0") in allowed  # change_pct of n: (50 - 100) / 100
     assert Decimal("3.73") not in allowed  # no total for an average
     assert unverified_numbers("Всего 300, максимум 150, а не 999", result, metas) == [Decimal(999)]
+
+
+def test_the_answer_language_decides_how_numbers_read() -> None:
+    """An English answer full of Cyrillic names: "1,000.00" is a thousand, not 1.000 and 0."""
+    metas = [ColumnMeta(name="region", role=ColumnRole.DIMENSION, label_ru="Регион", label_en="Region"),
+             ColumnMeta(name="v", role=ColumnRole.METRIC, label_ru="Сумма", label_en="Sum",
+                        fmt=ValueFormat.MONEY, unit="RUB")]
+    result = QueryResult(columns=["region", "v"], rows=[("Москва", -1000), ("Санкт-Петербург", 2500)])
+    text = "Москва: RUB -1,000.00; Санкт-Петербург: RUB 2,500.00"
+    assert unverified_numbers(text, result, metas, lang="en") == []
+    assert unverified_numbers(text, result, metas) != []  # the letters alone say Russian

@@ -374,7 +374,7 @@ def numbers_in_text(text: str, lang: Lang | str | None = None) -> list[Decimal]:
             num = Decimal(f"{digits}.{frac}" if frac else digits)
         except InvalidOperation:  # pragma: no cover - the pattern only lets digits through
             continue
-        out.append(-num if m.group("sign") else num)
+        out.append(num.copy_negate() if m.group("sign") else num)  # exact: no context rounding
     return out
 
 
@@ -444,8 +444,18 @@ def allowed_numbers(
 
 
 def unverified_numbers(
-    text: str, result: QueryResult, metas: Iterable[ColumnMeta], *, texts: Iterable[str | None] = ()
+    text: str,
+    result: QueryResult,
+    metas: Iterable[ColumnMeta],
+    *,
+    texts: Iterable[str | None] = (),
+    lang: Lang | str | None = None,
 ) -> list[Decimal]:
-    """The numbers of ``text`` that are not in :func:`allowed_numbers` (empty when all check)."""
+    """The numbers of ``text`` that are not in :func:`allowed_numbers` (empty when all check).
+
+    ``lang`` is the language the text was written in (the question's); without it the text's
+    letters decide, which misreads an English answer full of Cyrillic names ("Москва: RUB
+    1,000.00" would read as 1.000).
+    """
     allowed = allowed_numbers(result, metas, texts=texts)
-    return [n for n in numbers_in_text(text) if n not in allowed]
+    return [n for n in numbers_in_text(text, lang) if n not in allowed]

@@ -55,7 +55,7 @@ def _model_answer(state: AskState, ctx: AskContext, trace: Trace, result: QueryR
                                 rows=rows, figures=_figures(summary, metas, lang))
     if worded is None:
         return None
-    invented = unverified_numbers(worded, result, metas, texts=trusted)
+    invented = unverified_numbers(worded, result, metas, texts=trusted, lang=lang)
     if invented:
         trace.rejected("the model's answer holds numbers not in the data: rule answer used",
                        numbers=[str(n) for n in invented])
@@ -117,7 +117,7 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
                                 notes=notes)
             if ctx.llm is not None and ctx.options.answer_writer == "auto":
                 body = _model_answer(state, ctx, trace, result, metas, summary, period_label, trusted) or body
-    invented = unverified_numbers(body, result, metas, texts=trusted)
+    invented = unverified_numbers(body, result, metas, texts=trusted, lang=lang)
     if invented:
         trace.rejected("answer text held numbers not in the data: table-only answer used",
                        numbers=[str(n) for n in invented])

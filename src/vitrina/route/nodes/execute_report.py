@@ -50,7 +50,8 @@ def execute_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     notes = [*plan.notes, *([view.note] if view.note else [])]
     body = write_answer(lang, result, metas, summarize(result, metas), period_label=period_label,
                         topic_label=topic_label, notes=notes)
-    invented = unverified_numbers(body, result, metas, texts=[period_label, topic_label, *notes])
+    trusted = [period_label, topic_label, *notes]
+    invented = unverified_numbers(body, result, metas, texts=trusted, lang=lang)
     if invented:
         trace.rejected("answer text held numbers not in the data: table only", numbers=[str(n) for n in invented])
         body = view.note or ""
