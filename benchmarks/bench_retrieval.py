@@ -56,7 +56,9 @@ def expected_tables(sql: str) -> set[str]:
     tree = sqlglot.parse_one(sql, read="duckdb")
     tables: dict[str, set[str]] = {}
     for table in tree.find_all(exp.Table):
-        tables.setdefault(f"{table.db}.{table.name}".lower(), set()).add(table.alias_or_name.lower())
+        tables.setdefault(f"{table.db}.{table.name}".lower(), set()).add(
+            table.alias_or_name.lower()
+        )
     if CALENDAR in tables:
         aliases = tables[CALENDAR]
         used = {c.name.lower() for c in tree.find_all(exp.Column) if c.table.lower() in aliases}
@@ -79,7 +81,9 @@ def golden_cases(path: Path = GOLDEN) -> list[tuple[str, str, set[str]]]:
 
 
 def recall(cases: list[tuple[str, str, set[str]]], ranked: dict[str, list[str]], k: int) -> float:
-    return statistics.fmean(len(right & set(ranked[cid][:k])) / len(right) for cid, _, right in cases)
+    return statistics.fmean(
+        len(right & set(ranked[cid][:k])) / len(right) for cid, _, right in cases
+    )
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -127,8 +131,13 @@ def run(n_tables: int = 500) -> dict[str, float]:
         period = extract_period(question, TODAY)
         label = f"{period.start} .. {period.end} ({period.label_en})" if period else None
         tables = rank_tables(question, catalog, k=PROMPT_K)
-        tokens.append(estimate_tokens(build_sql_context(question, catalog, tables, period_label=label,
-                                                        topic=_topic(catalog, right))))
+        tokens.append(
+            estimate_tokens(
+                build_sql_context(
+                    question, catalog, tables, period_label=label, topic=_topic(catalog, right)
+                )
+            )
+        )
     figures["prompt_tokens_median"] = float(statistics.median(tokens))
     figures["prompt_tokens_max"] = float(max(tokens))
     figures["prompt_token_budget"] = float(TOKEN_BUDGET)

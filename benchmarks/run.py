@@ -29,12 +29,16 @@ def machine() -> str:
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
-        mem_kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
-                      if line.startswith("MemTotal"))
+        mem_kb = next(
+            int(line.split()[1])
+            for line in Path("/proc/meminfo").read_text().splitlines()
+            if line.startswith("MemTotal")
+        )
         mem = f"{mem_kb / 1024 / 1024:.0f} GiB"
     except (OSError, StopIteration, ValueError):
         mem = "?"
-    return f"{cpu}, {os.cpu_count()} cores, {mem} RAM, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+    system = f"{platform.system()} {platform.release()}, Python {platform.python_version()}"
+    return f"{cpu}, {os.cpu_count()} cores, {mem} RAM, {system}"
 
 
 def load(path: Path):
@@ -65,7 +69,14 @@ def main(selected: list[str]) -> int:
             continue
         targets = getattr(module, "TARGETS", {})
         for key, value in figures.items():
-            rows.append((name, key, f"{value:g}" if isinstance(value, float) else str(value), targets.get(key, "")))
+            rows.append(
+                (
+                    name,
+                    key,
+                    f"{value:g}" if isinstance(value, float) else str(value),
+                    targets.get(key, ""),
+                )
+            )
         rows.append((name, "bench_seconds", f"{time.perf_counter() - start:.1f}", ""))
     table = Table(title="Vitrina benchmarks")
     for col in ("benchmark", "figure", "value", "target"):
@@ -75,8 +86,16 @@ def main(selected: list[str]) -> int:
     console.print(table)
     if not selected:
         stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-        lines = ["# Benchmark results", "", f"Written by `make bench` on {stamp}.", "", f"Machine: {machine()}.", "",
-                 "| benchmark | figure | value | target |", "| --- | --- | --- | --- |"]
+        lines = [
+            "# Benchmark results",
+            "",
+            f"Written by `make bench` on {stamp}.",
+            "",
+            f"Machine: {machine()}.",
+            "",
+            "| benchmark | figure | value | target |",
+            "| --- | --- | --- | --- |",
+        ]
         lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
         (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n" + NOTES, encoding="utf-8")
         console.print(f"written {HERE / 'RESULTS.md'}")

@@ -16,23 +16,55 @@ from vitrina.config import load_settings
 
 CATALOG = {
     "catalog": {"name": "shop"},
-    "topics": [{"id": "sales", "name_ru": "Продажи", "name_en": "Sales", "keywords": {"продаж": 3, "sale": 3},
-                "tables": ["s.sales", "s.stores"]}],
+    "topics": [
+        {
+            "id": "sales",
+            "name_ru": "Продажи",
+            "name_en": "Sales",
+            "keywords": {"продаж": 3, "sale": 3},
+            "tables": ["s.sales", "s.stores"],
+        }
+    ],
     "tables": [
-        {"name": "s.sales", "default_date": "sold_on", "topics": ["sales"], "columns": [
-            {"name": "sale_id", "role": "key"}, {"name": "store_id", "role": "key"},
-            {"name": "sold_on", "type": "date", "role": "date"},
-            {"name": "amount", "type": "decimal", "role": "measure"},
-            {"name": "note", "role": "attribute"}]},
-        {"name": "s.stores", "columns": [
-            {"name": "store_id", "role": "key"},
-            {"name": "city", "role": "dimension", "synonyms": ["город", "city"], "label_ru": "Город"},
-            {"name": "manager", "role": "attribute"}]},
+        {
+            "name": "s.sales",
+            "default_date": "sold_on",
+            "topics": ["sales"],
+            "columns": [
+                {"name": "sale_id", "role": "key"},
+                {"name": "store_id", "role": "key"},
+                {"name": "sold_on", "type": "date", "role": "date"},
+                {"name": "amount", "type": "decimal", "role": "measure"},
+                {"name": "note", "role": "attribute"},
+            ],
+        },
+        {
+            "name": "s.stores",
+            "columns": [
+                {"name": "store_id", "role": "key"},
+                {
+                    "name": "city",
+                    "role": "dimension",
+                    "synonyms": ["город", "city"],
+                    "label_ru": "Город",
+                },
+                {"name": "manager", "role": "attribute"},
+            ],
+        },
     ],
     "relations": [{"left": "s.sales.store_id", "right": "s.stores.store_id"}],
-    "metrics": [{"id": "revenue", "name_ru": "Выручка", "name_en": "Revenue", "table": "s.sales",
-                 "expression": "SUM(amount)", "format": "money", "topic": "sales",
-                 "synonyms": ["выручк", "сумм продаж", "revenue"]}],
+    "metrics": [
+        {
+            "id": "revenue",
+            "name_ru": "Выручка",
+            "name_en": "Revenue",
+            "table": "s.sales",
+            "expression": "SUM(amount)",
+            "format": "money",
+            "topic": "sales",
+            "synonyms": ["выручк", "сумм продаж", "revenue"],
+        }
+    ],
 }
 
 
@@ -44,14 +76,26 @@ def shop(tmp_path: Path) -> AskService:
     con.execute("CREATE TABLE s.stores (store_id INT, city VARCHAR, manager VARCHAR)")
     # store 2 appears twice: a key that does not identify a row
     con.execute("INSERT INTO s.stores VALUES (1, 'Kazan', 'A'), (2, 'Omsk', 'B'), (2, 'Omsk', 'C')")
-    con.execute("CREATE TABLE s.sales (sale_id INT, store_id INT, sold_on DATE, amount DECIMAL(10,2), note VARCHAR)")
-    con.execute("INSERT INTO s.sales VALUES (1, 1, DATE '2025-03-01', 100, ''), (2, 2, DATE '2025-03-02', -50, '')")
+    con.execute(
+        "CREATE TABLE s.sales "
+        "(sale_id INT, store_id INT, sold_on DATE, amount DECIMAL(10,2), note VARCHAR)"
+    )
+    con.execute(
+        "INSERT INTO s.sales VALUES "
+        "(1, 1, DATE '2025-03-01', 100, ''), (2, 2, DATE '2025-03-02', -50, '')"
+    )
     con.close()
     folder = tmp_path / "catalog"
     folder.mkdir()
-    (folder / "catalog.yaml").write_text(yaml.safe_dump(CATALOG, allow_unicode=True), encoding="utf-8")
-    service = AskService(load_settings(db_url=f"duckdb:///{db}"), catalog=load_catalog(folder, strict=True),
-                         today=date(2026, 11, 30), write_files=False)
+    (folder / "catalog.yaml").write_text(
+        yaml.safe_dump(CATALOG, allow_unicode=True), encoding="utf-8"
+    )
+    service = AskService(
+        load_settings(db_url=f"duckdb:///{db}"),
+        catalog=load_catalog(folder, strict=True),
+        today=date(2026, 11, 30),
+        write_files=False,
+    )
     yield service
     service.close()
 
@@ -77,7 +121,9 @@ def test_explicit_topic_skips_detection(make_service) -> None:
     result = make_service().ask("Сколько открыли в мае 2025?", topics=["cards"])
     assert result.status == "answered" and result.topic == "cards"
     detection = [e.data for e in result.trace if e.node == "detect_topic"]
-    assert {"topic": "cards"} in detection and not any("scores" in d for d in detection)  # nothing scored
+    assert {"topic": "cards"} in detection and not any(
+        "scores" in d for d in detection
+    )  # nothing scored
 
 
 def test_free_text_reply_refines_the_question(make_service) -> None:

@@ -18,8 +18,20 @@ def test_answered_route_visits_every_step(make_service) -> None:
     result = make_service().ask("Сколько кошельков открыли в мае 2025?")
     assert result.status == "answered"
     nodes = [e.node for e in result.trace]
-    for node in ("resolve_context", "normalise_period", "detect_topic", "check_ambiguity", "select_tables",
-                 "prune_context", "generate_sql", "guard_sql", "check_sql", "execute", "check_result", "answer"):
+    for node in (
+        "resolve_context",
+        "normalise_period",
+        "detect_topic",
+        "check_ambiguity",
+        "select_tables",
+        "prune_context",
+        "generate_sql",
+        "guard_sql",
+        "check_sql",
+        "execute",
+        "check_result",
+        "answer",
+    ):
         assert node in nodes, node
     assert result.columns == ["wallets_opened"]
     assert result.period == {"start": "2025-05-01", "end": "2025-05-31", "label_ru": "май 2025",
@@ -46,7 +58,10 @@ def test_follow_up_is_rewritten_from_the_previous_turn(make_service) -> None:
     rewrites = [d for d in event_data(second, "resolve_context") if "rewritten" in d]
     assert rewrites == [{"previous": first.question, "rewritten": second.rewritten_question}]
     third = service.ask("а по регионам?", thread_id="f1")
-    assert third.rewritten_question == "Сколько кошельков открыли по регионам в декабре 2025 по неделям"
+    assert (
+        third.rewritten_question
+        == "Сколько кошельков открыли по регионам в декабре 2025 по неделям"
+    )
     assert third.columns == ["week", "region_name", "wallets_opened"]
 
 
@@ -116,7 +131,9 @@ def test_refusal_does_not_depend_on_clarifications(make_service) -> None:
     assert result.status == "refused" and "ипотек" in result.answer
 
 
-def test_broken_metric_fails_after_three_attempts_with_an_explanation(make_service, tmp_path: Path) -> None:
+def test_broken_metric_fails_after_three_attempts_with_an_explanation(
+    make_service, tmp_path: Path
+) -> None:
     from vitrina.catalog.loader import DEMO_CATALOG
 
     broken = tmp_path / "catalog"
@@ -124,7 +141,10 @@ def test_broken_metric_fails_after_three_attempts_with_an_explanation(make_servi
     for f in DEMO_CATALOG.rglob("*.yaml"):
         target = broken / f.relative_to(DEMO_CATALOG)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(f.read_text(encoding="utf-8").replace("SUM(fee_rub)", "SUM(fee_total)"), encoding="utf-8")
+        target.write_text(
+            f.read_text(encoding="utf-8").replace("SUM(fee_rub)", "SUM(fee_total)"),
+            encoding="utf-8",
+        )
     # the column does not exist: the guard rejects it every time (the catalog names the column too)
     service = make_service(catalog=load_catalog(broken))
     result = service.ask("Комиссионный доход за 2025 год")
@@ -137,7 +157,9 @@ def test_broken_metric_fails_after_three_attempts_with_an_explanation(make_servi
 
 
 def test_unreachable_warehouse_is_a_clear_failure(make_service, tmp_path: Path) -> None:
-    result = make_service(db_url=f"duckdb:///{tmp_path / 'missing.duckdb'}").ask("Сумма платежей в 2025 году")
+    result = make_service(db_url=f"duckdb:///{tmp_path / 'missing.duckdb'}").ask(
+        "Сумма платежей в 2025 году"
+    )
     assert result.status == "failed"
     assert "Хранилище недоступно" in result.answer
 
@@ -160,6 +182,12 @@ def test_no_data_for_the_period_says_where_data_is(make_service) -> None:
     result = make_service().ask("Сумма платежей в 2021 году")
     assert result.status == "answered"
     assert [c["check"] for c in result.checks] == ["all_null"]
-    assert result.answer == "Данных за период «2021 год» нет. Данные по теме «Платежи» есть с 01.01.2023 по 30.11.2026."
+    assert (
+        result.answer
+        == "Данных за период «2021 год» нет. "
+        "Данные по теме «Платежи» есть с 01.01.2023 по 30.11.2026."
+    )
     empty = make_service().ask("Payment volume by region in 2021")
-    assert empty.checks[0]["check"] == "empty" and empty.answer.startswith("There is no data for 2021.")
+    assert empty.checks[0]["check"] == "empty" and empty.answer.startswith(
+        "There is no data for 2021."
+    )

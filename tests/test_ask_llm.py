@@ -26,15 +26,22 @@ FROM dwh.fact_payment p
 WHERE p.status = 'success' AND p.client_id IN (SELECT client_id FROM multi)
   AND p.payment_date >= DATE '2025-01-01' AND p.payment_date < DATE '2026-01-01'
 """
-BAD_DATE_SQL = GOOD_SQL.replace("DATE '2026-01-01'", "DATE '2026-13-01'")  # passes the guard, fails EXPLAIN
+BAD_DATE_SQL = GOOD_SQL.replace(
+    "DATE '2026-01-01'", "DATE '2026-13-01'"
+)  # passes the guard, fails EXPLAIN
 
 
-def sql(text: str, explanation: str = "average payment of clients with 2+ cards", confidence: float = 0.8) -> str:
+def sql(
+    text: str,
+    explanation: str = "average payment of clients with 2+ cards",
+    confidence: float = 0.8,
+) -> str:
     return json.dumps({"sql": text, "explanation": explanation, "confidence": confidence})
 
 
-def run(demo_db: Path, scripts: dict, question: str = QUESTION, *, thread: str = "t", **settings) -> tuple[
-        AskResult, ScriptedChatModel]:
+def run(
+    demo_db: Path, scripts: dict, question: str = QUESTION, *, thread: str = "t", **settings
+) -> tuple[AskResult, ScriptedChatModel]:
     model = ScriptedChatModel(scripts)
     client = LLMClient(model, timeout_s=5, max_retries=2, backoff_s=0, sleep=lambda _s: None)
     service = AskService(load_settings(db_url=f"duckdb:///{demo_db}", **settings), today=TODAY,
@@ -50,7 +57,9 @@ def model_path(**overrides) -> dict:
     scripts = {
         "topic": ['{"topic": "payments", "confidence": 0.9}'],
         "ambiguity": ['{"ambiguous": false}'],
-        "tables": ['{"tables": ["dwh.fact_payment", "dwh.dim_card"], "reason": "payments and cards"}'],
+        "tables": [
+            '{"tables": ["dwh.fact_payment", "dwh.dim_card"], "reason": "payments and cards"}'
+        ],
         "feasibility": ['{"feasible": true}'],
         "sql_generation": [sql(GOOD_SQL)],
         "semantic_check": ['{"answers_question": true}'],
@@ -66,8 +75,12 @@ def expected_ticket(demo_db: Path) -> Decimal:
 
 
 def test_success_on_the_first_try(demo_db: Path, expected_ticket: Decimal) -> None:
-    worded = f"Средний чек таких клиентов в 2025 году — {format_money(expected_ticket, 'ru', 'RUB')}."
-    result, model = run(demo_db, model_path(answer=[json.dumps({"text": worded}, ensure_ascii=False)]))
+    worded = (
+        f"Средний чек таких клиентов в 2025 году — {format_money(expected_ticket, 'ru', 'RUB')}."
+    )
+    result, model = run(
+        demo_db, model_path(answer=[json.dumps({"text": worded}, ensure_ascii=False)])
+    )
     assert result.status == "answered" and result.sql_source == "llm"
     assert result.rows[0][0] == expected_ticket
     assert result.answer == worded
@@ -86,7 +99,11 @@ def test_compile_error_then_success(demo_db: Path, expected_ticket: Decimal) -> 
     assert "Your previous query failed" in retry and "2026-13-01" in retry
     first = model.prompts_for("sql_generation")[0].text
     assert "payment_ts" not in first and "payment_ts" in retry  # the retry gets the full schema
-    written = [(e.data["attempt"], e.data["sql"]) for e in result.trace if e.node == "generate_sql" and "sql" in e.data]
+    written = [
+        (e.data["attempt"], e.data["sql"])
+        for e in result.trace
+        if e.node == "generate_sql" and "sql" in e.data
+    ]
     assert written == [(1, BAD_DATE_SQL), (2, GOOD_SQL)]
 
 
@@ -107,9 +124,16 @@ def test_semantic_check_rejects_and_regenerates(demo_db: Path, expected_ticket: 
 
 
 def test_feasibility_sends_work_back_to_table_selection(demo_db: Path) -> None:
-    result, model = run(demo_db, model_path(
-        tables=['{"tables": ["dwh.dim_client"]}', '{"tables": ["dwh.fact_payment", "dwh.dim_card"]}'],
-        feasibility=['{"feasible": false, "missing": "payment amounts"}', '{"feasible": true}']))
+    result, model = run(
+        demo_db,
+        model_path(
+            tables=[
+                '{"tables": ["dwh.dim_client"]}',
+                '{"tables": ["dwh.fact_payment", "dwh.dim_card"]}',
+            ],
+            feasibility=['{"feasible": false, "missing": "payment amounts"}', '{"feasible": true}'],
+        ),
+    )
     assert result.status == "answered"
     assert "payment amounts" in model.prompts_for("tables")[1].text
 
@@ -129,48 +153,77 @@ def test_rules_and_model_disagree_on_the_topic(demo_db: Path) -> None:
 
 
 def test_malformed_reply_is_repaired_once_then_rules_answer(demo_db: Path) -> None:
-    result, model = run(demo_db, {"topic": [Malformed(), Malformed()], "ambiguity": ['{"ambiguous": false}'],
-                                  "answer": [Malformed(), Malformed()]}, "Сумма платежей по картам в мае 2025")
+    result, model = run(
+        demo_db,
+        {
+            "topic": [Malformed(), Malformed()],
+            "ambiguity": ['{"ambiguous": false}'],
+            "answer": [Malformed(), Malformed()],
+        },
+        "Сумма платежей по картам в мае 2025",
+    )
     assert result.status == "answered" and result.sql_source == "rules"
-    assert "invalid" in model.prompts_for("topic")[1].text.lower()  # the repair request quotes the error
+    assert (
+        "invalid" in model.prompts_for("topic")[1].text.lower()
+    )  # the repair request quotes the error
     unusable = {e.data["task"] for e in result.trace if e.kind == "suppressed" and "task" in e.data}
     assert unusable == {"topic", "answer"}  # both model tasks fell back, each recorded
 
 
 def test_answer_with_an_invented_number_is_rejected(demo_db: Path) -> None:
-    result, _ = run(demo_db, model_path(answer=['{"text": "Средний чек — 999 999,99 ₽, рост 12 %."}']))
+    result, _ = run(
+        demo_db, model_path(answer=['{"text": "Средний чек — 999 999,99 ₽, рост 12 %."}'])
+    )
     assert result.status == "answered"
     assert "999 999,99" not in result.answer and "12 %" not in result.answer
-    rejected = [e.data["numbers"] for e in result.trace if e.node == "answer" and e.kind == "rejected"]
+    rejected = [
+        e.data["numbers"] for e in result.trace if e.node == "answer" and e.kind == "rejected"
+    ]
     assert rejected == [["999999.99", "12"]]
 
 
 def test_model_timeout_falls_back_to_rules(demo_db: Path) -> None:
-    result, model = run(demo_db, {"topic": [TimeoutError("slow")] * 3}, "Сумма платежей по картам в мае 2025")
+    result, model = run(
+        demo_db, {"topic": [TimeoutError("slow")] * 3}, "Сумма платежей по картам в мае 2025"
+    )
     assert result.status == "answered" and result.sql_source == "rules"
     assert len(model.prompts_for("topic")) == 1, "a timeout is not retried"
     assert model.remaining() == {"topic": 2}
     usage = result.llm_usage
-    assert usage["down"] and "TimeoutError" in usage["down"], "the endpoint is off for the rest of the turn"
+    assert usage["down"] and "TimeoutError" in usage["down"], (
+        "the endpoint is off for the rest of the turn"
+    )
     assert usage["skipped"] >= 1 and usage["calls"] == 1
 
 
 def test_chart_proposal_naming_a_missing_column_is_rejected(demo_db: Path) -> None:
     text_only = "SELECT r.region_name, r.region_name_en FROM dwh.dim_region r"
-    result, _ = run(demo_db, model_path(
-        period=['{"span": null}'], sql_generation=[sql(text_only)], semantic_check=['{"answers_question": true}'],
-        answer=['{"text": "Список регионов."}'],
-        chart=['{"kind": "bar", "x": "region_name", "y": ["payments_total"]}']),
-        "Платежи: список регионов и их английских названий без дубликатов")
+    result, _ = run(
+        demo_db,
+        model_path(
+            period=['{"span": null}'],
+            sql_generation=[sql(text_only)],
+            semantic_check=['{"answers_question": true}'],
+            answer=['{"text": "Список регионов."}'],
+            chart=['{"kind": "bar", "x": "region_name", "y": ["payments_total"]}'],
+        ),
+        "Платежи: список регионов и их английских названий без дубликатов",
+    )
     assert result.status == "answered"
     assert result.chart is None
-    assert [e.data["columns"] for e in result.trace if e.node == "chart" and e.kind == "rejected"] == [
-        ["payments_total"]]
+    assert [
+        e.data["columns"] for e in result.trace if e.node == "chart" and e.kind == "rejected"
+    ] == [["payments_total"]]
 
 
 def test_no_llm_flag_means_rules_only(demo_db: Path) -> None:
-    service = AskService(load_settings(db_url=f"duckdb:///{demo_db}"), today=TODAY, write_files=False,
-                         llm=LLMClient(ScriptedChatModel({}), timeout_s=1), use_llm=False)
+    service = AskService(
+        load_settings(db_url=f"duckdb:///{demo_db}"),
+        today=TODAY,
+        write_files=False,
+        llm=LLMClient(ScriptedChatModel({}), timeout_s=1),
+        use_llm=False,
+    )
     result = service.ask(QUESTION)
     assert result.sql_source == "rules" and result.llm_usage == {}
 

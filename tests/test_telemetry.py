@@ -32,8 +32,14 @@ def _steps() -> list[StepRecord]:
     topic.branch("topic chosen", topic="wallets", score=4.0)
     gen = Trace("generate_sql")
     gen.error("compile error", attempt=1, errors=["column open_dt does not exist"])
-    gen.measurement("sql generated", attempt=2, sql=SQL, explanation="count the openings", confidence=0.8,
-                    model="qwen2.5:7b")
+    gen.measurement(
+        "sql generated",
+        attempt=2,
+        sql=SQL,
+        explanation="count the openings",
+        confidence=0.8,
+        model="qwen2.5:7b",
+    )
     answer = Trace("answer")
     answer.branch("answer written", answer="Открыто 1 234 кошелька.", columns=["wallets_opened"])
     return [StepRecord("detect_topic", t0, 2.5, topic.events),
@@ -45,14 +51,27 @@ RESULT = {"question": "Сколько кошельков открыли?", "stat
           "answer": "Открыто 1 234 кошелька.", "topic": "wallets", "tags": ["suppressed_errors"]}
 
 
-@pytest.mark.parametrize(("env", "expected"), [
-    ({}, "jsonl"),
-    ({"LANGFUSE_PUBLIC_KEY": "pk"}, "jsonl"),
-    ({"LANGFUSE_PUBLIC_KEY": "pk", "LANGFUSE_SECRET_KEY": "sk"}, "langfuse"),
-    ({"LANGFUSE_PUBLIC_KEY": "pk", "LANGFUSE_SECRET_KEY": "sk", "VITRINA_TELEMETRY": "jsonl"}, "jsonl"),
-    ({"LANGFUSE_PUBLIC_KEY": "pk", "LANGFUSE_SECRET_KEY": "sk", "VITRINA_TELEMETRY": "off"}, "off"),
-    ({"VITRINA_TELEMETRY": "OFF"}, "off"),
-])
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({}, "jsonl"),
+        ({"LANGFUSE_PUBLIC_KEY": "pk"}, "jsonl"),
+        ({"LANGFUSE_PUBLIC_KEY": "pk", "LANGFUSE_SECRET_KEY": "sk"}, "langfuse"),
+        (
+            {
+                "LANGFUSE_PUBLIC_KEY": "pk",
+                "LANGFUSE_SECRET_KEY": "sk",
+                "VITRINA_TELEMETRY": "jsonl",
+            },
+            "jsonl",
+        ),
+        (
+            {"LANGFUSE_PUBLIC_KEY": "pk", "LANGFUSE_SECRET_KEY": "sk", "VITRINA_TELEMETRY": "off"},
+            "off",
+        ),
+        ({"VITRINA_TELEMETRY": "OFF"}, "off"),
+    ],
+)
 def test_telemetry_target(env: dict[str, str], expected: str) -> None:
     assert telemetry_target(env) == expected
 
@@ -67,7 +86,10 @@ def test_jsonl_one_line_per_span_with_events(_isolated_home: Path) -> None:
     root = spans[-1]
     assert root["parent_id"] is None and all(s["parent_id"] == root["span_id"] for s in spans[:-1])
     assert len({s["trace_id"] for s in spans}) == 1
-    assert root["attributes"]["session.id"] == "thread1" and root["attributes"]["vitrina.run_id"] == "run1"
+    assert (
+        root["attributes"]["session.id"] == "thread1"
+        and root["attributes"]["vitrina.run_id"] == "run1"
+    )
     assert root["attributes"]["langfuse.trace.output"] == "Открыто 1 234 кошелька."
     gen = spans[1]
     assert gen["attributes"]["vitrina.sql"] == SQL
@@ -95,7 +117,9 @@ def test_steps_without_start_times_and_events_as_dicts(tmp_path: Path, monkeypat
             self.step, self.ms, self.trace = step, ms, trace
 
     events = [e.model_dump(mode="json") for e in _steps()[1].trace]
-    export_run("r", "t", [StepEvent("start_turn", 1.0, []), StepEvent("generate_sql", 5.0, events)], {})
+    export_run(
+        "r", "t", [StepEvent("start_turn", 1.0, []), StepEvent("generate_sql", 5.0, events)], {}
+    )
     spans = [json.loads(x) for x in (tmp_path / "t.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [s["name"] for s in spans] == ["start_turn", "generate_sql", "ask"]
     assert spans[0]["end_ns"] <= spans[1]["start_ns"]
@@ -140,7 +164,9 @@ def test_langfuse_gets_otlp_with_basic_auth(otlp_server, monkeypatch, _isolated_
     path, headers, body = requests[0]
     headers = {k.lower(): v for k, v in headers.items()}
     assert path == "/api/public/otel/v1/traces"
-    assert headers["authorization"] == "Basic " + base64.b64encode(b"pk-lf-test:sk-lf-test").decode()
+    assert (
+        headers["authorization"] == "Basic " + base64.b64encode(b"pk-lf-test:sk-lf-test").decode()
+    )
     assert headers["content-type"] == "application/x-protobuf"
     assert headers["x-langfuse-ingestion-version"] == "4"
     request = ExportTraceServiceRequest()
@@ -171,11 +197,15 @@ def test_langfuse_down_is_a_warning_not_an_error(monkeypatch, caplog) -> None:
 
 def test_broken_input_is_a_warning_not_an_error(caplog) -> None:
     with caplog.at_level(logging.WARNING):
-        export_run("run1", "thread1", [StepRecord("x", time.time(), 1.0, [{"nonsense": True}])], RESULT)
+        export_run(
+            "run1", "thread1", [StepRecord("x", time.time(), 1.0, [{"nonsense": True}])], RESULT
+        )
     assert any("not exported" in r.getMessage() for r in caplog.records)
 
 
-def test_off_switch_writes_and_sends_nothing(otlp_server, monkeypatch, _isolated_home: Path) -> None:
+def test_off_switch_writes_and_sends_nothing(
+    otlp_server, monkeypatch, _isolated_home: Path
+) -> None:
     host, requests = otlp_server
     monkeypatch.setenv("VITRINA_TELEMETRY", "off")
     export_run("run1", "thread1", _steps(), RESULT)

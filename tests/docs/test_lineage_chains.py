@@ -311,7 +311,9 @@ def test_llm_measure_list_drops_invented_names(tmp_path: Path) -> None:
         context=DocsContext(list_llm=measure_list_llm(_client({"docs_measure_list": [reply]}))),
     )
     assert report.processed == ["Churn Rate"] and report.missed == []
-    dropped = [e["data"]["names"] for e in report.trace if e["kind"] == "rejected" and "names" in e["data"]]
+    dropped = [
+        e["data"]["names"] for e in report.trace if e["kind"] == "rejected" and "names" in e["data"]
+    ]
     assert dropped == [["Invented Measure"]]
 
 

@@ -58,19 +58,33 @@ def test_go_batches(script: str, expected: list[tuple[int, int, str]]) -> None:
     [
         ("SET NOCOUNT ON INSERT t SELECT a FROM s UPDATE t SET a = 1", ["SET", "INSERT", "UPDATE"]),
         ("INSERT t (a) SELECT a FROM s UNION ALL SELECT a FROM u SELECT 1", ["INSERT", "SELECT"]),
-        ("WITH c AS (SELECT 1 AS a) UPDATE t SET a = c.a FROM t JOIN c ON 1 = 1 SET @x = 1",
-         ["WITH", "SET"]),
-        ("MERGE t USING s ON 1=1 WHEN MATCHED THEN UPDATE SET a = 1 WHEN NOT MATCHED THEN INSERT (a) VALUES (1);"
-         " DELETE FROM t", ["MERGE", "DELETE"]),
-        ("BEGIN TRY BEGIN TRAN; INSERT t VALUES (1) COMMIT END TRY BEGIN CATCH THROW; END CATCH",
-         ["BEGIN", "INSERT", "COMMIT", "THROW"]),
-        ("IF @a = 1 BEGIN DELETE t END ELSE IF EXISTS (SELECT 1 FROM s) SELECT CASE WHEN 1=1 THEN 2 ELSE 3 END",
-         ["IF", "DELETE", "IF", "SELECT"]),
+        (
+            "WITH c AS (SELECT 1 AS a) UPDATE t SET a = c.a FROM t JOIN c ON 1 = 1 SET @x = 1",
+            ["WITH", "SET"],
+        ),
+        (
+            "MERGE t USING s ON 1=1 WHEN MATCHED THEN UPDATE SET a = 1 "
+            "WHEN NOT MATCHED THEN INSERT (a) VALUES (1);"
+            " DELETE FROM t",
+            ["MERGE", "DELETE"],
+        ),
+        (
+            "BEGIN TRY BEGIN TRAN; INSERT t VALUES (1) COMMIT END TRY BEGIN CATCH THROW; END CATCH",
+            ["BEGIN", "INSERT", "COMMIT", "THROW"],
+        ),
+        (
+            "IF @a = 1 BEGIN DELETE t END ELSE IF EXISTS (SELECT 1 FROM s) "
+            "SELECT CASE WHEN 1=1 THEN 2 ELSE 3 END",
+            ["IF", "DELETE", "IF", "SELECT"],
+        ),
         ("DROP TABLE IF EXISTS #t SELECT 1", ["DROP", "SELECT"]),
         ("INSERT INTO #r EXEC dbo.p EXEC dbo.q", ["INSERT", "EXEC"]),
         ("DECLARE c CURSOR FOR SELECT a FROM t OPEN c", ["DECLARE", "OPEN"]),
-        ("ALTER TABLE t DROP CONSTRAINT pk ALTER TABLE t ADD CONSTRAINT fk FOREIGN KEY (a) REFERENCES u (a) ON DELETE CASCADE",
-         ["ALTER", "ALTER"]),
+        (
+            "ALTER TABLE t DROP CONSTRAINT pk ALTER TABLE t ADD CONSTRAINT fk FOREIGN KEY (a) "
+            "REFERENCES u (a) ON DELETE CASCADE",
+            ["ALTER", "ALTER"],
+        ),
         ("lbl: SET @i = 1 GOTO lbl", ["SET", "GOTO"]),
         ("SELECT a FROM t ORDER BY a OFFSET 1 ROWS FETCH NEXT 5 ROWS ONLY", ["SELECT"]),
     ],
@@ -114,28 +128,52 @@ def test_normalize_name(raw: str, normal: str) -> None:
 @pytest.mark.parametrize(
     ("sql", "kind", "targets", "sources", "calls"),
     [
-        ("UPDATE s SET a = 1 FROM Stage.T AS s JOIN dbo.D d ON 1=1", "update", ["stage.t"], ["dbo.d"], []),
+        (
+            "UPDATE s SET a = 1 FROM Stage.T AS s JOIN dbo.D d ON 1=1",
+            "update",
+            ["stage.t"],
+            ["dbo.d"],
+            [],
+        ),
         ("DELETE s FROM Fact.Sale s WHERE 1 = 1", "delete", ["fact.sale"], [], []),
         ("TRUNCATE TABLE Fact.[Stock Holding]", "truncate", ["fact.stock holding"], [], []),
         ("SELECT a INTO #x FROM dbo.T WITH (NOLOCK)", "select_into", ["#x"], ["dbo.t"], []),
         ("BULK INSERT dbo.T FROM 'c:\\x.csv'", "insert", ["dbo.t"], [], []),
-        ("INSERT INTO Fact.T OUTPUT inserted.a INTO Audit.Log (a) VALUES (1)", "insert",
-         ["fact.t", "audit.log"], [], []),
+        (
+            "INSERT INTO Fact.T OUTPUT inserted.a INTO Audit.Log (a) VALUES (1)",
+            "insert",
+            ["fact.t", "audit.log"],
+            [],
+            [],
+        ),
         ("EXEC @rc = [Load].[Run] 1", "exec", [], [], ["load.run"]),
-        ("SELECT * FROM OPENQUERY(srv, 'select 1') q JOIN dbo.A a ON 1=1", "select", [], ["dbo.a"], []),
+        (
+            "SELECT * FROM OPENQUERY(srv, 'select 1') q JOIN dbo.A a ON 1=1",
+            "select",
+            [],
+            ["dbo.a"],
+            [],
+        ),
     ],
 )
-def test_scan(sql: str, kind: str, targets: list[str], sources: list[str], calls: list[str]) -> None:
+def test_scan(
+    sql: str, kind: str, targets: list[str], sources: list[str], calls: list[str]
+) -> None:
     found = scan_tokens(lex(sql).tokens)
-    assert (found.kind, found.targets, found.sources, found.calls) == (kind, targets, sources, calls)
+    assert (found.kind, found.targets, found.sources, found.calls) == (
+        kind,
+        targets,
+        sources,
+        calls,
+    )
 
 
 def test_scan_flags_dynamic() -> None:
     found = scan_tokens(lex("EXEC (@sql)").tokens)
     assert found.dynamic and found.kind == "dynamic"
-    assert scan_tokens(lex("EXEC sp_executesql N'SELECT 1 FROM dbo.T'").tokens).dynamic_literals == [
-        "SELECT 1 FROM dbo.T"
-    ]
+    assert scan_tokens(
+        lex("EXEC sp_executesql N'SELECT 1 FROM dbo.T'").tokens
+    ).dynamic_literals == ["SELECT 1 FROM dbo.T"]
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,12 @@ def _service(max_steps: int = 6) -> RouteService:
     from vitrina.config import load_settings
 
     settings = load_settings()
-    return RouteService(settings, catalog=load_catalog(settings.catalog_dir), warehouse=object(), max_steps=max_steps)
+    return RouteService(
+        settings,
+        catalog=load_catalog(settings.catalog_dir),
+        warehouse=object(),
+        max_steps=max_steps,
+    )
 
 
 def test_productive_search_finishes_with_steps_shown():
@@ -23,11 +28,16 @@ def test_productive_search_finishes_with_steps_shown():
     assert result.steps[0]["observation"].startswith("dwh.fact_payment")
     assert "dwh.dim_client.region_id = dwh.dim_region.region_id" in result.steps[3]["observation"]
     assert all({"thought", "action", "observation", "new"} <= set(s) for s in result.steps)
-    assert "Шаги поиска" in result.reply["text"] and "→ lookup_columns:dwh.fact_payment" in result.reply["text"]
+    assert (
+        "Шаги поиска" in result.reply["text"]
+        and "→ lookup_columns:dwh.fact_payment" in result.reply["text"]
+    )
 
 
 def test_guard_stops_an_unknown_query_after_max_steps():
-    result = _service(max_steps=3).handle("найди таблицы про квантовые флуктуации вакуума и тёмную материю")
+    result = _service(max_steps=3).handle(
+        "найди таблицы про квантовые флуктуации вакуума и тёмную материю"
+    )
     assert len(result.steps) == 3 and result.nodes.count("analyst") == 3
     assert result.status == "not_found" and all(s["new"] == 0 for s in result.steps)
     assert [e.data["max_steps"] for e in result.trace if "max_steps" in e.data] == [3]
@@ -42,7 +52,12 @@ def test_default_guard_bounds_a_long_fruitless_search():
 
 def test_next_action_policy():
     assert next_action({}, has_docs=False) == "search_catalog"
-    facts = {"done": ["search_catalog"], "tables": ["a", "b"], "column_tables": ["b"], "words": ["x"]}
+    facts = {
+        "done": ["search_catalog"],
+        "tables": ["a", "b"],
+        "column_tables": ["b"],
+        "words": ["x"],
+    }
     assert next_action(facts, has_docs=False) == "lookup_columns:a"
     facts["done"] += ["lookup_columns:a", "lookup_values"]
     assert next_action(facts, has_docs=False) == "relation_path:a->b"

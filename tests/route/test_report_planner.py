@@ -26,8 +26,13 @@ def answers(demo_db):
 
     ask = AskService(load_settings(db_url=f"duckdb:///{demo_db}"), today=TODAY, write_files=False)
     route = RouteService(ask_service=ask, today=TODAY, write_files=False)
-    yield {"ask": ask.ask(QUESTION), "direct": route.handle(f"отчёт: {QUESTION}"),
-           "via_analyst": route.handle("найди данные о сумме платежей по регионам за 2025 год и построй отчёт")}
+    yield {
+        "ask": ask.ask(QUESTION),
+        "direct": route.handle(f"отчёт: {QUESTION}"),
+        "via_analyst": route.handle(
+            "найди данные о сумме платежей по регионам за 2025 год и построй отчёт"
+        ),
+    }
     route.close()
 
 
@@ -48,7 +53,10 @@ def test_candidates_scores_and_choice(answers):
         "measures": 1.0, "dimensions": 1.0, "joins": 1.0, "grain": 1.0, "period": 1.0, "size": 1.0}
     assert by_id["aggregate"]["scores"]["dimensions"] == 0.0
     assert by_id["detailed"]["scores"]["grain"] == 0.0
-    assert by_id["comparison"]["scores"]["period"] == 0.0 and by_id["comparison"]["plan"]["grain"] == "year"
+    assert (
+        by_id["comparison"]["scores"]["period"] == 0.0
+        and by_id["comparison"]["plan"]["grain"] == "year"
+    )
     assert by_id["top_n"]["scores"]["size"] == 0.5
     assert any("cuts 2 of 12" in r for r in by_id["top_n"]["reasons"])
     assert all(c["valid"] and c["sql"] for c in result.candidates)
@@ -74,10 +82,23 @@ def test_report_outputs_chart_and_excel(make_route):
 
 
 def test_model_score_is_added_to_the_code_score(make_route):
-    model, _ = scripted({"route_plan_score": [{"scores": [{"id": "top_n", "score": 1.0, "reason": "leaders matter"},
-                                                          {"id": "nope", "score": 1.0}]}]})
+    model, _ = scripted(
+        {
+            "route_plan_score": [
+                {
+                    "scores": [
+                        {"id": "top_n", "score": 1.0, "reason": "leaders matter"},
+                        {"id": "nope", "score": 1.0},
+                    ]
+                }
+            ]
+        }
+    )
     result = make_route(llm=model).handle(f"отчёт: {QUESTION}")
-    assert result.llm_usage["calls"] == 1 and result.llm_usage["by_task"]["route_plan_score"]["calls"] == 1
+    assert (
+        result.llm_usage["calls"] == 1
+        and result.llm_usage["by_task"]["route_plan_score"]["calls"] == 1
+    )
     by_id = {c["id"]: c for c in result.candidates}
     assert by_id["top_n"]["total"] == by_id["top_n"]["code_score"] + 2.0
     assert result.chosen["id"] == "top_n"

@@ -35,7 +35,9 @@ def test_openapi_lists_every_api_route(client):
     for route in ROUTES:
         if route.api:
             assert route.method.lower() in paths[route.path], route.path
-    assert client.get("/docs").headers["content-type"].startswith("text/html")  # our page, not Swagger's
+    assert (
+        client.get("/docs").headers["content-type"].startswith("text/html")
+    )  # our page, not Swagger's
 
 
 def test_info_is_public(client):
@@ -123,7 +125,9 @@ def test_dialog_options_segment_and_topics(client, auth):
     body = client.get(f"/api/threads/{thread}", headers=auth).json()
     assert body["segment"] == "b2b" and body["topics"] == ["wallets"]
     result = ask(client, auth, thread, "Сколько открыли в мае 2025?")[-1]["result"]
-    assert result["status"] == "answered" and result["topic"] == "wallets"  # the explicit topic, no clarification
+    assert (
+        result["status"] == "answered" and result["topic"] == "wallets"
+    )  # the explicit topic, no clarification
     bad = client.post("/api/threads", json={"topics": ["mortgages"]}, headers=auth)
     assert bad.status_code == 422 and bad.json()["error"]["code"] == "unknown_topic"
     bad = client.post("/api/threads", json={"segment": "vip"}, headers=auth)
@@ -174,7 +178,9 @@ def test_pages_and_static_files(client):
 def test_experiment_endpoint_is_mounted_behind_auth(client, auth, monkeypatch, demo_db) -> None:
     from pathlib import Path
 
-    monkeypatch.setenv("VITRINA_EVAL_SUITES_DIR", str(Path(__file__).resolve().parents[2] / "suites"))
+    monkeypatch.setenv(
+        "VITRINA_EVAL_SUITES_DIR", str(Path(__file__).resolve().parents[2] / "suites")
+    )
     body = {"suite": "demo", "cases": ["ru_revenue_may_2025"], "config": {"name": "rules"}}
     assert client.post("/api/experiments", json=body).status_code == 401
     response = client.post("/api/experiments", json=body, headers=auth)

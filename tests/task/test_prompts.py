@@ -16,11 +16,16 @@ from vitrina.task.prompts import LangfuseClient, PromptError, PromptStore
 from vitrina.trace import Trace
 
 
-def write(root: Path, name: str, version: int, labels: list[str], body: str = "Hello {{ who }}") -> None:
+def write(
+    root: Path, name: str, version: int, labels: list[str], body: str = "Hello {{ who }}"
+) -> None:
     folder = root / name
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"v{version}.md").write_text(f"---\nversion: {version}\nlabels: {json.dumps(labels)}\n"
-                                           f"model:\n  temperature: 0.2\n---\n{body}\n", encoding="utf-8")
+    (folder / f"v{version}.md").write_text(
+        f"---\nversion: {version}\nlabels: {json.dumps(labels)}\n"
+        f"model:\n  temperature: 0.2\n---\n{body}\n",
+        encoding="utf-8",
+    )
 
 
 def test_active_label_picks_the_version(tmp_path: Path):
@@ -56,8 +61,15 @@ class _Stub(BaseHTTPRequestHandler):
     def do_GET(self):
         _Stub.seen.append((self.path, self.headers.get("Authorization")))
         known = self.path.startswith("/api/public/v2/prompts/planner?")
-        body = {"name": "planner", "version": 7, "prompt": "Remote {{ who }}", "labels": ["production"],
-                "config": {"temperature": 0}, "type": "text", "tags": []}
+        body = {
+            "name": "planner",
+            "version": 7,
+            "prompt": "Remote {{ who }}",
+            "labels": ["production"],
+            "config": {"temperature": 0},
+            "type": "text",
+            "tags": [],
+        }
         self.send_response(200 if known else 404)
         self.send_header("Content-Type", "application/json")
         self.end_headers()
@@ -122,9 +134,14 @@ def test_langfuse_from_env(monkeypatch):
 
 def test_the_sdk_loads_only_when_a_prompt_is_fetched():
     """Configured Langfuse costs nothing at start: the CLI and the store import no SDK."""
-    code = ("import sys, vitrina.cli; from vitrina.task.prompts import PromptStore; "
-            "store = PromptStore.from_env(); assert store.langfuse is not None; print('langfuse' in sys.modules)")
+    code = (
+        "import sys, vitrina.cli; from vitrina.task.prompts import PromptStore; "
+        "store = PromptStore.from_env(); assert store.langfuse is not None; "
+        "print('langfuse' in sys.modules)"
+    )
     env = {"LANGFUSE_PUBLIC_KEY": "pk", "LANGFUSE_SECRET_KEY": "sk", "LANGFUSE_HOST": "http://127.0.0.1:9",
            "PATH": ""}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
     assert out.stdout.strip() == "False"

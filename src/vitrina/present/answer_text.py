@@ -134,7 +134,8 @@ def _single(c: _Ctx) -> list[str]:
     result, metas, by_name, summary, lang = c.result, c.metas, c.by_name, c.summary, c.lang
     row = result.rows[0]
     parts = [
-        f"{_label(by_name[c], lang)} — {format_value(row[result.columns.index(c)], by_name[c], lang)}"
+        f"{_label(by_name[c], lang)} — "
+        f"{format_value(row[result.columns.index(c)], by_name[c], lang)}"
         for c in summary.metric_columns
     ]
     label_cols = [n for n in summary.label_columns if n not in summary.metric_columns]
@@ -274,12 +275,14 @@ def _series_breakdown(c: _Ctx) -> list[str]:
     if lang == "ru":
         out = [
             f"{_label(meta, lang)} по периодам и {dim_labels}: "
-            f"периодов — {format_count(n_per, lang)}, значений разреза — {format_count(n_dim, lang)}"
+            f"периодов — {format_count(n_per, lang)}, "
+            f"значений разреза — {format_count(n_dim, lang)}"
         ]
     else:
         out = [
             f"{_label(meta, lang)} by period and {dim_labels}: "
-            f"{format_count(n_per, lang)} periods, {format_count(n_dim, lang)} values of the dimension"
+            f"{format_count(n_per, lang)} periods, "
+            f"{format_count(n_dim, lang)} values of the dimension"
         ]
     label_cols = summary.period_columns + dims
     extremes = _extremes(result, metas, meta, ms, lang, label_cols)

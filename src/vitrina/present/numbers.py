@@ -152,7 +152,9 @@ def format_money(value: Any, lang: Lang | str = "ru", unit: str | None = None) -
         return text
     if lang == "ru":
         code = unit.upper()
-        symbol = get_currency_symbol(code, locale=_locale("ru")) if _CURRENCY_CODE.match(unit) else unit
+        symbol = (
+            get_currency_symbol(code, locale=_locale("ru")) if _CURRENCY_CODE.match(unit) else unit
+        )
         return f"{text}{NBSP}{symbol}"
     return f"{unit}{NBSP}{text}"
 
@@ -217,7 +219,8 @@ def week_label(monday: date, lang: Lang | str = "ru") -> str:
     code = f"{iso.year}-W{iso.week:02d}"
     if lang == "ru":
         return f"нед. {code} ({start:%d.%m}–{end:%d.%m})"
-    return f"{code} ({MONTHS_EN[start.month - 1][:3]} {start.day} – {MONTHS_EN[end.month - 1][:3]} {end.day})"
+    first, last = MONTHS_EN[start.month - 1][:3], MONTHS_EN[end.month - 1][:3]
+    return f"{code} ({first} {start.day} – {last} {end.day})"
 
 
 _YM = re.compile(r"^(\d{4})-?(\d{1,2})$")

@@ -39,20 +39,37 @@ def _figures(summary: ResultSummary, metas: list[ColumnMeta], lang: str) -> dict
     figures: dict[str, Any] = {"rows": summary.row_count}
     for name, stats in summary.metrics.items():
         meta = by_name[name]
-        figures[meta.label(lang)] = {key: format_value(value, meta, lang) for key, value in
-                                     (("total", stats.total), ("min", stats.min), ("max", stats.max))
-                                     if value is not None}
+        figures[meta.label(lang)] = {
+            key: format_value(value, meta, lang)
+            for key, value in (("total", stats.total), ("min", stats.min), ("max", stats.max))
+            if value is not None
+        }
     return figures
 
 
-def _model_answer(state: AskState, ctx: AskContext, trace: Trace, result: QueryResult, metas: list[ColumnMeta],
-                  summary: ResultSummary, period_label: str, trusted: list[str]) -> str | None:
+def _model_answer(
+    state: AskState,
+    ctx: AskContext,
+    trace: Trace,
+    result: QueryResult,
+    metas: list[ColumnMeta],
+    summary: ResultSummary,
+    period_label: str,
+    trusted: list[str],
+) -> str | None:
     assert ctx.llm is not None
     lang = state["lang"]
     rows = [{m.label(lang): format_value(v, m, lang) for v, m in zip(row, metas, strict=False)}
             for row in result.rows[:MODEL_ROWS]]
-    worded = tasks.write_answer(ctx.llm, trace, question=state["rewritten"], lang=lang, period=period_label,
-                                rows=rows, figures=_figures(summary, metas, lang))
+    worded = tasks.write_answer(
+        ctx.llm,
+        trace,
+        question=state["rewritten"],
+        lang=lang,
+        period=period_label,
+        rows=rows,
+        figures=_figures(summary, metas, lang),
+    )
     if worded is None:
         return None
     invented = unverified_numbers(worded, result, metas, texts=trusted, lang=lang)
@@ -72,12 +89,23 @@ def _chart(state: AskState, ctx: AskContext, result: QueryResult, metas: list[Co
     if spec is not None or ctx.llm is None or ctx.options.chart == "rules" or not result.rows:
         return spec, png, events
     trace = Trace("chart")
-    proposal = tasks.propose_chart(ctx.llm, trace, question=state["rewritten"], columns=result.columns,
-                                   rows=[list(r) for r in result.rows])
+    proposal = tasks.propose_chart(
+        ctx.llm,
+        trace,
+        question=state["rewritten"],
+        columns=result.columns,
+        rows=[list(r) for r in result.rows],
+    )
     if proposal is None:
         return spec, png, [*events, *trace.events]
-    decision = ChartDecision(kind=proposal.kind, x=proposal.x, x_columns=[proposal.x], y_columns=proposal.y,
-                             reason="proposed by the model", order="x" if proposal.kind == "line" else "desc")
+    decision = ChartDecision(
+        kind=proposal.kind,
+        x=proposal.x,
+        x_columns=[proposal.x],
+        y_columns=proposal.y,
+        reason="proposed by the model",
+        order="x" if proposal.kind == "line" else "desc",
+    )
     spec, png, more = safe_chart(result, metas, lang, png_path=png_path, decision=decision)
     return spec, png, [*events, *trace.events, *more]
 
@@ -102,21 +130,38 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
     if view.note:
         notes.append(view.note)
     trusted = [period_label, topic_label, *notes]
-    no_data = next((c for c in state.get("checks", []) if c["check"] in ("empty", "all_null")), None)
+    no_data = next(
+        (c for c in state.get("checks", []) if c["check"] in ("empty", "all_null")), None
+    )
     with trace.timed("answer written"):
         summary = summarize(result, metas)
         if no_data:
             body = text("empty", lang, period=period_label)
             if no_data.get("data_from"):
-                span = text("data_range", lang, topic=topic_label, start=format_date(no_data["data_from"], lang),
-                            end=format_date(no_data["data_to"], lang))
+                span = text(
+                    "data_range",
+                    lang,
+                    topic=topic_label,
+                    start=format_date(no_data["data_from"], lang),
+                    end=format_date(no_data["data_to"], lang),
+                )
                 body = f"{body} {span}"
                 trusted.append(span)
         else:
-            body = write_answer(lang, result, metas, summary, period_label=period_label, topic_label=topic_label,
-                                notes=notes)
+            body = write_answer(
+                lang,
+                result,
+                metas,
+                summary,
+                period_label=period_label,
+                topic_label=topic_label,
+                notes=notes,
+            )
             if ctx.llm is not None and ctx.options.answer_writer == "auto":
-                body = _model_answer(state, ctx, trace, result, metas, summary, period_label, trusted) or body
+                body = (
+                    _model_answer(state, ctx, trace, result, metas, summary, period_label, trusted)
+                    or body
+                )
     invented = unverified_numbers(body, result, metas, texts=trusted, lang=lang)
     if invented:
         trace.rejected("answer text held numbers not in the data: table-only answer used",
@@ -127,12 +172,23 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
     if ctx.write_files:
         run_dir.mkdir(parents=True, exist_ok=True)
         try:
-            excel = str(write_excel(result, metas, run_dir / "result.xlsx", lang=lang, sheet_title=topic_label,
-                                    question=state["rewritten"], sql=state["sql"] or "",
-                                    period_label=period_label))
+            excel = str(
+                write_excel(
+                    result,
+                    metas,
+                    run_dir / "result.xlsx",
+                    lang=lang,
+                    sheet_title=topic_label,
+                    question=state["rewritten"],
+                    sql=state["sql"] or "",
+                    period_label=period_label,
+                )
+            )
         except OSError as exc:
             trace.suppressed("Excel file not written", error=str(exc))
-    spec, png, chart_events = _chart(state, ctx, result, metas, run_dir / "chart.png" if ctx.write_files else None)
+    spec, png, chart_events = _chart(
+        state, ctx, result, metas, run_dir / "chart.png" if ctx.write_files else None
+    )
     reading = read_question(state["rewritten"], ctx.catalog)
     snap = snapshot(state["rewritten"], period.span if period else None, reading.grain_span)
     turn = {"question": state["question"], "rewritten": state["rewritten"], "topic": topic,

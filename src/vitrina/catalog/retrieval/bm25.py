@@ -38,8 +38,12 @@ class Hit:
 
 @dataclass
 class BM25Index:
-    postings: dict[str, dict[int, float]] = field(default_factory=dict)  # term -> doc -> weighted tf
-    sources: dict[tuple[str, int], str] = field(default_factory=dict)  # (term, doc) -> heaviest field kind
+    postings: dict[str, dict[int, float]] = field(
+        default_factory=dict
+    )  # term -> doc -> weighted tf
+    sources: dict[tuple[str, int], str] = field(
+        default_factory=dict
+    )  # (term, doc) -> heaviest field kind
     lengths: list[float] = field(default_factory=list)
     avg_length: float = 1.0
 

@@ -27,7 +27,9 @@ class LangfuseError(RuntimeError):
 class LangfuseClient:
     """The prompt-management part of the SDK, behind the `get_prompt -> dict` Vitrina reads."""
 
-    def __init__(self, host: str, public_key: str, secret_key: str, *, timeout_s: float = 3.0) -> None:
+    def __init__(
+        self, host: str, public_key: str, secret_key: str, *, timeout_s: float = 3.0
+    ) -> None:
         self.host = host.rstrip("/")
         self.timeout_s = timeout_s
         self._keys = (public_key, secret_key)
@@ -36,10 +38,15 @@ class LangfuseClient:
 
     @classmethod
     def from_env(cls) -> LangfuseClient | None:
-        public, secret = os.environ.get("LANGFUSE_PUBLIC_KEY"), os.environ.get("LANGFUSE_SECRET_KEY")
+        public, secret = (
+            os.environ.get("LANGFUSE_PUBLIC_KEY"),
+            os.environ.get("LANGFUSE_SECRET_KEY"),
+        )
         if not public or not secret:
             return None
-        host = os.environ.get("LANGFUSE_HOST") or os.environ.get("LANGFUSE_BASE_URL") or DEFAULT_HOST
+        host = (
+            os.environ.get("LANGFUSE_HOST") or os.environ.get("LANGFUSE_BASE_URL") or DEFAULT_HOST
+        )
         return cls(host, public, secret)
 
     def _client(self) -> Langfuse:
@@ -55,8 +62,13 @@ class LangfuseClient:
     def get_prompt(self, name: str, *, label: str) -> dict[str, Any]:
         """{"prompt", "version", "labels", "config"} of the text prompt `name` with `label`."""
         try:
-            found = self._client().get_prompt(name, label=label, type="text", max_retries=FETCH_RETRIES,
-                                              fetch_timeout_seconds=max(1, round(self.timeout_s)))
+            found = self._client().get_prompt(
+                name,
+                label=label,
+                type="text",
+                max_retries=FETCH_RETRIES,
+                fetch_timeout_seconds=max(1, round(self.timeout_s)),
+            )
         except Exception as exc:  # the SDK raises its API errors, httpx errors and pydantic errors
             raise LangfuseError(f"Langfuse at {self.host} gave no prompt {name!r} label {label!r}: "
                                 f"{type(exc).__name__}: {str(exc)[:200]}") from None
