@@ -226,20 +226,9 @@ def test_allowed_numbers_covers_values_summary_and_period_parts() -> None:
 
 def test_the_answer_language_decides_how_numbers_read() -> None:
     """An English answer full of Cyrillic names: "1,000.00" is a thousand, not 1.000 and 0."""
-    metas = [
-        ColumnMeta(name="region", role=ColumnRole.DIMENSION, label_ru="Регион", label_en="Region"),
-        ColumnMeta(
-            name="v",
-            role=ColumnRole.METRIC,
-            label_ru="Сумма",
-            label_en="Sum",
-            fmt=ValueFormat.MONEY,
-            unit="RUB",
-        ),
-    ]
-    result = QueryResult(
-        columns=["region", "v"], rows=[("Москва", -1000), ("Санкт-Петербург", 2500)]
-    )
+    metas = [meta("money", unit="RUB")]  # "region" gets a text meaning of its own
+    rows = [("Москва", -1000), ("Санкт-Петербург", 2500)]
+    result = QueryResult(columns=["region", "c"], rows=rows)
     text = "Москва: RUB -1,000.00; Санкт-Петербург: RUB 2,500.00"
     assert unverified_numbers(text, result, metas, lang="en") == []
     assert unverified_numbers(text, result, metas) != []  # the letters alone say Russian
