@@ -64,7 +64,8 @@ def compare_results(current: QueryResult, previous: QueryResult, metas: Sequence
     before = {key(r, True): r for r in previous.rows}
     rows, seen = [], set()
     ordered = [(r, before.get(key(r, False))) for r in current.rows]
-    ordered += [(None, r) for k, r in before.items() if k not in {key(c, False) for c in current.rows}]
+    asked = {key(c, False) for c in current.rows}
+    ordered += [(None, r) for k, r in before.items() if k not in asked]
     for cur, prev in ordered:
         source = cur if cur is not None else prev
         assert source is not None
@@ -79,10 +80,16 @@ def compare_results(current: QueryResult, previous: QueryResult, metas: Sequence
             b = to_decimal(prev[prev_cols[name]]) if prev is not None and name in prev_cols else None
             out += [a, b, None if a is None or b is None else a - b, _pct(a, b)]
         rows.append(tuple(out))
-    out_metas = [metas[i] for i in key_idx]
-    for i in metric_idx:
-        m = metas[i]
-        out_metas += [
+    out_metas = comparison_metas([metas[i] for i in key_idx], [metas[i] for i in metric_idx], labels)
+    return QueryResult(columns=[m.name for m in out_metas], rows=rows), out_metas
+
+
+def comparison_metas(keys: Sequence[ColumnMeta], metrics: Sequence[ColumnMeta], labels: Labels) -> list[ColumnMeta]:
+    """The columns of a comparison table: the keys, then per metric its value for the asked
+    period, the previous one, the change and the change in percent (NAME, NAME_prev, ...)."""
+    out = list(keys)
+    for m in metrics:
+        out += [
             m.model_copy(update={"label_ru": f"{m.label_ru}, {labels.current_ru}",
                                  "label_en": f"{m.label_en}, {labels.current_en}"}),
             m.model_copy(update={"name": m.name + PREV, "label_ru": f"{m.label_ru}, {labels.previous_ru}",
@@ -92,7 +99,7 @@ def compare_results(current: QueryResult, previous: QueryResult, metas: Sequence
             ColumnMeta(name=m.name + PCT, role=ColumnRole.METRIC, label_ru=f"Изменение, %: {m.label_ru}",
                        label_en=f"Change, %: {m.label_en}", fmt=ValueFormat.PERCENT, additive=False),
         ]
-    return QueryResult(columns=[m.name for m in out_metas], rows=rows), out_metas
+    return out
 
 
 def _signed(text: str) -> str:

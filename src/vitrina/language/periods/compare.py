@@ -57,7 +57,7 @@ PATTERNS: tuple[tuple[re.Pattern[str], Unit | None], ...] = (
     (re.compile(r"(?<!\w)(?P<unit>г|кв|м|н)\s?/\s?(?:г|кв|м|н)(?!\w)", F), None),
     # "compared to last year", "vs the previous quarter", "against last month", "over last year"
     (re.compile(r"(?:compared\s+(?:to|with)|in\s+comparison\s+(?:to|with)|relative\s+to|against|versus|vs\.?|"
-                rf"over|than)\s+{_PREV_EN}\s+{_UNIT_EN}(?!\w)", F), None),
+                rf"over|than|with)\s+{_PREV_EN}\s+{_UNIT_EN}(?![\w'’])", F), None),
     (re.compile(r"(?:compared\s+(?:to|with)|relative\s+to|against|versus|vs\.?|than)\s+(?:a|one)\s+"
                 r"(?P<unit>year|quarter|month|week|day)\s+(?:ago|earlier|before)(?!\w)", F), None),
     (re.compile(r"(?<!\w)vs\.?\s+(?P<unit>ly|py)(?!\w)", F), "year"),

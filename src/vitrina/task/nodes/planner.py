@@ -36,7 +36,7 @@ def planner(state: TaskState, runtime: Runtime[TaskContext]) -> dict:
     else:
         comment = state.get("plan_comment")
         wording = f"{state['request']}. {comment}" if comment else state["request"]
-        steps, source, prompts = template_plan(wording, ctx.limits.max_plan_steps, lang), "template", []
+        steps, source, prompts = template_plan(wording, ctx.limits.max_plan_steps, lang, ctx.today), "template", []
         trace.branch("no model: plan from the rule templates", steps=len(steps))
     limit = ctx.limits.max_plan_steps
     if len(steps) > limit:
