@@ -119,8 +119,10 @@ def forecast_as_asked(out: ToolOutput, lang: str) -> str | None:
     if not got:
         return text("forecast_horizon", lang, got="—", want=_want(meta, lang))
     last = date.fromisoformat(meta["last_actual"]) if meta.get("last_actual") else None
-    if last is not None and got[0] <= last:
-        return text("forecast_overlap", lang, first=_month(got[0], lang), last=_month(last, lang))
+    actuals = max((date.fromisoformat(d) for d in (meta.get("last_actual"), meta.get("actuals_to")) if d),
+                  default=None)  # the series' last month, or the last complete month the data hold
+    if actuals is not None and got[0] <= actuals:
+        return text("forecast_overlap", lang, first=_month(got[0], lang), last=_month(actuals, lang))
     wanted = _wanted_months(meta, last)
     if wanted is not None and got != wanted:
         return text("forecast_horizon", lang, got=_span(got, lang), want=_want(meta, lang, wanted))

@@ -69,9 +69,9 @@ def ask_decision(view: Any, out: Console = console) -> dict[str, Any]:
         out.print(f"[bold]{t['step']} {step['n']}. {step['title']}[/]", highlight=False)
         if step.get("report"):
             out.print(step["report"], highlight=False, markup=False)
-        for out in step.get("outputs", []):
-            if out.get("files"):
-                out.print("  " + ", ".join(out["files"]), highlight=False, markup=False)
+        for output in step.get("outputs", []):
+            if output.get("files"):
+                out.print("  " + ", ".join(output["files"]), highlight=False, markup=False)
         if pending.get("error"):
             out.print(pending["error"], style="red", highlight=False, markup=False)
     if pending.get("notice"):

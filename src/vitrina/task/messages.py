@@ -53,9 +53,10 @@ TEXTS: dict[str, dict[str, str]] = {
                               "покажет ложное падение; уточните период (повторить с комментарием).",
                         "en": "The period {period} is incomplete: the data end on {end}. Comparing it with a "
                               "whole period shows a false drop; give another period (redo with a comment)."},
-    "forecast_overlap": {"ru": "Прогноз начинается с {first}, а факт есть по {last}: прогноз перекрывает "
-                               "фактические данные.",
-                         "en": "The forecast starts at {first} but actuals run to {last}: it overlaps actuals."},
+    "forecast_overlap": {"ru": "Прогноз перекрывает фактические данные: первый месяц прогноза — {first}, "
+                               "последний месяц с фактом — {last}.",
+                         "en": "The forecast overlaps actuals: its first month is {first}, the last month with "
+                               "actuals is {last}."},
     "forecast_horizon": {"ru": "Прогноз на {got}, а запрошен {want}.",
                          "en": "The forecast covers {got}, but {want} was asked."},
     "partial_month": {"ru": "Неполный месяц ({why}) в ряд не входит: {month}",

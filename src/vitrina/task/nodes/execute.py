@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 
 from vitrina.task.checks import check_output
 from vitrina.task.context import TaskContext
+from vitrina.task.horizon import read_horizon
 from vitrina.task.messages import text
 from vitrina.task.state import Step, TaskState, ToolOutput, replace_step
 from vitrina.task.tools import ToolEnv
@@ -45,12 +46,24 @@ def _run_tool(state: TaskState, ctx: TaskContext, step: Step, name: str | None, 
         trace.rejected("unknown tool requested", tool=name)
         return ToolOutput(tool=name, ok=False, error=text("unknown_tool", lang, tool=name),
                           summary=text("unknown_tool", lang, tool=name))
-    out = tool.call(_env(state, ctx, step, trace, seq), args)
+    out = _asked(tool.call(_env(state, ctx, step, trace, seq), args), state, ctx, step)
     problem = check_output(out, lang)
     if problem:
         trace.rejected("step result failed a check", step=step.n, tool=name, problem=problem)
         return out.model_copy(update={"ok": False, "error": problem})
     return out
+
+
+def _asked(out: ToolOutput, state: TaskState, ctx: TaskContext, step: Step) -> ToolOutput:
+    """A forecast is judged against the asked horizon: the step's planned one, else the
+    request's words, whatever horizon the call itself passed."""
+    if out.tool != "analyze" or out.meta.get("kind") != "forecast" or out.meta.get("asked"):
+        return out
+    asked = step.args.get("target")
+    if asked is None:
+        horizon = read_horizon(state.get("request", ""), ctx.today)
+        asked = horizon.model_dump(mode="json") if horizon.words else None
+    return out.model_copy(update={"meta": {**out.meta, "asked": asked}}) if asked else out
 
 
 def _report(step: Step, outputs: list[ToolOutput], lang: str) -> str:

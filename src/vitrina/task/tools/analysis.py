@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from vitrina.task.coverage import data_end
-from vitrina.task.horizon import Horizon, months_between
+from vitrina.task.horizon import Horizon, last_complete_month, months_between
 from vitrina.task.sandbox import SandboxUnavailable, run_python
 from vitrina.task.state import ToolOutput
 from vitrina.task.tables import load_table
@@ -75,14 +75,17 @@ def _period(meta: dict[str, Any]) -> dict[str, Any]:
 
 def _forecast_window(env: ToolEnv, args: AnalyzeArgs) -> dict[str, Any]:
     """Steps and the first reported month: the target laid after the series' last month."""
-    series = load_table(env.step_table(args.step).data or "")
+    source = env.step_table(args.step)
+    series = load_table(source.data or "")
     months = sorted(v for row in series.rows for v in row if isinstance(v, date))
+    last_day = data_end(source.meta.get("sql"), env.ctx, env.trace)
+    actuals = {"actuals_to": last_complete_month(env.ctx.today, last_day).isoformat()} if last_day else {}
     if not months or args.target is None:
-        return {"steps": args.horizon, "kind": "forecast"}
+        return {"steps": args.horizon, "kind": "forecast", **actuals}
     last = months[-1].replace(day=1)
     first, final = args.target.target(last)
     steps = len(months_between(last, final)) - 1
-    return {"steps": steps, "report_from": first.isoformat(), "kind": "forecast",
+    return {"steps": steps, "report_from": first.isoformat(), "kind": "forecast", **actuals,
             "target": [m.isoformat() for m in months_between(first, final)]}
 
 
