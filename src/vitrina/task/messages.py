@@ -59,10 +59,12 @@ TEXTS: dict[str, dict[str, str]] = {
                                "actuals is {last}."},
     "forecast_horizon": {"ru": "Прогноз на {got}, а запрошен {want}.",
                          "en": "The forecast covers {got}, but {want} was asked."},
-    "partial_month": {"ru": "Неполный месяц ({why}) в ряд не входит: {month}",
-                      "en": "An incomplete month ({why}) is left out of the series: {month}"},
+    "partial_month": {"ru": "Неполные периоды ({why}) в ряд не входят: {month}",
+                      "en": "Incomplete periods ({why}) are left out of the series: {month}"},
     "partial_data": {"ru": "данные по {end}", "en": "data to {end}"},
     "partial_today": {"ru": "месяц ещё идёт", "en": "the month is not over"},
+    "partial_edges": {"ru": "период или данные покрывают его не целиком",
+                      "en": "the period or the data do not cover it whole"},
     # redo comments in rules mode
     "redo_applied": {"ru": "Повтор с изменениями: {changes}.", "en": "Redone with changes: {changes}."},
     "redo_refused": {"ru": "Комментарий не понят без модели: «{comment}». Для этого шага можно изменить: {what}. "

@@ -12,11 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from vitrina.present.answer_text import write_answer
 from vitrina.present.columns import ColumnMeta, ColumnRole, ValueFormat
 from vitrina.present.comparison import CHANGE, PREV, Labels, comparison_metas, comparison_text
 from vitrina.present.infer_meta import infer_metas
 from vitrina.present.numbers import format_number, format_value, month_label, unverified_numbers
-from vitrina.present.summary import is_summable
+from vitrina.present.summary import is_summable, summarize
 from vitrina.task.messages import text
 from vitrina.task.state import Step, ToolOutput
 from vitrina.task.tables import load_table
@@ -137,6 +138,10 @@ def _forecast(step: Step, out: ToolOutput, catalog: Any, lang: str, trace: Trace
            (f"; история: {meta.get('history')} мес. ({history})" if history else "") if lang == "ru" else
            f"Method: {method[1]}" + (f", {params}" if params else "") +
            (f"; history: {meta.get('history')} months ({history})" if history else ""))
+    if "ConvergenceWarning" in (meta.get("warnings") or []):
+        how += ("; подбор параметров не сошёлся (statsmodels ConvergenceWarning): прогноз — грубая оценка"
+                if lang == "ru" else "; the parameter fit did not converge (statsmodels ConvergenceWarning): "
+                "the forecast is a rough estimate")
     parts.append(how)
     trusted.append(how)
     bridge = meta.get("bridge") or []
@@ -146,12 +151,60 @@ def _forecast(step: Step, out: ToolOutput, catalog: Any, lang: str, trace: Trace
                 else f"the months before the asked period ({months}) were forecast but are not counted")
         parts.append(note)
         trusted.append(note)
-    return _checked(". ".join(parts), table, metas, trusted, trace, step)
+    return _checked(". ".join(p[:1].upper() + p[1:] for p in parts), table, metas, trusted, trace, step)
 
 
-def _answer(out: ToolOutput) -> str | None:
-    """An ask step's own answer: written by ask's code from its result and checked there."""
-    return out.summary.strip() or None
+def _growth(step: Step, out: ToolOutput, catalog: Any, lang: str, trace: Trace) -> str | None:
+    """The last period's change, and the largest rise and fall between periods."""
+    table = load_table(out.data or "")
+    if "change" not in table.columns or len(table.rows) < 2:
+        return _analysis(out)
+    metas = _metas(QueryResult(columns=table.columns[:-2], rows=[r[:-2] for r in table.rows]), catalog)
+    value_i = next((i for i, m in enumerate(metas) if m.role is ColumnRole.METRIC), None)
+    labels_i = [i for i, m in enumerate(metas) if m.role in (ColumnRole.PERIOD, ColumnRole.DIMENSION)]
+    if value_i is None or not labels_i:
+        return _analysis(out)
+    value = metas[value_i]
+    change = value.model_copy(update={"name": "change", "non_negative": False})
+    pct = ColumnMeta(name="change_pct", role=ColumnRole.METRIC, label_ru="", label_en="", fmt=ValueFormat.PERCENT,
+                     additive=False)
+    metas = [*metas, change, pct]
+    c, p = len(table.columns) - 2, len(table.columns) - 1
+
+    def label(row: Any) -> str:
+        return " · ".join(format_value(row[i], metas[i], lang) for i in labels_i)
+
+    def signed(text_: str) -> str:
+        return text_ if text_.startswith(("-", "—")) else f"+{text_}"
+
+    last, before = table.rows[-1], table.rows[-2]
+    name = value.label(lang)
+    moved = [r for r in table.rows if r[p] is not None]
+    parts = [f"{name}: {label(last)} — {format_value(last[value_i], value, lang)}"
+             + (f" ({signed(format_value(last[c], change, lang))}, {signed(format_value(last[p], pct, lang))} "
+                + (f"по сравнению с периодом «{label(before)}»)" if lang == "ru" else f"vs {label(before)})")
+                if last[p] is not None else "")]
+    if moved:
+        up, down = max(moved, key=lambda r: r[p]), min(moved, key=lambda r: r[p])
+        parts.append((f"наибольший рост — {label(up)} ({signed(format_value(up[p], pct, lang))}), наибольшее "
+                      f"падение — {label(down)} ({signed(format_value(down[p], pct, lang))})") if lang == "ru" else
+                     (f"the largest rise {label(up)} ({signed(format_value(up[p], pct, lang))}), the largest fall "
+                      f"{label(down)} ({signed(format_value(down[p], pct, lang))})"))
+    return _checked("; ".join(parts), table, metas, [], trace, step)
+
+
+def _answer(out: ToolOutput, catalog: Any, lang: str) -> str | None:
+    """An ask step's answer, written again by code from the step's whole table (the ask
+    answer's own notes on the preview do not belong in a summary), plus what was left out."""
+    table = load_table(out.data or "")
+    metas = _metas(table, catalog)
+    if not table.rows or catalog is None:
+        return out.summary.strip() or None
+    label = out.meta.get(f"label_{lang}") or out.meta.get("label")
+    if out.meta.get("left_out") or out.meta.get("kind") == "series":  # the period is what the table covers
+        label = None
+    found = write_answer(lang, table, metas, summarize(table, metas), period_label=label)
+    return f"{found} {out.meta['partial']}." if out.meta.get("partial") else found
 
 
 def _analysis(out: ToolOutput) -> str | None:
@@ -164,8 +217,8 @@ def findings(state: dict[str, Any], catalog: Any, trace: Trace) -> list[str]:
     lang = state.get("lang", "ru")
     plan: list[Step] = state.get("plan") or []
     out: list[str] = []
-    analysed = {n for s in plan if s.tool == "analyze" and s.status == "done"
-                for n in (s.args.get("step"), s.args.get("other_step")) if n}
+    used = ("step", "other_step", "series_from_step", "shift_from_step")  # inputs of later steps
+    analysed = {s.args.get(k) for s in plan if s.status == "done" for k in used if s.args.get(k)}
     for step in plan:
         table = step.last_table()
         if step.status != "done" or table is None:
@@ -178,10 +231,12 @@ def findings(state: dict[str, Any], catalog: Any, trace: Trace) -> list[str]:
             finding = _decline(step, table, catalog, lang, trace) if table.row_count or not out else None
         elif step.tool == "analyze" and kind == "forecast":
             finding = _forecast(step, table, catalog, lang, trace)
+        elif step.tool == "analyze" and kind == "growth":
+            finding = _growth(step, table, catalog, lang, trace)
         elif step.tool == "analyze":
             finding = _analysis(table)
         elif step.tool == "ask" and (step.n not in analysed or kind == "series"):
-            finding = _answer(table)
+            finding = _answer(table, catalog, lang)
         if finding:
             out.append(finding)
     return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 from datetime import date
 
 MAX_HORIZON = 24
@@ -145,13 +146,17 @@ def forecast(params: dict) -> None:
     if len(y) < 4:
         raise SystemExit("forecast: at least 4 periods are needed")
     fitted: dict = {}
+    notices: list[str] = []
     try:
         if method == "linear":
             raise ImportError("linear asked")
         from statsmodels.tsa.holtwinters import ExponentialSmoothing
 
         damped = method != "holt"
-        fit = ExponentialSmoothing(y, trend="add", damped_trend=damped, initialization_method="estimated").fit()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fit = ExponentialSmoothing(y, trend="add", damped_trend=damped, initialization_method="estimated").fit()
+        notices = sorted({type(w.message).__name__ for w in caught})
         predicted = fit.forecast(steps)
         method = "damped_holt" if damped else "holt"
         keys = ("smoothing_level", "smoothing_trend", "damping_trend") if damped else ("smoothing_level",
@@ -164,7 +169,8 @@ def forecast(params: dict) -> None:
     last = rows[-1][when][:10]
     periods = _months_after(date.fromisoformat(last), steps)
     out = [[p, _r(float(v))] for p, v in zip(periods, predicted, strict=True) if not report_from or p >= report_from]
-    meta = {"method": method, "params": fitted, "history": len(y), "first_actual": rows[0][when][:10],
+    meta = {"method": method, "params": fitted, "warnings": notices, "history": len(y),
+            "first_actual": rows[0][when][:10],
             "last_actual": last, "steps": steps, "bridge": [p for p in periods if report_from and p < report_from]}
     _write([cols[when], f"{cols[value]}_forecast"], out, f"{method}; {len(y)} months of history", meta)
 

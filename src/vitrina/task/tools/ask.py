@@ -14,18 +14,24 @@ import re
 import shutil
 from datetime import date
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from vitrina.language.periods.calendar import add_months, month_end
 from vitrina.language.periods.compare import previous_period
+from vitrina.present.answer_text import write_answer
+from vitrina.present.infer_meta import infer_metas
 from vitrina.present.numbers import format_date, month_label
+from vitrina.present.summary import summarize
 from vitrina.task.coverage import data_end
 from vitrina.task.horizon import last_complete_month, months_between
 from vitrina.task.messages import text
+from vitrina.task.partial import labels as partial_labels
+from vitrina.task.partial import partial_buckets
 from vitrina.task.state import ToolOutput
 from vitrina.task.tools.base import Tool, ToolEnv, ToolError
+from vitrina.warehouse import QueryResult
 
 DIMENSION = re.compile(r"\s+(?:в разрезе|по|by)\s+[\wё-]+", re.I)
 MAX_SERIES_MONTHS = 60
@@ -38,6 +44,8 @@ class AskArgs(BaseModel):
                                                           "period `unit` before (`years` years for a year).")
     unit: Unit = Field("year", description="shift_from_step: year, quarter, month, week or period (its length).")
     years: int = Field(1, ge=1, le=10)
+    start: date | None = Field(None, description="shift_from_step: the compared period's first day, when named.")
+    end: date | None = Field(None, description="shift_from_step: the compared period's last day, when named.")
     series_from_step: int | None = Field(None, description="Rule templates: step N's measure by month, "
                                                            "`months` months ending at the last complete month.")
     months: int = Field(24, ge=3, le=MAX_SERIES_MONTHS)
@@ -67,8 +75,11 @@ def derived_question(env: ToolEnv, args: AskArgs) -> tuple[str, dict]:
     if args.shift_from_step is not None:
         meta = _source(env, args.shift_from_step, period=True)
         start, end = date.fromisoformat(meta["start"]), date.fromisoformat(meta["end"])
-        for _ in range(args.years if args.unit == "year" else 1):
-            start, end = previous_period(start, end, args.unit)
+        if args.start is not None and args.end is not None:  # a period the request named
+            start, end = args.start, args.end
+        else:
+            for _ in range(args.years if args.unit == "year" else 1):
+                start, end = previous_period(start, end, args.unit)
         base = re.sub(r"\s{2,}", " ", _base(meta))
         return f"{base} {_span(start, end, env.lang)}", {"kind": "shifted", "asked_start": start.isoformat(),
                                                         "asked_end": end.isoformat(), "unit": args.unit}
@@ -111,14 +122,38 @@ def ask(env: ToolEnv, args: AskArgs) -> ToolOutput:
             target = env.folder / f"ask-{env.seq}{Path(found).suffix}"
             shutil.copyfile(found, target)
             files.append(str(target))
+    rows, summary = list(result.rows), result.answer or ""
+    if expected["kind"] == "data" and period.get("start") and period.get("end"):
+        rows, summary, expected = _whole_buckets(env, result, rows, summary, expected)
     meta = {"question": result.rewritten_question or question, "sql": result.sql, "span": period.get("span"),
             "start": period.get("start"), "end": period.get("end"), "label": period.get(f"label_{env.lang}"),
             "label_ru": period.get("label_ru"), "label_en": period.get("label_en"), "topic": result.topic,
             "checks": result.checks, **expected}
-    summary = result.answer or ""
     if expected.get("partial"):
         summary = f"{summary} {expected['partial']}.".strip()
-    return env.table_output("ask", "ask", result.columns, result.rows, summary, files=files, meta=meta)
+    return env.table_output("ask", "ask", result.columns, rows, summary, files=files, meta=meta)
+
+
+def _whole_buckets(env: ToolEnv, result: Any, rows: list[Any], summary: str, expected: dict
+                   ) -> tuple[list[Any], str, dict]:
+    """The series without its partial months (quarters, ...) at the ends, and its answer
+    rewritten by code for what is left; the partial ones are named."""
+    period = result.period
+    last_day = data_end(result.sql, env.ctx, env.trace)
+    found = partial_buckets(result.columns, rows, date.fromisoformat(period["start"]),
+                            date.fromisoformat(period["end"]), last_day, env.ctx.today)
+    if found is None:
+        return rows, summary, expected
+    index, grain, partial = found
+    kept = [r for r in rows if r[index] not in partial]
+    env.trace.rejected("partial periods left out of the series", grain=grain, periods=[str(p) for p in partial])
+    note = text("partial_month", env.lang, month=partial_labels(partial, grain, env.lang),
+                why=text("partial_edges", env.lang))
+    table = QueryResult(columns=result.columns, rows=[tuple(r) for r in kept])
+    metas = infer_metas(table, env.ctx.catalog, [], grain) if env.ctx.catalog is not None else []
+    if kept and metas:
+        summary = write_answer(env.lang, table, metas, summarize(table, metas))
+    return kept, summary, {**expected, "partial": note, "left_out": [p.isoformat() for p in partial]}
 
 
 TOOL = Tool("ask", "Answer a business question from the warehouse (the full ask pipeline: checked SQL, a "
