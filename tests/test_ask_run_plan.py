@@ -29,8 +29,15 @@ def service(demo_db):
 def _plan(service, question: str):
     found = extract_period(question, TODAY)
     reading = read_question(question, service.catalog)
-    outcome = build_plan(reading, service.catalog, topic="payments", lang="ru",
-                         period=PeriodRef.of(found) if found else None, segment=None, trace=Trace("test"))
+    outcome = build_plan(
+        reading,
+        service.catalog,
+        topic="payments",
+        lang="ru",
+        period=PeriodRef.of(found) if found else None,
+        segment=None,
+        trace=Trace("test"),
+    )
     assert outcome.plan is not None
     return outcome.plan
 
@@ -42,19 +49,28 @@ def test_a_plan_runs_like_the_same_question(service):
     assert ran.sql == asked.sql and ran.rows == asked.rows and ran.answer == asked.answer
     nodes = {e.node for e in ran.trace}
     assert nodes >= SQL_NODES and not nodes & {"detect_topic", "select_tables", "normalise_period"}
-    assert any(e.node == "guard_sql" and "EXPLAIN" in e.message for e in ran.trace), "the compile check ran"
+    assert any(e.node == "guard_sql" and "EXPLAIN" in e.message for e in ran.trace), (
+        "the compile check ran"
+    )
 
 
 def test_result_checks_run_on_a_plan(service):
-    plan = _plan(service, QUESTION).model_copy(update={"period": PeriodRef(
-        start=date(2021, 1, 1), end=date(2021, 12, 31), label_ru="2021 год", label_en="2021")})
+    plan = _plan(service, QUESTION).model_copy(
+        update={
+            "period": PeriodRef(
+                start=date(2021, 1, 1), end=date(2021, 12, 31), label_ru="2021 год", label_en="2021"
+            )
+        }
+    )
     ran = service.run_plan(plan, question="сумма платежей по регионам за 2021 год")
     assert [c["check"] for c in ran.checks] == ["empty"]
     assert ran.checks[0]["data_from"] == "2023-01-01", "the data range is named"
 
 
 def test_a_plan_outside_the_catalog_fails_before_any_sql(service):
-    plan = _plan(service, QUESTION).model_copy(update={"base_table": "information_schema.tables", "joins": []})
+    plan = _plan(service, QUESTION).model_copy(
+        update={"base_table": "information_schema.tables", "joins": []}
+    )
     ran = service.run_plan(plan, question=QUESTION)
     assert ran.status == "failed" and not ran.rows and ran.sql is None
     assert "unknown table information_schema.tables" in ran.answer
@@ -63,7 +79,9 @@ def test_a_plan_outside_the_catalog_fails_before_any_sql(service):
 
 def test_the_guard_stops_a_plan_on_a_column_outside_the_catalog(service):
     plan = _plan(service, QUESTION)
-    secret = Filter(table=plan.base_table, column="card_pan", values=["4111"], label_ru="x", label_en="x")
+    secret = Filter(
+        table=plan.base_table, column="card_pan", values=["4111"], label_ru="x", label_en="x"
+    )
     ran = service.run_plan(plan.model_copy(update={"filters": [secret]}), question=QUESTION)
     assert ran.status == "failed" and not ran.rows
     assert any(e.node == "guard_sql" and e.kind.value == "rejected" for e in ran.trace)

@@ -11,7 +11,9 @@ import yaml
 from vitrina.language.periods import extract_period
 from vitrina.language.periods.compare import find_comparison, previous_period, strip_comparison
 
-CASES = yaml.safe_load((Path(__file__).parent / "data" / "comparisons.yaml").read_text(encoding="utf-8"))
+CASES = yaml.safe_load(
+    (Path(__file__).parent / "data" / "comparisons.yaml").read_text(encoding="utf-8")
+)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["phrase"] for c in CASES])
@@ -21,7 +23,7 @@ def test_comparison_phrases(case):
         assert found is None, f"read {found} in {case['phrase']!r}"
         return
     assert found is not None and found.unit == case["unit"], found
-    assert case["phrase"][found.start:found.end] == found.span
+    assert case["phrase"][found.start : found.end] == found.span
     asked = extract_period(strip_comparison(case["phrase"], found), case["today"])
     assert asked is not None, strip_comparison(case["phrase"], found)
     assert (asked.start, asked.end) == (case["start"], case["end"])
@@ -29,8 +31,19 @@ def test_comparison_phrases(case):
 
 
 def test_previous_period_keeps_month_ends():
-    assert previous_period(date(2026, 3, 1), date(2026, 3, 31), "month") == (date(2026, 2, 1), date(2026, 2, 28))
-    assert previous_period(date(2024, 3, 1), date(2024, 3, 31), "month") == (date(2024, 2, 1), date(2024, 2, 29))
-    assert previous_period(date(2026, 1, 1), date(2026, 1, 15), "year") == (date(2025, 1, 1), date(2025, 1, 15))
-    assert previous_period(date(2026, 11, 23), date(2026, 11, 29), "day") == (date(2026, 11, 22),
-                                                                              date(2026, 11, 28))
+    assert previous_period(date(2026, 3, 1), date(2026, 3, 31), "month") == (
+        date(2026, 2, 1),
+        date(2026, 2, 28),
+    )
+    assert previous_period(date(2024, 3, 1), date(2024, 3, 31), "month") == (
+        date(2024, 2, 1),
+        date(2024, 2, 29),
+    )
+    assert previous_period(date(2026, 1, 1), date(2026, 1, 15), "year") == (
+        date(2025, 1, 1),
+        date(2025, 1, 15),
+    )
+    assert previous_period(date(2026, 11, 23), date(2026, 11, 29), "day") == (
+        date(2026, 11, 22),
+        date(2026, 11, 28),
+    )

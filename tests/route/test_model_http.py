@@ -46,8 +46,13 @@ def _tasks(server: OpenAIServer) -> list[str]:
     out = []
     for request in server.state.chat_requests():
         system = next(m["content"] for m in request.body["messages"] if m["role"] == "system")
-        out.append("route_intent" if "Classify the analytics request" in system
-                   else "route_plan_score" if "Score each report plan" in system else "other")
+        out.append(
+            "route_intent"
+            if "Classify the analytics request" in system
+            else "route_plan_score"
+            if "Score each report plan" in system
+            else "other"
+        )
     return out
 
 
@@ -58,7 +63,9 @@ def test_the_production_service_takes_the_configured_model(configured):
 
 
 def test_intent_slot_over_http(configured, server: OpenAIServer):
-    server.state.replies.append(json.dumps({"intent": "metadata", "reason": "asks where the data lives"}))
+    server.state.replies.append(
+        json.dumps({"intent": "metadata", "reason": "asks where the data lives"})
+    )
     result = configured().handle("выручка москва")
     assert (result.intent, result.role) == ("metadata", "metadata") and result.nodes[1] == "analyst"
     first = server.state.chat_requests()[0].body
@@ -66,9 +73,15 @@ def test_intent_slot_over_http(configured, server: OpenAIServer):
     assert _tasks(server)[0] == "route_intent"
 
 
-def test_plan_score_slot_over_http_changes_the_choice_and_the_report_runs(configured, server: OpenAIServer):
-    scores = {"scores": [{"id": "top_n", "score": 1.0, "reason": "leaders matter"},
-                         {"id": "made_up", "score": 1.0}]}
+def test_plan_score_slot_over_http_changes_the_choice_and_the_report_runs(
+    configured, server: OpenAIServer
+):
+    scores = {
+        "scores": [
+            {"id": "top_n", "score": 1.0, "reason": "leaders matter"},
+            {"id": "made_up", "score": 1.0},
+        ]
+    }
     server.state.replies.append(json.dumps(scores))
     result = configured().handle(REPORT)
     assert _tasks(server)[0] == "route_plan_score"
@@ -86,7 +99,9 @@ def test_a_model_that_answers_nonsense_leaves_the_rules_choice(configured, serve
     assert "route_plan_score" in _tasks(server)
     assert with_model.chosen["id"] == rules.chosen["id"] == "breakdown"
     assert with_model.report["rows"] == rules.report["rows"]
-    assert any(e.kind.value == "suppressed" and "plan scoring" in e.message for e in with_model.trace)
+    assert any(
+        e.kind.value == "suppressed" and "plan scoring" in e.message for e in with_model.trace
+    )
 
 
 def test_no_llm_sends_nothing(configured, server: OpenAIServer):

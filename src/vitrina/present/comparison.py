@@ -45,8 +45,14 @@ def _pct(cur: Decimal | None, prev: Decimal | None) -> Decimal | None:
     return ((cur - prev) / abs(prev) * 100).quantize(Decimal("0.01"))
 
 
-def compare_results(current: QueryResult, previous: QueryResult, metas: Sequence[ColumnMeta], labels: Labels,
-                    *, align: Callable[[Any], Any] | None = None) -> tuple[QueryResult, list[ColumnMeta]]:
+def compare_results(
+    current: QueryResult,
+    previous: QueryResult,
+    metas: Sequence[ColumnMeta],
+    labels: Labels,
+    *,
+    align: Callable[[Any], Any] | None = None,
+) -> tuple[QueryResult, list[ColumnMeta]]:
     """Rows keyed on the non-metric columns: each metric, its previous value, change, change %.
 
     `align` maps a previous row's period value to the current one it is compared with.
@@ -57,8 +63,10 @@ def compare_results(current: QueryResult, previous: QueryResult, metas: Sequence
     key_idx = [i for i in range(len(metas)) if i not in metric_idx]
 
     def key(row: Sequence[Any], shift: bool) -> tuple[Any, ...]:
-        return tuple(align(row[i]) if shift and align and metas[i].role is ColumnRole.PERIOD else row[i]
-                     for i in key_idx)
+        return tuple(
+            align(row[i]) if shift and align and metas[i].role is ColumnRole.PERIOD else row[i]
+            for i in key_idx
+        )
 
     prev_cols = {name: n for n, name in enumerate(previous.columns)}
     before = {key(r, True): r for r in previous.rows}
@@ -77,27 +85,56 @@ def compare_results(current: QueryResult, previous: QueryResult, metas: Sequence
         for i in metric_idx:
             name = metas[i].name
             a = to_decimal(cur[i]) if cur is not None else None
-            b = to_decimal(prev[prev_cols[name]]) if prev is not None and name in prev_cols else None
+            b = (
+                to_decimal(prev[prev_cols[name]])
+                if prev is not None and name in prev_cols
+                else None
+            )
             out += [a, b, None if a is None or b is None else a - b, _pct(a, b)]
         rows.append(tuple(out))
-    out_metas = comparison_metas([metas[i] for i in key_idx], [metas[i] for i in metric_idx], labels)
+    out_metas = comparison_metas(
+        [metas[i] for i in key_idx], [metas[i] for i in metric_idx], labels
+    )
     return QueryResult(columns=[m.name for m in out_metas], rows=rows), out_metas
 
 
-def comparison_metas(keys: Sequence[ColumnMeta], metrics: Sequence[ColumnMeta], labels: Labels) -> list[ColumnMeta]:
+def comparison_metas(
+    keys: Sequence[ColumnMeta], metrics: Sequence[ColumnMeta], labels: Labels
+) -> list[ColumnMeta]:
     """The columns of a comparison table: the keys, then per metric its value for the asked
     period, the previous one, the change and the change in percent (NAME, NAME_prev, ...)."""
     out = list(keys)
     for m in metrics:
         out += [
-            m.model_copy(update={"label_ru": f"{m.label_ru}, {labels.current_ru}",
-                                 "label_en": f"{m.label_en}, {labels.current_en}"}),
-            m.model_copy(update={"name": m.name + PREV, "label_ru": f"{m.label_ru}, {labels.previous_ru}",
-                                 "label_en": f"{m.label_en}, {labels.previous_en}"}),
-            m.model_copy(update={"name": m.name + CHANGE, "label_ru": f"Изменение: {m.label_ru}",
-                                 "label_en": f"Change: {m.label_en}", "non_negative": False}),
-            ColumnMeta(name=m.name + PCT, role=ColumnRole.METRIC, label_ru=f"Изменение, %: {m.label_ru}",
-                       label_en=f"Change, %: {m.label_en}", fmt=ValueFormat.PERCENT, additive=False),
+            m.model_copy(
+                update={
+                    "label_ru": f"{m.label_ru}, {labels.current_ru}",
+                    "label_en": f"{m.label_en}, {labels.current_en}",
+                }
+            ),
+            m.model_copy(
+                update={
+                    "name": m.name + PREV,
+                    "label_ru": f"{m.label_ru}, {labels.previous_ru}",
+                    "label_en": f"{m.label_en}, {labels.previous_en}",
+                }
+            ),
+            m.model_copy(
+                update={
+                    "name": m.name + CHANGE,
+                    "label_ru": f"Изменение: {m.label_ru}",
+                    "label_en": f"Change: {m.label_en}",
+                    "non_negative": False,
+                }
+            ),
+            ColumnMeta(
+                name=m.name + PCT,
+                role=ColumnRole.METRIC,
+                label_ru=f"Изменение, %: {m.label_ru}",
+                label_en=f"Change, %: {m.label_en}",
+                fmt=ValueFormat.PERCENT,
+                additive=False,
+            ),
         ]
     return out
 
@@ -106,7 +143,9 @@ def _signed(text: str) -> str:
     return text if text.startswith(("-", "−", "—")) else f"+{text}"
 
 
-def comparison_text(lang: str, result: QueryResult, metas: Sequence[ColumnMeta], labels: Labels) -> tuple[str, list[str]]:
+def comparison_text(
+    lang: str, result: QueryResult, metas: Sequence[ColumnMeta], labels: Labels
+) -> tuple[str, list[str]]:
     """(the sentences, the figures code computed for them) for a `compare_results` table.
 
     The figures (totals and their change) are returned so a number check can trust them.
@@ -123,17 +162,26 @@ def comparison_text(lang: str, result: QueryResult, metas: Sequence[ColumnMeta],
         prev = [to_decimal(r[idx[m.name + PREV]]) for r in result.rows]
         name = m.label(lang).split(", ")[0]
         if all(v is None for v in prev):
-            sentences.append(f"За {prev_label} данных нет: сравнивать не с чем" if lang == "ru"
-                             else f"There is no data for {prev_label}: nothing to compare with")
+            sentences.append(
+                f"За {prev_label} данных нет: сравнивать не с чем"
+                if lang == "ru"
+                else f"There is no data for {prev_label}: nothing to compare with"
+            )
             continue
         if is_summable(m) or len(result.rows) == 1:
-            a, b = sum((v for v in cur if v is not None), Decimal(0)), sum((v for v in prev if v is not None),
-                                                                          Decimal(0))
+            a, b = (
+                sum((v for v in cur if v is not None), Decimal(0)),
+                sum((v for v in prev if v is not None), Decimal(0)),
+            )
             pct = _pct(a, b)
             change = format_value(a - b, m, lang)
-            parts = [f"{name}: {cur_label} — {format_value(a, m, lang)}",
-                     f"{prev_label} — {format_value(b, m, lang)}"]
-            tail = f"{_signed(change)}" + (f" ({_signed(format_percent(pct, lang))})" if pct is not None else "")
+            parts = [
+                f"{name}: {cur_label} — {format_value(a, m, lang)}",
+                f"{prev_label} — {format_value(b, m, lang)}",
+            ]
+            tail = f"{_signed(change)}" + (
+                f" ({_signed(format_percent(pct, lang))})" if pct is not None else ""
+            )
             word = "изменение" if lang == "ru" else "change"
             sentence = f"{parts[0]}, {parts[1]}; {word} {tail}"
             sentences.append(sentence)
@@ -143,27 +191,48 @@ def comparison_text(lang: str, result: QueryResult, metas: Sequence[ColumnMeta],
     return " ".join(s if s.endswith(".") else s + "." for s in sentences), figures
 
 
-def _movers(lang: str, result: QueryResult, metas: list[ColumnMeta], keys: list[int], pct_i: int,
-            change_i: int) -> list[str]:
+def _movers(
+    lang: str,
+    result: QueryResult,
+    metas: list[ColumnMeta],
+    keys: list[int],
+    pct_i: int,
+    change_i: int,
+) -> list[str]:
     rows = [r for r in result.rows if r[change_i] is not None]
-    down = sorted((r for r in rows if r[change_i] < 0), key=lambda r: (r[pct_i] is None, r[pct_i] or 0))
-    up = sorted((r for r in rows if r[change_i] > 0), key=lambda r: (r[pct_i] is None, -(r[pct_i] or 0)))
+    down = sorted(
+        (r for r in rows if r[change_i] < 0), key=lambda r: (r[pct_i] is None, r[pct_i] or 0)
+    )
+    up = sorted(
+        (r for r in rows if r[change_i] > 0), key=lambda r: (r[pct_i] is None, -(r[pct_i] or 0))
+    )
 
     def label(row: Sequence[Any]) -> str:
         return " · ".join(format_value(row[i], metas[i], lang) for i in keys)
 
     def named(group: list[Any]) -> str:
-        return ", ".join(f"{label(r)} ({_signed(format_value(r[pct_i], metas[pct_i], lang))})"
-                         if r[pct_i] is not None else label(r) for r in group[:MOVERS])
+        return ", ".join(
+            f"{label(r)} ({_signed(format_value(r[pct_i], metas[pct_i], lang))})"
+            if r[pct_i] is not None
+            else label(r)
+            for r in group[:MOVERS]
+        )
 
     out = []
     if lang == "ru":
-        out.append(f"Снижение в {len(down)} из {len(rows)}: сильнее всего — {named(down)}" if down
-                   else "Снижения нет")
+        out.append(
+            f"Снижение в {len(down)} из {len(rows)}: сильнее всего — {named(down)}"
+            if down
+            else "Снижения нет"
+        )
         if up:
             out.append(f"Рост в {len(up)} из {len(rows)}: сильнее всего — {named(up)}")
     else:
-        out.append(f"Down in {len(down)} of {len(rows)}: most of all {named(down)}" if down else "Nothing fell")
+        out.append(
+            f"Down in {len(down)} of {len(rows)}: most of all {named(down)}"
+            if down
+            else "Nothing fell"
+        )
         if up:
             out.append(f"Up in {len(up)} of {len(rows)}: most of all {named(up)}")
     return out

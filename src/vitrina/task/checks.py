@@ -49,8 +49,12 @@ def ask_has_data(out: ToolOutput, lang: str) -> str | None:
         return None
     span = ""
     if empty and empty.get("data_from"):
-        span = text("data_span", lang, start=format_date(empty["data_from"], lang),
-                    end=format_date(empty["data_to"], lang))
+        span = text(
+            "data_span",
+            lang,
+            start=format_date(empty["data_from"], lang),
+            end=format_date(empty["data_to"], lang),
+        )
     return text("no_data", lang, period=_label(out.meta, lang), span=span)
 
 
@@ -62,7 +66,9 @@ def ask_covers_the_asked_period(out: ToolOutput, lang: str) -> str | None:
     if (meta.get("start"), meta.get("end")) == (meta["asked_start"], meta["asked_end"]):
         return None
     want = f"{format_date(meta['asked_start'], lang)} – {format_date(meta['asked_end'], lang)}"
-    return text("wrong_period", lang, got=_label(meta, lang) if meta.get("start") else "—", want=want)
+    return text(
+        "wrong_period", lang, got=_label(meta, lang) if meta.get("start") else "—", want=want
+    )
 
 
 def series_covers_its_months(out: ToolOutput, lang: str) -> str | None:
@@ -71,18 +77,26 @@ def series_covers_its_months(out: ToolOutput, lang: str) -> str | None:
     if out.tool != "ask" or out.meta.get("kind") != "series" or not wanted or not out.data:
         return None
     table = load_table(out.data)
-    have = sorted({v.replace(day=1).isoformat() for row in table.rows for v in row if isinstance(v, date)})
+    have = sorted(
+        {v.replace(day=1).isoformat() for row in table.rows for v in row if isinstance(v, date)}
+    )
     if have == wanted:
         return None
     missing = [m for m in wanted if m not in have]
     shown = ", ".join(_month(m, lang) for m in missing[:6]) + (" …" if len(missing) > 6 else "")
-    return text("series_short", lang, have=len(set(have) & set(wanted)), want=len(wanted),
-                first=_month(wanted[0], lang), last=_month(wanted[-1], lang),
-                missing=text("series_missing", lang, months=shown) if missing else "")
+    return text(
+        "series_short",
+        lang,
+        have=len(set(have) & set(wanted)),
+        want=len(wanted),
+        first=_month(wanted[0], lang),
+        last=_month(wanted[-1], lang),
+        missing=text("series_missing", lang, months=shown) if missing else "",
+    )
 
 
 def comparison_has_pairs(out: ToolOutput, lang: str) -> str | None:
-    """A comparison with no rows, or whose rows found no match in the other period, compares nothing."""
+    """No rows, or no row with a pair in the other period: the comparison compares nothing."""
     meta = out.meta
     if out.tool != "analyze" or meta.get("kind") != "compare":
         return None
@@ -105,7 +119,9 @@ def comparison_periods_complete(out: ToolOutput, lang: str) -> str | None:
     for side in ("current", "previous"):
         period = meta.get(side) or {}
         if period.get("end") and date.fromisoformat(period["end"]) > last:
-            return text("compare_partial", lang, period=_label(period, lang), end=format_date(last, lang))
+            return text(
+                "compare_partial", lang, period=_label(period, lang), end=format_date(last, lang)
+            )
     return None
 
 
@@ -119,10 +135,14 @@ def forecast_as_asked(out: ToolOutput, lang: str) -> str | None:
     if not got:
         return text("forecast_horizon", lang, got="—", want=_want(meta, lang))
     last = date.fromisoformat(meta["last_actual"]) if meta.get("last_actual") else None
-    actuals = max((date.fromisoformat(d) for d in (meta.get("last_actual"), meta.get("actuals_to")) if d),
-                  default=None)  # the series' last month, or the last complete month the data hold
+    actuals = max(
+        (date.fromisoformat(d) for d in (meta.get("last_actual"), meta.get("actuals_to")) if d),
+        default=None,
+    )  # the series' last month, or the last complete month the data hold
     if actuals is not None and got[0] <= actuals:
-        return text("forecast_overlap", lang, first=_month(got[0], lang), last=_month(actuals, lang))
+        return text(
+            "forecast_overlap", lang, first=_month(got[0], lang), last=_month(actuals, lang)
+        )
     wanted = _wanted_months(meta, last)
     if wanted is not None and got != wanted:
         return text("forecast_horizon", lang, got=_span(got, lang), want=_want(meta, lang, wanted))
@@ -145,13 +165,22 @@ def _span(months: list[date], lang: str) -> str:
 
 def _want(meta: dict[str, Any], lang: str, months: list[date] | None = None) -> str:
     asked = Horizon.model_validate(meta["asked"]) if meta.get("asked") else None
-    words = f"«{asked.label(lang)}»" if asked is not None and lang == "ru" else (
-        f"“{asked.label(lang)}”" if asked is not None else "")
+    words = (
+        f"«{asked.label(lang)}»"
+        if asked is not None and lang == "ru"
+        else (f"“{asked.label(lang)}”" if asked is not None else "")
+    )
     return f"{words} = {_span(months, lang)}" if months else words or "?"
 
 
-CHECKS: tuple[Check, ...] = (ask_has_data, ask_covers_the_asked_period, series_covers_its_months,
-                             comparison_has_pairs, comparison_periods_complete, forecast_as_asked)
+CHECKS: tuple[Check, ...] = (
+    ask_has_data,
+    ask_covers_the_asked_period,
+    series_covers_its_months,
+    comparison_has_pairs,
+    comparison_periods_complete,
+    forecast_as_asked,
+)
 
 
 def check_output(out: ToolOutput, lang: str) -> str | None:

@@ -25,10 +25,16 @@ def date_column(sql: str, dialect: str, catalog: Any) -> tuple[str, str] | None:
         tree = sqlglot.parse_one(sql, read=dialect)
     except sqlglot.errors.ParseError:
         return None
-    tables = {t.alias_or_name: ".".join(p for p in (t.db, t.name) if p) for t in tree.find_all(exp.Table)}
+    tables = {
+        t.alias_or_name: ".".join(p for p in (t.db, t.name) if p) for t in tree.find_all(exp.Table)
+    }
     for node in tree.find_all(exp.GTE, exp.GT, exp.Between):
         column = node.this
-        if isinstance(column, exp.Column) and column.table in tables and node.find(exp.Cast, exp.Literal):
+        if (
+            isinstance(column, exp.Column)
+            and column.table in tables
+            and node.find(exp.Cast, exp.Literal)
+        ):
             return tables[column.table], column.name
     base = tree.find(exp.From)
     table = base.find(exp.Table) if base is not None else None
@@ -45,24 +51,34 @@ def data_end(sql: str | None, ctx: Any, trace: Trace) -> date | None:
         return None
     found = date_column(sql, ctx.warehouse.dialect, ctx.catalog)
     if found is None:
-        trace.suppressed("data end not read: no date column in the step's SQL; calendar months only")
+        trace.suppressed(
+            "data end not read: no date column in the step's SQL; calendar months only"
+        )
         return None
     table, column = found
     cache_key = ("data_end", table, column)
     cache = getattr(ctx.warehouse, "cache", None)
     if cache is not None and cache_key in cache:
         return cache[cache_key]
-    checked = guard_with_catalog(f"SELECT MAX({column}) AS last_day FROM {table}", ctx.catalog,
-                                 dialect=ctx.warehouse.dialect, row_cap=1)
+    checked = guard_with_catalog(
+        f"SELECT MAX({column}) AS last_day FROM {table}",
+        ctx.catalog,
+        dialect=ctx.warehouse.dialect,
+        row_cap=1,
+    )
     if not checked.ok:
-        trace.suppressed("data end not read: the guard rejected the query", table=table, column=column)
+        trace.suppressed(
+            "data end not read: the guard rejected the query", table=table, column=column
+        )
         return None
     try:
         value = ctx.warehouse.execute(checked.sql).rows[0][0]
     except WarehouseError as exc:
         trace.suppressed("data end not read", table=table, error=str(exc))
         return None
-    last = value.date() if isinstance(value, datetime) else value if isinstance(value, date) else None
+    last = (
+        value.date() if isinstance(value, datetime) else value if isinstance(value, date) else None
+    )
     trace.measurement("data end read", table=table, column=column, last_day=str(last))
     if cache is not None:
         cache[cache_key] = last

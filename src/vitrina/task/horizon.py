@@ -34,10 +34,33 @@ MAX_MONTHS = 24
 F = re.IGNORECASE
 
 FORECAST = re.compile(r"прогноз\w*|спрогнозир\w*|forecast\w*|predict\w*|projection", F)
-NUMBER_WORDS = {"один": 1, "одного": 1, "два": 2, "двух": 2, "три": 3, "трёх": 3, "трех": 3, "четыре": 4,
-                "четырёх": 4, "пять": 5, "пяти": 5, "шесть": 6, "шести": 6, "девять": 9, "девяти": 9,
-                "двенадцать": 12, "двенадцати": 12, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
-                "six": 6, "nine": 9, "twelve": 12}
+NUMBER_WORDS = {
+    "один": 1,
+    "одного": 1,
+    "два": 2,
+    "двух": 2,
+    "три": 3,
+    "трёх": 3,
+    "трех": 3,
+    "четыре": 4,
+    "четырёх": 4,
+    "пять": 5,
+    "пяти": 5,
+    "шесть": 6,
+    "шести": 6,
+    "девять": 9,
+    "девяти": 9,
+    "двенадцать": 12,
+    "двенадцати": 12,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "nine": 9,
+    "twelve": 12,
+}
 _WORDS = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
 
 
@@ -45,25 +68,65 @@ def _n(name: str) -> str:
     return rf"(?P<{name}>\d{{1,2}}|{_WORDS})"
 
 
-
 RULES: tuple[tuple[re.Pattern[str], Kind, int], ...] = (
-    (re.compile(r"до\s+конца\s+(?:этого\s+|текущего\s+)?года|(?:until|till|to|through)\s+(?:the\s+)?end\s+of\s+"
-                r"(?:the\s+|this\s+)?year|(?:for\s+)?the\s+rest\s+of\s+the\s+year|year[- ]end", F), "year_end", 0),
+    (
+        re.compile(
+            r"до\s+конца\s+(?:этого\s+|текущего\s+)?года|(?:until|till|to|through)\s+(?:the\s+)?end\s+of\s+"
+            r"(?:the\s+|this\s+)?year|(?:for\s+)?the\s+rest\s+of\s+the\s+year|year[- ]end",
+            F,
+        ),
+        "year_end",
+        0,
+    ),
     (re.compile(r"следующ\w+\s+квартал\w*|next\s+quarter", F), "next_quarter", 3),
     (re.compile(r"следующ\w+\s+полугоди\w*|next\s+half(?:[- ]year)?", F), "next_half", 6),
     (re.compile(r"следующ\w+\s+год\w*|next\s+year", F), "next_year", 12),
-    (re.compile(r"следующ\w+\s+месяц\w*|next\s+month|ближайш\w+\s+месяц(?!\w)|the\s+coming\s+month", F),
-     "months", 1),
-    (re.compile(rf"(?:на\s+)?(?:ближайшие\s+|следующие\s+)?{_n('a')}\s+(?:месяц\w*|мес\.?)|(?:next|coming)\s+"
-                rf"{_n('b')}\s+months?|{_n('c')}\s+months?(?:\s+ahead)?", F), "months", -1),
-    (re.compile(r"на\s+(?:один\s+|ближайший\s+)?квартал|(?:a|one)\s+quarter\s+ahead|for\s+a\s+quarter", F),
-     "months", 3),
-    (re.compile(r"на\s+полгода|(?:half\s+a|six\s+months?)\s+(?:year\s+)?ahead|for\s+half\s+a\s+year", F),
-     "months", 6),
-    (re.compile(r"на\s+(?:один\s+)?год(?:\s+вперёд|\s+вперед)?(?!\w)|(?:a|one)\s+year\s+ahead|for\s+a\s+year", F),
-     "months", 12),
-    (re.compile(r"на\s+месяц(?:\s+вперёд|\s+вперед)?(?!\w)|(?:a|one)\s+month\s+ahead|for\s+a\s+month", F),
-     "months", 1),
+    (
+        re.compile(
+            r"следующ\w+\s+месяц\w*|next\s+month|ближайш\w+\s+месяц(?!\w)|the\s+coming\s+month", F
+        ),
+        "months",
+        1,
+    ),
+    (
+        re.compile(
+            rf"(?:на\s+)?(?:ближайшие\s+|следующие\s+)?{_n('a')}\s+(?:месяц\w*|мес\.?)|(?:next|coming)\s+"
+            rf"{_n('b')}\s+months?|{_n('c')}\s+months?(?:\s+ahead)?",
+            F,
+        ),
+        "months",
+        -1,
+    ),
+    (
+        re.compile(
+            r"на\s+(?:один\s+|ближайший\s+)?квартал|(?:a|one)\s+quarter\s+ahead|for\s+a\s+quarter",
+            F,
+        ),
+        "months",
+        3,
+    ),
+    (
+        re.compile(
+            r"на\s+полгода|(?:half\s+a|six\s+months?)\s+(?:year\s+)?ahead|for\s+half\s+a\s+year", F
+        ),
+        "months",
+        6,
+    ),
+    (
+        re.compile(
+            r"на\s+(?:один\s+)?год(?:\s+вперёд|\s+вперед)?(?!\w)|(?:a|one)\s+year\s+ahead|for\s+a\s+year",
+            F,
+        ),
+        "months",
+        12,
+    ),
+    (
+        re.compile(
+            r"на\s+месяц(?:\s+вперёд|\s+вперед)?(?!\w)|(?:a|one)\s+month\s+ahead|for\s+a\s+month", F
+        ),
+        "months",
+        1,
+    ),
 )
 WINDOW = 80  # characters after the forecast word that may hold its horizon
 
@@ -96,7 +159,7 @@ class Horizon(BaseModel):
     def label(self, lang: str) -> str:
         if self.words:
             return self.words
-        return (f"следующие {self.months} мес." if lang == "ru" else f"the next {self.months} months")
+        return f"следующие {self.months} мес." if lang == "ru" else f"the next {self.months} months"
 
 
 def _number(word: str) -> int:
@@ -114,7 +177,7 @@ def read_horizon(text: str, today: date) -> Horizon:
     'year_end'
     """
     found = FORECAST.search(text)
-    window = text[found.end(): found.end() + WINDOW] if found else text
+    window = text[found.end() : found.end() + WINDOW] if found else text
     best: tuple[int, Horizon] | None = None
     for pattern, kind, months in RULES:
         m = pattern.search(window)
@@ -125,7 +188,11 @@ def read_horizon(text: str, today: date) -> Horizon:
     if best is not None:
         return best[1]
     named = extract_period(window, today)
-    if named is not None and named.start.day == 1 and named.end.day == last_day(named.end.year, named.end.month):
+    if (
+        named is not None
+        and named.start.day == 1
+        and named.end.day == last_day(named.end.year, named.end.month)
+    ):
         return Horizon(kind="named", start=named.start, end=named.end, words=named.span.strip())
     return Horizon()
 

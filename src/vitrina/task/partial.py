@@ -27,8 +27,9 @@ def bucket_end(start: date, grain: str) -> date:
     return month_end(last.year, last.month)
 
 
-def partial_buckets(columns: list[str], rows: list[Any], start: date, end: date, last_day: date | None,
-                    today: date) -> tuple[int, str, list[date]] | None:
+def partial_buckets(
+    columns: list[str], rows: list[Any], start: date, end: date, last_day: date | None, today: date
+) -> tuple[int, str, list[date]] | None:
     """(the period column's index, its grain, the partial buckets) of a series, or None."""
     index = next((i for i, c in enumerate(columns) if c in GRAINS), None)
     if index is None:
@@ -37,7 +38,12 @@ def partial_buckets(columns: list[str], rows: list[Any], start: date, end: date,
     partial = []
     for value in sorted({r[index] for r in rows if isinstance(r[index], date)}):
         stop = bucket_end(value, grain)
-        if value < start or stop > end or stop >= today or (last_day is not None and stop > last_day):
+        if (
+            value < start
+            or stop > end
+            or stop >= today
+            or (last_day is not None and stop > last_day)
+        ):
             partial.append(value)
     return (index, grain, partial) if partial else None
 

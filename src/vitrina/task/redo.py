@@ -21,32 +21,61 @@ from vitrina.task.horizon import read_horizon
 from vitrina.task.state import Step
 
 F = re.IGNORECASE
-GRAIN_WORDS = {"day": ("по дням", "by day"), "week": ("по неделям", "by week"), "month": ("по месяцам", "by month"),
-               "quarter": ("по кварталам", "by quarter"), "year": ("по годам", "by year")}
-NO_BREAKDOWN = re.compile(r"без\s+(?:разбивк|группировк|разрез)\w*|(?:одним\s+)?итогом|"
-                          r"no\s+breakdown|without\s+(?:a\s+)?(?:breakdown|grouping)|(?:as\s+)?a\s+single\s+total", F)
+GRAIN_WORDS = {
+    "day": ("по дням", "by day"),
+    "week": ("по неделям", "by week"),
+    "month": ("по месяцам", "by month"),
+    "quarter": ("по кварталам", "by quarter"),
+    "year": ("по годам", "by year"),
+}
+NO_BREAKDOWN = re.compile(
+    r"без\s+(?:разбивк|группировк|разрез)\w*|(?:одним\s+)?итогом|"
+    r"no\s+breakdown|without\s+(?:a\s+)?(?:breakdown|grouping)|(?:as\s+)?a\s+single\s+total",
+    F,
+)
 BREAKDOWN = re.compile(r"(?:в\s+разрезе|по|by)\s+(?P<what>[\wё-]+(?:\s+[\wё-]+)?)", F)
 DIMENSION = re.compile(r"\s+(?:в разрезе|по|by)\s+[\wё-]+", F)
-SERIES = re.compile(r"(?:за|на|for|over)?\s*(?P<n>\d{1,2})\s*(?:полн\w+\s+)?(?:месяц\w*|мес\.?|months?)", F)
-METHODS = ((re.compile(r"линейн\w*|прям\w+|linear|straight\s+line", F), "linear"),
-           (re.compile(r"без\s+затухан\w*|не\s*затуха\w*|undamped|no\s+damping|plain\s+holt", F), "holt"),
-           (re.compile(r"с\s+затухан\w*|затухающ\w*|damped", F), "damped_holt"))
-FORMATS = ((re.compile(r"\bcsv\b", F), "csv"), (re.compile(r"excel|xlsx|эксел\w*", F), "excel"),
-           (re.compile(r"markdown|\bmd\b|маркдаун", F), "markdown"), (re.compile(r"график|chart|png", F), "chart"))
+SERIES = re.compile(
+    r"(?:за|на|for|over)?\s*(?P<n>\d{1,2})\s*(?:полн\w+\s+)?(?:месяц\w*|мес\.?|months?)", F
+)
+METHODS = (
+    (re.compile(r"линейн\w*|прям\w+|linear|straight\s+line", F), "linear"),
+    (re.compile(r"без\s+затухан\w*|не\s*затуха\w*|undamped|no\s+damping|plain\s+holt", F), "holt"),
+    (re.compile(r"с\s+затухан\w*|затухающ\w*|damped", F), "damped_holt"),
+)
+FORMATS = (
+    (re.compile(r"\bcsv\b", F), "csv"),
+    (re.compile(r"excel|xlsx|эксел\w*", F), "excel"),
+    (re.compile(r"markdown|\bmd\b|маркдаун", F), "markdown"),
+    (re.compile(r"график|chart|png", F), "chart"),
+)
 WHAT = {
-    "ask": ("период («за 2025 год»), разбивку («по месяцам», «по регионам», «без разбивки»)",
-            "the period (\"for 2025\"), the breakdown (\"by month\", \"by region\", \"no breakdown\")"),
-    "shift": ("период сравнения («с прошлым кварталом», «к прошлому месяцу»)",
-              "the compared period (\"vs the previous quarter\", \"vs last month\")"),
-    "series": ("длину ряда («за 36 месяцев»)", "the series' length (\"36 months\")"),
-    "forecast": ("горизонт («на 3 месяца», «до конца года»), метод («линейный тренд», «без затухания»)",
-                 "the horizon (\"next 3 months\", \"until the end of the year\"), the method (\"linear\", "
-                 "\"undamped\")"),
-    "write_file": ("формат файла (csv, excel, markdown, график)", "the file format (csv, excel, markdown, chart)"),
+    "ask": (
+        "период («за 2025 год»), разбивку («по месяцам», «по регионам», «без разбивки»)",
+        'the period ("for 2025"), the breakdown ("by month", "by region", "no breakdown")',
+    ),
+    "shift": (
+        "период сравнения («с прошлым кварталом», «к прошлому месяцу»)",
+        'the compared period ("vs the previous quarter", "vs last month")',
+    ),
+    "series": ("длину ряда («за 36 месяцев»)", 'the series\' length ("36 months")'),
+    "forecast": (
+        "горизонт («на 3 месяца», «до конца года»), метод («линейный тренд», «без затухания»)",
+        'the horizon ("next 3 months", "until the end of the year"), the method ("linear", '
+        '"undamped")',
+    ),
+    "write_file": (
+        "формат файла (csv, excel, markdown, график)",
+        "the file format (csv, excel, markdown, chart)",
+    ),
 }
-EXAMPLE = {"ask": ("за 2025 год по месяцам", "for 2025 by month"), "shift": ("с прошлым кварталом",
-           "vs the previous quarter"), "series": ("за 36 месяцев", "36 months"),
-           "forecast": ("на 3 месяца, линейный тренд", "next 3 months, linear"), "write_file": ("csv", "csv")}
+EXAMPLE = {
+    "ask": ("за 2025 год по месяцам", "for 2025 by month"),
+    "shift": ("с прошлым кварталом", "vs the previous quarter"),
+    "series": ("за 36 месяцев", "36 months"),
+    "forecast": ("на 3 месяца, линейный тренд", "next 3 months, linear"),
+    "write_file": ("csv", "csv"),
+}
 
 
 @dataclass

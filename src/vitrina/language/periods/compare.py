@@ -29,7 +29,9 @@ Unit = Literal["year", "quarter", "month", "week", "day", "period"]
 F = re.IGNORECASE
 
 _PREV_RU = r"(?:прошл|предыдущ|предшествующ)\w{1,3}"
-_INSTR = r"(?P<unit>годом|кварталом|месяцем|неделей|неделею|днём|днем|периодом)"  # "с прошлым годом"
+_INSTR = (
+    r"(?P<unit>годом|кварталом|месяцем|неделей|неделею|днём|днем|периодом)"  # "с прошлым годом"
+)
 _DAT = r"(?P<unit>году|кварталу|месяцу|неделе|дню|периоду)"  # "к прошлому году"
 _GEN = r"(?P<unit>года|квартала|месяца|недели|дня|периода)"  # "против прошлого года"
 _PREV_EN = r"(?:the\s+)?(?:last|previous|prior|preceding)"
@@ -38,42 +40,117 @@ _UNIT_EN = r"(?P<unit>years?|quarters?|months?|weeks?|days?|periods?)"
 # "с прошлого года" (genitive) is "since last year", a period: only the instrumental compares.
 PATTERNS: tuple[tuple[re.Pattern[str], Unit | None], ...] = (
     # "аналогичный период прошлого года", "тот же период прошлого года", "АППГ"
-    (re.compile(r"(?:(?:с|к|против|относительно)\s+)?(?:аналогичн\w*|т(?:ем|ого|от|ому|у)\s+же)\s+период\w*\s+"
-                rf"{_PREV_RU}\s+года", F), "year"),
+    (
+        re.compile(
+            r"(?:(?:с|к|против|относительно)\s+)?(?:аналогичн\w*|т(?:ем|ого|от|ому|у)\s+же)\s+период\w*\s+"
+            rf"{_PREV_RU}\s+года",
+            F,
+        ),
+        "year",
+    ),
     (re.compile(r"(?<!\w)(?:(?:к|с|против)\s+)?аппг(?!\w)", F), "year"),
-    (re.compile(r"(?<!\w)(?:с|со|к|против|относительно)\s+прошлогодн\w*"
-                r"(?:\s+(?:значени|данн|показател|уровн|период)\w*)?", F), "year"),
-    (re.compile(r"(?:the\s+)?same\s+period\s+(?:of\s+)?(?:last|a|the\s+previous|the\s+prior|previous|prior)\s+"
-                r"year(?:\s+(?:ago|earlier|before))?", F), "year"),
+    (
+        re.compile(
+            r"(?<!\w)(?:с|со|к|против|относительно)\s+прошлогодн\w*"
+            r"(?:\s+(?:значени|данн|показател|уровн|период)\w*)?",
+            F,
+        ),
+        "year",
+    ),
+    (
+        re.compile(
+            r"(?:the\s+)?same\s+period\s+(?:of\s+)?(?:last|a|the\s+previous|the\s+prior|previous|prior)\s+"
+            r"year(?:\s+(?:ago|earlier|before))?",
+            F,
+        ),
+        "year",
+    ),
     # "в сравнении с прошлым годом", "по сравнению с предыдущим кварталом", "с прошлым месяцем"
-    (re.compile(rf"(?:(?:в|по)\s+сравнени[июе]\s+)?(?<!\w)(?:с|со)\s+{_PREV_RU}\s+{_INSTR}(?!\w)", F), None),
-    (re.compile(rf"(?:(?:в|по)\s+сравнени[июе]\s+)?(?<!\w)(?:с|со)\s+{_INSTR}\s+ранее(?!\w)", F), None),
+    (
+        re.compile(
+            rf"(?:(?:в|по)\s+сравнени[июе]\s+)?(?<!\w)(?:с|со)\s+{_PREV_RU}\s+{_INSTR}(?!\w)", F
+        ),
+        None,
+    ),
+    (
+        re.compile(rf"(?:(?:в|по)\s+сравнени[июе]\s+)?(?<!\w)(?:с|со)\s+{_INSTR}\s+ранее(?!\w)", F),
+        None,
+    ),
     # "к прошлому месяцу", "против прошлого года", "относительно предыдущей недели"
     (re.compile(rf"(?<!\w)к\s+{_PREV_RU}\s+{_DAT}(?!\w)", F), None),
-    (re.compile(rf"(?<!\w)(?:против|относительно|vs\.?|versus)\s+{_PREV_RU}\s+{_GEN}(?!\w)", F), None),
+    (
+        re.compile(rf"(?<!\w)(?:против|относительно|vs\.?|versus)\s+{_PREV_RU}\s+{_GEN}(?!\w)", F),
+        None,
+    ),
     # "год к году", "квартал к кварталу", "месяц к месяцу", "неделя к неделе", "г/г", "м/м"
-    (re.compile(r"(?<!\w)(?P<unit>год|квартал|месяц|недел[яюи])\s+к\s+(?:году|кварталу|месяцу|неделе)(?!\w)", F),
-     None),
+    (
+        re.compile(
+            r"(?<!\w)(?P<unit>год|квартал|месяц|недел[яюи])\s+к\s+(?:году|кварталу|месяцу|неделе)(?!\w)",
+            F,
+        ),
+        None,
+    ),
     (re.compile(r"(?<!\w)(?P<unit>г|кв|м|н)\s?/\s?(?:г|кв|м|н)(?!\w)", F), None),
     # "compared to last year", "vs the previous quarter", "against last month", "over last year"
-    (re.compile(r"(?:compared\s+(?:to|with)|in\s+comparison\s+(?:to|with)|relative\s+to|against|versus|vs\.?|"
-                rf"over|than|with)\s+{_PREV_EN}\s+{_UNIT_EN}(?![\w'’])", F), None),
-    (re.compile(r"(?:compared\s+(?:to|with)|relative\s+to|against|versus|vs\.?|than)\s+(?:a|one)\s+"
-                r"(?P<unit>year|quarter|month|week|day)\s+(?:ago|earlier|before)(?!\w)", F), None),
+    (
+        re.compile(
+            r"(?:compared\s+(?:to|with)|in\s+comparison\s+(?:to|with)|relative\s+to|against|versus|vs\.?|"
+            rf"over|than|with)\s+{_PREV_EN}\s+{_UNIT_EN}(?![\w'’])",
+            F,
+        ),
+        None,
+    ),
+    (
+        re.compile(
+            r"(?:compared\s+(?:to|with)|relative\s+to|against|versus|vs\.?|than)\s+(?:a|one)\s+"
+            r"(?P<unit>year|quarter|month|week|day)\s+(?:ago|earlier|before)(?!\w)",
+            F,
+        ),
+        None,
+    ),
     (re.compile(r"(?<!\w)vs\.?\s+(?P<unit>ly|py)(?!\w)", F), "year"),
     # "year over year", "year-on-year", "month over month", "period over period"
-    (re.compile(r"(?<!\w)(?P<unit>year|quarter|month|week|day|period)[\s-]+(?:over|on)[\s-]+"
-                r"(?:the\s+)?(?:previous\s+)?(?:year|quarter|month|week|day|period)(?!\w)", F), None),
+    (
+        re.compile(
+            r"(?<!\w)(?P<unit>year|quarter|month|week|day|period)[\s-]+(?:over|on)[\s-]+"
+            r"(?:the\s+)?(?:previous\s+)?(?:year|quarter|month|week|day|period)(?!\w)",
+            F,
+        ),
+        None,
+    ),
     (re.compile(r"(?<!\w)(?P<unit>yoy|qoq|y/y|q/q|m/m|w/w)(?!\w)", F), None),
     (re.compile(r"(?<!\w)(?P<unit>MoM|MOM|WoW|WOW|PoP|POP|DoD|DOD)(?!\w)"), None),
 )
 
 _UNIT_WORDS: tuple[tuple[str, Unit], ...] = (
-    ("год", "year"), ("г", "year"), ("year", "year"), ("yoy", "year"), ("y/y", "year"), ("ly", "year"),
-    ("py", "year"), ("квартал", "quarter"), ("кв", "quarter"), ("quarter", "quarter"), ("qoq", "quarter"),
-    ("q/q", "quarter"), ("месяц", "month"), ("м", "month"), ("month", "month"), ("mom", "month"),
-    ("m/m", "month"), ("недел", "week"), ("н", "week"), ("week", "week"), ("wow", "week"), ("w/w", "week"),
-    ("дн", "day"), ("день", "day"), ("day", "day"), ("dod", "day"), ("период", "period"), ("period", "period"),
+    ("год", "year"),
+    ("г", "year"),
+    ("year", "year"),
+    ("yoy", "year"),
+    ("y/y", "year"),
+    ("ly", "year"),
+    ("py", "year"),
+    ("квартал", "quarter"),
+    ("кв", "quarter"),
+    ("quarter", "quarter"),
+    ("qoq", "quarter"),
+    ("q/q", "quarter"),
+    ("месяц", "month"),
+    ("м", "month"),
+    ("month", "month"),
+    ("mom", "month"),
+    ("m/m", "month"),
+    ("недел", "week"),
+    ("н", "week"),
+    ("week", "week"),
+    ("wow", "week"),
+    ("w/w", "week"),
+    ("дн", "day"),
+    ("день", "day"),
+    ("day", "day"),
+    ("dod", "day"),
+    ("период", "period"),
+    ("period", "period"),
     ("pop", "period"),
 )
 
@@ -121,12 +198,13 @@ def find_comparison(text: str) -> Comparison | None:
 
 
 def strip_comparison(text: str, comparison: Comparison) -> str:
-    """The question without the comparison's words (so the period reader sees only the asked period).
+    """The question without the comparison's words (the period reader sees the asked one only).
 
-    >>> strip_comparison("Выручка за май 2025 к прошлому году", find_comparison("Выручка за май 2025 к прошлому году"))
+    >>> text = "Выручка за май 2025 к прошлому году"
+    >>> strip_comparison(text, find_comparison(text))
     'Выручка за май 2025'
     """
-    out = f"{text[:comparison.start]} {text[comparison.end:]}"
+    out = f"{text[: comparison.start]} {text[comparison.end :]}"
     return re.sub(r"\s{2,}", " ", out).strip(" ,;")
 
 
@@ -183,4 +261,11 @@ def previous_period(start: date, end: date, unit: Unit) -> tuple[date, date]:
     return start - timedelta(days=days), end - timedelta(days=days)
 
 
-__all__ = ["Comparison", "Unit", "find_comparison", "own_unit", "previous_period", "strip_comparison"]
+__all__ = [
+    "Comparison",
+    "Unit",
+    "find_comparison",
+    "own_unit",
+    "previous_period",
+    "strip_comparison",
+]

@@ -40,67 +40,150 @@ def execute_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     plan = QueryPlan.model_validate(row["plan"])
     question = chosen.get("question") or state.get("request", "")
     current = ctx.run_plan(plan, question=question, lang=lang)
-    trace.branch("report run through the ask job", plan=row["id"], status=current.status, run_id=current.run_id)
+    trace.branch(
+        "report run through the ask job",
+        plan=row["id"],
+        status=current.status,
+        run_id=current.run_id,
+    )
     if current.status != "answered":
         return _failed(lang, current.answer or current.status, trace, current)
     if row.get("previous") is None:
-        report = {"target": "warehouse", "plan": row["id"], "label": row["label"], "sql": current.sql,
-                  "columns": current.columns, "rows": current.rows, "row_count": current.row_count,
-                  "table": current.table, "chart": current.chart, "chart_png": current.chart_png,
-                  "excel": current.excel, "checks": current.checks, "run_id": current.run_id}
-        return {"status": "answered", "answer": current.answer, "report": report, "trace": trace.events}
+        report = {
+            "target": "warehouse",
+            "plan": row["id"],
+            "label": row["label"],
+            "sql": current.sql,
+            "columns": current.columns,
+            "rows": current.rows,
+            "row_count": current.row_count,
+            "table": current.table,
+            "chart": current.chart,
+            "chart_png": current.chart_png,
+            "excel": current.excel,
+            "checks": current.checks,
+            "run_id": current.run_id,
+        }
+        return {
+            "status": "answered",
+            "answer": current.answer,
+            "report": report,
+            "trace": trace.events,
+        }
     prior = PeriodRef.model_validate(row["previous"])
     previous = ctx.run_plan(plan.model_copy(update={"period": prior}), question=question, lang=lang)
-    trace.branch("compared period run through the ask job", period=prior.label_en, status=previous.status,
-                 run_id=previous.run_id)
+    trace.branch(
+        "compared period run through the ask job",
+        period=prior.label_en,
+        status=previous.status,
+        run_id=previous.run_id,
+    )
     if previous.status != "answered":
         return _failed(lang, previous.answer or previous.status, trace, previous)
     return _comparison(state, ctx, row, plan, prior, current, previous, trace)
 
 
-def _comparison(state: RouteState, ctx: RouteContext, row: dict, plan: QueryPlan, prior: PeriodRef,
-                current: Any, previous: Any, trace: Trace) -> dict:
+def _comparison(
+    state: RouteState,
+    ctx: RouteContext,
+    row: dict,
+    plan: QueryPlan,
+    prior: PeriodRef,
+    current: Any,
+    previous: Any,
+    trace: Trace,
+) -> dict:
     lang = state.get("lang", "ru")
     assert plan.period is not None
     labels = Labels(plan.period.label_ru, plan.period.label_en, prior.label_ru, prior.label_en)
-    merged, metas = compare_results(QueryResult(columns=current.columns, rows=[tuple(r) for r in current.rows]),
-                                    QueryResult(columns=previous.columns, rows=[tuple(r) for r in previous.rows]),
-                                    column_metas(plan, ctx.catalog), labels, align=_align(plan.period, prior))
+    merged, metas = compare_results(
+        QueryResult(columns=current.columns, rows=[tuple(r) for r in current.rows]),
+        QueryResult(columns=previous.columns, rows=[tuple(r) for r in previous.rows]),
+        column_metas(plan, ctx.catalog),
+        labels,
+        align=_align(plan.period, prior),
+    )
     body, figures = comparison_text(lang, merged, metas, labels)
     view = render_table(merged, metas, lang, limit=ctx.settings.table_preview_rows or PREVIEW_ROWS)
-    trusted = [labels.current(lang), labels.previous(lang), *figures, *([view.note] if view.note else [])]
+    trusted = [
+        labels.current(lang),
+        labels.previous(lang),
+        *figures,
+        *([view.note] if view.note else []),
+    ]
     invented = unverified_numbers(body, merged, metas, texts=trusted)
     if invented:
-        trace.rejected("comparison text held numbers not in the data: table only", numbers=[str(n) for n in invented])
+        trace.rejected(
+            "comparison text held numbers not in the data: table only",
+            numbers=[str(n) for n in invented],
+        )
         body = view.note or ""
     elif view.note:
         body = f"{body} {view.note}"
-    trace.measurement("periods compared", rows=merged.row_count, current=current.row_count,
-                      previous=previous.row_count)
+    trace.measurement(
+        "periods compared",
+        rows=merged.row_count,
+        current=current.row_count,
+        previous=previous.row_count,
+    )
     run_dir = (ctx.outputs_dir or ctx.settings.outputs_dir) / f"report-{uuid.uuid4().hex[:12]}"
     sql = f"{current.sql}\n\n-- {labels.previous('en')}\n{previous.sql}"
     excel = None
     if ctx.write_files:
         run_dir.mkdir(parents=True, exist_ok=True)
         try:
-            excel = str(write_excel(merged, metas, run_dir / "report.xlsx", lang=lang, sheet_title=row["label"][:31],
-                                    question=state.get("request", ""), sql=sql, period_label=labels.current(lang)))
+            excel = str(
+                write_excel(
+                    merged,
+                    metas,
+                    run_dir / "report.xlsx",
+                    lang=lang,
+                    sheet_title=row["label"][:31],
+                    question=state.get("request", ""),
+                    sql=sql,
+                    period_label=labels.current(lang),
+                )
+            )
         except OSError as exc:
             trace.suppressed("Excel file not written", error=str(exc))
     plotted = [i for i, m in enumerate(metas) if not m.name.endswith((CHANGE, PCT))]
-    chart_result = QueryResult(columns=[merged.columns[i] for i in plotted],
-                               rows=[tuple(r[i] for i in plotted) for r in merged.rows])
-    spec, png, chart_events = safe_chart(chart_result, [metas[i] for i in plotted], lang,
-                                         png_path=run_dir / "chart.png" if ctx.write_files else None,
-                                         node="execute_report")
-    checks = [{**c, "period": "current"} for c in current.checks] + [{**c, "period": "previous"}
-                                                                      for c in previous.checks]
-    report = {"target": "warehouse", "plan": row["id"], "label": row["label"], "sql": sql,
-              "columns": merged.columns, "rows": [list(r) for r in merged.rows], "row_count": merged.row_count,
-              "table": view.model_dump(), "chart": spec, "chart_png": str(png) if png else None, "excel": excel,
-              "checks": checks, "run_id": current.run_id, "run_ids": [current.run_id, previous.run_id],
-              "compared_with": prior.model_dump(mode="json")}
-    return {"status": "answered", "answer": body, "report": report, "trace": [*trace.events, *chart_events]}
+    chart_result = QueryResult(
+        columns=[merged.columns[i] for i in plotted],
+        rows=[tuple(r[i] for i in plotted) for r in merged.rows],
+    )
+    spec, png, chart_events = safe_chart(
+        chart_result,
+        [metas[i] for i in plotted],
+        lang,
+        png_path=run_dir / "chart.png" if ctx.write_files else None,
+        node="execute_report",
+    )
+    checks = [{**c, "period": "current"} for c in current.checks] + [
+        {**c, "period": "previous"} for c in previous.checks
+    ]
+    report = {
+        "target": "warehouse",
+        "plan": row["id"],
+        "label": row["label"],
+        "sql": sql,
+        "columns": merged.columns,
+        "rows": [list(r) for r in merged.rows],
+        "row_count": merged.row_count,
+        "table": view.model_dump(),
+        "chart": spec,
+        "chart_png": str(png) if png else None,
+        "excel": excel,
+        "checks": checks,
+        "run_id": current.run_id,
+        "run_ids": [current.run_id, previous.run_id],
+        "compared_with": prior.model_dump(mode="json"),
+    }
+    return {
+        "status": "answered",
+        "answer": body,
+        "report": report,
+        "trace": [*trace.events, *chart_events],
+    }
 
 
 def _align(current: PeriodRef, prior: PeriodRef) -> Any:
@@ -120,7 +203,15 @@ def _align(current: PeriodRef, prior: PeriodRef) -> Any:
 
 def _failed(lang: str, reason: str, trace: Trace, result: Any = None) -> dict:
     if result is not None:
-        trace.error("the ask job did not answer the plan", status=result.status, run_id=result.run_id,
-                    checks=result.checks)
-    return {"status": "failed", "answer": text("report_failed", lang, reason=reason), "report": None,
-            "trace": trace.events}
+        trace.error(
+            "the ask job did not answer the plan",
+            status=result.status,
+            run_id=result.run_id,
+            checks=result.checks,
+        )
+    return {
+        "status": "failed",
+        "answer": text("report_failed", lang, reason=reason),
+        "report": None,
+        "trace": trace.events,
+    }
