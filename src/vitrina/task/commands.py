@@ -66,7 +66,7 @@ def ask_decision(view: Any, out: Console = console) -> dict[str, Any]:
         out.print(plan_table(view))
     else:
         step = pending["step"]
-        out.print(f"[bold]{t['step']} {step['n']}. {step['title']}[/]", highlight=False)
+        out.print(f"[bold]{t['step']} {step['n']}. {escape(step['title'])}[/]", highlight=False)
         if step.get("report"):
             out.print(step["report"], highlight=False, markup=False)
         for output in step.get("outputs", []):
