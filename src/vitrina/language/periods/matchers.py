@@ -227,33 +227,18 @@ _SINCE = _rx(
 )
 
 
-<<<<<<< HEAD
-@matcher(_SINCE)
-def match_since(m: re.Match[str], today: date) -> Hit | None:
-    """ "с марта", "since 2024-03-01", "с 2024 года": from that point to today inclusive."""
-    a = parse_point(m["a"])
-    return None if a is None else _range_hit(m, a, None, today)
-=======
 # "с маем", "с октябрём", "с 2025 годом": "с" with the instrumental case means "with"
 _INSTRUMENTAL = re.compile(r"[а-яё]+(?:ём|ем|ом)\b", F)
 
 
-def match_since(text: str, today: date) -> Hit | None:
+@matcher(_SINCE)
+def match_since(m: re.Match[str], today: date) -> Hit | None:
     """ "с марта", "since 2024-03-01", "с 2024 года": from that point to today inclusive
     ("с маем 2025" compares with May, it is no period)."""
-
-    def build(m: re.Match[str]) -> Hit | None:
-        if _INSTRUMENTAL.search(m["a"]):
-            return None
-        a = parse_point(m["a"])
-        if a is None:
-            return None
-        notes: list[str] = []
-        dates = resolve_range(a, None, today, notes, is_ru(m.string))
-        return _hit(m, *dates, notes) if dates else None
-
-    return _first((_SINCE,), text, build)
->>>>>>> main
+    if _INSTRUMENTAL.search(m["a"]):
+        return None
+    a = parse_point(m["a"])
+    return None if a is None else _range_hit(m, a, None, today)
 
 
 # --- rolling windows -----------------------------------------------------------------

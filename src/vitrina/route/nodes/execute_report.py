@@ -38,46 +38,6 @@ def execute_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
         trace.error("no ask service configured: the report cannot run")
         return _failed(lang, "ask service is not configured", trace)
     plan = QueryPlan.model_validate(row["plan"])
-<<<<<<< HEAD
-    sql = compile_plan(plan, ctx.catalog, ctx.dialect)
-    checked = guard_with_catalog(
-        sql, ctx.catalog, dialect=ctx.dialect, row_cap=ctx.settings.row_cap
-    )
-    if not checked.ok:
-        reason = "; ".join(v.message_en for v in checked.violations)
-        trace.rejected(
-            "chosen plan rejected by the guard", violations=[v.rule for v in checked.violations]
-        )
-        return _failed(lang, reason, trace)
-    try:
-        result = ctx.warehouse.execute(checked.sql)
-    except WarehouseError as exc:
-        trace.error("report query failed", kind=exc.kind, error=str(exc))
-        return _failed(lang, str(exc), trace)
-    trace.measurement(
-        "report executed", rows=result.row_count, ms=result.elapsed_ms, plan=row["id"]
-    )
-    if result.truncated:
-        trace.rejected("rows beyond the row cap dropped", row_cap=ctx.settings.row_cap)
-    metas = column_metas(plan, ctx.catalog)
-    period_label = (
-        plan.period.label(lang) if plan.period else ("всё время" if lang == "ru" else "all time")
-    )
-    topic_label = (
-        ctx.catalog.topics[plan.topic].name(lang)
-        if plan.topic in ctx.catalog.topics
-        else plan.topic
-    )
-    view = render_table(result, metas, lang, limit=ctx.settings.table_preview_rows or PREVIEW_ROWS)
-    notes = [*plan.notes, *([view.note] if view.note else [])]
-    body = write_answer(lang, result, metas, summarize(result, metas), period_label=period_label,
-                        topic_label=topic_label, notes=notes)
-    trusted = [period_label, topic_label, *notes]
-    invented = unverified_numbers(body, result, metas, texts=trusted, lang=lang)
-    if invented:
-        trace.rejected(
-            "answer text held numbers not in the data: table only",
-=======
     question = chosen.get("question") or state.get("request", "")
     current = ctx.run_plan(plan, question=question, lang=lang)
     trace.branch(
@@ -151,11 +111,10 @@ def _comparison(
         *figures,
         *([view.note] if view.note else []),
     ]
-    invented = unverified_numbers(body, merged, metas, texts=trusted)
+    invented = unverified_numbers(body, merged, metas, texts=trusted, lang=lang)
     if invented:
         trace.rejected(
             "comparison text held numbers not in the data: table only",
->>>>>>> main
             numbers=[str(n) for n in invented],
         )
         body = view.note or ""
@@ -175,16 +134,6 @@ def _comparison(
         try:
             excel = str(
                 write_excel(
-<<<<<<< HEAD
-                    result,
-                    metas,
-                    run_dir / "report.xlsx",
-                    lang=lang,
-                    sheet_title=topic_label,
-                    question=chosen.get("question", state.get("request", "")),
-                    sql=checked.sql,
-                    period_label=period_label,
-=======
                     merged,
                     metas,
                     run_dir / "report.xlsx",
@@ -193,16 +142,10 @@ def _comparison(
                     question=state.get("request", ""),
                     sql=sql,
                     period_label=labels.current(lang),
->>>>>>> main
                 )
             )
         except OSError as exc:
             trace.suppressed("Excel file not written", error=str(exc))
-<<<<<<< HEAD
-    spec, png, chart_events = safe_chart(
-        result,
-        metas,
-=======
     plotted = [i for i, m in enumerate(metas) if not m.name.endswith((CHANGE, PCT))]
     chart_result = QueryResult(
         columns=[merged.columns[i] for i in plotted],
@@ -211,44 +154,29 @@ def _comparison(
     spec, png, chart_events = safe_chart(
         chart_result,
         [metas[i] for i in plotted],
->>>>>>> main
         lang,
         png_path=run_dir / "chart.png" if ctx.write_files else None,
         node="execute_report",
     )
-<<<<<<< HEAD
-=======
     checks = [{**c, "period": "current"} for c in current.checks] + [
         {**c, "period": "previous"} for c in previous.checks
     ]
->>>>>>> main
     report = {
         "target": "warehouse",
         "plan": row["id"],
         "label": row["label"],
-<<<<<<< HEAD
-        "sql": checked.sql,
-        "columns": result.columns,
-        "rows": [list(r) for r in result.rows],
-        "row_count": result.row_count,
-=======
         "sql": sql,
         "columns": merged.columns,
         "rows": [list(r) for r in merged.rows],
         "row_count": merged.row_count,
->>>>>>> main
         "table": view.model_dump(),
         "chart": spec,
         "chart_png": str(png) if png else None,
         "excel": excel,
-<<<<<<< HEAD
-        "run_id": run_id,
-=======
         "checks": checks,
         "run_id": current.run_id,
         "run_ids": [current.run_id, previous.run_id],
         "compared_with": prior.model_dump(mode="json"),
->>>>>>> main
     }
     return {
         "status": "answered",
@@ -258,9 +186,6 @@ def _comparison(
     }
 
 
-<<<<<<< HEAD
-def _failed(lang: str, reason: str, trace: Trace) -> dict:
-=======
 def _align(current: PeriodRef, prior: PeriodRef) -> Any:
     """Maps a compared row's period value to the asked period's (May 2025 -> May 2026)."""
     months = (current.start.year - prior.start.year) * 12 + current.start.month - prior.start.month
@@ -284,7 +209,6 @@ def _failed(lang: str, reason: str, trace: Trace, result: Any = None) -> dict:
             run_id=result.run_id,
             checks=result.checks,
         )
->>>>>>> main
     return {
         "status": "failed",
         "answer": text("report_failed", lang, reason=reason),
