@@ -225,7 +225,7 @@ def parse_comment(
         problems.append("no HANDOFF block: end the comment with ===HANDOFF=== ... ===/HANDOFF===")
     if "VERDICT" in blocks:
         verdict = _verdict(blocks["VERDICT"], problems)
-    elif expect_verdict:
+    elif expect_verdict and (handoff is None or handoff.status is HandoffStatus.REVIEW_DONE):
         problems.append(
             "no VERDICT block: a review ends with ===VERDICT=== ... ===/VERDICT=== "
             "before its HANDOFF block"

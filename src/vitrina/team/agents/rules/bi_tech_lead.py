@@ -1,0 +1,136 @@
+"""BI tech lead by rules: guard, SQL standards lint and EXPLAIN cost of every view, and the
+built SQL against the design (a data engineer never changes the design)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from vitrina.team.agents.base import Finding, WorkItem, bullet_list, review
+from vitrina.team.agents.rules.common import design_of
+from vitrina.team.data.cost import COST_LIMIT_ROWS
+from vitrina.team.data.views import DatasetView
+from vitrina.team.messages import text
+from vitrina.team.toolbox import Toolbox
+
+ERROR_LINT = {"SQL-001", "SQL-004", "GUARD-001"}
+
+
+def sql_findings(tools: Toolbox, view_id: str, sql: str) -> list[Finding]:
+    """GUARD-001, the SQL-* lint and COST-001/002 for one view's SQL."""
+    findings: list[Finding] = []
+    checked, lint = tools.lint(sql)
+    for violation in checked.violations:
+        findings.append(
+            Finding("GUARD-001", "error", f"view {view_id}: {violation.rule}: {violation.message}")
+        )
+    for finding in lint:
+        severity = "error" if finding.code in ERROR_LINT else "warning"
+        findings.append(Finding(finding.code, severity, f"view {view_id}: {finding.message}"))
+    if checked.ok:
+        plan = tools.explain(sql)
+        if not plan.ok:
+            findings.append(
+                Finding("COST-001", "error", f"view {view_id}: EXPLAIN fails: {plan.error}")
+            )
+        elif plan.rows is not None and plan.rows > COST_LIMIT_ROWS:
+            findings.append(
+                Finding(
+                    "COST-002",
+                    "warning",
+                    f"view {view_id}: reads about {plan.rows:,} rows "
+                    f"(limit {COST_LIMIT_ROWS:,}): pre-aggregate or narrow the period",
+                )
+            )
+    return findings
+
+
+def design_findings(view: DatasetView) -> list[Finding]:
+    findings = []
+    if not view.columns:
+        findings.append(Finding("DSN-003", "error", f"view {view.id}: no column meanings"))
+    if not any(c["role"] == "metric" for c in view.columns):
+        findings.append(Finding("DSN-003", "error", f"view {view.id}: no metric column"))
+    for column in view.columns:
+        if not column.get("label_ru") or not column.get("label_en"):
+            findings.append(
+                Finding(
+                    "DSN-003", "warning", f"view {view.id}: column {column['name']} has no label"
+                )
+            )
+    return findings
+
+
+class BiTechLeadRules:
+    def act(self, work: WorkItem, tools: Toolbox) -> str:
+        spec = tools.read_spec()
+        design = design_of(spec)
+        findings: list[Finding] = []
+        kpis = {k["id"] for k in spec.get("scope", {}).get("kpis", [])}
+        missing_cards = kpis - {v.kpi for v in design.views if v.kind == "card"}
+        for kpi in sorted(missing_cards):
+            findings.append(Finding("DSN-001", "error", f"KPI {kpi} has no card view"))
+        if work.step.id == "dataset":
+            for view in design.views:
+                findings += design_findings(view)
+                findings += sql_findings(tools, view.id, view.sql)
+            checks = [
+                "DSN-001/003 design",
+                "GUARD-001 guard",
+                "SQL-001..006 lint",
+                "COST-001/002 EXPLAIN",
+            ]
+        else:
+            for view in design.views:
+                findings += self._built(tools, view)
+            checks = [
+                "DSN-005 built SQL = design",
+                "GUARD-001 guard",
+                "SQL-001..006 lint",
+                "COST-001/002 EXPLAIN",
+            ]
+        tools.write_spec(
+            "verdicts",
+            {
+                "reviewer": "bi-tech-lead",
+                "round": work.task.round,
+                "findings": [f.amendment() for f in findings],
+                "checks": checks,
+            },
+        )
+        joined = ", ".join(checks)
+        if not findings:
+            return review(text("review_ok", work.lang, checks=joined), findings)
+        return review(
+            f"{text('review_findings', work.lang, checks=joined)}\n"
+            f"{bullet_list([f.amendment() for f in findings], limit=20)}",
+            findings,
+        )
+
+    def _built(self, tools: Toolbox, view: DatasetView) -> list[Finding]:
+        sql = tools.read_artifact(f"datasets/{view.id}.sql")
+        if sql is None:
+            return [
+                Finding("DSN-005", "error", f"view {view.id}: datasets/{view.id}.sql is missing")
+            ]
+        expected = tools.guard(tools.compile_plan(view.query_plan()))
+        findings = sql_findings(tools, view.id, sql)
+        if expected.ok and tools.guard(sql).sql != expected.sql:
+            findings.append(
+                Finding(
+                    "DSN-005", "error", f"view {view.id}: the built SQL is not the designed query"
+                )
+            )
+        raw = tools.read_artifact(f"data/{view.id}.json")
+        data: dict[str, Any] = json.loads(raw) if raw else {}
+        designed = [c["name"] for c in view.columns]
+        if data.get("columns") != designed:
+            findings.append(
+                Finding(
+                    "DSN-005",
+                    "error",
+                    f"view {view.id}: built columns {data.get('columns')} are not "
+                    f"the designed {designed}",
+                )
+            )
+        return findings
