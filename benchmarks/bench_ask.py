@@ -19,7 +19,7 @@ from pathlib import Path
 
 import yaml
 
-from vitrina.ask.service import AskService
+from vitrina.ask import AskService
 from vitrina.config import load_settings
 from vitrina.warehouse import Warehouse
 from vitrina.warehouse.demo import build_demo_warehouse

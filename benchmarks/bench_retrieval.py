@@ -24,10 +24,10 @@ import sqlglot
 import yaml
 from sqlglot import exp
 
-from vitrina.ask.periods import extract_period
 from vitrina.catalog.context_text import build_sql_context
 from vitrina.catalog.retrieval import embeddings_available, rank_tables
 from vitrina.catalog.synthetic import synthetic_catalog
+from vitrina.language.periods import extract_period
 
 try:
     from vitrina.llm.accounting import estimate_tokens

@@ -8,11 +8,11 @@ from decimal import Decimal
 
 import pytest
 
-from vitrina.ask import answer_text
-from vitrina.ask.answer_text import plural_ru, write_answer
-from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
-from vitrina.ask.numbers import NBSP, allowed_numbers, numbers_in_text
-from vitrina.ask.summary import summarize
+from vitrina.present import answer_text
+from vitrina.present.answer_text import plural_ru, write_answer
+from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
+from vitrina.present.numbers import NBSP, allowed_numbers, numbers_in_text
+from vitrina.present.summary import summarize
 from vitrina.warehouse.result import QueryResult
 
 MONTH = ColumnMeta(

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from vitrina.ask.numbers import format_money
 from vitrina.ask.service import AskResult, AskService
 from vitrina.config import load_settings
 from vitrina.llm.client import LLMClient
 from vitrina.llm.fake import Malformed, ScriptedChatModel
+from vitrina.present.numbers import format_money
 from vitrina.warehouse import Warehouse
 
 TODAY = date(2026, 11, 30)

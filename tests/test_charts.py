@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from vitrina.ask import charts
-from vitrina.ask.charts import (
+from vitrina.present import charts
+from vitrina.present.charts import (
     build_chart_data,
     choose_chart,
     limits,
@@ -19,7 +19,7 @@ from vitrina.ask.charts import (
     to_chartjs,
     to_vegalite,
 )
-from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
+from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.trace import EventKind
 from vitrina.warehouse.result import QueryResult
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from openpyxl import load_workbook
 
-from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
-from vitrina.ask.export import number_format, safe_sheet_title, write_excel
+from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
+from vitrina.present.excel import number_format, safe_sheet_title, write_excel
 from vitrina.warehouse.result import QueryResult
 
 METAS = [

@@ -8,9 +8,9 @@ from decimal import Decimal
 
 import pytest
 
-from vitrina.ask import numbers
-from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
-from vitrina.ask.numbers import (
+from vitrina.present import numbers
+from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
+from vitrina.present.numbers import (
     NBSP,
     allowed_numbers,
     format_number,

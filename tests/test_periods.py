@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from vitrina.ask.periods import Period, extract_grain, extract_period, strip_period
+from vitrina.language.periods import Period, extract_grain, extract_period, strip_period
 
 CASES_FILE = Path(__file__).parent / "data" / "periods.yaml"
 CASES: list[dict[str, Any]] = yaml.safe_load(CASES_FILE.read_text(encoding="utf-8"))
@@ -59,7 +59,7 @@ def test_table_is_large_and_well_formed() -> None:
 
 @pytest.mark.parametrize("module", MODULES)
 def test_docstring_examples(module: str) -> None:
-    mod = importlib.import_module("vitrina.ask.periods" + module)
+    mod = importlib.import_module("vitrina.language.periods" + module)
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0
 

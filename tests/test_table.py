@@ -7,9 +7,9 @@ from decimal import Decimal
 
 from rich.console import Console
 
-from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
-from vitrina.ask.numbers import NBSP
-from vitrina.ask.table import render_table, rich_table, table_note
+from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
+from vitrina.present.numbers import NBSP
+from vitrina.present.table import render_table, rich_table, table_note
 from vitrina.warehouse.result import QueryResult
 
 METAS = [

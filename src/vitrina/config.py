@@ -47,6 +47,9 @@ class Settings:
     llm_timeout_s: float = 60.0
     llm_max_retries: int = 2
     llm_backoff_s: float = 0.5
+    onec_url: str | None = None  # a published 1C infobase (http://server/base): read via its standard OData
+    onec_user: str | None = None
+    onec_password: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

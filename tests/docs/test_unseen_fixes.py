@@ -6,10 +6,12 @@ from pathlib import Path
 
 from vitrina.docs.dax.format import format_dax
 from vitrina.docs.lineage import LineageEdge, LineageNode, MeasureLineage
-from vitrina.docs.model import Expression, Measure, Model
+from vitrina.docs.model import Expression, Measure, Model, Table
+from vitrina.docs.runfiles import RunFiles
 from vitrina.docs.sources import m_sources
 from vitrina.docs.sqlindex import build_index
-from vitrina.docs.writer.combined import Entry, write_combined
+from vitrina.docs.workspace import Workspace
+from vitrina.docs.writer.combined import write_combined
 from vitrina.docs.writer.i18n import translate_warning
 from vitrina.docs.writer.markdown import render_measure
 from vitrina.docs.writer.mermaid import MAX_NODES, mermaid
@@ -80,10 +82,19 @@ def test_combined_manual_lists_missed_measures_and_fixes_outside_links(tmp_path:
     measures = tmp_path / "measures"
     measures.mkdir()
     (measures / "A.md").write_text("# [A]\n\nuses [[B]](B.md)\n", encoding="utf-8")
-    missed = [{"measure": "Totl", "topic": "Sales", "reason": "not found", "suggestions": ["Total"], "detail": "x"},
-              {"measure": "Slow", "topic": "Sales", "reason": "timeout", "suggestions": [], "detail": "over 60 s"}]
-    manual, _ = write_combined(tmp_path, measures, [Entry("Sales", "A", "T", "A.md", "h", {})], lang="en",
-                               model_name="m", model_path="m.bim", missed=missed)
+    files = RunFiles(tmp_path / "run")
+    files.reset()
+    files.write_queue([{"topics": ["Sales"], "table": "T", "measure": "A"},
+                       {"topics": ["Sales"], "table": "T", "measure": "Slow"}],
+                      [{"measure": "Totl", "topic": "Sales", "reason": "not found", "suggestions": ["Total"],
+                        "detail": "x"}], {"topics": ["Sales"]})
+    files.record({"i": 0, "measure": "A", "table": "T", "topics": ["Sales"], "file": "A.md", "hash": "h",
+                  "status": "created"}, "{}")
+    files.record({"i": 1, "measure": "Slow", "table": "T", "topics": ["Sales"], "status": "missed",
+                  "reason": "timeout", "detail": "over 60 s", "suggestions": []})
+    model = Model(name="m", tables=[Table(name="T", measures=[Measure(name="A", table="T", expression="1"),
+                                                               Measure(name="Slow", table="T", expression="1")])])
+    manual, _ = write_combined(tmp_path, files, Workspace(model), request={"model": "m.bim", "lang": "en"})
     text = manual.read_text(encoding="utf-8")
     assert "[Not documented](#missed) (2)" in text and "## Not documented" in text
     assert "| [Totl] | Sales | not found in the model | did you mean [Total] |" in text

@@ -220,11 +220,11 @@ def test_rerun_keeps_unchanged_and_rewrites_only_dependents(app: typer.Typer, tm
 
 _HASHES = """
 import json, sys
-from vitrina.docs.graph import content_hash
+from vitrina.docs.document import content_hash
 from vitrina.docs.lineage import build_lineage
 from vitrina.docs.workspace import Workspace
 ws = Workspace.load(sys.argv[1], [sys.argv[2]])
-print(json.dumps({m.name: content_hash(ws, build_lineage(ws, m), "t", "en") for m in ws.model.measures}))
+print(json.dumps({m.name: content_hash(ws, build_lineage(ws, m), ["t"], "en") for m in ws.model.measures}))
 """
 
 

@@ -6,10 +6,11 @@ import doctest
 
 import pytest
 
-from vitrina.onec import links, words
+from vitrina.language import names
+from vitrina.onec import links
 from vitrina.route.plans import request
 
 
-@pytest.mark.parametrize("module", [words, links, request], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [names, links, request], ids=lambda m: m.__name__)
 def test_doctests(module):
     assert doctest.testmod(module).failed == 0

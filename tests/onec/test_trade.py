@@ -55,20 +55,24 @@ def test_requests_find_the_register_and_write_a_parsed_query(route, request_text
     assert check.checked and check.ok, check.errors
     assert check.virtual_tables == [f"{register}.{virtual_table}"]  # read back from the parse tree
     assert f"ПРЕДСТАВЛЕНИЕ({register.split('.')[1]}{virtual_table}.{dimension})" in report["query"]
-    assert "ИТОГИ" in report["query"] and "ОБЩИЕ" in report["query"]
+    assert "ИТОГИ" not in report["query"]  # the schema totals its resources; the platform's schemas carry none
     assert report["links"][0] == f"e1cib/list/{register}" and report["links"][1].startswith("e1cib/app/Отчет.")
     schema = ET.fromstring(report["dcs"])
     ns = {"s": "http://v8.1c.ru/8.1/data-composition-system/schema"}
     assert schema.find("s:dataSet/s:query", ns).text == report["query"]
     assert schema.findall("s:totalField", ns) and schema.findall("s:parameter", ns)
     assert schema.find("s:settingsVariant", ns) is not None
+    com = "{http://v8.1c.ru/8.1/data-composition-system/common}"
+    roles = {f.find("s:dataPath", ns).text: [r.tag.replace(com, "") for r in f.find("s:role", ns) or []]
+             for f in schema.findall("s:dataSet/s:field", ns)}
+    assert roles[dimension] == ["dimension"]
 
 
 def test_month_grain_and_period_parameters(route):
     result = route.handle("продажи по номенклатуре по месяцам за 2025 год")
-    assert "Обороты(&НачалоПериода, &КонецПериода, Месяц)" in result.report["query"]
-    assert result.report["parameters"]["НачалоПериода"]["value"] == "2025-01-01"
-    assert result.report["parameters"]["КонецПериода"]["value"] == "2025-12-31"
+    assert "Обороты(&НачалоПериода, &КонецПериода, Месяц, )" in result.report["query"]
+    assert result.report["parameters"]["НачалоПериода"]["value"] == "2025-01-01T00:00:00"
+    assert result.report["parameters"]["КонецПериода"]["value"] == "2025-12-31T23:59:59"  # the last day kept
 
 
 def test_balance_candidates_rank_ostatki_first(route):
@@ -96,3 +100,27 @@ def test_query_writer_for_each_virtual_table(source):
     for q in (prices, both):
         assert check_query(q.text).ok
         ET.fromstring(write_dcs(q))
+
+
+ORDER = ["dataSource", "dataSet", "dataSetLink", "calculatedField", "totalField", "parameter", "template",
+         "groupTemplate", "settingsVariant"]
+
+
+def _shape(xml_text: str) -> tuple[list[str], list[str], list[str]]:
+    root = ET.fromstring(xml_text.lstrip("\ufeff").encode())
+    local = [c.tag.rpartition("}")[2] for c in root]
+    data_set = root.find("{http://v8.1c.ru/8.1/data-composition-system/schema}dataSet")
+    variant = root.find("{http://v8.1c.ru/8.1/data-composition-system/schema}settingsVariant")
+    return local, [c.tag.rpartition("}")[2] for c in data_set], [c.tag for c in variant]
+
+
+@pytest.mark.fixtures
+def test_schema_has_the_shape_of_the_platform_schemas(route, shared_fixtures):
+    """Element order, data set and settings variant as in the real schemas of the shared fixtures."""
+    ours = _shape(route.handle("продажи по номенклатуре за ноябрь 2025").report["dcs"])
+    for path in (shared_fixtures / "onec").rglob("Template.*"):
+        theirs = _shape(path.read_text(encoding="utf-8-sig"))
+        assert theirs[2][:2] == ours[2][:2]  # dcsset:name and dcsset:presentation first
+        assert set(theirs[1]) - {"field"} <= set(ours[1]) | {"field"}  # name, dataSource, query
+    assert ours[0] == sorted(ours[0], key=ORDER.index) and ours[0][:2] == ["dataSource", "dataSet"]
+    assert ours[1][0] == "name" and ours[1][-3:] == ["dataSource", "query", "autoFillFields"]

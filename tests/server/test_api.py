@@ -150,6 +150,8 @@ def test_docs_endpoints(make_client, docs_dir):
     assert measure["measure"] == "Amount per Customer"
     assert 'href="#measure=Customers"' in measure["html"]
     assert measure["lineage"]["nodes"] and measure["lineage"]["edges"]
+    worded = client.get("/api/docs/measures/[Amount per Customer]?llm=true", headers=auth)
+    assert worded.status_code == 409 and worded.json()["error"]["code"] == "llm_not_configured"
     missing = client.get("/api/docs/measures/Nope", headers=auth)
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "measure_not_found"
 

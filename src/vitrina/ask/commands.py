@@ -96,7 +96,7 @@ def register(app: typer.Typer) -> None:
         no_llm: Annotated[bool, typer.Option("--no-llm", help="Rules only, even when a model is configured.")] = False,
     ) -> None:
         """Answer one question from the warehouse (rules first; read-only)."""
-        from vitrina.ask.render import render
+        from vitrina.ask.render import render_result
 
         if segment and segment.lower() not in ("auto", "b2b", "b2c"):
             raise fail(f"--segment must be auto, b2b or b2c, not '{segment}'")
@@ -111,7 +111,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(result.model_dump_json(indent=2))
         else:
-            render(console, result, show_trace=trace)
+            render_result(console, result, show_trace=trace)
         _copy(result.excel, excel, "Excel file")
         _copy(result.chart_png, chart, "chart")
         if result.status == "failed":
@@ -124,7 +124,7 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON lines.")] = False,
     ) -> None:
         """Build the demo warehouse (first use) and answer sample questions in both languages."""
-        from vitrina.ask.render import render
+        from vitrina.ask.render import render_result
 
         settings = load_settings()
         ensure_demo(settings)
@@ -149,7 +149,7 @@ def register(app: typer.Typer) -> None:
                 if as_json:
                     typer.echo(result.model_dump_json())
                 else:
-                    render(console, result, show_trace=False)
+                    render_result(console, result, show_trace=False)
                     console.print()
         finally:
             service.close()

@@ -12,9 +12,9 @@ from datetime import timedelta
 import sqlglot
 from sqlglot import exp
 
-from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.ask.plan import QueryPlan
 from vitrina.catalog import Catalog
+from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 
 CATALOG_DIALECT = "postgres"  # the dialect catalog expressions are written in
 GRAIN_LABELS = {

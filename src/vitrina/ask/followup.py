@@ -11,9 +11,9 @@ import re
 from datetime import date
 from typing import Any
 
-from vitrina.ask.periods import extract_period
 from vitrina.ask.understand import Reading, read_question
 from vitrina.catalog import Catalog
+from vitrina.language.periods import extract_period
 
 FOLLOW_UP_STARTS = (
     "а ",

@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from vitrina.language.periods import Period
+
 
 class PeriodRef(BaseModel):
     """A normalised period: inclusive dates plus labels for the answer."""
@@ -17,6 +19,12 @@ class PeriodRef(BaseModel):
     label_en: str
     span: str = ""
     note: str | None = None
+
+    @classmethod
+    def of(cls, period: Period) -> PeriodRef:
+        """The plan's copy of a period read from a question (its correction note kept)."""
+        return cls(start=period.start, end=period.end, label_ru=period.label_ru,
+                   label_en=period.label_en, span=period.span, note=period.corrected)
 
     def label(self, lang: str) -> str:
         return self.label_ru if lang == "ru" else self.label_en

@@ -8,7 +8,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from vitrina.ask.service import AskResult
-from vitrina.ask.table import TableView, rich_table
+from vitrina.present.table import TableView, rich_table
 
 STATUS_STYLE = {"answered": "green", "clarification": "yellow", "refused": "magenta", "failed": "red"}
 
@@ -23,7 +23,7 @@ def trace_table(result: AskResult) -> Table:
     return table
 
 
-def render(console: Console, result: AskResult, *, show_sql: bool = True, show_trace: bool = False) -> None:
+def render_result(console: Console, result: AskResult, *, show_sql: bool = True, show_trace: bool = False) -> None:
     style = STATUS_STYLE.get(result.status, "white")
     title = f"[{style}]{result.status}[/] · {result.question}"
     if result.rewritten_question and result.rewritten_question != result.question:

@@ -18,7 +18,6 @@ from typing import Any
 from langgraph.types import Command
 from pydantic import BaseModel, Field
 
-from vitrina.ask.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.ask.context import AskContext, AskOptions
 from vitrina.ask.graph import RECURSION_LIMIT, build_graph
 from vitrina.ask.llm.tasks import TurnModel
@@ -29,6 +28,7 @@ from vitrina.config import Settings, load_settings
 from vitrina.llm.accounting import totals_by_task
 from vitrina.llm.client import LLMClient
 from vitrina.llm.factory import LLMSettingsError, build_client
+from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.trace import TraceEvent
 from vitrina.trace.events import EventKind, has_suppressed
 from vitrina.trace.telemetry import StepRecord, export_run
@@ -36,8 +36,16 @@ from vitrina.warehouse import QueryResult, Warehouse
 
 log = logging.getLogger(__name__)
 
-register_state_types([QueryResult, QueryPlan, PeriodRef, Filter, Dimension, Join, ColumnMeta, ColumnRole,
-                      Grain, ValueFormat, TraceEvent, EventKind])
+STATE_TYPES = (QueryResult, QueryPlan, PeriodRef, Filter, Dimension, Join, ColumnMeta, ColumnRole, Grain,
+               ValueFormat, TraceEvent, EventKind)
+
+
+def register_state() -> None:
+    """Allow the ask graph's state types in checkpoints (done on import; idempotent)."""
+    register_state_types(STATE_TYPES)
+
+
+register_state()
 
 
 class AskResult(BaseModel):

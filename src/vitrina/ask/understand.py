@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from vitrina.ask.periods.grain import find_grain
-from vitrina.ask.text import Word, find_phrase, normalize, phrase_stems, stem_matches, tokenize
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import ColumnRole
+from vitrina.language.periods.grain import find_grain
+from vitrina.language.stopwords import QUESTION_STOPWORDS
+from vitrina.language.text import Word, find_phrase, normalize, phrase_stems, stem_matches, tokenize
 
 GROUP_MARKERS = (
     "по",
@@ -303,13 +304,10 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     return reading
 
 
-STOPWORDS = frozenset(["сколько", "какой", "какая", "какое", "какие", "каков", "какова", "каким", "каких", "каком", "был", "была", "было", "были", "будет", "есть", "в", "во", "на", "за", "по", "с", "со", "из", "у", "от", "до", "и", "а", "или", "не", "ни", "что", "это", "этот", "эта", "эти", "как", "ли", "же", "для", "о", "об", "при", "все", "всего", "всех", "весь", "вся", "мне", "нам", "покажи", "покажите", "дай", "дайте", "выведи", "выведите", "посчитай", "посчитайте", "нужно", "надо", "пожалуйста", "итого", "общий", "общая", "общее", "год", "году", "года", "месяц", "неделю", "сумма", "количество", "число", "the", "a", "an", "of", "in", "on", "for", "by", "to", "and", "or", "how", "many", "much", "what", "which", "was", "were", "is", "are", "did", "do", "does", "there", "with", "per", "show", "me", "give", "list", "please", "total", "all", "from", "at", "as", "be", "been", "this", "that", "those", "these", "their", "our", "its", "year", "которые", "который", "которая", "которых", "которым", "кто", "тех", "те", "через", "прошло", "прошли", "было", "стало", "составил", "составила", "who", "whose", "that", "went", "made", "got"])
-
-
 MODEL_THRESHOLD = 2  # this many unexplained content words hand the question to a model
 
 
 def unexplained_words(reading: Reading) -> list[str]:
     """Content words the rules did not read: what a model may understand when rules cannot."""
     return [w.text for i, w in enumerate(reading.words)
-            if i not in reading.used and i not in reading.keyword_words and w.text not in STOPWORDS and len(w.text) > 2 and not w.text.isdigit()]
+            if i not in reading.used and i not in reading.keyword_words and w.text not in QUESTION_STOPWORDS and len(w.text) > 2 and not w.text.isdigit()]

@@ -36,6 +36,12 @@ def docs_command(
     lang: Annotated[str, typer.Option("--lang", help="Document language: ru or en.", callback=_lang)] = "en",
     timeout: Annotated[float, typer.Option("--timeout", help="Time limit per measure, seconds.")] = 60.0,
     fresh: Annotated[bool, typer.Option("--fresh", help="Ignore an interrupted run instead of resuming it.")] = False,
+    llm: Annotated[bool, typer.Option("--llm", help="Word explanations and read a free-text measure list with the "
+                                      "configured model (checked against the lineage).")] = False,
+    agent: Annotated[str | None, typer.Option("--agent", help="Delegate each measure to a coding-agent CLI: "
+                                              "cursor, claude, codex or a command line.")] = None,
+    agent_timeout: Annotated[float, typer.Option("--agent-timeout", help="Time limit per measure for the agent, "
+                                                 "seconds.")] = 600.0,
 ) -> None:
     """Document BI measures: DAX, dependencies and lineage down to the loading procedures."""
     from vitrina.config import load_settings
@@ -45,7 +51,20 @@ def docs_command(
         raise _fail("give either --measures FILE or --all, not both")
     settings = load_settings()
     out_dir = out or settings.outputs_dir / "docs" / (model.stem or "model")
-    request = make_request(model, sql or [], measures_file=measures, all_measures=all_measures, out=out_dir, lang=lang)
+    runner = None
+    if agent:
+        from vitrina.docs.agent import AgentError, AgentRunner
+
+        try:
+            runner = AgentRunner(agent, timeout_s=agent_timeout)
+        except AgentError as exc:
+            raise _fail(str(exc)) from None
+    explain = list_llm = None
+    model_name = None
+    if llm:
+        explain, list_llm, model_name = _llm_slots(settings)
+    request = make_request(model, sql or [], measures_file=measures, all_measures=all_measures, out=out_dir, lang=lang,
+                           agent=runner.name if runner else None, llm=model_name)
     console = Console(stderr=False)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty()) as progress:
@@ -55,10 +74,27 @@ def docs_command(
             progress.update(task, completed=done, total=total, description=f"[{name}]"[:40])
 
         try:
-            report = run_docs(request, settings=settings, measure_timeout_s=timeout, on_progress=on_progress, fresh=fresh)
+            report = run_docs(request, settings=settings, measure_timeout_s=timeout, on_progress=on_progress, fresh=fresh,
+                              explain=explain, list_llm=list_llm, agent=runner)
         except DocsInputError as exc:
             raise _fail(str(exc)) from None
     _print_report(console, report)
+
+
+def _llm_slots(settings: Any) -> tuple[Any, Any, str | None]:
+    """(explain slot, measure-list slot, model name) for --llm; a warning and the rules without a model."""
+    from vitrina.docs.llm import build_docs_client, measure_list_llm, wording_explainer
+    from vitrina.llm.factory import LLMSettingsError
+
+    try:
+        client = build_docs_client(settings)
+    except LLMSettingsError as exc:
+        raise _fail(f"--llm: {exc}") from None
+    if client is None:
+        Console(stderr=True).print("[yellow]warning:[/] --llm: no model is configured (see `vitrina config`); "
+                                   "explanations and the measure list use the rules", highlight=False)
+        return None, None, None
+    return wording_explainer(client), measure_list_llm(client), client.model_name
 
 
 def _print_report(console: Console, report: Any) -> None:
@@ -69,7 +105,9 @@ def _print_report(console: Console, report: Any) -> None:
     table.add_row("documents written", str(len(report.created)))
     table.add_row("unchanged (kept)", str(len(report.unchanged)))
     table.add_row("missed", str(len(report.missed)))
-    table.add_row("time", f"{report.seconds:.2f} s" + (" (resumed)" if report.resumed else ""))
+    note = " (resumed)" if report.resumed else (" (nothing changed: no work done)" if report.skipped else "")
+    table.add_row("time", f"{report.seconds:.2f} s" + note)
+    table.add_row("warnings", str(len(report.warnings)))
     for key in ("manual", "index", "measures_dir"):
         if key in report.outputs:
             table.add_row(key, report.outputs[key])
@@ -82,6 +120,8 @@ def _print_report(console: Console, report: Any) -> None:
         for m in report.missed:
             missed.add_row(f"[{m['measure']}]", m["reason"], m.get("detail", ""))
         console.print(missed)
+    for w in report.warnings:
+        console.print(f"[yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
 
 
 def lineage_command(

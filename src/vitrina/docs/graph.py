@@ -1,68 +1,64 @@
-"""The docs graph: input -> measure list -> router <-> document one measure -> combine.
+"""The docs graph: input -> measure list -> router <-> document a batch -> combine.
 
-A cyclic LangGraph StateGraph. State keeps only small, serialisable facts (the list, what
-was processed, missed with the reason, created documents); the loaded model and SQL index
-live in the run context (`DocsContext`) so checkpoints stay small and a resumed run
-rebuilds them from the same paths.
+A cyclic LangGraph StateGraph whose checkpointed state holds pointers only: the request,
+the run folder, a cursor and the queue length. The queue, each measure's result (the run
+ledger), lineages and trace events are files of the run folder (`vitrina.docs.runfiles`),
+so a checkpoint is O(1) per step however many measures the run has. The loaded model and
+SQL index live in the run context (`DocsContext`); a resumed run rebuilds them.
 """
 
 from __future__ import annotations
 
 import difflib
-import hashlib
-import json
-import operator
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 
+from vitrina.docs.agent import AgentRunner
+from vitrina.docs.document import MEASURES_DIR, document_measure
 from vitrina.docs.errors import DocsInputError
-from vitrina.docs.lineage import MeasureLineage, MeasureTimeout, build_lineage
 from vitrina.docs.measure_list import MeasureList, Topic, measure_list_from_text
 from vitrina.docs.model.bim import read_text
+from vitrina.docs.runfiles import RunFiles
 from vitrina.docs.workspace import Workspace
-from vitrina.docs.writer.combined import Entry, write_combined
+from vitrina.docs.writer.combined import write_combined
 from vitrina.docs.writer.explain import Explainer
-from vitrina.docs.writer.markdown import doc_filename, read_hash, render_measure
+from vitrina.docs.writer.markdown import doc_filename
 from vitrina.trace import Trace
 
-DOC_VERSION = "2"  # bump when the document layout changes: every document is rewritten once
-MEASURES_DIR = "measures"
+BATCH_MEASURES = 50  # measures per graph step: fewer checkpoints, same resume precision
+BATCH_SECONDS = 2.0
 
 
 class DocsState(TypedDict, total=False):
-    """Graph state. Lists with `operator.add` grow by the updates nodes return."""
+    """Checkpointed state: small and of constant size (see the module docstring)."""
 
     request: dict[str, Any]  # model, sql, measures_file, all, out, lang
-    original_list: list[dict[str, Any]]  # [{"topic": ..., "measures": [...]}]
-    queue: list[list[str]]  # [topic, table, measure] still to document, in order
+    run_dir: str
+    total: int
     cursor: int
-    current: str | None
-    processed: Annotated[list[str], operator.add]
-    missed: Annotated[list[dict[str, Any]], operator.add]
-    created: Annotated[list[str], operator.add]
-    unchanged: Annotated[list[str], operator.add]
-    entries: Annotated[list[dict[str, Any]], operator.add]
-    trace: Annotated[list[dict[str, Any]], operator.add]
     outputs: dict[str, str]
 
 
 @dataclass
 class DocsContext:
-    """Run-scoped context: heavy caches, LLM slots, limits, progress callback."""
+    """Run-scoped context: heavy caches, LLM and agent slots, limits, progress callback."""
 
     measure_timeout_s: float = 60.0
     explain: Explainer | None = None
-    list_llm: Callable[[str], str] | None = None
+    list_llm: Callable[[str], Any] | None = None
+    agent: AgentRunner | None = None
     on_progress: Callable[[str, int, int, str], None] | None = None
     workspace: Workspace | None = None
     filenames: dict[str, str] = field(default_factory=dict)
-    lineages: dict[str, MeasureLineage] = field(default_factory=dict)
+    queue: list[dict[str, Any]] | None = None
+    queued: set[str] = field(default_factory=set)
+    done: set[int] | None = None
 
     def load(self, request: dict[str, Any]) -> Workspace:
         if self.workspace is None:
@@ -72,6 +68,12 @@ class DocsContext:
             for m in sorted(self.workspace.model.measures, key=lambda m: (m.table.lower(), m.name.lower())):
                 self.filenames[m.name.lower()] = doc_filename(m.name, taken)
         return self.workspace
+
+    def run_queue(self, files: RunFiles) -> list[dict[str, Any]]:
+        if self.queue is None:
+            self.queue = files.read_queue()["queue"]
+            self.queued = {q["measure"].lower() for q in self.queue}
+        return self.queue
 
 
 def _events(trace: Trace) -> list[dict[str, Any]]:
@@ -94,14 +96,15 @@ def input_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[str, Any
     ws = runtime.context.load(req)
     trace.measurement("model loaded", tables=len(ws.model.tables), measures=len(ws.model.measures))
     if ws.index is not None:
-        trace.measurement("SQL index built", objects=len(getattr(ws.index, "objects", {}) or {}))
+        trace.measurement("SQL index built", objects=len(ws.index.objects), errors=len(ws.index.errors))
     else:
         trace.branch("no SQL folder: lineage stops at partition sources")
-    return {"trace": _events(trace) + _events(ws.trace)}
+    RunFiles(state["run_dir"]).trace(_events(trace) + _events(ws.trace))
+    return {}
 
 
 def measure_list_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[str, Any]:
-    """The user's list (or every measure), matched against the model."""
+    """The user's list (or every measure), matched against the model; written to the run folder."""
     req = state["request"]
     ctx = runtime.context
     ws = ctx.load(req)
@@ -116,119 +119,75 @@ def measure_list_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[s
             topics.setdefault(name, Topic(topic=name)).measures.append(m.name)
         mlist = MeasureList(topics=list(topics.values()))
         trace.branch("--all: every measure, topics from display folders or tables", measures=len(ws.model.measures))
-    queue: list[list[str]] = []
+    by_name: dict[str, dict[str, Any]] = {}
+    queue: list[dict[str, Any]] = []
     missed: list[dict[str, Any]] = []
-    all_names = [m.name for m in ws.model.measures]
-    lower = {n.lower(): n for n in all_names}
+    lower = {m.name.lower(): m.name for m in ws.model.measures}
     for topic, name in mlist.flat():
         found = ws.model.measure(name)
         if found is None:
+            if any(x["measure"].lower() == name.lower() for x in missed):
+                continue
             close = difflib.get_close_matches(name.lower(), list(lower), n=3, cutoff=0.5)
             suggestions = [lower[c] for c in close]
+            hint = f"; did you mean {', '.join(f'[{s}]' for s in suggestions)}?" if suggestions else ""
             missed.append({"measure": name, "topic": topic, "reason": "not found", "suggestions": suggestions,
-                           "detail": "not in the model" + (f"; did you mean {', '.join(f'[{s}]' for s in suggestions)}?" if suggestions else "")})
+                           "detail": "not in the model" + hint})
             trace.rejected("measure not found in the model", measure=name, suggestions=suggestions)
             continue
-        queue.append([topic, found.table, found.name])
-    return {
-        "original_list": [t.model_dump() for t in mlist.topics],
-        "queue": queue,
-        "cursor": 0,
-        "missed": missed,
-        "trace": _events(trace),
-    }
+        item = by_name.get(found.name.lower())
+        if item is None:
+            item = {"topics": [topic], "table": found.table, "measure": found.name}
+            by_name[found.name.lower()] = item
+            queue.append(item)
+        elif topic not in item["topics"]:
+            item["topics"].append(topic)
+            trace.branch("measure listed under several topics: one document, listed in each",
+                         measure=found.name, topics=item["topics"])
+    if not ws.model.measures:
+        trace.warning("the model has no measures: nothing to document", model=str(req["model"]))
+    files = RunFiles(state["run_dir"])
+    files.write_queue(queue, missed, {"topics": [t.topic for t in mlist.topics]})
+    files.trace(_events(trace))
+    ctx.queue = None
+    return {"total": len(queue), "cursor": 0}
 
 
 def router_node(state: DocsState) -> dict[str, Any]:
-    """Pick the next unprocessed measure (the cursor walks the queue once)."""
-    cursor = state.get("cursor", 0)
-    queue = state.get("queue", [])
-    return {"current": queue[cursor][2] if cursor < len(queue) else None}
+    """Nothing to update: the cursor says where the next batch starts."""
+    return {}
 
 
 def route(state: DocsState) -> Literal["document", "combine"]:
-    return "document" if state.get("current") else "combine"
-
-
-def content_hash(ws: Workspace, lin: MeasureLineage, topic: str, lang: str, extra: str = "") -> str:
-    """Same DAX, same sources, same settings -> same hash -> the document is not rewritten."""
-    h = hashlib.sha256()
-    m = ws.model.measure(lin.measure)
-    parts: list[str] = [DOC_VERSION, lang, topic, lin.model_dump_json(), extra]
-    if m is not None:
-        parts += [m.description or "", m.format_string or "", m.display_folder or ""]
-    for name in lin.all_measures:
-        dep = ws.model.measure(name)
-        parts.append(dep.expression if dep else name)
-    index = ws.index
-    if index is not None:
-        for o in [*lin.sql_objects, *lin.procedures]:
-            obj = index.get(o.name)
-            parts.append(str(getattr(obj, "definition", "") or "") if obj is not None else o.name)
-    for p in parts:
-        h.update(p.encode("utf-8", "replace"))
-        h.update(b"\x00")
-    return h.hexdigest()[:16]
+    return "document" if state.get("cursor", 0) < state.get("total", 0) else "combine"
 
 
 def document_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[str, Any]:
-    """Document exactly one measure; a timeout or error becomes a missed entry, not a crash."""
+    """Document the next batch of measures; each result is in the ledger before the cursor moves."""
     ctx = runtime.context
     req = state["request"]
     ws = ctx.load(req)
+    files = RunFiles(state["run_dir"])
+    queue = ctx.run_queue(files)
+    if ctx.done is None:  # a resumed run: positions already in the ledger are not done twice
+        ctx.done = set(files.rows())
     cursor = state.get("cursor", 0)
-    topic, table, name = state["queue"][cursor]
+    total = len(queue)
+    started = time.monotonic()
     trace = Trace("docs.document")
-    update: dict[str, Any] = {"cursor": cursor + 1}
-    start = time.monotonic()
-    deadline = start + ctx.measure_timeout_s
-    measure = ws.measure(table, name)
-    out_dir = Path(req["out"])
-    measures_dir = out_dir / MEASURES_DIR
-    try:
-        if measure is None:
-            raise LookupError(f"measure [{name}] disappeared from table '{table}'")
-        lin = build_lineage(ws, measure, deadline=deadline, trace=trace)
-        ctx.lineages[name.lower()] = lin
-        file_name = ctx.filenames[name.lower()]
-        path = measures_dir / file_name
-        queued = {q[2].lower() for q in state["queue"]}
-
-        def link(target: str) -> str | None:
-            """Only documents that exist (this run's or kept ones): never a dead link."""
-            target_file = ctx.filenames.get(target.lower())
-            if target_file and (target.lower() in queued or (measures_dir / target_file).exists()):
-                return target_file
-            return None
-
-        linked = sorted(m for m in lin.all_measures if link(m))
-        digest = content_hash(ws, lin, topic, req.get("lang", "en"), extra="\x01".join(linked))
-        if path.exists() and read_hash(path) == digest:
-            trace.branch("measure unchanged: document kept", measure=name)
-            update["unchanged"] = [name]
-        else:
-            text = render_measure(lin, measure, topic=topic, lang=req.get("lang", "en"), link=link,
-                                  explain=ctx.explain, content_hash=digest, trace=trace)
-            if time.monotonic() > deadline:
-                raise MeasureTimeout(name)
-            measures_dir.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-            update["created"] = [f"{MEASURES_DIR}/{file_name}"]
-        update["processed"] = [name]
-        update["entries"] = [{"topic": topic, "measure": name, "table": table, "file": file_name, "hash": digest}]
-        trace.measurement("measure documented", measure=name, ms=round((time.monotonic() - start) * 1000, 2))
-    except MeasureTimeout:
-        trace.error("measure timed out", measure=name, limit_s=ctx.measure_timeout_s)
-        update["missed"] = [{"measure": name, "topic": topic, "reason": "timeout",
-                             "detail": f"over the {ctx.measure_timeout_s:g} s limit", "suggestions": []}]
-    except Exception as exc:
-        trace.error("measure failed", measure=name, error=f"{type(exc).__name__}: {exc}"[:300])
-        update["missed"] = [{"measure": name, "topic": topic, "reason": "error",
-                             "detail": f"{type(exc).__name__}: {exc}"[:300], "suggestions": []}]
-    if ctx.on_progress is not None:
-        ctx.on_progress("measure", cursor + 1, len(state["queue"]), name)
-    update["trace"] = _events(trace)
-    return update
+    while cursor < total:
+        fresh = cursor not in ctx.done
+        if fresh:
+            row, lineage_json = document_measure(ctx, ws, queue[cursor], cursor, Path(req["out"]), req, trace)
+            files.record(row, lineage_json)
+            ctx.done.add(cursor)
+        cursor += 1
+        if fresh and ctx.on_progress is not None:
+            ctx.on_progress("measure", cursor, total, queue[cursor - 1]["measure"])
+        if cursor % BATCH_MEASURES == 0 or time.monotonic() - started > BATCH_SECONDS:
+            break
+    files.trace(_events(trace))
+    return {"cursor": cursor}
 
 
 def combine_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[str, Any]:
@@ -236,24 +195,13 @@ def combine_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[str, A
     ctx = runtime.context
     req = state["request"]
     ws = ctx.load(req)
+    files = RunFiles(state["run_dir"])
     trace = Trace("docs.combine")
     out_dir = Path(req["out"])
-    measures_dir = out_dir / MEASURES_DIR
-    out_dir.mkdir(parents=True, exist_ok=True)
-    entries: list[Entry] = []
-    for e in state.get("entries", []):
-        lin = ctx.lineages.get(e["measure"].lower())
-        if lin is None:  # documented before a resume: rebuild (cheap, cached sources)
-            m = ws.measure(e["table"], e["measure"])
-            lin = build_lineage(ws, m, trace=trace) if m is not None else None
-            trace.branch("lineage rebuilt for index.json after resume", measure=e["measure"])
-        entries.append(Entry(topic=e["topic"], measure=e["measure"], table=e["table"], file=e["file"],
-                             content_hash=e["hash"], lineage=lin.model_dump(mode="json") if lin else {}))
-    manual, index = write_combined(out_dir, measures_dir, entries, lang=req.get("lang", "en"),
-                                   model_name=ws.model.name, model_path=str(req["model"]), missed=state.get("missed", []))
-    trace.measurement("combined manual written", measures=len(entries), missed=len(state.get("missed", [])))
-    return {"outputs": {"manual": str(manual), "index": str(index), "measures_dir": str(measures_dir)},
-            "trace": _events(trace)}
+    manual, index = write_combined(out_dir, files, ws, request=req)
+    trace.measurement("combined manual written", measures=state.get("total", 0))
+    files.trace(_events(trace))
+    return {"outputs": {"manual": str(manual), "index": str(index), "measures_dir": str(out_dir / MEASURES_DIR)}}
 
 
 def build_graph(checkpointer: Any = None) -> Any:
@@ -271,11 +219,3 @@ def build_graph(checkpointer: Any = None) -> Any:
     g.add_edge("document", "router")
     g.add_edge("combine", END)
     return g.compile(checkpointer=checkpointer)
-
-
-def request_key(request: dict[str, Any]) -> str:
-    """A stable thread id: same model, SQL, list, output and language -> same run to resume."""
-    parts = {k: request.get(k) for k in ("model", "sql", "measures_file", "all", "out", "lang")}
-    if request.get("measures_file") and Path(request["measures_file"]).is_file():
-        parts["list_sha"] = hashlib.sha256(Path(request["measures_file"]).read_bytes()).hexdigest()
-    return "docs-" + hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:20]

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from vitrina.docs.dax.resolver import DaxDeps
+from vitrina.docs.dax.syntax import check as dax_check
 from vitrina.docs.model import Measure
 from vitrina.docs.sources.types import SourceRef
 from vitrina.docs.workspace import Workspace
@@ -65,6 +66,31 @@ class ProcedureInfo(BaseModel):
     excerpts: list[SqlExcerpt] = Field(default_factory=list)
     partial: bool = False
     dynamic_sql: bool = False
+    order: int | None = None  # place in the load's execution order (call graph, else data order)
+    called_by: list[str] = Field(default_factory=list)
+    external: list[str] = Field(default_factory=list)  # BULK INSERT files, OPENROWSET sources
+
+
+class ColumnStep(BaseModel):
+    """One write of a business column: `target.column` gets `expression` in `procedure`."""
+
+    model_column: str
+    target: str
+    column: str
+    procedure: str
+    file: str | None = None
+    line: int | None = None
+    expression: str
+    computed: bool = True  # False: the value is copied from `sources`
+    sources: list[str] = Field(default_factory=list)
+
+
+class CalculatedItem(BaseModel):
+    """A calculated column or calculated table the measure uses, with its DAX."""
+
+    kind: Literal["calculated_column", "calculated_table"]
+    name: str
+    expression: str
 
 
 class SqlObjectInfo(BaseModel):
@@ -97,6 +123,10 @@ class MeasureLineage(BaseModel):
     sql_objects: list[SqlObjectInfo] = Field(default_factory=list)
     procedures: list[ProcedureInfo] = Field(default_factory=list)
     column_links: list[ColumnLink] = Field(default_factory=list)
+    column_steps: list[ColumnStep] = Field(default_factory=list)
+    calculated: list[CalculatedItem] = Field(default_factory=list)
+    syntax_errors: list[str] = Field(default_factory=list)
+    never_written: list[str] = Field(default_factory=list)
     level: Literal["column", "table", "mixed", "none"] = "none"
     relationships: list[str] = Field(default_factory=list)
     time_intelligence: list[str] = Field(default_factory=list)
@@ -180,6 +210,14 @@ def build_lineage(
     lin = b.lin
     root = b.node(f"m:{measure.name}", "measure", f"[{measure.name}]")
     deps = ws.deps(measure)
+    problem = dax_check(measure.expression)
+    if problem is not None:
+        where = f" ({measure.file}:{measure.line})" if measure.file and measure.line else ""
+        text = f"DAX syntax error in [{measure.name}] at {problem.text()}{where}"
+        lin.syntax_errors.append(text)
+        b.warn(text)
+        trace.warning("DAX syntax error", measure=measure.name, line=problem.line, column=problem.column,
+                      error=problem.message)
     lin.direct_measures = sorted(deps.measures)
     lin.variables = list(deps.variables)
     _note_functions(lin, deps)
@@ -237,6 +275,12 @@ def build_lineage(
                     pending.append(c)
             tables_by_measure.setdefault(measure.name, set()).update(cd.tables)
     lin.columns = sorted(col_ref(t, c) for t, c in columns)
+    for t, c in sorted(columns):
+        table_obj = ws.model.table(t)
+        col_obj = table_obj.column(c) if table_obj else None
+        if col_obj is not None and col_obj.expression and col_obj.kind == "calculated":
+            lin.calculated.append(CalculatedItem(kind="calculated_column", name=col_ref(t, c),
+                                                 expression=col_obj.expression))
     model_tables: set[str] = set()
     for mname, tabs in tables_by_measure.items():
         for t in sorted(tabs):  # sorted: node order (and so the content hash) must not depend on set order
@@ -263,6 +307,11 @@ def build_lineage(
             elif ref.kind == "unsupported":
                 b.edge(f"t:{t}", b.node(f"u:{ref.detail}", "unsupported", ref.detail), "loaded from")
             elif ref.kind in ("calculated", "calculation_group", "inline"):
+                table_obj = ws.model.table(t)
+                for part in (table_obj.partitions if table_obj else []):
+                    if ref.kind == "calculated" and part.kind == "calculated" and part.expression:
+                        lin.calculated.append(CalculatedItem(kind="calculated_table", name=f"'{t}'",
+                                                             expression=part.expression))
                 b.edge(f"t:{t}", b.node(f"c:{t}:{ref.kind}", "source", ref.detail), "defined as")
             else:
                 b.edge(f"t:{t}", b.node(f"x:{t}", "missing", ref.detail or "unknown source"), "source")
@@ -276,8 +325,10 @@ def build_lineage(
     elif sql_roots:
         _walk_sql(b, index, sql_roots, max_sql_depth)
 
-    # 5. column-level links
+    # 5. column-level links, then the SQL that computes each business column
     _column_links(b, columns)
+    if index is not None:
+        _column_steps(b, index)
     b.trace.measurement("lineage built", measure=measure.name, root=root, nodes=len(b._nodes))
     return b.finish()
 
@@ -295,41 +346,63 @@ def _obj_kind(obj: Any) -> str:
     return str(getattr(obj, "kind", "table") or "table").lower()
 
 
+MAX_COLUMN_STEPS = 200
+
+
 def _walk_sql(b: _Builder, index: Any, roots: list[tuple[str, str]], max_depth: int) -> None:
+    """views -> tables (with or without DDL, `##` temps) -> their writers -> what those read."""
     lin = b.lin
     visited: set[str] = set()
-    queue: list[tuple[str, str, str, int]] = []  # (from node, object key, edge label, depth)
-    for tid, obj in roots:
-        queue.append((tid, obj, "partition source", 0))
+    # (from node, object key, edge label, depth, the procedure that read it)
+    queue: list[tuple[str, str, str, int, str | None]] = [(tid, obj, "partition source", 0, None)
+                                                           for tid, obj in roots]
     procs: dict[str, ProcedureInfo] = {}
     visited_flows: set[tuple[str, str]] = set()
     while queue:
         b.check_time()
-        parent, name, label, depth = queue.pop(0)
+        parent, name, label, depth, reader = queue.pop(0)
         k = key(name)
-        if k.startswith("#") or k.startswith("@"):
-            continue
-        obj = index.get(k)
-        display = _display(index, obj, name)
-        nid = f"s:{k}"
-        if obj is None:
+        name = _show(index, name)
+        if k.startswith("@"):
+            continue  # a table-valued parameter: the index says so on the procedure
+        local = k.startswith("#") and not k.startswith("##")
+        obj = None if local else index.get(k)
+        writers = _scoped_writers(index, k, reader) if local else index.writers_of(k)
+        nid = f"s:{k}@{reader}" if local else f"s:{k}"
+        if obj is None and not writers:
+            if local:
+                b.warn(f"temp table {name} read by {_display(index, index.get(reader or ''), reader or '')} "
+                       "is filled by no procedure it calls or is called by")
+                continue
             b.edge(parent, b.node(nid, "missing", f"{name} (not in SQL folder)"), label)
             if k not in visited:
                 visited.add(k)
                 lin.sql_objects.append(SqlObjectInfo(name=name, kind="unknown", depth=depth, found=False))
                 if depth == 0:
                     b.warn(f"warehouse object {name} was not found in the SQL folder")
+                else:
+                    _never_written(b, name)
                 b.trace.warning("object not found in SQL index", object=name, measure=lin.measure)
             continue
-        kind = _obj_kind(obj)
-        b.edge(parent, b.node(nid, kind, display, getattr(obj, "file", None), getattr(obj, "line", None)), label)
-        if k in visited:
+        if obj is not None:
+            kind = _obj_kind(obj)
+            display = _display(index, obj, name)
+        else:  # written by the folder's procedures, defined elsewhere (or a temp table)
+            kind = "table"
+            display = name if k.startswith("#") else _show(index, name)
+        label_text = display if obj is not None else (
+            f"{display} (temp table)" if k.startswith("#") else f"{display} (no DDL in SQL folder)")
+        b.edge(parent, b.node(nid, kind, label_text, getattr(obj, "file", None), getattr(obj, "line", None)), label)
+        if nid in visited:
             continue
-        visited.add(k)
+        visited.add(nid)
         lin.sql_objects.append(SqlObjectInfo(
-            name=display, kind=kind, file=b.ws.display_path(getattr(obj, "file", None)), line=getattr(obj, "line", None), depth=depth,
+            name=display, kind=kind if obj is not None else ("temp table" if k.startswith("#") else "table"),
+            file=b.ws.display_path(getattr(obj, "file", None)), line=getattr(obj, "line", None), depth=depth,
+            found=obj is not None or bool(writers),
         ))
-        _object_warnings(b, obj, display)
+        if obj is not None:
+            _object_warnings(b, obj, display)
         if depth >= max_depth:
             lin.truncated = True
             b.warn(f"SQL lineage cut at depth {max_depth} (at {display})")
@@ -337,33 +410,147 @@ def _walk_sql(b: _Builder, index: Any, roots: list[tuple[str, str]], max_depth: 
             continue
         if kind == "view":
             for src in index.view_sources(k) or []:
-                queue.append((nid, src, "selects from", depth + 1))
+                queue.append((nid, src, "selects from", depth + 1, None))
         elif kind in ("table", "unknown"):
-            for proc in index.writers_of(k) or []:
-                pname = _display(index, proc, str(proc))
-                pk = key(getattr(proc, "name", pname))
+            if not writers:
+                _never_written(b, display)
+            for proc in writers:
+                pk = key(proc.name)
                 pid = f"s:{pk}"
-                b.edge(nid, b.node(pid, "procedure", pname, b.ws.display_path(getattr(proc, "file", None)), getattr(proc, "line", None)), "loaded by")
                 info = procs.get(pk)
                 if info is None:
-                    info = ProcedureInfo(
-                        name=pname, file=b.ws.display_path(getattr(proc, "file", None)), line=getattr(proc, "line", None),
-                        writes=sorted((_show(index, w) for w in getattr(proc, "writes", set()) or []), key=str.lower),
-                        reads=sorted((_show(index, r) for r in getattr(proc, "reads", set()) or []), key=str.lower),
-                        partial=bool(getattr(proc, "partial", False)), dynamic_sql=bool(getattr(proc, "dynamic_sql", False)),
-                    )
+                    info = _procedure_info(b, index, proc)
                     procs[pk] = info
                     lin.procedures.append(info)
-                    _object_warnings(b, proc, pname)
-                info.excerpts.extend(_excerpts(proc, k, pname, info.file, display))
+                    _object_warnings(b, proc, info.name)
+                b.edge(nid, b.node(pid, "procedure", info.name, info.file, info.line), "loaded by")
+                info.excerpts.extend(_excerpts(proc, k, info.name, info.file, display))
                 if (pk, k) in visited_flows:
                     continue
                 visited_flows.add((pk, k))
                 for read in _flow_sources(proc, k, info):
-                    queue.append((pid, read, "reads", depth + 1))
+                    queue.append((pid, read, "reads", depth + 1, proc.name))
+                for ext in _external(proc, k):
+                    b.edge(pid, b.node(f"x:{ext}", "unsupported", ext), "loads from")
         elif kind in ("function",):
             for src in getattr(obj, "reads", set()) or []:
-                queue.append((nid, src, "reads", depth + 1))
+                queue.append((nid, src, "reads", depth + 1, None))
+    lin.procedures.sort(key=lambda p: (p.order if p.order is not None else 1 << 30, p.name.lower()))
+
+
+def _procedure_info(b: _Builder, index: Any, proc: Any) -> ProcedureInfo:
+    name = _display(index, proc, proc.name)
+    if proc.name.startswith("script:"):
+        name = f"script {b.ws.display_path(proc.file) or proc.file}"
+    callers = []
+    for caller in index.callers_of(proc.name):
+        line = next((ln for c, ln in caller.ordered_calls if key(c) == proc.name or index.resolve(c) == proc.name), None)
+        where = _display(index, caller, caller.name)
+        if caller.name.startswith("script:"):
+            where = f"script {b.ws.display_path(caller.file) or caller.file}"
+        callers.append(f"{where}" + (f" (line {line})" if line else ""))
+    external = sorted({e for st in proc.statements for e in st.external})
+    return ProcedureInfo(
+        name=name, file=b.ws.display_path(proc.file), line=proc.line,
+        writes=sorted((_show(index, w) for w in proc.writes), key=str.lower),
+        reads=sorted((_show(index, r) for r in proc.reads), key=str.lower),
+        partial=bool(proc.partial), dynamic_sql=bool(proc.dynamic_sql), order=index.order_of(proc.name),
+        called_by=callers, external=external,
+    )
+
+
+def _never_written(b: _Builder, display: str) -> None:
+    text = (f"{display} is read but nothing in the SQL folder writes it "
+            "(loaded from outside: an ETL package, a file or another database?)")
+    if text not in b.lin.never_written:
+        b.lin.never_written.append(text)
+    b.warn(text)
+
+
+def _scoped_writers(index: Any, temp: str, reader: str | None) -> list[Any]:
+    """Writers of a `#temp` among the modules related to its reader by calls.
+
+    A local temp table is shared only down a call chain: filled by a callee for its caller,
+    or created by a caller for its callee; two unrelated procedures using the same name
+    never meet.
+    """
+    if reader is None:
+        return []
+    related = {reader, *index.callees_of(reader)}
+    frontier = [reader]
+    for _ in range(8):  # callers up the chain, each with everything they call
+        nxt = []
+        for name in frontier:
+            for caller in index.callers_of(name):
+                if caller.name not in related:
+                    related.add(caller.name)
+                    related.update(index.callees_of(caller.name))
+                    nxt.append(caller.name)
+        frontier = nxt
+    return [w for w in index.writers_of(temp) if w.name in related and w.name != reader]
+
+
+def _external(proc: Any, table_key: str) -> list[str]:
+    return sorted({e for st in proc.statements if table_key in {key(t) for t in st.targets} for e in st.external})
+
+
+def _column_steps(b: _Builder, index: Any) -> None:
+    """Follow each mapped column back through the writes that fill it (bounded, cycle-safe)."""
+    lin = b.lin
+    seen: set[tuple[str, str, str, int]] = set()
+    for link in lin.column_links:
+        if link.level != "column" or "." not in link.source:
+            continue
+        table, column = link.source.rsplit(".", 1)
+        found = index.get(table)
+        if found is not None and _obj_kind(found) == "view":
+            continue  # its base columns are links of their own
+        frontier: list[tuple[str, str, int, str | None]] = [(key(table), column, 0, None)]
+        visited: set[tuple[str, str]] = set()
+        while frontier and len(lin.column_steps) < MAX_COLUMN_STEPS:
+            b.check_time()
+            tkey, col, depth, reader = frontier.pop(0)
+            if (tkey, col.lower()) in visited or depth > MAX_SQL_DEPTH:
+                continue
+            visited.add((tkey, col.lower()))
+            for writer in _column_writers(index, tkey, reader):
+                for st in writer.statements:
+                    if tkey not in {key(t) for t in st.targets}:
+                        continue
+                    for a in st.assignments:
+                        if key(a.target) != tkey or a.column.lower() != col.lower():
+                            continue
+                        mark = (tkey, a.column.lower(), writer.name, st.line)
+                        if mark not in seen:
+                            seen.add(mark)
+                            lin.column_steps.append(ColumnStep(
+                                model_column=link.model_column, target=_show(index, a.target), column=a.column,
+                                procedure=_procedure_name(b, index, writer), file=b.ws.display_path(writer.file),
+                                line=st.line, expression=a.expression, computed=not a.passthrough,
+                                sources=[_show(index, x.rsplit(".", 1)[0]) + "." + x.rsplit(".", 1)[1]
+                                         for x in a.sources],
+                            ))
+                        for src in a.sources:
+                            stable, scol = src.rsplit(".", 1)
+                            frontier.append((key(stable), scol, depth + 1, writer.name))
+
+
+def _column_writers(index: Any, table_key: str, reader: str | None) -> list[Any]:
+    """Who fills `table_key`: for a local `#temp`, the reading procedure itself or its call chain."""
+    if table_key.startswith("#") and not table_key.startswith("##"):
+        own = index.get(reader) if reader else None
+        if own is None and reader:
+            own = next((s for s in index.scripts if s.name == reader), None)
+        if own is not None and any(table_key in {key(t) for t in st.targets} for st in own.statements):
+            return [own]
+        return _scoped_writers(index, table_key, reader)
+    return index.writers_of(table_key)
+
+
+def _procedure_name(b: _Builder, index: Any, proc: Any) -> str:
+    if proc.name.startswith("script:"):
+        return f"script {b.ws.display_path(proc.file) or proc.file}"
+    return _display(index, proc, proc.name)
 
 
 def _flow_sources(proc: Any, table_key: str, info: ProcedureInfo) -> list[str]:

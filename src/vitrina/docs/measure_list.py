@@ -33,13 +33,13 @@ class MeasureList(BaseModel):
     topics: list[Topic] = Field(default_factory=list)
 
     def flat(self) -> list[tuple[str, str]]:
-        """(topic, measure) in order, first occurrence of a measure wins."""
-        seen: set[str] = set()
+        """(topic, measure) in order; a measure under several topics appears under each."""
+        seen: set[tuple[str, str]] = set()
         out: list[tuple[str, str]] = []
         for t in self.topics:
             for m in t.measures:
-                if m.lower() not in seen:
-                    seen.add(m.lower())
+                if (t.topic, m.lower()) not in seen:
+                    seen.add((t.topic, m.lower()))
                     out.append((t.topic, m))
         return out
 
@@ -73,7 +73,7 @@ def parse_measure_list(text: str, *, trace: Trace | None = None, default_topic: 
 
 
 def measure_list_from_text(
-    text: str, *, llm: Callable[[str], str] | None = None, timeout_s: float = 60.0, trace: Trace | None = None,
+    text: str, *, llm: Callable[[str], object] | None = None, timeout_s: float = 60.0, trace: Trace | None = None,
 ) -> MeasureList:
     """Free text -> MeasureList: the LLM first when given, the regex parser as the fallback."""
     trace = trace or Trace("docs.measure_list")
@@ -84,7 +84,14 @@ def measure_list_from_text(
     try:
         raw = pool.submit(llm, text).result(timeout=timeout_s)
         data = json.loads(raw) if isinstance(raw, str) else raw
-        parsed = MeasureList.model_validate(data)
+        parsed = data if isinstance(data, MeasureList) else MeasureList.model_validate(data)
+        folded = text.casefold()
+        for topic in parsed.topics:
+            invented = [m for m in topic.measures if m.casefold() not in folded]
+            if invented:
+                trace.rejected("measure names the LLM gave that the text does not contain; dropped",
+                               names=invented[:20])
+                topic.measures = [m for m in topic.measures if m.casefold() in folded]
         if not parsed.flat():
             raise ValueError("the LLM returned no measures")
         trace.branch("measure list read by the LLM", measures=len(parsed.flat()))

@@ -1,1 +1,14 @@
-"""Evaluation harness: compare the pipeline's answers with hand-written references by result."""
+"""Evaluation harness: compare the pipeline's answers with hand-written references by result.
+
+Public entry point: this package (`experiments_router`, the HTTP API the web app mounts);
+`vitrina.eval.commands.register` is the CLI. Names are imported on first use.
+"""
+
+from __future__ import annotations
+
+from vitrina.lazy import lazy_exports
+
+_EXPORTS = {"experiments_router": "vitrina.eval.api"}
+
+__all__ = sorted(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -6,7 +6,7 @@
 The body takes the same override schema as `vitrina eval run --config/--matrix`; nothing is
 written but the stored runs. Suites are named, never given as paths: they are read from
 the suites folder (``$VITRINA_EVAL_SUITES_DIR``, else ./suites). Mount with
-``app.include_router(router)`` (add the app's auth dependency there).
+``app.include_router(experiments_router())`` (add the app's auth dependency there).
 """
 
 from __future__ import annotations
@@ -144,6 +144,3 @@ def experiments_router(*, suites: Path | None = None, settings: Callable[[Reques
                                   suite=runs[0].suite, runs=[_summary(r, cases) for r in runs])
 
     return router
-
-
-router = experiments_router()

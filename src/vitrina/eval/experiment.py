@@ -16,7 +16,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from vitrina.ask.context import AskOptions
+from vitrina.ask import AskOptions
 from vitrina.catalog.model import Dictionary, Example, Instruction, Metric, Relation, Table, Topic
 from vitrina.eval.errors import EvalError
 

@@ -14,8 +14,8 @@ from datetime import timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from vitrina.ask.columns import ColumnMeta, ColumnRole, ValueFormat
-from vitrina.ask.numbers import allowed_numbers, as_date, is_number, numbers_in_text, to_decimal
+from vitrina.present.columns import ColumnMeta, ColumnRole, ValueFormat
+from vitrina.present.numbers import allowed_numbers, as_date, is_number, numbers_in_text, to_decimal
 from vitrina.warehouse.result import QueryResult
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from vitrina.ask.service import AskResult, AskService
+from vitrina.ask import AskResult, AskService
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.config import Settings, load_settings
 from vitrina.eval.bank import bank_key, bank_reply

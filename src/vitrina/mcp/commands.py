@@ -18,6 +18,9 @@ def mcp_command(
     db: Annotated[str | None, typer.Option(help="Warehouse SQLAlchemy URL (default: the demo warehouse).")] = None,
     catalog: Annotated[Path | None, typer.Option(help="Catalog folder (default: the demo catalog).")] = None,
     docs: Annotated[Path | None, typer.Option(help="A `vitrina docs` output folder (env VITRINA_DOCS_DIR).")] = None,
+    model: Annotated[Path | None, typer.Option("--model", help="A .bim / TMDL model: describe_measure and "
+                                               "trace_lineage answer from it directly.")] = None,
+    sql: Annotated[list[Path] | None, typer.Option("--sql", help="SQL folder for --model; repeatable.")] = None,
 ) -> None:
     """Serve Vitrina's tools over MCP: ask, run_sql, search_catalog, describe_table, describe_measure, trace_lineage."""
     from vitrina.config import load_settings
@@ -35,7 +38,15 @@ def mcp_command(
     settings = load_settings(db_url=db, catalog_dir=catalog)
     if not settings.db_url:
         ensure_demo_warehouse(settings.demo_db_path)
-    box = Toolbox(settings, docs_dir=docs or docs_dir_from_env())
+    from vitrina.docs.errors import DocsInputError
+    from vitrina.docs.live import load_live
+
+    try:
+        live = load_live(model, sql or [])
+    except DocsInputError as exc:
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    box = Toolbox(settings, docs_dir=docs or docs_dir_from_env(), live_docs=live)
     server = build_server(box)
     try:
         if transport == "stdio":

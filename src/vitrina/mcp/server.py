@@ -71,9 +71,11 @@ def build_server(box: Toolbox) -> MCPServer:
         return await _call(tools.describe_table, box, table)
 
     @server.tool(title="Describe a DAX measure")
-    async def describe_measure(measure: Measure) -> dict[str, Any]:
-        """A documented measure: formula, explanation, dependencies and lineage as Markdown."""
-        return await _call(tools.describe_measure, box, measure)
+    async def describe_measure(measure: Measure, llm: bool = False) -> dict[str, Any]:
+        """A measure: formula, explanation, dependencies and lineage as Markdown (from the model and SQL
+        folder given to the server, else from the manual). llm=true rewords the explanation with the
+        configured model, checked so it adds no name or number the lineage does not hold."""
+        return await _call(tools.describe_measure, box, measure, llm=llm)
 
     @server.tool(title="Trace a measure's lineage")
     async def trace_lineage(measure: Measure) -> dict[str, Any]:

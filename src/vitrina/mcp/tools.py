@@ -31,6 +31,7 @@ class Toolbox:
 
     settings: Settings
     docs_dir: Path | None = None
+    live_docs: Any = None  # vitrina.docs.live.LiveDocs when started with --model/--sql
     _service: Any = field(default=None, repr=False)
     _warehouse: Warehouse | None = field(default=None, repr=False)
     _tasks: Any = field(default=None, repr=False)
@@ -61,7 +62,7 @@ class Toolbox:
         """The task job over this server's ask pipeline, built on first use."""
         with self._lock:
             if self._tasks is None:
-                from vitrina.task.service import TaskService
+                from vitrina.task import TaskService
 
                 service = self._service_unlocked()
                 self._tasks = TaskService(self.settings, catalog=service.catalog, warehouse=service.warehouse,
@@ -70,7 +71,7 @@ class Toolbox:
 
     def _service_unlocked(self) -> Any:
         if self._service is None:
-            from vitrina.ask.service import AskService
+            from vitrina.ask import AskService
 
             self._service = AskService(self.settings, write_files=True)
         return self._service
@@ -82,7 +83,7 @@ class Toolbox:
 
 def start_task(box: Toolbox, request: str, approve_all: bool = False) -> dict[str, Any]:
     """Start a multi-step task: the plan waits for approval unless approve_all runs it to its summary."""
-    from vitrina.task.mcp_tool import start_task_tool
+    from vitrina.task import start_task_tool
 
     return start_task_tool(request, approve_all=approve_all, service=box.tasks)
 
@@ -90,8 +91,7 @@ def start_task(box: Toolbox, request: str, approve_all: bool = False) -> dict[st
 def task_decision(box: Toolbox, task_id: str, action: str, comment: str | None = None,
                   steps: list[str] | None = None) -> dict[str, Any]:
     """Answer a waiting task: approve, edit (steps), replan or redo (comment), skip, stop."""
-    from vitrina.task.mcp_tool import task_decision_tool
-    from vitrina.task.service import InvalidDecision
+    from vitrina.task import InvalidDecision, task_decision_tool
 
     try:
         return task_decision_tool(task_id, action, comment, steps, service=box.tasks)
@@ -190,23 +190,74 @@ def _measure(box: Toolbox, measure: str) -> tuple[DocsSource, dict[str, Any]]:
     return source, entry
 
 
-def describe_measure(box: Toolbox, measure: str) -> dict[str, Any]:
-    """A measure's document from the manual: formula, explanation, dependencies, lineage (Markdown)."""
+def _llm_client(box: Toolbox) -> Any:
+    from vitrina.llm.factory import LLMSettingsError, build_client
+
+    try:
+        client = build_client(box.settings)
+    except LLMSettingsError as exc:
+        raise ToolFailure(f"llm=true: {exc}") from None
+    if client is None:
+        raise ToolFailure("llm=true but no model is configured (see `vitrina config`); call again without llm")
+    return client
+
+
+def _live(box: Toolbox, measure: str) -> Any:
+    from vitrina.docs.errors import DocsInputError
+    from vitrina.docs.live import MeasureNotFound
+
+    try:
+        return box.live_docs.lineage(measure)
+    except (MeasureNotFound, DocsInputError) as exc:
+        raise ToolFailure(str(exc)) from None
+
+
+def describe_measure(box: Toolbox, measure: str, llm: bool = False) -> dict[str, Any]:
+    """A measure's document: formula, explanation, dependencies, lineage (Markdown).
+
+    Straight from the model and SQL folder when the server has --model, else from the manual;
+    `llm` rewords the explanation with the configured model, checked against the lineage.
+    """
+    client = _llm_client(box) if llm else None
+    if box.live_docs is not None:
+        from vitrina.docs.errors import DocsInputError
+        from vitrina.docs.live import MeasureNotFound
+
+        try:
+            doc = box.live_docs.document(measure, client=client)
+        except (MeasureNotFound, DocsInputError) as exc:
+            raise ToolFailure(str(exc)) from None
+        lin = doc["lineage"]
+        return {"measure": doc["measure"], "topic": None, "table": doc["table"], "expression": lin.expression,
+                "direct_measures": lin.direct_measures, "columns": lin.columns, "level": lin.level,
+                "markdown": doc["markdown"], "source": "model"}
     source, entry = _measure(box, measure)
     lineage = entry.get("lineage") or {}
-    return {"measure": entry["measure"], "topic": entry.get("topic"), "table": entry.get("table"),
-            "expression": lineage.get("expression"), "direct_measures": lineage.get("direct_measures", []),
-            "columns": lineage.get("columns", []), "level": lineage.get("level"),
-            "markdown": source.measure_markdown(entry)}
+    out = {"measure": entry["measure"], "topic": entry.get("topic"), "table": entry.get("table"),
+           "expression": lineage.get("expression"), "direct_measures": lineage.get("direct_measures", []),
+           "columns": lineage.get("columns", []), "level": lineage.get("level"),
+           "markdown": source.measure_markdown(entry), "source": "manual"}
+    if client is not None and lineage:
+        from vitrina.docs.live import reword
+
+        out["explanation"] = reword(lineage, source.index.get("lang") or "en", client)
+    return out
 
 
 def trace_lineage(box: Toolbox, measure: str) -> dict[str, Any]:
     """A measure's lineage graph: measures, model tables, views, tables and loading procedures."""
-    _source, entry = _measure(box, measure)
-    lin = entry.get("lineage") or {}
-    return {"measure": entry["measure"], "level": lin.get("level"), "nodes": lin.get("nodes", []),
+    if box.live_docs is not None:
+        lin = _live(box, measure)[2].model_dump(mode="json")
+        name = lin["measure"]
+    else:
+        _source, entry = _measure(box, measure)
+        lin = entry.get("lineage") or {}
+        name = entry["measure"]
+    return {"measure": name, "level": lin.get("level"), "nodes": lin.get("nodes", []),
             "edges": lin.get("edges", []), "sql_objects": lin.get("sql_objects", []),
             "procedures": [{"name": p.get("name"), "file": p.get("file"), "line": p.get("line"),
+                            "order": p.get("order"), "called_by": p.get("called_by", []),
                             "writes": p.get("writes", []), "reads": p.get("reads", [])}
                            for p in lin.get("procedures", [])],
+            "column_steps": lin.get("column_steps", []),
             "warnings": lin.get("warnings", []), "unresolved": lin.get("unresolved", [])}

@@ -3,7 +3,8 @@
 schemas and navigation links. No 1C server is needed.
 
 Public entry points: `read_configuration`, `to_catalog`, `write_catalog_yaml`, `OneCQuery`,
-`write_query`, `check_query`, `write_dcs`, `list_link`, `report_link`, `OneCSource`.
+`write_query`, `check_query`, `check_sources`, `Condition`, `expand`, `KINDS`, `REGISTERS`,
+`write_dcs`, `ODataClient`/`ODataError` (lazy), `list_link`, `report_link`, `OneCSource`.
 """
 
 from __future__ import annotations
@@ -12,21 +13,51 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vitrina.catalog import Catalog
+from vitrina.lazy import lazy_exports
 from vitrina.onec.catalog_yaml import write_catalog_yaml
 from vitrina.onec.dcs import write_dcs
+from vitrina.onec.kinds import KINDS, REGISTERS
 from vitrina.onec.links import list_link, report_link, report_name
 from vitrina.onec.model import Configuration, MetaField, MetaObject, OneCWarning, TabularSection
-from vitrina.onec.query import OneCQuery, write_query
+from vitrina.onec.query import Condition, OneCQuery, write_query
 from vitrina.onec.reader import OneCInputError, read_configuration
-from vitrina.onec.sdbl import QueryCheck, check_query
+from vitrina.onec.sdbl import QueryCheck, check_query, check_sources
 from vitrina.onec.to_catalog import table_name, to_catalog
+from vitrina.onec.vocabulary import expand
 from vitrina.trace import Trace
 
 __all__ = [
-    "Configuration", "MetaField", "MetaObject", "OneCInputError", "OneCQuery", "OneCSource", "OneCWarning",
-    "QueryCheck", "TabularSection", "check_query", "list_link", "read_configuration", "report_link", "report_name",
-    "table_name", "to_catalog", "write_catalog_yaml", "write_dcs", "write_query",
+    "KINDS",
+    "REGISTERS",
+    "Condition",
+    "Configuration",
+    "MetaField",
+    "MetaObject",
+    "ODataClient",
+    "ODataError",
+    "OneCInputError",
+    "OneCQuery",
+    "OneCSource",
+    "OneCWarning",
+    "QueryCheck",
+    "TabularSection",
+    "check_query",
+    "check_sources",
+    "expand",
+    "list_link",
+    "read_configuration",
+    "report_link",
+    "report_name",
+    "table_name",
+    "to_catalog",
+    "write_catalog_yaml",
+    "write_dcs",
+    "write_query",
 ]
+
+
+# the OData client pulls in httpx: imported on first use
+__getattr__ = lazy_exports(__name__, {"ODataClient": "vitrina.onec.odata", "ODataError": "vitrina.onec.odata"})
 
 
 @dataclass

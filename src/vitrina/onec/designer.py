@@ -11,6 +11,7 @@ from pathlib import Path
 
 from vitrina.onec.kinds import KINDS
 from vitrina.onec.model import Configuration, MetaField, MetaObject, OneCWarning, TabularSection
+from vitrina.onec.query_texts import configuration_queries
 from vitrina.onec.xmlutil import child, children, local, parse_file, text
 
 FIELD_TAGS = {"Attribute": "attribute", "Dimension": "dimension", "Resource": "resource", "EnumValue": "enum_value"}
@@ -60,7 +61,24 @@ def read_object(path: Path) -> MetaObject:
             obj.tabular_sections.append(section)
         elif tag == "Template":
             obj.templates.append((item.text or "").strip())
+    folder = path.with_suffix("")
+    predefined = folder / "Ext" / "Predefined.xml"
+    if predefined.is_file():
+        obj.predefined = read_predefined(predefined)
+    if obj.kind == "Report":
+        obj.queries = [q.text for q in configuration_queries(folder / "Templates") if q.file.endswith(".xml")]
     return obj
+
+
+def read_predefined(path: Path) -> list[MetaField]:
+    """`Ext/Predefined.xml`: items with Name and Description (nested groups too)."""
+    out = []
+    for item in parse_file(path).iter():
+        if local(item.tag) == "Item" and text(item, "Name"):
+            description = text(item, "Description")
+            out.append(MetaField(name=text(item, "Name"), role="predefined",
+                                 synonyms={"ru": description} if description else {}))
+    return out
 
 
 def read_designer(root: Path) -> Configuration:

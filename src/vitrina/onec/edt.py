@@ -13,6 +13,7 @@ from pathlib import Path
 
 from vitrina.onec.kinds import kind_of
 from vitrina.onec.model import Configuration, MetaField, MetaObject, OneCWarning, TabularSection
+from vitrina.onec.query_texts import configuration_queries
 from vitrina.onec.xmlutil import child, children, local, parse_file, text
 
 FIELD_TAGS = {"attributes": "attribute", "dimensions": "dimension", "resources": "resource",
@@ -57,6 +58,12 @@ def read_object(path: Path) -> MetaObject:
             obj.tabular_sections.append(section)
         elif tag == "templates":
             obj.templates.append(text(item, "name"))
+        elif tag == "predefined":
+            obj.predefined = [MetaField(name=text(i, "name"), role="predefined",
+                                        synonyms={"ru": text(i, "description")} if text(i, "description") else {})
+                              for i in item.iter() if local(i.tag) == "items" and text(i, "name")]
+    if obj.kind == "Report":
+        obj.queries = [q.text for q in configuration_queries(path.parent / "Templates")]
     return obj
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from vitrina.language.names import split_name
 from vitrina.onec.model import MetaObject
-from vitrina.onec.words import split_name
 
 
 def list_link(obj: MetaObject) -> str:

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 
 from vitrina.onec.kinds import KINDS
 
-FieldRole = Literal["attribute", "dimension", "resource", "enum_value"]
+FieldRole = Literal["attribute", "dimension", "resource", "enum_value", "predefined"]
 
 
 class MetaField(BaseModel):
@@ -53,12 +53,14 @@ class MetaObject(BaseModel):
     dimensions: list[MetaField] = Field(default_factory=list)
     resources: list[MetaField] = Field(default_factory=list)
     enum_values: list[MetaField] = Field(default_factory=list)
+    predefined: list[MetaField] = Field(default_factory=list)  # predefined items; ru synonym = description
     register_type: Literal["Balance", "Turnovers"] | None = None  # accumulation registers
     periodicity: str | None = None  # information registers: Nonperiodical, Second, Day, Month...
     write_mode: str | None = None  # information registers: Independent, RecorderSubordinate
     register_records: list[str] = Field(default_factory=list)  # documents: 'AccumulationRegister.X'
     chart_of_accounts: str | None = None
     templates: list[str] = Field(default_factory=list)
+    queries: list[str] = Field(default_factory=list)  # reports: the query texts of their schemas
     file: str = ""
 
     @property

@@ -2,8 +2,10 @@
 
 The package has two grammars: `Language()` for BSL modules and `SDBLLanguage()` for
 standalone query texts; queries are checked with the second. Version 0.1.11 rejects some
-valid 1C syntax; each such known false alarm is a small named rule below, applied only
-to error nodes of exactly that shape, and every error it forgives is a trace event.
+valid 1C syntax. Where its error recovery is stable, a false alarm is a small named rule
+below, applied only to error nodes of exactly that shape; where it is not (ОБЩИЕ first in
+ИТОГИ ПО, the data composition braces), the text is rewritten first (`sdbl_rewrite`, same
+length, so positions hold). Every forgiven error and every rewrite is a trace event.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from vitrina.onec.model import Configuration
+from vitrina.onec.sdbl_rewrite import rewrite
 from vitrina.trace import Trace
 
 PARSER_PACKAGE = "tree-sitter-hbk"
@@ -23,9 +27,12 @@ class SyntaxIssue:
     column: int  # 1-based
     text: str
     rule: str = ""  # the false-alarm rule that forgave it, if any
+    missing: str = ""  # what the parser expected here, when something is missing
+    problem: str = ""  # a source the configuration lacks (check_sources)
 
     def __str__(self) -> str:
-        return f"line {self.line}, column {self.column}: unexpected {self.text!r}"
+        what = self.problem or (f"missing {self.missing}" if self.missing else f"unexpected {self.text!r}")
+        return f"line {self.line}, column {self.column}: {what}"
 
 
 @dataclass
@@ -36,6 +43,7 @@ class QueryCheck:
     forgiven: list[SyntaxIssue] = field(default_factory=list)
     virtual_tables: list[str] = field(default_factory=list)  # 'РегистрНакопления.Продажи.Обороты', from the tree
     parser: str = ""
+    rewrites: list[str] = field(default_factory=list)  # rules of `sdbl_rewrite` applied before parsing
 
 
 def _text(node: Any, source: bytes) -> str:
@@ -58,23 +66,28 @@ def empty_virtual_table_parameter(node: Any, source: bytes) -> bool:
     return _inside(node, "virtual_table_parameters") and not _text(node, source).replace(",", "").strip()
 
 
-def comma_after_overall(node: Any, source: bytes) -> bool:
-    """`ИТОГИ СУММА(X) ПО ОБЩИЕ, Номенклатура` is valid 1C (the Query Designer puts ОБЩИЕ
-    first), but grammar 0.1.11 accepts ОБЩИЕ only as the last grouping and reports the comma."""
-    prev = node.prev_sibling
-    return (_text(node, source).strip() == "," and prev is not None and prev.type == "GENERAL_KEYWORD"
-            and node.parent is not None and node.parent.type == "totals_clause")
+FALSE_ALARMS: tuple[Callable[[Any, bytes], bool], ...] = (empty_virtual_table_parameter,)
 
 
-FALSE_ALARMS: tuple[Callable[[Any, bytes], bool], ...] = (empty_virtual_table_parameter, comma_after_overall)
+# Reserved words of the query language (Russian and English) that grammar 0.1.11 reads as a
+# name where a name is expected (`УПОРЯДОЧИТЬ ПО УБЫВ`); the platform never allows one as a name.
+_RESERVED_WORDS = """выбрать разрешенные различные первые как пустаятаблица поместить из внутреннее левое
+внешнее правое полное соединение где сгруппировать по имеющие объединить все упорядочить
+автоупорядочивание итоги общие только иерархия периодами для изменения убыв возр индексировать
+уничтожить и или не в иерархии между подобно спецсимвол есть выбор когда тогда иначе конец
+select allowed distinct top as emptytable into from inner left outer right full join where group by
+having union all order autoorder totals overall only hierarchy periods for update desc asc index drop
+and or not in between like escape is case when then else end"""
+RESERVED = frozenset(_RESERVED_WORDS.split())
 
 
-def _errors(node: Any, out: list[Any]) -> list[Any]:
-    if node.is_error or node.is_missing:
+def _errors(node: Any, out: list[Any], source: bytes) -> list[Any]:
+    if node.is_error or node.is_missing or (
+            node.type == "identifier" and _text(node, source).lower() in RESERVED):
         out.append(node)
         return out
     for child in node.children:
-        _errors(child, out)
+        _errors(child, out, source)
     return out
 
 
@@ -98,6 +111,13 @@ def _parser() -> tuple[Any, str] | None:
     return tree_sitter.Parser(tree_sitter_hbk.SDBLLanguage()), f"{PARSER_PACKAGE} {version(PARSER_PACKAGE)}"
 
 
+def _point(text: str, source: bytes, byte: int) -> tuple[int, int]:
+    """1-based line and column in characters (tree-sitter counts bytes; Cyrillic is two)."""
+    before = source[:byte].decode("utf-8", errors="replace")
+    line = before.count("\n")
+    return line + 1, len(before) - (before.rfind("\n") + 1) + 1
+
+
 def check_query(text: str, *, trace: Trace | None = None) -> QueryCheck:
     """Parse a query text; errors are real syntax errors, `forgiven` the known false alarms."""
     trace = trace or Trace("onec_query_check")
@@ -106,13 +126,19 @@ def check_query(text: str, *, trace: Trace | None = None) -> QueryCheck:
         trace.suppressed(f"{PARSER_PACKAGE} is not installed: the 1C query was not syntax-checked")
         return QueryCheck(checked=False, ok=True)
     parser, name = found
-    source = text.encode("utf-8")
+    rewritten = rewrite(text)
+    for rule, offset in rewritten.applied:
+        trace.suppressed("1C syntax the grammar lacks rewritten before parsing", rule=rule, offset=offset)
+    source = rewritten.text.encode("utf-8")
     tree = parser.parse(source)
-    result = QueryCheck(checked=True, ok=True, parser=name,
+    result = QueryCheck(checked=True, ok=True, parser=name, rewrites=[r for r, _ in rewritten.applied],
                         virtual_tables=_virtual_tables(tree.root_node, source, []))
-    for node in _errors(tree.root_node, []):
-        issue = SyntaxIssue(line=node.start_point[0] + 1, column=node.start_point[1] + 1,
-                            text=_text(node, source) or node.type)
+    for node in _errors(tree.root_node, [], source):
+        line, column = _point(text, source, node.start_byte)
+        shown = text[len(source[:node.start_byte].decode("utf-8", errors="replace")):][
+            :max(1, len(_text(node, source)))]
+        issue = SyntaxIssue(line=line, column=column, text=shown.strip() or node.type,
+                            missing=node.type if node.is_missing else "")
         rule = next((r.__name__ for r in FALSE_ALARMS if not node.is_missing and r(node, source)), None)
         if rule:
             issue.rule = rule
@@ -124,3 +150,67 @@ def check_query(text: str, *, trace: Trace | None = None) -> QueryCheck:
     if result.errors:
         trace.rejected("1C query has syntax errors", errors=[str(e) for e in result.errors])
     return result
+
+
+# Virtual tables the platform offers per register kind (Russian and English names).
+VIRTUAL_TABLES: dict[str, frozenset[str]] = {
+    "Balance": frozenset({"остатки", "обороты", "остаткииобороты", "balance", "turnovers", "balanceandturnovers"}),
+    "Turnovers": frozenset({"обороты", "turnovers"}),
+    "InformationRegister": frozenset({"срезпоследних", "срезпервых", "slicelast", "slicefirst"}),
+    "AccountingRegister": frozenset({"остатки", "обороты", "остаткииобороты", "оборотыдткт", "движенияссубконто",
+                                     "balance", "turnovers", "balanceandturnovers", "drcrturnovers",
+                                     "recordswithextdimensions"}),
+}
+SOURCE_PARENTS = ("table_source", "virtual_table_source", "join_clause")
+
+
+def _sources(node: Any, source: bytes, out: list[tuple[str, bool, Any]]) -> list[tuple[str, bool, Any]]:
+    if node.type == "dotted_identifier" and node.parent is not None and node.parent.type in SOURCE_PARENTS:
+        out.append((_text(node, source), node.parent.type == "virtual_table_source", node))
+    for child in node.children:
+        _sources(child, source, out)
+    return out
+
+
+def _source_problem(name: str, virtual: bool, config: Configuration) -> str | None:
+    from vitrina.onec.kinds import kind_of
+
+    kind, rest = kind_of(name)
+    if kind is None:
+        return None  # a temporary table or an alias: not metadata
+    obj_name, _, tail = rest.partition(".")
+    obj = config.get(f"{kind.name}.{obj_name}")
+    if obj is None:
+        return f"{kind.ru}.{obj_name} is not in the configuration"
+    if not tail:
+        return None
+    if virtual:
+        key = obj.register_type if obj.kind == "AccumulationRegister" else obj.kind
+        allowed = VIRTUAL_TABLES.get(key or "")
+        if obj.kind == "InformationRegister" and not obj.periodic:
+            allowed = frozenset()
+        if allowed is not None and tail.lower() not in allowed:
+            return f"{obj.ru_name} has no virtual table {tail}"
+        return None
+    if obj.tabular_sections and tail.lower() not in {t.name.lower() for t in obj.tabular_sections}:
+        return f"{obj.ru_name} has no tabular section {tail}"
+    return None
+
+
+def check_sources(text: str, config: Configuration, *, trace: Trace | None = None) -> list[SyntaxIssue]:
+    """Sources the platform would refuse for this configuration: an object it lacks, a virtual
+    table the register does not have (Остатки of a turnovers register), a tabular section it lacks."""
+    trace = trace or Trace("onec_query_check")
+    found = _parser()
+    if found is None:
+        return []
+    source = rewrite(text).text.encode("utf-8")
+    tree = found[0].parse(source)
+    issues = []
+    for name, virtual, node in _sources(tree.root_node, source, []):
+        problem = _source_problem(name, virtual, config)
+        if problem:
+            line, column = _point(text, source, node.start_byte)
+            issues.append(SyntaxIssue(line=line, column=column, text=name, problem=problem))
+            trace.rejected("1C query reads what the configuration lacks", source=name, problem=problem)
+    return issues

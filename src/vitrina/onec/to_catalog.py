@@ -25,9 +25,9 @@ from vitrina.catalog.model import (
     Table,
     Topic,
 )
+from vitrina.language.names import phrase, split_name, stems
 from vitrina.onec.kinds import KINDS
 from vitrina.onec.model import Configuration, MetaField, MetaObject
-from vitrina.onec.words import phrase, split_name, stems
 from vitrina.trace import Trace
 
 KIND_WORDS: dict[str, dict[str, float]] = {

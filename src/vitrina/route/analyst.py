@@ -30,6 +30,8 @@ THOUGHTS = {
     "search_catalog_loose": ("Точных совпадений нет: ищу по началам слов", "No exact match: searching by word beginnings"),
     "search_measures": ("Ищу меры в индексе документации", "Searching the measures of the docs index"),
     "search_word": ("Ищу по одному слову: {arg}", "Searching for one word: {arg}"),
+    "recorders": ("Ищу документы, которые делают движения по регистру {arg}",
+                  "Looking up the documents that record into {arg}"),
 }
 
 

@@ -33,7 +33,7 @@ def _service(db: str | None, catalog: Path | None, onec: Path | None, model: Pat
             Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
             raise typer.Exit(code=2) from None
     if not settings.db_url:
-        from vitrina.ask.commands import ensure_demo
+        from vitrina.ask import ensure_demo
 
         ensure_demo(settings)
     return RouteService(settings, **common)
@@ -84,10 +84,9 @@ def chat_command(db: Db = None, catalog: CatalogDir = None, onec: OneC = None, m
                 break
             result = service.handle(request, thread_id=thread_id)
             if result.ask is not None:  # a question answered by the ask role: table, SQL, files
-                from vitrina.ask.render import render
-                from vitrina.ask.service import AskResult
+                from vitrina.ask import AskResult, render_result
 
-                render(console, AskResult.model_validate(result.ask))
+                render_result(console, AskResult.model_validate(result.ask))
             else:
                 console.print(result.reply.get("text", ""), highlight=False, markup=False)
     finally:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from vitrina.ask.text import normalize
+from vitrina.language.text import normalize
 from vitrina.route.state import INTENTS, Intent
 from vitrina.trace import Trace
 

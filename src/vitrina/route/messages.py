@@ -58,8 +58,20 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Запрос 1С для отчёта «{title}» по {source} (виртуальная таблица {vt}).",
         "en": "1C query for the report '{title}' over {source} (virtual table {vt}).",
     },
-    "onec_no_register": {"ru": "в конфигурации не нашлось подходящего регистра",
-                         "en": "no register of the configuration fits this request"},
+    "onec_no_register": {"ru": "в конфигурации не нашлось объекта (регистра, документа, справочника или отчёта), "
+                               "который называет этот запрос",
+                         "en": "no object of the configuration (register, document, catalog or report) is named by "
+                               "this request"},
+    "onec_filters": {"ru": "Отборы из запроса: {filters}.", "en": "Filters from the request: {filters}."},
+    "onec_unplaced": {"ru": "Не применены отборы {filters}: у {source} нет поля этого типа; уточните запрос.",
+                      "en": "Filters {filters} were not applied: {source} has no field of that type; please "
+                            "rephrase."},
+    "onec_unsure": {"ru": "Не уверен в выборе: {why}. Проверьте варианты ниже.",
+                    "en": "Not sure of the choice: {why}. Check the plans below."},
+    "onec_recorders": {"ru": "Регистр {register} двигают документы: {documents}.",
+                       "en": "Documents recording into {register}: {documents}."},
+    "onec_no_recorders": {"ru": "У регистра {register} нет документов-регистраторов в конфигурации.",
+                          "en": "No document of the configuration records into {register}."},
 }
 
 

@@ -51,7 +51,7 @@ class RouteService:
                  max_steps: int = MAX_STEPS) -> None:
         self.settings = settings or (ask_service.settings if ask_service is not None else load_settings())
         if onec is None and ask_service is None and warehouse is None:
-            from vitrina.ask.service import AskService
+            from vitrina.ask import AskService
 
             ask_service = AskService(self.settings, catalog=catalog, today=today, write_files=write_files)
         self.ask_service = ask_service
@@ -78,9 +78,8 @@ class RouteService:
     def _task(self, request: str) -> dict[str, Any]:
         """The task job behind the supervisor: the plan is proposed here; the plan and every
         step are then approved in `vitrina task --task ID` or on the web task page."""
-        from vitrina.ask.text import detect_lang
-        from vitrina.task.mcp_tool import start_task_tool
-        from vitrina.task.service import TaskService
+        from vitrina.language.detect import detect_lang
+        from vitrina.task import TaskService, start_task_tool
 
         if self._task_service is None:
             ask_service = self.ask_service

@@ -31,7 +31,7 @@ as Excel and Chart.js specs, the catalog and the measure manual. Send `Authoriza
 
 def build_service(settings: Settings) -> Any:
     """The ask service over this process's checkpointer (SQLite, or PostgreSQL at scale)."""
-    from vitrina.ask.service import AskService
+    from vitrina.ask import AskService
 
     return AskService(settings, checkpointer=make_checkpointer(settings), write_files=True)
 
@@ -39,12 +39,11 @@ def build_service(settings: Settings) -> Any:
 def job_routers(settings: Settings, service: Any) -> list[APIRouter]:
     """Routers other jobs contribute, behind the same auth: experiments of `vitrina eval`
     and the task page and API of `vitrina task` (sharing this app's ask pipeline)."""
-    from vitrina.eval.api import router as experiments
-    from vitrina.task.api import build_router
-    from vitrina.task.service import TaskService
+    from vitrina.eval import experiments_router
+    from vitrina.task import TaskService, build_router
 
     guarded = APIRouter(dependencies=[Depends(principal)])
-    guarded.include_router(experiments)
+    guarded.include_router(experiments_router())
     tasks = TaskService(settings, catalog=service.catalog, warehouse=service.warehouse,
                         ask=lambda question: service.ask(question))
     return [guarded, build_router(tasks, dependencies=[Depends(principal)])]

@@ -17,9 +17,10 @@ def is_postgres(url: str | None) -> bool:
 
 def make_checkpointer(settings: Settings, *, pool_size: int = 10) -> Any:
     """A ready (set up) checkpointer with Vitrina's allow-list serializer."""
-    import vitrina.ask.service  # noqa: F401  registers the ask state types before the serializer is built
+    from vitrina.ask import register_state
     from vitrina.checkpoint import serializer, sqlite_checkpointer
 
+    register_state()  # the ask state types, before the serializer is built
     if not is_postgres(settings.state_url):
         return sqlite_checkpointer(settings.state_path)
     from langgraph.checkpoint.postgres import PostgresSaver

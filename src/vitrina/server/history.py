@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from vitrina.ask.service import pending_of, result_from_state
+from vitrina.ask import pending_of, result_from_state
 
 MAX_CHECKPOINTS = 5000  # a dialog longer than this shows its latest turns only
 

@@ -95,7 +95,7 @@ def task_command(
 
     settings = load_settings(db_url=db, catalog_dir=catalog)
     if not settings.db_url:
-        from vitrina.ask.commands import ensure_demo
+        from vitrina.ask import ensure_demo
 
         ensure_demo(settings)
     service = TaskService(settings, use_llm=not no_llm)

@@ -19,10 +19,10 @@ from pydantic import BaseModel, Field
 
 from vitrina.checkpoint import register_state_types, sqlite_checkpointer
 from vitrina.config import Settings, load_settings
+from vitrina.language.detect import detect_lang
 from vitrina.task.context import TaskContext
 from vitrina.task.graph import build_graph, recursion_limit
 from vitrina.task.limits import TaskConfig, load_task_config
-from vitrina.task.plan import detect_lang
 from vitrina.task.prompts import PromptStore
 from vitrina.task.state import PLAN_ACTIONS, STEP_ACTIONS, Mode, Step, ToolOutput
 from vitrina.task.tools import default_tools
@@ -90,7 +90,7 @@ class TaskService:
             return None
 
     def _ask_pipeline(self, catalog: Any, warehouse: Any) -> tuple[Callable[[str], Any], Any, Any]:
-        from vitrina.ask.service import AskService
+        from vitrina.ask import AskService
 
         self._ask_service = AskService(self.settings, catalog=catalog, warehouse=warehouse, today=self.today,
                                        write_files=True, llm=self.llm, use_llm=self.llm is not None)

@@ -14,19 +14,19 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from vitrina.ask.answer_text import write_answer
-from vitrina.ask.charts import ChartDecision, safe_chart
-from vitrina.ask.columns import ColumnMeta
 from vitrina.ask.context import AskContext
-from vitrina.ask.export import write_excel
 from vitrina.ask.followup import snapshot
 from vitrina.ask.llm import tasks
 from vitrina.ask.messages import text
-from vitrina.ask.numbers import format_date, format_value, unverified_numbers
 from vitrina.ask.state import AskState
-from vitrina.ask.summary import ResultSummary, summarize
-from vitrina.ask.table import render_table
 from vitrina.ask.understand import read_question
+from vitrina.present.answer_text import write_answer
+from vitrina.present.charts import ChartDecision, safe_chart
+from vitrina.present.columns import ColumnMeta
+from vitrina.present.excel import write_excel
+from vitrina.present.numbers import format_date, format_value, unverified_numbers
+from vitrina.present.summary import ResultSummary, summarize
+from vitrina.present.table import render_table
 from vitrina.trace import Trace, TraceEvent
 from vitrina.warehouse.result import QueryResult
 

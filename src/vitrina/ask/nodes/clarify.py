@@ -9,7 +9,7 @@ from __future__ import annotations
 from langgraph.types import interrupt
 
 from vitrina.ask.state import AskState
-from vitrina.ask.text import normalize
+from vitrina.language.text import normalize
 from vitrina.trace import Trace
 
 

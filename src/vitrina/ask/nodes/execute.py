@@ -5,8 +5,8 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
-from vitrina.ask.infer_meta import infer_metas
 from vitrina.ask.state import AskState
+from vitrina.present.infer_meta import infer_metas
 from vitrina.trace import Trace
 from vitrina.warehouse import WarehouseError
 

@@ -14,10 +14,10 @@ from langgraph.runtime import Runtime
 from vitrina.ask.compiler import column_metas, compile_plan
 from vitrina.ask.context import AskContext
 from vitrina.ask.llm import tasks
-from vitrina.ask.nodes.resolve_context import period_offsets
 from vitrina.ask.planner import build_plan
 from vitrina.ask.state import AskState
 from vitrina.ask.understand import read_question
+from vitrina.language.periods import period_offsets
 from vitrina.trace import Trace
 
 

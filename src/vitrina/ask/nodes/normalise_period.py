@@ -10,9 +10,9 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.llm import tasks
-from vitrina.ask.periods import extract_period
 from vitrina.ask.plan import PeriodRef
 from vitrina.ask.state import AskState
+from vitrina.language.periods import extract_period
 from vitrina.trace import Trace
 
 
@@ -30,8 +30,7 @@ def normalise_period(state: AskState, runtime: Runtime[AskContext]) -> dict:
     if found is None:
         trace.branch("no period in the question: the whole history is used")
         return {"period": None, "trace": trace.events}
-    period = PeriodRef(start=found.start, end=found.end, label_ru=found.label_ru, label_en=found.label_en,
-                       span=found.span, note=found.corrected)
+    period = PeriodRef.of(found)
     trace.branch("period normalised", span=found.span, start=str(found.start), end=str(found.end))
     if found.corrected:
         trace.warning("impossible date corrected", note=found.corrected)

@@ -12,17 +12,10 @@ from langgraph.runtime import Runtime
 from vitrina.ask.context import AskContext
 from vitrina.ask.followup import is_follow_up, rewrite
 from vitrina.ask.llm import tasks
-from vitrina.ask.periods import extract_period
 from vitrina.ask.state import AskState
 from vitrina.ask.understand import MODEL_THRESHOLD, read_question, unexplained_words
+from vitrina.language.periods import extract_period, period_offsets
 from vitrina.trace import Trace
-
-
-def period_offsets(text: str, span: str | None) -> tuple[int, int] | None:
-    if not span:
-        return None
-    idx = text.lower().replace("ё", "е").find(span.lower().replace("ё", "е"))
-    return None if idx < 0 else (idx, idx + len(span))
 
 
 def resolve_context(state: AskState, runtime: Runtime[AskContext]) -> dict:

@@ -11,10 +11,10 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.messages import text
-from vitrina.ask.nodes.resolve_context import period_offsets
 from vitrina.ask.planner import build_plan
 from vitrina.ask.state import AskState
 from vitrina.ask.understand import MODEL_THRESHOLD, read_question, unexplained_words
+from vitrina.language.periods import period_offsets
 from vitrina.trace import Trace
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from vitrina.ask.state import TRACE_RESET, AskState
-from vitrina.ask.text import detect_lang
+from vitrina.language.detect import detect_lang
 
 
 def start_turn(state: AskState) -> dict:

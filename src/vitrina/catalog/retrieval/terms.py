@@ -3,7 +3,7 @@
 The catalog's synonyms are already stems ("кошел"), but descriptions and labels are
 prose ("Одна строка на попытку платежа"). Both sides go through one conservative
 suffix stripper (a few Russian and English endings, never below 3 letters), and a
-question word then matches an index term when `vitrina.ask.text.stem_matches` says so
+question word then matches an index term when `vitrina.language.text.stem_matches` says so
 (the term starts the word and the rest is short). No morphology dictionary: the same
 trade-off as the rule nodes, and the catalog author still controls recall via synonyms.
 
@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from vitrina.ask.text import stem_matches, tokenize
+from vitrina.language.stopwords import INDEX_STOPWORDS
+from vitrina.language.text import stem_matches, tokenize
 
 MIN_STEM = 3  # never strip a word below this many letters
 MAX_EXTRA = 5  # the longest ending stem_matches accepts
@@ -31,16 +32,6 @@ _RU_ENDINGS = tuple(sorted((
 ), key=len, reverse=True))
 _EN_ENDINGS = ("ies", "ing", "es", "ed", "ly", "s")
 _CYRILLIC = re.compile(r"[а-я]")
-
-_STOP_TEXT = """
-a an and are as at be by for from in into is it's of on or per the to with without what which
-how many much show give me list all each one row rows table this that last was were
-в во на по за из из-за к ко с со у о об от до для при без и или а но не ни что как какой какая
-какие какое сколько каждый каждая одна один строка строк это все всех был была было были
-показать покажи дай мне ли же бы то так там тут его ее их
-"""
-STOPWORDS = frozenset(_STOP_TEXT.split())
-
 
 # Periods are normalised by rules, so the words that name them say little about tables:
 # month names are dropped from queries, grain and relative-period words count a quarter.
@@ -79,7 +70,7 @@ def light_stem(word: str) -> str:
 def words(text: str) -> Iterator[str]:
     """Normalised words worth indexing: no stop words, no bare numbers, no single letters."""
     for w in tokenize(text.replace("_", " ").replace(".", " ")):
-        if len(w.text) >= 2 and not w.text.isdigit() and w.text not in STOPWORDS:
+        if len(w.text) >= 2 and not w.text.isdigit() and w.text not in INDEX_STOPWORDS:
             yield w.text
 
 

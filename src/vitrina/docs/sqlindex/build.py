@@ -9,6 +9,7 @@ writes a decision-trace event with the file and line, so nothing disappears sile
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -28,7 +29,7 @@ from vitrina.docs.sqlindex.models import SqlObject, SqlStatementInfo
 from vitrina.docs.sqlindex.names import is_system
 from vitrina.docs.sqlindex.repair import strip_table_hints
 from vitrina.docs.sqlindex.scan import looks_like_sql, scan_tokens
-from vitrina.docs.sqlindex.statements import RawStatement, split_statements
+from vitrina.docs.sqlindex.statements import ALWAYS_START, RawStatement, split_statements
 from vitrina.docs.sqlindex.temps import collapse
 from vitrina.trace import Trace
 
@@ -115,6 +116,11 @@ def _index_file(path: Path, index: SqlIndex, trace: Trace, counts: dict[str, int
         trace.branch("SQL file is not UTF-8; read as cp1251", file=str(path))
     ctx = _File(str(path), text, encoding, trace)
     lexed = lex(text)
+    problem = not_sql(text, lexed.tokens)
+    if problem is not None:
+        index.errors.append({"file": str(path), "line": 0, "message": problem})
+        trace.warning(f"SQL file skipped: {problem}", file=str(path))
+        return
     for line, message in lexed.problems:
         index.errors.append({"file": ctx.path, "line": line, "message": message})
         trace.warning(f"SQL file problem: {message}", file=ctx.path, line=line)
@@ -134,10 +140,50 @@ def _index_file(path: Path, index: SqlIndex, trace: Trace, counts: dict[str, int
                 ctx.script.append(info)
     for obj in ctx.objects:
         _add(index, obj, trace)
+        _remember_names(index, obj.statements)
+    _remember_names(index, ctx.script)
     if ctx.script:
         script = _script_object(ctx)
         if script.reads or script.writes or script.calls or script.dynamic_sql:
             index.scripts.append(script)
+
+
+_SQL_OPENERS = ALWAYS_START | {
+    "SELECT", "INSERT", "UPDATE", "DELETE", "WITH", "EXEC", "EXECUTE", "SET", "BEGIN", "GO", "END",
+}
+
+
+def not_sql(text: str, tokens: list[Tok]) -> str | None:
+    """Why a .sql file is not SQL text (binary data, prose renamed .sql), or None when it is.
+
+    >>> not_sql("This folder holds the loaders.", lex("This folder holds the loaders.").tokens)
+    "no SQL statement: the file starts with 'This folder holds the loaders.' (a text file renamed .sql?)"
+    """
+    sample = text[:8000]
+    bad = sum(1 for ch in sample if ch == "\ufffd" or (ord(ch) < 32 and ch not in "\t\n\r\f\v"))
+    if sample and bad * 100 > len(sample):
+        return f"binary data, not SQL text ({bad} control or undecodable characters in the first {len(sample)})"
+    first = next((t for t in tokens if t.kind != STRING), None)
+    if first is None:
+        return None  # empty, or comments only: nothing to index, nothing wrong
+    if (first.kind == WORD and first.up in _SQL_OPENERS) or first.text in (":", "(", ";"):
+        return None
+    head = text[first.start:].split("\n", 1)[0].strip()[:60]
+    return f"no SQL statement: the file starts with {head!r} (a text file renamed .sql?)"
+
+
+def _remember_names(index: SqlIndex, statements: list[SqlStatementInfo]) -> None:
+    """The case a statement writes a name in (`##StagedSnapshot`), for objects without a definition."""
+    for st in statements:
+        for name in (*st.targets, *st.sources):
+            if name in index.names or ("." in name.lstrip("#@") and name in index.objects):
+                continue
+            parts = name.split(".")
+            pattern = r"\s*\.\s*".join(rf"[\[\"]?{re.escape(p)}[\]\"]?" for p in parts[-2:])
+            found = re.search(pattern, st.sql, re.IGNORECASE) if len(index.names) < 200_000 else None
+            if found:
+                shown = re.sub(r"[\[\]\"\s]", "", found.group(0))
+                index.names[name] = shown if "." in shown or name[:1] in "#@" else f"dbo.{shown}"
 
 
 def _add(index: SqlIndex, obj: SqlObject, trace: Trace) -> None:
@@ -276,11 +322,13 @@ def _statement(
     error: Exception | None = None
     for candidate, parsed_by in attempts:
         try:
-            found = extract([e for e in sqlglot.parse(candidate, read=DIALECT) if e is not None])
+            found = extract([e for e in sqlglot.parse(candidate, read=DIALECT) if e is not None], candidate)
         except Exception as exc:  # sqlglot raises several types; all mean "not parsed"
             error = error or exc
             continue
         counts[parsed_by] += 1
+        for note in found.notes:
+            ctx.trace.suppressed(note, file=ctx.path, line=toks[0].line)
         if not (found.targets or found.sources or found.calls or found.dynamic):
             return None
         return _info(found, toks[0].line, toks, ctx, parsed_by)  # type: ignore[arg-type]
@@ -338,6 +386,7 @@ def _info(found: Extraction, line: int, toks: list[Tok], ctx: _File, parsed_by: 
         targets=found.targets, sources=found.sources, calls=found.calls, line=line,
         end_line=toks[-1].end_line if toks else line, sql=_text(ctx, toks),
         parsed_by=parsed_by,  # type: ignore[arg-type]
+        assignments=found.assignments, external=found.external,
     )
 
 
@@ -367,6 +416,8 @@ def _finish(obj: SqlObject, body: list[Tok], ctx: _File) -> None:
     obj.writes |= c.writes
     obj.flows = c.flows
     obj.calls = _user_calls(obj.statements)
+    obj.ordered_calls = _ordered_calls(obj.statements)
+    obj.calls |= {c for c, _ in obj.ordered_calls}
     scanned = [s.line for s in obj.statements if s.parsed_by == "scan" and id(s) not in literal_ids]
     obj.partial = obj.partial or bool(scanned) or bool(literal_ids)  # dynamic SQL strings: said by their own warning
     if scanned:
@@ -375,7 +426,8 @@ def _finish(obj: SqlObject, body: list[Tok], ctx: _File) -> None:
             "reads and writes may be incomplete"
         )
     if c.unfilled:
-        message = f"temp table(s) {', '.join(sorted(c.unfilled))} are read but not filled here (filled by a caller?)"
+        message = (f"table variable(s) {', '.join(sorted(c.unfilled))} are read but not filled here "
+                   "(table-valued parameters: their rows come from the caller)")
         obj.warnings.append(message)
         ctx.trace.warning(message, file=ctx.path, line=obj.line, object=obj.name)
     if obj.kind != "view" and not obj.reads and not obj.writes:
@@ -445,6 +497,8 @@ def _script_object(ctx: _File) -> SqlObject:
     c = collapse(obj.statements)
     obj.reads, obj.writes, obj.flows = c.reads, c.writes, c.flows
     obj.calls = _user_calls(obj.statements)
+    obj.ordered_calls = _ordered_calls(obj.statements)
+    obj.calls |= {c for c, _ in obj.ordered_calls}
     obj.dynamic_sql = any(s.kind == "dynamic" for s in obj.statements)
     obj.partial = any(s.parsed_by == "scan" for s in obj.statements)
     return obj
@@ -459,6 +513,29 @@ def _user_calls(statements: list[SqlStatementInfo]) -> set[str]:
             if is_system(call) or (schema in ("dbo", "sys", "") and base[:3] in ("sp_", "xp_")):
                 continue
             out.add(call)
+    return out
+
+
+def _ordered_calls(statements: list[SqlStatementInfo]) -> list[tuple[str, int]]:
+    """User modules called, in statement order, with the line of each call (job steps included)."""
+    out: list[tuple[str, int]] = []
+    for st in statements:
+        calls = list(st.calls)
+        if any(c.rsplit(".", 1)[-1] == "sp_add_jobstep" for c in calls):
+            calls += _job_step_calls(st.sql)
+        for call in sorted(_user_calls([SqlStatementInfo(kind="exec", calls=calls, line=st.line)])):
+            out.append((call, st.line))
+    return out
+
+
+_JOB_COMMAND = re.compile(r"@command\s*=\s*N?'((?:[^']|'')*)'", re.IGNORECASE)
+
+
+def _job_step_calls(sql: str) -> list[str]:
+    """`sp_add_jobstep @command = N'EXEC dbo.Load'`: an SQL Agent job step runs those procedures."""
+    out: list[str] = []
+    for m in _JOB_COMMAND.finditer(sql):
+        out += scan_tokens(lex(m.group(1).replace("''", "'")).tokens).calls
     return out
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
+from vitrina.docs.sqlindex.models import ColumnAssignment
 from vitrina.docs.sqlindex.names import from_parts
 
 
@@ -32,6 +33,12 @@ class Extraction:
     dynamic: bool = False
     dynamic_literals: list[str] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)
+    assignments: list[ColumnAssignment] = field(default_factory=list)
+    external: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what was not understood, for the trace
+
+
+_ROWSETS = frozenset({"OPENROWSET", "OPENQUERY", "OPENDATASOURCE"})
 
 
 class Unparsed(Exception):
@@ -87,7 +94,7 @@ def statement_kind(expression: exp.Expr) -> str:
     return "other"
 
 
-def extract(expressions: list[exp.Expr]) -> Extraction:
+def extract(expressions: list[exp.Expr], text: str = "") -> Extraction:
     """Reads and writes of parsed statements; raises Unparsed on a sqlglot Command."""
     out = Extraction()
     for expression in expressions:
@@ -96,12 +103,25 @@ def extract(expressions: list[exp.Expr]) -> Extraction:
         if out.kind == "other":
             out.kind = statement_kind(expression)
         _extract_one(expression, out)
+        if out.kind in ("insert", "update", "merge", "select_into"):
+            out.assignments.extend(_safe_assignments(expression, out.notes, text))
     if out.kind in ("select", "create_view"):
         out.columns = _output_columns(expressions)
     out.targets = _unique(out.targets)
     out.sources = _unique(out.sources)
     out.calls = _unique(out.calls)
     return out
+
+
+def _safe_assignments(expression: exp.Expr, notes: list[str], text: str) -> list[ColumnAssignment]:
+    """Column assignments, or none when an unusual tree defeats the reader (lineage stays table-level)."""
+    from vitrina.docs.sqlindex.assignments import column_assignments
+
+    try:
+        return column_assignments(expression, text)
+    except Exception as exc:  # an unexpected tree shape: the statement keeps its table-level lineage
+        notes.append(f"column assignments not read: {type(exc).__name__}: {exc}"[:200])
+        return []
 
 
 def _extract_one(root: exp.Expr, out: Extraction) -> None:
@@ -169,6 +189,10 @@ def _extract_one(root: exp.Expr, out: Extraction) -> None:
 
     for t in tables:
         if id(t) in skip:
+            continue
+        if isinstance(t.this, exp.Func) and t.this.sql_name().upper() in _ROWSETS | {"ANONYMOUS"} and (
+                (t.this.name if isinstance(t.this, exp.Anonymous) else t.this.sql_name()).upper() in _ROWSETS):
+            out.external.append(t.this.sql(dialect="tsql")[:200])
             continue
         if not t.args.get("db") and isinstance(t.this, exp.Identifier) and t.name.lower() in ctes:
             continue

@@ -26,6 +26,8 @@ class SqlIndex(BaseModel):
     errors: list[SqlError] = Field(default_factory=list)
     scripts: list[SqlObject] = Field(default_factory=list)
     _by_base: dict[str, list[str]] | None = PrivateAttr(default=None)
+    names: dict[str, str] = Field(default_factory=dict)  # normal name -> as first written, for undefined objects
+    _cache: tuple[tuple[int, int], dict[str, Any]] | None = PrivateAttr(default=None)
 
     def get(self, name: str) -> SqlObject | None:
         """Look up "[Fact].[Sale]", "Fact.Sale", "fact.sale"; unqualified -> dbo, else a unique match.
@@ -55,24 +57,76 @@ class SqlIndex(BaseModel):
     def display(self, name: str) -> str:
         """`name` as its definition writes it (`Fact.Sale`) when indexed, else as given."""
         obj = self.get(name)
-        return (obj.display or obj.name) if obj is not None else name
+        if obj is not None:
+            return obj.display or obj.name
+        return self.names.get(normalize_name(name), name)
 
     def writers_of(self, table: str) -> list[SqlObject]:
-        """Procedures, functions and triggers that write `table` (INSERT/UPDATE/DELETE/MERGE/...)."""
-        key = self.resolve(table)
-        return sorted(
-            (o for o in self.objects.values()
-             if o.kind in _WRITER_KINDS and any(self.resolve(w) == key for w in o.writes)),
-            key=lambda o: o.name,
-        )
+        """Procedures, functions, triggers and scripts that write `table`, in execution order.
+
+        Found from the statements themselves, so a table whose CREATE TABLE is not in the
+        folder (or a `##global` temp table) still has its loaders.
+        """
+        return list(self._maps()["writers"].get(self.resolve(table), []))
 
     def callers_of(self, name: str) -> list[SqlObject]:
-        """Modules that EXEC the procedure (or call the function) `name`."""
-        key = self.resolve(name)
-        return sorted(
-            (o for o in self.objects.values() if any(self.resolve(c) == key for c in o.calls)),
-            key=lambda o: o.name,
-        )
+        """Modules and scripts that EXEC the procedure (or call the function) `name`."""
+        return list(self._maps()["callers"].get(self.resolve(name), []))
+
+    def callees_of(self, name: str) -> list[str]:
+        """Modules `name` calls, directly or through its callees (bounded, cycle-safe)."""
+        out: list[str] = []
+        stack = [self.resolve(name)]
+        seen: set[str] = set()
+        while stack and len(seen) < 10_000:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            obj = self.objects.get(current) or self._maps()["scripts"].get(current)
+            for callee, _line in (obj.ordered_calls if obj is not None else []):
+                key = self.resolve(callee)
+                if key not in seen:
+                    out.append(key)
+                    stack.append(key)
+        return out
+
+    def order_of(self, name: str) -> int | None:
+        """The place of a module in the load's execution order (see `execution_order`)."""
+        return self._maps()["order"].get(self.resolve(name))
+
+    def execution_order(self) -> list[str]:
+        """Modules in the order a load runs them.
+
+        The call graph first: orchestration scripts (and SQL Agent job steps) in file order,
+        then procedures nobody calls, each followed by what it EXECs in statement order.
+        Modules the call graph does not reach (or that nobody orchestrates) are ordered by
+        their data: a writer of a table before its readers.
+        """
+        return list(self._maps()["order_list"])
+
+    def _maps(self) -> dict[str, Any]:
+        stamp = (len(self.objects), len(self.scripts))
+        if self._cache is not None and self._cache[0] == stamp:
+            return self._cache[1]
+        modules = [o for o in self.objects.values() if o.kind in _WRITER_KINDS] + list(self.scripts)
+        scripts = {o.name: o for o in self.scripts}
+        callers: dict[str, list[SqlObject]] = {}
+        for o in modules:
+            for c in sorted(o.calls):
+                callers.setdefault(self.resolve(c), []).append(o)
+        order_list = _order(self, modules, callers)
+        order = {name: k for k, name in enumerate(order_list)}
+        writers: dict[str, list[SqlObject]] = {}
+        for o in modules:
+            for w in o.writes:
+                writers.setdefault(self.resolve(w), []).append(o)
+        for found in writers.values():
+            found.sort(key=lambda o: (order.get(o.name, len(order)), o.name))
+        maps = {"writers": writers, "callers": callers, "order": order, "order_list": order_list,
+                "scripts": scripts}
+        self._cache = (stamp, maps)
+        return maps
 
     def view_sources(self, view: str) -> list[str]:
         """Direct sources of a view (tables, views or functions), resolved to indexed names."""
@@ -153,3 +207,67 @@ class SqlIndex(BaseModel):
                 by_base.setdefault(key.rsplit(".", 1)[-1], []).append(key)
             self._by_base = by_base
         return self._by_base
+
+
+def _order(index: SqlIndex, modules: list[SqlObject], callers: dict[str, list[SqlObject]]) -> list[str]:
+    """Execution order: call graph from scripts and uncalled modules, then data dependencies."""
+    by_name = {o.name: o for o in modules}
+    order: list[str] = []
+    placed: set[str] = set()
+
+    def visit(name: str) -> None:
+        stack = [name]
+        while stack and len(order) < 100_000:
+            current = stack.pop()
+            if current in placed or current not in by_name:
+                continue
+            placed.add(current)
+            order.append(current)
+            stack.extend(reversed([index.resolve(c) for c, _ in by_name[current].ordered_calls]))
+
+    roots = [o for o in modules if o.name.startswith("script:") and o.ordered_calls]
+    uncalled = [o for o in modules if not o.name.startswith("script:") and o.name not in callers]
+    for o in roots:
+        visit(o.name)
+    for o in _by_data(index, [o for o in uncalled if o.name not in placed]):
+        if o.ordered_calls:
+            visit(o.name)
+    rest = [o for o in modules if o.name not in placed]
+    for o in _by_data(index, rest):
+        visit(o.name)
+    return order
+
+
+def _by_data(index: SqlIndex, modules: list[SqlObject]) -> list[SqlObject]:
+    """Writers before readers (Kahn's algorithm; ties by name, a cycle broken at its first name)."""
+    writer_of: dict[str, set[str]] = {}
+    for o in modules:
+        for w in o.writes:
+            writer_of.setdefault(index.resolve(w), set()).add(o.name)
+    before: dict[str, set[str]] = {o.name: set() for o in modules}
+    after: dict[str, set[str]] = {o.name: set() for o in modules}
+    for o in modules:
+        for r in o.reads:
+            for w in writer_of.get(index.resolve(r), ()):
+                if w != o.name:
+                    before[o.name].add(w)
+                    after[w].add(o.name)
+    by_name = {o.name: o for o in modules}
+    out: list[SqlObject] = []
+    done: set[str] = set()
+    ready = sorted(n for n, deps in before.items() if not deps)
+    while len(out) < len(modules):
+        if not ready:  # a cycle: take the first remaining by name
+            ready = [min(n for n in before if n not in done)]
+        name = ready.pop(0)
+        if name in done:
+            continue
+        done.add(name)
+        out.append(by_name[name])
+        for n in sorted(after[name]):
+            deps = before[n]
+            deps.discard(name)
+            if not deps and n not in done and n not in ready:
+                ready.append(n)
+        ready.sort()
+    return out

@@ -23,6 +23,20 @@ class SqlError(TypedDict):
     message: str
 
 
+class ColumnAssignment(BaseModel):
+    """`target.column` receives `expression` (sqlglot's T-SQL text) computed from `sources`.
+
+    Sources are `table.column` names resolved through aliases and derived tables where
+    sqlglot allows; an empty list with a non-literal expression means "could not resolve".
+    """
+
+    target: str
+    column: str
+    expression: str
+    sources: list[str] = Field(default_factory=list)
+    passthrough: bool = False  # the expression is a bare column: the value is copied, not computed
+
+
 class SqlStatementInfo(BaseModel):
     """One data statement of an object, with where it is and how it was understood.
 
@@ -42,6 +56,8 @@ class SqlStatementInfo(BaseModel):
     end_line: int = 0
     sql: str = ""
     parsed_by: ParsedBy = "sqlglot"
+    assignments: list[ColumnAssignment] = Field(default_factory=list)
+    external: list[str] = Field(default_factory=list)  # files and rowset sources: BULK INSERT, OPENROWSET
 
 
 class SqlObject(BaseModel):
@@ -73,3 +89,4 @@ class SqlObject(BaseModel):
     parent: str | None = None  # the table of a trigger, the target of a synonym
     encoding: str = ""
     display: str = ""  # the name as the definition writes it (`Fact.Sale`); `name` is the lower-case key
+    ordered_calls: list[tuple[str, int]] = Field(default_factory=list)  # (callee, line) in statement order

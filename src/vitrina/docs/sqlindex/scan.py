@@ -27,6 +27,7 @@ _ROWSET_FUNCTIONS = frozenset({
     "OPENQUERY", "OPENROWSET", "OPENJSON", "OPENXML", "OPENDATASOURCE", "STRING_SPLIT",
     "GENERATE_SERIES", "CHANGETABLE", "CONTAINSTABLE", "FREETEXTTABLE",
 })
+_EXTERNAL_ROWSETS = frozenset({"OPENROWSET", "OPENQUERY", "OPENDATASOURCE"})
 _LEAD_KIND = {
     "INSERT": "insert", "BULK": "insert", "UPDATE": "update", "DELETE": "delete",
     "MERGE": "merge", "TRUNCATE": "truncate", "EXEC": "exec", "EXECUTE": "exec",
@@ -63,6 +64,16 @@ def scan_tokens(tokens: list[Tok]) -> Extraction:
         w = tok.up if tok.kind == WORD else ""
         nxt = tokens[i + 1] if i + 1 < n else None
         nup = nxt.up if nxt is not None and nxt.kind == WORD else ""
+        if w == "FROM" and lead == "BULK" and nxt is not None and nxt.kind == STRING:
+            out.external.append(f"file '{nxt.value}' (BULK INSERT)")
+            i += 2
+            continue
+        if w in _EXTERNAL_ROWSETS and nxt is not None and nxt.text == "(":
+            end = _after_parens(tokens, i + 1)
+            literal = next((t.value for t in tokens[i + 2:end] if t.kind == STRING), "")
+            out.external.append(f"{w}('{literal}')" if literal else f"{w}(...)")
+            i = end
+            continue
         if w in ("FROM", "JOIN", "USING", "APPLY"):
             i = _take(tokens, i + 1, out.sources, aliases)
             continue

@@ -1,28 +1,30 @@
-"""`combined_manual.md` (grouped by topic, with a table of contents) and `index.json`."""
+"""`combined_manual.md` (by topic, with contents and a warnings section) and `index.json`.
+
+Both are streamed from the run ledger and the documents on disk into temp files that are
+renamed into place, so memory stays flat in the number of measures and a kill mid-write
+never leaves a truncated manual. A measure listed under several topics is documented
+once and listed in each; every warning of the run (unreadable SQL files, DAX syntax
+errors, tables nobody writes, an empty model) is named in the warnings section.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import re
-from dataclasses import dataclass
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from urllib.parse import unquote
 
-from vitrina.docs.writer.i18n import labels
-from vitrina.docs.writer.markdown import HASH_MARK, anchor
+from vitrina.docs.runfiles import MANIFEST, RunFiles, atomic_write
+from vitrina.docs.workspace import Workspace
+from vitrina.docs.writer.i18n import labels, translate_warning
+from vitrina.docs.writer.markdown import END_MARK, HASH_MARK, anchor
 
 _LINK = re.compile(r"\]\(([^()\s]+\.md)\)")
-
-
-@dataclass(frozen=True)
-class Entry:
-    topic: str
-    measure: str
-    table: str
-    file: str  # file name inside the measures folder
-    content_hash: str
-    lineage: dict[str, Any]
 
 
 def _demote(text: str, files: set[str], levels: int = 2, folder: str = "measures") -> str:
@@ -33,7 +35,7 @@ def _demote(text: str, files: set[str], levels: int = 2, folder: str = "measures
     lines = []
     in_fence = False
     for line in text.splitlines():
-        if line.startswith(HASH_MARK):
+        if line.startswith((HASH_MARK, END_MARK)):
             continue
         if line.startswith("```"):
             in_fence = not in_fence
@@ -41,11 +43,16 @@ def _demote(text: str, files: set[str], levels: int = 2, folder: str = "measures
             line = "#" * levels + line
         lines.append(line)
     body = "\n".join(lines)
+
     def repl(m: re.Match[str]) -> str:
         target = unquote(m.group(1))
         return f"](#{anchor(target)})" if target in files else f"]({folder}/{m.group(1)})"
 
     return _LINK.sub(repl, body)
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def _missed_section(missed: list[dict[str, Any]], L: dict[str, str]) -> list[str]:
@@ -60,49 +67,134 @@ def _missed_section(missed: list[dict[str, Any]], L: dict[str, str]) -> list[str
         if m.get("suggestions"):
             detail = f"{L['did_you_mean']} " + ", ".join(f"[{s}]" for s in m["suggestions"])
         cells = [f"[{m.get('measure', '')}]", str(m.get("topic", "")), reason, detail]
-        out.append("| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |")
+        out.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     out.append("")
     return out
 
 
-def write_combined(out_dir: Path, measures_dir: Path, entries: list[Entry], *, lang: str, model_name: str,
-                   model_path: str, missed: list[dict[str, Any]]) -> tuple[Path, Path]:
-    """Write both files from the per-measure documents on disk; return their paths."""
+def run_warnings(ws: Workspace, rows: list[dict[str, Any]]) -> list[str]:
+    """Every run-level warning, each once: empty model, bad SQL files, per-measure ones."""
+    out: list[str] = []
+    if not ws.model.measures:
+        out.append("the model has no measures: there is nothing to document"
+                   + ("" if ws.model.tables else " (it has no tables either)"))
+    index = ws.index
+    for err in (index.errors if index is not None else []):
+        where = ws.display_path(err["file"]) or err["file"]
+        out.append(f"{where}:{err['line']}: {err['message']}" if err.get("line") else f"{where}: {err['message']}")
+    for row in rows:
+        out.extend(row.get("run_warnings") or [])
+    return list(dict.fromkeys(out))
+
+
+@contextmanager
+def _atomic(path: Path) -> Iterator[IO[str]]:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            yield fh
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def collect(files: RunFiles) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+    """(documented rows in queue order, missed entries, all rows, topic order) of a run."""
+    data = files.read_queue()
+    rows_by_i = files.rows()
+    documented: list[dict[str, Any]] = []
+    missed = list(data["missed"])
+    rows: list[dict[str, Any]] = []
+    for i, item in enumerate(data["queue"]):
+        row = rows_by_i.get(i)
+        if row is None:  # the run stopped before it: say so rather than lose it
+            row = {"i": i, "measure": item["measure"], "table": item["table"], "topics": item["topics"],
+                   "status": "missed", "reason": "error", "detail": "not reached", "suggestions": []}
+        rows.append(row)
+        if row.get("status") in ("created", "unchanged"):
+            documented.append(row)
+        else:
+            missed.append({"measure": row["measure"], "topic": ", ".join(row.get("topics") or []),
+                           "reason": row.get("reason", "error"), "detail": row.get("detail", ""),
+                           "suggestions": row.get("suggestions", [])})
+    order = list(dict.fromkeys([*data["meta"].get("topics", []), *(t for r in documented for t in r["topics"])]))
+    return documented, missed, rows, order
+
+
+def write_combined(out_dir: Path, files: RunFiles, ws: Workspace, *, request: dict[str, Any]) -> tuple[Path, Path]:
+    """Write the manual, index.json and the manifest of the run; return the first two paths."""
+    lang = request.get("lang", "en")
     L = labels(lang)
-    topics: dict[str, list[Entry]] = {}
-    for e in entries:
-        topics.setdefault(e.topic, []).append(e)
-    files = {e.file for e in entries}
-    out = [f"# {L['manual']}: {model_name}", "", f"_{L['generated']}_", "", f"## {L['contents']}", ""]
-    for ti, (topic, items) in enumerate(topics.items(), 1):
-        out.append(f"{ti}. [{topic}](#topic-{ti})")
-        for e in items:
-            out.append(f"    - [[{e.measure}]](#{anchor(e.file)})")
-    if missed:
-        out.append(f"{len(topics) + 1}. [{L['missed']}](#missed) ({len(missed)})")
-    out.append("")
-    for ti, (topic, items) in enumerate(topics.items(), 1):
-        out += [f'<a id="topic-{ti}"></a>', "", f"## {topic}", ""]
-        for e in items:
-            path = measures_dir / e.file
-            text = path.read_text(encoding="utf-8") if path.exists() else f"# [{e.measure}]\n"
-            out += [f'<a id="{anchor(e.file)}"></a>', "", _demote(text, files, folder=measures_dir.name), ""]
-    out += _missed_section(missed, L)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    measures_dir = out_dir / "measures"
+    documented, missed, rows, order = collect(files)
+    warnings = run_warnings(ws, rows)
+    topics: dict[str, list[tuple[dict[str, Any], bool]]] = {t: [] for t in order}
+    for row in documented:
+        for k, topic in enumerate(row["topics"]):
+            topics[topic].append((row, k == 0))
+    topics = {t: items for t, items in topics.items() if items}
+    doc_files = {r["file"] for r in documented}
     manual = out_dir / "combined_manual.md"
-    manual.write_text("\n".join(out), encoding="utf-8")
-    index = {
-        "model": model_name,
-        "model_path": model_path,
-        "lang": lang,
-        "measures": {
-            f"{e.table}/{e.measure}": {
-                "topic": e.topic, "measure": e.measure, "table": e.table,
-                "file": f"{measures_dir.name}/{e.file}", "hash": e.content_hash, "lineage": e.lineage,
-            }
-            for e in entries
-        },
-        "missed": missed,
-    }
-    index_path = out_dir / "index.json"
-    index_path.write_text(json.dumps(index, ensure_ascii=False, default=str), encoding="utf-8")
-    return manual, index_path
+    with _atomic(manual) as fh:
+        fh.write(f"# {L['manual']}: {ws.model.name}\n\n_{L['generated']}_\n\n")
+        if not ws.model.measures:
+            fh.write(f"> {L['empty_model']}\n\n")
+        fh.write(f"## {L['contents']}\n\n")
+        n = 0
+        for n, (topic, items) in enumerate(topics.items(), 1):
+            fh.write(f"{n}. [{topic}](#topic-{n})\n")
+            for row, _first in items:
+                fh.write(f"    - [[{row['measure']}]](#{anchor(row['file'])})\n")
+        if warnings:
+            n += 1
+            fh.write(f"{n}. [{L['warnings']}](#warnings) ({len(warnings)})\n")
+        if missed:
+            fh.write(f"{n + 1}. [{L['missed']}](#missed) ({len(missed)})\n")
+        fh.write("\n")
+        for ti, (topic, items) in enumerate(topics.items(), 1):
+            fh.write(f'<a id="topic-{ti}"></a>\n\n## {topic}\n\n')
+            for row, first in items:
+                if not first:  # documented under its first topic; listed here too
+                    fh.write(f"- [[{row['measure']}]](#{anchor(row['file'])}): "
+                             f"{L['see_topic'].format(topic=row['topics'][0])}\n\n")
+                    continue
+                path = measures_dir / row["file"]
+                text = path.read_text(encoding="utf-8") if path.exists() else f"# [{row['measure']}]\n"
+                fh.write(f'<a id="{anchor(row["file"])}"></a>\n\n{_demote(text, doc_files)}\n\n')
+        if warnings:
+            fh.write(f'<a id="warnings"></a>\n\n## {L["warnings"]}\n\n')
+            fh.write("".join(f"- {translate_warning(w, lang)}\n" for w in warnings) + "\n")
+        fh.write("\n".join(_missed_section(missed, L)))
+    index = out_dir / "index.json"
+    head = {"model": ws.model.name, "model_path": str(request["model"]), "lang": lang,
+            "input_hash": request.get("input_hash"), "warnings": warnings,
+            "sql_errors": [dict(e) for e in (ws.index.errors if ws.index is not None else [])]}
+    with _atomic(index) as fh, files.open_lineage() as lin_fh:
+        fh.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "measures": {')
+        for k, row in enumerate(documented):
+            raw = files.lineage_bytes(row, lin_fh)
+            entry = {"topic": row["topics"][0], "topics": row["topics"], "measure": row["measure"],
+                     "table": row["table"], "file": f"measures/{row['file']}", "hash": row.get("hash")}
+            body = json.dumps(entry, ensure_ascii=False)[:-1] + ', "lineage": ' + (raw.decode("utf-8") if raw else "{}")
+            fh.write(("," if k else "") + json.dumps(f"{row['table']}/{row['measure']}", ensure_ascii=False)
+                     + ": " + body + "}")
+        fh.write('}, "missed": ' + json.dumps(missed, ensure_ascii=False, default=str) + "}")
+    _write_manifest(out_dir, request, documented, missed, warnings)
+    return manual, index
+
+
+def _write_manifest(out_dir: Path, request: dict[str, Any], documented: list[dict[str, Any]],
+                    missed: list[dict[str, Any]], warnings: list[str]) -> None:
+    """Sizes and times of every output file, for the no-work check of an unchanged rerun."""
+    stats: dict[str, list[int]] = {}
+    for name in ("combined_manual.md", "index.json", *(f"measures/{r['file']}" for r in documented)):
+        try:
+            st = (out_dir / name).stat()
+        except OSError:
+            continue
+        stats[name] = [st.st_size, st.st_mtime_ns]
+    manifest = {"input_hash": request.get("input_hash"), "files": stats,
+                "measures": [r["measure"] for r in documented], "missed": missed, "warnings": warnings}
+    atomic_write(out_dir / MANIFEST, json.dumps(manifest, ensure_ascii=False, default=str))

@@ -44,62 +44,176 @@ class ExplainRequest:
 Explainer = Callable[[ExplainRequest], str]
 
 
-def _describe(tokens: list[Token], lang: str, depth: int = 0) -> str:
-    """A phrase for one DAX expression (token run without whitespace and comments)."""
-    ru = lang == "ru"
-    if not tokens:
-        return "—"
-    # VAR ... RETURN x: describe x
-    ret = next((i for i, t in enumerate(tokens) if t.kind is TokenKind.IDENT and t.text.upper() == "RETURN"), None)
-    if ret is not None and tokens[0].text.upper() == "VAR":
-        return _describe(tokens[ret + 1 :], lang, depth)
-    text = flat_text(tokens)
-    if depth > 2:
-        return f"`{text}`"
-    first = tokens[0]
-    if first.kind is TokenKind.IDENT and len(tokens) > 1 and tokens[1].kind is TokenKind.LPAREN:
+REMOVERS = frozenset({"ALL", "REMOVEFILTERS", "ALLEXCEPT", "ALLSELECTED", "ALLNOBLANKROW", "ALLCROSSFILTERED"})
+ITERATORS = frozenset({
+    "SUMX", "AVERAGEX", "MINX", "MAXX", "COUNTX", "COUNTAX", "PRODUCTX", "CONCATENATEX", "RANKX",
+    "FILTER", "ADDCOLUMNS", "GENERATE", "GENERATEALL", "SELECTCOLUMNS", "MEDIANX", "PERCENTILEX.INC",
+    "PERCENTILEX.EXC", "STDEVX.P", "STDEVX.S", "VARX.P", "VARX.S", "TOPN",
+})
+TIME_WORDS = {
+    "SAMEPERIODLASTYEAR": ("the same period one year earlier", "тот же период годом ранее"),
+    "DATEADD": ("the dates shifted by DATEADD", "даты, сдвинутые DATEADD"),
+    "PARALLELPERIOD": ("a whole parallel period (PARALLELPERIOD)", "целый параллельный период (PARALLELPERIOD)"),
+    "DATESYTD": ("the year to date", "период с начала года"), "DATESQTD": ("the quarter to date", "с начала квартала"),
+    "DATESMTD": ("the month to date", "с начала месяца"), "TOTALYTD": ("the year to date", "с начала года"),
+    "TOTALQTD": ("the quarter to date", "с начала квартала"), "TOTALMTD": ("the month to date", "с начала месяца"),
+    "DATESINPERIOD": ("a moving window of dates (DATESINPERIOD)", "скользящее окно дат (DATESINPERIOD)"),
+    "DATESBETWEEN": ("the dates between two bounds", "даты между двумя границами"),
+    "PREVIOUSYEAR": ("the previous year", "предыдущий год"), "PREVIOUSMONTH": ("the previous month", "предыдущий месяц"),
+    "PREVIOUSQUARTER": ("the previous quarter", "предыдущий квартал"), "PREVIOUSDAY": ("the previous day", "предыдущий день"),
+    "NEXTYEAR": ("the next year", "следующий год"), "NEXTMONTH": ("the next month", "следующий месяц"),
+}
+
+
+def _call(tokens: list[Token]) -> tuple[str, list[list[Token]]] | None:
+    """(FUNCTION, argument token runs) when the tokens are exactly one call."""
+    if len(tokens) > 1 and tokens[0].kind is TokenKind.IDENT and tokens[1].kind is TokenKind.LPAREN:
         spans, close = _call_args(tokens, 1)
         if close == len(tokens) - 1:
-            fn = first.text.upper()
-            args = [tokens[s:e] for s, e in spans]
-            d = [_describe(a, lang, depth + 1) for a in args]
-            if fn in AGG and args:
-                return f"{AGG[fn][1 if ru else 0]} {d[0]}"
-            if fn in ITER and len(args) >= 2:
-                return ITER[fn][1 if ru else 0].format(t=d[0], e=d[1])
-            if fn == "COUNTROWS" and args:
-                return f"количество строк {d[0]}" if ru else f"the number of rows of {d[0]}"
-            if fn == "DIVIDE" and len(args) >= 2:
-                base = (f"результат деления, где делимое — {d[0]}, делитель — {d[1]}" if ru
-                        else f"{d[0]} divided by {d[1]}")
-                if len(args) > 2:
-                    base += f" ({d[2]} при нулевом делителе)" if ru else f" ({d[2]} when the divisor is zero or blank)"
-                return base
-            if fn in ("CALCULATE", "CALCULATETABLE") and args:
-                if len(args) == 1:
-                    return f"{d[0]} в изменённом контексте" if ru else f"{d[0]} with the row context turned into a filter"
-                filt = "; ".join(f"`{flat_text(a)}`" for a in args[1:])
-                return f"{d[0]} при фильтрах {filt}" if ru else f"{d[0]} evaluated with the filters {filt}"
-            if fn in ("TOTALYTD", "TOTALQTD", "TOTALMTD") and args:
-                period = {"TOTALYTD": ("year", "года"), "TOTALQTD": ("quarter", "квартала"), "TOTALMTD": ("month", "месяца")}[fn]
-                return f"{d[0]} с начала {period[1]}" if ru else f"{d[0]} from the start of the {period[0]} to date"
-            if fn in ("IF", "SWITCH"):
-                return f"значение по условию (`{text[:80]}`)" if ru else f"a value chosen by condition (`{text[:80]}`)"
-    if len(tokens) == 1:
-        return f"`{first.text}`"
-    if len(tokens) == 2 and tokens[1].kind is TokenKind.BRACKET:
+            return tokens[0].text.upper(), [tokens[s:e] for s, e in spans]
+    return None
+
+
+def classify_filter(arg: list[Token], lang: str) -> tuple[str, str]:
+    """(kind, phrase) of one CALCULATE filter argument: removal, filter, relationship, time, keep."""
+    ru = lang == "ru"
+    text = flat_text(arg)
+    call = _call(arg)
+    fn = call[0] if call else ""
+    if fn in REMOVERS:
+        targets = ", ".join(flat_text(a) for a in call[1]) if call else ""  # type: ignore[index]
+        if fn == "ALLEXCEPT":
+            return "removal", (f"снимает все фильтры с {targets.split(', ')[0]}, кроме {', '.join(targets.split(', ')[1:])}"
+                               if ru else f"removes every filter on {targets.split(', ')[0]} except "
+                               f"{', '.join(targets.split(', ')[1:])}")
+        if fn == "ALLSELECTED":
+            return "removal", (f"возвращает выбор пользователя вне визуала для {targets}" if ru
+                               else f"restores the outer (visual-level) selection on {targets}")
+        return "removal", (f"снимает фильтры с {targets or 'всей модели'} ({fn})" if ru
+                           else f"removes the filters on {targets or 'the whole model'} ({fn})")
+    if fn == "KEEPFILTERS" and call and call[1]:
+        return "filter", (f"добавляет фильтр `{flat_text(call[1][0])}`, не заменяя действующие (KEEPFILTERS)" if ru
+                          else f"adds the filter `{flat_text(call[1][0])}` on top of the existing ones (KEEPFILTERS)")
+    if fn in ("USERELATIONSHIP", "CROSSFILTER"):
+        return "relationship", (f"меняет связь: `{text}`" if ru else f"changes the relationship used: `{text}`")
+    if fn in TIME_WORDS:
+        words = TIME_WORDS[fn][1 if ru else 0]
+        return "time", (f"заменяет фильтр дат на {words}: `{text}`" if ru
+                        else f"replaces the date filter with {words}: `{text}`")
+    if fn == "FILTER" and call and len(call[1]) >= 2:
+        return "filter", (f"оставляет строки {flat_text(call[1][0])}, где {flat_text(call[1][1])}" if ru
+                          else f"keeps the rows of {flat_text(call[1][0])} where `{flat_text(call[1][1])}`")
+    if fn in ("VALUES", "TREATAS", "DATATABLE", "SUMMARIZE", "CALCULATETABLE") or (not fn and arg and arg[0].kind is TokenKind.LBRACE):
+        return "filter", (f"фильтрует по таблице `{text}`" if ru else f"filters by the table `{text}`")
+    return "filter", (f"задаёт фильтр `{text}` (заменяет фильтры на этих столбцах)" if ru
+                      else f"sets the filter `{text}` (it replaces existing filters on those columns)")
+
+
+def _describe(tokens: list[Token], lang: str, depth: int = 0, notes: list[str] | None = None,
+              in_iterator: bool = False) -> str:
+    """A phrase for one DAX expression (token run without whitespace and comments)."""
+    ru = lang == "ru"
+    notes = notes if notes is not None else []
+    if not tokens:
+        return "—"
+    ret = next((i for i, t in enumerate(tokens) if t.kind is TokenKind.IDENT and t.text.upper() == "RETURN"), None)
+    if ret is not None and tokens[0].text.upper() == "VAR":
+        for name, body in _variables(tokens[:ret]):
+            phrase = _describe(body, lang, depth + 1, notes, in_iterator)
+            notes.append(f"переменная `{name}` = {phrase}" if ru else f"the variable `{name}` is {phrase}")
+        return _describe(tokens[ret + 1 :], lang, depth, notes, in_iterator)
+    text = flat_text(tokens)
+    if depth > 3:
+        return f"`{text}`" if len(text) <= 120 else ("выражение" if ru else "an expression")
+    call = _call(tokens)
+    if call is not None:
+        fn, args = call
+        inner = in_iterator or fn in ITERATORS
+        d = [_describe(a, lang, depth + 1, notes, inner if k > 0 else in_iterator) for k, a in enumerate(args)]
+        if fn in AGG and args:
+            return f"{AGG[fn][1 if ru else 0]} {d[0]}"
+        if fn in ITER and len(args) >= 2:
+            _note_once(notes, f"итератор {fn} вычисляет выражение для каждой строки {flat_text(args[0])}" if ru
+                       else f"the iterator {fn} evaluates its expression row by row over {flat_text(args[0])}")
+            return ITER[fn][1 if ru else 0].format(t=d[0], e=d[1])
+        if fn == "COUNTROWS" and args:
+            return f"количество строк {d[0]}" if ru else f"the number of rows of {d[0]}"
+        if fn == "DIVIDE" and len(args) >= 2:
+            base = (f"результат деления, где делимое — {d[0]}, делитель — {d[1]}" if ru
+                    else f"{d[0]} divided by {d[1]}")
+            if len(args) > 2:
+                base += f" ({d[2]} при нулевом делителе)" if ru else f" ({d[2]} when the divisor is zero or blank)"
+            else:
+                base += " (пусто при нулевом делителе)" if ru else " (blank when the divisor is zero or blank)"
+            return base
+        if fn in ("CALCULATE", "CALCULATETABLE") and args:
+            if in_iterator:
+                _note_once(notes, "CALCULATE внутри итератора выполняет переход контекста: текущая строка становится фильтром"
+                           if ru else "CALCULATE inside an iterator performs a context transition: the current row "
+                           "becomes a filter")
+            parts = [classify_filter(a, lang) for a in args[1:]]
+            if not parts:
+                return (f"{d[0]} с переходом контекста (строка становится фильтром)" if ru
+                        else f"{d[0]} with a context transition (the current row becomes a filter)")
+            return f"{d[0]}, где CALCULATE " + "; ".join(p for _, p in parts) if ru else (
+                f"{d[0]}, where CALCULATE " + "; ".join(p for _, p in parts))
+        if fn in ("TOTALYTD", "TOTALQTD", "TOTALMTD") and args:
+            words = TIME_WORDS[fn][1 if ru else 0]
+            return f"{d[0]} за {words}" if ru else f"{d[0]} over {words}"
+        if fn in ("IF", "SWITCH"):
+            return f"значение по условию (`{text[:120]}`)" if ru else f"a value chosen by condition (`{text[:120]}`)"
+        if fn in ITERATORS:
+            _note_once(notes, f"итератор {fn} проходит по строкам {flat_text(args[0])}" if ru and args
+                       else f"the iterator {fn} walks the rows of {flat_text(args[0]) if args else 'a table'}")
+    if len(tokens) == 1 and tokens[0].kind is TokenKind.BRACKET and in_iterator:
+        _note_once(notes, f"ссылка на меру {tokens[0].text} внутри итератора выполняет переход контекста" if ru
+                   else f"the measure reference {tokens[0].text} inside an iterator performs a context transition")
+    if len(text) <= 120:
         return f"`{text}`"
-    return f"`{text}`" if len(text) <= 80 else ("выражение" if ru else "an expression")
+    return "выражение" if ru else "an expression"
+
+
+def _note_once(notes: list[str], text: str) -> None:
+    if text not in notes:
+        notes.append(text)
+
+
+def _variables(tokens: list[Token]) -> list[tuple[str, list[Token]]]:
+    """(name, body tokens) of each `VAR name = body` at the top level of a VAR block."""
+    out: list[tuple[str, list[Token]]] = []
+    starts = [i for i, t in enumerate(tokens) if t.kind is TokenKind.IDENT and t.text.upper() == "VAR"
+              and _depth(tokens, i) == 0]
+    for k, i in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(tokens)
+        if i + 2 < end and tokens[i + 2].text == "=":
+            out.append((tokens[i + 1].text, tokens[i + 3:end]))
+    return out
+
+
+def _depth(tokens: list[Token], index: int) -> int:
+    depth = 0
+    for t in tokens[:index]:
+        if t.kind in (TokenKind.LPAREN, TokenKind.LBRACE):
+            depth += 1
+        elif t.kind in (TokenKind.RPAREN, TokenKind.RBRACE):
+            depth -= 1
+    return depth
 
 
 def rules_explanation(lin: MeasureLineage, lang: str) -> str:
-    """Two or three sentences: what the formula computes and where its data comes from."""
+    """What the formula computes, its filter context, and where its data comes from and how."""
     ru = lang == "ru"
     toks = code_tokens(tokenize(lin.expression))
-    what = _describe(toks, lang)
+    notes: list[str] = []
+    what = _describe(toks, lang, notes=notes)
     parts = [f"Мера [{lin.measure}] вычисляет {what}." if ru else f"[{lin.measure}] computes {what}."]
+    if notes:
+        parts.append(("Здесь " if ru else "Here ") + "; ".join(notes) + ".")
+    if lin.time_intelligence:
+        fns = sorted({t.split("(", 1)[0] for t in lin.time_intelligence})
+        parts.append(f"Логика времени: {', '.join(fns)}." if ru else f"Time intelligence: {', '.join(fns)}.")
     if lin.all_measures:
-        names = ", ".join(f"[{m}]" for m in lin.all_measures[:8]) + (" …" if len(lin.all_measures) > 8 else "")
+        names = ", ".join(f"[{m}]" for m in lin.all_measures)
         one = len(lin.all_measures) == 1
         parts.append((f"Она опирается на меру {names}." if one else f"Она опирается на меры {names}.") if ru
                      else f"It builds on the measure{'' if one else 's'} {names}.")
@@ -114,13 +228,18 @@ def rules_explanation(lin: MeasureLineage, lang: str) -> str:
         parts.append(f"Они загружаются из {'объекта' if one else 'объектов'} хранилища {', '.join(wh)}." if ru
                      else f"They are loaded from the warehouse object{'' if one else 's'} {', '.join(wh)}.")
     if lin.procedures:
-        procs = ", ".join(p.name for p in lin.procedures[:5])
+        procs = ", ".join(p.name for p in lin.procedures)  # every one, in execution order
         one = len(lin.procedures) == 1
-        parts.append((f"Таблицы хранилища загружает процедура {procs}." if one else f"Таблицы хранилища загружают процедуры {procs}.")
-                     if ru else f"The warehouse tables are loaded by the procedure{'' if one else 's'} {procs}.")
-    if lin.time_intelligence:
-        fns = sorted({t.split("(", 1)[0] for t in lin.time_intelligence})
-        parts.append(f"Используется логика времени: {', '.join(fns)}." if ru else f"It uses time intelligence: {', '.join(fns)}.")
+        parts.append((f"Загрузку выполняет процедура {procs}." if one
+                      else f"Загрузку выполняют, в порядке выполнения, процедуры {procs}.") if ru
+                     else f"The load runs the procedure{'' if one else 's, in execution order,'} {procs}.")
+    computed = [st for st in lin.column_steps if st.computed]
+    for st in computed[:12]:
+        parts.append(f"Столбец {st.target}.{st.column} вычисляется в {st.procedure} (строка {st.line}) как `{st.expression}`."
+                     if ru else f"{st.target}.{st.column} is computed in {st.procedure} (line {st.line}) as `{st.expression}`.")
+    if len(computed) > 12:
+        parts.append(f"Ещё {len(computed) - 12} вычислений — в таблице ниже." if ru
+                     else f"{len(computed) - 12} more computations are in the table below.")
     return " ".join(parts)
 
 
@@ -139,4 +258,14 @@ def explanation(lin: MeasureLineage, lang: str, explain: Explainer | None, trace
         if trace is not None:
             trace.rejected("explanation LLM returned nothing; rules text used", measure=lin.measure)
         return text
+    from vitrina.docs.llm import check_wording
+
+    added = check_wording(worded, "\n".join([text, lin.expression, lin.model_dump_json()]))
+    if added:
+        if trace is not None:
+            trace.rejected("LLM wording names objects or numbers the lineage does not hold; rules text kept",
+                           measure=lin.measure, added=added[:20])
+        return text
+    if trace is not None:
+        trace.branch("explanation worded by the LLM (checked against the lineage)", measure=lin.measure)
     return worded.strip()

@@ -28,6 +28,15 @@ LABELS: dict[str, dict[str, str]] = {
         "missed": "Not documented", "measure": "Measure", "reason": "Reason", "detail": "Detail",
         "reason_not found": "not found in the model", "reason_timeout": "time limit", "reason_error": "error",
         "did_you_mean": "did you mean",
+        "empty_model": "The model has no measures: there is nothing to document.",
+        "see_topic": "documented under the topic {topic}",
+        "calculated": "Calculated columns and tables", "calculated_column": "Calculated column",
+        "calculated_table": "Calculated table",
+        "computed": "How the business columns are computed", "target": "Written column",
+        "expression": "Expression (SQL)", "procedure": "Procedure", "copied": "copied",
+        "order": "Step in the load order", "called_by": "Called by", "external": "Loads from outside",
+        "order_note": "In execution order: the call graph (EXEC, job steps) where the SQL has one, "
+                      "else writers before readers.",
     },
     "ru": {
         "topic": "Тема", "table": "Таблица", "description": "Описание", "no_description": "В модели нет описания.",
@@ -52,6 +61,15 @@ LABELS: dict[str, dict[str, str]] = {
         "missed": "Не задокументированы", "measure": "Мера", "reason": "Причина", "detail": "Подробности",
         "reason_not found": "нет в модели", "reason_timeout": "превышен лимит времени", "reason_error": "ошибка",
         "did_you_mean": "возможно, имелось в виду",
+        "empty_model": "В модели нет мер: документировать нечего.",
+        "see_topic": "описана в теме {topic}",
+        "calculated": "Вычисляемые столбцы и таблицы", "calculated_column": "Вычисляемый столбец",
+        "calculated_table": "Вычисляемая таблица",
+        "computed": "Как вычисляются бизнес-столбцы", "target": "Записываемый столбец",
+        "expression": "Выражение (SQL)", "procedure": "Процедура", "copied": "копируется",
+        "order": "Шаг в порядке загрузки", "called_by": "Вызывается из", "external": "Загружает извне",
+        "order_note": "В порядке выполнения: по графу вызовов (EXEC, шаги заданий), если он есть в SQL, "
+                      "иначе сначала те, кто пишет, потом те, кто читает.",
     },
 }
 

@@ -18,6 +18,7 @@ from vitrina.docs.writer.mermaid import MAX_NODES, cut_count, mermaid
 from vitrina.trace import Trace
 
 HASH_MARK = "<!-- vitrina-docs hash="
+END_MARK = "<!-- vitrina-docs end -->"
 _UNSAFE = re.compile(r"[^\w\-. ()]+", re.UNICODE)
 
 
@@ -69,16 +70,12 @@ def render_measure(
     lang: str = "en",
     link: Callable[[str], str | None] = lambda name: None,
     explain: Explainer | None = None,
-    content_hash: str | None = None,
     trace: Trace | None = None,
     docs_dir: Path | None = None,
 ) -> str:
     """The document text. `link(measure name)` gives the relative target of another measure."""
     L = labels(lang)
-    out: list[str] = []
-    if content_hash:
-        out.append(f"{HASH_MARK}{content_hash} -->")
-    out.append(f"# [{measure.name}]")
+    out: list[str] = [f"# [{measure.name}]"]
     out.append("")
     meta = [f"**{L['topic']}:** {topic}", f"**{L['table']}:** '{measure.table}'"]
     if measure.format_string:
@@ -104,6 +101,11 @@ def render_measure(
     if lin.variables:
         out.append(f"- **{L['variables']}:** " + ", ".join(f"`{v}`" for v in lin.variables))
     out.append("")
+
+    if lin.calculated:
+        out += [f"## {L['calculated']}", ""]
+        for item in lin.calculated:
+            out += [f"**{L[item.kind]}** {item.name}:", "", _fence(format_dax(item.expression), "dax"), ""]
 
     out += [f"## {L['lineage']}", "", L[f"level_{lin.level}"], "", _fence(mermaid(lin, lang), "mermaid"), ""]
     if cut_count(lin):
@@ -133,8 +135,17 @@ def render_measure(
             out.append(f"| `{_cell(cl.model_column)}` | {_cell(src)} | {cl.level} |")
         out.append("")
 
+    if lin.column_steps:
+        out += [f"## {L['computed']}", "", f"| {L['column']} | {L['target']} | {L['expression']} | {L['procedure']} |",
+                "| --- | --- | --- | --- |"]
+        for st in lin.column_steps:
+            how = f"`{_cell(st.expression)}`" + ("" if st.computed else f" ({L['copied']})")
+            where = st.procedure + (f", {L['line']} {st.line}" if st.line else "")
+            out.append(f"| `{_cell(st.model_column)}` | {_cell(st.target)}.{_cell(st.column)} | {how} | {_cell(where)} |")
+        out.append("")
+
     if lin.procedures:
-        out += [f"## {L['loaders']}", ""]
+        out += [f"## {L['loaders']}", "", L["order_note"], ""]
         for p in lin.procedures:
             flags = [L["partial"]] if p.partial else []
             if p.dynamic_sql:
@@ -143,8 +154,14 @@ def render_measure(
             out += [head, ""]
             if p.file:
                 out.append(f"- **{L['file']}:** `{_rel(p.file, docs_dir)}`" + (f", {L['line']} {p.line}" if p.line else ""))
+            if p.order is not None:
+                out.append(f"- **{L['order']}:** {p.order + 1}")
+            if p.called_by:
+                out.append(f"- **{L['called_by']}:** " + ", ".join(p.called_by))
             out.append(f"- **{L['writes']}:** " + (", ".join(p.writes) or L["none"]))
             out.append(f"- **{L['reads']}:** " + (", ".join(p.reads) or L["none"]))
+            if p.external:
+                out.append(f"- **{L['external']}:** " + ", ".join(f"`{e}`" for e in p.external))
             out.append("")
             for ex in p.excerpts:
                 out.append(f"{L['statement']} {ex.kind} → {ex.target}" + (f" ({L['line']} {ex.line})" if ex.line else "") + ":")
@@ -168,13 +185,25 @@ def render_measure(
     return "\n".join(out)
 
 
+def with_hash(text: str, digest: str) -> str:
+    """The document as written: the content hash first, the end mark last."""
+    return f"{HASH_MARK}{digest} -->\n{text.rstrip()}\n\n{END_MARK}\n"
+
+
 def read_hash(path: Path) -> str | None:
-    """The content hash written on the first line of an existing document."""
+    """The content hash of a complete earlier document; None when it is missing or cut short.
+
+    A document without its end mark was cut (a kill mid-write by an older version, a full
+    disk): it is never kept as unchanged.
+    """
     try:
-        with path.open(encoding="utf-8") as fh:
-            first = fh.readline()
+        with path.open("rb") as fh:
+            first = fh.readline().decode("utf-8", "replace")
+            size = fh.seek(0, 2)
+            fh.seek(max(0, size - len(END_MARK) - 4))
+            tail = fh.read().decode("utf-8", "replace")
     except OSError:
         return None
-    if first.startswith(HASH_MARK):
+    if first.startswith(HASH_MARK) and tail.rstrip().endswith(END_MARK):
         return first[len(HASH_MARK) :].split(" ", 1)[0].strip()
     return None

@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 from vitrina.route.analyst import next_action, run_action, thought
 from vitrina.route.context import RouteContext
 from vitrina.route.messages import text
+from vitrina.route.plans.onec_recorders import recorder_answer
 from vitrina.route.plans.request import clean_question
 from vitrina.route.state import RouteState
 from vitrina.route.tools import request_words
@@ -25,6 +26,10 @@ def analyst(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     facts = dict(state.get("facts") or {})
     if "words" not in facts:
         facts["words"] = request_words(clean_question(state.get("request", "")))
+    if ctx.onec is not None and not state.get("steps"):
+        answered = _recorders(state.get("request", ""), ctx, lang, trace)
+        if answered is not None:
+            return answered
     has_docs = ctx.docs_index is not None or ctx.docs_model is not None
     action = state.get("pending") or next_action(facts, has_docs=has_docs)
     steps_done = len(state.get("steps") or [])
@@ -50,6 +55,22 @@ def analyst(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
         update["status"] = "found" if found else "not_found"
         update["answer"] = _summary(new_facts, lang, step["n"], update["stop"])
     return update
+
+
+def _recorders(request: str, ctx: RouteContext, lang: str, trace: Trace) -> dict | None:
+    """A 1C recorder question is answered from the metadata in one step."""
+    found = recorder_answer(request, ctx.onec)
+    if found is None:
+        return None
+    documents = ", ".join(found["recorders"])
+    key = "onec_recorders" if found["recorders"] else "onec_no_recorders"
+    step = {"n": 1, "thought": thought("recorders", lang, found["register"]), "action": "recorders",
+            "observation": f"{found['register']}: {documents or '-'}", "new": len(found["recorders"])}
+    trace.branch("1C recorder question answered from RegisterRecords", register=found["register"],
+                 documents=found["recorders"])
+    return {"pending": None, "stop": "finished", "status": "found", "role": "metadata", "steps": [step],
+            "report": found, "answer": text(key, lang, register=found["register"], documents=documents),
+            "trace": trace.events}
 
 
 def _summary(facts: dict, lang: str, steps: int, stop: str | None) -> str:

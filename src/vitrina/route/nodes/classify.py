@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from vitrina.ask.text import detect_lang
+from vitrina.language.detect import detect_lang
 from vitrina.route.context import RouteContext
 from vitrina.route.intent import classify as classify_intent
 from vitrina.route.state import RouteState

@@ -27,8 +27,7 @@ def measure_name(request: str) -> str | None:
 
 
 def docs(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
-    from vitrina.docs.errors import DocsInputError
-    from vitrina.docs.run import make_request, run_docs
+    from vitrina.docs import DocsInputError, make_request, run_docs
 
     trace = Trace("docs")
     ctx = runtime.context

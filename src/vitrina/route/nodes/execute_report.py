@@ -7,14 +7,13 @@ import uuid
 
 from langgraph.runtime import Runtime
 
-from vitrina.ask.answer_text import write_answer
-from vitrina.ask.charts import safe_chart
-from vitrina.ask.compiler import column_metas, compile_plan
-from vitrina.ask.export import write_excel
-from vitrina.ask.numbers import unverified_numbers
-from vitrina.ask.plan import QueryPlan
-from vitrina.ask.summary import summarize
-from vitrina.ask.table import render_table
+from vitrina.ask import QueryPlan, column_metas, compile_plan
+from vitrina.present.answer_text import write_answer
+from vitrina.present.charts import safe_chart
+from vitrina.present.excel import write_excel
+from vitrina.present.numbers import unverified_numbers
+from vitrina.present.summary import summarize
+from vitrina.present.table import render_table
 from vitrina.route.context import PREVIEW_ROWS, RouteContext
 from vitrina.route.messages import text
 from vitrina.route.state import RouteState

@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 from vitrina.route.context import RouteContext
 from vitrina.route.messages import text
 from vitrina.route.plans.model_slot import model_scores
-from vitrina.route.plans.onec import onec_candidates
+from vitrina.route.plans.onec import onec_candidates, onec_row, unsure
 from vitrina.route.plans.request import read_request
 from vitrina.route.plans.scoring import asked_of, score_plan
 from vitrina.route.plans.warehouse import warehouse_candidates
@@ -60,7 +60,7 @@ def _choose(rows: list[dict], lang: str, trace: Trace, **extra: object) -> dict:
         trace.rejected("every candidate plan is invalid", plans=[r["id"] for r in rows])
         return {"role": "report", "status": "failed", "candidates": rows, "chosen": None,
                 "answer": text("no_plan", lang, reason="; ".join(rows[0]["reasons"][-1:])), "trace": trace.events}
-    best = max(valid, key=lambda r: r["total"])  # max keeps the first of equals: the as-requested plan
+    best = max(valid, key=lambda r: r["total"])  # max keeps the first of equals: rows come ranked
     trace.branch("best plan chosen", plan=best["id"], total=best["total"])
     return {"role": "report", "candidates": rows, "chosen": {"id": best["id"], **extra}, "trace": trace.events}
 
@@ -71,17 +71,14 @@ def _plan_onec(state: RouteState, ctx: RouteContext, trace: Trace) -> dict:
 
     question = clean_question(state.get("request", ""))
     cands, asked = onec_candidates(question, ctx.onec, state.get("facts") or {}, ctx.today, trace)
-    if not cands:
-        trace.branch("no register fits the request")
-        return {"role": "report", "status": "refused", "candidates": [], "chosen": None,
-                "answer": text("no_plan", lang, reason=text("onec_no_register", lang)), "trace": trace.events}
-    rows = [{"id": c.id, "label": f"{c.register.ru_name} · {c.query.virtual_table or '—'}", "total": c.total,
-             "code_score": c.total, "valid": c.valid, "scores": c.scores, "reasons": c.reasons, "query": c.query.text,
-             "register": c.register.full_name, "virtual_table": c.query.virtual_table,
-             "dimensions": c.query.dimensions, "resources": c.query.resources, "periodicity": c.query.periodicity,
-             "check": {"checked": c.check.checked, "ok": c.check.ok, "parser": c.check.parser,
-                       "errors": [str(e) for e in c.check.errors],
-                       "forgiven": [f"{e.rule}: {e}" for e in c.check.forgiven],
-                       "virtual_tables": c.check.virtual_tables}} for c in cands]
+    if not cands or unsure(cands) == "no object is named by the request":
+        trace.branch("no object of the configuration fits the request", words=asked["words"])
+        return {"role": "report", "status": "refused", "candidates": [onec_row(c) for c in cands[:5]],
+                "chosen": None, "answer": text("no_plan", lang, reason=text("onec_no_register", lang)),
+                "trace": trace.events}
+    rows = [onec_row(c) for c in cands]
     _add_model_scores(ctx, question, rows, trace)
-    return _choose(rows, lang, trace, question=question, asked=asked)
+    doubt = unsure(cands)
+    if doubt:
+        trace.branch("the best 1C plans tie: the answer says so", why=doubt)
+    return _choose(rows, lang, trace, question=question, asked=asked, unsure=doubt)

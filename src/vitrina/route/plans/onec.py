@@ -1,10 +1,23 @@
-"""Candidate report plans for a 1C target: register x virtual table, scored, parser-checked.
+"""Candidate report plans for a 1C target: every object x its tables, ranked on evidence.
 
-A balance register can be read as Остатки (balances at a date), Обороты (movements over
-a period) or ОстаткиИОбороты; a turnover register only as Обороты; a periodic
-information register as СрезПоследних; a non-periodic one directly. The request's
-words decide which is right: "остатки", "наличие", "balance" mean balances; "продажи",
-"оборот", "приход", "за месяц" (a period) mean turnovers.
+Candidates come from every register (each virtual table it has), document, catalog and the
+configuration's own reports (read through the query of their schema). Each is scored on
+explicit criteria, all shown to the user:
+
+| criterion | weight | what it measures |
+| --- | --- | --- |
+| coverage | 4 | share of the request's content words the candidate explains |
+| name | 3 | share of the object's name (or synonym) the request names |
+| fields | 2 | share of the named fields (dimensions, attributes, via their reference types too) it has |
+| filters | 2 | share of the request's values (enum values, predefined items) it can place |
+| table | 2 | fit of the virtual table to what is asked (balances at a date, turnovers over a period) |
+| kind | 1 | a register for figures; a document or catalog for "список"; a report that fits as is |
+
+Ties are broken, in order: a valid query; the higher total; more request words explained;
+more filters placed; a register over a report that reads it (the query can be shaped to the
+request), a register over a document, a document over a catalog; the register's natural table;
+then the full name, so the order never depends on the dump's file order. When the two best
+plans of different objects stay equal on total and coverage, the answer says it is unsure.
 """
 
 from __future__ import annotations
@@ -13,122 +26,448 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from vitrina.ask.periods import extract_period
-from vitrina.ask.understand import read_question
-from vitrina.onec import OneCQuery, OneCSource, check_query, write_query
-from vitrina.onec.model import MetaObject
-from vitrina.onec.words import stems
-from vitrina.route.tools import request_words, search_catalog
-from vitrina.route.tools.match import phrase_hits
+from vitrina.language.periods import extract_grain, extract_period
+from vitrina.onec import (
+    Condition,
+    MetaField,
+    MetaObject,
+    OneCQuery,
+    OneCSource,
+    check_query,
+    check_sources,
+    write_query,
+)
+from vitrina.route.plans.onec_match import Request, Value, field_hits, label_hits, read
 from vitrina.trace import Trace
 
-BALANCE_WORDS = ("остатк", "остаток", "наличи", "на дату", "balance", "stock", "on hand")
-TURNOVER_WORDS = ("продаж", "оборот", "приход", "расход", "выручк", "поступлени", "движени", "sales", "turnover",
-                  "movement", "receipt")
-MAX_REGISTERS = 2
+BALANCE_WORDS = ("остатк", "остаток", "наличи", "balance", "on hand", "stock")
+TURNOVER_WORDS = (
+    "продаж",
+    "оборот",
+    "приход",
+    "расход",
+    "выручк",
+    "поступлени",
+    "движени",
+    "закупк",
+    "sales",
+    "turnover",
+    "movement",
+    "receipt",
+    "purchase",
+)
+MOVEMENT_WORDS = ("приход", "расход", "поступлени", "выбыти", "receipt", "issue")
+LIST_WORDS = ("список", "перечен", "перечисли", "list")
+WEIGHTS = {"coverage": 4.0, "name": 3.0, "fields": 2.0, "filters": 2.0, "table": 2.0, "kind": 1.0}
+KIND_ORDER = {
+    "AccumulationRegister": 0,
+    "InformationRegister": 0,
+    "AccountingRegister": 0,
+    "Report": 1,
+    "Document": 2,
+    "Catalog": 3,
+}
+MAX_CANDIDATES = 60  # candidates kept after scoring (a large configuration has thousands of tables)
 
 
 @dataclass
 class OneCCandidate:
     id: str
-    register: MetaObject
+    register: MetaObject  # the object the query reads (for a report: the register its query reads)
     query: OneCQuery
+    report: MetaObject | None = None  # the configuration's own report, when the candidate is one
+    report_query: str = ""
     total: float = 0.0
     valid: bool = True
     scores: dict[str, float] = field(default_factory=dict)
     reasons: list[str] = field(default_factory=list)
+    explained: set[int] = field(default_factory=set)
+    placed: list[Condition] = field(default_factory=list)
+    unplaced: list[str] = field(default_factory=list)
     check: Any = None
 
+    @property
+    def object_name(self) -> str:
+        return (self.report or self.register).ru_name
 
-def _virtual_tables(obj: MetaObject) -> list[str]:
+    def sort_key(self) -> tuple:
+        natural = self.query.virtual_table == _natural(self.register)
+        return (
+            not self.valid,
+            -self.total,
+            -len(self.explained),
+            -len(self.placed),
+            KIND_ORDER.get((self.report or self.register).kind, 4),
+            not natural,
+            self.id,
+        )
+
+
+def _natural(obj: MetaObject) -> str:
     if obj.kind == "AccumulationRegister":
-        return ["Остатки", "Обороты", "ОстаткиИОбороты"] if obj.register_type == "Balance" else ["Обороты"]
+        return "Остатки" if obj.register_type == "Balance" else "Обороты"
+    if obj.kind == "AccountingRegister":
+        return "Остатки"
+    return "СрезПоследних" if obj.kind == "InformationRegister" and obj.periodic else ""
+
+
+def virtual_tables(obj: MetaObject) -> list[str]:
+    if obj.kind == "AccumulationRegister":
+        return (
+            ["Остатки", "Обороты", "ОстаткиИОбороты"]
+            if obj.register_type == "Balance"
+            else ["Обороты"]
+        )
     if obj.kind == "AccountingRegister":
         return ["Остатки", "Обороты"]
     if obj.kind == "InformationRegister":
         return ["СрезПоследних", ""] if obj.periodic else [""]
+    if obj.kind in ("Document", "Catalog"):
+        return [""]
     return []
 
 
-def _named(fields: list, words: list[str]) -> list[str]:
-    out = []
-    for f in fields:
-        labels = [f.name, *f.synonyms.values()]
-        if any(phrase_hits(stems(label), words) for label in labels):
-            out.append(f.name)
+def _has(text: str, stems_: tuple[str, ...]) -> bool:
+    low = text.lower().replace("ё", "е")
+    return any(s in low for s in stems_)
+
+
+def _fields_of(obj: MetaObject) -> list[MetaField]:
+    return [*obj.dimensions, *obj.resources, *obj.attributes]
+
+
+def _named_fields(
+    obj: MetaObject, source: OneCSource, req: Request, allowed: set[int]
+) -> dict[str, set[int]]:
+    out: dict[str, set[int]] = {}
+    for f in _fields_of(obj):
+        share, used = field_hits(f, source.config, req.words, allowed)
+        if share >= 1.0 and used:
+            out[f.name] = used
     return out
 
 
-def _has(words: list[str], text: str, stems_: tuple[str, ...]) -> bool:
-    low = text.lower()
-    return any(phrase_hits(s.split(), words) if " " not in s else s in low for s in stems_)
+def _place(obj: MetaObject, values: list[Value]) -> tuple[list[Condition], list[Value]]:
+    """Each value on the object's field of its type (the first dimension, else attribute)."""
+    placed, unplaced = [], []
+    for v in values:
+        target = next(
+            (
+                f
+                for f in (*obj.dimensions, *obj.attributes)
+                if v.type_ref in [t.rpartition(":")[2].replace("Ref.", ".") for t in f.types]
+            ),
+            None,
+        )
+        if target is None:
+            unplaced.append(v)
+        else:
+            placed.append(Condition(field=target.name, expression=v.expression, says=v.says))
+    return placed, unplaced
 
 
-def onec_candidates(request: str, source: OneCSource, facts: dict[str, Any], today: date,
-                    trace: Trace) -> tuple[list[OneCCandidate], dict[str, Any]]:
-    """Scored candidates (best first) and what the request asked for."""
-    words = request_words(request)
-    hits = facts.get("hits") or [h.as_dict() for h in search_catalog(source.catalog, words)]
-    tables = [h for h in hits if h["kind"] == "table"]
-    registers = [(source.object_of(h["name"]), h["score"]) for h in tables]
-    registers = [(o, s) for o, s in registers if o is not None and _virtual_tables(o)][:MAX_REGISTERS]
+def _asked(request: str, today: date) -> dict[str, Any]:
     period = extract_period(request, today)
-    grain = read_question(request, source.catalog).grain
-    wants_balance = _has(words, request, BALANCE_WORDS)
-    wants_turnover = _has(words, request, TURNOVER_WORDS) or (period is not None and not wants_balance)
-    asked = {"balance": wants_balance, "turnover": wants_turnover, "grain": grain,
-             "period": [period.start.isoformat(), period.end.isoformat()] if period else None}
-    top = max((s for _, s in registers), default=1.0) or 1.0
-    out: list[OneCCandidate] = []
-    for obj, hit_score in registers:
-        dims = _named(obj.dimensions, words)
-        resources = _named(obj.resources, words) or [r.name for r in obj.resources]
-        for vt in _virtual_tables(obj):
-            q = OneCQuery(register=obj, virtual_table=vt, dimensions=dims or [d.name for d in obj.dimensions],  # type: ignore[arg-type]
-                          resources=resources, periodicity=grain if vt in ("Обороты", "ОстаткиИОбороты") else None)
-            write_query(q)
-            c = OneCCandidate(id=f"{obj.ru_name}.{vt}" if vt else obj.ru_name, register=obj, query=q)
-            _score(c, hit_score / top, dims, asked, trace)
-            out.append(c)
-    out.sort(key=lambda c: (not c.valid, -c.total))
-    return out, asked
+    balance = _has(request, BALANCE_WORDS) or bool(period and period.span.lower().startswith("на "))
+    turnover = _has(request, TURNOVER_WORDS) or bool(period and not balance)
+    return {
+        "balance": balance,
+        "turnover": turnover and not (balance and not _has(request, TURNOVER_WORDS)),
+        "movements": _has(request, MOVEMENT_WORDS),
+        "list": _has(request, LIST_WORDS),
+        "grain": extract_grain(request),
+        "period": period,
+    }
 
 
-def _vt_fit(obj: MetaObject, vt: str, asked: dict[str, Any]) -> tuple[float, str]:
+def _table_fit(obj: MetaObject, vt: str, asked: dict[str, Any]) -> tuple[float, str]:
+    balance, turnover = asked["balance"], asked["turnover"]
+    if obj.kind in ("Document", "Catalog"):
+        if asked["list"] or not (balance or turnover):
+            return 0.8, "a list of objects"
+        return 0.2, "balances or turnovers asked: a list holds neither"
     if obj.kind == "InformationRegister":
-        if asked["balance"] or asked["turnover"]:
-            return 0.2, "balances or turnovers asked: an information register holds neither"
-        return (1.0, "periodic register: the latest values") if vt == "СрезПоследних" or not obj.periodic \
-            else (0.5, "all records of the register")
-    if asked["balance"] and not asked["turnover"]:
-        value = {"Остатки": 1.0, "ОстаткиИОбороты": 0.5}.get(vt, 0.0)
-        return value, "balances asked"
-    if asked["turnover"] and not asked["balance"]:
-        value = {"Обороты": 1.0, "ОстаткиИОбороты": 0.5}.get(vt, 0.0)
-        return value, "turnovers over a period asked"
-    if asked["balance"] and asked["turnover"]:
-        return {"ОстаткиИОбороты": 1.0}.get(vt, 0.5), "balances and turnovers asked"
-    natural = "Остатки" if obj.register_type == "Balance" or obj.kind == "AccountingRegister" else "Обороты"
-    return (1.0 if vt == natural else 0.3), f"nothing said: {natural} is the register's natural table"
+        if turnover or asked["movements"]:
+            return 0.3, "movements asked: an information register holds values, not movements"
+        if balance:
+            return 0.6, "the latest values at a date" if vt == "СрезПоследних" else "all records"
+        return (
+            (1.0, "the latest values")
+            if vt == "СрезПоследних" or not obj.periodic
+            else (0.5, "all records")
+        )
+    if balance and turnover:
+        return {"ОстаткиИОбороты": 1.0}.get(vt, 0.4), "balances and turnovers asked"
+    if balance:
+        return {"Остатки": 1.0, "ОстаткиИОбороты": 0.4}.get(vt, 0.0), "balances at a date asked"
+    if asked["movements"]:
+        if obj.register_type != "Balance":
+            return 0.5, "receipts and issues asked: a turnovers register has no Приход/Расход"
+        return {"Обороты": 1.0, "ОстаткиИОбороты": 0.8}.get(vt, 0.0), "receipts and issues asked"
+    if turnover:
+        fit = {"Обороты": 1.0, "ОстаткиИОбороты": 0.5}.get(vt, 0.0)
+        return fit, "movements over a period asked"
+    natural = _natural(obj)
+    return (
+        1.0 if vt == natural else 0.3
+    ), f"nothing said: {natural} is the register's natural table"
 
 
-def _score(c: OneCCandidate, relevance: float, named_dims: list[str], asked: dict[str, Any], trace: Trace) -> None:
-    fit, why = _vt_fit(c.register, c.query.virtual_table, asked)
-    dims_value = 1.0 if not named_dims else len(set(named_dims) & set(c.query.dimensions)) / len(named_dims)
-    grain_ok = (c.query.periodicity or None) == asked["grain"]
-    parts = [("register", 3.0, relevance, f"search relevance {relevance:.2f}"),
-             ("virtual_table", 3.0, fit, f"{c.query.virtual_table or 'table'}: {why}"),
-             ("dimensions", 2.0, dims_value, f"dimensions {', '.join(c.query.dimensions) or '-'}"),
-             ("grain", 1.0, 1.0 if grain_ok else 0.0, f"periodicity {c.query.periodicity or 'none'}, asked "
-                                                       f"{asked['grain'] or 'none'}")]
-    for name, weight, value, reason in parts:
-        c.scores[name] = round(value, 3)
-        c.total += weight * value
-        c.reasons.append(f"{name}: {reason} ({value:.2f} x {weight:g})")
-    c.check = check_query(c.query.text, trace=trace)
-    if c.check.checked and not c.check.ok:
-        c.valid = False
-        c.reasons.append("syntax: " + "; ".join(str(e) for e in c.check.errors))
-    else:
-        c.reasons.append("syntax: " + ("accepted by " + c.check.parser if c.check.checked else "not checked"))
+def _kind_fit(obj: MetaObject, asked: dict[str, Any], has_resources: bool) -> float:
+    if asked["list"]:
+        return 1.0 if obj.kind in ("Catalog", "Document") else 0.3
+    if obj.kind in ("AccumulationRegister", "AccountingRegister", "InformationRegister"):
+        return 1.0 if has_resources else 0.5
+    return 0.2 if asked["balance"] or asked["turnover"] else 0.5
+
+
+def _candidate(
+    obj: MetaObject,
+    vt: str,
+    source: OneCSource,
+    req: Request,
+    asked: dict[str, Any],
+    req_field_words: set[int],
+    report: MetaObject | None = None,
+    report_query: str = "",
+) -> OneCCandidate:
+    allowed = set(req.content)
+    value_words = set().union(*(v.words for v in req.values)) if req.values else set()
+    placed, unplaced_values = _place(obj, req.values)
+    placed_words = (
+        set().union(*(v.words for v in req.values if v not in unplaced_values)) if placed else set()
+    )
+    label = report or obj
+    name_share, name_used = label_hits(
+        label.name, label.synonyms, req.words, allowed - req.grouping
+    )
+    _, direct_used = label_hits(
+        label.name, label.synonyms, req.words, allowed - req.grouping, direct=True
+    )
+    if report is not None:  # a report also answers with what its register is called
+        r_share, r_used = label_hits(obj.name, obj.synonyms, req.words, allowed)
+        name_used |= r_used if r_share >= 1.0 else set()
+    fields = _named_fields(obj, source, req, allowed - value_words)
+    fields = {
+        n: u
+        for n, u in fields.items()
+        if not (u <= direct_used and n.lower() not in label.name.lower())
+    }
+    booleans = [
+        n for n in fields if (f := obj.field(n)) and any(t.endswith("boolean") for t in f.types)
+    ]
+    conditions = placed + [Condition(field=n, expression="ИСТИНА", says=n) for n in booleans]
+    dims_named = [
+        n for n in fields if n not in booleans and obj.field(n) and obj.field(n).role != "resource"
+    ]
+    res_named = [n for n in fields if obj.field(n) and obj.field(n).role == "resource"]
+    explained = name_used | placed_words | set().union(set(), *fields.values())
+    dims = dims_named or [d.name for d in obj.dimensions][:3]
+    filtered = {c.field for c in conditions}
+    if not dims_named and [d for d in dims if d not in filtered]:
+        dims = [d for d in dims if d not in filtered]  # a field fixed by a filter is not a grouping
+    if obj.kind in ("Document", "Catalog"):
+        dims = dims_named
+    resources = res_named or [r.name for r in obj.resources if r.numeric]
+    if obj.kind == "InformationRegister" and not res_named:
+        resources = [r.name for r in obj.resources]
+    period = asked["period"]
+    q = OneCQuery(
+        register=obj,
+        virtual_table=vt,
+        dimensions=dims,
+        resources=resources,  # type: ignore[arg-type]
+        periodicity=asked["grain"] if vt in ("Обороты", "ОстаткиИОбороты") else None,
+        conditions=conditions,
+        movements=asked["movements"],
+        dated=bool(period) and obj.kind == "Document",
+    )
+    write_query(q)
+    cid = f"{obj.ru_name}.{vt}" if vt else obj.ru_name
+    c = OneCCandidate(
+        id=report.ru_name if report else cid,
+        register=obj,
+        query=q,
+        report=report,
+        report_query=report_query,
+        explained=explained,
+        placed=conditions,
+        unplaced=[
+            " ".join(req.words[i] for i in sorted(v.words)) + f" → {v.says}"
+            for v in unplaced_values
+        ],
+    )
+    fit, why = _table_fit(obj, vt, asked)
+    named_fields = req_field_words - name_used
+    fields_share = (
+        (len(set().union(set(), *fields.values()) & named_fields) / len(named_fields))
+        if named_fields
+        else 1.0
+    )
+    parts = [
+        (
+            "coverage",
+            len(explained & allowed) / len(allowed) if allowed else 0.0,
+            f"explains {len(explained & allowed)} of {len(allowed)} words",
+        ),
+        ("name", name_share, f"{label.ru_name} named {name_share:.0%}"),
+        ("fields", fields_share, "fields " + (", ".join(fields) or "-")),
+        (
+            "filters",
+            (len(req.values) - len(unplaced_values)) / len(req.values) if req.values else 1.0,
+            "filters "
+            + (", ".join(p.text for p in placed) or "-")
+            + (f"; not placed: {', '.join(c.unplaced)}" if c.unplaced else ""),
+        ),
+        ("table", fit, f"{vt or 'table'}: {why}"),
+        (
+            "kind",
+            0.8 if report is not None else _kind_fit(obj, asked, bool(obj.resources)),
+            label.kind,
+        ),
+    ]
+    for key, value, reason in parts:
+        c.scores[key] = round(value, 3)
+        c.total += WEIGHTS[key] * value
+        c.reasons.append(f"{key}: {reason} ({value:.2f} x {WEIGHTS[key]:g})")
     c.total = round(c.total, 3)
+    return c
+
+
+def _field_words(source: OneCSource, req: Request) -> set[int]:
+    """The request's words that name a field of some object (not a value): what "fields" scores."""
+    value_words = set().union(set(), *(v.words for v in req.values))
+    fields = [f for o in source.config.objects.values() for f in _fields_of(o)]
+    return {
+        i
+        for i in req.content - value_words
+        if any(field_hits(f, source.config, req.words, {i})[0] > 0 for f in fields)
+    }
+
+
+def _report_source(report: MetaObject, source: OneCSource) -> tuple[MetaObject, str, str] | None:
+    """The register and virtual table the report's first query reads, from its parse tree."""
+    for text in report.queries:
+        check = check_query(text)
+        for vt_name in check.virtual_tables:
+            head, _, vt = vt_name.rpartition(".")
+            obj = source.config.get(head)
+            if obj is not None:
+                return obj, vt, text
+    return None
+
+
+def _check(c: OneCCandidate, source: OneCSource, trace: Trace) -> None:
+    text = c.report_query or c.query.text
+    c.check = check_query(text, trace=trace)
+    problems = check_sources(text, source.config, trace=trace)
+    if c.check.checked and (not c.check.ok or problems):
+        c.valid = False
+        c.reasons.append("query: " + "; ".join(str(e) for e in [*c.check.errors, *problems]))
+    else:
+        c.reasons.append(
+            "query: " + ("accepted by " + c.check.parser if c.check.checked else "not checked")
+        )
+
+
+def onec_candidates(
+    request: str, source: OneCSource, facts: dict[str, Any], today: date, trace: Trace
+) -> tuple[list[OneCCandidate], dict[str, Any]]:
+    """Every object's candidates, scored and sorted best first, and what the request asked for."""
+    asked = _asked(request, today)
+    period = asked["period"]
+    req = read(request, source.config, period.span if period else "")
+    field_words = _field_words(source, req)
+    out: list[OneCCandidate] = []
+    for obj in source.config.objects.values():
+        if obj.kind == "Report":
+            found = _report_source(obj, source)
+            if found is not None:
+                out.append(
+                    _candidate(
+                        found[0],
+                        found[1],
+                        source,
+                        req,
+                        asked,
+                        field_words,
+                        report=obj,
+                        report_query=found[2],
+                    )
+                )
+            continue
+        for vt in virtual_tables(obj):
+            out.append(_candidate(obj, vt, source, req, asked, field_words))
+    relevant = [c for c in out if c.scores["name"] > 0 or c.scores["coverage"] > 0]
+    relevant.sort(key=OneCCandidate.sort_key)
+    kept = relevant[:MAX_CANDIDATES]
+    for c in kept:
+        _check(c, source, trace)
+    kept.sort(key=OneCCandidate.sort_key)
+    trace.measurement(
+        "1C candidates scored",
+        objects=len(source.config.objects),
+        candidates=len(out),
+        relevant=len(relevant),
+        kept=len(kept),
+    )
+    shown = {
+        "balance": asked["balance"],
+        "turnover": asked["turnover"],
+        "grain": asked["grain"],
+        "period": [period.start.isoformat(), period.end.isoformat()] if period else None,
+        "values": [v.expression for v in req.values],
+        "words": [req.words[i] for i in sorted(req.content)],
+    }
+    return kept, shown
+
+
+def unsure(cands: list[OneCCandidate]) -> str | None:
+    """Why the choice is unsure: nothing of the request named, or two objects tied."""
+    valid = [c for c in cands if c.valid]
+    if not valid:
+        return None
+    best = valid[0]
+    if best.scores["name"] == 0 and best.scores["coverage"] < 0.5:
+        return "no object is named by the request"
+    rival = next((c for c in valid[1:] if c.object_name != best.object_name), None)
+    if rival and rival.total == best.total and len(rival.explained) == len(best.explained):
+        return f"{best.object_name} and {rival.object_name} fit equally"
+    return None
+
+
+def onec_row(c: OneCCandidate) -> dict[str, Any]:
+    """A candidate as plain data for the graph state: enough to write its query again."""
+    q = c.query
+    return {
+        "id": c.id,
+        "label": f"{c.object_name} · {q.virtual_table or '—'}",
+        "total": c.total,
+        "code_score": c.total,
+        "valid": c.valid,
+        "scores": c.scores,
+        "reasons": c.reasons,
+        "query": c.report_query or q.text,
+        "object": c.object_name,
+        "register": c.register.full_name,
+        "report": c.report.full_name if c.report else None,
+        "virtual_table": q.virtual_table,
+        "dimensions": q.dimensions,
+        "resources": q.resources,
+        "periodicity": str(q.periodicity) if q.periodicity else None,
+        "movements": q.movements,
+        "dated": q.dated,
+        "conditions": [
+            {"field": x.field, "expression": x.expression, "says": x.says} for x in c.placed
+        ],
+        "unplaced": c.unplaced,
+        "check": {
+            "checked": c.check.checked,
+            "ok": c.valid,
+            "parser": c.check.parser,
+            "errors": [str(e) for e in c.check.errors],
+            "rewrites": c.check.rewrites,
+            "forgiven": [f"{e.rule}: {e}" for e in c.check.forgiven],
+            "virtual_tables": c.check.virtual_tables,
+        },
+    }

@@ -7,12 +7,10 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from vitrina.ask.nodes.resolve_context import period_offsets
-from vitrina.ask.periods import extract_period
-from vitrina.ask.plan import PeriodRef
-from vitrina.ask.text import detect_lang
-from vitrina.ask.understand import Reading, read_question
+from vitrina.ask import PeriodRef, Reading, read_question
 from vitrina.catalog import Catalog
+from vitrina.language.detect import detect_lang
+from vitrina.language.periods import extract_period, period_offsets
 
 PREFIX = re.compile(r"^\s*(?:(?:построй|сформируй|сделай|покажи|build|make|create|show)\s+(?:мне\s+|me\s+)?)?"
                     r"(?:(?:a|the)\s+)?(?:отч[её]т\w*|report)\s*(?:[:\-—]|по|о|об|on|of|about|for)?\s*",
@@ -48,10 +46,7 @@ def read_request(request: str, catalog: Catalog, today: date, facts: dict[str, A
     """Period, reading and topic of a report request; the analyst's findings fill what rules miss."""
     question = clean_question(request)
     found = extract_period(question, today)
-    period = None
-    if found is not None:
-        period = PeriodRef(start=found.start, end=found.end, label_ru=found.label_ru, label_en=found.label_en,
-                           span=found.span, note=found.corrected)
+    period = PeriodRef.of(found) if found is not None else None
     reading = read_question(question, catalog, period_span=period_offsets(question, period.span if period else None))
     topic = None
     if reading.topic_scores:

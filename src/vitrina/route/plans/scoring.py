@@ -11,8 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import prod
 
-from vitrina.ask.compiler import compile_plan
-from vitrina.ask.plan import QueryPlan
+from vitrina.ask import QueryPlan, compile_plan
 from vitrina.catalog import Catalog
 from vitrina.route.plans.request import ReportRequest
 from vitrina.sql.guard import guard_with_catalog

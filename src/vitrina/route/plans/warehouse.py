@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from vitrina.ask.plan import PeriodRef, QueryPlan
-from vitrina.ask.planner import build_plan
+from vitrina.ask import PeriodRef, QueryPlan, build_plan
 from vitrina.catalog import Catalog
 from vitrina.route.plans.request import ReportRequest
 from vitrina.trace import Trace

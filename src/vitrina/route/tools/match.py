@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-from vitrina.ask.text import stem_matches, tokenize
-from vitrina.onec.words import STOP, stems
-
-NOISE = STOP | {"найди", "найти", "где", "какие", "какой", "какая", "хранится", "хранятся", "лежит", "лежат",
-                "таблица", "таблицы", "таблиц", "регистр", "регистры", "данные", "данных", "отчет", "отчёт",
-                "построй", "покажи", "сформируй", "мне", "все", "есть", "про", "о", "об", "которые",
-                "where", "which", "what", "find", "stored", "kept", "table", "tables", "data", "report", "show",
-                "build", "me", "is", "are", "about", "there", "hold", "holds", "metadata", "метаданные"}
+from vitrina.language.names import stems
+from vitrina.language.stopwords import SEARCH_NOISE
+from vitrina.language.text import stem_matches, tokenize
 
 
 def request_words(text: str) -> list[str]:
     """Meaningful words of a request, normalised (ё -> е, lower case)."""
-    return [w.text for w in tokenize(text) if w.text not in NOISE and len(w.text) > 1 and not w.text.isdigit()]
+    return [w.text for w in tokenize(text) if w.text not in SEARCH_NOISE and len(w.text) > 1 and not w.text.isdigit()]
 
 
 def phrase_hits(phrase_stems: list[str] | tuple[str, ...], words: list[str], *, loose: bool = False) -> int:

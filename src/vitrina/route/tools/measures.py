@@ -26,7 +26,7 @@ def _entries(index: Path | None, model: Path | None, trace: Trace) -> list[dict]
         except (OSError, ValueError, AttributeError) as exc:
             trace.suppressed("docs index unreadable: measure search skipped it", index=str(index), error=str(exc))
     if model is not None:
-        from vitrina.docs.model import load_model
+        from vitrina.docs import load_model
 
         try:
             loaded = load_model(model)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vitrina.ask.text import phrase_stems
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import ColumnRole
+from vitrina.language.text import phrase_stems
 from vitrina.route.tools.match import phrase_hits, text_stems
 
 MAX_HITS = 5

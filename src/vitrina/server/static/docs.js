@@ -47,6 +47,19 @@
       doc.innerHTML = data.html; // rendered by the server from the manual; raw HTML is escaped there
       if (m && data.lineage && data.lineage.level) {
         doc.prepend(el("div", { class: "doc-meta" }, V.t("docs.level") + ": " + data.lineage.level + " · " + V.t("docs.model") + ": " + (index.model || "")));
+        const box = el("div", { class: "doc-llm", id: "doc-llm" });
+        const button = el("button", { type: "button", id: "doc-llm-button", text: V.t("docs.llm") });
+        button.addEventListener("click", async () => {
+          button.disabled = true;
+          try {
+            const worded = await V.json("/api/docs/measures/" + encodeURIComponent(decodeURIComponent(m[1])) + "?llm=true");
+            const e = worded.explanation_llm;
+            box.replaceChildren(el("p", { text: e.text }), el("p", { class: "muted", text: V.t(e.worded ? "docs.llm_ok" : "docs.llm_kept") }));
+          } catch (err) {
+            box.replaceChildren(el("p", { class: "muted", text: err.message }));
+          } finally { button.disabled = false; }
+        });
+        doc.prepend(el("div", {}, button, box));
       }
       const anchor = !m && location.hash.length > 1 ? document.getElementById(location.hash.slice(1)) : null;
       await drawMermaid(doc);

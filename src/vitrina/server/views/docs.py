@@ -35,8 +35,8 @@ def docs_manual(state: State, who: Who) -> dict[str, str]:
     return {"markdown": text, "html": render_markdown(text)}
 
 
-def docs_measure(name: str, state: State, who: Who) -> dict[str, Any]:
-    """One measure's document and its lineage graph (nodes and edges)."""
+def docs_measure(name: str, state: State, who: Who, llm: bool = False) -> dict[str, Any]:
+    """One measure's document and its lineage graph; `?llm=true` adds the model's checked wording."""
     source = _docs(state)
     entry = source.entry(name)
     if entry is None:
@@ -44,6 +44,26 @@ def docs_measure(name: str, state: State, who: Who) -> dict[str, Any]:
                        f"меры [{name}] нет в документации")
     text = source.measure_markdown(entry)
     lineage = entry.get("lineage") or {}
-    return {"measure": entry["measure"], "topic": entry.get("topic"), "table": entry.get("table"),
-            "markdown": text, "html": render_markdown(text),
-            "lineage": {k: lineage.get(k) for k in ("level", "nodes", "edges", "warnings", "unresolved")}}
+    out: dict[str, Any] = {
+        "measure": entry["measure"], "topic": entry.get("topic"), "table": entry.get("table"),
+        "markdown": text, "html": render_markdown(text),
+        "lineage": {k: lineage.get(k) for k in ("level", "nodes", "edges", "warnings", "unresolved")}}
+    if llm and lineage:
+        out["explanation_llm"] = _reword(state, lineage, source.index.get("lang") or "en")
+    return out
+
+
+def _reword(state: ServerState, lineage: dict[str, Any], lang: str) -> dict[str, Any]:
+    """The wording pass over the manual's lineage; rejected wordings keep the rules text."""
+    from vitrina.docs.live import reword
+    from vitrina.llm.factory import LLMSettingsError, build_client
+
+    try:
+        client = build_client(state.settings)
+    except LLMSettingsError as exc:
+        raise ApiError(400, "llm_misconfigured", f"the model settings are wrong: {exc}",
+                       f"настройки модели неверны: {exc}") from None
+    if client is None:
+        raise ApiError(409, "llm_not_configured", "no model is configured: the rules explanation stands",
+                       "модель не настроена: остаётся объяснение по правилам")
+    return reword(lineage, lang, client)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from vitrina.language.detect import detect_lang
 from vitrina.task.state import Step
 
 VERBS = (r"найди|найти|определи|покажи|сделай|дай|построй|спрогнозируй|оцени|посчитай|выгрузи|сохрани|"
@@ -42,10 +43,6 @@ class Words:
     deviation: bool
     growth: bool
     horizon: int
-
-
-def detect_lang(text: str) -> str:
-    return "ru" if re.search(r"[а-яё]", text, re.I) else "en"
 
 
 def _horizon(text: str) -> int:

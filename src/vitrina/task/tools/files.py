@@ -14,8 +14,8 @@ from typing import Literal
 from openpyxl import Workbook
 from pydantic import BaseModel, Field
 
-from vitrina.ask.charts import safe_chart
-from vitrina.ask.infer_meta import infer_metas
+from vitrina.present.charts import safe_chart
+from vitrina.present.infer_meta import infer_metas
 from vitrina.task.state import ToolOutput
 from vitrina.task.tables import load_table
 from vitrina.task.tools.base import Tool, ToolEnv, ToolError

@@ -1,0 +1,99 @@
+"""The docs job's two model slots, wired to any OpenAI-compatible model through vitrina.llm.
+
+- the measure-list parser: free text -> topics and measures (names must occur in the text);
+- the wording pass: the rules explanation reworded, then checked by `check_wording` so it
+  adds no object name or number the lineage does not hold; a rejected wording keeps the
+  rules text and writes a trace event (see `writer.explain.explanation`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from vitrina.docs.measure_list import MeasureList
+from vitrina.docs.writer.explain import Explainer, ExplainRequest
+from vitrina.llm.prompts import PromptLibrary
+
+PROMPTS = PromptLibrary("vitrina.docs.prompts")
+
+
+def build_docs_client(settings: Any) -> Any | None:
+    """The configured model's client, or None when no model is configured."""
+    from vitrina.llm.factory import build_client
+
+    return build_client(settings)
+
+
+def wording_explainer(client: Any) -> Explainer:
+    """The explain slot over `client`: one text request per measure."""
+
+    def explain(request: ExplainRequest) -> str:
+        prompt = PROMPTS.render(
+            "docs_explain",
+            lang=request.lang,
+            measure=request.measure,
+            expression=request.expression,
+            rules_text=request.rules_text,
+        )
+        reply = client.text("docs_explain", prompt)
+        if not reply.ok:
+            raise RuntimeError(reply.error or "the model gave no text")
+        return reply.text
+
+    return explain
+
+
+def measure_list_llm(client: Any) -> Callable[[str], Any]:
+    """The measure-list slot over `client`: a typed MeasureList, or an error the parser falls back on."""
+
+    def parse(text: str) -> MeasureList:
+        reply = client.structured(
+            "docs_measure_list", PROMPTS.render("docs_measure_list", text=text), MeasureList
+        )
+        if reply.value is None:
+            raise ValueError(reply.error or "the model gave no measure list")
+        return reply.value
+
+    return parse
+
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])")
+_NAMES = [
+    re.compile(r"\[(?:[^\]]|\]\])+\]"),  # [Measure] or [Column]
+    re.compile(r"'(?:[^']|'')+'"),  # 'Table'
+    re.compile(r"`[^`]+`"),  # quoted code
+    re.compile(r"#{1,2}\w+"),  # temp tables
+    re.compile(r"\b\w+(?:\.\w+)+\b"),  # schema.object(.column)
+    re.compile(r"\b[A-Za-z]+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z][a-z0-9]+[A-Z]\w*\b"),  # identifiers
+]
+
+
+def check_wording(text: str, facts: str) -> list[str]:
+    """Names and numbers in `text` that `facts` does not contain (empty: the wording is safe).
+
+    >>> check_wording("[Sales] sums dw.Fact.Amount over 12 months", "[Sales] = SUM(dw.Fact.Amount)")
+    ['12']
+    """
+    hay = facts.casefold()
+    added: list[str] = []
+    for pattern in _NAMES:
+        for m in pattern.finditer(text):
+            token = m.group(0)
+            bare = token.strip("`'[]")
+            if (
+                bare
+                and bare.casefold() not in hay
+                and token.casefold() not in hay
+                and token not in added
+            ):
+                added.append(token)
+    for m in _NUMBER.finditer(text):
+        if (
+            m.group(0) not in facts
+            and m.group(0).replace(",", ".") not in facts
+            and m.group(0) not in added
+        ):
+            added.append(m.group(0))
+    return added

@@ -1,0 +1,1 @@
+"""Prompts of the docs job (Markdown templates read by vitrina.llm.PromptLibrary)."""

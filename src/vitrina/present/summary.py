@@ -1,0 +1,223 @@
+"""Figures computed over the FULL result: totals, extremes, first/last, distinct counts.
+
+The answer text uses only these figures and the result values, so every number it states
+can be traced back (see :func:`vitrina.present.numbers.allowed_numbers`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from vitrina.present.columns import ColumnMeta, ColumnRole, ValueFormat
+from vitrina.present.numbers import DASH, Lang, format_value, metas_for, to_decimal
+from vitrina.warehouse.result import QueryResult
+
+Shape = Literal["empty", "single", "breakdown", "series", "series_breakdown", "table"]
+
+SUMMABLE = (ValueFormat.MONEY, ValueFormat.COUNT)
+
+
+class MetricSummary(BaseModel):
+    """Figures of one metric column."""
+
+    column: str
+    count: int = 0  # non-null numeric values
+    nulls: int = 0
+    total: Decimal | None = None  # only for money and counts
+    mean: Decimal | None = None  # only for money and counts (total / count)
+    min: Decimal | None = None
+    min_row: int | None = None  # row index of the (first) minimum
+    max: Decimal | None = None
+    max_row: int | None = None
+    first: Decimal | None = None  # series only: value at the earliest period
+    first_row: int | None = None
+    last: Decimal | None = None  # series only: value at the latest period
+    last_row: int | None = None
+    change: Decimal | None = None  # last - first
+    change_pct: Decimal | None = None  # (last - first) / |first| * 100, when first != 0
+    has_negative: bool = False
+
+
+class ResultSummary(BaseModel):
+    """What the answer writer knows about a result."""
+
+    row_count: int
+    truncated: bool = False
+    shape: Shape
+    period_columns: list[str] = Field(default_factory=list)
+    dimension_columns: list[str] = Field(default_factory=list)
+    metric_columns: list[str] = Field(default_factory=list)
+    label_columns: list[str] = Field(default_factory=list)  # what names a row
+    metrics: dict[str, MetricSummary] = Field(default_factory=dict)
+    distinct: dict[str, int] = Field(default_factory=dict)  # per period / dimension column
+
+
+# --- column classes shared by the table, the chart chooser and the answer ----------------
+
+
+def is_period(meta: ColumnMeta) -> bool:
+    """A period column: role PERIOD or any column with a grain (a month number is a period)."""
+    return meta.role is ColumnRole.PERIOD or meta.grain is not None
+
+
+def is_summable(meta: ColumnMeta) -> bool:
+    """Totals make sense for additive money and counts, never for ids, distinct counts, averages or ratios."""
+    return meta.role is ColumnRole.METRIC and meta.fmt in SUMMABLE and meta.additive and not is_period(meta)
+
+
+def metric_columns(result: QueryResult, metas: Sequence[ColumnMeta]) -> list[ColumnMeta]:
+    """METRIC columns (not periods) that hold at least one number."""
+    out = []
+    for i, meta in enumerate(metas):
+        if meta.role is not ColumnRole.METRIC or is_period(meta):
+            continue
+        if meta.fmt in (ValueFormat.DATE,):
+            continue
+        if any(to_decimal(row[i]) is not None for row in result.rows):
+            out.append(meta)
+    return out
+
+
+def sort_key(value: Any) -> tuple[Any, ...]:
+    """Orders mixed period/dimension values: None last, numbers, dates, then text."""
+    if value is None:
+        return (3, 0)
+    if isinstance(value, datetime):
+        return (1, value.replace(tzinfo=None).isoformat())
+    if isinstance(value, date):
+        return (1, value.isoformat())
+    num = to_decimal(value)
+    if num is not None and not isinstance(value, str):
+        return (0, num)
+    return (2, str(value))
+
+
+def row_key(row: Sequence[Any], indexes: Sequence[int]) -> tuple[Any, ...]:
+    """The values of some columns of a row."""
+    return tuple(row[i] for i in indexes)
+
+
+def row_label(
+    result: QueryResult,
+    metas: Sequence[ColumnMeta],
+    index: int,
+    lang: Lang | str,
+    columns: Iterable[str] | None = None,
+) -> str:
+    """The formatted label of a row: its period and dimension values (or ids), joined."""
+    metas = metas_for(result, metas)
+    names = list(columns) if columns is not None else _label_columns(metas)
+    row = result.rows[index]
+    parts = [
+        format_value(row[result.columns.index(n)], metas[result.columns.index(n)], lang)
+        for n in names
+    ]
+    return ", ".join(parts) if parts else DASH
+
+
+def _label_columns(metas: Sequence[ColumnMeta]) -> list[str]:
+    labels = [m.name for m in metas if is_period(m) or m.role is ColumnRole.DIMENSION]
+    if not labels:
+        labels = [m.name for m in metas if m.role in (ColumnRole.ID, ColumnRole.ATTRIBUTE)][:2]
+    return labels
+
+
+# --- the pass -------------------------------------------------------------------------
+
+
+def summarize(result: QueryResult, metas: Iterable[ColumnMeta]) -> ResultSummary:
+    """Summarise the full result: per-metric figures, row count, distinct counts."""
+    metas = metas_for(result, metas)
+    periods = [m for m in metas if is_period(m)]
+    dims = [m for m in metas if m.role is ColumnRole.DIMENSION and not is_period(m)]
+    metrics = metric_columns(result, metas)
+    idx = {name: i for i, name in enumerate(result.columns)}
+
+    distinct: dict[str, int] = {}
+    for m in periods + dims:
+        values = {_hashable(row[idx[m.name]]) for row in result.rows}
+        distinct[m.name] = len(values)
+
+    n = result.row_count
+    if n == 0:
+        shape: Shape = "empty"
+    elif n == 1 and metrics:
+        shape = "single"
+    elif not metrics:
+        shape = "table"
+    elif periods and dims:
+        shape = "series_breakdown"
+    elif periods:
+        shape = "series"
+    elif dims:
+        shape = "breakdown"
+    else:
+        shape = "table"
+
+    # a series has one row per period: first/last are defined then
+    period_idx = [idx[m.name] for m in periods]
+    series_order: list[int] | None = None
+    if periods and not dims and n > 1:
+        keys = [tuple(sort_key(v) for v in row_key(row, period_idx)) for row in result.rows]
+        if len(set(keys)) == n:
+            series_order = sorted(range(n), key=keys.__getitem__)
+
+    summaries = {m.name: _metric_summary(result, m, idx[m.name], series_order) for m in metrics}
+    return ResultSummary(
+        row_count=n,
+        truncated=result.truncated,
+        shape=shape,
+        period_columns=[m.name for m in periods],
+        dimension_columns=[m.name for m in dims],
+        metric_columns=[m.name for m in metrics],
+        label_columns=_label_columns(metas),
+        metrics=summaries,
+        distinct=distinct,
+    )
+
+
+def _hashable(value: Any) -> Any:
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
+
+
+def _metric_summary(
+    result: QueryResult, meta: ColumnMeta, col: int, series_order: list[int] | None
+) -> MetricSummary:
+    ms = MetricSummary(column=meta.name)
+    total = Decimal(0)
+    for r, row in enumerate(result.rows):
+        value = to_decimal(row[col])
+        if value is None:
+            ms.nulls += 1
+            continue
+        ms.count += 1
+        total += value
+        if value < 0:
+            ms.has_negative = True
+        if ms.min is None or value < ms.min:
+            ms.min, ms.min_row = value, r
+        if ms.max is None or value > ms.max:
+            ms.max, ms.max_row = value, r
+    if is_summable(meta) and ms.count:
+        ms.total = total
+        ms.mean = total / ms.count
+    if series_order:
+        valued = [r for r in series_order if to_decimal(result.rows[r][col]) is not None]
+        if len(valued) >= 2:
+            ms.first_row, ms.last_row = valued[0], valued[-1]
+            ms.first = to_decimal(result.rows[valued[0]][col])
+            ms.last = to_decimal(result.rows[valued[-1]][col])
+            assert ms.first is not None and ms.last is not None
+            ms.change = ms.last - ms.first
+            if ms.first != 0:
+                ms.change_pct = ms.change / abs(ms.first) * 100
+    return ms
