@@ -20,13 +20,13 @@ from typing import Any
 
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.config import Settings, load_settings
+from vitrina.language.detect import detect_lang
 from vitrina.team.agents.base import RoleAgent
 from vitrina.team.agents.rules import rule_agents
 from vitrina.team.board import BoardStore, Build, Task, board_url
 from vitrina.team.chain import PHASES
 from vitrina.team.context import BuildContext, Limits
 from vitrina.team.data.brief import Brief, load_brief
-from vitrina.team.deps import detect_lang
 from vitrina.team.graph import build_graph, recursion_limit
 from vitrina.team.lifecycle import TaskKind
 from vitrina.team.primitives import Primitives

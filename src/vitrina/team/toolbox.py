@@ -13,7 +13,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from vitrina.ask import QueryPlan, compile_plan
 from vitrina.catalog import Catalog
+from vitrina.present.charts import ChartDecision, build_chart_data, choose_chart
+from vitrina.present.charts.spec import chartjs_from_data
+from vitrina.present.columns import ColumnMeta
 from vitrina.sql.guard import GuardResult, guard_with_catalog
 from vitrina.team.board import Attachment, Task
 from vitrina.team.context import BuildContext
@@ -22,15 +26,6 @@ from vitrina.team.data.cost import Explained, explain
 from vitrina.team.data.lint import LintFinding, lint_sql
 from vitrina.team.data.scope import Scope
 from vitrina.team.data.views import DatasetDesign, design_dataset
-from vitrina.team.deps import (
-    ChartDecision,
-    ColumnMeta,
-    QueryPlan,
-    build_chart_data,
-    chartjs_from_data,
-    choose_chart,
-    compile_plan,
-)
 from vitrina.team.errors import TeamError
 from vitrina.team.permissions import require_tool
 from vitrina.team.publish import DashboardBundle, render_html

@@ -17,15 +17,10 @@ from pydantic import BaseModel, Field
 
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import ColumnRole, Metric
+from vitrina.language.detect import detect_lang
+from vitrina.language.periods import extract_grain, extract_period
+from vitrina.language.text import normalize, phrase_stems, stem_matches
 from vitrina.team.data.brief import Brief, KpiRequest
-from vitrina.team.deps import (
-    detect_lang,
-    extract_grain,
-    extract_period,
-    normalize,
-    phrase_stems,
-    stem_matches,
-)
 
 GRAIN_STEMS = {
     "day": ("day", "daily", "ден", "дн", "сут"),

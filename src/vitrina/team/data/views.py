@@ -13,16 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from vitrina.ask import PeriodRef, QueryPlan, build_plan, column_metas, compile_plan, read_question
 from vitrina.catalog import Catalog
 from vitrina.team.data.scope import Scope, ScopeKpi
-from vitrina.team.deps import (
-    PeriodRef,
-    QueryPlan,
-    build_plan,
-    column_metas,
-    compile_plan,
-    read_question,
-)
 from vitrina.trace import Trace
 
 ViewKind = Literal["card", "breakdown"]

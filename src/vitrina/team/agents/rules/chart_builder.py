@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from vitrina.present.charts import ChartDecision
 from vitrina.team.agents.base import WorkItem
 from vitrina.team.agents.rules.common import (
     blocked,
@@ -14,7 +15,6 @@ from vitrina.team.agents.rules.common import (
     stored_result,
     unchanged_rework,
 )
-from vitrina.team.deps import ChartDecision
 from vitrina.team.lifecycle import HandoffStatus
 from vitrina.team.messages import text
 from vitrina.team.toolbox import Toolbox

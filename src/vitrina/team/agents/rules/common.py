@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from vitrina.present.columns import ColumnMeta
 from vitrina.team.agents.base import WorkItem, bullet_list, codes, handoff
 from vitrina.team.data.results import decode_result
 from vitrina.team.data.scope import Scope
 from vitrina.team.data.views import DatasetDesign, DatasetView
-from vitrina.team.deps import ColumnMeta
 from vitrina.team.lifecycle import HandoffStatus
 from vitrina.team.messages import text
 from vitrina.team.toolbox import Toolbox, ToolError

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from vitrina.present.charts import ChartDecision
 from vitrina.team.agents.base import WorkItem, codes, handoff
 from vitrina.team.agents.rules.common import (
     blocked,
@@ -15,7 +16,6 @@ from vitrina.team.agents.rules.common import (
     unchanged_rework,
 )
 from vitrina.team.data.layout import LONG_SERIES, fit_title, title_limit
-from vitrina.team.deps import ChartDecision
 from vitrina.team.lifecycle import HandoffStatus
 from vitrina.team.messages import text
 from vitrina.team.toolbox import Toolbox

@@ -16,11 +16,11 @@ from typing import Any
 
 from sqlglot import exp
 
+from vitrina.present.numbers import to_decimal
 from vitrina.team.agents.base import Finding, WorkItem, bullet_list, review
 from vitrina.team.agents.rules.common import design_of, scope_of, stored_result
 from vitrina.team.data.independent import independent_sql
 from vitrina.team.data.scope import Scope, ScopeKpi
-from vitrina.team.deps import to_decimal
 from vitrina.team.messages import text
 from vitrina.team.toolbox import Toolbox, ToolError
 
