@@ -359,6 +359,17 @@ def resolve_scope(brief: Brief, catalog: Catalog, *, today: date) -> Scope:
                 )
             )
             continue
+        if not catalog.metric_date_column(metric):
+            flags.append(
+                Flag(
+                    code="BRIEF-007",
+                    severity="blocking",
+                    line=request.line,
+                    message=f"KPI '{request.label}' ({metric.id}) has no date column in the catalog: "
+                    f"the period cannot apply to it; drop the KPI or give the metric a date_column",
+                )
+            )
+            continue
         wanted = request.by or brief.by
         by = find_breakdown(wanted, catalog, metric) if wanted else None
         if wanted and by is None:

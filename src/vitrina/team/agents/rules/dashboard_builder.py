@@ -22,6 +22,18 @@ def _wider(width: int) -> int:
     return next((w for w in WIDTHS if w > width), 12)
 
 
+def cut_elements(elements: list[dict[str, Any]], amendments: list[str]) -> list[dict[str, Any]]:
+    """The cells whose title or value a WEB-004 amendment names (every card when none is named)."""
+    cut = [a for a in amendments if "[WEB-004]" in a]
+
+    def texts(e: dict[str, Any]) -> list[str]:
+        values = [i["value"] for i in e["spec"]["data"]["items"]] if e["kind"] == "card" else []
+        return [t[:40] for t in [e["title"], *values] if t]
+
+    named = [e for e in elements if any(t in a for a in cut for t in texts(e))]
+    return named or [e for e in elements if e["kind"] == "card"]
+
+
 class DashboardBuilderRules:
     def act(self, work: WorkItem, tools: Toolbox) -> str:
         if work.mode == "amendments":
@@ -45,9 +57,10 @@ class DashboardBuilderRules:
                 width = max(width, card_width(value))
             notes = spec.get("build_notes", {}).get("dashboard-builder", {})
             width = max(width, int(notes.get("widths", {}).get(element["id"], 0)))
-            if widen and element["kind"] == "card":
-                width = _wider(width)
             elements.append({**element, "w": width, "spec": chart})
+        if widen:
+            for element in cut_elements(elements, work.amendments):
+                element["w"] = _wider(int(element["w"]))
         cards = [e for e in elements if e["kind"] == "card"]
         if cards:  # one width for every card, so the rows of cards line up
             widest = max(int(e["w"]) for e in cards)

@@ -27,16 +27,10 @@ class DashboardReviewerRules:
         check = {"presentation": self.design, "charts": self.charts, "dashboard": self.dashboard}[
             work.step.id
         ]
-        findings, checks = check(work, tools, spec)
-        tools.write_spec(
-            "verdicts",
-            {
-                "reviewer": "dashboard-reviewer",
-                "round": work.task.round,
-                "findings": [f.amendment() for f in findings],
-                "checks": checks,
-            },
-        )
+        record: dict[str, Any] = {"reviewer": "dashboard-reviewer", "round": work.task.round}
+        findings, checks = check(work, tools, spec, record)
+        record.update(findings=[f.amendment() for f in findings], checks=checks)
+        tools.write_spec("verdicts", record)
         joined = ", ".join(checks)
         if not findings:
             return review(text("review_ok", work.lang, checks=joined), findings)
@@ -47,7 +41,7 @@ class DashboardReviewerRules:
         )
 
     def design(
-        self, work: WorkItem, tools: Toolbox, spec: dict[str, Any]
+        self, work: WorkItem, tools: Toolbox, spec: dict[str, Any], record: dict[str, Any]
     ) -> tuple[list[Finding], list[str]]:
         scope, design = scope_of(spec), design_of(spec)
         elements = spec.get("presentation", {}).get("elements", [])
@@ -117,7 +111,7 @@ class DashboardReviewerRules:
         ]
 
     def charts(
-        self, work: WorkItem, tools: Toolbox, spec: dict[str, Any]
+        self, work: WorkItem, tools: Toolbox, spec: dict[str, Any], record: dict[str, Any]
     ) -> tuple[list[Finding], list[str]]:
         findings: list[Finding] = []
         for element in spec["presentation"]["elements"]:
@@ -159,7 +153,7 @@ class DashboardReviewerRules:
         return findings, ["CHART-007 kinds as designed", "CHART-006 numbers from the data"]
 
     def dashboard(
-        self, work: WorkItem, tools: Toolbox, spec: dict[str, Any]
+        self, work: WorkItem, tools: Toolbox, spec: dict[str, Any], record: dict[str, Any]
     ) -> tuple[list[Finding], list[str]]:
         findings: list[Finding] = []
         designed = spec["presentation"]["elements"]
@@ -206,12 +200,20 @@ class DashboardReviewerRules:
             )
         checks = ["DASH-003/004 layout", "DASH-005 local assets", "CHART-006 page = built charts"]
         if not tools.ctx.browser:
-            findings.append(
-                Finding("WEB-005", "warning", "the browser review was skipped (--no-browser)")
-            )
+            checks.append("WEB-001..005 skipped by request (--no-browser)")
             return findings, checks
         report = tools.browser_check(files)
         checks.append("WEB-001..005 chromium")
+        record["browser"] = {
+            "charts": len(report.charts),
+            "drawn": report.drawn,
+            "console_errors": report.console_errors,
+            "failed_requests": report.failed_requests + report.foreign_requests,
+            "cut_labels": report.cut_labels,
+            "cut_chart_labels": report.cut_chart_labels,
+            "screenshot": str(report.screenshot) if report.screenshot else None,
+            "ms": report.ms,
+        }
         if report.error:
             findings.append(Finding("WEB-005", "error", report.error))
             return findings, checks
