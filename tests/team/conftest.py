@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,34 @@ def env(tmp_path: Path) -> Iterator[Env]:
     e = make_env(f"sqlite:///{tmp_path / 'board.sqlite'}", tmp_path)
     yield e
     e.store.close()
+
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+TODAY = date(2026, 11, 30)  # the same "today" as the rest of the suite (tests/conftest.py)
+
+
+@pytest.fixture
+def run_build(demo_db: Path, tmp_path: Path):
+    """Run a brief (a path, or YAML text) through a BuildService on the demo warehouse."""
+    from vitrina.config import load_settings
+    from vitrina.team.service import BuildService
+
+    services: list[BuildService] = []
+
+    def run(brief: Path | str, *, agents: dict | None = None, browser: bool = False, board: str | None = None,
+            db: str | None = None, catalog: Path | None = None, out: Path | None = None, on_event=None,
+            new: bool = False) -> tuple[BuildService, object]:
+        if isinstance(brief, str):
+            path = tmp_path / f"brief-{len(services)}.yaml"
+            path.write_text(brief, encoding="utf-8")
+            brief = path
+        settings = load_settings(db_url=db or f"duckdb:///{demo_db}", catalog_dir=catalog)
+        service = BuildService(settings, board=board or f"sqlite:///{tmp_path / 'board.sqlite'}", today=TODAY,
+                               agents=agents, browser=browser)
+        services.append(service)
+        return service, service.run(brief, out=out, on_event=on_event, new=new)
+
+    yield run
+    for service in services:
+        service.close()
