@@ -64,16 +64,30 @@ def run_build(demo_db: Path, tmp_path: Path):
 
     services: list[BuildService] = []
 
-    def run(brief: Path | str, *, agents: dict | None = None, browser: bool = False, board: str | None = None,
-            db: str | None = None, catalog: Path | None = None, out: Path | None = None, on_event=None,
-            new: bool = False) -> tuple[BuildService, object]:
+    def run(
+        brief: Path | str,
+        *,
+        agents: dict | None = None,
+        browser: bool = False,
+        board: str | None = None,
+        db: str | None = None,
+        catalog: Path | None = None,
+        out: Path | None = None,
+        on_event=None,
+        new: bool = False,
+    ) -> tuple[BuildService, object]:
         if isinstance(brief, str):
             path = tmp_path / f"brief-{len(services)}.yaml"
             path.write_text(brief, encoding="utf-8")
             brief = path
         settings = load_settings(db_url=db or f"duckdb:///{demo_db}", catalog_dir=catalog)
-        service = BuildService(settings, board=board or f"sqlite:///{tmp_path / 'board.sqlite'}", today=TODAY,
-                               agents=agents, browser=browser)
+        service = BuildService(
+            settings,
+            board=board or f"sqlite:///{tmp_path / 'board.sqlite'}",
+            today=TODAY,
+            agents=agents,
+            browser=browser,
+        )
         services.append(service)
         return service, service.run(brief, out=out, on_event=on_event, new=new)
 

@@ -19,7 +19,9 @@ BLOCKS = re.compile(r"===(HANDOFF|VERDICT)===.*?===/\1===", re.S)
 class Sabotaged:
     """The rule agent's work, then damage done to it in the given round (a builder's mistake)."""
 
-    def __init__(self, inner: object, damage: Callable[[WorkItem, Toolbox], None], *, round: int = 1) -> None:
+    def __init__(
+        self, inner: object, damage: Callable[[WorkItem, Toolbox], None], *, round: int = 1
+    ) -> None:
         self.inner, self.damage, self.round = inner, damage, round
 
     def act(self, work: WorkItem, tools: Toolbox) -> str:
@@ -54,8 +56,13 @@ def drop_filter_from_data(work: WorkItem, tools: Toolbox) -> None:
     result, ran = tools.run_query(wrong)
     from vitrina.team.data.results import encode_result
 
-    tools.write_artifacts({f"datasets/{view}.sql": ran + "\n",
-                           f"data/{view}.json": json.dumps(encode_result(result)) + "\n"}, "simplified the card")
+    tools.write_artifacts(
+        {
+            f"datasets/{view}.sql": ran + "\n",
+            f"data/{view}.json": json.dumps(encode_result(result)) + "\n",
+        },
+        "simplified the card",
+    )
 
 
 def bar_instead_of_line(work: WorkItem, tools: Toolbox) -> None:

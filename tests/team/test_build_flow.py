@@ -22,7 +22,13 @@ from vitrina.team.primitives import MARK_AMENDMENTS_APPLIED, verdict_of
 from vitrina.team.workspace import Workspace
 
 from .conftest import EXAMPLES
-from .scripted import Rewritten, Sabotaged, bar_instead_of_line, drop_filter_from_data, without_blocks
+from .scripted import (
+    Rewritten,
+    Sabotaged,
+    bar_instead_of_line,
+    drop_filter_from_data,
+    without_blocks,
+)
 
 PAYMENTS = EXAMPLES / "briefs" / "payments-2025.yaml"
 SMALL = """title: Платежи 2025
@@ -45,7 +51,10 @@ def reviews_of(report, task) -> list:
 
 def verdicts(service, report, step: str) -> list[str]:
     task = next(t for t in work_tasks(report) if t.step == step)
-    return [verdict_of(service.store.comments(r.id)).verdict["verdict"] for r in reviews_of(report, task)]
+    return [
+        verdict_of(service.store.comments(r.id)).verdict["verdict"]
+        for r in reviews_of(report, task)
+    ]
 
 
 def own_sql(demo_db: Path, sql: str) -> Decimal:
@@ -53,7 +62,9 @@ def own_sql(demo_db: Path, sql: str) -> Decimal:
         return Decimal(str(conn.execute(sql).fetchone()[0]))
 
 
-def test_happy_path_six_kpis_reviewed_published_and_drawn(run_build, demo_db: Path, tmp_path: Path) -> None:
+def test_happy_path_six_kpis_reviewed_published_and_drawn(
+    run_build, demo_db: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "out"
     service, report = run_build(PAYMENTS, browser=True, out=out)
     assert report.status == "done", report.blocked
@@ -62,40 +73,64 @@ def test_happy_path_six_kpis_reviewed_published_and_drawn(run_build, demo_db: Pa
     assert all(t.status is TaskStatus.DONE and t.round == 1 for t in tasks)
     for task in tasks:  # every step reviewed by its chain reviewer, and approved
         roles = sorted(r.role for r in reviews_of(report, task))
-        expected = {"data": ["bi-tech-lead", "data-steward"]}.get(task.step, [next(
-            s.reviewer for s in CHAIN if s.id == task.step)])
+        expected = {"data": ["bi-tech-lead", "data-steward"]}.get(
+            task.step, [next(s.reviewer for s in CHAIN if s.id == task.step)]
+        )
         assert roles == expected
         assert set(verdicts(service, report, task.step)) == {"APPROVED"}
     workspace = Workspace(Path(report.build.workspace))
     assert len(workspace.merges()) == 6 and all(workspace.is_merged(t.branch) for t in tasks)
     files = set(workspace.files("main"))
-    for name in ("spec/scope.yaml", "spec/data_notes.yaml", "spec/dataset.yaml", "spec/presentation.yaml",
-                 "dashboard/index.html", "dashboard/assets/chart.umd.min.js", "spec/build_notes/data-engineer.yaml"):
+    for name in (
+        "spec/scope.yaml",
+        "spec/data_notes.yaml",
+        "spec/dataset.yaml",
+        "spec/presentation.yaml",
+        "dashboard/index.html",
+        "dashboard/assets/chart.umd.min.js",
+        "spec/build_notes/data-engineer.yaml",
+    ):
         assert name in files
     assert sum(1 for f in files if f.startswith("spec/verdicts/")) == 7
 
     # numbers come only from data: the card and the chart against my own SQL
     bundle = json.loads((out / "dashboard.json").read_text(encoding="utf-8"))
     card = next(e for e in bundle["elements"] if e["id"] == "payment_amount_by_month__card")
-    expected = own_sql(demo_db, "SELECT SUM(amount_rub) FROM dwh.fact_payment WHERE status = 'success' "
-                                "AND payment_date BETWEEN DATE '2025-01-01' AND DATE '2025-12-31'")
+    expected = own_sql(
+        demo_db,
+        "SELECT SUM(amount_rub) FROM dwh.fact_payment WHERE status = 'success' "
+        "AND payment_date BETWEEN DATE '2025-01-01' AND DATE '2025-12-31'",
+    )
     assert Decimal(str(card["spec"]["data"]["items"][0]["raw"])) == expected
     chart = next(e for e in bundle["elements"] if e["id"] == "payment_amount_by_month__chart")
     assert chart["chart_kind"] == "line" and len(chart["spec"]["data"]["labels"]) == 12
-    assert abs(Decimal(str(sum(chart["spec"]["data"]["datasets"][0]["data"]))) - expected) < Decimal("0.01")
-    paying = own_sql(demo_db, "SELECT COUNT(DISTINCT client_id) FROM dwh.fact_payment WHERE status = 'success' "
-                              "AND payment_date BETWEEN DATE '2025-01-01' AND DATE '2025-12-31'")
+    assert abs(
+        Decimal(str(sum(chart["spec"]["data"]["datasets"][0]["data"]))) - expected
+    ) < Decimal("0.01")
+    paying = own_sql(
+        demo_db,
+        "SELECT COUNT(DISTINCT client_id) FROM dwh.fact_payment WHERE status = 'success' "
+        "AND payment_date BETWEEN DATE '2025-01-01' AND DATE '2025-12-31'",
+    )
     paying_card = next(e for e in bundle["elements"] if e["id"] == "paying_clients_by_month__card")
-    assert Decimal(str(paying_card["spec"]["data"]["items"][0]["raw"])) == paying  # never a sum of months
+    assert (
+        Decimal(str(paying_card["spec"]["data"]["items"][0]["raw"])) == paying
+    )  # never a sum of months
 
     # the final review ran chromium: zero errors, every chart drawn, the screenshot attached
     final = reviews_of(report, tasks[-1])[0]
     record = yaml.safe_load(workspace.read("main", f"spec/verdicts/task-{final.id}.yaml"))
     browser = record["browser"]
-    assert browser["console_errors"] == [] and browser["failed_requests"] == [] and browser["cut_labels"] == []
+    assert (
+        browser["console_errors"] == []
+        and browser["failed_requests"] == []
+        and browser["cut_labels"] == []
+    )
     assert browser["charts"] == browser["drawn"] == 6
     [shot] = service.store.attachments(final.id)
-    assert shot.name == "screenshot.png" and Path(shot.path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (
+        shot.name == "screenshot.png" and Path(shot.path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    )
     assert (out / "index.html").is_file() and Path(report.location).is_file()
 
 
@@ -115,11 +150,19 @@ def test_static_page_opens_from_disk_in_chromium(run_build, tmp_path: Path) -> N
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page()
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file://") else (
-            foreign.append(r.request.url), r.abort()))
+        page.route(
+            "**/*",
+            lambda r: (
+                r.continue_()
+                if r.request.url.startswith("file://")
+                else (foreign.append(r.request.url), r.abort())
+            ),
+        )
         page.goto((out / "index.html").as_uri())
         page.wait_for_selector("body[data-ready='1']", state="attached", timeout=15000)
-        charts = page.evaluate("() => [...document.querySelectorAll('canvas')].filter(c => Chart.getChart(c)).length")
+        charts = page.evaluate(
+            "() => [...document.querySelectorAll('canvas')].filter(c => Chart.getChart(c)).length"
+        )
         browser.close()
     assert errors == [] and foreign == [] and charts == 2
 
@@ -131,12 +174,18 @@ def test_amendments_are_applied_without_a_second_review(run_build) -> None:
     assert verdicts(service, report, "presentation") == ["APPROVED-WITH-AMENDMENTS"]
     assert len(reviews_of(report, design)) == 1 and design.round == 1
     assert service.store.marker(design.id, MARK_AMENDMENTS_APPLIED, 1) is not None
-    author_blocks = [c.handoff["status"] for c in service.store.comments(design.id) if c.author == design.role]
+    author_blocks = [
+        c.handoff["status"] for c in service.store.comments(design.id) if c.author == design.role
+    ]
     assert author_blocks == ["READY-FOR-REVIEW", "AMENDMENTS-APPLIED"]
-    presentation = yaml.safe_load(Workspace(Path(report.build.workspace)).read("main", "spec/presentation.yaml"))
+    presentation = yaml.safe_load(
+        Workspace(Path(report.build.workspace)).read("main", "spec/presentation.yaml")
+    )
     card = next(e for e in presentation["elements"] if e["id"] == "payment_amount_by_month__card")
     assert card["title"] == "Сумма платежей" and len(card["title"]) <= 32
-    assert card["subtitle"].startswith("Сумма успешных платежей клиентов через мобильное приложение банка")
+    assert card["subtitle"].startswith(
+        "Сумма успешных платежей клиентов через мобильное приложение банка"
+    )
 
 
 def test_rework_after_a_wrong_number(run_build, demo_db: Path) -> None:
@@ -145,17 +194,32 @@ def test_rework_after_a_wrong_number(run_build, demo_db: Path) -> None:
     assert report.status == "done", report.blocked
     data = next(t for t in work_tasks(report) if t.step == "data")
     assert data.round == 2
-    first = {r.role: verdict_of(service.store.comments(r.id)).verdict for r in reviews_of(report, data)
-             if r.round == 1}
+    first = {
+        r.role: verdict_of(service.store.comments(r.id)).verdict
+        for r in reviews_of(report, data)
+        if r.round == 1
+    }
     assert first["data-steward"]["verdict"] == "REQUESTS-REWORK"
-    assert any("[KPI-002] KPI payment_amount_by_month" in a for a in first["data-steward"]["amendments"])
+    assert any(
+        "[KPI-002] KPI payment_amount_by_month" in a for a in first["data-steward"]["amendments"]
+    )
     assert any("[DSN-005]" in a for a in first["bi-tech-lead"]["amendments"])
-    second = [verdict_of(service.store.comments(r.id)).verdict["verdict"] for r in reviews_of(report, data)
-              if r.round == 2]
+    second = [
+        verdict_of(service.store.comments(r.id)).verdict["verdict"]
+        for r in reviews_of(report, data)
+        if r.round == 2
+    ]
     assert sorted(second) == ["APPROVED", "APPROVED"]
-    stored = json.loads(Workspace(Path(report.build.workspace)).read("main", "data/payment_amount_by_month__card.json"))
-    expected = own_sql(demo_db, "SELECT SUM(amount_rub) FROM dwh.fact_payment WHERE status = 'success' "
-                                "AND payment_date >= DATE '2025-01-01' AND payment_date < DATE '2026-01-01'")
+    stored = json.loads(
+        Workspace(Path(report.build.workspace)).read(
+            "main", "data/payment_amount_by_month__card.json"
+        )
+    )
+    expected = own_sql(
+        demo_db,
+        "SELECT SUM(amount_rub) FROM dwh.fact_payment WHERE status = 'success' "
+        "AND payment_date >= DATE '2025-01-01' AND payment_date < DATE '2026-01-01'",
+    )
     assert Decimal(stored["rows"][0][0]) == expected
 
 
@@ -165,10 +229,20 @@ def test_a_builders_deviation_from_the_design_is_sent_back(run_build) -> None:
     assert report.status == "done", report.blocked
     charts = next(t for t in work_tasks(report) if t.step == "charts")
     assert charts.round == 2
-    [first] = [verdict_of(service.store.comments(r.id)).verdict for r in reviews_of(report, charts) if r.round == 1]
+    [first] = [
+        verdict_of(service.store.comments(r.id)).verdict
+        for r in reviews_of(report, charts)
+        if r.round == 1
+    ]
     assert first["verdict"] == "REQUESTS-REWORK"
-    assert first["amendments"][0].startswith("[CHART-007] payment_amount_by_month__chart: built as a bar chart")
-    built = json.loads(Workspace(Path(report.build.workspace)).read("main", "charts/payment_amount_by_month__chart.json"))
+    assert first["amendments"][0].startswith(
+        "[CHART-007] payment_amount_by_month__chart: built as a bar chart"
+    )
+    built = json.loads(
+        Workspace(Path(report.build.workspace)).read(
+            "main", "charts/payment_amount_by_month__chart.json"
+        )
+    )
     assert built["spec"]["type"] == "line"
 
 
@@ -176,9 +250,14 @@ def test_a_missing_kpi_blocks_the_build_with_a_question(run_build) -> None:
     brief = SMALL + "  - name: NPS\n    by: месяц\n"
     service, report = run_build(brief)
     assert report.status == "blocked"
-    assert [t.step for t in work_tasks(report)] == ["scoping"]  # nothing built on a brief nobody can define
+    assert [t.step for t in work_tasks(report)] == [
+        "scoping"
+    ]  # nothing built on a brief nobody can define
     [blocker] = [t for t in report.tasks if t.kind is TaskKind.BLOCKER]
-    assert "[BRIEF-001] KPI 'NPS' is not a metric of the catalog" in blocker.body and "(line 8)" in blocker.body
+    assert (
+        "[BRIEF-001] KPI 'NPS' is not a metric of the catalog" in blocker.body
+        and "(line 8)" in blocker.body
+    )
     assert "NPS" in report.blocked["questions"]
     escalated = [c for c in service.store.comments(blocker.parent_id) if c.author == "coordinator"]
     assert escalated[-1].handoff["status"] == "ESCALATED"
@@ -186,23 +265,31 @@ def test_a_missing_kpi_blocks_the_build_with_a_question(run_build) -> None:
 
 def test_the_move_to_the_next_phase_follows_the_chain_not_the_hint(run_build) -> None:
     """Scoping proposes NEXT-PHASE: publish; the coordinator opens the design phase anyway and says so."""
-    hinted = Rewritten(rule_agents()["scoping"], lambda w, t: t.replace("NEXT-PHASE: design", "NEXT-PHASE: publish"))
+    hinted = Rewritten(
+        rule_agents()["scoping"],
+        lambda w, t: t.replace("NEXT-PHASE: design", "NEXT-PHASE: publish"),
+    )
     service, report = run_build(SMALL, agents={"scoping": hinted})
     assert report.status == "done", report.blocked
     tasks = work_tasks(report)
     assert [t.phase for t in tasks] == ["scope", "design", "design", "build", "build", "build"]
-    opened = [c for c in service.store.comments(tasks[1].id) if c.author == "coordinator"][0]
+    opened = next(c for c in service.store.comments(tasks[1].id) if c.author == "coordinator")
     assert opened.handoff["status"] == "PHASE-COMPLETE" and opened.handoff["next_phase"] == "design"
     assert "NEXT-PHASE 'publish'" in opened.text or "NEXT-PHASE «publish»" in opened.text
-    phase_moves = [c.handoff for t in tasks for c in service.store.comments(t.id)
-                   if c.author == "coordinator" and c.handoff["status"] == "PHASE-COMPLETE"]
+    phase_moves = [
+        c.handoff
+        for t in tasks
+        for c in service.store.comments(t.id)
+        if c.author == "coordinator" and c.handoff["status"] == "PHASE-COMPLETE"
+    ]
     assert [h["next_phase"] for h in phase_moves] == ["design", "build"]
     assert report.build.phase == "publish"
 
 
 def test_a_comment_without_a_block_is_asked_again_once(run_build) -> None:
-    first_try = Rewritten(rule_agents()["dataset-architect"],
-                          lambda w, t: without_blocks(t) if w.attempt == 0 else t)
+    first_try = Rewritten(
+        rule_agents()["dataset-architect"], lambda w, t: without_blocks(t) if w.attempt == 0 else t
+    )
     service, report = run_build(SMALL, agents={"dataset-architect": first_try})
     assert report.status == "done", report.blocked
     dataset = next(t for t in work_tasks(report) if t.step == "dataset")
@@ -215,15 +302,19 @@ def test_a_comment_without_a_block_is_asked_again_once(run_build) -> None:
 
 def test_a_role_that_never_writes_a_block_is_escalated(run_build) -> None:
     never = Rewritten(rule_agents()["dataset-architect"], lambda w, t: without_blocks(t))
-    service, report = run_build(SMALL, agents={"dataset-architect": never})
+    _service, report = run_build(SMALL, agents={"dataset-architect": never})
     assert report.status == "blocked"
     assert len(never.seen) == 2  # the first comment and one retry: bounded
-    assert "дважды не оставил(а) корректный блок передачи" in report.blocked["reason"]  # the brief is Russian
+    assert (
+        "дважды не оставил(а) корректный блок передачи" in report.blocked["reason"]
+    )  # the brief is Russian
     assert [t.step for t in work_tasks(report)] == ["scoping", "dataset"]
 
 
 def test_a_wrong_next_on_a_terminal_status_is_ignored(run_build) -> None:
-    wrong = Rewritten(rule_agents()["scoping"], lambda w, t: t.replace("NEXT: coordinator", "NEXT: chart-builder"))
+    wrong = Rewritten(
+        rule_agents()["scoping"], lambda w, t: t.replace("NEXT: coordinator", "NEXT: chart-builder")
+    )
     service, report = run_build(SMALL, agents={"scoping": wrong})
     assert report.status == "done", report.blocked
     scoping = work_tasks(report)[0]
@@ -231,7 +322,11 @@ def test_a_wrong_next_on_a_terminal_status_is_ignored(run_build) -> None:
     ignored = [e for e in service.store.audit_log(report.build.id) if e.action == "route"]
     assert [(e.actor, e.detail["ignored_next"]) for e in ignored] == [("scoping", "chart-builder")]
     charts = next(t for t in work_tasks(report) if t.step == "charts")
-    first_for_chart_builder = min(e.id for e in service.store.audit_log(report.build.id)
-                                  if e.actor == "chart-builder")
-    assert first_for_chart_builder > max(e.id for e in service.store.audit_log(report.build.id, task_id=charts.id)
-                                         if e.action == "open_task")
+    first_for_chart_builder = min(
+        e.id for e in service.store.audit_log(report.build.id) if e.actor == "chart-builder"
+    )
+    assert first_for_chart_builder > max(
+        e.id
+        for e in service.store.audit_log(report.build.id, task_id=charts.id)
+        if e.action == "open_task"
+    )

@@ -14,7 +14,7 @@ def test_open_task_once_per_step(env) -> None:
     assert first.created and not second.created and first.task_id == second.task_id
     assert (
         first.task.title == "Уточнить KPI и рамки"
-        and first.task.branch == f"task/{first.task_id}-scoping"
+        and first.task.branch == "task/scoping"
     )
     assert env.workspace.tip(first.task.branch) is not None
 

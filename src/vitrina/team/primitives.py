@@ -43,8 +43,10 @@ class Outcome:
     comment: Comment | None = None
 
 
-def branch_name(task: Task) -> str:
-    return f"task/{task.id}-{task.step}"
+def branch_name(step_id: str) -> str:
+    """A work task's branch: one per chain step of the build, named before the task exists, so
+    the task row and its branch are written in one insert (a crash cannot leave one without the other)."""
+    return f"task/{step_id}"
 
 
 def review_key(parent: Task, reviewer: str, round: int) -> str:
@@ -220,10 +222,9 @@ class Primitives:
             phase=step.phase,
             step=step.id,
             body=body,
+            branch=branch_name(step.id),
         )
-        if task.branch is None:
-            self.workspace.ensure_branch(branch_name(task))
-            self.store.update_task(task.id, branch=branch_name(task))
+        self.workspace.ensure_branch(branch_name(step.id))  # cut from main now; a repeat finds it
         return self._done(actor, "open_task", task, created, step=step.id, role=step.role)
 
     def open_blocker(self, actor: str, task_id: int, reason: str) -> Outcome:

@@ -47,7 +47,9 @@ class Toolbox:
         self.ctx = ctx
         self.role = role
         self.task = task
-        self.branch = task.branch or "main"
+        if not task.branch:
+            raise ToolError(f"task {task.id} has no branch: a role never works on main")
+        self.branch = task.branch
         self.calls = 0
         self.trace = Trace(role.id)
 
@@ -128,13 +130,17 @@ class Toolbox:
         self._use("run_query")
         checked = self.guard(sql)
         if not checked.ok:
-            problems = "; ".join(f"{v.rule}: {v.message}" for v in checked.violations)
+            problems = "; ".join(f"{v.rule}: {v.message_en}" for v in checked.violations)
             self.trace.rejected("query refused by the guard", problems=problems)
             raise ToolError(f"the SQL guard refused the query: {problems}")
         try:
             result = self.ctx.warehouse.execute(checked.sql)
         except WarehouseError as exc:
             raise ToolError(f"the warehouse refused the query: {exc}") from exc
+        if (
+            result.row_count >= self.ctx.row_cap and not result.truncated
+        ):  # the guard's LIMIT cut it
+            result = result.model_copy(update={"truncated": True})
         self.trace.measurement("query ran", rows=result.row_count, ms=result.elapsed_ms)
         if result.truncated:
             self.trace.warning("rows beyond the row cap dropped", row_cap=self.ctx.row_cap)
@@ -144,7 +150,7 @@ class Toolbox:
         self._use("explain_query")
         checked = self.guard(sql)
         if not checked.ok:
-            return Explained(ok=False, error="; ".join(v.message for v in checked.violations))
+            return Explained(ok=False, error="; ".join(v.message_en for v in checked.violations))
         return explain(checked.sql, self.ctx.warehouse)
 
     def lint(self, sql: str) -> tuple[GuardResult, list[LintFinding]]:

@@ -94,10 +94,12 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
         node = yaml.compose(body)
         data: Any = yaml.safe_load(body)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{source}:{mark.line + 1 + offset}" if mark else source
+        start = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem_mark", None)
+        where = f"{source}:{start.line + 1 + offset}" if start else source
+        at = f" (line {problem.line + 1 + offset})" if problem and problem is not start else ""
         raise BriefError(
-            f"{where}: the brief is not valid YAML ({getattr(exc, 'problem', exc)})"
+            f"{where}: the brief is not valid YAML: {getattr(exc, 'problem', exc)}{at}"
         ) from exc
     if not isinstance(data, dict):
         raise BriefError(f"{source}: a brief is a YAML mapping with at least 'title' and 'kpis'")

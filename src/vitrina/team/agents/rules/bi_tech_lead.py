@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from vitrina.catalog import Catalog
+from vitrina.sql.checks import run_checks
 from vitrina.team.agents.base import Finding, WorkItem, bullet_list, review
 from vitrina.team.agents.rules.common import design_of
 from vitrina.team.data.cost import COST_LIMIT_ROWS
@@ -22,7 +24,9 @@ def sql_findings(tools: Toolbox, view_id: str, sql: str) -> list[Finding]:
     checked, lint = tools.lint(sql)
     for violation in checked.violations:
         findings.append(
-            Finding("GUARD-001", "error", f"view {view_id}: {violation.rule}: {violation.message}")
+            Finding(
+                "GUARD-001", "error", f"view {view_id}: {violation.rule}: {violation.message_en}"
+            )
         )
     for finding in lint:
         severity = "error" if finding.code in ERROR_LINT else "warning"
@@ -61,6 +65,65 @@ def design_findings(view: DatasetView) -> list[Finding]:
     return findings
 
 
+CHECK_CODES = {
+    "period_missing": "DSN-004",
+    "dictionary_value": "BRIEF-005",
+    "aggregate_without_group_by": "DSN-001",
+    "grain_missing": "DSN-001",
+}
+
+
+def plan_findings(catalog: Catalog, view: DatasetView, dialect: str) -> list[Finding]:
+    """DSN-002 joins along many-to-one relations; DSN-004 the metric's date column and the
+    period in the SQL; the deterministic SQL checks of vitrina.sql on the view."""
+    findings = []
+    plan = view.query_plan()
+    for join in plan.joins:
+        left, right = (
+            f"{join.left_table}.{join.left_column}",
+            f"{join.right_table}.{join.right_column}",
+        )
+        many_to_one = any(r.left == left and r.right == right for r in catalog.relations)
+        one_to_one = any(
+            r.kind == "one_to_one" and {r.left, r.right} == {left, right} for r in catalog.relations
+        )
+        if not (many_to_one or one_to_one):
+            findings.append(
+                Finding(
+                    "DSN-002",
+                    "error",
+                    f"view {view.id}: the join {left} = {right} is not a "
+                    "many-to-one relation of the catalog: it can multiply rows",
+                )
+            )
+    metric = catalog.metrics[plan.metrics[0]]
+    if plan.period and plan.date_column != catalog.metric_date_column(metric):
+        findings.append(
+            Finding(
+                "DSN-004",
+                "error",
+                f"view {view.id}: the period is on {plan.date_column}, "
+                f"the metric's date column is {catalog.metric_date_column(metric)}",
+            )
+        )
+    for problem in run_checks(
+        view.sql,
+        dialect,
+        catalog,
+        period_start=plan.period.start if plan.period else None,
+        period_end=plan.period.end if plan.period else None,
+        grain=plan.grain,
+    ):
+        findings.append(
+            Finding(
+                CHECK_CODES.get(problem.check, "DSN-001"),
+                "error",
+                f"view {view.id}: {problem.message}",
+            )
+        )
+    return findings
+
+
 class BiTechLeadRules:
     def act(self, work: WorkItem, tools: Toolbox) -> str:
         spec = tools.read_spec()
@@ -73,6 +136,7 @@ class BiTechLeadRules:
         if work.step.id == "dataset":
             for view in design.views:
                 findings += design_findings(view)
+                findings += plan_findings(tools.catalog(), view, tools.ctx.warehouse.dialect)
                 findings += sql_findings(tools, view.id, view.sql)
             checks = [
                 "DSN-001/003 design",
@@ -123,6 +187,15 @@ class BiTechLeadRules:
             )
         raw = tools.read_artifact(f"data/{view.id}.json")
         data: dict[str, Any] = json.loads(raw) if raw else {}
+        if data.get("truncated"):
+            findings.append(
+                Finding(
+                    "DSN-001",
+                    "error",
+                    f"view {view.id}: more rows than the row cap: the "
+                    "dashboard would show a cut result; aggregate further or narrow the period",
+                )
+            )
         designed = [c["name"] for c in view.columns]
         if data.get("columns") != designed:
             findings.append(

@@ -14,7 +14,10 @@ from vitrina.team.data.layout import WIDTHS, overlaps, title_limit
 from vitrina.team.messages import text
 from vitrina.team.toolbox import Toolbox
 
-EXTERNAL = re.compile(r"""(?:src|href)\s*=\s*["']\s*(?:[a-z][a-z0-9+.-]*:|//)""", re.IGNORECASE)
+# another origin: a scheme (except inline data:) or a protocol-relative URL
+EXTERNAL = re.compile(
+    r"""(?:src|href)\s*=\s*["']\s*(?:(?!data:)[a-z][a-z0-9+.-]*:|//)""", re.IGNORECASE
+)
 
 
 def _order(elements: list[dict[str, Any]]) -> list[str]:
