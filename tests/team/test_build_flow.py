@@ -330,3 +330,29 @@ def test_a_wrong_next_on_a_terminal_status_is_ignored(run_build) -> None:
         for e in service.store.audit_log(report.build.id, task_id=charts.id)
         if e.action == "open_task"
     )
+
+
+def test_the_english_weekly_brief(run_build, demo_db: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    service, report = run_build(EXAMPLES / "briefs" / "wallets-cards-q3.yaml", out=out)
+    assert report.status == "done", report.blocked
+    bundle = json.loads((out / "dashboard.json").read_text(encoding="utf-8"))
+    assert bundle["language"] == "en" and bundle["subtitle"] == "Q3 2026 · product team"
+    weekly = next(e for e in bundle["elements"] if e["id"] == "wallets_opened_by_week__chart")
+    assert (
+        weekly["title"] == "Wallets opened by week" and len(weekly["spec"]["data"]["labels"]) == 14
+    )
+    expected = own_sql(
+        demo_db,
+        "SELECT COUNT(*) FROM dwh.fact_wallet_opening "
+        "WHERE open_date BETWEEN DATE '2026-07-01' AND DATE '2026-09-30'",
+    )
+    card = next(e for e in bundle["elements"] if e["id"] == "wallets_opened_by_week__card")
+    assert Decimal(str(card["spec"]["data"]["items"][0]["raw"])) == expected
+    assert (
+        sum(weekly["spec"]["data"]["datasets"][0]["data"]) == expected
+    )  # weeks cut at the quarter's edges
+    comments = [
+        c for t in report.tasks for c in service.store.comments(t.id) if c.author == "coordinator"
+    ]
+    assert comments[0].text.startswith("Brief read: 3 KPIs.")

@@ -12,10 +12,7 @@ def test_open_task_once_per_step(env) -> None:
     first = env.prims.open_task("coordinator", "scoping", body="brief", lang="ru")
     second = env.prims.open_task("coordinator", "scoping", body="brief", lang="ru")
     assert first.created and not second.created and first.task_id == second.task_id
-    assert (
-        first.task.title == "Уточнить KPI и рамки"
-        and first.task.branch == "task/scoping"
-    )
+    assert first.task.title == "Уточнить KPI и рамки" and first.task.branch == "task/scoping"
     assert env.workspace.tip(first.task.branch) is not None
 
 
@@ -106,3 +103,36 @@ def test_blockers_and_amendments_once(env) -> None:
     b = env.prims.open_blocker("dataset-architect", other.id, "KPI nps is not in the catalog")
     assert a.created and not b.created and a.task_id == b.task_id
     assert env.store.get_task(other.id).status is TaskStatus.BLOCKED
+
+
+def test_rework_after_a_crash_between_the_reasons_and_the_move(env) -> None:
+    """The reasons were recorded, the task never moved: the retry moves it, once."""
+    task = task_in_review(env.prims)
+    give_verdict(
+        env.prims,
+        env.prims.create_review("coordinator", task.id, "data-steward").task,
+        "REQUESTS-REWORK",
+        ["[KPI-001] no data"],
+    )
+    env.store.set_marker(
+        task.id, "rework_requested", 1, '["[KPI-001] no data"]'
+    )  # what the crash left
+    assert env.prims.return_for_rework("coordinator", task.id, ["[KPI-001] no data"]).created
+    moved = env.store.get_task(task.id)
+    assert moved.status is TaskStatus.REWORK and moved.round == 2
+
+
+def test_requested_reviewers_survive_a_crash_after_the_hand_off(env) -> None:
+    task = env.prims.open_task("coordinator", "data", body="", lang="en").task
+    env.prims.change_status("data-engineer", task.id, TaskStatus.IN_PROGRESS)
+    env.prims.hand_off(
+        "data-engineer",
+        task.id,
+        Handoff(status=HandoffStatus.BUILD_COMPLETE, reviewers_requested=["data-steward"]),
+    )
+    from vitrina.team.prewake import required_reviewers
+
+    assert required_reviewers(env.prims, env.store.get_task(task.id)) == [
+        "bi-tech-lead",
+        "data-steward",
+    ]

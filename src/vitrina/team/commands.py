@@ -108,6 +108,7 @@ def _finish(report: Any, as_json: bool) -> None:
                     "blocked": report.blocked,
                     "tasks": [t.model_dump(mode="json") for t in report.tasks],
                     "publications": report.build.result.get("publications", []),
+                    "trace": [e.model_dump(mode="json") for e in report.trace],
                 },
                 ensure_ascii=False,
                 default=str,

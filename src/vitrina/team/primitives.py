@@ -308,11 +308,11 @@ class Primitives:
             return self._done(
                 actor, "hand_off", task, created, role=target, status=handoff.status.value
             )
-        moved = self._move(role, task, S.REVIEW, "hand_off")
-        if handoff.reviewers_requested:
+        if handoff.reviewers_requested:  # first: a crash after the move must not lose the request
             self.store.set_marker(
                 task.id, MARK_REVIEWERS, task.round, json.dumps(handoff.reviewers_requested)
             )
+        moved = self._move(role, task, S.REVIEW, "hand_off")
         return self._done(
             actor,
             "hand_off",
@@ -327,10 +327,12 @@ class Primitives:
         advances once per call, however often the call is repeated."""
         task = self._task(task_id)
         role = self._role(actor, "return_for_rework", task)
-        if not self.store.set_marker(
-            task.id, MARK_REWORK, task.round, json.dumps(reasons, ensure_ascii=False)
-        ):
+        if task.status is not S.REVIEW:  # already returned (a repeated call): nothing moves again
             return self._done(actor, "return_for_rework", task, False, round=task.round)
+        # the reasons first, keyed by the round: a crash before the move repeats only the move
+        self.store.set_marker(
+            task.id, MARK_REWORK, task.round, json.dumps(reasons, ensure_ascii=False)
+        )
         moved = self._move(role, task, S.REWORK, "return_for_rework", round=task.round + 1)
         return self._done(
             actor, "return_for_rework", task, moved, round=task.round + 1, reasons=reasons

@@ -18,7 +18,7 @@ then a HANDOFF block::
 
 >>> parsed = parse_comment("Done.\\n===HANDOFF===\\nSTATUS: READY-FOR-REVIEW\\n"
 ...                        "REVIEWERS-REQUESTED: data-steward\\nNEXT: coordinator\\n===/HANDOFF===")
->>> parsed.handoff.status, parsed.handoff.reviewers_requested, parsed.problems
+>>> parsed.handoff.status.value, parsed.handoff.reviewers_requested, parsed.problems
 ('READY-FOR-REVIEW', ['data-steward'], [])
 >>> parse_comment("looks fine to me").problems
 ['no HANDOFF block: end the comment with ===HANDOFF=== ... ===/HANDOFF===']

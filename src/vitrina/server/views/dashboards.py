@@ -16,10 +16,18 @@ from vitrina.server.errors import ApiError
 from vitrina.server.state import ServerState, server_state
 
 State = Annotated[ServerState, Depends(server_state)]
-ASSETS = {"chart.umd.min.js": "text/javascript", "dashboard.js": "text/javascript", "dashboard.css": "text/css"}
-HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
-           "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-                                      "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"}
+ASSETS = {
+    "chart.umd.min.js": "text/javascript",
+    "dashboard.js": "text/javascript",
+    "dashboard.css": "text/css",
+}
+HEADERS = {
+    "Cache-Control": "no-cache",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'",
+}
 
 
 def _folder(state: ServerState, slug: str) -> Path:
@@ -27,13 +35,20 @@ def _folder(state: ServerState, slug: str) -> Path:
 
     folder = dashboards_dir(state.settings.home) / slug
     if not SLUG.fullmatch(slug) or not (folder / "app.html").is_file():
-        raise ApiError(404, "dashboard_not_found", f"dashboard {slug!r} not found", f"дашборд {slug!r} не найден")
+        raise ApiError(
+            404,
+            "dashboard_not_found",
+            f"dashboard {slug!r} not found",
+            f"дашборд {slug!r} не найден",
+        )
     return folder
 
 
 def dashboard_redirect(slug: str) -> RedirectResponse:
     """`/dashboards/build-3` -> `/dashboards/build-3/`, so the page's relative links resolve."""
-    return RedirectResponse(f"/dashboards/{slug}/" if re.fullmatch(r"build-[0-9]{1,9}", slug) else "/", 308)
+    return RedirectResponse(
+        f"/dashboards/{slug}/" if re.fullmatch(r"build-[0-9]{1,9}", slug) else "/", 308
+    )
 
 
 def dashboard_page(slug: str, state: State) -> FileResponse:
@@ -52,5 +67,8 @@ def dashboard_asset(slug: str, name: str, state: State) -> FileResponse:
 
 def dashboard_data(slug: str, state: State, who: Who) -> FileResponse:
     """The published bundle: datasets, charts with their numbers, the layout."""
-    return FileResponse(_folder(state, slug) / "dashboard.json", media_type="application/json",
-                        headers={**HEADERS, "Cache-Control": "no-store"})
+    return FileResponse(
+        _folder(state, slug) / "dashboard.json",
+        media_type="application/json",
+        headers={**HEADERS, "Cache-Control": "no-store"},
+    )

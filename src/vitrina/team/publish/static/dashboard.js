@@ -6,6 +6,8 @@
   const MAX_LABEL = 28;
   const lang = document.body.dataset.lang === "en" ? "en-US" : "ru-RU";
   const compact = new Intl.NumberFormat(lang, { notation: "compact", maximumFractionDigits: 1 });
+  const plain = new Intl.NumberFormat(lang, { maximumFractionDigits: 2 });
+  const tick = (v) => (Math.abs(v) >= 1000 ? compact.format(v) : plain.format(v));  // 5,45 stays 5,45
   window.vitrinaDashboard = { cutLabels: 0, drawn: 0, charts: 0, errors: [] };
 
   function fail(message) {
@@ -34,7 +36,7 @@
       const isValue = scale.type === "linear" && !(axis.startsWith("x") && options.indexAxis !== "y");
       const labels = config.data && config.data.labels;
       scale.ticks = Object.assign({}, scale.ticks || {}, isValue
-        ? { callback: (v) => compact.format(v) }
+        ? { callback: tick }
         : { callback: function (v) { return shortLabel(labels ? labels[v] : this.getLabelForValue(v)); } });
     }
     options.scales = scales;
