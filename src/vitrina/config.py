@@ -1,19 +1,62 @@
 """Settings from environment variables (VITRINA_*) and an optional vitrina.toml.
 
 Precedence: explicit arguments > environment > vitrina.toml (current directory, then
-$VITRINA_HOME) > defaults. Paths default under $VITRINA_HOME, else the platform's user
-data directory, so a user's state never lands inside the source tree.
+$VITRINA_HOME) > defaults, through pydantic-settings. Paths default under $VITRINA_HOME,
+else the platform's user data directory, so a user's state never lands inside the source
+tree. A key or variable that names no setting is reported (`unknown_settings`, a warning
+from `load_settings`, a line in `vitrina config`), never silently dropped.
+
+`Settings(...)` built directly holds the given values and the defaults only (tests, code);
+`load_settings()` reads the environment and the TOML file too.
 """
 
 from __future__ import annotations
 
+import difflib
+import logging
 import os
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from platformdirs import user_data_dir
+from pydantic import Field, ValidationError
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    InitSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+log = logging.getLogger(__name__)
+
+ENV_PREFIX = "VITRINA_"
+TOML_NAME = "vitrina.toml"
+# Tables of vitrina.toml that other parts read themselves (vitrina.task.limits reads [task]).
+OTHER_TABLES = frozenset({"task"})
+# VITRINA_* variables that are not settings: read by their own modules.
+OTHER_ENV = frozenset(
+    {
+        "VITRINA_HOME",
+        "VITRINA_DOCS_DIR",
+        "VITRINA_EMBEDDINGS_DEVICE",
+        "VITRINA_EVAL_SUITES_DIR",
+        "VITRINA_TELEMETRY",
+        "VITRINA_TELEMETRY_FILE",
+        "VITRINA_TELEMETRY_TIMEOUT_S",
+        "VITRINA_TEST_PG_URL",
+        "VITRINA_TEST_LLM_ENV",
+        "VITRINA_TEST_LLM_REPORT",
+    }
+)
+OTHER_ENV_PREFIXES = ("VITRINA_TASK_",)
+
+
+class SettingsError(ValueError):
+    """A setting has a value it cannot take; the message names the setting and its source."""
 
 
 def vitrina_home() -> Path:
@@ -24,9 +67,12 @@ def vitrina_home() -> Path:
     return home
 
 
-@dataclass(frozen=True)
-class Settings:
-    """Resolved settings for one run. Frozen: pass a changed copy, never mutate."""
+class Settings(BaseSettings):
+    """Resolved settings for one run. Frozen: pass a changed copy (`with_`), never mutate."""
+
+    model_config = SettingsConfigDict(
+        frozen=True, extra="forbid", env_prefix=ENV_PREFIX, validate_default=False
+    )
 
     home: Path
     db_url: str | None = None  # None means the embedded demo warehouse
@@ -44,13 +90,31 @@ class Settings:
     llm_api_key: str | None = None
     llm_provider: str = "auto"  # auto (openai when a URL or model is set), openai, ollama, none
     llm_temperature: float = 0.0
-    llm_timeout_s: float = 60.0
-    llm_max_retries: int = 2
+    llm_timeout_s: float = 30.0  # one request, whole reply included
+    llm_max_retries: int = 2  # retries of transient errors (never of a timeout)
     llm_backoff_s: float = 0.5
-    onec_url: str | None = None  # a published 1C infobase (http://server/base): read via its standard OData
+    llm_json_mode: bool = True  # response_format json_object for typed output
+    llm_max_tokens: dict[str, int] = Field(default_factory=dict)  # per task; "default" for the rest
+    llm_turn_budget_s: float = 60.0  # model seconds per turn; then the turn goes on by rules
+    llm_turn_budget_tokens: int = 24_000  # model tokens (prompt + reply) per turn
+    llm_breaker_failures: int = 3  # timeouts in a row (across turns and processes) that open it
+    llm_breaker_cooldown_s: float = 300.0  # how long an open breaker keeps requests away
+    onec_url: str | None = (
+        None  # a published 1C infobase (http://server/base): read via its standard OData
+    )
     onec_user: str | None = None
     onec_password: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        *_: Any,
+        **__: Any,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings,)  # built directly: the given values and the defaults only
 
     @property
     def demo_db_path(self) -> Path:
@@ -71,48 +135,180 @@ class Settings:
         return self.db_url or f"duckdb:///{self.demo_db_path}"
 
     def with_(self, **changes: Any) -> Settings:
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+        """A validated copy with `changes` (None values are ignored)."""
+        values = {**self.model_dump(), **{k: v for k, v in changes.items() if v is not None}}
+        return Settings(**values)
 
 
-_ENV_KEYS = {f.name: "VITRINA_" + f.name.upper() for f in fields(Settings) if f.name != "extra"}
+SETTING_NAMES = tuple(name for name in Settings.model_fields if name not in ("home", "extra"))
 
 
-def _coerce(name: str, raw: Any) -> Any:
-    kind = {f.name: f.type for f in fields(Settings)}[name]
-    if raw is None:
-        return None
-    if "Path" in str(kind):
-        return Path(str(raw)).expanduser()
-    if kind in ("float", float):
-        return float(raw)
-    if kind in ("int", int):
-        return int(raw)
-    return str(raw)
+def env_name(name: str) -> str:
+    return ENV_PREFIX + name.upper()
 
 
-def _read_toml(home: Path) -> dict[str, Any]:
-    for candidate in (Path.cwd() / "vitrina.toml", home / "vitrina.toml"):
+# --- vitrina.toml -------------------------------------------------------------------------
+
+
+def toml_path(home: Path) -> Path | None:
+    """The vitrina.toml that is read (current directory first, then home)."""
+    for candidate in (Path.cwd() / TOML_NAME, home / TOML_NAME):
         if candidate.is_file():
-            with candidate.open("rb") as fh:
-                data = tomllib.load(fh)
-            flat = dict(data.get("vitrina", data))
-            if isinstance(data.get("llm"), dict):
-                flat.update({f"llm_{k}": v for k, v in data["llm"].items()})
-            return flat
-    return {}
+            return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class TomlRead:
+    path: Path | None
+    values: dict[str, Any]  # setting name -> raw value
+    unknown: tuple[str, ...]  # dotted keys that name no setting
+
+
+def read_toml(home: Path) -> TomlRead:
+    """Settings from vitrina.toml: top-level keys or `[vitrina]`, and `[llm]` as `llm_*`."""
+    path = toml_path(home)
+    if path is None:
+        return TomlRead(None, {}, ())
+    try:
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: invalid TOML: {exc}") from exc
+    values: dict[str, Any] = {}
+    unknown: list[str] = []
+    top = {**{k: v for k, v in data.items() if k != "vitrina"}, **(data.get("vitrina") or {})}
+    for key, value in top.items():
+        if key in ("llm", "vitrina") or (key in OTHER_TABLES and isinstance(value, dict)):
+            continue
+        (values.__setitem__(key, value) if key in SETTING_NAMES else unknown.append(key))
+    llm = data.get("llm")
+    if isinstance(llm, dict):
+        for key, value in llm.items():
+            name = f"llm_{key}"
+            (
+                values.__setitem__(name, value)
+                if name in SETTING_NAMES
+                else unknown.append(f"llm.{key}")
+            )
+    return TomlRead(path, values, tuple(unknown))
+
+
+class _TomlSource(PydanticBaseSettingsSource):
+    def __init__(self, settings_cls: type[BaseSettings], read: TomlRead) -> None:
+        super().__init__(settings_cls)
+        self.read = read
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self.read.values.get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(self.read.values)
+
+
+def unknown_env(environ: dict[str, str] | None = None) -> tuple[str, ...]:
+    """VITRINA_* variables that name no setting (and are not read elsewhere)."""
+    environ = dict(os.environ) if environ is None else environ
+    known = {env_name(n) for n in SETTING_NAMES} | OTHER_ENV
+    return tuple(
+        sorted(
+            k
+            for k in environ
+            if k.startswith(ENV_PREFIX) and k not in known and not k.startswith(OTHER_ENV_PREFIXES)
+        )
+    )
+
+
+def _suggest(word: str, names: list[str]) -> str:
+    close = difflib.get_close_matches(word, names, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def unknown_settings(home: Path | None = None) -> list[str]:
+    """One sentence per TOML key or VITRINA_* variable that names no setting."""
+    home = home or vitrina_home()
+    read = read_toml(home)
+    toml_names = [n if not n.startswith("llm_") else "llm." + n[4:] for n in SETTING_NAMES]
+    out = [
+        f"{read.path}: unknown key {key!r}{_suggest(key, toml_names)}; it is ignored"
+        for key in read.unknown
+    ]
+    env_names = [env_name(n) for n in SETTING_NAMES]
+    out += [
+        f"environment: unknown variable {key}{_suggest(key, env_names)}; it is ignored"
+        for key in unknown_env()
+    ]
+    return out
+
+
+# --- loading ------------------------------------------------------------------------------
+
+
+class _Loaded(Settings):
+    """Settings read from arguments, environment and vitrina.toml, in that order."""
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        *_: Any,
+        **__: Any,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        assert isinstance(init_settings, InitSettingsSource)
+        read = read_toml(Path(init_settings.init_kwargs["home"]))
+        env = EnvSettingsSource(settings_cls, env_prefix=ENV_PREFIX, case_sensitive=False)
+        return (init_settings, _EnvOnlySettings(settings_cls, env), _TomlSource(settings_cls, read))
+
+
+class _EnvOnlySettings(PydanticBaseSettingsSource):
+    """The environment source, without `home` (VITRINA_HOME is read by vitrina_home)."""
+
+    def __init__(self, settings_cls: type[BaseSettings], env: EnvSettingsSource) -> None:
+        super().__init__(settings_cls)
+        self.env = env
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self.env.get_field_value(field, field_name)
+
+    def __call__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.env().items() if k not in ("home", "extra")}
+
+
+_WARNED: set[str] = set()
+
+
+def _explain(exc: ValidationError, read: TomlRead, overrides: dict[str, Any]) -> SettingsError:
+    lines = []
+    for err in exc.errors():
+        name = str(err["loc"][0]) if err["loc"] else "?"
+        if name in overrides:
+            where = "argument"
+        elif env_name(name) in os.environ:
+            where = f"environment variable {env_name(name)}"
+        elif name in read.values:
+            where = f"{read.path}"
+        else:
+            where = "default"
+        lines.append(f"{name} ({where}): {err['msg']}")
+    return SettingsError("invalid settings: " + "; ".join(lines))
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """Build settings from defaults, vitrina.toml, environment and explicit overrides."""
+    """Build settings from defaults, vitrina.toml, environment and explicit overrides.
+
+    Unknown TOML keys and VITRINA_* variables are logged once as warnings; a value of the
+    wrong type is a SettingsError naming the setting and where it came from.
+    """
     home = vitrina_home()
-    values: dict[str, Any] = {}
-    for key, value in _read_toml(home).items():
-        if key in _ENV_KEYS and key != "home":
-            values[key] = _coerce(key, value)
-    for key, env in _ENV_KEYS.items():
-        if key != "home" and env in os.environ:
-            values[key] = _coerce(key, os.environ[env])
-    for key, value in overrides.items():
-        if value is not None:
-            values[key] = value
-    return Settings(home=home, **values)
+    read = read_toml(home)
+    given = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        loaded = _Loaded(home=home, **given)
+    except ValidationError as exc:
+        raise _explain(exc, read, given) from None
+    for problem in unknown_settings(home):
+        if problem not in _WARNED:
+            _WARNED.add(problem)
+            log.warning("%s", problem)
+    return Settings(**loaded.model_dump())

@@ -11,6 +11,15 @@ request: every chat request takes the next mode from `modes` (then `default_mode
 - "malformed": 200 with broken JSON as the message content
 - "garbage": 200 with a body that is not JSON at all
 - "no_json_mode": 400 naming response_format when the request has one, else "ok"
+- "hang": accept the request and send nothing until the client goes away (or `hang_s`)
+- "ramble": the reply, then words without end, one per `token_s`, until max_tokens
+  (finish_reason "length") or the client closes the stream (counted in `disconnects`)
+
+`max_tokens` (or `max_completion_tokens`) is honoured like a real server: a reply longer
+than the limit (in words) is cut there with finish_reason "length". `single_model`: the
+server behaves like llama.cpp / llama-cpp-python: /models lists one id (a GGUF path) and
+chat requests are answered whatever model they name. `ignore_completion_tokens`: like
+llama-cpp-python, only `max_tokens` limits a reply.
 
 A reply is a string (the content) or a dict {"content": ..., "tool_calls": [(name, args)]}.
 """
@@ -51,6 +60,12 @@ class ServerState:
     replies: deque[Any] = field(default_factory=deque)
     default_reply: str = "ok"
     slow_s: float = 3.0
+    hang_s: float = 30.0
+    token_s: float = 0.01
+    single_model: bool = False
+    ignore_completion_tokens: bool = False
+    disconnects: int = 0  # streams the client closed before the end
+    generated: int = 0  # words sent in streamed replies, all requests together
     models_endpoint: bool = True
     requests: list[Request] = field(default_factory=list)
     stop: threading.Event = field(default_factory=threading.Event)
@@ -112,7 +127,7 @@ class Handler(BaseHTTPRequestHandler):
         mode = state.modes.popleft() if state.modes else state.default_mode
         if mode == "401" or not self._authorized():
             return self._error(401, "Incorrect API key provided", "invalid_api_key")
-        if body.get("model") not in state.models:
+        if body.get("model") not in state.models and not state.single_model:
             return self._error(404, f"model {body.get('model')!r} not found", "model_not_found")
         if mode in ("500", "503", "429"):
             return self._error(int(mode), f"scripted failure {mode}", "server_error")
@@ -122,14 +137,43 @@ class Handler(BaseHTTPRequestHandler):
             return self._error(400, "'response_format.type' json_object is not supported by this server")
         if mode == "slow" and state.stop.wait(state.slow_s):
             return  # the server is shutting down
+        if mode == "hang":
+            self._hang()
+            return
         reply = BROKEN_JSON if mode == "malformed" else (state.replies.popleft() if state.replies
                                                          else state.default_reply)
         if isinstance(reply, str):
             reply = {"content": reply}
         prompt_tokens = sum(_tokens(str(m.get("content") or "")) for m in body.get("messages", []))
+        limit = self._limit(body)
+        if mode == "ramble":
+            filler = " ".join(f"word{i}" for i in range(limit or 10_000))
+            reply = {**reply, "content": f"{reply.get('content') or ''} {filler}"}
+        content = reply.get("content") or ""
+        finish = None
+        if limit is not None and _tokens(content) > limit and not reply.get("tool_calls"):
+            reply = {**reply, "content": " ".join(content.split(" ")[:limit])}
+            finish = "length"
         if body.get("stream"):
-            return self._stream(body, reply, prompt_tokens)
-        self._send(200, self._completion(body, reply, prompt_tokens))
+            return self._stream(body, reply, prompt_tokens, finish, pace=state.token_s if mode == "ramble" else 0)
+        self._send(200, self._completion(body, reply, prompt_tokens, finish))
+
+    def _limit(self, body: dict[str, Any]) -> int | None:
+        names = ("max_tokens",) if self.server.state.ignore_completion_tokens else (
+            "max_tokens", "max_completion_tokens")
+        return next((int(body[n]) for n in names if isinstance(body.get(n), int)), None)
+
+    def _hang(self) -> None:
+        """Read nothing more, send nothing: wait until the client closes or the test ends."""
+        import select
+
+        deadline = time.monotonic() + self.server.state.hang_s
+        while time.monotonic() < deadline and not self.server.state.stop.is_set():
+            readable, _, _ = select.select([self.connection], [], [], 0.05)
+            if readable and not self.connection.recv(1, socket_peek()):
+                self.server.state.disconnects += 1  # the client closed the connection
+                break
+        self.close_connection = True
 
     # --- bodies -------------------------------------------------------------------------
 
@@ -138,7 +182,8 @@ class Handler(BaseHTTPRequestHandler):
                  "function": {"name": name, "arguments": json.dumps(args)}}
                 for i, (name, args) in enumerate(reply.get("tool_calls", []))]
 
-    def _completion(self, body: dict[str, Any], reply: dict[str, Any], prompt_tokens: int) -> dict[str, Any]:
+    def _completion(self, body: dict[str, Any], reply: dict[str, Any], prompt_tokens: int,
+                    finish: str | None = None) -> dict[str, Any]:
         content = reply.get("content") or ""
         calls = self._tool_calls(reply)
         message: dict[str, Any] = {"role": "assistant", "content": content or (None if calls else "")}
@@ -149,12 +194,13 @@ class Handler(BaseHTTPRequestHandler):
             "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
             "model": body["model"],
             "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if calls else "stop"}],
+                         "finish_reason": finish or ("tool_calls" if calls else "stop")}],
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                       "total_tokens": prompt_tokens + completion_tokens},
         }
 
-    def _stream(self, body: dict[str, Any], reply: dict[str, Any], prompt_tokens: int) -> None:
+    def _stream(self, body: dict[str, Any], reply: dict[str, Any], prompt_tokens: int,
+                finish: str | None = None, pace: float = 0.0) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
@@ -169,11 +215,25 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(f"data: {data}\n\n".encode())
             self.wfile.flush()
 
-        event({**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
-                                    "finish_reason": None}]})
-        for piece in _pieces(content):
-            event({**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
-        event({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        try:
+            event({**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
+                                        "finish_reason": None}]})
+            for piece in _pieces(content):
+                if pace and self.server.state.stop.wait(pace):
+                    return
+                event({**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
+                self.server.state.generated += 1
+            calls = self._tool_calls(reply)
+            for n, call in enumerate(calls):
+                event({**base, "choices": [{"index": 0, "delta": {"tool_calls": [{"index": n, **call}]},
+                                            "finish_reason": None}]})
+            if calls:
+                finish = "tool_calls"
+        except (BrokenPipeError, ConnectionResetError):
+            self.server.state.disconnects += 1  # the client closed the stream: stop generating
+            self.close_connection = True
+            return
+        event({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish or "stop"}]})
         if (body.get("stream_options") or {}).get("include_usage"):
             completion_tokens = _tokens(content)
             event({**base, "choices": [], "usage": {"prompt_tokens": prompt_tokens,
@@ -181,6 +241,12 @@ class Handler(BaseHTTPRequestHandler):
                                                      "total_tokens": prompt_tokens + completion_tokens}})
         event("[DONE]")
         self.close_connection = True
+
+
+def socket_peek() -> int:
+    import socket
+
+    return socket.MSG_PEEK
 
 
 def _pieces(text: str) -> list[str]:
@@ -194,6 +260,9 @@ class OpenAIServer(ThreadingHTTPServer):
     def __init__(self, state: ServerState) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
         self.state = state
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that hung up mid-reply is a tested case, not a server error
 
     @property
     def base_url(self) -> str:

@@ -73,7 +73,31 @@ def test_model_not_found_lists_the_served_models(server: OpenAIServer) -> None:
     code, data = run_json("--model", "mistral", env=aimed_at(server.base_url))
     assert code == 0 and data["check"]["status"] == "model_not_found"
     assert "'mistral' is not served" in data["check"]["message"] and "qwen2.5:7b" in data["check"]["message"]
-    assert server.state.chat_requests() == [], "the model list already answered"
+    assert len(server.state.chat_requests()) == 1, "the chat request decides (vLLM, Ollama: 404)"
+
+
+def test_single_model_server_answers_under_any_name(server: OpenAIServer) -> None:
+    """llama.cpp and llama-cpp-python list a GGUF path and answer whatever name is asked."""
+    server.state.models = ["/models/qwen2.5-7b-instruct-q4_k_m.gguf"]
+    server.state.single_model = True
+    code, data = run_json("--model", "qwen2.5-7b-instruct", env=aimed_at(server.base_url))
+    assert code == 0 and data["check"]["status"] == "ok", data["check"]
+    assert "answers under any name" in data["check"]["message"]
+    assert "qwen2.5-7b-instruct-q4_k_m.gguf" in data["check"]["message"]
+
+
+def test_shows_every_setting_with_its_source_and_the_demo_warehouse(tmp_path: Path) -> None:
+    (tmp_path / "vitrina.toml").write_text('[llm]\njson_mode = false\njson_mod = true\n', encoding="utf-8")
+    code, data = run_json("--no-check", env={"VITRINA_HOME": str(tmp_path), "VITRINA_LLM_TURN_BUDGET_S": "9",
+                                              "VITRINA_LLM_MODLE": "x"})
+    assert code == 0
+    rows = {r["name"]: r for r in data["settings"]}
+    assert rows["llm_json_mode"]["value"] == "False" and rows["llm_json_mode"]["source"] == "toml"
+    assert rows["llm_turn_budget_s"] == {"name": "llm_turn_budget_s", "value": "9.0", "source": "env",
+                                         "env": "VITRINA_LLM_TURN_BUDGET_S"}
+    assert str(tmp_path / "demo" / "warehouse.duckdb") in data["paths"]["demo warehouse"]
+    assert any("'llm.json_mod'" in w and "llm.json_mode" in w for w in data["unknown"])
+    assert any("VITRINA_LLM_MODLE" in w and "VITRINA_LLM_MODEL" in w for w in data["unknown"])
 
 
 def test_latest_tag_passes_the_model_list_and_chat_decides(server: OpenAIServer) -> None:

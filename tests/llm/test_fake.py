@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from vitrina.llm.client import TASK_KEY
 from vitrina.llm.fake import (
+    Cut,
     FakeScriptError,
     Malformed,
     NoToolCalls,
@@ -140,3 +141,44 @@ def test_inside_a_graph_the_task_or_the_node_name_picks_the_script() -> None:
     graph.add_edge("classify", "writer")
     assert graph.compile().invoke({"log": []})["log"] == ["by task", "by node"]
     assert [p.task for p in model.prompts] == ["classify", "writer"]
+
+
+# --- the real stack's contract for replies cut at the length limit ------------------------
+
+
+def _invoke(model: ScriptedChatModel, task: str, **kwargs: object) -> AIMessage:
+    return model.invoke("q", config={"metadata": {TASK_KEY: task}}, **kwargs)
+
+
+def test_a_cut_reply_with_response_format_raises_the_sdk_length_error() -> None:
+    """ChatOpenAI's parse path (response_format) raises LengthFinishReasonError; the fake too,
+    with the text in `completion`, on invoke and at the end of a stream."""
+    import openai
+
+    model = ScriptedChatModel({"t": [Cut('{"a": "cut'), Cut('{"a": "cut')]})
+    with pytest.raises(openai.LengthFinishReasonError) as info:
+        _invoke(model, "t", response_format={"type": "json_object"})
+    assert info.value.completion.choices[0].message.content == '{"a": "cut'
+    chunks: list[str] = []
+    with pytest.raises(openai.LengthFinishReasonError):
+        for chunk in model.stream("q", config={"metadata": {TASK_KEY: "t"}},
+                                  response_format={"type": "json_object"}):
+            chunks.append(chunk.text)
+    assert "".join(chunks) == '{"a": "cut', "the pieces came before the error, as in the SDK"
+
+
+def test_a_cut_reply_without_response_format_ends_with_finish_reason_length() -> None:
+    model = ScriptedChatModel({"t": [Cut("half a sent"), Cut("half a sent")]})
+    assert _invoke(model, "t").response_metadata["finish_reason"] == "length"
+    merged = None
+    for chunk in model.stream("q", config={"metadata": {TASK_KEY: "t"}}):
+        merged = chunk if merged is None else merged + chunk
+    assert merged is not None and merged.response_metadata["finish_reason"] == "length"
+
+
+def test_max_tokens_cuts_a_long_reply_as_a_server_would() -> None:
+    model = ScriptedChatModel({"t": ["слово " * 100, "short"]})
+    long = _invoke(model, "t", max_tokens=10)
+    assert long.response_metadata["finish_reason"] == "length" and len(long.text.encode()) <= 40
+    assert _invoke(model, "t", max_tokens=10).response_metadata["finish_reason"] == "stop"
+    assert [p.max_tokens for p in model.prompts] == [10, 10]

@@ -21,16 +21,10 @@ def make_route(make_service):
     return factory
 
 
-class FakeModel:
-    """A scripted stand-in for vitrina.llm's client: answers `structured` from a script."""
+def scripted(scripts: dict[str, list[object]]):
+    """The real LLMClient over the one scripted fake (vitrina.llm.fake): the client's contract."""
+    from vitrina.llm import LLMClient
+    from vitrina.llm.fake import ScriptedChatModel
 
-    def __init__(self, answers: dict[str, object]) -> None:
-        self.answers = answers
-        self.calls: list[str] = []
-
-    def structured(self, task: str, messages: list[dict], schema: type) -> object:
-        self.calls.append(task)
-        answer = self.answers[task]
-        if isinstance(answer, Exception):
-            raise answer
-        return schema.model_validate(answer)
+    fake = ScriptedChatModel(scripts)
+    return LLMClient(fake, timeout_s=5, sleep=lambda _s: None), fake

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from .conftest import FakeModel
+from .conftest import scripted
 
 QUESTION = "сумма платежей по регионам за 2025 год"
 
@@ -74,9 +74,10 @@ def test_report_outputs_chart_and_excel(make_route):
 
 
 def test_model_score_is_added_to_the_code_score(make_route):
-    model = FakeModel({"route_plan_score": {"scores": [{"id": "top_n", "score": 1.0, "reason": "leaders matter"},
-                                                       {"id": "nope", "score": 1.0}]}})
+    model, _ = scripted({"route_plan_score": [{"scores": [{"id": "top_n", "score": 1.0, "reason": "leaders matter"},
+                                                          {"id": "nope", "score": 1.0}]}]})
     result = make_route(llm=model).handle(f"отчёт: {QUESTION}")
+    assert result.llm_usage["calls"] == 1 and result.llm_usage["by_task"]["route_plan_score"]["calls"] == 1
     by_id = {c["id"]: c for c in result.candidates}
     assert by_id["top_n"]["total"] == by_id["top_n"]["code_score"] + 2.0
     assert result.chosen["id"] == "top_n"

@@ -10,7 +10,7 @@ import yaml
 from vitrina.route import build_graph, classify
 from vitrina.route.graph import TERMINAL
 
-from .conftest import FakeModel
+from .conftest import scripted
 
 CASES = yaml.safe_load((Path(__file__).parent / "data" / "intents.yaml").read_text(encoding="utf-8"))
 ROLE_NODES = {"ask", "plan_report", "analyst", "docs", "task", "general"}
@@ -23,18 +23,26 @@ def test_intent_rules(case):
 
 def test_unsure_is_ask_and_model_slot_decides_only_then():
     assert classify("выручка москва").intent == "ask"
-    model = FakeModel({"route_intent": {"intent": "metadata", "reason": "asks where data lives"}})
+    model, fake = scripted({"route_intent": [{"intent": "metadata", "reason": "asks where data lives"}]})
     decided = classify("выручка москва", llm=model)
     assert (decided.intent, decided.source) == ("metadata", "model")
-    assert classify("привет", llm=model).source == "rules" and model.calls == ["route_intent"]
+    assert classify("привет", llm=model).source == "rules" and [p.task for p in fake.prompts] == ["route_intent"]
+
+
+def test_a_model_intent_outside_the_known_ones_is_the_rule_default():
+    model, _ = scripted({"route_intent": [{"intent": "delete_everything"}, {"intent": "nonsense"}]})
+    decided = classify("выручка москва", llm=model)
+    assert (decided.intent, decided.source) == ("ask", "default")
 
 
 def test_model_failure_falls_back_to_ask():
     from vitrina.trace import Trace
 
     trace = Trace("classify")
-    decided = classify("выручка москва", llm=FakeModel({"route_intent": TimeoutError("slow")}), trace=trace)
-    assert decided.intent == "ask" and trace.events[0].kind.value == "suppressed"
+    model, _ = scripted({"route_intent": [TimeoutError("slow")]})
+    decided = classify("выручка москва", llm=model, trace=trace)
+    assert (decided.intent, decided.source) == ("ask", "default"), "the same as with no model"
+    assert trace.events[-1].kind.value == "suppressed"
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vitrina.llm.fake import Malformed, NoToolCalls, ScriptedChatModel, calling
+from vitrina.llm.fake import Cut, Malformed, NoToolCalls, ScriptedChatModel, calling
 from vitrina.task.service import InvalidDecision
 
 Q = "Сумма платежей по регионам за 3 квартал 2026"
@@ -144,13 +144,14 @@ def test_announced_calls_without_calls_get_one_correction(make_task):
     assert fake.remaining() == {}
 
 
-def test_unparseable_plan_falls_back_to_sentences(make_task):
-    fake = ScriptedChatModel({"task_planner": [Malformed(), Malformed()]})
-    service = make_task(fake)
-    view = service.start(REQUEST)
-    assert view.plan_source == "fallback"
-    assert [s.title for s in view.plan] == ["Посмотри платежи по регионам за 3 квартал 2026.", "Сохрани в Excel."]
-    assert any(e.kind == "suppressed" and "sentence" in e.message for e in view.trace)
+@pytest.mark.parametrize("failure", [[Malformed(), Malformed()], [TimeoutError("slow")], [Cut(), Cut()]])
+def test_a_failing_planner_model_gives_the_no_llm_plan(make_task, failure):
+    fake = ScriptedChatModel({"task_planner": failure})
+    view = make_task(fake).start(REQUEST)
+    rules = make_task(None).start(REQUEST)
+    assert view.plan_source == rules.plan_source == "template"
+    assert [(s.title, s.tool, s.args) for s in view.plan] == [(s.title, s.tool, s.args) for s in rules.plan]
+    assert fake.remaining() == {}
 
 
 def test_plan_capped_in_length(make_task):

@@ -7,9 +7,9 @@ from datetime import date
 from pathlib import Path
 from typing import Literal
 
-from vitrina.ask.llm.tasks import TurnModel
 from vitrina.catalog import Catalog
 from vitrina.config import Settings
+from vitrina.llm.client import ModelTurn
 from vitrina.warehouse import Warehouse
 
 
@@ -34,7 +34,7 @@ class AskContext:
     settings: Settings
     today: date = field(default_factory=date.today)
     outputs_dir: Path | None = None
-    llm: TurnModel | None = None  # the model for this turn when configured; None = rules only
+    llm: ModelTurn | None = None  # the model for this turn when configured; None = rules only
     write_files: bool = True  # Excel and PNG; turned off by benchmarks
     options: AskOptions = field(default_factory=AskOptions)
 

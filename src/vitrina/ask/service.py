@@ -11,7 +11,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
 from datetime import date
 from typing import Any
 
@@ -20,13 +19,11 @@ from pydantic import BaseModel, Field
 
 from vitrina.ask.context import AskContext, AskOptions
 from vitrina.ask.graph import RECURSION_LIMIT, build_graph
-from vitrina.ask.llm.tasks import TurnModel
 from vitrina.ask.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.checkpoint import register_state_types, sqlite_checkpointer
 from vitrina.config import Settings, load_settings
-from vitrina.llm.accounting import totals_by_task
-from vitrina.llm.client import LLMClient
+from vitrina.llm.client import LLMClient, ModelTurn
 from vitrina.llm.factory import LLMSettingsError, build_client
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.trace import TraceEvent
@@ -113,10 +110,13 @@ class AskService:
             log.warning("LLM settings ignored, rules only: %s", exc)
             return None
 
-    def context(self) -> AskContext:
+    def context(self, turn: ModelTurn | None = None) -> AskContext:
+        """The run context of one turn; `turn` carries the turn's model budget."""
+        if turn is None and self.llm is not None:
+            turn = self.llm.turn()
         return AskContext(catalog=self.catalog, warehouse=self.warehouse, settings=self.settings,
                           today=self.today or date.today(), write_files=self.write_files,
-                          llm=TurnModel(self.llm) if self.llm is not None else None, options=self.options)
+                          llm=turn, options=self.options)
 
     def pending_clarification(self, thread_id: str) -> dict[str, Any] | None:
         """The clarification a thread is waiting for, if any."""
@@ -148,11 +148,11 @@ class AskService:
         The finished turn is exported as telemetry spans in the background."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
         config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
-        calls_before = len(self.llm.calls) if self.llm else 0
+        turn = self.llm.turn() if self.llm is not None else None
         steps: list[StepRecord] = []
         last, last_wall = time.perf_counter(), time.time()
         for update in self.graph.stream(self._payload(question, thread_id, segment, topics), config,
-                                        context=self.context(), stream_mode="updates"):
+                                        context=self.context(turn), stream_mode="updates"):
             now = time.perf_counter()
             for node, values in update.items():
                 if node.startswith("__"):
@@ -163,24 +163,15 @@ class AskService:
                 steps.append(StepRecord(step=event.step, started_at=last_wall, ms=event.ms, trace=event.trace))
                 yield event
             last, last_wall = now, time.time()
-        result = self.result(thread_id, question, calls_before)
+        result = self.result(thread_id, question, turn)
         self._telemetry.submit(export_run, result.run_id or "", thread_id, steps,
                                result.model_dump(mode="json", exclude={"rows", "trace", "table", "chart"}))
         yield result
 
-    def _usage(self, calls_before: int) -> dict[str, Any]:
-        if self.llm is None:
-            return {}
-        calls = self.llm.calls[calls_before:]
-        return {"calls": len(calls), "prompt_tokens": sum(c.prompt_tokens for c in calls),
-                "completion_tokens": sum(c.completion_tokens for c in calls),
-                "latency_ms": round(sum(c.latency_ms for c in calls), 1),
-                "by_task": {t: asdict(totals) for t, totals in totals_by_task(calls).items()}}
-
-    def result(self, thread_id: str, question: str, calls_before: int | None = None) -> AskResult:
-        """The result of the thread's latest turn."""
+    def result(self, thread_id: str, question: str, turn: ModelTurn | None = None) -> AskResult:
+        """The result of the thread's latest turn (`turn`: its model use, for llm_usage)."""
         state = self.graph.get_state({"configurable": {"thread_id": thread_id}})
-        usage = self._usage(calls_before) if calls_before is not None else {}
+        usage = turn.usage() if turn is not None else {}
         return result_from_state(thread_id, state.values, pending_of(state), question=question, usage=usage)
 
     def close(self) -> None:

@@ -59,10 +59,11 @@ def docs_command(
             runner = AgentRunner(agent, timeout_s=agent_timeout)
         except AgentError as exc:
             raise _fail(str(exc)) from None
-    explain = list_llm = None
+    explain = list_llm = client = None
     model_name = None
     if llm:
-        explain, list_llm, model_name = _llm_slots(settings)
+        explain, list_llm, client = _llm_slots(settings)
+        model_name = client.model_name if client is not None else None
     request = make_request(model, sql or [], measures_file=measures, all_measures=all_measures, out=out_dir, lang=lang,
                            agent=runner.name if runner else None, llm=model_name)
     console = Console(stderr=False)
@@ -78,11 +79,15 @@ def docs_command(
                               explain=explain, list_llm=list_llm, agent=runner)
         except DocsInputError as exc:
             raise _fail(str(exc)) from None
+    if client is not None:
+        from vitrina.llm.accounting import calls_summary
+
+        report.llm_usage = calls_summary(client.calls)
     _print_report(console, report)
 
 
-def _llm_slots(settings: Any) -> tuple[Any, Any, str | None]:
-    """(explain slot, measure-list slot, model name) for --llm; a warning and the rules without a model."""
+def _llm_slots(settings: Any) -> tuple[Any, Any, Any]:
+    """(explain slot, measure-list slot, client) for --llm; a warning and the rules without a model."""
     from vitrina.docs.llm import build_docs_client, measure_list_llm, wording_explainer
     from vitrina.llm.factory import LLMSettingsError
 
@@ -94,7 +99,7 @@ def _llm_slots(settings: Any) -> tuple[Any, Any, str | None]:
         Console(stderr=True).print("[yellow]warning:[/] --llm: no model is configured (see `vitrina config`); "
                                    "explanations and the measure list use the rules", highlight=False)
         return None, None, None
-    return wording_explainer(client), measure_list_llm(client), client.model_name
+    return wording_explainer(client), measure_list_llm(client), client
 
 
 def _print_report(console: Console, report: Any) -> None:
@@ -107,6 +112,11 @@ def _print_report(console: Console, report: Any) -> None:
     table.add_row("missed", str(len(report.missed)))
     note = " (resumed)" if report.resumed else (" (nothing changed: no work done)" if report.skipped else "")
     table.add_row("time", f"{report.seconds:.2f} s" + note)
+    usage = report.llm_usage
+    if usage:
+        tokens = usage["prompt_tokens"] + usage["completion_tokens"]
+        table.add_row("model calls", f"{usage['calls']} ({usage['failures']} failed, {usage['repairs']} repairs, "
+                                     f"{tokens} tokens)")
     table.add_row("warnings", str(len(report.warnings)))
     for key in ("manual", "index", "measures_dir"):
         if key in report.outputs:

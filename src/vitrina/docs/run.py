@@ -36,6 +36,7 @@ class DocsReport:
     warnings: list[str] = field(default_factory=list)
     trace: list[dict[str, Any]] = field(default_factory=list)
     thread_id: str = ""
+    llm_usage: dict[str, Any] = field(default_factory=dict)  # the model slots' calls, with --llm
 
 
 def make_request(model: Path | str, sql: Sequence[Path | str] = (), *, measures_file: Path | str | None = None,

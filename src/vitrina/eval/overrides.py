@@ -82,7 +82,8 @@ class PromptedClient(LLMClient):
     def __init__(self, base: LLMClient, prompts: dict[str, PromptOverride]) -> None:
         super().__init__(base.model, timeout_s=base.timeout_s, max_retries=base.max_retries,
                          backoff_s=base.backoff_s, tracer=base.tracer, json_mode=base.json_mode,
-                         sleep=base._sleep)
+                         sleep=base._sleep, max_tokens=base.max_tokens, turn_seconds=base.turn_seconds,
+                         turn_tokens=base.turn_tokens, breaker=base.breaker)
         env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
         self.overrides = prompts
         self._templates = {t: env.from_string(o.template) for t, o in prompts.items() if o.template}
@@ -101,14 +102,14 @@ class PromptedClient(LLMClient):
             text = f"{original}\n\n{override.append}"
         return [*msgs[:idx], HumanMessage(text), *msgs[idx + 1:]]
 
-    def structured(self, task: str, messages: Messages, schema: Any, *, trace: Any = None) -> Any:
-        return super().structured(task, self.rewrite(task, messages), schema, trace=trace)
+    def structured(self, task: str, messages: Messages, schema: Any, **kwargs: Any) -> Any:
+        return super().structured(task, self.rewrite(task, messages), schema, **kwargs)
 
-    def text(self, task: str, messages: Messages, *, tools: Any = None, trace: Any = None) -> Any:
-        return super().text(task, self.rewrite(task, messages), tools=tools, trace=trace)
+    def text(self, task: str, messages: Messages, **kwargs: Any) -> Any:
+        return super().text(task, self.rewrite(task, messages), **kwargs)
 
-    def stream(self, task: str, messages: Messages, *, on_chunk: Any = None, trace: Any = None) -> Any:
-        return super().stream(task, self.rewrite(task, messages), on_chunk=on_chunk, trace=trace)
+    def stream(self, task: str, messages: Messages, **kwargs: Any) -> Any:
+        return super().stream(task, self.rewrite(task, messages), **kwargs)
 
 
 def client_for(config: RunConfig, settings: Settings, model_factory: ModelFactory | None = None

@@ -8,7 +8,6 @@ numbers, and disputed results go to the judge when a model is available.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import time
 import uuid
@@ -58,7 +57,7 @@ class Harness:
 def base_settings(suite: Suite, db_url: str | None = None) -> Settings:
     """Settings for the suite's warehouse and catalog ("demo" means the demo, whatever is configured)."""
     settings = load_settings()
-    settings = dataclasses.replace(settings, catalog_dir=suite.catalog_dir(), db_url=db_url or suite.warehouse_url())
+    settings = settings.with_(catalog_dir=suite.catalog_dir(), db_url=db_url or suite.warehouse_url())
     if settings.db_url is None:
         from vitrina.warehouse.demo import ensure_demo_warehouse
 

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage
+
+if TYPE_CHECKING:
+    from vitrina.llm.budget import TurnBudget
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +32,9 @@ class LLMCall:
     error: str | None = None
     estimated: bool = False  # tokens estimated, the server sent no usage
     repair: bool = False  # this request asked the model to fix its previous output
+    max_tokens: int | None = None  # the reply limit sent
+    cut: bool = False  # the reply stopped at max_tokens (finish_reason "length")
+    early_stop: bool = False  # the stream was closed once the JSON object was complete
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,3 +98,26 @@ def usage_of(messages: Sequence[BaseMessage], reply: AIMessage | None) -> tuple[
     prompt = sum(estimate_tokens(message_text(m)) for m in messages)
     completion = estimate_tokens(message_text(reply)) if reply is not None else 0
     return prompt, completion, True
+
+
+def calls_summary(calls: Sequence[LLMCall]) -> dict[str, Any]:
+    """Counts and sums over some calls: the common part of every job's `llm_usage`."""
+    return {
+        "calls": len(calls),
+        "prompt_tokens": sum(c.prompt_tokens for c in calls),
+        "completion_tokens": sum(c.completion_tokens for c in calls),
+        "latency_ms": round(sum(c.latency_ms for c in calls), 1),
+        "failures": sum(not c.ok for c in calls),
+        "repairs": sum(c.repair for c in calls),
+        "cut": sum(c.cut for c in calls),
+        "early_stops": sum(c.early_stop for c in calls),
+        "by_task": {t: asdict(totals) for t, totals in totals_by_task(calls).items()},
+    }
+
+
+def usage_summary(budget: TurnBudget) -> dict[str, Any]:
+    """One turn's `llm_usage`: its calls, the slots answered without a request, the budget."""
+    return {**calls_summary(budget.calls), "skipped": budget.skipped,
+            "budget": {"seconds": budget.seconds, "tokens": budget.tokens,
+                       "used_s": round(budget.used_s(), 3), "used_tokens": budget.used_tokens},
+            "down": budget.down}

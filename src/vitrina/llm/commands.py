@@ -15,9 +15,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from vitrina.config import load_settings
-from vitrina.llm.factory import LLMSettingsError, resolve_provider, validate
-from vitrina.llm.sources import describe_settings, toml_path
+from vitrina.config import Settings, load_settings, toml_path, unknown_settings
+from vitrina.llm.factory import (
+    BREAKER_FILE,
+    LLMSettingsError,
+    endpoint_key,
+    resolve_provider,
+    validate,
+)
+from vitrina.llm.sources import describe_settings
 
 if TYPE_CHECKING:
     from vitrina.llm.check import EndpointCheck
@@ -50,11 +56,14 @@ def config_command(
     from vitrina.llm.check import check_endpoint  # the HTTP client loads only when a check runs
 
     rows = describe_settings(settings, arguments)
+    warnings = unknown_settings(settings.home)
     problem: str | None = None
     try:
         validate(settings)
     except LLMSettingsError as exc:
         problem = str(exc)
+    paths = _paths(settings)
+    breaker = None if problem else _breaker(settings)
     check: EndpointCheck | None = None
     if problem is None and not no_check:
         try:
@@ -66,6 +75,9 @@ def config_command(
         console.print_json(json.dumps({
             "settings": [asdict(r) for r in rows],
             "toml": str(toml_path(settings.home) or "") or None,
+            "paths": paths,
+            "unknown": warnings,
+            "breaker": breaker,
             "provider": None if problem else resolve_provider(settings),
             "error": problem,
             "check": asdict(check) if check else None,
@@ -78,10 +90,44 @@ def config_command(
         for row in rows:
             table.add_row(row.name, escape(row.value), row.source, row.env)
         console.print(table)
+        for label, value in paths.items():
+            console.print(f"{label}: {escape(value)}", highlight=False)
+        for line in warnings:
+            console.print(f"[yellow]warning:[/] {escape(line)}", highlight=False)
         if problem is None:
             console.print(f"LLM provider: [bold]{resolve_provider(settings)}[/]")
+        if breaker:
+            console.print(f"[yellow]{escape(breaker)}[/]", highlight=False)
         if check is not None:
             console.print(f"[{STYLE[check.status]}]{escape(check.message)}[/]")
     if problem is not None:
         err.print(f"[red]error:[/] invalid LLM settings: {escape(problem)}")
         raise typer.Exit(2)
+
+
+def _paths(settings: Settings) -> dict[str, str]:
+    """Where the run's files are: the demo warehouse (and whether it is built), the state."""
+    demo = settings.demo_db_path
+    built = "built" if demo.exists() else "not built yet: `vitrina demo` builds it"
+    used = "" if settings.db_url else " (the warehouse in use: db_url is not set)"
+    return {"home": str(settings.home), "demo warehouse": f"{demo} ({built}){used}",
+            "state": settings.state_url or str(settings.state_path)}
+
+
+def _breaker(settings: Settings) -> str | None:
+    """A sentence when the endpoint's circuit breaker holds failures, else None."""
+    import time
+
+    from vitrina.llm.breaker import Breaker
+
+    path = settings.home / BREAKER_FILE
+    if not path.exists() or resolve_provider(settings) == "none":
+        return None
+    state = Breaker(path, endpoint_key(settings)).state()
+    if not state.failures:
+        return None
+    now = time.time()
+    if state.is_open(now):
+        return (f"circuit breaker open: {state.failures} failures in a row ({state.last_error}); runs use "
+                f"the rules for {state.open_until - now:.0f} s more, then try the endpoint once")
+    return f"circuit breaker: {state.failures} recent failures ({state.last_error})"

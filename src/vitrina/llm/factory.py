@@ -3,7 +3,8 @@
 Every provider speaks the OpenAI chat-completions protocol through ChatOpenAI: cloud
 OpenAI, Ollama (its /v1 endpoint), LM Studio, vLLM, llama.cpp's server, gateways. One code
 path, one wire protocol to test. The SDK's own retries are off (max_retries=0): LLMClient
-retries, so that every attempt is counted and bounded in one place.
+retries (tenacity), so that every attempt is counted and bounded in one place, and a timeout
+is never retried (the SDK retries timeouts; see docs/decisions/060-llm-retries-and-budgets.md).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ PROVIDERS = ("auto", "openai", "ollama", "none")
 OLLAMA_BASE_URL = "http://localhost:11434/v1"
 NO_KEY = "not-needed"  # local servers ignore the key; the OpenAI SDK insists on one
 
-DEFAULT_MAX_RETRIES = 2
-DEFAULT_BACKOFF_S = 0.5
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+BREAKER_FILE = "llm_state.sqlite"
 
 
 class LLMSettingsError(ValueError):
@@ -70,9 +71,15 @@ def validate(settings: Settings) -> Provider:
         raise LLMSettingsError(f"llm_timeout_s must be positive; got {settings.llm_timeout_s}")
     if not 0 <= settings.llm_temperature <= 2:
         raise LLMSettingsError(f"llm_temperature must be between 0 and 2; got {settings.llm_temperature}")
-    if getattr(settings, "llm_max_retries", DEFAULT_MAX_RETRIES) < 0:
+    if settings.llm_max_retries < 0:
         raise LLMSettingsError("llm_max_retries must not be negative")
+    if settings.llm_turn_budget_s <= 0 or settings.llm_turn_budget_tokens <= 0:
+        raise LLMSettingsError("llm_turn_budget_s and llm_turn_budget_tokens must be positive")
+    bad = {k: v for k, v in settings.llm_max_tokens.items() if v < 16}
+    if bad:
+        raise LLMSettingsError(f"llm_max_tokens must be at least 16 per task; got {bad}")
     return provider
+
 
 
 def build_chat_model(settings: Settings, **overrides: Any) -> BaseChatModel | None:
@@ -83,8 +90,6 @@ def build_chat_model(settings: Settings, **overrides: Any) -> BaseChatModel | No
     provider = validate(settings)
     if provider == "none" or not settings.llm_model:
         return None
-    from langchain_openai import ChatOpenAI
-
     base_url = resolve_base_url(settings, provider)
     api_key = settings.llm_api_key or (NO_KEY if base_url else None)
     params: dict[str, Any] = {
@@ -94,12 +99,16 @@ def build_chat_model(settings: Settings, **overrides: Any) -> BaseChatModel | No
         "timeout": settings.llm_timeout_s,
         "max_retries": 0,
         "use_responses_api": False,  # chat completions: the protocol every local server speaks
+        "local_server": base_url is not None and not base_url.startswith(OPENAI_BASE_URL),
+        "stream_usage": True,  # token usage in the last chunk where the server sends it
     }
     if api_key is not None:  # None: the SDK reads OPENAI_API_KEY for the cloud
         params["api_key"] = api_key
     params.update(overrides)
     try:
-        return ChatOpenAI(**params)
+        from vitrina.llm.compat import CompatibleChatOpenAI
+
+        return CompatibleChatOpenAI(**params)
     except Exception as exc:  # e.g. the cloud endpoint with no key anywhere
         raise LLMSettingsError(f"cannot build the chat model: {exc}") from exc
 
@@ -108,9 +117,10 @@ def build_client(settings: Settings, *, tracer: Callable[[LLMCall], None] | None
                  model: BaseChatModel | None = None) -> LLMClient | None:
     """An LLMClient over `model` (default: the configured one), or None when there is none.
 
-    Retries and backoff come from `llm_max_retries` / `llm_backoff_s` when Settings has
-    them, else 2 and 0.5 s.
+    Every `llm_*` setting is honoured: retries, backoff, JSON mode, per-task max_tokens, the
+    turn budget and the circuit breaker (its state in `$VITRINA_HOME/llm_state.sqlite`).
     """
+    from vitrina.llm.breaker import Breaker
     from vitrina.llm.client import LLMClient
 
     model = model if model is not None else build_chat_model(settings)
@@ -119,8 +129,20 @@ def build_client(settings: Settings, *, tracer: Callable[[LLMCall], None] | None
     return LLMClient(
         model,
         timeout_s=settings.llm_timeout_s,
-        max_retries=int(getattr(settings, "llm_max_retries", DEFAULT_MAX_RETRIES)),
-        backoff_s=float(getattr(settings, "llm_backoff_s", DEFAULT_BACKOFF_S)),
-        json_mode=bool(getattr(settings, "llm_json_mode", True)),
+        max_retries=settings.llm_max_retries,
+        backoff_s=settings.llm_backoff_s,
+        json_mode=settings.llm_json_mode,
+        max_tokens=settings.llm_max_tokens,
+        turn_seconds=settings.llm_turn_budget_s,
+        turn_tokens=settings.llm_turn_budget_tokens,
+        breaker=Breaker(settings.home / BREAKER_FILE, endpoint_key(settings),
+                        failures=settings.llm_breaker_failures,
+                        cooldown_s=settings.llm_breaker_cooldown_s),
         tracer=tracer,
     )
+
+
+def endpoint_key(settings: Settings) -> str:
+    """The breaker's key: the endpoint, whatever model it serves (a hung server hangs all)."""
+    provider = resolve_provider(settings)
+    return resolve_base_url(settings, provider) or OPENAI_BASE_URL

@@ -18,8 +18,22 @@ A reply is, per request, in order:
 - an exception instance or class, raised as the request's failure
   (TimeoutError, httpx.ConnectError, ...);
 - `Malformed(text)`: broken JSON; `NoToolCalls()`: finish_reason "tool_calls" and no calls;
-- `Slow(reply, seconds)`: the reply after a delay (for deadlines);
+- `Cut(text)`: a reply stopped at the length limit (finish_reason "length");
+- `Slow(reply, seconds)`: the reply after a delay (for deadlines); `Slow(reply, seconds,
+  per_chunk=True)` streams each piece after that delay (a slow, rambling model);
 - a callable taking the request's messages and returning any of the above.
+`ScriptedChatModel(every=reply)` answers every task that has no script with `reply`, never
+spent (a model that always times out, always sends broken JSON, ...).
+
+The fake keeps the real stack's contract (ChatOpenAI over the OpenAI SDK):
+- `max_tokens` is honoured: a reply longer than the request's limit (estimated tokens) is
+  cut there and ends with finish_reason "length", like any cut reply;
+- a cut reply to a request with `response_format` raises the SDK's
+  `openai.LengthFinishReasonError` (its `completion` holds the text), on `invoke` and at
+  the end of a `stream`, as ChatOpenAI's parse path does; without response_format a cut
+  reply is returned (or streamed) with finish_reason "length";
+- streamed replies come in word pieces; `Prompt.delivered` counts the pieces the caller
+  took, so a test sees that a stream was closed early.
 """
 
 from __future__ import annotations
@@ -74,20 +88,33 @@ class NoToolCalls:
 
 
 @dataclass(frozen=True)
-class Slow:
-    """`reply` after `seconds`: for per-call deadlines."""
+class Cut:
+    """A reply that stopped at the length limit (finish_reason "length")."""
 
-    reply: Any
-    seconds: float
+    text: str = '{"answer": "a long answer that never'
 
 
 @dataclass(frozen=True)
+class Slow:
+    """`reply` after `seconds` (for deadlines); with `per_chunk`, each streamed piece."""
+
+    reply: Any
+    seconds: float
+    per_chunk: bool = False
+
+
+@dataclass
 class Prompt:
     """One request the fake received: what a node sent, for assertions."""
 
     task: str
     messages: list[BaseMessage]
     kwargs: dict[str, Any] = field(default_factory=dict)
+    delivered: int = 0  # streamed pieces the caller took
+
+    @property
+    def max_tokens(self) -> int | None:
+        return _max_tokens(self.kwargs)
 
     @property
     def text(self) -> str:
@@ -124,6 +151,7 @@ class ScriptedChatModel(BaseChatModel):
 
     model_name: str = "scripted"
     report_usage: bool = True  # False: no usage metadata, so callers must estimate
+    every: Any = None  # a reply for every task without a script, never spent ("a model that always ...")
 
     _queues: dict[str, deque[Any]] = PrivateAttr(default_factory=dict)
     _prompts: list[Prompt] = PrivateAttr(default_factory=list)
@@ -180,15 +208,20 @@ class ScriptedChatModel(BaseChatModel):
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
                   run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
-        message = self._reply(messages, run_manager, kwargs)
+        message, _, _ = self._reply(messages, run_manager, kwargs)
+        if _is_cut(message) and "response_format" in kwargs:
+            raise _length_error(message)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None,
                 run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any
                 ) -> Iterator[ChatGenerationChunk]:
-        message = self._reply(messages, run_manager, kwargs)
+        parse = "response_format" in kwargs
+        message, prompt, pace = self._reply(messages, run_manager, kwargs)
         pieces = re.findall(r"\s*\S+", message.text) or [""]
         for i, piece in enumerate(pieces):
+            if pace:
+                time.sleep(pace)
             last = i == len(pieces) - 1
             chunk = AIMessageChunk(
                 content=piece,
@@ -202,33 +235,46 @@ class ScriptedChatModel(BaseChatModel):
             )
             if run_manager is not None and piece:
                 run_manager.on_llm_new_token(piece)
+            prompt.delivered += 1
             yield ChatGenerationChunk(message=chunk)
+        if parse and _is_cut(message):
+            raise _length_error(message)  # the SDK's stream parses the final completion
 
     # --- replies ------------------------------------------------------------------------
 
     def _reply(self, messages: list[BaseMessage], run_manager: CallbackManagerForLLMRun | None,
-               kwargs: dict[str, Any]) -> AIMessage:
+               kwargs: dict[str, Any]) -> tuple[AIMessage, Prompt, float]:
+        """The scripted reply (cut at max_tokens), its Prompt record, the per-piece delay."""
         metadata = run_manager.metadata if run_manager is not None else {}
         task = kwargs.pop(_TASK_KWARG, None) or metadata.get(TASK_KEY) or metadata.get(NODE_KEY)
         if not task:
             raise FakeScriptError(
                 "ScriptedChatModel got a request without a task: call it through LLMClient or "
                 f"invoke with config={{'metadata': {{'{TASK_KEY}': ...}}}}; scripted: {sorted(self._queues)}")
+        prompt = Prompt(task=task, messages=list(messages), kwargs=dict(kwargs))
         with self._lock:
-            self._prompts.append(Prompt(task=task, messages=list(messages), kwargs=dict(kwargs)))
+            self._prompts.append(prompt)
             queue = self._queues.get(task)
+            if queue is None and self.every is not None:
+                queue = deque([self.every])
             if queue is None:
                 raise FakeScriptError(f"no script for task {task!r}; scripted tasks: {sorted(self._queues)}")
             if not queue:
                 used = len(self.prompts_for(task)) - 1
                 raise FakeScriptError(f"the script for task {task!r} is spent after {used} replies")
             reply = queue.popleft()
-        return self._finish(self._resolve(reply, messages), messages)
+        pace = reply.seconds if isinstance(reply, Slow) and reply.per_chunk else 0.0
+        if pace:
+            reply = reply.reply
+        message = _limit(self._resolve(reply, messages), prompt.max_tokens)
+        return self._finish(message, messages), prompt, pace
 
     def _resolve(self, reply: Any, messages: list[BaseMessage]) -> AIMessage:
         if isinstance(reply, Slow):
             time.sleep(reply.seconds)
             return self._resolve(reply.reply, messages)
+        if isinstance(reply, Cut):
+            return AIMessage(reply.text, response_metadata={"finish_reason": "length"})
         if isinstance(reply, BaseException):
             raise reply
         if isinstance(reply, type) and issubclass(reply, BaseException):
@@ -261,5 +307,43 @@ class ScriptedChatModel(BaseChatModel):
         return message.model_copy(update={"response_metadata": metadata, "usage_metadata": usage})
 
 
+def _max_tokens(kwargs: Mapping[str, Any]) -> int | None:
+    """The reply limit of a request, however ChatOpenAI would send it."""
+    extra = kwargs.get("extra_body") or {}
+    for value in (kwargs.get("max_tokens"), kwargs.get("max_completion_tokens"), extra.get("max_tokens")):
+        if isinstance(value, int):
+            return value
+    return None
+
+
+def _is_cut(message: AIMessage) -> bool:
+    return message.response_metadata.get("finish_reason") == "length"
+
+
+def _limit(message: AIMessage, max_tokens: int | None) -> AIMessage:
+    """Cut a reply longer than `max_tokens` (estimated like accounting: 4 bytes a token)."""
+    if max_tokens is None or message.tool_calls or estimate_tokens(message.text) <= max_tokens:
+        return message
+    text = message.text.encode("utf-8")[: max_tokens * 4].decode("utf-8", errors="ignore")
+    return AIMessage(text, response_metadata={**message.response_metadata, "finish_reason": "length"})
+
+
+def _length_error(message: AIMessage) -> Exception:
+    """The error the OpenAI SDK's parse raises for a completion that hit max_tokens."""
+    import openai
+    from openai.types.chat import ChatCompletion
+
+    usage = message.usage_metadata or {}
+    completion = ChatCompletion.model_validate({
+        "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0,
+        "model": message.response_metadata.get("model_name", "scripted"),
+        "choices": [{"index": 0, "finish_reason": "length",
+                     "message": {"role": "assistant", "content": message.text}}],
+        "usage": {"prompt_tokens": usage.get("input_tokens", 0),
+                  "completion_tokens": usage.get("output_tokens", 0),
+                  "total_tokens": usage.get("total_tokens", 0)}})
+    return openai.LengthFinishReasonError(completion=completion)
+
+
 Reply = str | dict[str, Any] | list[Any] | BaseModel | AIMessage | BaseException | type[BaseException] | \
-    Malformed | NoToolCalls | Slow | Callable[[list[BaseMessage]], Any]
+    Malformed | NoToolCalls | Cut | Slow | Callable[[list[BaseMessage]], Any]

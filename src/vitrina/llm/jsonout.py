@@ -62,3 +62,69 @@ def parse_into(schema: type[T], text: str) -> T:
             f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()
         )
         raise OutputError(f"the JSON does not match the schema {schema.__name__}: {problems}") from exc
+
+
+class ObjectCloser:
+    """Watches a streamed reply and says when its first JSON object is complete.
+
+    The rest of a reply after its object is never used, so the stream can stop there: a
+    model that keeps writing after `}` (or inside a JSON-mode grammar, keeps adding keys
+    until max_tokens) costs nothing more. Text inside `<think>` blocks is skipped.
+
+    >>> closer = ObjectCloser()
+    >>> [closer.feed(p) for p in ['Sure: {"a": "}', '", "b": {"c": 1}', '} and more']]
+    [False, False, True]
+    """
+
+    def __init__(self) -> None:
+        self.text = ""
+        self._pos = 0
+        self._depth = 0
+        self._start = -1
+        self._in_string = False
+        self._escape = False
+        self.closed = False
+
+    def feed(self, piece: str) -> bool:
+        if self.closed:
+            return True
+        self.text += piece
+        text = self.text
+        i = self._pos
+        while i < len(text):
+            ch = text[i]
+            if self._in_string:
+                if self._escape:
+                    self._escape = False
+                elif ch == "\\":
+                    self._escape = True
+                elif ch == '"':
+                    self._in_string = False
+            elif self._depth == 0 and ch == "<" and text.startswith("<think>", i):
+                end = text.find("</think>", i)
+                if end < 0:
+                    break  # wait for the end of the thinking block
+                i = end + len("</think>")
+                continue
+            elif ch == '"' and self._depth > 0:
+                self._in_string = True
+            elif ch == "{":
+                if self._depth == 0:
+                    self._start = i
+                self._depth += 1
+            elif ch == "}" and self._depth > 0:
+                self._depth -= 1
+                if self._depth == 0 and self._complete(text[self._start:i + 1]):
+                    self.closed = True
+                    self._pos = i + 1
+                    return True
+            i += 1
+        self._pos = i
+        return False
+
+    @staticmethod
+    def _complete(candidate: str) -> bool:
+        try:
+            return isinstance(json.loads(candidate), dict)
+        except json.JSONDecodeError:
+            return False

@@ -1,8 +1,16 @@
-"""What counts as a transient failure, and a hard deadline around a blocking call.
+"""What counts as a transient failure, and a hard deadline around a streamed reply.
 
-A retry is worth it only when the same request may succeed a moment later: the
-connection failed, the server timed out, it was overloaded (429, 5xx). A bad request,
-a wrong key or an unknown model will fail the same way again, and so will bad output.
+A retry is worth it only when the same request may succeed a moment later and soon: the
+connection failed, the server was overloaded (429, 5xx). A bad request, a wrong key or an
+unknown model will fail the same way again, and so will bad output. A timeout is not
+retried: a server that did not answer within the deadline is busy with something (often
+our own earlier request), and asking again only queues a second generation behind it.
+
+Every reply is streamed so that it can be abandoned: closing the stream closes the HTTP
+response, and servers that generate per connection (llama.cpp, vLLM, Ollama) stop. A
+non-streamed request that is given up on keeps the server generating for minutes
+(measured with llama-cpp-python: the next request waited 33 s behind an abandoned one,
+0.2 s behind an abandoned stream).
 """
 
 from __future__ import annotations
@@ -26,18 +34,23 @@ class CallTimeout(TimeoutError):
     """The model gave no (complete) reply within the hard per-call deadline."""
 
 
-def _transport_types() -> tuple[type[BaseException], ...]:
-    types: list[type[BaseException]] = [TimeoutError, ConnectionError, httpx.TransportError]
-    try:
-        import openai
+def _types(*names: str) -> tuple[type[BaseException], ...]:
+    import openai
 
-        types += [openai.APIConnectionError]  # APITimeoutError is a subclass
-    except ImportError:  # pragma: no cover - openai comes with langchain-openai
-        pass
-    return tuple(types)
+    return tuple(getattr(openai, name) for name in names if hasattr(openai, name))
 
 
-TRANSPORT_ERRORS = _transport_types()
+TIMEOUT_ERRORS: tuple[type[BaseException], ...] = (
+    TimeoutError,
+    httpx.TimeoutException,
+    *_types("APITimeoutError"),
+)
+TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
+    ConnectionError,
+    httpx.TransportError,
+    *TIMEOUT_ERRORS,
+    *_types("APIConnectionError"),
+)
 
 
 def status_code(exc: BaseException) -> int | None:
@@ -48,14 +61,46 @@ def status_code(exc: BaseException) -> int | None:
     return code if isinstance(code, int) else None
 
 
+def is_timeout(exc: BaseException) -> bool:
+    return isinstance(exc, TIMEOUT_ERRORS)
+
+
+def is_unreachable(exc: BaseException) -> bool:
+    """The endpoint gave nothing: timed out, refused or dropped the connection."""
+    return isinstance(exc, TRANSPORT_ERRORS)
+
+
 def is_retryable(exc: BaseException) -> bool:
-    """True for transport errors, timeouts and transient HTTP statuses."""
+    """True for connection failures and transient HTTP statuses; never for a timeout."""
+    if is_timeout(exc):
+        return False
     return isinstance(exc, TRANSPORT_ERRORS) or status_code(exc) in RETRY_STATUS
+
+
+def retry_after_s(exc: BaseException) -> float | None:
+    """The server's Retry-After (seconds) on a 429/503, when it sent one."""
+    response = getattr(exc, "response", None)
+    if not isinstance(response, httpx.Response):
+        return None
+    value = response.headers.get("retry-after")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
 
 
 def rejects_json_mode(exc: BaseException) -> bool:
     """A 400/422 that names response_format: the server does not do JSON mode."""
     return status_code(exc) in (400, 422) and "response_format" in str(exc)
+
+
+def cut_text(exc: BaseException) -> str | None:
+    """The raw text of a reply the OpenAI SDK refused to parse because it hit max_tokens."""
+    completion = getattr(exc, "completion", None)
+    if type(exc).__name__ != "LengthFinishReasonError" or completion is None:
+        return None
+    choices = getattr(completion, "choices", None) or []
+    return (choices[0].message.content or "") if choices else ""
 
 
 def describe(exc: BaseException) -> str:
@@ -69,10 +114,7 @@ def describe(exc: BaseException) -> str:
 def call_with_deadline(fn: Callable[[], R], timeout_s: float) -> R:
     """Run `fn` in a daemon thread and give up after `timeout_s` (CallTimeout).
 
-    The HTTP client's own timeout bounds each read, not the whole reply; a model that
-    streams slowly, or a fake that sleeps, would hold a graph node for minutes. The
-    abandoned thread ends when its request does; context variables (LangGraph config,
-    callbacks) are carried into it.
+    For the one request that is not streamed (`vitrina config`'s ping, a few tokens).
     """
     future: Future[R] = Future()
     ctx = contextvars.copy_context()
@@ -97,21 +139,36 @@ def call_with_deadline(fn: Callable[[], R], timeout_s: float) -> R:
 _END = object()
 
 
-def stream_with_deadline(open_stream: Callable[[], Iterator[Any]], timeout_s: float) -> Iterator[Any]:
-    """Yield the items of a blocking stream, raising CallTimeout past `timeout_s` in total."""
+def stream_with_deadline(
+    open_stream: Callable[[], Iterator[Any]], timeout_s: float
+) -> Iterator[Any]:
+    """Yield the items of a blocking stream, raising CallTimeout past `timeout_s` in total.
+
+    The stream is read in a daemon thread so that a server that sends nothing cannot hold
+    the caller past the deadline. When the caller stops (deadline, early stop, error), the
+    reader stops at the next item and closes the stream, and with it the HTTP response; a
+    reader blocked on a silent server ends at the HTTP read timeout, which the client sets
+    to the same deadline.
+    """
     items: queue.Queue[Any] = queue.Queue()
     stop = threading.Event()
     ctx = contextvars.copy_context()
 
     def work() -> None:
+        source = None
         try:
-            for item in open_stream():
+            source = open_stream()
+            for item in source:
                 if stop.is_set():
-                    break  # closes the generator, and with it the HTTP response
+                    break
                 items.put(item)
             items.put(_END)
         except BaseException as exc:
             items.put(exc)
+        finally:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()  # GeneratorExit inside the SDK's `with` closes the response
 
     threading.Thread(target=ctx.run, args=(work,), daemon=True, name="vitrina-llm-stream").start()
     deadline = time.monotonic() + timeout_s
@@ -121,7 +178,7 @@ def stream_with_deadline(open_stream: Callable[[], Iterator[Any]], timeout_s: fl
             try:
                 item = items.get(timeout=max(remaining, 0.0))
             except queue.Empty:
-                raise CallTimeout(f"the stream did not finish within {timeout_s:g} s") from None
+                raise CallTimeout(f"no complete reply within {timeout_s:.1f} s") from None
             if item is _END:
                 return
             if isinstance(item, BaseException):

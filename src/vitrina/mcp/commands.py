@@ -38,8 +38,7 @@ def mcp_command(
     settings = load_settings(db_url=db, catalog_dir=catalog)
     if not settings.db_url:
         ensure_demo_warehouse(settings.demo_db_path)
-    from vitrina.docs.errors import DocsInputError
-    from vitrina.docs.live import load_live
+    from vitrina.docs import DocsInputError, load_live
 
     try:
         live = load_live(model, sql or [])

@@ -203,8 +203,7 @@ def _llm_client(box: Toolbox) -> Any:
 
 
 def _live(box: Toolbox, measure: str) -> Any:
-    from vitrina.docs.errors import DocsInputError
-    from vitrina.docs.live import MeasureNotFound
+    from vitrina.docs import DocsInputError, MeasureNotFound
 
     try:
         return box.live_docs.lineage(measure)
@@ -220,8 +219,7 @@ def describe_measure(box: Toolbox, measure: str, llm: bool = False) -> dict[str,
     """
     client = _llm_client(box) if llm else None
     if box.live_docs is not None:
-        from vitrina.docs.errors import DocsInputError
-        from vitrina.docs.live import MeasureNotFound
+        from vitrina.docs import DocsInputError, MeasureNotFound
 
         try:
             doc = box.live_docs.document(measure, client=client)
@@ -238,7 +236,7 @@ def describe_measure(box: Toolbox, measure: str, llm: bool = False) -> dict[str,
            "columns": lineage.get("columns", []), "level": lineage.get("level"),
            "markdown": source.measure_markdown(entry), "source": "manual"}
     if client is not None and lineage:
-        from vitrina.docs.live import reword
+        from vitrina.docs import reword
 
         out["explanation"] = reword(lineage, source.index.get("lang") or "en", client)
     return out

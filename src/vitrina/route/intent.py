@@ -83,13 +83,10 @@ def classify(request: str, *, llm: Any = None, trace: Trace | None = None) -> In
     if decided is not None:
         return decided
     if llm is not None:
-        try:
-            choice = llm.structured("route_intent", [
-                {"role": "system", "content": "Classify the analytics request into one of: " + ", ".join(INTENTS)},
-                {"role": "user", "content": request}], IntentChoice)
-            if isinstance(choice, IntentChoice) and choice.intent in INTENTS:
-                return IntentDecision(choice.intent, choice.reason or "model", "model")
-            trace.rejected("model intent not one of the known intents", answer=str(choice))
-        except Exception as exc:  # the model is optional: rules answer on any failure
-            trace.suppressed("model intent classification failed", error=f"{type(exc).__name__}: {exc}")
+        reply = llm.structured("route_intent", [
+            {"role": "system", "content": "Classify the analytics request into one of: " + ", ".join(INTENTS)},
+            {"role": "user", "content": request}], IntentChoice, trace=trace)
+        if reply.value is not None:  # IntentChoice validates the Literal: only known intents pass
+            return IntentDecision(reply.value.intent, reply.value.reason or "model", "model")
+        trace.suppressed("model intent classification failed: the rule default", error=reply.error)
     return IntentDecision("ask", "no rule matched: a data question by default", "default")

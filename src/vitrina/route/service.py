@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from collections.abc import Sequence
 from datetime import date
@@ -35,6 +36,7 @@ class RouteResult(BaseModel):
     docs: dict[str, Any] | None = None
     trace: list[TraceEvent] = Field(default_factory=list)
     nodes: list[str] = Field(default_factory=list)  # the nodes that ran, in order
+    llm_usage: dict[str, Any] = Field(default_factory=dict)  # the supervisor's own model use this turn
 
 
 class RouteService:
@@ -61,6 +63,9 @@ class RouteService:
             catalog = ask_service.catalog if ask_service is not None else load_catalog(self.settings.catalog_dir)
         if warehouse is None and ask_service is not None:
             warehouse = ask_service.warehouse
+        if llm is None and ask_service is not None:
+            llm = ask_service.llm  # the configured model (None with --no-llm or none set)
+        self.llm = llm
         if task_runner is None and onec is None and ask_service is not None:
             task_runner = self._task
         self._task_service: Any = None
@@ -97,8 +102,10 @@ class RouteService:
         nodes: list[str] = []
         state: dict[str, Any] = {}
         config = {"recursion_limit": max(RECURSION_LIMIT, self.context.max_steps + 10)}
+        turn = self.llm.turn() if hasattr(self.llm, "turn") else self.llm  # one model budget per request
+        context = dataclasses.replace(self.context, llm=turn)
         for update in self.graph.stream({"request": request, "face": face, "thread_id": thread_id}, config,
-                                        context=self.context, stream_mode=["updates", "values"]):
+                                        context=context, stream_mode=["updates", "values"]):
             mode, data = update
             if mode == "updates":
                 nodes += [n for n in data if not n.startswith("__")]
@@ -109,7 +116,7 @@ class RouteService:
             status=state.get("status", "failed"), answer=state.get("answer"), reply=state.get("reply") or {},
             steps=state.get("steps") or [], candidates=state.get("candidates") or [], chosen=state.get("chosen"),
             report=state.get("report"), ask=state.get("ask"), docs=state.get("docs"), trace=state.get("trace") or [],
-            nodes=nodes)
+            nodes=nodes, llm_usage=turn.usage() if hasattr(turn, "usage") else {})
 
     def close(self) -> None:
         if self.ask_service is not None:

@@ -17,7 +17,6 @@ TEXTS: dict[str, dict[str, str]] = {
                          "или напишите отчёт по шагу без вызова.",
                    "en": "You announced a tool call but sent none. Call a tool with its arguments, or write "
                          "the step's report without a call."},
-    "model_failed": {"ru": "Модель не ответила: {error}", "en": "The model failed: {error}"},
     "no_tool": {"ru": "Для шага не задан инструмент.", "en": "The step has no tool."},
     "unknown_tool": {"ru": "Неизвестный инструмент «{tool}».", "en": "Unknown tool '{tool}'."},
     "step_ok": {"ru": "Шаг {n} выполнен: {what}.", "en": "Step {n} done: {what}."},

@@ -7,6 +7,7 @@ from its last finished node without doing finished steps again.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import uuid
 from collections.abc import Callable, Iterator
@@ -54,6 +55,7 @@ class TaskView(BaseModel):
     out_dir: str | None = None
     history: list[dict[str, Any]] = Field(default_factory=list)
     prompts: list[dict[str, Any]] = Field(default_factory=list)
+    llm_usage: dict[str, Any] = Field(default_factory=dict)  # the last turn's model use (this process)
     trace: list[TraceEvent] = Field(default_factory=list)
 
 
@@ -75,6 +77,7 @@ class TaskService:
                                    prompts=prompts or PromptStore.from_env(label=self.config.prompt_label),
                                    tools=self.tools, catalog=catalog, warehouse=warehouse, ask=ask, llm=self.llm,
                                    today=self.today)
+        self.turns: dict[str, Any] = {}  # task id -> its last ModelTurn in this process, for llm_usage
         self.checkpointer = checkpointer or sqlite_checkpointer(self.settings.home / "tasks.sqlite")
         self.graph = build_graph(checkpointer=self.checkpointer)
 
@@ -110,8 +113,15 @@ class TaskService:
     # --- running ------------------------------------------------------------------------
 
     def stream(self, payload: Any, task_id: str) -> Iterator[dict[str, Any]]:
-        """Drive the graph until it waits or ends, yielding one event per finished node."""
-        for update in self.graph.stream(payload, self._config(task_id), context=self.context,
+        """Drive the graph until it waits or ends, yielding one event per finished node.
+
+        One model budget per call (a turn: planning, or the steps up to the next approval);
+        its use is kept for the task's `llm_usage`."""
+        turn = self.llm.turn() if hasattr(self.llm, "turn") else self.llm
+        context = dataclasses.replace(self.context, llm=turn)
+        if hasattr(turn, "usage"):
+            self.turns[task_id] = turn
+        for update in self.graph.stream(payload, self._config(task_id), context=context,
                                         stream_mode="updates", durability="sync"):
             for node, values in update.items():
                 if node.startswith("__") or not isinstance(values, dict):
@@ -191,6 +201,7 @@ class TaskService:
                         plan_source=values.get("plan_source"), pending=pending, summary=values.get("summary"),
                         files=sorted(set(values.get("files") or [])), out_dir=values.get("out_dir"),
                         history=values.get("history") or [], prompts=values.get("prompts") or [],
+                        llm_usage=self.turns[task_id].usage() if task_id in self.turns else {},
                         trace=values.get("trace") or [])
 
     def close(self) -> None:

@@ -22,7 +22,7 @@ from vitrina.ask.llm.schemas import (
     TableChoice,
     TopicChoice,
 )
-from vitrina.llm.client import LLMClient
+from vitrina.llm.client import ModelTurn
 from vitrina.llm.prompts import PromptLibrary
 from vitrina.trace import Trace
 
@@ -31,24 +31,17 @@ T = TypeVar("T", bound=BaseModel)
 LANGS = {"ru": "Russian", "en": "English"}
 
 
-class TurnModel:
-    """The model for one turn, with a breaker: once the endpoint gives no reply at all
-    (down, timing out), the rest of the turn uses rules instead of waiting again."""
-
-    def __init__(self, client: LLMClient) -> None:
-        self.client = client
-        self.down = False
+# The model for one turn: vitrina.llm's ModelTurn holds the turn's budget (seconds, tokens);
+# once it is spent, or the endpoint gave no reply at all, the rest of the turn uses rules.
+TurnModel = ModelTurn
 
 
-def ask_model(model: TurnModel, task: str, schema: type[T], trace: Trace, /, **variables: Any) -> T | None:
+def ask_model(model: ModelTurn, task: str, schema: type[T], trace: Trace, /, **variables: Any) -> T | None:
     """One typed request; the prompt file is named after the task."""
-    if model.down:
-        trace.branch("model unavailable this turn: rule path", task=task)
-        return None
-    reply = model.client.structured(task, PROMPTS.render(task, **variables), schema, trace=trace)
+    reply = model.structured(task, PROMPTS.render(task, **variables), schema, trace=trace)
+    if reply.skipped:
+        return None  # the client traced why (budget, breaker, endpoint down this turn)
     if reply.value is None:
-        if reply.raw is None:
-            model.down = True
         trace.suppressed("model reply unusable: rule path used", task=task, error=reply.error)
     else:
         trace.branch("model answered", task=task, repaired=reply.repaired)

@@ -118,7 +118,10 @@ class _Scope:
         for sub in root.find_all(exp.Subquery):
             if sub.alias and isinstance(sub.this, exp.Select):
                 self.derived[sub.alias.lower()] = sub.this
-        for t in root.find_all(exp.Table):
+        # aliased tables first: in `UPDATE t ... FROM dw.F AS t` the alias names the real table,
+        # and the bare target `t` must not claim the name before it
+        tables = sorted(root.find_all(exp.Table), key=lambda t: not t.alias)
+        for t in tables:
             if not t.name or id(t) in (exclude or ()):
                 continue
             key = (t.alias or t.name).lower()

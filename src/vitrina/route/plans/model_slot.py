@@ -26,16 +26,15 @@ def model_scores(llm: Any, question: str, candidates: list[dict[str, Any]], trac
     if llm is None:
         return {}
     listing = "\n".join(f"{c['id']}: {c['label']} (SQL: {c.get('sql') or c.get('query') or '-'})" for c in candidates)
-    try:
-        answer = llm.structured("route_plan_score", [
-            {"role": "system", "content": "Score each report plan 0..1 for how well it answers the request."},
-            {"role": "user", "content": f"Request: {question}\nPlans:\n{listing}"}], PlanScores)
-    except Exception as exc:  # the model is optional: code scores stand
-        trace.suppressed("model plan scoring failed", error=f"{type(exc).__name__}: {exc}")
+    reply = llm.structured("route_plan_score", [
+        {"role": "system", "content": "Score each report plan 0..1 for how well it answers the request."},
+        {"role": "user", "content": f"Request: {question}\nPlans:\n{listing}"}], PlanScores, trace=trace)
+    if reply.value is None:  # the model is optional: code scores stand
+        trace.suppressed("model plan scoring failed: code scores stand", error=reply.error)
         return {}
     known = {c["id"] for c in candidates}
     out = {}
-    for s in getattr(answer, "scores", []):
+    for s in reply.value.scores:
         if s.id in known:
             out[s.id] = (round(MODEL_WEIGHT * s.score, 3), s.reason)
         else:

@@ -55,7 +55,7 @@ def docs_measure(name: str, state: State, who: Who, llm: bool = False) -> dict[s
 
 def _reword(state: ServerState, lineage: dict[str, Any], lang: str) -> dict[str, Any]:
     """The wording pass over the manual's lineage; rejected wordings keep the rules text."""
-    from vitrina.docs.live import reword
+    from vitrina.docs import reword
     from vitrina.llm.factory import LLMSettingsError, build_client
 
     try:

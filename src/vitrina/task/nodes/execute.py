@@ -85,9 +85,9 @@ def _model(state: TaskState, ctx: TaskContext, index: int, trace: Trace) -> dict
         plan = replace_step(state["plan"], index, error=text("no_calls", lang))
         return {"plan": plan, "step_done": True, **counts, "trace": trace.events}
     if reply.error is not None or reply.message is None:
-        trace.error("executor model failed", error=reply.error)
-        plan = replace_step(state["plan"], index, error=text("model_failed", lang, error=reply.error))
-        return {"plan": plan, "step_done": True, **counts, "trace": trace.events}
+        # the model failed (down, out of budget, empty): the step runs as it would with --no-llm
+        trace.suppressed("executor model failed: the step runs by rules", error=reply.error, step=step.n)
+        return _rules(state, ctx, index, trace)
     calls = list(reply.message.tool_calls)
     if not calls:
         plan = replace_step(state["plan"], index, report=reply.text.strip()[:4000])

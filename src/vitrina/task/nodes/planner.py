@@ -1,5 +1,6 @@
-"""planner: a plan from the model (typed, one repair, then one step per sentence) or, with no
-model, from the rule templates. Plans are capped in length; the source is recorded."""
+"""planner: a plan from the model (typed, one repair) or from the rule templates: with no
+model, and when the model fails, the same template plan (`--no-llm` gives). Plans are
+capped in length; the source is recorded."""
 
 from __future__ import annotations
 
@@ -7,9 +8,15 @@ from langgraph.runtime import Runtime
 
 from vitrina.task.context import TaskContext
 from vitrina.task.messages import text
-from vitrina.task.plan import sentence_plan, template_plan
+from vitrina.task.plan import template_plan
 from vitrina.task.state import PlanDraft, Step, TaskState
 from vitrina.trace import Trace
+
+
+def _from_rules(state: TaskState, ctx: TaskContext) -> list[Step]:
+    comment = state.get("plan_comment")
+    wording = f"{state['request']}. {comment}" if comment else state["request"]
+    return template_plan(wording, ctx.limits.max_plan_steps, state.get("lang", "ru"))
 
 
 def _from_model(state: TaskState, ctx: TaskContext, trace: Trace) -> tuple[list[Step], str, list[dict]]:
@@ -20,8 +27,8 @@ def _from_model(state: TaskState, ctx: TaskContext, trace: Trace) -> tuple[list[
     reply = ctx.llm.structured("task_planner", [("system", system), ("human", state["request"])], PlanDraft,
                                trace=trace)
     if reply.value is None:
-        trace.suppressed("planner output unusable after one repair: one step per sentence", error=reply.error)
-        return sentence_plan(state["request"], ctx.limits.max_plan_steps), "fallback", [prompt.record()]
+        trace.suppressed("planner model failed: the rule template plan", error=reply.error)
+        return _from_rules(state, ctx), "template", [prompt.record()]
     steps = [Step(n=i, title=d.title, tool=d.tool if d.tool in ctx.tools else None, args=d.args)
              for i, d in enumerate(reply.value.steps, start=1)]
     return steps, "llm_repaired" if reply.repaired else "llm", [prompt.record()]
@@ -30,13 +37,10 @@ def _from_model(state: TaskState, ctx: TaskContext, trace: Trace) -> tuple[list[
 def planner(state: TaskState, runtime: Runtime[TaskContext]) -> dict:
     ctx = runtime.context
     trace = Trace("planner")
-    lang = state.get("lang", "ru")
     if ctx.llm is not None:
         steps, source, prompts = _from_model(state, ctx, trace)
     else:
-        comment = state.get("plan_comment")
-        wording = f"{state['request']}. {comment}" if comment else state["request"]
-        steps, source, prompts = template_plan(wording, ctx.limits.max_plan_steps, lang), "template", []
+        steps, source, prompts = _from_rules(state, ctx), "template", []
         trace.branch("no model: plan from the rule templates", steps=len(steps))
     limit = ctx.limits.max_plan_steps
     if len(steps) > limit:
