@@ -84,8 +84,3 @@ def next_step(step_id: str) -> Step | None:
     ids = [s.id for s in CHAIN]
     i = ids.index(step_id)
     return CHAIN[i + 1] if i + 1 < len(CHAIN) else None
-
-
-def phase_after(phase: str) -> str | None:
-    i = PHASES.index(phase)
-    return PHASES[i + 1] if i + 1 < len(PHASES) else None

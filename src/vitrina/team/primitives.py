@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vitrina.team.board import BoardStore, Comment, Task
-from vitrina.team.chain import STEPS
+from vitrina.team.chain import PHASES, STEPS
 from vitrina.team.errors import InvalidTransition, PermissionDenied, TeamError
 from vitrina.team.lifecycle import HandoffStatus, TaskKind, TaskStatus, check_transition
 from vitrina.team.permissions import require_assignee, require_move, require_primitive
@@ -155,7 +155,7 @@ class Primitives:
         parsed = parse_comment(
             text,
             roles=list(self.roster.roles),
-            phases=None,
+            phases=PHASES,
             expect_verdict=task.kind is TaskKind.REVIEW and role.kind == "reviewer",
         )
         if parsed.verdict is not None:

@@ -71,11 +71,6 @@ class Toolbox:
         self._use("read_spec")
         return self.ctx.spec.read_all(self.branch)
 
-    def read_main_spec(self) -> dict[str, Any]:
-        """The accepted spec (main): what earlier steps merged."""
-        self._use("read_spec")
-        return self.ctx.spec.read_all("main")
-
     def read_artifact(self, path: str, *, ref: str | None = None) -> str | None:
         self._use("read_artifact")
         return self.ctx.workspace.read(ref or self.branch, path)

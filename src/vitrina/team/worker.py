@@ -9,7 +9,6 @@ control back to the coordinator whatever NEXT says, and the ignored NEXT is reco
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Literal
 
@@ -227,13 +226,3 @@ def _carry_out(ctx: BuildContext, step: NextStep, comment: Comment, block: Hando
         ctx.prims.open_blocker(role, task_id, reason)
     elif block.status is HandoffStatus.REVIEW_DONE:
         ctx.prims.change_status(role, task_id, TaskStatus.DONE)
-
-
-def describe(comment: Comment) -> str:
-    """One line for the live view: the block's status, or what was wrong."""
-    if comment.problems:
-        return "invalid: " + "; ".join(comment.problems)[:120]
-    parts = [comment.handoff["status"]] if comment.handoff else []
-    if comment.verdict:
-        parts.append(comment.verdict["verdict"])
-    return " / ".join(parts) or json.dumps(comment.handoff)[:80]

@@ -63,6 +63,15 @@ class BoardStore:
     def close(self) -> None:
         self.engine.dispose()
 
+    def _insert_once(self, table: Any, row: dict[str, Any]) -> bool:
+        """Insert a keyed row; False when its key is already there (written before)."""
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(insert(table).values(**row))
+        except IntegrityError:
+            return False
+        return True
+
     # builds ---------------------------------------------------------------------------
     def create_build(
         self,
@@ -89,12 +98,7 @@ class BoardStore:
             "created_at": now,
             "updated_at": now,
         }
-        try:
-            with self.engine.begin() as conn:
-                conn.execute(insert(s.builds).values(**row))
-            created = True
-        except IntegrityError:
-            created = False
+        created = self._insert_once(s.builds, row)
         build = self.find_build(key)
         assert build is not None
         return build, created
@@ -170,12 +174,7 @@ class BoardStore:
             "created_at": now,
             "updated_at": now,
         }
-        try:
-            with self.engine.begin() as conn:
-                conn.execute(insert(s.tasks).values(**row))
-            created = True
-        except IntegrityError:
-            created = False
+        created = self._insert_once(s.tasks, row)
         task = self.find_task(build_id, key)
         assert task is not None
         return task, created
@@ -256,12 +255,7 @@ class BoardStore:
             "problems": _json(problems or []),
             "created_at": time.time(),
         }
-        try:
-            with self.engine.begin() as conn:
-                conn.execute(insert(s.comments).values(**row))
-            created = True
-        except IntegrityError:
-            created = False
+        created = self._insert_once(s.comments, row)
         with self.engine.connect() as conn:
             found = (
                 conn.execute(
@@ -291,16 +285,14 @@ class BoardStore:
     # markers and attachments ------------------------------------------------------------
     def set_marker(self, task_id: int, name: str, round: int, value: str = "") -> bool:
         """True when the marker is new; False when it was already there (nothing changes)."""
-        try:
-            with self.engine.begin() as conn:
-                conn.execute(
-                    insert(s.markers).values(
-                        task_id=task_id, name=name, round=round, value=value, created_at=time.time()
-                    )
-                )
-        except IntegrityError:
-            return False
-        return True
+        row = {
+            "task_id": task_id,
+            "name": name,
+            "round": round,
+            "value": value,
+            "created_at": time.time(),
+        }
+        return self._insert_once(s.markers, row)
 
     def markers(self, task_id: int) -> list[Marker]:
         with self.engine.connect() as conn:
@@ -319,21 +311,15 @@ class BoardStore:
     def attach(
         self, *, task_id: int, name: str, path: str, media_type: str, sha256: str
     ) -> tuple[Attachment, bool]:
-        try:
-            with self.engine.begin() as conn:
-                conn.execute(
-                    insert(s.attachments).values(
-                        task_id=task_id,
-                        name=name,
-                        path=path,
-                        media_type=media_type,
-                        sha256=sha256,
-                        created_at=time.time(),
-                    )
-                )
-            created = True
-        except IntegrityError:
-            created = False
+        row = {
+            "task_id": task_id,
+            "name": name,
+            "path": path,
+            "media_type": media_type,
+            "sha256": sha256,
+            "created_at": time.time(),
+        }
+        created = self._insert_once(s.attachments, row)
         found = next(a for a in self.attachments(task_id) if a.name == name)
         return found, created
 

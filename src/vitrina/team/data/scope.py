@@ -113,6 +113,12 @@ def _stems_cover(words: str, synonym: str) -> bool:
     )
 
 
+def _named(text: str, names: list[str], synonyms: list[str]) -> bool:
+    """``text`` is one of the names (folded), or a synonym's stems cover its words."""
+    folded = _fold(text)
+    return folded in {_fold(n) for n in names} or any(_stems_cover(folded, s) for s in synonyms)
+
+
 def find_metric(request: KpiRequest, catalog: Catalog) -> Metric | None:
     """The catalog metric a KPI names: id, then name, then a synonym covering its words."""
     if request.metric:
@@ -247,10 +253,7 @@ def _filters(brief: Brief, catalog: Catalog, flags: list[Flag]) -> list[ScopeFil
             for t in catalog.tables.values()
             for c in t.columns
             if c.role is ColumnRole.DIMENSION
-            and (
-                _fold(request.dimension) in {c.name, _fold(c.label("ru")), _fold(c.label("en"))}
-                or any(_stems_cover(_fold(request.dimension), s) for s in c.synonyms)
-            )
+            and _named(request.dimension, [c.name, c.label("ru"), c.label("en")], c.synonyms)
         ]
         dictionaries = [(col, catalog.dictionary_for(*col.rsplit(".", 1))) for col in columns]
         dictionaries = [(col, d) for col, d in dictionaries if d is not None]
@@ -272,8 +275,7 @@ def _filters(brief: Brief, catalog: Catalog, flags: list[Flag]) -> list[ScopeFil
                 (
                     v.value
                     for v in dictionary.values
-                    if _fold(wanted) in {_fold(v.value), *(_fold(s) for s in v.synonyms)}
-                    or any(_stems_cover(_fold(wanted), s) for s in v.synonyms)
+                    if _named(wanted, [v.value, *v.synonyms], v.synonyms)
                 ),
                 None,
             )

@@ -8,11 +8,10 @@ from typing import Any
 
 from vitrina.catalog import Catalog
 from vitrina.sql.checks import run_checks
-from vitrina.team.agents.base import Finding, WorkItem, bullet_list, review
-from vitrina.team.agents.rules.common import design_of
+from vitrina.team.agents.base import Finding, WorkItem
+from vitrina.team.agents.rules.common import design_of, finish_review
 from vitrina.team.data.cost import COST_LIMIT_ROWS
 from vitrina.team.data.views import DatasetView
-from vitrina.team.messages import text
 from vitrina.team.toolbox import Toolbox
 
 ERROR_LINT = {"SQL-001", "SQL-004", "GUARD-001"}
@@ -153,23 +152,7 @@ class BiTechLeadRules:
                 "SQL-001..006 lint",
                 "COST-001/002 EXPLAIN",
             ]
-        tools.write_spec(
-            "verdicts",
-            {
-                "reviewer": "bi-tech-lead",
-                "round": work.task.round,
-                "findings": [f.amendment() for f in findings],
-                "checks": checks,
-            },
-        )
-        joined = ", ".join(checks)
-        if not findings:
-            return review(text("review_ok", work.lang, checks=joined), findings)
-        return review(
-            f"{text('review_findings', work.lang, checks=joined)}\n"
-            f"{bullet_list([f.amendment() for f in findings], limit=20)}",
-            findings,
-        )
+        return finish_review(work, tools, findings, checks)
 
     def _built(self, tools: Toolbox, view: DatasetView) -> list[Finding]:
         sql = tools.read_artifact(f"datasets/{view.id}.sql")

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from vitrina.present.columns import ColumnMeta
-from vitrina.team.agents.base import WorkItem, bullet_list, codes, handoff
+from vitrina.team.agents.base import Finding, WorkItem, bullet_list, codes, handoff, review
 from vitrina.team.data.results import decode_result
 from vitrina.team.data.scope import Scope
 from vitrina.team.data.views import DatasetDesign, DatasetView
@@ -66,3 +66,31 @@ def unchanged_rework(work: WorkItem, changed: bool) -> str | None:
     if work.mode == "rework" and not changed:
         return blocked(text("same_result", work.lang), work.amendments)
     return None
+
+
+def finish_review(
+    work: WorkItem,
+    tools: Toolbox,
+    findings: list[Finding],
+    checks: list[str],
+    record: dict[str, Any] | None = None,
+) -> str:
+    """Write the reviewer's verdict section (on the reviewed branch) and its comment."""
+    tools.write_spec(
+        "verdicts",
+        {
+            "reviewer": tools.role.id,
+            "round": work.task.round,
+            **(record or {}),
+            "findings": [f.amendment() for f in findings],
+            "checks": checks,
+        },
+    )
+    joined = ", ".join(checks)
+    if not findings:
+        return review(text("review_ok", work.lang, checks=joined), findings)
+    return review(
+        f"{text('review_findings', work.lang, checks=joined)}\n"
+        f"{bullet_list([f.amendment() for f in findings], limit=20)}",
+        findings,
+    )

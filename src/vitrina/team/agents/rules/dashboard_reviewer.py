@@ -7,11 +7,10 @@ import json
 import re
 from typing import Any
 
-from vitrina.team.agents.base import Finding, WorkItem, bullet_list, review
+from vitrina.team.agents.base import Finding, WorkItem
 from vitrina.team.agents.rules.chart_builder import expected_spec
-from vitrina.team.agents.rules.common import design_of, metas_of, scope_of
+from vitrina.team.agents.rules.common import design_of, finish_review, metas_of, scope_of
 from vitrina.team.data.layout import WIDTHS, overlaps, title_limit
-from vitrina.team.messages import text
 from vitrina.team.toolbox import Toolbox
 
 # another origin: a scheme (except inline data:) or a protocol-relative URL
@@ -30,18 +29,9 @@ class DashboardReviewerRules:
         check = {"presentation": self.design, "charts": self.charts, "dashboard": self.dashboard}[
             work.step.id
         ]
-        record: dict[str, Any] = {"reviewer": "dashboard-reviewer", "round": work.task.round}
+        record: dict[str, Any] = {}
         findings, checks = check(work, tools, spec, record)
-        record.update(findings=[f.amendment() for f in findings], checks=checks)
-        tools.write_spec("verdicts", record)
-        joined = ", ".join(checks)
-        if not findings:
-            return review(text("review_ok", work.lang, checks=joined), findings)
-        return review(
-            f"{text('review_findings', work.lang, checks=joined)}\n"
-            f"{bullet_list([f.amendment() for f in findings], limit=20)}",
-            findings,
-        )
+        return finish_review(work, tools, findings, checks, record)
 
     def design(
         self, work: WorkItem, tools: Toolbox, spec: dict[str, Any], record: dict[str, Any]

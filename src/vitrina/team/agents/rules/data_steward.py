@@ -17,11 +17,10 @@ from typing import Any
 from sqlglot import exp
 
 from vitrina.present.numbers import to_decimal
-from vitrina.team.agents.base import Finding, WorkItem, bullet_list, review
-from vitrina.team.agents.rules.common import design_of, scope_of, stored_result
+from vitrina.team.agents.base import Finding, WorkItem
+from vitrina.team.agents.rules.common import design_of, finish_review, scope_of, stored_result
 from vitrina.team.data.independent import independent_sql
 from vitrina.team.data.scope import Scope, ScopeKpi
-from vitrina.team.messages import text
 from vitrina.team.toolbox import Toolbox, ToolError
 
 TOLERANCE = Decimal(
@@ -145,7 +144,7 @@ class DataStewardRules:
             "KPI-004 additivity",
             "ERR-002 key coverage",
         ]
-        return self._verdict(work, tools, findings, checks)
+        return finish_review(work, tools, findings, checks)
 
     def review_data(self, work: WorkItem, tools: Toolbox, spec: dict[str, Any]) -> str:
         scope, design = scope_of(spec), design_of(spec)
@@ -225,22 +224,4 @@ class DataStewardRules:
             "KPI-003 breakdown totals",
             "KPI-001 non-null",
         ]
-        return self._verdict(work, tools, findings, checks)
-
-    def _verdict(
-        self, work: WorkItem, tools: Toolbox, findings: list[Finding], checks: list[str]
-    ) -> str:
-        tools.write_spec(
-            "verdicts",
-            {
-                "reviewer": "data-steward",
-                "round": work.task.round,
-                "findings": [f.amendment() for f in findings],
-                "checks": checks,
-            },
-        )
-        joined = ", ".join(checks)
-        if not findings:
-            return review(text("review_ok", work.lang, checks=joined), findings)
-        body = f"{text('review_findings', work.lang, checks=joined)}\n{bullet_list([f.amendment() for f in findings])}"
-        return review(body, findings)
+        return finish_review(work, tools, findings, checks)
