@@ -108,8 +108,11 @@ def test_a_crash_then_a_restart_duplicates_nothing(
     assert_nothing_twice(service.store, report.build.id)
 
 
-def test_a_killed_build_process_resumes_without_duplicates(demo_db: Path, tmp_path: Path) -> None:
-    """SIGKILL `vitrina build` after two merges, start it again: one review, verdict and merge each."""
+@pytest.mark.parametrize("after_merges", [1, 2, 4])
+def test_a_killed_build_process_resumes_without_duplicates(
+    demo_db: Path, tmp_path: Path, after_merges: int
+) -> None:
+    """SIGKILL `vitrina build` after N merges, start it again: one review, verdict and merge each."""
     brief = tmp_path / "brief.yaml"
     brief.write_text(BRIEF, encoding="utf-8")
     board_file = tmp_path / "board.sqlite"
@@ -139,10 +142,10 @@ def test_a_killed_build_process_resumes_without_duplicates(demo_db: Path, tmp_pa
                     ).scalar()
             except Exception:  # the schema is still being created
                 merged = 0
-        if merged >= 2:
+        if merged >= after_merges:
             process.send_signal(signal.SIGKILL)
             break
-        time.sleep(0.05)
+        time.sleep(0.02)
     process.wait(timeout=30)
     assert process.returncode == -signal.SIGKILL, "the build finished before it could be killed"
     rerun = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)

@@ -136,3 +136,41 @@ def test_requested_reviewers_survive_a_crash_after_the_hand_off(env) -> None:
         "bi-tech-lead",
         "data-steward",
     ]
+
+
+def test_a_task_whose_branch_was_never_cut_gets_it_when_worked_on(env, tmp_path) -> None:
+    """Killed between the task's insert and `git update-ref`: the role's tools cut the branch."""
+    from vitrina.team.board import Task
+    from vitrina.team.context import BuildContext
+    from vitrina.team.toolbox import Toolbox
+
+    task, _ = env.store.create_task(
+        build_id=env.build.id,
+        key="step:dataset",
+        kind="work",
+        title="Dataset",
+        role="dataset-architect",
+        phase="design",
+        step="dataset",
+        branch="task/dataset",
+    )
+    assert env.workspace.tip("task/dataset") is None
+    ctx = BuildContext(
+        store=env.store,
+        roster=env.roster,
+        skills=None,
+        build=env.build,
+        brief=None,
+        catalog=None,
+        warehouse=None,
+        workspace=env.workspace,
+        spec=None,
+        prims=env.prims,
+        agents={},
+        today=None,
+        row_cap=10,
+        publishers=[],
+        attachments_dir=tmp_path,
+    )
+    Toolbox(ctx, env.roster.get("dataset-architect"), Task.model_validate(task.model_dump()))
+    assert env.workspace.tip("task/dataset") == env.workspace.tip("main")

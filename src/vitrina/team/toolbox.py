@@ -50,6 +50,9 @@ class Toolbox:
         if not task.branch:
             raise ToolError(f"task {task.id} has no branch: a role never works on main")
         self.branch = task.branch
+        ctx.workspace.ensure_branch(
+            self.branch
+        )  # a crash may have come between the task and its branch
         self.calls = 0
         self.trace = Trace(role.id)
 
