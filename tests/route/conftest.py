@@ -15,8 +15,9 @@ def make_route(make_service):
     from vitrina.route import RouteService
 
     def factory(**kwargs):
-        ask = make_service()
-        return RouteService(ask_service=ask, today=TODAY, write_files=kwargs.pop("write_files", False), **kwargs)
+        write_files = kwargs.pop("write_files", False)
+        ask = make_service(write_files=write_files)  # a report's files are the ask run's files
+        return RouteService(ask_service=ask, today=TODAY, write_files=write_files, **kwargs)
 
     return factory
 

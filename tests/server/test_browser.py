@@ -169,3 +169,27 @@ def test_missing_vendor_files_are_explained(page, server, monkeypatch):
         assert "vitrina.server.assets" in page.locator("#banner").inner_text()
     finally:
         shutil.move(backup, assets.VENDOR_DIR)
+
+
+def test_task_page_redo_comment_refused_then_applied(page, server):
+    """Rules mode (no model configured): a redo comment the rules cannot read is refused on the
+    page with what the step takes; one they can read reruns the step with the new period."""
+    missing = []
+    page.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
+    page.goto(server.url + "/task")
+    page.fill("#request", "Открытия кошельков по регионам за 3 квартал 2026")
+    page.click("#start button[type=submit]")
+    page.get_by_role("button", name="Одобрить").click()  # the plan
+    page.wait_for_selector("#current h3", timeout=60_000)
+    comments = iter(["сделай красивее", "за 2 квартал 2026"])
+    page.on("dialog", lambda d: d.accept(next(comments)))
+    page.get_by_role("button", name="Повторить").click()
+    notice = page.wait_for_selector("#current .notice", timeout=60_000)
+    assert "Комментарий не понят без модели" in notice.inner_text()
+    _shot(page, "task-redo-refused")
+    page.get_by_role("button", name="Повторить").click()
+    page.wait_for_function("document.querySelector('#current') && "
+                           "document.querySelector('#current').innerText.includes('Повтор с изменениями')",
+                           timeout=60_000)
+    assert "II квартал 2026" in page.inner_text("#current")
+    assert [u for u in missing if not u.endswith("/favicon.ico")] == [], "only the browser's own icon request"

@@ -25,14 +25,16 @@ from vitrina.ask.nodes.refuse import refuse
 from vitrina.ask.nodes.resolve_context import resolve_context
 from vitrina.ask.nodes.select_tables import select_tables
 from vitrina.ask.nodes.semantic_check import semantic_check
-from vitrina.ask.nodes.start_turn import start_turn
+from vitrina.ask.nodes.start_turn import start_plan, start_turn
 from vitrina.ask.nodes.summarize_dialog import summarize_dialog
 from vitrina.ask.routes import (
     after_ambiguity,
     after_answer,
     after_feasibility,
     after_select,
+    after_start_plan,
     after_topic,
+    entry,
     make_sql_routes,
 )
 from vitrina.ask.state import AskState
@@ -50,11 +52,12 @@ def build_graph(*, max_sql_attempts: int = 3, checkpointer: Any = None) -> Any:
         ("guard_sql", guard_sql), ("check_sql", check_sql), ("execute", execute),
         ("check_result", check_result), ("answer", answer), ("refuse", refuse), ("fail", fail),
         ("choose_tables_llm", choose_tables_llm), ("check_feasibility", check_feasibility),
-        ("semantic_check", semantic_check), ("summarize_dialog", summarize_dialog),
+        ("semantic_check", semantic_check), ("summarize_dialog", summarize_dialog), ("start_plan", start_plan),
     ]:
         builder.add_node(name, node)
     after_guard, after_checks, after_semantic, after_execute = make_sql_routes(max_sql_attempts)
-    builder.add_edge(START, "start_turn")
+    builder.add_conditional_edges(START, entry)
+    builder.add_conditional_edges("start_plan", after_start_plan)
     builder.add_edge("start_turn", "resolve_context")
     builder.add_edge("resolve_context", "normalise_period")
     builder.add_edge("normalise_period", "detect_topic")

@@ -13,6 +13,15 @@ NON_RETRYABLE = ("connect:", "timeout:")
 SUMMARY_EVERY = 3  # answered turns between updates of the dialog summary
 
 
+def entry(state: AskState) -> Literal["start_turn", "start_plan"]:
+    """A question starts the whole turn; a given plan (run_plan) goes straight to SQL."""
+    return "start_plan" if state.get("given_plan") is not None else "start_turn"
+
+
+def after_start_plan(state: AskState) -> Literal["prune_context", "fail"]:
+    return "fail" if state.get("sql_error") else "prune_context"
+
+
 def after_topic(state: AskState) -> Literal["refuse", "check_ambiguity"]:
     return "refuse" if state.get("status") == "refused" else "check_ambiguity"
 

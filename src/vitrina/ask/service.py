@@ -142,16 +142,31 @@ class AskService:
         assert isinstance(result, AskResult)
         return result
 
+    def run_plan(self, plan: QueryPlan, *, question: str = "", lang: str | None = None,
+                 thread_id: str | None = None) -> AskResult:
+        """Run a plan made elsewhere (route's report planner) through ask's own tail: compile,
+        guard and EXPLAIN, deterministic checks, execution, result checks, the answer and its
+        files. `question` words the answer and the Excel sheet; `lang` defaults to its language."""
+        result = None
+        for item in self.stream(question, thread_id=thread_id, plan=plan, lang=lang):
+            result = item
+        assert isinstance(result, AskResult)
+        return result
+
     def stream(self, question: str, *, thread_id: str | None = None, segment: str | None = None,
-               topics: list[str] | None = None) -> Iterator[StepEvent | AskResult]:
+               topics: list[str] | None = None, plan: QueryPlan | None = None, lang: str | None = None
+               ) -> Iterator[StepEvent | AskResult]:
         """Run one turn, yielding a StepEvent after every graph node, then the AskResult.
-        The finished turn is exported as telemetry spans in the background."""
+        The finished turn is exported as telemetry spans in the background. With `plan`
+        (see `run_plan`) the turn starts at SQL generation."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
+        payload = (self._payload(question, thread_id, segment, topics) if plan is None
+                   else {"question": question, "given_plan": plan, "lang": lang})
         config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
         turn = self.llm.turn() if self.llm is not None else None
         steps: list[StepRecord] = []
         last, last_wall = time.perf_counter(), time.time()
-        for update in self.graph.stream(self._payload(question, thread_id, segment, topics), config,
+        for update in self.graph.stream(payload, config,
                                         context=self.context(turn), stream_mode="updates"):
             now = time.perf_counter()
             for node, values in update.items():

@@ -40,6 +40,7 @@ class AskState(TypedDict, total=False):
     question: str
     segment: str  # dialog setting: auto | b2b | b2c
     explicit_topics: list[str]
+    given_plan: QueryPlan | None  # a plan made elsewhere (run_plan): straight to SQL, ask's checks
     # understanding
     lang: str
     rewritten: str

@@ -16,14 +16,14 @@ MAX_CHAT_TURNS = 1000  # a terminal dialog's hard bound
 
 
 def _service(db: str | None, catalog: Path | None, onec: Path | None, model: Path | None, sql: list[Path] | None,
-             docs_index: Path | None, max_steps: int | None) -> Any:
+             docs_index: Path | None, max_steps: int | None, no_llm: bool = False) -> Any:
     from vitrina.config import load_settings
     from vitrina.route.context import MAX_STEPS
     from vitrina.route.service import RouteService
 
     settings = load_settings(db_url=db, catalog_dir=catalog)
     common: dict[str, Any] = {"docs_model": model, "docs_sql": sql or [], "docs_index": docs_index,
-                              "max_steps": max_steps or MAX_STEPS}
+                              "max_steps": max_steps or MAX_STEPS, "use_llm": not no_llm}
     if onec is not None:
         from vitrina.onec import OneCInputError, OneCSource
 
@@ -46,17 +46,18 @@ Model = Annotated[Path | None, typer.Option("--model", help="Tabular model (.bim
 Sql = Annotated[list[Path] | None, typer.Option("--sql", help="SQL folder for measure lineage; repeatable.")]
 DocsIndex = Annotated[Path | None, typer.Option("--docs-index", help="index.json of `vitrina docs` (measure search).")]
 MaxSteps = Annotated[int | None, typer.Option("--max-steps", help="Metadata analyst: most ReAct steps.")]
+NoLlm = Annotated[bool, typer.Option("--no-llm", help="Rules only, even when a model is configured.")]
 
 
 def route_command(
     request: Annotated[str, typer.Argument(help="A question, a report request, a metadata search, ...")],
     db: Db = None, catalog: CatalogDir = None, onec: OneC = None, model: Model = None, sql: Sql = None,
-    docs_index: DocsIndex = None, max_steps: MaxSteps = None,
+    docs_index: DocsIndex = None, max_steps: MaxSteps = None, no_llm: NoLlm = False,
     face: Annotated[str, typer.Option("--face", help="cli, web or mcp: the reply's shape.")] = "cli",
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
 ) -> None:
     """Send one request to the supervisor: it picks the role (ask, report, metadata, docs...)."""
-    service = _service(db, catalog, onec, model, sql, docs_index, max_steps)
+    service = _service(db, catalog, onec, model, sql, docs_index, max_steps, no_llm)
     try:
         result = service.handle(request, face=face)
     finally:
@@ -69,9 +70,9 @@ def route_command(
 
 
 def chat_command(db: Db = None, catalog: CatalogDir = None, onec: OneC = None, model: Model = None,
-                 sql: Sql = None, docs_index: DocsIndex = None) -> None:
+                 sql: Sql = None, docs_index: DocsIndex = None, no_llm: NoLlm = False) -> None:
     """A dialog in the terminal with the supervisor (every request routed to its role)."""
-    service = _service(db, catalog, onec, model, sql, docs_index, None)
+    service = _service(db, catalog, onec, model, sql, docs_index, None, no_llm)
     thread_id = uuid.uuid4().hex[:12]
     console.print(f"[bold]Vitrina chat[/] · dialog {thread_id} · empty line or Ctrl-D to quit")
     try:

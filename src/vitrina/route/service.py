@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 import uuid
 from collections.abc import Sequence
 from datetime import date
@@ -17,6 +18,8 @@ from vitrina.route.context import MAX_STEPS, RouteContext
 from vitrina.route.graph import RECURSION_LIMIT, build_graph
 from vitrina.route.messages import text
 from vitrina.trace import TraceEvent
+
+log = logging.getLogger(__name__)
 
 
 class RouteResult(BaseModel):
@@ -44,18 +47,21 @@ class RouteService:
 
     For a warehouse target, pass (or let it build) an AskService; its catalog and warehouse
     serve the report planner too. For a 1C target pass `onec=OneCSource.load(path)`.
+    The model slots (intent, plan scores) use `llm`, else the configured model (the ask
+    service's, or one built from the settings); `use_llm=False` (`--no-llm`) means rules only.
     """
 
     def __init__(self, settings: Settings | None = None, *, ask_service: Any = None, catalog: Catalog | None = None,
                  warehouse: Any = None, onec: Any = None, docs_model: Path | str | None = None,
                  docs_sql: Sequence[Path | str] = (), docs_index: Path | str | None = None, llm: Any = None,
                  task_runner: Any = None, today: date | None = None, write_files: bool = True,
-                 max_steps: int = MAX_STEPS) -> None:
+                 max_steps: int = MAX_STEPS, use_llm: bool = True) -> None:
         self.settings = settings or (ask_service.settings if ask_service is not None else load_settings())
         if onec is None and ask_service is None and warehouse is None:
             from vitrina.ask import AskService
 
-            ask_service = AskService(self.settings, catalog=catalog, today=today, write_files=write_files)
+            ask_service = AskService(self.settings, catalog=catalog, today=today, write_files=write_files,
+                                     use_llm=use_llm)
         self.ask_service = ask_service
         if onec is not None:
             catalog = onec.catalog
@@ -63,17 +69,18 @@ class RouteService:
             catalog = ask_service.catalog if ask_service is not None else load_catalog(self.settings.catalog_dir)
         if warehouse is None and ask_service is not None:
             warehouse = ask_service.warehouse
-        if llm is None and ask_service is not None:
-            llm = ask_service.llm  # the configured model (None with --no-llm or none set)
-        self.llm = llm
+        if llm is None and use_llm:  # the configured model (None when none is set)
+            llm = ask_service.llm if ask_service is not None else configured_llm(self.settings)
+        self.llm = llm if use_llm else None
         if task_runner is None and onec is None and ask_service is not None:
             task_runner = self._task
         self._task_service: Any = None
         self.context = RouteContext(
             settings=self.settings, catalog=catalog, warehouse=warehouse, onec=onec,
             ask=self._ask if ask_service is not None else None,
+            run_plan=ask_service.run_plan if ask_service is not None else None,
             docs_model=Path(docs_model) if docs_model else None, docs_sql=[Path(p) for p in docs_sql],
-            docs_index=Path(docs_index) if docs_index else None, llm=llm, task_runner=task_runner,
+            docs_index=Path(docs_index) if docs_index else None, llm=self.llm, task_runner=task_runner,
             today=today or date.today(), write_files=write_files, max_steps=max_steps)
         self.graph = build_graph()
 
@@ -89,7 +96,8 @@ class RouteService:
         if self._task_service is None:
             ask_service = self.ask_service
             self._task_service = TaskService(self.settings, catalog=ask_service.catalog,
-                                             warehouse=ask_service.warehouse,
+                                             warehouse=ask_service.warehouse, llm=self.llm,
+                                             use_llm=self.llm is not None,
                                              ask=lambda question: ask_service.ask(question))
         result = start_task_tool(request, approve_all=False, service=self._task_service)
         plan = "\n".join(f"{step['n']}. {step['title']}" for step in result["plan"])
@@ -123,3 +131,14 @@ class RouteService:
             self.ask_service.close()
         elif self.context.warehouse is not None:
             self.context.warehouse.close()
+
+
+def configured_llm(settings: Settings) -> Any:
+    """The model from the settings, or None; bad LLM settings mean rules, with a warning."""
+    from vitrina.llm.factory import LLMSettingsError, build_client
+
+    try:
+        return build_client(settings)
+    except LLMSettingsError as exc:
+        log.warning("LLM settings ignored, rules only: %s", exc)
+        return None

@@ -1,5 +1,8 @@
 """CLI: `vitrina task "..."`: the plan as a table, approvals typed or chosen, `--auto`, `--yes`.
-Thin: build the service, show what the task waits for, send the answer."""
+Thin: build the service, show what the task waits for, send the answer. Each choice keeps
+its number whatever is offered (1 approve, 2 redo or edit, 3 skip or replan, 4 stop), so a
+menu never renumbers after a redo; with `--json` stdout holds the JSON alone (prompts and
+progress go to stderr)."""
 
 from __future__ import annotations
 
@@ -9,9 +12,11 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 console = Console()
+NUMBERS = {"plan": ("approve", "edit", "replan", "stop"), "step": ("approve", "redo", "skip", "stop")}
 LABELS = {
     "ru": {"approve": "одобрить", "edit": "изменить", "replan": "перепланировать", "stop": "остановить",
            "redo": "повторить", "skip": "пропустить", "plan": "План", "step": "Шаг", "tool": "Инструмент",
@@ -34,44 +39,52 @@ def plan_table(view: Any) -> Table:
     return table
 
 
-def _choose(options: list[str], lang: str) -> str:
+def menu_numbers(kind: str, options: list[str]) -> dict[int, str]:
+    """Number -> choice, each choice with its fixed number (an option not offered leaves a gap)."""
+    return {n: o for n, o in enumerate(NUMBERS[kind], start=1) if o in options}
+
+
+def _choose(kind: str, options: list[str], lang: str, out: Console) -> str:
     t = LABELS.get(lang, LABELS["en"])
-    menu = "  ".join(f"[bold]{i}[/] {t[o]}" for i, o in enumerate(options, start=1))
+    numbered = menu_numbers(kind, options)
+    menu = "  ".join(f"[bold]{n}[/] {t[o]}" for n, o in numbered.items())
     for _ in range(10):
-        raw = console.input(f"{menu}\n{t['choose']}: ").strip().lower()
-        if raw.isdigit() and 1 <= int(raw) <= len(options):
-            return options[int(raw) - 1]
+        raw = out.input(f"{menu}\n{t['choose']}: ").strip().lower()
+        if raw.isdigit() and int(raw) in numbered:
+            return numbered[int(raw)]
         for o in options:
             if raw in (o, t[o]) or (raw and (o.startswith(raw) or t[o].startswith(raw))):
                 return o
     return "stop"
 
 
-def ask_decision(view: Any) -> dict[str, Any]:
+def ask_decision(view: Any, out: Console = console) -> dict[str, Any]:
     """Show what the task waits for and read the user's answer."""
     t = LABELS.get(view.lang, LABELS["en"])
     pending = view.pending
     if pending["kind"] == "plan":
-        console.print(plan_table(view))
+        out.print(plan_table(view))
     else:
         step = pending["step"]
-        console.print(f"[bold]{t['step']} {step['n']}. {step['title']}[/]", highlight=False)
+        out.print(f"[bold]{t['step']} {step['n']}. {escape(step['title'])}[/]", highlight=False)
         if step.get("report"):
-            console.print(step["report"], highlight=False, markup=False)
-        for out in step.get("outputs", []):
-            if out.get("files"):
-                console.print("  " + ", ".join(out["files"]), highlight=False, markup=False)
+            out.print(step["report"], highlight=False, markup=False)
+        for output in step.get("outputs", []):
+            if output.get("files"):
+                out.print("  " + ", ".join(output["files"]), highlight=False, markup=False)
         if pending.get("error"):
-            console.print(f"[red]{pending['error']}[/]", highlight=False)
-    action = _choose(pending["options"], view.lang)
+            out.print(pending["error"], style="red", highlight=False, markup=False)
+    if pending.get("notice"):
+        out.print(pending["notice"], style="yellow", highlight=False, markup=False)
+    action = _choose(pending["kind"], pending["options"], view.lang, out)
     decision: dict[str, Any] = {"action": action}
     if action in ("replan", "redo"):
-        decision["comment"] = console.input(f"{t['comment']}: ").strip()
+        decision["comment"] = out.input(f"{t['comment']}: ").strip()
     if action == "edit":
-        console.print(t["steps"])
+        out.print(t["steps"])
         lines = []
         for _ in range(MAX_EDIT_LINES):
-            line = console.input("> ").strip()
+            line = out.input("> ").strip()
             if not line:
                 break
             lines.append(line)
@@ -93,6 +106,7 @@ def task_command(
     from vitrina.config import load_settings
     from vitrina.task.service import InvalidDecision, TaskService, auto_decision
 
+    out = Console(stderr=True) if as_json else console  # with --json stdout is for the JSON alone
     settings = load_settings(db_url=db, catalog_dir=catalog)
     if not settings.db_url:
         from vitrina.ask import ensure_demo
@@ -101,32 +115,32 @@ def task_command(
     service = TaskService(settings, use_llm=not no_llm)
 
     def progress(event: dict[str, Any]) -> None:
-        if not as_json and event.get("step") and event["node"] == "execute":
+        if event.get("step") and event["node"] == "execute":
             step = event["step"]
             mark = "[red]✗[/]" if step.get("error") else "[green]✓[/]"
-            console.print(f"{mark} {step['n']}. {step['title']}", highlight=False)
+            out.print(f"{mark} {step['n']}. {escape(step['title'])}", highlight=False)
 
     try:
         if task_id:
             view = service.resume(task_id, on_event=progress)
         else:
             view = service.start(request, mode="auto" if auto else "semi", on_event=progress)
-            console.print(f"{LABELS.get(view.lang, LABELS['en'])['task']} {view.task_id}", style="dim")
+            out.print(f"{LABELS.get(view.lang, LABELS['en'])['task']} {view.task_id}", style="dim")
         for _ in range(service.config.limits.max_decisions):
             if view.pending is None:
                 break
-            decision = auto_decision(view.pending) if yes else ask_decision(view)
+            decision = auto_decision(view.pending) if yes else ask_decision(view, out)
             try:
                 view = service.decide(view.task_id, decision, on_event=progress)
             except InvalidDecision as exc:
-                console.print(f"[red]{exc}[/]", highlight=False)
+                out.print(str(exc), style="red", highlight=False, markup=False)
     finally:
         service.close()
     if as_json:
-        console.print_json(json.dumps(view.model_dump(mode="json", exclude={"trace"}), ensure_ascii=False,
-                                      default=str))
+        typer.echo(json.dumps(view.model_dump(mode="json", exclude={"trace"}), ensure_ascii=False, default=str,
+                              indent=2))
         return
-    console.print(view.summary or view.status, highlight=False, markup=False)
+    out.print(view.summary or view.status, highlight=False, markup=False)
 
 
 def register(app: typer.Typer) -> None:

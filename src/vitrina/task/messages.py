@@ -22,8 +22,10 @@ TEXTS: dict[str, dict[str, str]] = {
     "step_ok": {"ru": "Шаг {n} выполнен: {what}.", "en": "Step {n} done: {what}."},
     "summary_title": {"ru": "Итог задачи", "en": "Task summary"},
     "summary_request": {"ru": "Запрос", "en": "Request"},
-    "summary_plan": {"ru": "План и результаты", "en": "Plan and results"},
+    "summary_plan": {"ru": "Шаги", "en": "Steps"},
     "summary_files": {"ru": "Файлы", "en": "Files"},
+    "summary_findings": {"ru": "Выводы", "en": "Findings"},
+    "summary_failed": {"ru": "Шаг {n} «{title}» не выполнен: {why}", "en": "Step {n} “{title}” was not done: {why}"},
     "summary_counts": {"ru": "Выполнено шагов: {done} из {total}; пропущено: {skipped}; не выполнено: {pending}.",
                        "en": "Steps done: {done} of {total}; skipped: {skipped}; not done: {pending}."},
     "status_done": {"ru": "выполнен", "en": "done"},
@@ -34,6 +36,40 @@ TEXTS: dict[str, dict[str, str]] = {
     "redo_limit": {"ru": "Лимит повторов шага исчерпан ({limit}): шаг пропущен.",
                    "en": "The step's redo limit ({limit}) is spent: the step is skipped."},
     "plan_capped": {"ru": "План сокращён до {limit} шагов.", "en": "The plan was cut to {limit} steps."},
+    # result checks: a step whose result fails one cannot be approved
+    "no_data": {"ru": "Нет данных за {period}{span}.", "en": "There is no data for {period}{span}."},
+    "data_span": {"ru": "; данные есть с {start} по {end}", "en": "; the data cover {start} to {end}"},
+    "wrong_period": {"ru": "Ответ получен за {got}, а нужен период {want}.",
+                     "en": "The answer covers {got}, but {want} was asked."},
+    "series_short": {"ru": "Ряд покрывает {have} из {want} мес. ({first} – {last}){missing}.",
+                     "en": "The series covers {have} of {want} months ({first} – {last}){missing}."},
+    "series_missing": {"ru": "; нет месяцев: {months}", "en": "; missing months: {months}"},
+    "compare_empty": {"ru": "Сравнение пустое: {why}.", "en": "The comparison is empty: {why}."},
+    "compare_no_rows": {"ru": "в шаге {n} нет строк", "en": "step {n} has no rows"},
+    "compare_no_match": {"ru": "ни одна строка шага {a} не нашла пары в шаге {b}",
+                         "en": "no row of step {a} has a match in step {b}"},
+    "compare_partial": {"ru": "Период {period} неполный: данные по {end}. Сравнение неполного периода с полным "
+                              "покажет ложное падение; уточните период (повторить с комментарием).",
+                        "en": "The period {period} is incomplete: the data end on {end}. Comparing it with a "
+                              "whole period shows a false drop; give another period (redo with a comment)."},
+    "forecast_overlap": {"ru": "Прогноз перекрывает фактические данные: первый месяц прогноза — {first}, "
+                               "последний месяц с фактом — {last}.",
+                         "en": "The forecast overlaps actuals: its first month is {first}, the last month with "
+                               "actuals is {last}."},
+    "forecast_horizon": {"ru": "Прогноз на {got}, а запрошен {want}.",
+                         "en": "The forecast covers {got}, but {want} was asked."},
+    "partial_month": {"ru": "Неполные периоды ({why}) в ряд не входят: {month}",
+                      "en": "Incomplete periods ({why}) are left out of the series: {month}"},
+    "partial_data": {"ru": "данные по {end}", "en": "data to {end}"},
+    "partial_today": {"ru": "месяц ещё идёт", "en": "the month is not over"},
+    "partial_edges": {"ru": "период или данные покрывают его не целиком",
+                      "en": "the period or the data do not cover it whole"},
+    # redo comments in rules mode
+    "redo_applied": {"ru": "Повтор с изменениями: {changes}.", "en": "Redone with changes: {changes}."},
+    "redo_refused": {"ru": "Комментарий не понят без модели: «{comment}». Для этого шага можно изменить: {what}. "
+                           "Например: {example}.",
+                     "en": "The comment was not understood without a model: \"{comment}\". For this step you can "
+                           "change: {what}. For example: {example}."},
 }
 
 

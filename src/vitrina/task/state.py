@@ -48,6 +48,7 @@ class Step(BaseModel):
     status: StepStatus = "pending"
     attempts: int = 0  # redo count
     comment: str | None = None  # the user's (or evaluator's) comment for a redo
+    note: str | None = None  # what a redo comment changed ("Повтор с изменениями: ...")
     outputs: list[ToolOutput] = Field(default_factory=list)
     report: str | None = None
     error: str | None = None

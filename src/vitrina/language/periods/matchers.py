@@ -209,10 +209,17 @@ _SINCE = _rx(
 )
 
 
+# "с маем", "с октябрём", "с 2025 годом": "с" with the instrumental case means "with"
+_INSTRUMENTAL = re.compile(r"[а-яё]+(?:ём|ем|ом)\b", F)
+
+
 def match_since(text: str, today: date) -> Hit | None:
-    """ "с марта", "since 2024-03-01", "с 2024 года": from that point to today inclusive."""
+    """ "с марта", "since 2024-03-01", "с 2024 года": from that point to today inclusive
+    ("с маем 2025" compares with May, it is no period)."""
 
     def build(m: re.Match[str]) -> Hit | None:
+        if _INSTRUMENTAL.search(m["a"]):
+            return None
         a = parse_point(m["a"])
         if a is None:
             return None

@@ -36,10 +36,11 @@ def plan_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     asked = asked_of(req, cands[0].plan)
     rows = []
     for cand in cands:
-        scored = score_plan(cand.id, cand.plan, asked, ctx.catalog, dialect=ctx.dialect, row_cap=ctx.settings.row_cap)
+        scored = score_plan(cand, asked, ctx.catalog, dialect=ctx.dialect, row_cap=ctx.settings.row_cap)
         rows.append({"id": cand.id, "label": cand.label(lang), "total": scored.total, "code_score": scored.total,
                      "valid": scored.valid, "scores": scored.scores, "reasons": scored.reasons, "sql": scored.sql,
-                     "expected_rows": scored.expected_rows, "plan": cand.plan.model_dump(mode="json")})
+                     "expected_rows": scored.expected_rows, "plan": cand.plan.model_dump(mode="json"),
+                     "previous": cand.previous.model_dump(mode="json") if cand.previous else None})
     _add_model_scores(ctx, req.question, rows, trace)
     return _choose(rows, lang, trace, question=req.question)
 

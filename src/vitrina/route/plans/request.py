@@ -11,12 +11,13 @@ from vitrina.ask import PeriodRef, Reading, read_question
 from vitrina.catalog import Catalog
 from vitrina.language.detect import detect_lang
 from vitrina.language.periods import extract_period, period_offsets
+from vitrina.language.periods.compare import Comparison, Unit, find_comparison, strip_comparison
 
 PREFIX = re.compile(r"^\s*(?:(?:построй|сформируй|сделай|покажи|build|make|create|show)\s+(?:мне\s+|me\s+)?)?"
                     r"(?:(?:a|the)\s+)?(?:отч[её]т\w*|report)\s*(?:[:\-—]|по|о|об|on|of|about|for)?\s*",
                     re.IGNORECASE)
-COMPARE = re.compile(r"сравн|compar|\bvs\b|versus|динамик|прошл\w* год|previous year|год к году|year over year|yoy",
-                     re.IGNORECASE)
+# a comparison without its unit ("сравни", "vs"): with the previous period of the asked length
+COMPARE = re.compile(r"сравн|compar|\bvs\b|versus", re.IGNORECASE)
 
 
 def clean_question(request: str) -> str:
@@ -38,14 +39,28 @@ class ReportRequest:
     reading: Reading
     period: PeriodRef | None
     topic: str | None
-    compare: bool
+    comparison: Comparison | None  # "к прошлому году": the unit back to the compared period
+    compare_words: bool = False  # "сравни", "vs" with no unit named
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def compare(self) -> bool:
+        return self.comparison is not None or self.compare_words
+
+    @property
+    def compare_unit(self) -> Unit | None:
+        """How far back the compared period is: the unit named, else the asked period's own."""
+        if self.comparison is not None:
+            return self.comparison.unit
+        return "period" if self.compare_words else None
 
 
 def read_request(request: str, catalog: Catalog, today: date, facts: dict[str, Any] | None = None) -> ReportRequest:
     """Period, reading and topic of a report request; the analyst's findings fill what rules miss."""
     question = clean_question(request)
-    found = extract_period(question, today)
+    comparison = find_comparison(question)
+    # the comparison's words name the offset, not the period: "за III кв. 2026 к прошлому году"
+    found = extract_period(strip_comparison(question, comparison) if comparison else question, today)
     period = PeriodRef.of(found) if found is not None else None
     reading = read_question(question, catalog, period_span=period_offsets(question, period.span if period else None))
     topic = None
@@ -69,4 +84,4 @@ def read_request(request: str, catalog: Catalog, today: date, facts: dict[str, A
                 notes.append(f"topic from the analyst's table {table}")
                 break
     return ReportRequest(question=question, lang=detect_lang(question), reading=reading, period=period, topic=topic,
-                         compare=bool(COMPARE.search(question)), notes=notes)
+                         comparison=comparison, compare_words=bool(COMPARE.search(question)), notes=notes)

@@ -14,6 +14,7 @@ from math import prod
 from vitrina.ask import QueryPlan, compile_plan
 from vitrina.catalog import Catalog
 from vitrina.route.plans.request import ReportRequest
+from vitrina.route.plans.warehouse import Candidate, compared_period
 from vitrina.sql.guard import guard_with_catalog
 
 UNKNOWN_CARDINALITY = 50
@@ -39,21 +40,28 @@ class Asked:
     limit: int | None
     compare: bool
     period: tuple | None
+    previous: tuple | None = None  # the compared period the request names, when it names one
 
 
 def asked_of(req: ReportRequest, base: QueryPlan) -> Asked:
     """What the request asked for: the base plan (the ask planner's reading) is the reference."""
+    previous = None
+    if req.compare_unit and base.period:
+        found = compared_period(base.period, req.compare_unit)
+        previous = (found.start, found.end)
     return Asked(metrics=set(base.metrics), dimensions={(d.table, d.column) for d in base.dimensions},
                  grain=req.reading.grain, limit=req.reading.limit, compare=req.compare,
-                 period=(req.period.start, req.period.end) if req.period else None)
+                 period=(req.period.start, req.period.end) if req.period else None, previous=previous)
 
 
-def measures(plan: QueryPlan, asked: Asked, _: Catalog) -> tuple[float, str]:
+def measures(cand: Candidate, asked: Asked, _: Catalog) -> tuple[float, str]:
+    plan = cand.plan
     got = asked.metrics & set(plan.metrics)
     return (len(got) / len(asked.metrics) if asked.metrics else 1.0), f"measures {len(got)}/{len(asked.metrics)}"
 
 
-def dimensions(plan: QueryPlan, asked: Asked, _: Catalog) -> tuple[float, str]:
+def dimensions(cand: Candidate, asked: Asked, _: Catalog) -> tuple[float, str]:
+    plan = cand.plan
     have = {(d.table, d.column) for d in plan.dimensions}
     if not asked.dimensions:
         value = 1.0 if not have else 0.5
@@ -63,7 +71,8 @@ def dimensions(plan: QueryPlan, asked: Asked, _: Catalog) -> tuple[float, str]:
     return max(0.0, covered - 0.5 * extra), f"dimensions {len(asked.dimensions & have)}/{len(asked.dimensions)}"
 
 
-def joins(plan: QueryPlan, _: Asked, catalog: Catalog) -> tuple[float, str]:
+def joins(cand: Candidate, _: Asked, catalog: Catalog) -> tuple[float, str]:
+    plan = cand.plan
     rels = {(r.left, r.right) for r in catalog.relations} | {(r.right, r.left) for r in catalog.relations}
     for j in plan.joins:
         if (f"{j.left_table}.{j.left_column}", f"{j.right_table}.{j.right_column}") not in rels:
@@ -73,23 +82,25 @@ def joins(plan: QueryPlan, _: Asked, catalog: Catalog) -> tuple[float, str]:
     return 1.0, f"{len(plan.joins)} joins along many-to-one relations"
 
 
-def grain(plan: QueryPlan, asked: Asked, _: Catalog) -> tuple[float, str]:
-    if plan.grain == asked.grain:
-        return 1.0, f"grain {plan.grain or 'none'} as asked"
-    if asked.compare and asked.grain is None and plan.grain:
-        return 1.0, f"grain {plan.grain} splits the compared periods"
-    return 0.0, f"grain {plan.grain or 'none'}, asked {asked.grain or 'none'}"
+def grain(cand: Candidate, asked: Asked, _: Catalog) -> tuple[float, str]:
+    if cand.plan.grain == asked.grain:
+        return 1.0, f"grain {cand.plan.grain or 'none'} as asked"
+    return 0.0, f"grain {cand.plan.grain or 'none'}, asked {asked.grain or 'none'}"
 
 
-def period(plan: QueryPlan, asked: Asked, _: Catalog) -> tuple[float, str]:
+def period(cand: Candidate, asked: Asked, _: Catalog) -> tuple[float, str]:
+    plan, prev = cand.plan, cand.previous
     got = (plan.period.start, plan.period.end) if plan.period else None
-    if got == asked.period and asked.compare and got is not None:
-        return 0.5, "period as asked, but the comparison asked for needs the previous one too"
-    if got == asked.period:
-        return 1.0, "period as asked"
-    if asked.compare and asked.period and got and got[1] == asked.period[1]:
-        return 1.0, "period extended back for the comparison asked"
-    return 0.0, "period differs from the request"
+    if got != asked.period:
+        return 0.0, "period differs from the request"
+    compared = (prev.start, prev.end) if prev else None
+    if not asked.compare:
+        return (1.0, "period as asked") if compared is None else (0.5, "a comparison nobody asked for")
+    if compared is None:
+        return 0.5, "period as asked, but the comparison asked for needs the compared period too"
+    if compared == asked.previous:
+        return 1.0, f"period as asked, compared with {prev.label_en}"
+    return 0.25, f"compared with {prev.label_en}, not the period the request names"
 
 
 def expected_rows(plan: QueryPlan, catalog: Catalog) -> int:
@@ -104,7 +115,8 @@ def expected_rows(plan: QueryPlan, catalog: Catalog) -> int:
     return min(rows, plan.limit) if plan.limit else rows
 
 
-def size(plan: QueryPlan, asked: Asked, catalog: Catalog) -> tuple[float, str]:
+def size(cand: Candidate, asked: Asked, catalog: Catalog) -> tuple[float, str]:
+    plan = cand.plan
     rows = expected_rows(plan, catalog)
     full = expected_rows(plan.model_copy(update={"limit": None}), catalog)
     if plan.limit and full > plan.limit and not asked.limit:
@@ -113,7 +125,7 @@ def size(plan: QueryPlan, asked: Asked, catalog: Catalog) -> tuple[float, str]:
     return value, f"about {rows} rows"
 
 
-CRITERIA: tuple[tuple[str, float, Callable[[QueryPlan, Asked, Catalog], tuple[float, str]]], ...] = (
+CRITERIA: tuple[tuple[str, float, Callable[[Candidate, Asked, Catalog], tuple[float, str]]], ...] = (
     ("measures", 3.0, measures),
     ("dimensions", 3.0, dimensions),
     ("joins", 2.0, joins),
@@ -123,11 +135,12 @@ CRITERIA: tuple[tuple[str, float, Callable[[QueryPlan, Asked, Catalog], tuple[fl
 )
 
 
-def score_plan(cid: str, plan: QueryPlan, asked: Asked, catalog: Catalog, *, dialect: str, row_cap: int) -> Scored:
+def score_plan(cand: Candidate, asked: Asked, catalog: Catalog, *, dialect: str, row_cap: int) -> Scored:
     """Weighted criteria plus the compile-and-guard gate."""
-    out = Scored(id=cid, total=0.0, valid=True, expected_rows=expected_rows(plan, catalog))
+    plan = cand.plan
+    out = Scored(id=cand.id, total=0.0, valid=True, expected_rows=expected_rows(plan, catalog))
     for name, weight, criterion in CRITERIA:
-        value, reason = criterion(plan, asked, catalog)
+        value, reason = criterion(cand, asked, catalog)
         out.scores[name] = round(value, 3)
         out.total += weight * value
         out.reasons.append(f"{name}: {reason} ({value:.2f} x {weight:g})")

@@ -2,16 +2,18 @@
 
 The base plan comes from the ask job's planner (`build_plan`); the others change one
 decision each: no breakdown (a plain aggregate), a month series under the breakdown
-(detailed), the previous equal period alongside (comparison), the top N only.
+(detailed), the compared period alongside (comparison: the same plan for the period the
+comparison words name, "к прошлому году" a year back), the top N only.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, timedelta
 
 from vitrina.ask import PeriodRef, QueryPlan, build_plan
 from vitrina.catalog import Catalog
+from vitrina.language.periods.calendar import labels
+from vitrina.language.periods.compare import Unit, own_unit, previous_period
 from vitrina.route.plans.request import ReportRequest
 from vitrina.trace import Trace
 
@@ -24,6 +26,7 @@ class Candidate:
     label_ru: str
     label_en: str
     plan: QueryPlan
+    previous: PeriodRef | None = None  # comparison: the same plan runs for this period too
 
     def label(self, lang: str) -> str:
         return self.label_ru if lang == "ru" else self.label_en
@@ -41,20 +44,11 @@ def prune_joins(plan: QueryPlan, catalog: Catalog) -> QueryPlan:
     return plan.model_copy(update={"joins": list(reversed(kept))})
 
 
-def _previous(period: PeriodRef) -> tuple[PeriodRef, str] | None:
-    """The period extended back by one equal calendar unit, with the grain that splits it."""
-    s, e = period.start, period.end
-    if (s.month, s.day, e.month, e.day) == (1, 1, 12, 31) and s.year == e.year:
-        start, grain = date(s.year - 1, 1, 1), "year"
-    elif s.day == 1 and (e + timedelta(days=1)).day == 1 and s.month % 3 == 1 and (e.month - s.month) == 2:
-        start, grain = (date(s.year - 1, 10, 1) if s.month == 1 else date(s.year, s.month - 3, 1)), "quarter"
-    elif s.day == 1 and (e + timedelta(days=1)).day == 1 and s.month == e.month and s.year == e.year:
-        start, grain = (date(s.year - 1, 12, 1) if s.month == 1 else date(s.year, s.month - 1, 1)), "month"
-    else:
-        return None
-    label_ru = f"{start:%d.%m.%Y}–{e:%d.%m.%Y}"
-    return PeriodRef(start=start, end=e, label_ru=label_ru, label_en=f"{start:%Y-%m-%d} to {e:%Y-%m-%d}",
-                     span=period.span), grain
+def compared_period(period: PeriodRef, unit: Unit) -> PeriodRef:
+    """The period a comparison looks back to: one `unit` before the asked one."""
+    start, end = previous_period(period.start, period.end, unit)
+    label_ru, label_en = labels(start, end)
+    return PeriodRef(start=start, end=end, label_ru=label_ru, label_en=label_en)
 
 
 def _months(period: PeriodRef | None) -> int:
@@ -82,11 +76,12 @@ def warehouse_candidates(req: ReportRequest, catalog: Catalog, trace: Trace) -> 
     if base.dimensions and not base.grain and base.date_column and _months(base.period) >= 2:
         out.append(Candidate("detailed", "Подробно: разбивка по месяцам", "Detailed: breakdown by month",
                              base.model_copy(update={"grain": "month", "order": None})))
-    previous = _previous(base.period) if base.period and base.date_column else None
-    if previous is not None:
-        period, grain = previous
-        out.append(Candidate("comparison", "Сравнение с прошлым периодом", "Comparison with the previous period",
-                             base.model_copy(update={"period": period, "grain": grain, "order": None, "limit": None})))
+    unit = req.compare_unit or (own_unit(base.period.start, base.period.end) if base.period else None)
+    if base.period and base.date_column and (req.compare or unit in ("year", "quarter", "month", "week")):
+        previous = compared_period(base.period, unit)
+        out.append(Candidate("comparison", f"Сравнение с периодом {previous.label_ru}",
+                             f"Comparison with {previous.label_en}", base.model_copy(update={"limit": None}),
+                             previous))
     if base.dimensions and not base.limit:
         out.append(Candidate("top_n", f"Топ-{TOP_N}", f"Top {TOP_N}",
                              base.model_copy(update={"order": "desc", "limit": TOP_N, "grain": None})))

@@ -26,8 +26,9 @@ def compress(state: TaskState, runtime: Runtime[TaskContext]) -> dict:
     update: dict = {"scratch": [], "current": None, "decision": None, "step_done": False}
     if action == "redo":
         plan = replace_step(state["plan"], index, status="pending", attempts=step.attempts + 1,
-                            comment=decision.get("comment") or None)
-        trace.branch("step to be redone", step=step.n, comment=decision.get("comment"))
+                            comment=decision.get("comment") or None, args=decision.get("args") or step.args,
+                            note=decision.get("applied"))
+        trace.branch("step to be redone", step=step.n, comment=decision.get("comment"), args=decision.get("args"))
         return {**update, "plan": plan, "trace": trace.events}
     status = "done" if action == "approve" else "skipped" if action == "skip" else "in_progress"
     if action == "stop":

@@ -1,6 +1,8 @@
 """evaluate (autonomous mode): the agent judges the step instead of the user, with the same
 bounds. A model says accept / redo / skip; without one (or when it fails) the rules do: a
-step with a result is accepted, a failed one is redone while redos remain, then skipped."""
+step with a result is accepted, a failed one is redone while redos remain, then skipped. A
+step whose result failed a check (`vitrina.task.checks`) is never accepted, and by rules it
+is skipped at once: the same arguments would give the same result."""
 
 from __future__ import annotations
 
@@ -23,8 +25,9 @@ def evaluate(state: TaskState, runtime: Runtime[TaskContext]) -> dict:
     ctx = runtime.context
     trace = Trace("evaluate")
     step = state["plan"][state["current"]]  # type: ignore[index]
+    checked = any(not o.ok and o.data for o in step.outputs)  # a result that failed a check
     can_redo = step.attempts < ctx.limits.max_redos
-    action = "approve" if not step.error else ("redo" if can_redo else "skip")
+    action = "approve" if not step.error else ("redo" if can_redo and not checked else "skip")
     comment, prompts = step.error or "", []
     if ctx.llm is not None:
         prompt = ctx.prompts.get("evaluator", trace)

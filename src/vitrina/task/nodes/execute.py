@@ -4,6 +4,10 @@ With a model: one request with the tools; tool calls run (at most N per reply) a
 continues; a text reply is the step's report; a reply announcing calls without any gets one
 corrective message. Without a model: the step's own tool runs once. The per-step iteration
 limit ends the step with a clear error (the user then redoes, skips or stops).
+
+Every tool output goes through the result checks (`vitrina.task.checks`) before the step
+can end: an output that fails one becomes a failed output with the reason, so a step with
+an empty comparison, a short series or a forecast of the wrong months cannot be approved.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 
+from vitrina.task.checks import check_output
 from vitrina.task.context import TaskContext
+from vitrina.task.horizon import read_horizon
 from vitrina.task.messages import text
 from vitrina.task.state import Step, TaskState, ToolOutput, replace_step
 from vitrina.task.tools import ToolEnv
@@ -40,7 +46,24 @@ def _run_tool(state: TaskState, ctx: TaskContext, step: Step, name: str | None, 
         trace.rejected("unknown tool requested", tool=name)
         return ToolOutput(tool=name, ok=False, error=text("unknown_tool", lang, tool=name),
                           summary=text("unknown_tool", lang, tool=name))
-    return tool.call(_env(state, ctx, step, trace, seq), args)
+    out = _asked(tool.call(_env(state, ctx, step, trace, seq), args), state, ctx, step)
+    problem = check_output(out, lang)
+    if problem:
+        trace.rejected("step result failed a check", step=step.n, tool=name, problem=problem)
+        return out.model_copy(update={"ok": False, "error": problem})
+    return out
+
+
+def _asked(out: ToolOutput, state: TaskState, ctx: TaskContext, step: Step) -> ToolOutput:
+    """A forecast is judged against the asked horizon: the step's planned one, else the
+    request's words, whatever horizon the call itself passed."""
+    if out.tool != "analyze" or out.meta.get("kind") != "forecast" or out.meta.get("asked"):
+        return out
+    asked = step.args.get("target")
+    if asked is None:
+        horizon = read_horizon(state.get("request", ""), ctx.today)
+        asked = horizon.model_dump(mode="json") if horizon.words else None
+    return out.model_copy(update={"meta": {**out.meta, "asked": asked}}) if asked else out
 
 
 def _report(step: Step, outputs: list[ToolOutput], lang: str) -> str:
@@ -58,9 +81,19 @@ def _rules(state: TaskState, ctx: TaskContext, index: int, trace: Trace) -> dict
     out = _run_tool(state, ctx, step, name, args, trace, 1)
     error = None if out.ok else out.error
     report = _report(step, [out], state.get("lang", "ru")) if out.ok else None
+    if report and step.note:
+        report = f"{step.note} {report}"
     plan = replace_step(state["plan"], index, outputs=[*step.outputs, out], report=report, error=error)
     return {"plan": plan, "step_done": True, "iterations": state.get("iterations", 0) + 1,
             "total_iterations": state.get("total_iterations", 0) + 1, "files": out.files, "trace": trace.events}
+
+
+def _unresolved(step: Step) -> str | None:
+    """A failed check that no later successful output of the same tool made good."""
+    for n, out in enumerate(step.outputs):
+        if not out.ok and out.error and not any(o.ok and o.tool == out.tool for o in step.outputs[n + 1:]):
+            return out.error if out.data else None  # only checked outputs carry their data
+    return None
 
 
 def _no_calls(reply: Any) -> bool:
@@ -90,7 +123,8 @@ def _model(state: TaskState, ctx: TaskContext, index: int, trace: Trace) -> dict
         return _rules(state, ctx, index, trace)
     calls = list(reply.message.tool_calls)
     if not calls:
-        plan = replace_step(state["plan"], index, report=reply.text.strip()[:4000])
+        problem = _unresolved(step)
+        plan = replace_step(state["plan"], index, report=reply.text.strip()[:4000], error=problem)
         trace.branch("step report written", step=step.n)
         return {"plan": plan, "step_done": True, "scratch": [*scratch, reply.message], **counts,
                 "trace": trace.events}

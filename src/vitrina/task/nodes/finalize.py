@@ -1,5 +1,6 @@
-"""finalize: the summary against the plan, by code (every step with its status and result,
-the files), written to summary.md in the task's output folder."""
+"""finalize: the summary by code (`vitrina.task.summary`: the findings with numbers from the
+step tables and the method used, what failed and why, the steps, the files), written to
+summary.md in the task's output folder."""
 
 from __future__ import annotations
 
@@ -10,34 +11,8 @@ from langgraph.runtime import Runtime
 from vitrina.task.context import TaskContext
 from vitrina.task.messages import text
 from vitrina.task.state import TaskState
+from vitrina.task.summary import summary_markdown
 from vitrina.trace import Trace
-
-MARK = {"done": "✓", "skipped": "–", "pending": "·", "in_progress": "!"}
-
-
-def summary_markdown(state: TaskState, closing: str | None) -> str:
-    lang = state.get("lang", "ru")
-    plan = state.get("plan") or []
-    history = {h["n"]: h for h in state.get("history") or []}
-    counts = {k: sum(1 for s in plan if s.status == k) for k in ("done", "skipped", "pending", "in_progress")}
-    lines = [f"# {text('summary_title', lang)}", "", f"**{text('summary_request', lang)}:** {state['request']}", "",
-             text("summary_counts", lang, done=counts["done"], total=len(plan), skipped=counts["skipped"],
-                  pending=counts["pending"] + counts["in_progress"]), ""]
-    if closing:
-        lines += [closing, ""]
-    lines += [f"## {text('summary_plan', lang)}", ""]
-    for step in plan:
-        status = text(f"status_{step.status}", lang)
-        lines.append(f"{step.n}. {MARK[step.status]} **{step.title}** — {status}")
-        record = history.get(step.n) or {}
-        detail = record.get("report") or record.get("error") or step.error
-        if detail:
-            lines.append(f"   {detail}")
-    files = sorted({f for f in state.get("files") or [] if Path(f).exists()})
-    if files:
-        lines += ["", f"## {text('summary_files', lang)}", ""]
-        lines += [f"- {f}" for f in files]
-    return "\n".join(lines) + "\n"
 
 
 def finalize(state: TaskState, runtime: Runtime[TaskContext]) -> dict:
@@ -51,7 +26,7 @@ def finalize(state: TaskState, runtime: Runtime[TaskContext]) -> dict:
         status = "failed"
     elif status not in ("stopped", "failed"):
         status = "done"
-    summary = summary_markdown({**state, "status": status}, closing)
+    summary = summary_markdown({**state, "status": status}, closing, ctx.catalog, trace)
     path = Path(state["out_dir"]) / "summary.md"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

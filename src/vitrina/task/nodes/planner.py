@@ -16,7 +16,7 @@ from vitrina.trace import Trace
 def _from_rules(state: TaskState, ctx: TaskContext) -> list[Step]:
     comment = state.get("plan_comment")
     wording = f"{state['request']}. {comment}" if comment else state["request"]
-    return template_plan(wording, ctx.limits.max_plan_steps, state.get("lang", "ru"))
+    return template_plan(wording, ctx.limits.max_plan_steps, state.get("lang", "ru"), ctx.today)
 
 
 def _from_model(state: TaskState, ctx: TaskContext, trace: Trace) -> tuple[list[Step], str, list[dict]]:

@@ -1,7 +1,10 @@
 """Analyses run inside the sandbox over step tables: compare, decline, growth, shares,
 deviation, forecast. Standard library and numpy (statsmodels for the forecast when
 installed); never imports vitrina. Input: in/a.json (and in/b.json), {columns, rows}.
-Output: out/result.json {columns, rows, note}.
+Output: out/result.json {columns, rows, note, meta}.
+
+A comparison's columns follow vitrina.present.comparison: NAME, NAME_prev, NAME_change,
+NAME_change_pct, so the summary formats them with the metric's own meaning.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 from datetime import date
 
 MAX_HORIZON = 24
@@ -29,9 +33,9 @@ def _numeric(columns: list[str], rows: list[list]) -> list[int]:
     return out
 
 
-def _write(columns: list[str], rows: list[list], note: str) -> None:
+def _write(columns: list[str], rows: list[list], note: str, meta: dict | None = None) -> None:
     with open(os.path.join("out", "result.json"), "w", encoding="utf-8") as fh:
-        json.dump({"columns": columns, "rows": rows, "note": note}, fh, ensure_ascii=False)
+        json.dump({"columns": columns, "rows": rows, "note": note, "meta": meta or {}}, fh, ensure_ascii=False)
 
 
 def _r(x: float | None, nd: int = 2) -> float | None:
@@ -61,19 +65,23 @@ def compare(params: dict) -> None:
         pct = None if change is None or not prev else change / prev * 100
         rows.append([*key, cur, prev, _r(change), _r(pct, 1)])
     rows.sort(key=lambda row: (row[-1] is None, row[-1] if row[-1] is not None else 0))
-    _write([*(ca[i] for i in keys), name, f"{name}_prev", "change", "change_pct"], rows,
-           f"{len(rows)} rows compared on {', '.join(ca[i] for i in keys) or 'the whole table'}")
+    matched = sum(1 for row in rows if row[-3] is not None)
+    _write([*(ca[i] for i in keys), name, f"{name}_prev", f"{name}_change", f"{name}_change_pct"], rows,
+           f"{len(rows)} rows compared on {', '.join(ca[i] for i in keys) or 'the whole table'}, "
+           f"{matched} with a match", {"matched": matched, "previous_rows": len(rb)})
 
 
 def decline(params: dict) -> None:
     """Rows of a comparison whose change is negative, the largest fall first."""
     cols, rows = _load("a.json")
-    if "change" not in cols:
-        raise SystemExit("decline: the table has no 'change' column (run compare first)")
-    i = cols.index("change")
-    pct = cols.index("change_pct") if "change_pct" in cols else i
-    down = sorted((r for r in rows if r[i] is not None and r[i] < 0), key=lambda r: r[pct])
-    _write(cols, down, f"{len(down)} of {len(rows)} rows fell")
+    changes = [n for n in cols if n.endswith("_change")]
+    if not changes:
+        raise SystemExit("decline: the table has no '_change' column (run compare first)")
+    i = cols.index(changes[0])
+    pct = cols.index(changes[0] + "_pct") if changes[0] + "_pct" in cols else i
+    compared = [r for r in rows if r[i] is not None]
+    down = sorted((r for r in compared if r[i] < 0), key=lambda r: (r[pct] is None, r[pct] or 0))
+    _write(cols, down, f"{len(down)} of {len(compared)} compared rows fell", {"compared": len(compared)})
 
 
 def growth(params: dict) -> None:
@@ -120,30 +128,51 @@ def _months_after(last: date, n: int) -> list[str]:
 
 
 def forecast(params: dict) -> None:
-    """The next `horizon` months of a monthly series: Holt's linear trend (statsmodels),
-    else a least-squares line (numpy)."""
+    """`steps` months after the series' last month; only those from `report_from` are written.
+
+    Methods: damped Holt (additive trend, damped; statsmodels), Holt (trend not damped),
+    linear (least squares, numpy); "auto" is damped Holt, a line when statsmodels is missing.
+    """
     import numpy as np
 
     cols, rows = _load("a.json")
-    horizon = max(1, min(int(params.get("horizon", 3)), MAX_HORIZON))
+    steps = max(1, min(int(params.get("steps", params.get("horizon", 3))), MAX_HORIZON))
+    report_from = params.get("report_from")
+    method = params.get("method", "auto")
     when = next(i for i, _ in enumerate(cols) if all(isinstance(r[i], str) and len(r[i]) >= 10 for r in rows))
     value = _numeric(cols, rows)[0]
     rows = sorted(rows, key=lambda r: r[when])
     y = np.array([float(r[value] or 0) for r in rows])
     if len(y) < 4:
         raise SystemExit("forecast: at least 4 periods are needed")
+    fitted: dict = {}
+    notices: list[str] = []
     try:
+        if method == "linear":
+            raise ImportError("linear asked")
         from statsmodels.tsa.holtwinters import ExponentialSmoothing
 
-        fit = ExponentialSmoothing(y, trend="add", damped_trend=True, initialization_method="estimated").fit()
-        predicted, method = fit.forecast(horizon), "Holt (statsmodels)"
+        damped = method != "holt"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fit = ExponentialSmoothing(y, trend="add", damped_trend=damped, initialization_method="estimated").fit()
+        notices = sorted({type(w.message).__name__ for w in caught})
+        predicted = fit.forecast(steps)
+        method = "damped_holt" if damped else "holt"
+        keys = ("smoothing_level", "smoothing_trend", "damping_trend") if damped else ("smoothing_level",
+                                                                                      "smoothing_trend")
+        fitted = {k: _r(float(fit.params[k]), 4) for k in keys}
     except ImportError:
         slope, intercept = np.polyfit(np.arange(len(y)), y, 1)
-        predicted = intercept + slope * np.arange(len(y), len(y) + horizon)
-        method = "linear trend (numpy)"
-    periods = _months_after(date.fromisoformat(rows[-1][when][:10]), horizon)
-    out = [[p, _r(float(v))] for p, v in zip(periods, predicted, strict=True)]
-    _write([cols[when], f"{cols[value]}_forecast"], out, f"{method}; {len(y)} months of history")
+        predicted = intercept + slope * np.arange(len(y), len(y) + steps)
+        method, fitted = "linear", {"slope": _r(float(slope), 4), "intercept": _r(float(intercept), 4)}
+    last = rows[-1][when][:10]
+    periods = _months_after(date.fromisoformat(last), steps)
+    out = [[p, _r(float(v))] for p, v in zip(periods, predicted, strict=True) if not report_from or p >= report_from]
+    meta = {"method": method, "params": fitted, "warnings": notices, "history": len(y),
+            "first_actual": rows[0][when][:10],
+            "last_actual": last, "steps": steps, "bridge": [p for p in periods if report_from and p < report_from]}
+    _write([cols[when], f"{cols[value]}_forecast"], out, f"{method}; {len(y)} months of history", meta)
 
 
 KINDS = {"compare": compare, "decline": decline, "growth": growth, "shares": shares, "deviation": deviation,

@@ -66,6 +66,7 @@ function render(task) {
     const h = document.createElement("h3"); h.textContent = `${t("step")} ${s.n}. ${s.title}`; current.append(h);
     if (s.report) { const p = document.createElement("p"); p.textContent = s.report; current.append(p); }
     if (s.error) { const p = document.createElement("p"); p.className = "error"; p.textContent = s.error; current.append(p); }
+    if (pending.notice) { const p = document.createElement("p"); p.className = "notice"; p.textContent = pending.notice; current.append(p); }
     for (const o of s.outputs) {
       if (!o.columns.length) continue;
       const table = document.createElement("table"); table.className = "preview";

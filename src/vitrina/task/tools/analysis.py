@@ -5,13 +5,17 @@ cannot isolate a subprocess, the tool refuses instead of running unprotected."""
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from vitrina.task.coverage import data_end
+from vitrina.task.horizon import Horizon, last_complete_month, months_between
 from vitrina.task.sandbox import SandboxUnavailable, run_python
 from vitrina.task.state import ToolOutput
+from vitrina.task.tables import load_table
 from vitrina.task.tools.base import Tool, ToolEnv, ToolError
 
 LIB = Path(__file__).resolve().parent.parent / "sandbox" / "analyses.py"
@@ -19,6 +23,7 @@ MAX_CODE = 20_000
 MAX_INPUTS = 5
 
 Kind = Literal["compare", "decline", "growth", "shares", "deviation", "forecast"]
+Method = Literal["auto", "damped_holt", "holt", "linear"]
 
 
 class AnalyzeArgs(BaseModel):
@@ -26,7 +31,10 @@ class AnalyzeArgs(BaseModel):
                                    "comparison), growth, shares, deviation, forecast (monthly series)")
     step: int = Field(description="The step whose table is analysed.")
     other_step: int | None = Field(None, description="compare: the step with the previous period.")
-    horizon: int = Field(3, ge=1, le=24, description="forecast: months ahead.")
+    horizon: int = Field(3, ge=1, le=24, description="forecast: months ahead (when `target` is not given).")
+    target: Horizon | None = Field(None, description="forecast: the horizon the request's words name, laid "
+                                                     "after the series' last month (decides `horizon`).")
+    method: Method = Field("auto", description="forecast: damped_holt (auto), holt, linear.")
 
 
 class PythonArgs(BaseModel):
@@ -36,7 +44,8 @@ class PythonArgs(BaseModel):
     steps: list[int] = Field(default_factory=list, max_length=MAX_INPUTS)
 
 
-def _sandboxed(env: ToolEnv, tool: str, script: str, inputs: dict[str, Path], support: list[Path]) -> ToolOutput:
+def _sandboxed(env: ToolEnv, tool: str, script: str, inputs: dict[str, Path], support: list[Path],
+               extra_meta: dict[str, Any] | None = None) -> ToolOutput:
     try:
         result = run_python(script, inputs=inputs, support=support, limits=env.ctx.config.sandbox,
                             out_dir=env.folder / f"{tool}-{env.seq}-sandbox")
@@ -55,19 +64,52 @@ def _sandboxed(env: ToolEnv, tool: str, script: str, inputs: dict[str, Path], su
     data = json.loads(table.read_text(encoding="utf-8"))
     note = str(data.get("note") or "")
     summary = f"{note}. {len(data.get('rows', []))} rows; columns: {', '.join(data.get('columns', []))}"
+    meta = {**(data.get("meta") if isinstance(data.get("meta"), dict) else {}), **(extra_meta or {}), "note": note}
     return env.table_output(tool, tool, data.get("columns", []), data.get("rows", []), summary, files=extra,
-                            meta={"note": note})
+                            meta=meta)
+
+
+def _period(meta: dict[str, Any]) -> dict[str, Any]:
+    return {k: meta.get(k) for k in ("start", "end", "label_ru", "label_en")}
+
+
+def _forecast_window(env: ToolEnv, args: AnalyzeArgs) -> dict[str, Any]:
+    """Steps and the first reported month: the target laid after the series' last month."""
+    source = env.step_table(args.step)
+    series = load_table(source.data or "")
+    months = sorted(v for row in series.rows for v in row if isinstance(v, date))
+    last_day = data_end(source.meta.get("sql"), env.ctx, env.trace)
+    actuals = {"actuals_to": last_complete_month(env.ctx.today, last_day).isoformat()} if last_day else {}
+    if not months or args.target is None:
+        return {"steps": args.horizon, "kind": "forecast", **actuals}
+    last = months[-1].replace(day=1)
+    first, final = args.target.target(last)
+    steps = len(months_between(last, final)) - 1
+    return {"steps": steps, "report_from": first.isoformat(), "kind": "forecast", **actuals,
+            "target": [m.isoformat() for m in months_between(first, final)]}
 
 
 def analyze(env: ToolEnv, args: AnalyzeArgs) -> ToolOutput:
-    inputs = {"a.json": Path(env.step_table(args.step).data or "")}
+    source = env.step_table(args.step)
+    inputs = {"a.json": Path(source.data or "")}
+    params: dict[str, Any] = {"horizon": args.horizon, "method": args.method}
+    meta: dict[str, Any] = {"kind": args.kind}
     if args.kind == "compare":
         if args.other_step is None:
             raise ToolError("compare needs other_step (the previous period)")
-        inputs["b.json"] = Path(env.step_table(args.other_step).data or "")
-    params = json.dumps({"horizon": args.horizon})
-    script = f"import analyses\nanalyses.run({args.kind!r}, {params})\n"
-    return _sandboxed(env, "analyze", script, inputs, [LIB])
+        other = env.step_table(args.other_step)
+        inputs["b.json"] = Path(other.data or "")
+        meta.update(current=_period(source.meta), previous=_period(other.meta), steps=[args.step, args.other_step])
+        last = data_end(source.meta.get("sql"), env.ctx, env.trace)
+        meta["data_end"] = last.isoformat() if last else None
+    if args.kind == "forecast":
+        window = _forecast_window(env, args)
+        params.update(window)
+        meta.update(window)
+        if args.target is not None:
+            meta["asked"] = args.target.model_dump(mode="json")
+    script = f"import analyses, json\nanalyses.run({args.kind!r}, json.loads({json.dumps(json.dumps(params))}))\n"
+    return _sandboxed(env, "analyze", script, inputs, [LIB], meta)
 
 
 def python(env: ToolEnv, args: PythonArgs) -> ToolOutput:

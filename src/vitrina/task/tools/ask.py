@@ -1,41 +1,54 @@
 """`ask`: the whole ask pipeline (period, topic, tables, checked SQL, answer) as one tool.
 
-Two derived questions serve the rule templates: the same question for the same period a
-year (or N years) earlier than an earlier step's, and a monthly series of an earlier step's
-measure ending where that step's period ends (for a forecast).
+Two derived questions serve the rule templates: the same question for the period a
+comparison names (a year, quarter, month or week before an earlier step's), and a monthly
+series of an earlier step's measure: `months` whole months ending at the last complete
+month (over before today and covered by the data to its last day; the partial month after
+it is named and left out). What each question was meant to cover is kept in the output's
+meta, so the result checks can tell when the answer covers something else.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
-from datetime import date, timedelta
+from datetime import date
 from pathlib import Path
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from vitrina.language.periods.calendar import add_months, month_end
+from vitrina.language.periods.compare import previous_period
+from vitrina.present.answer_text import write_answer
+from vitrina.present.infer_meta import infer_metas
+from vitrina.present.numbers import format_date, month_label
+from vitrina.present.summary import summarize
+from vitrina.task.coverage import data_end
+from vitrina.task.horizon import last_complete_month, months_between
+from vitrina.task.messages import text
+from vitrina.task.partial import labels as partial_labels
+from vitrina.task.partial import partial_buckets
 from vitrina.task.state import ToolOutput
 from vitrina.task.tools.base import Tool, ToolEnv, ToolError
+from vitrina.warehouse import QueryResult
 
 DIMENSION = re.compile(r"\s+(?:в разрезе|по|by)\s+[\wё-]+", re.I)
 MAX_SERIES_MONTHS = 60
+Unit = Literal["year", "quarter", "month", "week", "period"]
 
 
 class AskArgs(BaseModel):
     question: str = Field("", max_length=2000, description="A business question in Russian or English.")
-    shift_from_step: int | None = Field(None, description="Rule templates: repeat step N's question for its "
-                                                          "period shifted back by `years`.")
+    shift_from_step: int | None = Field(None, description="Rule templates: repeat step N's question for the "
+                                                          "period `unit` before (`years` years for a year).")
+    unit: Unit = Field("year", description="shift_from_step: year, quarter, month, week or period (its length).")
     years: int = Field(1, ge=1, le=10)
+    start: date | None = Field(None, description="shift_from_step: the compared period's first day, when named.")
+    end: date | None = Field(None, description="shift_from_step: the compared period's last day, when named.")
     series_from_step: int | None = Field(None, description="Rule templates: step N's measure by month, "
-                                                           "`months` months ending where step N's period ends.")
+                                                           "`months` months ending at the last complete month.")
     months: int = Field(24, ge=3, le=MAX_SERIES_MONTHS)
-
-
-def _shift_year(d: date, years: int) -> date:
-    try:
-        return d.replace(year=d.year - years)
-    except ValueError:  # 29 February
-        return d.replace(year=d.year - years, day=28)
 
 
 def _span(start: date, end: date, lang: str) -> str:
@@ -44,40 +57,60 @@ def _span(start: date, end: date, lang: str) -> str:
     return f"from {start.isoformat()} to {end.isoformat()}"
 
 
-def _source(env: ToolEnv, n: int) -> dict:
-    table = env.step_table(n)
-    meta = table.meta
-    if not meta.get("question") or not meta.get("start"):
-        raise ToolError(f"step {n} is not an answered question with a period")
+def _source(env: ToolEnv, n: int, *, period: bool) -> dict:
+    meta = env.step_table(n).meta
+    if not meta.get("question") or (period and not meta.get("start")):
+        raise ToolError(f"step {n} is not an answered question{' with a period' if period else ''}")
     return meta
 
 
-def derived_question(env: ToolEnv, args: AskArgs) -> str:
-    """The question to ask: given, or derived from an earlier step's question and period."""
+def _base(meta: dict) -> str:
+    """An earlier step's question without its period's words."""
+    span = meta.get("span")
+    return (meta["question"].replace(span, " ") if span else meta["question"]).strip(" ,.")
+
+
+def derived_question(env: ToolEnv, args: AskArgs) -> tuple[str, dict]:
+    """The question to ask, and what it must cover (for the result checks)."""
     if args.shift_from_step is not None:
-        meta = _source(env, args.shift_from_step)
-        start = _shift_year(date.fromisoformat(meta["start"]), args.years)
-        end = _shift_year(date.fromisoformat(meta["end"]), args.years)
-        base = meta["question"].replace(meta.get("span") or "", "").strip()
-        return f"{base} {_span(start, end, env.lang)}"
+        meta = _source(env, args.shift_from_step, period=True)
+        start, end = date.fromisoformat(meta["start"]), date.fromisoformat(meta["end"])
+        if args.start is not None and args.end is not None:  # a period the request named
+            start, end = args.start, args.end
+        else:
+            for _ in range(args.years if args.unit == "year" else 1):
+                start, end = previous_period(start, end, args.unit)
+        base = re.sub(r"\s{2,}", " ", _base(meta))
+        return f"{base} {_span(start, end, env.lang)}", {"kind": "shifted", "asked_start": start.isoformat(),
+                                                        "asked_end": end.isoformat(), "unit": args.unit}
     if args.series_from_step is not None:
-        meta = _source(env, args.series_from_step)
-        end = date.fromisoformat(meta["end"])
-        first = end.replace(day=1)
-        for _ in range(args.months - 1):
-            first = (first - timedelta(days=1)).replace(day=1)
-        base = DIMENSION.sub("", meta["question"].replace(meta.get("span") or "", "")).strip(" ,.")
+        meta = _source(env, args.series_from_step, period=False)
+        last_day = data_end(meta.get("sql"), env.ctx, env.trace)
+        last = last_complete_month(env.ctx.today, last_day)
+        first = add_months(last, -(args.months - 1))
+        end = month_end(last.year, last.month)
+        base = re.sub(r"\s{2,}", " ", DIMENSION.sub("", _base(meta))).strip(" ,.")
         by_month = "по месяцам" if env.lang == "ru" else "by month"
-        return f"{base} {by_month} {_span(first, end, env.lang)}"
+        expected = {"kind": "series", "asked_start": first.isoformat(), "asked_end": end.isoformat(),
+                    "months": [m.isoformat() for m in months_between(first, last)],
+                    "data_end": last_day.isoformat() if last_day else None}
+        partial = months_between(add_months(last, 1), env.ctx.today)  # after it, up to today's month
+        if partial:
+            running = partial[0] <= env.ctx.today <= month_end(partial[0].year, partial[0].month)
+            why = (text("partial_today", env.lang) if running or last_day is None
+                   else text("partial_data", env.lang, end=format_date(last_day, env.lang)))
+            names = ", ".join(month_label(m.year, m.month, env.lang) for m in partial)
+            expected["partial"] = text("partial_month", env.lang, month=names, why=why)
+        return f"{base} {by_month} {_span(first, end, env.lang)}", expected
     if not args.question.strip():
         raise ToolError("ask needs a question")
-    return args.question.strip()
+    return args.question.strip(), {"kind": "data"}
 
 
 def ask(env: ToolEnv, args: AskArgs) -> ToolOutput:
     if env.ctx.ask is None:
         raise ToolError("the ask pipeline is not available")
-    question = derived_question(env, args)
+    question, expected = derived_question(env, args)
     result = env.ctx.ask(question)
     env.trace.branch("ask pipeline", question=question, status=result.status, rows=result.row_count)
     if result.status != "answered":
@@ -89,9 +122,38 @@ def ask(env: ToolEnv, args: AskArgs) -> ToolOutput:
             target = env.folder / f"ask-{env.seq}{Path(found).suffix}"
             shutil.copyfile(found, target)
             files.append(str(target))
+    rows, summary = list(result.rows), result.answer or ""
+    if expected["kind"] == "data" and period.get("start") and period.get("end"):
+        rows, summary, expected = _whole_buckets(env, result, rows, summary, expected)
     meta = {"question": result.rewritten_question or question, "sql": result.sql, "span": period.get("span"),
-            "start": period.get("start"), "end": period.get("end"), "label": period.get(f"label_{env.lang}")}
-    return env.table_output("ask", "ask", result.columns, result.rows, result.answer or "", files=files, meta=meta)
+            "start": period.get("start"), "end": period.get("end"), "label": period.get(f"label_{env.lang}"),
+            "label_ru": period.get("label_ru"), "label_en": period.get("label_en"), "topic": result.topic,
+            "checks": result.checks, **expected}
+    if expected.get("partial"):
+        summary = f"{summary} {expected['partial']}.".strip()
+    return env.table_output("ask", "ask", result.columns, rows, summary, files=files, meta=meta)
+
+
+def _whole_buckets(env: ToolEnv, result: Any, rows: list[Any], summary: str, expected: dict
+                   ) -> tuple[list[Any], str, dict]:
+    """The series without its partial months (quarters, ...) at the ends, and its answer
+    rewritten by code for what is left; the partial ones are named."""
+    period = result.period
+    last_day = data_end(result.sql, env.ctx, env.trace)
+    found = partial_buckets(result.columns, rows, date.fromisoformat(period["start"]),
+                            date.fromisoformat(period["end"]), last_day, env.ctx.today)
+    if found is None:
+        return rows, summary, expected
+    index, grain, partial = found
+    kept = [r for r in rows if r[index] not in partial]
+    env.trace.rejected("partial periods left out of the series", grain=grain, periods=[str(p) for p in partial])
+    note = text("partial_month", env.lang, month=partial_labels(partial, grain, env.lang),
+                why=text("partial_edges", env.lang))
+    table = QueryResult(columns=result.columns, rows=[tuple(r) for r in kept])
+    metas = infer_metas(table, env.ctx.catalog, [], grain) if env.ctx.catalog is not None else []
+    if kept and metas:
+        summary = write_answer(env.lang, table, metas, summarize(table, metas))
+    return kept, summary, {**expected, "partial": note, "left_out": [p.isoformat() for p in partial]}
 
 
 TOOL = Tool("ask", "Answer a business question from the warehouse (the full ask pipeline: checked SQL, a "
