@@ -25,6 +25,7 @@ JOBS = (
     "vitrina.llm.commands",  # config
     "vitrina.eval.commands",  # eval run / compare / review / list / report / bank
     "vitrina.task.commands",  # task
+    "vitrina.team.commands",  # build, board
 )
 
 for _module in JOBS:

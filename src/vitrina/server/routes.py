@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from vitrina.server.views import catalog, docs, health, pages, runs, threads
+from vitrina.server.views import catalog, dashboards, docs, health, pages, runs, threads
 
 
 class Route(NamedTuple):
@@ -32,6 +32,11 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/api/docs", docs.docs_index, "docs_index"),
     Route("GET", "/api/docs/manual", docs.docs_manual, "docs_manual"),
     Route("GET", "/api/docs/measures/{name}", docs.docs_measure, "docs_measure"),
+    Route("GET", "/api/dashboards/{slug}", dashboards.dashboard_data, "dashboard_data"),
+    Route("GET", "/dashboards/{slug}", dashboards.dashboard_redirect, "dashboard_redirect", api=False),
+    Route("GET", "/dashboards/{slug}/", dashboards.dashboard_page, "dashboard_page", api=False),
+    Route("GET", "/dashboards/{slug}/assets/{name}", dashboards.dashboard_asset, "dashboard_asset", api=False),
+    Route("GET", "/dashboards/{slug}/dashboard.json", dashboards.dashboard_data, "dashboard_json", api=False),
     Route("GET", "/", pages.chat_page, "chat_page", api=False),
     Route("GET", "/docs", pages.docs_page, "docs_page", api=False),
 )

@@ -1,0 +1,43 @@
+"""The build job: a team of BI role agents takes a brief to a reviewed, published dashboard.
+
+This package is the job's one public entry point (the names load on first use):
+
+    from vitrina.team import BuildService
+    report = BuildService(settings).run(Path("brief.yaml"), out=Path("dashboard"))
+
+* running builds: `BuildService`, `BuildReport`, `load_brief`, `BriefError`, `TeamError`;
+* the board: `BoardStore`, `board_url`;
+* extension points: `RoleAgent` / `WorkItem` (a role's agent), `rule_agents`, `Toolbox`,
+  `Publisher` / `DashboardBundle` / `Publication` (a publishing target), `HtmlPublisher`;
+* the served dashboards: `dashboards_dir`, `dashboard_slug`, `SLUG`.
+
+See docs/build.md.
+"""
+
+from __future__ import annotations
+
+from vitrina.lazy import lazy_exports
+
+_EXPORTS = {
+    "BuildService": "vitrina.team.service",
+    "BuildReport": "vitrina.team.service",
+    "dashboards_dir": "vitrina.team.service",
+    "dashboard_slug": "vitrina.team.service",
+    "SLUG": "vitrina.team.service",
+    "load_brief": "vitrina.team.data.brief",
+    "BriefError": "vitrina.team.errors",
+    "TeamError": "vitrina.team.errors",
+    "BoardStore": "vitrina.team.board",
+    "board_url": "vitrina.team.board",
+    "RoleAgent": "vitrina.team.agents.base",
+    "WorkItem": "vitrina.team.agents.base",
+    "rule_agents": "vitrina.team.agents.rules",
+    "Toolbox": "vitrina.team.toolbox",
+    "Publisher": "vitrina.team.publish",
+    "DashboardBundle": "vitrina.team.publish",
+    "Publication": "vitrina.team.publish",
+    "HtmlPublisher": "vitrina.team.publish",
+}
+
+__all__ = sorted(_EXPORTS)
+__getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,238 @@
+"""Dashboard reviewer by rules: the design against the chart and layout rules, the built
+charts against the design and the data, and the page itself in chromium."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from vitrina.team.agents.base import Finding, WorkItem
+from vitrina.team.agents.rules.chart_builder import expected_spec
+from vitrina.team.agents.rules.common import design_of, finish_review, metas_of, scope_of
+from vitrina.team.data.layout import WIDTHS, overlaps, title_limit
+from vitrina.team.toolbox import Toolbox
+
+# another origin: a scheme (except inline data:) or a protocol-relative URL
+EXTERNAL = re.compile(
+    r"""(?:src|href)\s*=\s*["']\s*(?:(?!data:)[a-z][a-z0-9+.-]*:|//)""", re.IGNORECASE
+)
+
+
+def _order(elements: list[dict[str, Any]]) -> list[str]:
+    return [e["id"] for e in elements]
+
+
+class DashboardReviewerRules:
+    def act(self, work: WorkItem, tools: Toolbox) -> str:
+        spec = tools.read_spec()
+        check = {"presentation": self.design, "charts": self.charts, "dashboard": self.dashboard}[
+            work.step.id
+        ]
+        record: dict[str, Any] = {}
+        findings, checks = check(work, tools, spec, record)
+        return finish_review(work, tools, findings, checks, record)
+
+    def design(
+        self, work: WorkItem, tools: Toolbox, spec: dict[str, Any], record: dict[str, Any]
+    ) -> tuple[list[Finding], list[str]]:
+        scope, design = scope_of(spec), design_of(spec)
+        elements = spec.get("presentation", {}).get("elements", [])
+        findings: list[Finding] = []
+        for kpi in scope.kpis:
+            if not any(e["kpi"] == kpi.id and e["kind"] == "card" for e in elements):
+                findings.append(Finding("DASH-002", "error", f"KPI {kpi.id} has no card"))
+            if kpi.by is not None and not any(
+                e["kpi"] == kpi.id and e["kind"] == "chart" for e in elements
+            ):
+                findings.append(
+                    Finding("DASH-002", "error", f"KPI {kpi.id} has a breakdown but no chart")
+                )
+        for element in elements:
+            limit = title_limit(element["kind"])
+            if len(element["title"]) > limit:
+                findings.append(
+                    Finding(
+                        "DASH-001",
+                        "warning",
+                        f"{element['id']}: the title «{element['title']}» has "
+                        f"{len(element['title'])} characters, at most {limit} fit its cell",
+                    )
+                )
+            if int(element["w"]) not in WIDTHS:
+                findings.append(
+                    Finding(
+                        "DASH-003",
+                        "error",
+                        f"{element['id']}: width {element['w']} is not one of {WIDTHS}",
+                    )
+                )
+            if element["kind"] != "chart":
+                continue
+            view = next((v for v in design.views if v.id == element["view"]), None)
+            if view is None:
+                findings.append(
+                    Finding(
+                        "DASH-002",
+                        "error",
+                        f"{element['id']}: view {element['view']} is not designed",
+                    )
+                )
+                continue
+            result, _ = tools.run_query(view.sql)
+            rules = tools.choose_chart(result, metas_of(view))
+            designed = element["decision"]
+            if (rules.kind, rules.x, rules.y_columns) != (
+                designed["kind"],
+                designed.get("x"),
+                designed["y_columns"],
+            ):
+                findings.append(
+                    Finding(
+                        "CHART-005",
+                        "error",
+                        f"{element['id']}: designed as {designed['kind']} of "
+                        f"{designed['y_columns']} by {designed.get('x')}; the chart rules choose "
+                        f"{rules.kind} of {rules.y_columns} by {rules.x} ({rules.reason})",
+                    )
+                )
+        return findings, [
+            "DASH-001 titles",
+            "DASH-002 coverage",
+            "DASH-003 widths",
+            "CHART-005 chart rules",
+        ]
+
+    def charts(
+        self, work: WorkItem, tools: Toolbox, spec: dict[str, Any], record: dict[str, Any]
+    ) -> tuple[list[Finding], list[str]]:
+        findings: list[Finding] = []
+        for element in spec["presentation"]["elements"]:
+            raw = tools.read_artifact(f"charts/{element['id']}.json")
+            if raw is None:
+                findings.append(
+                    Finding(
+                        "CHART-007",
+                        "error",
+                        f"{element['id']}: charts/{element['id']}.json is missing",
+                    )
+                )
+                continue
+            built = json.loads(raw)["spec"]
+            expected = expected_spec(tools, element, spec)
+            if expected is None:
+                findings.append(
+                    Finding("CHART-006", "error", f"{element['id']}: no built data to compare with")
+                )
+                continue
+            if built.get("type") != expected.get("type"):
+                findings.append(
+                    Finding(
+                        "CHART-007",
+                        "error",
+                        f"{element['id']}: built as a {built.get('type')} chart, "
+                        f"the design says {element['decision']['kind']} ({expected.get('type')})",
+                    )
+                )
+                continue
+            if built.get("data") != expected.get("data"):
+                findings.append(
+                    Finding(
+                        "CHART-006",
+                        "error",
+                        f"{element['id']}: the chart's labels or numbers are not the built data's",
+                    )
+                )
+        return findings, ["CHART-007 kinds as designed", "CHART-006 numbers from the data"]
+
+    def dashboard(
+        self, work: WorkItem, tools: Toolbox, spec: dict[str, Any], record: dict[str, Any]
+    ) -> tuple[list[Finding], list[str]]:
+        findings: list[Finding] = []
+        designed = spec["presentation"]["elements"]
+        raw = tools.read_artifact("dashboard/dashboard.json")
+        if raw is None:
+            return [Finding("DASH-004", "error", "dashboard/dashboard.json is missing")], [
+                "DASH-004 elements"
+            ]
+        bundle = json.loads(raw)
+        placed = sorted(bundle["elements"], key=lambda e: (e["y"], e["x"]))
+        if [e["id"] for e in placed if e["kind"] == "card"] != [
+            e["id"] for e in designed if e["kind"] == "card"
+        ] or [e["id"] for e in placed if e["kind"] == "chart"] != [
+            e["id"] for e in designed if e["kind"] == "chart"
+        ]:
+            findings.append(
+                Finding(
+                    "DASH-004",
+                    "error",
+                    f"the page shows {_order(placed)}, the design has {_order(designed)}",
+                )
+            )
+        for a, b in overlaps(placed):
+            findings.append(Finding("DASH-003", "error", f"cells {a} and {b} overlap"))
+        for element in placed:
+            chart = tools.read_artifact(f"charts/{element['id']}.json")
+            if chart is not None and json.loads(chart)["spec"] != element["spec"]:
+                findings.append(
+                    Finding(
+                        "CHART-006",
+                        "error",
+                        f"{element['id']}: the page's chart is not the built chart",
+                    )
+                )
+        names = [n for n in tools.list_artifacts("dashboard")]
+        files = {
+            n.removeprefix("dashboard/"): (tools.ctx.workspace.read_bytes(tools.branch, n) or b"")
+            for n in names
+        }
+        page = files.get("index.html", b"").decode("utf-8", "replace")
+        if EXTERNAL.search(page):
+            findings.append(
+                Finding("DASH-005", "error", "index.html loads something from another origin")
+            )
+        checks = ["DASH-003/004 layout", "DASH-005 local assets", "CHART-006 page = built charts"]
+        if not tools.ctx.browser:
+            checks.append("WEB-001..005 skipped by request (--no-browser)")
+            return findings, checks
+        report = tools.browser_check(files)
+        checks.append("WEB-001..005 chromium")
+        record["browser"] = {
+            "charts": len(report.charts),
+            "drawn": report.drawn,
+            "console_errors": report.console_errors,
+            "failed_requests": report.failed_requests + report.foreign_requests,
+            "cut_labels": report.cut_labels,
+            "cut_chart_labels": report.cut_chart_labels,
+            "screenshot": str(report.screenshot) if report.screenshot else None,
+            "ms": report.ms,
+        }
+        if report.error:
+            findings.append(Finding("WEB-005", "error", report.error))
+            return findings, checks
+        for message in report.console_errors[:10]:
+            findings.append(Finding("WEB-001", "error", f"console: {message[:200]}"))
+        for request in (report.failed_requests + report.foreign_requests)[:10]:
+            findings.append(
+                Finding("WEB-002", "error", f"request failed or blocked: {request[:200]}")
+            )
+        for chart in report.undrawn:
+            findings.append(Finding("WEB-003", "error", f"chart {chart} is not drawn"))
+        if len(report.charts) != sum(1 for e in placed if e["kind"] == "chart"):
+            findings.append(
+                Finding(
+                    "WEB-003",
+                    "error",
+                    f"{len(report.charts)} charts on the page, "
+                    f"{sum(1 for e in placed if e['kind'] == 'chart')} designed",
+                )
+            )
+        for label in report.cut_labels[:10]:
+            findings.append(
+                Finding("WEB-004", "warning", f"the label «{label}» is cut: widen its cell")
+            )
+        if report.screenshot is not None:
+            tools.attach("screenshot.png", report.screenshot, "image/png")
+        else:
+            findings.append(Finding("WEB-005", "error", "no screenshot was taken"))
+        return findings, checks

@@ -1,0 +1,220 @@
+"""CLI: `vitrina build BRIEF [--out DIR]` with a live board, and `vitrina board [list|show N]`.
+
+Thin: build the service, show the board while it runs, print where the dashboard is or
+why the build stopped. Exit codes: 0 done, 2 blocked (the questions are printed), 1 a bad
+brief or setting.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.live import Live
+
+console = Console()
+err = Console(stderr=True)
+board_app = typer.Typer(
+    help="The task board of `vitrina build`: builds, tasks, comments, reviews.",
+    no_args_is_help=False,
+    invoke_without_command=True,
+)
+
+
+def _service(db: str | None, catalog: Path | None, board: str | None, **kw: Any) -> Any:
+    from vitrina.ask import ensure_demo
+    from vitrina.config import load_settings
+    from vitrina.team import BuildService
+
+    settings = load_settings(db_url=db, catalog_dir=catalog)
+    if not settings.db_url:
+        ensure_demo(settings)
+    return BuildService(settings, board=board, **kw)
+
+
+def build_command(
+    brief: Annotated[
+        Path, typer.Argument(help="The brief: YAML (or Markdown with a YAML front matter).")
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write the dashboard's static files here.")
+    ] = None,
+    db: Annotated[str | None, typer.Option("--db", help="Warehouse SQLAlchemy URL.")] = None,
+    catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog folder.")] = None,
+    board: Annotated[
+        str | None, typer.Option("--board", help="Board database URL (SQLite or PostgreSQL).")
+    ] = None,
+    new: Annotated[
+        bool, typer.Option("--new", help="Start a new build even if this brief has one.")
+    ] = False,
+    no_browser: Annotated[
+        bool, typer.Option("--no-browser", help="Skip the chromium review (said on the board).")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as JSON, no live board.")
+    ] = False,
+) -> None:
+    """Run the build team on a brief to a reviewed dashboard (resumes an unfinished build)."""
+    from vitrina.language.detect import detect_lang
+    from vitrina.team import TeamError
+    from vitrina.team.view import board_table
+
+    try:
+        service = _service(db, catalog, board, browser=not no_browser)
+    except (TeamError, ValueError, OSError) as exc:
+        err.print(f"[red]{exc}[/]", highlight=False)
+        raise typer.Exit(1) from exc
+    try:
+        try:
+            build, parsed = service.open(brief, out=out, new=new)
+        except TeamError as exc:
+            err.print(f"[red]{exc}[/]", highlight=False)
+            raise typer.Exit(1) from exc
+        lang = parsed.language or detect_lang(parsed.title)
+        if as_json:
+            report = service.resume(build, parsed)
+        else:
+            with Live(
+                board_table(service.store, build, lang),
+                console=console,
+                refresh_per_second=8,
+                transient=not console.is_terminal,
+            ) as live:
+
+                def refresh(_kind: str, _detail: dict[str, Any]) -> None:
+                    fresh = service.store.get_build(build.id) or build
+                    live.update(board_table(service.store, fresh, lang))
+
+                report = service.resume(build, parsed, on_event=refresh)
+                live.update(board_table(service.store, report.build, lang))
+            if not console.is_terminal:
+                console.print(board_table(service.store, report.build, lang))
+    finally:
+        service.close()
+    _finish(report, as_json)
+
+
+def _finish(report: Any, as_json: bool) -> None:
+    if as_json:
+        console.print_json(
+            json.dumps(
+                {
+                    "build": report.build.id,
+                    "status": report.status,
+                    "location": report.location,
+                    "blocked": report.blocked,
+                    "tasks": [t.model_dump(mode="json") for t in report.tasks],
+                    "publications": report.build.result.get("publications", []),
+                    "trace": [e.model_dump(mode="json") for e in report.trace],
+                },
+                ensure_ascii=False,
+                default=str,
+            )
+        )
+    elif report.status == "done":
+        console.print(f"[green]done[/] · build {report.build.id}", highlight=False)
+        for publication in report.build.result.get("publications", []):
+            console.print(f"  {publication['target']}: {publication['location']}", highlight=False)
+        if report.build.out_dir:
+            console.print(
+                f"  static files: {Path(report.build.out_dir) / 'index.html'}", highlight=False
+            )
+    else:
+        blocked = report.blocked or {}
+        console.print(
+            f"[red]{report.status}[/] · build {report.build.id} · task {blocked.get('task')}",
+            highlight=False,
+        )
+        console.print(
+            blocked.get("questions") or blocked.get("reason") or "", highlight=False, markup=False
+        )
+    if report.status != "done":
+        raise typer.Exit(2)
+
+
+@board_app.callback()
+def board_default(
+    ctx: typer.Context,
+    board: Annotated[str | None, typer.Option("--board", help="Board database URL.")] = None,
+) -> None:
+    """Without a subcommand: the board of the latest build."""
+    if ctx.invoked_subcommand is None:
+        list_command(build=None, board=board)
+
+
+def _store(board: str | None) -> Any:
+    from vitrina.config import load_settings
+    from vitrina.team import BoardStore, board_url
+
+    settings = load_settings()
+    return BoardStore(board or board_url(settings.state_url, settings.home))
+
+
+@board_app.command("list")
+def list_command(
+    build: Annotated[
+        int | None, typer.Option("--build", help="This build (default: the latest).")
+    ] = None,
+    board: Annotated[str | None, typer.Option("--board", help="Board database URL.")] = None,
+) -> None:
+    """The tasks of a build, with their reviews, statuses and last blocks; then the builds."""
+    from vitrina.team.view import board_table
+
+    store = _store(board)
+    try:
+        builds = store.builds()
+        chosen = store.get_build(build) if build else (builds[0] if builds else None)
+        if chosen is None:
+            console.print(
+                "no build on this board yet: run `vitrina build BRIEF`"
+                if build is None
+                else f"no build {build} on this board"
+            )
+            if build is not None:
+                raise typer.Exit(1)
+            return
+        console.print(board_table(store, chosen))
+        if len(builds) > 1:
+            console.print(
+                "builds: " + ", ".join(f"{b.id} {b.status}" for b in builds[:20]), highlight=False
+            )
+    finally:
+        store.close()
+
+
+@board_app.command("show")
+def show_command(
+    task_id: Annotated[
+        int, typer.Argument(help="The task number (the # column of `vitrina board`).")
+    ],
+    diff: Annotated[
+        bool, typer.Option("--diff", help="Show what the task's branch changes.")
+    ] = False,
+    board: Annotated[str | None, typer.Option("--board", help="Board database URL.")] = None,
+) -> None:
+    """One task: comments with their parsed hand-offs and verdicts, reviews, attachments, audit."""
+    from vitrina.team.view import task_page
+    from vitrina.team.workspace import Workspace
+
+    store = _store(board)
+    try:
+        task = store.get_task(task_id)
+        if task is None:
+            err.print(f"no task {task_id} on this board: `vitrina board` lists them")
+            raise typer.Exit(1)
+        text = ""
+        if diff and task.branch:
+            build = store.get_build(task.build_id)
+            text = Workspace(Path(build.workspace)).diff(task.branch) if build else ""
+        console.print(task_page(store, task, diff=text))
+    finally:
+        store.close()
+
+
+def register(app: typer.Typer) -> None:
+    """Add `build` and `board`."""
+    app.command("build")(build_command)
+    app.add_typer(board_app, name="board")

@@ -1,0 +1,158 @@
+"""The structured brief a requester writes: KPIs, breakdowns, period, filters, audience.
+
+A YAML file (or Markdown with a YAML front matter between ``---`` lines). Errors name the
+file and the line and say what to write instead; a brief that does not parse never starts
+a build.
+
+    title: Платежи 2025 — обзор для правления
+    audience: правление
+    period: 2025 год
+    by: month                 # the breakdown of every KPI unless the KPI says otherwise
+    kpis:
+      - Сумма платежей        # a catalog metric by name, synonym or id
+      - name: Средний чек
+        by: регион
+      - metric: paying_clients
+        title: Платящие клиенты
+    filters:
+      - dimension: канал
+        values: [app]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from vitrina.team.errors import BriefError
+
+MAX_KPIS = 24
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class KpiRequest(_Strict):
+    name: str = ""
+    metric: str | None = None
+    by: str | None = None
+    title: str | None = None
+    description: str | None = None
+    line: int = 0  # where the KPI is written in the brief
+
+    @property
+    def label(self) -> str:
+        return self.title or self.name or self.metric or "?"
+
+
+class FilterRequest(_Strict):
+    dimension: str
+    values: list[str]
+    line: int = 0
+
+
+class Brief(_Strict):
+    title: str
+    audience: str | None = None
+    language: Literal["ru", "en"] | None = None
+    period: str | None = None
+    by: str | None = None
+    kpis: list[KpiRequest] = Field(default_factory=list)
+    filters: list[FilterRequest] = Field(default_factory=list)
+    notes: str = ""
+    source: str = "<brief>"
+
+
+def _front_matter(text: str) -> tuple[str, str, int]:
+    """(yaml part, free text after it, line offset of the yaml part)."""
+    lines = text.splitlines()
+    if lines and lines[0].strip() == "---":
+        for i, line in enumerate(lines[1:], start=1):
+            if line.strip() == "---":
+                return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :]).strip(), 1
+    return text, "", 0
+
+
+def _lines(node: yaml.Node, key: str) -> list[int]:
+    """1-based lines of the items of a top-level list (for messages)."""
+    if not isinstance(node, yaml.MappingNode):
+        return []
+    for k, v in node.value:
+        if getattr(k, "value", None) == key and isinstance(v, yaml.SequenceNode):
+            return [item.start_mark.line + 1 for item in v.value]
+    return []
+
+
+def parse_brief(text: str, source: str = "<brief>") -> Brief:
+    """Read a brief; BriefError names the file, the line and the fix."""
+    body, notes, offset = _front_matter(text)
+    try:
+        node = yaml.compose(body)
+        data: Any = yaml.safe_load(body)
+    except yaml.YAMLError as exc:
+        start = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem_mark", None)
+        where = f"{source}:{start.line + 1 + offset}" if start else source
+        at = f" (line {problem.line + 1 + offset})" if problem and problem is not start else ""
+        raise BriefError(
+            f"{where}: the brief is not valid YAML: {getattr(exc, 'problem', exc)}{at}"
+        ) from exc
+    if not isinstance(data, dict):
+        raise BriefError(f"{source}: a brief is a YAML mapping with at least 'title' and 'kpis'")
+    kpi_lines = [n + offset for n in _lines(node, "kpis")]
+    filter_lines = [n + offset for n in _lines(node, "filters")]
+    kpis = []
+    for i, item in enumerate(data.get("kpis") or []):
+        line = kpi_lines[i] if i < len(kpi_lines) else 0
+        if isinstance(item, str):
+            item = {"name": item}
+        if not isinstance(item, dict):
+            raise BriefError(
+                f"{source}:{line}: a KPI is a name or a mapping (name, metric, by, title)"
+            )
+        kpis.append(
+            {**{k: str(v) if v is not None else None for k, v in item.items()}, "line": line}
+        )
+    filters = []
+    for i, item in enumerate(data.get("filters") or []):
+        line = filter_lines[i] if i < len(filter_lines) else 0
+        if not isinstance(item, dict) or "dimension" not in item:
+            raise BriefError(
+                f"{source}:{line}: a filter is a mapping: dimension: NAME, values: [V, ...]"
+            )
+        values = item.get("values")
+        values = [values] if isinstance(values, str | int | float) else values or []
+        filters.append(
+            {"dimension": str(item["dimension"]), "values": [str(v) for v in values], "line": line}
+        )
+    raw = {**data, "kpis": kpis, "filters": filters, "source": source}
+    for key in ("period", "by", "audience", "title"):
+        if raw.get(key) is not None:
+            raw[key] = str(raw[key])
+    if notes:
+        raw["notes"] = (str(raw.get("notes") or "") + "\n" + notes).strip()
+    try:
+        brief = Brief(**raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        raise BriefError(f"{source}: field '{field}': {first['msg']}") from exc
+    if len(brief.kpis) > MAX_KPIS:
+        raise BriefError(
+            f"{source}: {len(brief.kpis)} KPIs; a dashboard holds at most {MAX_KPIS}: split the brief"
+        )
+    return brief
+
+
+def load_brief(path: Path) -> Brief:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BriefError(f"cannot read the brief {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise BriefError(f"{path}: the brief is not UTF-8 text") from exc
+    return parse_brief(text, str(path))

@@ -1,0 +1,71 @@
+"""The layout rules shared by the designer, the builder and the reviewer (skill dashboard-layout).
+
+>>> fit_title("Сумма успешных платежей физических лиц по всем регионам присутствия", CHART_TITLE_MAX)
+'Сумма успешных платежей физических лиц по всем…'
+>>> card_width("17 578 505 424,68 ₽"), card_width("12 345")
+(4, 3)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+CHART_TITLE_MAX = 48  # DASH-001
+CARD_TITLE_MAX = 32
+WIDTHS = (2, 3, 4, 6, 12)  # DASH-003: allowed cell widths on the 12-column grid
+CARD_ROW = 12
+LONG_SERIES = 12  # a line with more points than this takes the whole row
+
+
+def title_limit(kind: str) -> int:
+    return CARD_TITLE_MAX if kind == "card" else CHART_TITLE_MAX
+
+
+def fit_title(title: str, limit: int) -> str:
+    """The title cut at a word boundary to fit ``limit`` characters, with an ellipsis."""
+    if len(title) <= limit:
+        return title
+    cut = title[: limit - 1].rsplit(" ", 1)[0].rstrip(" ,.;:—-")
+    return (cut or title[: limit - 1]) + "…"
+
+
+def card_width(value_text: str) -> int:
+    """Columns a KPI card needs so its value is not cut (24 px digits in a 1366 px window)."""
+    n = len(value_text)
+    return 3 if n <= 14 else 4 if n <= 20 else 6
+
+
+def grid(elements: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Place elements in order: cards fill rows first, then charts; x, y, w, h on 12 columns."""
+    placed: list[dict[str, Any]] = []
+    x = y = 0
+    row_height = 1
+    for kind in ("card", "chart"):
+        items = [e for e in elements if e["kind"] == kind]
+        for element in items:
+            w = int(element["w"])
+            if x + w > 12:
+                x, y = 0, y + row_height
+                row_height = 1
+            h = 1 if kind == "card" else 4
+            placed.append({**element, "x": x, "y": y, "w": w, "h": h})
+            x += w
+            row_height = max(row_height, h)
+        if items:
+            x, y, row_height = 0, y + row_height, 1
+    return placed
+
+
+def overlaps(elements: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Pairs of elements whose cells overlap (DASH-003)."""
+    out = []
+    for i, a in enumerate(elements):
+        for b in elements[i + 1 :]:
+            if (
+                a["x"] < b["x"] + b["w"]
+                and b["x"] < a["x"] + a["w"]
+                and a["y"] < b["y"] + b["h"]
+                and b["y"] < a["y"] + a["h"]
+            ):
+                out.append((a["id"], b["id"]))
+    return out

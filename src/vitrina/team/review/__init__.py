@@ -1,0 +1,1 @@
+"""Reviews that look at the result as its audience will: the dashboard in a real browser."""

@@ -1,0 +1,212 @@
+"""The build job's public entry point: a brief in, a reviewed and published dashboard out.
+
+    service = BuildService(settings)
+    report = service.run(Path("brief.yaml"), out=Path("dashboard"))   # runs the team to the end
+    report.status, report.location                                    # "done", ".../index.html"
+
+Running the same brief again resumes its build where it stopped (after a crash, say):
+the board is the durable state, so nothing done before is done twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from vitrina.catalog import Catalog, load_catalog
+from vitrina.config import Settings, load_settings
+from vitrina.language.detect import detect_lang
+from vitrina.team.agents.base import RoleAgent
+from vitrina.team.agents.rules import rule_agents
+from vitrina.team.board import BoardStore, Build, Task, board_url
+from vitrina.team.chain import PHASES
+from vitrina.team.context import BuildContext, Limits
+from vitrina.team.data.brief import Brief, load_brief
+from vitrina.team.graph import build_graph, recursion_limit
+from vitrina.team.lifecycle import TaskKind
+from vitrina.team.primitives import Primitives
+from vitrina.team.publish import HtmlPublisher, Publisher
+from vitrina.team.roles import Roster
+from vitrina.team.skills import SkillLibrary
+from vitrina.team.spec import Spec
+from vitrina.team.workspace import Workspace
+from vitrina.trace import TraceEvent
+from vitrina.warehouse import Warehouse
+
+SLUG = re.compile(r"^build-[0-9]{1,9}$")
+
+
+def dashboards_dir(home: Path) -> Path:
+    """Where published HTML dashboards live; `vitrina serve` serves them from here."""
+    return home / "dashboards"
+
+
+def dashboard_slug(build_id: int) -> str:
+    return f"build-{build_id}"
+
+
+@dataclass
+class BuildReport:
+    build: Build
+    tasks: list[Task]
+    trace: list[TraceEvent] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        return self.build.status
+
+    @property
+    def location(self) -> str | None:
+        return self.build.result.get("location")
+
+    @property
+    def blocked(self) -> dict[str, Any] | None:
+        return self.build.result.get("blocked")
+
+    def count(self, kind: TaskKind) -> int:
+        return sum(1 for t in self.tasks if t.kind is kind)
+
+
+class BuildService:
+    """One process's build runner: the board, the warehouse, the catalog, the agents."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        board: str | None = None,
+        catalog: Catalog | None = None,
+        warehouse: Warehouse | None = None,
+        today: date | None = None,
+        agents: dict[str, RoleAgent] | None = None,
+        browser: bool = True,
+        limits: Limits | None = None,
+        publishers: list[Publisher] | None = None,
+    ) -> None:
+        self.settings = settings or load_settings()
+        self.store = BoardStore(board or board_url(self.settings.state_url, self.settings.home))
+        self.catalog = catalog or load_catalog(self.settings.catalog_dir)
+        self.warehouse = warehouse or Warehouse(
+            self.settings.warehouse_url,
+            timeout_s=self.settings.statement_timeout_s,
+            row_cap=self.settings.row_cap,
+        )
+        self.today = today or date.today()
+        self.roster = Roster.default()
+        self.skills = SkillLibrary.default()
+        self.agents: dict[str, Any] = {**rule_agents(), **(agents or {})}
+        self.browser = browser
+        self.limits = limits or Limits()
+        self.publishers = publishers
+
+    def key(self, brief_text: str, out: Path | None) -> str:
+        """A build is the same build when the brief, the warehouse, the catalog and the output are."""
+        source = "\n".join(
+            [
+                brief_text,
+                self.settings.warehouse_url,
+                str(self.settings.catalog_dir or "demo"),
+                str(out.resolve() if out else ""),
+            ]
+        )
+        return hashlib.sha256(source.encode("utf-8")).hexdigest()[:32]
+
+    def open(
+        self, brief_path: Path, *, out: Path | None = None, new: bool = False
+    ) -> tuple[Build, Brief]:
+        """The build of this brief: the unfinished one to resume, or a new one."""
+        brief = load_brief(brief_path)
+        brief_text = brief_path.read_text(encoding="utf-8")
+        key = self.key(brief_text, out)
+        if new:
+            key = f"{key[:24]}-{len(self.store.builds(limit=10_000)) + 1}"
+        workspace = self.settings.home / "team" / "workspaces" / key
+        build, _ = self.store.create_build(
+            key=key,
+            title=brief.title,
+            brief=brief_text,
+            brief_path=str(brief_path),
+            workspace=str(workspace),
+            phase=PHASES[0],
+            out_dir=str(out.resolve()) if out else None,
+        )
+        return build, brief
+
+    def context(
+        self,
+        build: Build,
+        brief: Brief,
+        on_event: Callable[[str, dict[str, Any]], None] | None = None,
+    ) -> BuildContext:
+        workspace = Workspace.open(Path(build.workspace))
+        publishers = self.publishers
+        if publishers is None:
+            folders = [dashboards_dir(self.settings.home) / dashboard_slug(build.id)]
+            if build.out_dir:
+                folders.append(Path(build.out_dir))
+            publishers = [HtmlPublisher(folders)]
+        prims = Primitives(self.store, self.roster, build.id, workspace, on_action=on_event)
+        lang = brief.language or ("ru" if detect_lang(brief.title) == "ru" else "en")
+        return BuildContext(
+            store=self.store,
+            roster=self.roster,
+            skills=self.skills,
+            build=build,
+            brief=brief,
+            catalog=self.catalog,
+            warehouse=self.warehouse,
+            workspace=workspace,
+            spec=Spec(workspace, self.roster),
+            prims=prims,
+            agents=self.agents,
+            today=self.today,
+            row_cap=self.settings.row_cap,
+            publishers=publishers,
+            attachments_dir=self.settings.home / "team" / "attachments" / dashboard_slug(build.id),
+            lang=lang,
+            browser=self.browser,
+            limits=self.limits,
+            on_event=on_event,
+        )
+
+    def run(
+        self,
+        brief_path: Path,
+        *,
+        out: Path | None = None,
+        new: bool = False,
+        on_event: Callable[[str, dict[str, Any]], None] | None = None,
+    ) -> BuildReport:
+        """Run (or resume) the build of a brief to its end: done, or blocked with the reason."""
+        build, brief = self.open(brief_path, out=out, new=new)
+        return self.resume(build, brief, on_event=on_event)
+
+    def resume(
+        self,
+        build: Build,
+        brief: Brief,
+        *,
+        on_event: Callable[[str, dict[str, Any]], None] | None = None,
+    ) -> BuildReport:
+        ctx = self.context(build, brief, on_event)
+        trace: list[TraceEvent] = []
+        graph = build_graph()
+        config = {"recursion_limit": recursion_limit(self.limits.max_steps)}
+        for update in graph.stream(
+            {"build_id": build.id}, config, context=ctx, stream_mode="updates"
+        ):
+            for values in update.values():
+                if isinstance(values, dict):
+                    trace.extend(values.get("trace") or [])
+        final = self.store.get_build(build.id)
+        assert final is not None
+        return BuildReport(final, self.store.tasks(build.id), trace)
+
+    def close(self) -> None:
+        self.warehouse.close()
+        self.store.close()
