@@ -83,3 +83,12 @@ def test_ship_date_is_chosen_by_its_words(catalog) -> None:
 ])
 def test_write_requests(question: str, verb: str | None) -> None:
     assert write_verb(question) == verb
+
+
+@pytest.mark.parametrize("question", ["Помесячная динамика суммы платежей за последние 24 месяца",
+                                      "Monthly trend of payment volume in 2025"])
+def test_series_words_with_a_grain_are_read(question: str) -> None:
+    demo = load_catalog(None)
+    period = extract_period(question, date(2026, 11, 30))
+    reading = read_question(question, demo, period_span=period_offsets(question, period.span if period else None))
+    assert reading.grain == "month" and unexplained_words(reading) == []
