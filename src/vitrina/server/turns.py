@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from vitrina.server.errors import ApiError
-from vitrina.server.history import run_links
+from vitrina.server.history import result_links
 from vitrina.server.store import Store, ThreadRecord
 
 log = logging.getLogger("vitrina.server")
@@ -36,7 +36,7 @@ def public_result(result: Any, max_rows: int) -> dict[str, Any]:
     rows = data.get("rows") or []
     data["rows_truncated"] = len(rows) > max_rows
     data["rows"] = rows[:max_rows]
-    data.update(run_links(result.run_id, excel=bool(result.excel), chart=bool(result.chart)))
+    data.update(result_links(result))
     return data
 
 
