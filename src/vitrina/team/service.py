@@ -31,6 +31,7 @@ from vitrina.team.graph import build_graph, recursion_limit
 from vitrina.team.lifecycle import TaskKind
 from vitrina.team.primitives import Primitives
 from vitrina.team.publish import HtmlPublisher, Publisher
+from vitrina.team.publish.superset import SupersetPublisher, SupersetTarget
 from vitrina.team.roles import Roster
 from vitrina.team.skills import SkillLibrary
 from vitrina.team.spec import Spec
@@ -87,6 +88,7 @@ class BuildService:
         browser: bool = True,
         limits: Limits | None = None,
         publishers: list[Publisher] | None = None,
+        superset: SupersetTarget | None = None,
     ) -> None:
         self.settings = settings or load_settings()
         self.store = BoardStore(board or board_url(self.settings.state_url, self.settings.home))
@@ -103,6 +105,7 @@ class BuildService:
         self.browser = browser
         self.limits = limits or Limits()
         self.publishers = publishers
+        self.superset = superset
 
     def key(self, brief_text: str, out: Path | None) -> str:
         """A build is the same build when the brief, the warehouse, the catalog and the output are."""
@@ -150,6 +153,8 @@ class BuildService:
             if build.out_dir:
                 folders.append(Path(build.out_dir))
             publishers = [HtmlPublisher(folders)]
+            if self.superset is not None:
+                publishers.append(SupersetPublisher(self.superset))
         prims = Primitives(self.store, self.roster, build.id, workspace, on_action=on_event)
         lang = brief.language or ("ru" if detect_lang(brief.title) == "ru" else "en")
         return BuildContext(
@@ -172,6 +177,7 @@ class BuildService:
             browser=self.browser,
             limits=self.limits,
             on_event=on_event,
+            superset=self.superset,
         )
 
     def run(
