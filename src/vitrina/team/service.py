@@ -21,7 +21,9 @@ from typing import Any
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.config import Settings, load_settings
 from vitrina.language.detect import detect_lang
+from vitrina.llm import build_client
 from vitrina.team.agents.base import RoleAgent
+from vitrina.team.agents.model import model_agents
 from vitrina.team.agents.rules import rule_agents
 from vitrina.team.board import BoardStore, Build, Task, board_url
 from vitrina.team.chain import PHASES
@@ -89,6 +91,7 @@ class BuildService:
         limits: Limits | None = None,
         publishers: list[Publisher] | None = None,
         superset: SupersetTarget | None = None,
+        llm: Any | None = None,
     ) -> None:
         self.settings = settings or load_settings()
         self.store = BoardStore(board or board_url(self.settings.state_url, self.settings.home))
@@ -101,7 +104,10 @@ class BuildService:
         self.today = today or date.today()
         self.roster = Roster.default()
         self.skills = SkillLibrary.default()
-        self.agents: dict[str, Any] = {**rule_agents(), **(agents or {})}
+        # with a model configured every role's model writes its part; the rules build and check
+        self.llm = llm if llm is not None else build_client(self.settings)
+        base = rule_agents() if self.llm is None else model_agents(self.llm, rule_agents())
+        self.agents: dict[str, Any] = {**base, **(agents or {})}
         self.browser = browser
         self.limits = limits or Limits()
         self.publishers = publishers
