@@ -61,6 +61,7 @@ def fresh_turn(question: str) -> dict:
         "grain": None,
         "plan": None,
         "mode": "rules",
+        "unexplained": [],
         "llm_tables": [],
         "table_notes": None,
         "feasibility_attempts": 0,
