@@ -31,6 +31,7 @@ from vitrina.team.context import BuildContext, Limits
 from vitrina.team.data.brief import Brief, load_brief
 from vitrina.team.graph import build_graph, recursion_limit
 from vitrina.team.lifecycle import TaskKind
+from vitrina.team.notify import Notifier
 from vitrina.team.primitives import Primitives
 from vitrina.team.publish import HtmlPublisher, Publisher
 from vitrina.team.publish.superset import SupersetPublisher, SupersetTarget
@@ -92,6 +93,7 @@ class BuildService:
         publishers: list[Publisher] | None = None,
         superset: SupersetTarget | None = None,
         llm: Any | None = None,
+        notifier: Notifier | None = None,
     ) -> None:
         self.settings = settings or load_settings()
         self.store = BoardStore(board or board_url(self.settings.state_url, self.settings.home))
@@ -112,6 +114,7 @@ class BuildService:
         self.limits = limits or Limits()
         self.publishers = publishers
         self.superset = superset
+        self.notifier = notifier
 
     def key(self, brief_text: str, out: Path | None) -> str:
         """A build is the same build when the brief, the warehouse, the catalog and the output are."""
@@ -205,6 +208,16 @@ class BuildService:
         *,
         on_event: Callable[[str, dict[str, Any]], None] | None = None,
     ) -> BuildReport:
+        lang = brief.language or ("ru" if detect_lang(brief.title) == "ru" else "en")
+        if self.notifier is not None:  # the statuses worth a person's attention, in order
+            notify = self.notifier.on_build_event(build.id, build.title, lang)
+            outer = on_event
+
+            def on_event(kind: str, detail: dict[str, Any]) -> None:
+                notify(kind, detail)
+                if outer is not None:
+                    outer(kind, detail)
+
         ctx = self.context(build, brief, on_event)
         trace: list[TraceEvent] = []
         graph = build_graph()
@@ -217,6 +230,9 @@ class BuildService:
                     trace.extend(values.get("trace") or [])
         final = self.store.get_build(build.id)
         assert final is not None
+        if self.notifier is not None:
+            self.notifier.build_finished(final, lang)
+            trace.extend(self.notifier.trace.events)
         return BuildReport(final, self.store.tasks(build.id), trace)
 
     def close(self) -> None:
