@@ -31,7 +31,12 @@ browser:
 	  fi; \
 	fi
 
+# The demo leaves everything `vitrina serve` needs: the package, the UI libraries, the demo data.
+# Without npm (or offline) the assets step says so and the demo still runs: the CLI needs no
+# assets and the web page names the command to run (docs/decisions/080-demo-installs-assets.md).
 demo: $(STAMP)
+	@$(MAKE) --no-print-directory assets || echo "warning: the web UI libraries (Chart.js, Mermaid) were not installed;" \
+	  "charts and diagrams stay off until 'make assets' (needs npm) succeeds"
 	$(BIN)/vitrina demo
 
 lint: $(STAMP)
