@@ -30,16 +30,16 @@ from vitrina.team.chain import PHASES
 from vitrina.team.context import BuildContext, Limits
 from vitrina.team.data.brief import Brief, load_brief
 from vitrina.team.graph import build_graph, recursion_limit
+from vitrina.team.learn import SkillLearning, learned_dir
 from vitrina.team.lifecycle import TaskKind
 from vitrina.team.notify import Notifier
 from vitrina.team.primitives import Primitives
 from vitrina.team.publish import HtmlPublisher, Publisher
 from vitrina.team.publish.superset import SupersetPublisher, SupersetTarget
 from vitrina.team.roles import Roster
-from vitrina.team.skills import SkillLibrary
 from vitrina.team.spec import Spec
 from vitrina.team.workspace import Workspace
-from vitrina.trace import TraceEvent
+from vitrina.trace import Trace, TraceEvent
 from vitrina.warehouse import Warehouse
 
 SLUG = re.compile(r"^build-[0-9]{1,9}$")
@@ -105,7 +105,9 @@ class BuildService:
         )
         self.today = today or date.today()
         self.roster = Roster.default()
-        self.skills = SkillLibrary.default()
+        # the shipped skills, then the entries a person accepted from earlier reviews (learn.py)
+        self.learning = SkillLearning(learned_dir(self.settings.home))
+        self.skills = self.learning.library()
         # with a model configured every role's model writes its part; the rules build and check
         self.llm = llm if llm is not None else build_client(self.settings)
         base = rule_agents() if self.llm is None else model_agents(self.llm, rule_agents())
@@ -230,6 +232,12 @@ class BuildService:
                     trace.extend(values.get("trace") or [])
         final = self.store.get_build(build.id)
         assert final is not None
+        if final.status == "done":  # the reviews' findings become proposals for a person
+            proposed = self.learning.propose(self.store, final.id)
+            if proposed:
+                learned = Trace("learn")
+                learned.branch("skill entries proposed from the reviews", count=len(proposed))
+                trace.extend(learned.events)
         if self.notifier is not None:
             self.notifier.build_finished(final, lang)
             trace.extend(self.notifier.trace.events)
