@@ -29,13 +29,15 @@ from vitrina.team.board import BoardStore, Build, Task, board_url
 from vitrina.team.chain import PHASES
 from vitrina.team.context import BuildContext, Limits
 from vitrina.team.data.brief import Brief, load_brief
+from vitrina.team.errors import TeamError
 from vitrina.team.graph import build_graph, recursion_limit
 from vitrina.team.learn import SkillLearning, learned_dir
 from vitrina.team.lifecycle import TaskKind
-from vitrina.team.notify import Notifier
+from vitrina.team.notify import Notifier, TelegramTarget, WebhookTarget
 from vitrina.team.primitives import Primitives
 from vitrina.team.publish import HtmlPublisher, Publisher
 from vitrina.team.publish.superset import SupersetPublisher, SupersetTarget
+from vitrina.team.publish.superset_bundle import SupersetDatabase
 from vitrina.team.roles import Roster
 from vitrina.team.spec import Spec
 from vitrina.team.workspace import Workspace
@@ -74,6 +76,47 @@ class BuildReport:
 
     def count(self, kind: TaskKind) -> int:
         return sum(1 for t in self.tasks if t.kind is kind)
+
+
+def superset_from(settings: Settings) -> SupersetTarget | None:
+    """The Superset target of the settings (VITRINA_SUPERSET_*), or None when no URL is set."""
+    if not settings.superset_url:
+        return None
+    missing = [
+        f"VITRINA_SUPERSET_{name.upper()}"
+        for name, value in (
+            ("user", settings.superset_user),
+            ("password", settings.superset_password),
+        )
+        if not value
+    ]
+    uri = settings.superset_database_uri or settings.db_url
+    if not uri:
+        missing.append(
+            "VITRINA_SUPERSET_DATABASE_URI (the embedded demo warehouse is not reachable by Superset)"
+        )
+    if missing:
+        raise TeamError(f"VITRINA_SUPERSET_URL is set but {', '.join(missing)} is not")
+    return SupersetTarget(
+        settings.superset_url,
+        settings.superset_user or "",
+        settings.superset_password or "",
+        SupersetDatabase(settings.superset_database_name, uri.replace("+psycopg://", "://")),
+    )
+
+
+def notifier_from(settings: Settings) -> Notifier | None:
+    """The notification targets of the settings (VITRINA_NOTIFY_*), or None when none is set."""
+    targets: list[Any] = []
+    if settings.notify_webhook_url:
+        targets.append(WebhookTarget(settings.notify_webhook_url, settings.notify_webhook_secret))
+    if settings.notify_telegram_token or settings.notify_telegram_chat:
+        targets.append(
+            TelegramTarget(
+                settings.notify_telegram_token or "", settings.notify_telegram_chat or ""
+            )
+        )
+    return Notifier(targets) if targets else None
 
 
 class BuildService:
@@ -115,8 +158,8 @@ class BuildService:
         self.browser = browser
         self.limits = limits or Limits()
         self.publishers = publishers
-        self.superset = superset
-        self.notifier = notifier
+        self.superset = superset if superset is not None else superset_from(self.settings)
+        self.notifier = notifier if notifier is not None else notifier_from(self.settings)
 
     def key(self, brief_text: str, out: Path | None) -> str:
         """A build is the same build when the brief, the warehouse, the catalog and the output are."""
