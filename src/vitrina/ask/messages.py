@@ -56,6 +56,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "Try rephrasing: name one metric, a period and a breakdown "
         '(for example "payment volume by region in 2025").',
     },
+    "warehouse_privileged": {
+        "ru": "Витрина не выполняет запросы от имени привилегированной роли хранилища. {error}",
+        "en": "Vitrina does not query the warehouse as a privileged role. {error}",
+    },
     "warehouse_down": {
         "ru": "Хранилище недоступно: {error}. Проверьте адрес (--db) и что сервер запущен.",
         "en": "The warehouse is not reachable: {error}. Check the URL (--db) and that the server is running.",
