@@ -80,6 +80,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "analysis_shares": {"ru": "Доли от итога", "en": "Shares of the total"},
     "analysis_deviation": {"ru": "Отклонения от среднего", "en": "Deviations from the mean"},
     "analysis_forecast": {"ru": "Прогноз", "en": "Forecast"},
+    "files_written": {"ru": "Записаны файлы: {names}.", "en": "Files written: {names}."},
     "analysis_python": {"ru": "Расчёт на Python", "en": "Python calculation"},
 }
 

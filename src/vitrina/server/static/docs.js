@@ -93,7 +93,7 @@
       if (m && data.lineage && data.lineage.level) {
         doc.prepend(el("div", { class: "doc-meta" }, V.t("docs.level") + ": " + data.lineage.level + " · " + V.t("docs.model") + ": " + (index.model || "")));
         const box = el("div", { class: "doc-llm", id: "doc-llm" });
-        const button = el("button", { type: "button", id: "doc-llm-button", text: V.t("docs.llm") });
+        const button = el("button", { type: "button", id: "doc-llm-button", class: "btn btn-small", text: V.t("docs.llm") });
         button.addEventListener("click", async () => {
           button.disabled = true;
           try {
