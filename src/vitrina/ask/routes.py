@@ -9,7 +9,7 @@ from langgraph.graph import END
 
 from vitrina.ask.state import AskState
 
-NON_RETRYABLE = ("connect:", "timeout:")
+NON_RETRYABLE = ("connect:", "privileged:", "timeout:")
 SUMMARY_EVERY = 3  # answered turns between updates of the dialog summary
 
 
@@ -42,6 +42,11 @@ def after_feasibility(state: AskState) -> Literal["refuse", "choose_tables_llm",
     if state.get("status") == "refused":
         return "refuse"
     return "choose_tables_llm" if state.get("table_notes") else "generate_sql"
+
+
+def after_generate(state: AskState) -> Literal["refuse", "guard_sql"]:
+    """A model path that failed on a question the rules cannot fully read ends in a refusal."""
+    return "refuse" if state.get("status") == "refused" else "guard_sql"
 
 
 def after_answer(state: AskState) -> Literal["summarize_dialog", "__end__"]:

@@ -33,7 +33,7 @@ def build_service(settings: Settings) -> Any:
     """The ask service over this process's checkpointer (SQLite, or PostgreSQL at scale)."""
     from vitrina.ask import AskService
 
-    return AskService(settings, checkpointer=make_checkpointer(settings), write_files=True)
+    return AskService(settings, checkpointer=make_checkpointer(settings), write_files=False)  # files on download
 
 
 def job_routers(settings: Settings, service: Any) -> list[APIRouter]:

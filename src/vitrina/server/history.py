@@ -26,6 +26,13 @@ def run_links(run_id: str | None, *, excel: bool, chart: bool) -> dict[str, str 
     }
 
 
+def result_links(result: Any) -> dict[str, str | None]:
+    """The file links of an AskResult: the files are made on the first download, so a link
+    is there whenever the run has something to put in them (rows for Excel, a chart)."""
+    answered = result.status == "answered"
+    return run_links(result.run_id, excel=answered and bool(result.columns), chart=answered and bool(result.chart))
+
+
 TURN_FIELDS = {"run_id", "status", "question", "rewritten_question", "topic", "period", "sql", "answer",
                "table", "chart", "clarification", "checks", "trace"}
 
@@ -37,7 +44,7 @@ def turn_from_values(values: dict[str, Any], pending: dict[str, Any] | None) -> 
     if pending:
         turn["answer"] = pending["question"]  # the options are shown as buttons
     turn["chosen"] = dict(values.get("chosen") or {})
-    turn.update(run_links(result.run_id, excel=bool(result.excel), chart=bool(result.chart)))
+    turn.update(result_links(result))
     return turn
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from vitrina.server.docs_source import render_markdown
 from vitrina.server.errors import ApiError
-from vitrina.server.history import last_checkpoint_id, run_links
+from vitrina.server.history import last_checkpoint_id, result_links
 from vitrina.server.store import Store, ThreadRecord
 
 log = logging.getLogger("vitrina.server")
@@ -44,7 +44,7 @@ def public_result(result: Any, max_rows: int) -> dict[str, Any]:
     rows = data.get("rows") or []
     data["rows_truncated"] = len(rows) > max_rows
     data["rows"] = rows[:max_rows]
-    data.update(run_links(result.run_id, excel=bool(result.excel), chart=bool(result.chart)))
+    data.update(result_links(result))
     return data
 
 
