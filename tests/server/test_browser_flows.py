@@ -117,7 +117,7 @@ def test_task_page_with_auth_summary_downloads_russian(browser, authed, tmp_path
     _ready(page)
     page.click("nav a[href='/task']")  # linked from the navigation
     _ready(page)
-    page.fill("#request", "Сумма платежей по регионам за 3 квартал 2026, доли")
+    page.fill("#request", "Сумма платежей по регионам за 3 квартал 2026")
     page.click("#start button[type=submit]")
     page.get_by_role("button", name="Одобрить").wait_for(timeout=60_000)
     _shot(page, "flows-task-plan")

@@ -60,7 +60,7 @@ def test_rename_and_delete_a_dialog_only_by_its_owner(client, auth):
 def test_task_files_are_downloads_by_index(client, auth):
     import time
 
-    start = client.post("/api/tasks", json={"request": "Сумма платежей по регионам за 3 квартал 2026, доли"},
+    start = client.post("/api/tasks", json={"request": "Сумма платежей по регионам за 3 квартал 2026"},
                         headers=auth)
     task_id = start.json()["task_id"]
     task = {}

@@ -16,9 +16,9 @@ from pydantic import BaseModel, Field
 
 from vitrina.present.charts import safe_chart
 from vitrina.present.infer_meta import infer_metas
+from vitrina.task.messages import text
 from vitrina.task.state import ToolOutput
 from vitrina.task.tables import load_table
-from vitrina.task.messages import text
 from vitrina.task.tools.base import Tool, ToolEnv, ToolError
 
 SAFE_NAME = re.compile(r"[^\w.-]+", re.U)
