@@ -50,6 +50,7 @@ OTHER_ENV = frozenset(
         "VITRINA_TEST_PG_URL",
         "VITRINA_TEST_LLM_ENV",
         "VITRINA_TEST_LLM_REPORT",
+        "VITRINA_TEST_SUPERSET_ENV",
     }
 )
 OTHER_ENV_PREFIXES = ("VITRINA_TASK_",)
@@ -105,6 +106,19 @@ class Settings(BaseSettings):
     )
     onec_user: str | None = None
     onec_password: str | None = None
+    # `vitrina build` publishes to Apache Superset too when superset_url is set
+    superset_url: str | None = None
+    superset_user: str | None = None
+    superset_password: str | None = None
+    superset_database_uri: str | None = (
+        None  # the warehouse as Superset reaches it (default: db_url)
+    )
+    superset_database_name: str = "Vitrina warehouse"
+    # notifications of `vitrina build` (delivered by code, never a model)
+    notify_webhook_url: str | None = None
+    notify_webhook_secret: str | None = None
+    notify_telegram_token: str | None = None
+    notify_telegram_chat: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod

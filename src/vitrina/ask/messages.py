@@ -7,15 +7,28 @@ from vitrina.i18n import Messages
 TEXTS: dict[str, dict[str, str]] = {
     "no_topic": {
         "ru": "В каталоге нет данных, чтобы ответить на этот вопрос. Я могу ответить про: {topics}. "
-        "Переформулируйте вопрос, назвав показатель (например, «сумма платежей», «открыто кошельков»).",
+        "Переформулируйте вопрос, назвав показатель (например, {examples}).",
         "en": "The catalog holds no data to answer this question. I can answer about: {topics}. "
-        'Rephrase the question naming a metric (for example "payment volume", "wallets opened").',
+        "Rephrase the question naming a metric (for example {examples}).",
     },
     "refuse_word": {
         "ru": "В хранилище нет данных о «{word}», поэтому ответить не могу — придумывать цифры я не буду. "
         "Доступные темы: {topics}.",
         "en": 'The warehouse holds no data about "{word}", so I cannot answer; I will not invent numbers. '
         "Available topics: {topics}.",
+    },
+    "unexplained": {
+        "ru": "Я не понял в вопросе: {words}. Отвечать без них не буду, чтобы не посчитать не то. "
+        "Переформулируйте вопрос словами каталога: показатель (например, {examples}), период, разрез.",
+        "en": "I could not place these words of the question: {words}. I will not answer without them, "
+        "so as not to compute something else. Rephrase it with the catalog's words: a metric "
+        "(for example {examples}), a period, a breakdown.",
+    },
+    "write_request": {
+        "ru": "Я только читаю данные и не могу их менять («{verb}»). Могу показать текущие значения: "
+        "спросите, например, «{example}».",
+        "en": 'I only read data and cannot change it ("{verb}"). I can show the current figures: ask, '
+        'for example, "{example}".',
     },
     "unknown_value": {
         "ru": "Не нашёл «{name}» в справочниках каталога, поэтому не могу применить такой фильтр. "
@@ -36,6 +49,22 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Показатель «{metric}» нельзя разделить на B2B и B2C: в каталоге нет связи с сегментом клиента.",
         "en": '"{metric}" cannot be split into B2B and B2C: the catalog has no relation to the client segment.',
     },
+    "join_ambiguous": {
+        "ru": "Таблицу «{table}» можно присоединить несколькими путями: через {ways}. Уточните в вопросе, "
+        "какой нужен (например, назовите таблицу, через которую идти).",
+        "en": 'The table "{table}" can be reached several ways: through {ways}. Say in the question which '
+        "one you mean (for example, name the table to go through).",
+    },
+    "date_unavailable": {
+        "ru": "Показатель «{metric}» нельзя отнести к дате «{date}». Доступные даты: {dates}.",
+        "en": '"{metric}" cannot be dated by "{date}". Its dates: {dates}.',
+    },
+    "no_date": {
+        "ru": "У показателя «{metric}» нет даты в каталоге, поэтому период или календарный фильтр "
+        "к нему применить нельзя. Спросите без периода или добавьте показателю date_column.",
+        "en": '"{metric}" has no date in the catalog, so a period or calendar filter cannot be applied. '
+        "Ask without a period or give the metric a date_column.",
+    },
     "clarify_topic": {
         "ru": "Уточните, пожалуйста, о чём вопрос:",
         "en": "Please clarify what the question is about:",
@@ -50,11 +79,9 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "sql_failed": {
         "ru": "Не удалось построить корректный запрос за {attempts} попытки. Последняя ошибка: {error}. "
-        "Попробуйте переформулировать: назовите один показатель, период и разрез "
-        "(например, «сумма платежей по регионам за 2025 год»).",
+        "Попробуйте переформулировать: назовите один показатель (например, {examples}), период и разрез.",
         "en": "Could not build a valid query in {attempts} attempts. Last error: {error}. "
-        "Try rephrasing: name one metric, a period and a breakdown "
-        '(for example "payment volume by region in 2025").',
+        "Try rephrasing: name one metric (for example {examples}), a period and a breakdown.",
     },
     "warehouse_privileged": {
         "ru": "Витрина не выполняет запросы от имени привилегированной роли хранилища. {error}",

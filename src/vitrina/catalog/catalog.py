@@ -22,8 +22,18 @@ from vitrina.catalog.model import (
 )
 
 MAX_JOIN_DEPTH = 4  # longest relation path the planner will follow between two tables
+MAX_PATHS = 32  # relation paths enumerated between two tables before the search stops
 
 Located = tuple[Any, Path, int | None]
+
+
+@dataclass(frozen=True)
+class DateRef:
+    """A date a metric can be filtered by: its name in `dates` ("" for the only one), where it lives."""
+
+    name: str
+    table: str
+    column: str
 
 
 @dataclass
@@ -88,9 +98,9 @@ class Catalog:
             if table is None:
                 report(file, line, f"metrics {metric.id}", f"unknown table '{metric.table}'")
                 continue
-            if metric.date_column and table.column(metric.date_column) is None:
-                report(file, line, f"metrics {metric.id}",
-                       f"date_column '{metric.date_column}' is not a column of {metric.table}")
+            bad_date = cat._bad_metric_date(metric)
+            if bad_date:
+                report(file, line, f"metrics {metric.id}", bad_date)
                 continue
             if metric.topic and metric.topic not in cat.topics:
                 report(file, line, f"metrics {metric.id}", f"unknown topic '{metric.topic}'")
@@ -128,38 +138,98 @@ class Catalog:
         return self.cache["allowed_columns"]
 
     def metric_date_column(self, metric: Metric) -> str | None:
-        return metric.date_column or self.tables[metric.table].default_date
+        """The default date when it is a column of the metric's own table, else None."""
+        ref = self.metric_date(metric)
+        return ref.column if ref and ref.table == metric.table else None
+
+    def resolve_date(self, metric: Metric, written: str) -> DateRef | None:
+        """`written` as a column of the metric's table, or as table.column (schema optional)."""
+        own = self.tables.get(metric.table)
+        if own is not None and own.column(written) is not None:
+            return DateRef("", metric.table, written)
+        table_part, _, column = written.rpartition(".")
+        table_part = table_part.lower()
+        names = [t for t in self.tables if t == table_part or t.rsplit(".", 1)[-1] == table_part]
+        if len(names) != 1:
+            return None
+        col = self.tables[names[0]].column(column)
+        return DateRef("", names[0], col.name) if col else None
+
+    def metric_dates(self, metric: Metric) -> list[DateRef]:
+        """Every date the metric can be filtered by, the default first."""
+        if metric.dates:
+            names = sorted(metric.dates, key=lambda n: n != (metric.default_date or next(iter(metric.dates))))
+            out = []
+            for name in names:
+                ref = self.resolve_date(metric, metric.dates[name])
+                if ref:
+                    out.append(DateRef(name, ref.table, ref.column))
+            return out
+        written = metric.date_column or self.tables[metric.table].default_date
+        ref = self.resolve_date(metric, written) if written else None
+        return [ref] if ref else []
+
+    def metric_date(self, metric: Metric, name: str | None = None) -> DateRef | None:
+        """The named date of a metric (the default one when `name` is None)."""
+        dates = self.metric_dates(metric)
+        if name is None:
+            return dates[0] if dates else None
+        return next((d for d in dates if d.name == name), None)
+
+    def _bad_metric_date(self, metric: Metric) -> str | None:
+        """Why a metric's date columns cannot be used, or None when they can."""
+        written = dict(metric.dates) or ({"": metric.date_column} if metric.date_column else {})
+        for name, column in written.items():
+            ref = self.resolve_date(metric, column)
+            what = f"dates.{name}" if name else "date_column"
+            if ref is None:
+                return (f"{what} '{column}' is not a column of {metric.table} nor table.column of a "
+                        f"catalog table")
+            if ref.table != metric.table and self.join_path(metric.table, ref.table) is None:
+                return (f"{what} '{column}': no many-to-one relation path from {metric.table} to "
+                        f"{ref.table}; add it to relations")
+        return None
+
+    def _join_graph(self) -> JoinGraph:
+        """The relations as an adjacency map with cached shortest paths, built once per
+        catalog (rebuilt only when the relation list itself is replaced or grows)."""
+        token = (id(self.relations), len(self.relations))
+        graph = self.cache.get("join_graph")
+        if graph is None or graph.token != token:
+            graph = self.cache["join_graph"] = JoinGraph.build(self.relations, token)
+        return graph
 
     def neighbours(self, table: str) -> list[tuple[str, Relation, bool]]:
         """Tables one join away: (other table, relation, True when `table` is the many side)."""
-        out = []
-        for rel in self.relations:
-            if rel.left_table == table:
-                out.append((rel.right_table, rel, True))
-            elif rel.right_table == table:
-                out.append((rel.left_table, rel, False))
-        return out
+        return list(self._join_graph().adjacency.get(table, ()))
 
     def join_path(self, start: str, goal: str, *, many_to_one_only: bool = True) -> list[Relation] | None:
         """Shortest relation path (BFS, bounded depth). Many-to-one only by default, so a join
         never multiplies the rows of the fact table it starts from."""
         if start == goal:
             return []
-        queue: deque[tuple[str, list[Relation]]] = deque([(start, [])])
-        seen = {start}
-        while queue:
-            table, path = queue.popleft()
+        path = self._join_graph().paths_from(start, many_to_one_only).get(goal)
+        return list(path) if path is not None else None
+
+    def join_paths(self, start: str, goal: str) -> list[list[Relation]]:
+        """Every many-to-one relation path from `start` to `goal` that visits no table twice
+        (at most MAX_JOIN_DEPTH joins, at most MAX_PATHS paths), shortest first."""
+        if start == goal:
+            return [[]]
+        found: list[list[Relation]] = []
+        stack: list[tuple[str, list[Relation], frozenset[str]]] = [(start, [], frozenset({start}))]
+        while stack and len(found) < MAX_PATHS:
+            table, path, seen = stack.pop()
             if len(path) >= MAX_JOIN_DEPTH:
                 continue
             for other, rel, forward in self.neighbours(table):
-                if other in seen or (many_to_one_only and not forward and rel.kind != "one_to_one"):
+                if other in seen or (not forward and rel.kind != "one_to_one"):
                     continue
-                new_path = [*path, rel]
                 if other == goal:
-                    return new_path
-                seen.add(other)
-                queue.append((other, new_path))
-        return None
+                    found.append([*path, rel])
+                else:
+                    stack.append((other, [*path, rel], seen | {other}))
+        return sorted(found, key=len)
 
     def instructions_for(self, tags: set[str]) -> list[Instruction]:
         """Only the instructions tagged with something in use (untagged ones always apply)."""
@@ -167,3 +237,51 @@ class Catalog:
 
     def dictionary_for(self, table: str, column: str) -> Dictionary | None:
         return self.dictionaries.get(f"{table}.{column}")
+
+
+@dataclass
+class JoinGraph:
+    """Who joins whom, and the shortest paths out of each start table, computed once.
+
+    `paths_from(start)` is one breadth-first search from `start` over the whole graph
+    (bounded by MAX_JOIN_DEPTH); a goal's path is the one found when the goal is first
+    reached, which is exactly the path a search for that goal alone returns.
+    """
+
+    token: tuple[int, int]
+    adjacency: dict[str, list[tuple[str, Relation, bool]]]
+    _paths: dict[tuple[str, bool], dict[str, list[Relation]]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, relations: list[Relation], token: tuple[int, int]) -> JoinGraph:
+        adjacency: dict[str, list[tuple[str, Relation, bool]]] = {}
+        for rel in relations:  # relation order kept: the first shortest path wins, as before
+            left, right = rel.left_table, rel.right_table
+            adjacency.setdefault(left, []).append((right, rel, True))
+            if right != left:
+                adjacency.setdefault(right, []).append((left, rel, False))
+        return cls(token=token, adjacency=adjacency)
+
+    def paths_from(self, start: str, many_to_one_only: bool = True) -> dict[str, list[Relation]]:
+        key = (start, many_to_one_only)
+        found = self._paths.get(key)
+        if found is None:
+            found = self._paths[key] = self._search(start, many_to_one_only)
+        return found
+
+    def _search(self, start: str, many_to_one_only: bool) -> dict[str, list[Relation]]:
+        paths: dict[str, list[Relation]] = {}
+        queue: deque[tuple[str, list[Relation]]] = deque([(start, [])])
+        seen = {start}
+        while queue:  # bounded: each table enters the queue once
+            table, path = queue.popleft()
+            if len(path) >= MAX_JOIN_DEPTH:
+                continue
+            for other, rel, forward in self.adjacency.get(table, ()):
+                if other in seen or (many_to_one_only and not forward and rel.kind != "one_to_one"):
+                    continue
+                new_path = [*path, rel]
+                paths[other] = new_path
+                seen.add(other)
+                queue.append((other, new_path))
+        return paths

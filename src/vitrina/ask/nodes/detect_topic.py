@@ -11,11 +11,15 @@ from langgraph.runtime import Runtime
 from vitrina.ask.context import AskContext
 from vitrina.ask.llm import tasks
 from vitrina.ask.messages import text
+from vitrina.ask.planner import metric_examples
 from vitrina.ask.state import AskState
 from vitrina.ask.understand import read_question
 from vitrina.catalog.model import Segment
 from vitrina.language.periods import period_offsets
+from vitrina.language.requests import write_verb
 from vitrina.trace import Trace
+
+NEAR_TIE = 2.0  # topics of named metrics this close (one metric word) are a tie, not a choice
 
 
 def _topic_list(ctx: AskContext, lang: str) -> str:
@@ -41,6 +45,13 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
             else (dialog_segment if dialog_segment in ("b2b", "b2c") else None)
         )
     update: dict = {"resolved_segment": resolved, "grain": reading.grain}
+
+    verb = write_verb(question)
+    if verb:
+        trace.branch("the question asks to change data: refused, Vitrina only reads", verb=verb)
+        example = next(iter(ctx.catalog.metrics.values())).name(lang) if ctx.catalog.metrics else ""
+        return {**update, "status": "refused", "trace": trace.events,
+                "reason": text("write_request", lang, verb=verb, example=example)}
 
     if reading.refuse:
         trace.branch("question names something the catalog marks as absent", words=reading.refuse)
@@ -83,7 +94,8 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
             "candidates": [],
             "status": "refused",
             "trace": trace.events,
-            "reason": text("no_topic", lang, topics=_topic_list(ctx, lang)),
+            "reason": text("no_topic", lang, topics=_topic_list(ctx, lang),
+                           examples=metric_examples(ctx.catalog, lang)),
         }
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     best_score = ranked[0][1]
@@ -93,6 +105,13 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
         if lead in tied:
             trace.branch("tie broken by the metric named first", topic=lead, tied=tied)
             tied = [lead]
+    named = {ctx.catalog.metrics[m.phrase.target].topic for m in reading.metrics}
+    first = ctx.catalog.metrics[reading.metrics[0].phrase.target].topic if reading.metrics else None
+    close = [t for t, s in ranked if t in named and best_score - s <= NEAR_TIE]
+    if len(tied) == 1 and first != tied[0] and first in close and len(close) > 1:
+        trace.branch("the metric named first lost its topic by at most one metric word: the user decides",
+                     candidates=close, scores={t: scores[t] for t in close})
+        tied = close
     if len(scores) > 1 and ctx.llm is not None:
         tied = _merge_with_model(tied, list(scores), question, ctx, lang, trace)
     if len(tied) > 1:
