@@ -83,7 +83,7 @@ def run() -> dict[str, float]:
         build_demo_warehouse(db)
         env = {"VITRINA_HOME": str(root / "home"), "VITRINA_DB_URL": f"duckdb:///{db}"}
         results: dict[str, float] = {}
-        with spawn_server(env, "--no-auth", "--rate-limit", "0", "--workers", "8", log=root / "serve.log") as server:
+        with spawn_server(env, "--no-auth", "--rate-limit", "0", "--threads", "8", log=root / "serve.log") as server:
             asyncio.run(_level(server.url, 1))  # warm-up: imports, first plans, matplotlib fonts
             for clients in LEVELS:
                 results.update(asyncio.run(_level(server.url, clients)))

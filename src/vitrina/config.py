@@ -44,6 +44,7 @@ OTHER_ENV = frozenset(
         "VITRINA_DOCS_DIR",
         "VITRINA_EMBEDDINGS_DEVICE",
         "VITRINA_EVAL_SUITES_DIR",
+        "VITRINA_SERVE_OPTIONS",  # vitrina.server.options: serve --workers N to its workers
         "VITRINA_TELEMETRY",
         "VITRINA_TELEMETRY_FILE",
         "VITRINA_TELEMETRY_TIMEOUT_S",
