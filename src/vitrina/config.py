@@ -43,6 +43,7 @@ OTHER_ENV = frozenset(
         "VITRINA_HOME",
         "VITRINA_DOCS_DIR",
         "VITRINA_EMBEDDINGS_DEVICE",
+        "VITRINA_BENCH_WRITE",  # benchmarks/run.py: a partial run rewrites RESULTS.md
         "VITRINA_EVAL_SUITES_DIR",
         "VITRINA_SERVE_OPTIONS",  # vitrina.server.options: serve --workers N to its workers
         "VITRINA_TELEMETRY",
