@@ -22,6 +22,7 @@ from vitrina.catalog.model import (
 )
 
 MAX_JOIN_DEPTH = 4  # longest relation path the planner will follow between two tables
+MAX_PATHS = 32  # relation paths enumerated between two tables before the search stops
 
 Located = tuple[Any, Path, int | None]
 
@@ -209,6 +210,26 @@ class Catalog:
             return []
         path = self._join_graph().paths_from(start, many_to_one_only).get(goal)
         return list(path) if path is not None else None
+
+    def join_paths(self, start: str, goal: str) -> list[list[Relation]]:
+        """Every many-to-one relation path from `start` to `goal` that visits no table twice
+        (at most MAX_JOIN_DEPTH joins, at most MAX_PATHS paths), shortest first."""
+        if start == goal:
+            return [[]]
+        found: list[list[Relation]] = []
+        stack: list[tuple[str, list[Relation], frozenset[str]]] = [(start, [], frozenset({start}))]
+        while stack and len(found) < MAX_PATHS:
+            table, path, seen = stack.pop()
+            if len(path) >= MAX_JOIN_DEPTH:
+                continue
+            for other, rel, forward in self.neighbours(table):
+                if other in seen or (not forward and rel.kind != "one_to_one"):
+                    continue
+                if other == goal:
+                    found.append([*path, rel])
+                else:
+                    stack.append((other, [*path, rel], seen | {other}))
+        return sorted(found, key=len)
 
     def instructions_for(self, tags: set[str]) -> list[Instruction]:
         """Only the instructions tagged with something in use (untagged ones always apply)."""
