@@ -59,18 +59,25 @@ async def _level(base: str, clients: int) -> dict[str, float]:
     questions = itertools.cycle(QUESTIONS)
     deadline = time.perf_counter() + MAX_SECONDS
     budget = [MAX_REQUESTS]
+    statuses: dict[int, int] = {}
 
     async def worker(http: httpx.AsyncClient) -> None:
         nonlocal failures
         while time.perf_counter() < deadline and budget[0] > 0:
             budget[0] -= 1
-            thread = (await http.post("/api/threads", json={})).json()["id"]
+            created = await http.post("/api/threads", json={})
+            if created.status_code != 200:  # counted, with its status, never a crash of the bench
+                failures += 1
+                statuses[created.status_code] = statuses.get(created.status_code, 0) + 1
+                continue
+            thread = created.json()["id"]
             start = time.perf_counter()
             async with http.stream("POST", f"/api/threads/{thread}/messages", json={"text": next(questions)}) as resp:
                 body = (await resp.aread()).decode()
             latencies.append((time.perf_counter() - start) * 1000)
             if resp.status_code != 200 or '"type": "result"' not in body:
                 failures += 1
+                statuses[resp.status_code] = statuses.get(resp.status_code, 0) + 1
 
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as http:
@@ -81,7 +88,8 @@ async def _level(base: str, clients: int) -> dict[str, float]:
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))] if ordered else float("nan")
     return {f"rps_c{clients}": round(len(latencies) / elapsed, 2), f"p95_ms_c{clients}": round(p95, 1),
             f"median_ms_c{clients}": round(statistics.median(latencies), 1) if latencies else float("nan"),
-            f"requests_c{clients}": float(len(latencies)), f"failures_c{clients}": float(failures)}
+            f"requests_c{clients}": float(len(latencies)), f"failures_c{clients}": float(failures),
+            **{f"status_{code}_c{clients}": float(n) for code, n in sorted(statuses.items())}}
 
 
 def _tree_rss_mb(pid: int) -> tuple[float, float]:
