@@ -15,6 +15,9 @@ token_app = typer.Typer(help="API tokens of `vitrina serve` (stored hashed in th
                         no_args_is_help=True)
 
 
+WORKER_HEALTHCHECK_S = 60  # seconds a worker process may take to answer uvicorn's health ping
+
+
 def _fail(message: str) -> typer.Exit:
     err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(code=2)
@@ -117,8 +120,10 @@ def serve_command(
     if catalog is not None:
         os.environ["VITRINA_CATALOG_DIR"] = str(catalog.resolve())
     os.environ[OPTIONS_ENV] = options_to_env(options)
+    # a worker busy with turns may hold the GIL past uvicorn's 5 s health check on a loaded
+    # machine and be killed mid-request: give it longer before it counts as hung
     uvicorn.run("vitrina.server.app:app_from_env", factory=True, workers=options.workers, host=host, port=port,
-                log_level=log_level, timeout_graceful_shutdown=5)
+                log_level=log_level, timeout_graceful_shutdown=5, timeout_worker_healthcheck=WORKER_HEALTHCHECK_S)
 
 
 def register(app: typer.Typer) -> None:
