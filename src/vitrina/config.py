@@ -43,7 +43,9 @@ OTHER_ENV = frozenset(
         "VITRINA_HOME",
         "VITRINA_DOCS_DIR",
         "VITRINA_EMBEDDINGS_DEVICE",
+        "VITRINA_BENCH_WRITE",  # benchmarks/run.py: a partial run rewrites RESULTS.md
         "VITRINA_EVAL_SUITES_DIR",
+        "VITRINA_SERVE_OPTIONS",  # vitrina.server.options: serve --workers N to its workers
         "VITRINA_TELEMETRY",
         "VITRINA_TELEMETRY_FILE",
         "VITRINA_TELEMETRY_TIMEOUT_S",

@@ -59,7 +59,7 @@ def create_app(settings: Settings | None = None, options: ServeOptions | None = 
     service = service or build_service(settings)
     store = store or Store.from_settings(settings)
     state = ServerState(settings=settings, options=options, service=service, store=store,
-                        runner=TurnRunner(service, store, workers=options.workers, max_rows=options.max_result_rows),
+                        runner=TurnRunner(service, store, workers=options.threads, max_rows=options.max_result_rows),
                         buckets=TokenBuckets(options.rate_per_minute, options.burst))
 
     @asynccontextmanager
@@ -88,3 +88,11 @@ def create_app(settings: Settings | None = None, options: ServeOptions | None = 
     install_error_handlers(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=options.max_body_bytes)
     return app
+
+
+def app_from_env() -> FastAPI:
+    """The app of one worker process of `vitrina serve --workers N` (uvicorn's factory):
+    settings from the VITRINA_* environment, options from VITRINA_SERVE_OPTIONS."""
+    from vitrina.server.options import options_from_env
+
+    return create_app(load_settings(), options_from_env())
