@@ -82,6 +82,7 @@ class Settings(BaseSettings):
     segment: str = "auto"
     statement_timeout_s: float = 30.0
     row_cap: int = 100_000
+    allow_privileged_warehouse: bool = False  # run as a PostgreSQL role that can do more than read (logged)
     max_sql_attempts: int = 3
     max_clarifications: int = 2
     table_preview_rows: int = 20

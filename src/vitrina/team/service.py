@@ -145,6 +145,7 @@ class BuildService:
             self.settings.warehouse_url,
             timeout_s=self.settings.statement_timeout_s,
             row_cap=self.settings.row_cap,
+            allow_privileged=self.settings.allow_privileged_warehouse,
         )
         self.today = today or date.today()
         self.roster = Roster.default()
