@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from vitrina.warehouse.privileges import (
     DUCKDB_HARDENING,
     inspect_postgres_role,
+    open_duckdb_reader,
     refusal_message,
     warn_privileged,
 )
@@ -73,7 +74,11 @@ class _DuckDBBackend:
         if path != ":memory:" and not Path(path).exists():
             raise WarehouseError(f"DuckDB file not found: {path}", kind="connect")
         try:
-            self.conn = duckdb.connect(path, read_only=path != ":memory:", config=dict(DUCKDB_HARDENING))
+            self.conn = (
+                open_duckdb_reader(path)
+                if path != ":memory:"
+                else duckdb.connect(path, config=dict(DUCKDB_HARDENING))
+            )
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot open DuckDB file {path}: {_first_line(exc)}", kind="connect") from exc
         self.lock = threading.Lock()
