@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # into the package's static/vendor/ folder; never fetched from a CDN at run time.
 VENDOR := src/vitrina/server/static/vendor/versions.json
 
-.PHONY: demo test test-llm lint bench browser assets clean superset-env
+.PHONY: demo test test-llm lint bench browser pg-contrib assets clean superset-env
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,20 @@ browser:
 # The demo leaves everything `vitrina serve` needs: the package, the UI libraries, the demo data.
 # Without npm (or offline) the assets step says so and the demo still runs: the CLI needs no
 # assets and the web page names the command to run (docs/decisions/080-demo-installs-assets.md).
+# The hostile-corpus tests install dblink in their PostgreSQL database: it comes with
+# Debian's postgresql-contrib (the server's own package). Install it when a local server lacks it.
+PG_TEST_URL ?= postgresql://postgres@127.0.0.1:5432/test
+pg-contrib:
+	@if command -v psql >/dev/null 2>&1 && psql "$(PG_TEST_URL)" -Atc "SELECT 1" >/dev/null 2>&1 && \
+	  [ -z "$$(psql "$(PG_TEST_URL)" -Atc "SELECT 1 FROM pg_available_extensions WHERE name = 'dblink'")" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's postgresql-contrib (dblink) for the hostile-corpus tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-contrib >/dev/null; \
+	  else \
+	    echo "dblink is missing: 'sudo apt-get install postgresql-contrib' runs the dblink attacks (skipped without it)"; \
+	  fi; \
+	fi
+
 demo: $(STAMP)
 	@$(MAKE) --no-print-directory assets || echo "warning: the web UI libraries (Chart.js, Mermaid) were not installed;" \
 	  "charts and diagrams stay off until 'make assets' (needs npm) succeeds"
@@ -54,7 +68,7 @@ ifeq ($(CI),true)
 test: superset-env
 endif
 
-test: $(STAMP) $(VENDOR) browser lint
+test: $(STAMP) $(VENDOR) browser pg-contrib lint
 	VITRINA_TEST_SUPERSET_ENV=$(SUPERSET_ENV) $(BIN)/python -m pytest
 
 # The real-model tier: llama-cpp-python and a small GGUF model from PyPI wheels in their own

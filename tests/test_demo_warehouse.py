@@ -24,7 +24,6 @@ from vitrina.warehouse.demo import (
 )
 from vitrina.warehouse.demo.reference import CATEGORIES, END_DATE, START_DATE
 from vitrina.warehouse.pg_load import load_demo_into_postgres, pg_type
-from vitrina.warehouse.privileges import open_duckdb_reader
 
 
 @pytest.fixture(scope="session")
@@ -44,7 +43,7 @@ def small_demo(tmp_path_factory: pytest.TempPathFactory) -> DemoStats:
 
 @pytest.fixture
 def con(full_demo: DemoStats) -> Iterator[duckdb.DuckDBPyConnection]:
-    with open_duckdb_reader(str(full_demo.path)) as c:
+    with duckdb.connect(str(full_demo.path), read_only=True) as c:
         yield c
 
 
@@ -463,7 +462,7 @@ def test_load_into_postgres_full_size_twice(
         assert types["amount_rub"] == "numeric(14,2)" and types["fee_rub"] == "numeric(12,2)"
         assert types["payment_ts"].startswith("timestamp without time zone")
         assert types["status"].startswith("character varying")
-        with open_duckdb_reader(str(full_demo.path)) as d:
+        with duckdb.connect(str(full_demo.path), read_only=True) as d:
             duck = d.execute(
                 "SELECT count(card_id), sum(amount_rub), sum(fee_rub), count(DISTINCT payment_ts), "
                 "sum(CASE WHEN status = 'success' THEN 1 ELSE 0 END) FROM dwh.fact_payment"

@@ -12,13 +12,13 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 import yaml
 
 from vitrina.ask.service import AskResult, AskService
 from vitrina.config import load_settings
 from vitrina.eval.compare import compare_results
-from vitrina.warehouse.privileges import open_duckdb_reader
 
 GOLDEN_FILE = Path(__file__).parent / "golden" / "questions.yaml"
 TODAY = date(2026, 11, 30)
@@ -153,7 +153,7 @@ def duckdb_engine(
     service = _service(f"duckdb:///{golden_duckdb}", tmp_path_factory.mktemp("golden-home-duckdb"))
 
     def run(sql: str) -> list[tuple[Any, ...]]:
-        with open_duckdb_reader(str(golden_duckdb)) as con:
+        with duckdb.connect(str(golden_duckdb), read_only=True) as con:
             return con.execute(sql).fetchall()
 
     yield Engine("duckdb", service, run)

@@ -13,7 +13,6 @@ import pytest
 from vitrina.warehouse.demo import build_demo_warehouse
 from vitrina.warehouse.introspect import DatabaseSchema, TableInfo, introspect, normalize_type
 from vitrina.warehouse.pg_load import load_demo_into_postgres
-from vitrina.warehouse.privileges import open_duckdb_reader
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +111,7 @@ def test_tables_counts_and_keys(
     db = both(request, which)
     assert db.dialect == {"duck": "duckdb", "pg": "postgres"}[which]
     assert {t.name for t in db.tables} == DEMO_TABLES  # the _vitrina_demo marker is skipped
-    with open_duckdb_reader(str(demo_path)) as c:
+    with duckdb.connect(str(demo_path), read_only=True) as c:
         for t in db.tables:
             assert t.error is None
             assert t.kind == "table"

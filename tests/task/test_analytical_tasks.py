@@ -13,7 +13,6 @@ import pytest
 
 from vitrina.task.sandbox import isolation
 from vitrina.task.tables import load_table
-from vitrina.warehouse.privileges import open_duckdb_reader
 
 pytestmark = pytest.mark.skipif(
     isolation()[0] is None, reason="no namespace sandbox on this machine"
@@ -30,8 +29,9 @@ def _cents(value) -> Decimal:
 
 @pytest.fixture(scope="module")
 def sql(demo_db):
+    import duckdb
 
-    db = open_duckdb_reader(str(demo_db))
+    db = duckdb.connect(str(demo_db), read_only=True)
     yield lambda text: db.sql(text).fetchall()
     db.close()
 

@@ -11,6 +11,7 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
+import duckdb
 import pytest
 import yaml
 
@@ -19,7 +20,6 @@ from vitrina.team.chain import CHAIN
 from vitrina.team.lifecycle import TaskKind, TaskStatus
 from vitrina.team.primitives import MARK_AMENDMENTS_APPLIED, verdict_of
 from vitrina.team.workspace import Workspace
-from vitrina.warehouse.privileges import open_duckdb_reader
 
 from .conftest import EXAMPLES
 from .scripted import (
@@ -58,7 +58,7 @@ def verdicts(service, report, step: str) -> list[str]:
 
 
 def own_sql(demo_db: Path, sql: str) -> Decimal:
-    with open_duckdb_reader(str(demo_db)) as conn:
+    with duckdb.connect(str(demo_db), read_only=True) as conn:
         return Decimal(str(conn.execute(sql).fetchone()[0]))
 
 

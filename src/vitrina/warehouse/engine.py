@@ -18,7 +18,6 @@ from typing import Any, Protocol
 from vitrina.warehouse.privileges import (
     DUCKDB_HARDENING,
     inspect_postgres_role,
-    open_duckdb_reader,
     refusal_message,
     warn_privileged,
 )
@@ -74,14 +73,28 @@ class _DuckDBBackend:
         if path != ":memory:" and not Path(path).exists():
             raise WarehouseError(f"DuckDB file not found: {path}", kind="connect")
         try:
-            self.conn = (
-                open_duckdb_reader(path)
-                if path != ":memory:"
-                else duckdb.connect(path, config=dict(DUCKDB_HARDENING))
-            )
+            self.conn = duckdb.connect(path, read_only=path != ":memory:")
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot open DuckDB file {path}: {_first_line(exc)}", kind="connect") from exc
+        self._harden(path)
         self.lock = threading.Lock()
+
+    def _harden(self, path: str) -> None:
+        """SET the hardening on the database instance (shared by every connection to the file
+        in this process, so a config at connect would clash with one opened without it).
+        An instance an earlier connection already locked must already hold the same values."""
+        import duckdb
+
+        for name, value in DUCKDB_HARDENING:
+            literal = f"'{value}'" if isinstance(value, str) else str(value).lower()
+            try:
+                self.conn.execute(f"SET {name} = {literal}")
+            except duckdb.Error as exc:
+                current = self.conn.execute("SELECT current_setting(?)", [name]).fetchone()[0]
+                if str(current).lower() != str(value).lower() and name != "memory_limit":
+                    self.conn.close()
+                    raise WarehouseError(f"cannot harden DuckDB file {path} ({name}): {_first_line(exc)}",
+                                         kind="connect") from exc
 
     def run(self, sql: str, row_cap: int, timeout_s: float) -> tuple[list[str], list[tuple], bool]:
         import duckdb

@@ -47,17 +47,6 @@ DUCKDB_HARDENING: tuple[tuple[str, Any], ...] = (
 
 
 
-def open_duckdb_reader(path: str) -> Any:
-    """A read-only, hardened DuckDB connection to `path`.
-
-    DuckDB shares one database instance per file within a process and refuses a second
-    connection with other settings, so everything that reads a warehouse file in the
-    process Vitrina serves from (loaders, checks, tests' reference queries) opens it here.
-    """
-    import duckdb
-
-    return duckdb.connect(path, read_only=True, config=dict(DUCKDB_HARDENING))
-
 @dataclass(frozen=True)
 class RoleReport:
     """What the connected role can do beyond reading; empty ``problems`` means least privilege."""

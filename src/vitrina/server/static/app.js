@@ -33,7 +33,7 @@
         el("button", { type: "button", class: "icon-button", title: V.t("threads.rename"), "aria-label": V.t("threads.rename"),
           "data-rename": t.id, onclick: () => renameThread(t) }, "✎"),
         el("button", { type: "button", class: "icon-button", title: V.t("threads.delete"), "aria-label": V.t("threads.delete"),
-          "data-delete": t.id, onclick: () => deleteThread(t) }, "🗑")))));
+          "data-delete": t.id, onclick: () => deleteThread(t) }, "✕")))));
     $("thread-empty").hidden = shown.length > 0;
     $("thread-empty").textContent = query ? V.t("threads.none_found") : V.t("threads.empty");
   }

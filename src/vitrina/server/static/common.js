@@ -55,7 +55,8 @@
   V.banner = function (text, kind, action) {
     const b = document.getElementById("banner");
     if (!b) return;
-    if (!text) { b.hidden = true; b.replaceChildren(); return; }
+    if (!text) { b.hidden = true; b.replaceChildren(); delete b.dataset.auth; return; }
+    if (!action && b.dataset.auth === "1" && !b.hidden) return; // "enter the token" stays until it is done
     b.replaceChildren(
       V.el("span", { class: "banner-text", text }),
       action ? V.el("button", { type: "button", class: "btn btn-small banner-action", onclick: action.run }, action.label) : null,
@@ -132,6 +133,7 @@
     V.banner(reason || V.t("token.needed"), "error", { label: V.t("token.enter"), run: async () => {
       if (await V.askToken()) location.reload();
     } });
+    document.getElementById("banner").dataset.auth = "1";
   };
 
   V.errorText = function (body, status) {

@@ -16,6 +16,7 @@ window.VITRINA_I18N = {
     "feedback.send": "Отправить", "feedback.thanks": "Спасибо! Отзыв попал в очередь проверки.",
     "route.task": "Это многошаговая задача: план ниже. Одобрите его здесь или откройте задачу.",
     "route.open_task": "Открыть задачу", "route.approve": "Одобрить план", "route.approved": "План одобрен — задача выполняется на странице задачи.",
+    "docs.zoom": "Масштаб схемы", "docs.zoom_in": "Крупнее", "docs.zoom_out": "Мельче", "docs.zoom_reset": "Исходный размер",
     "step.other": "Шаг", "status.task": "задача", "route.role": "Кто ответил",
     "task.title": "Аналитическая задача", "task.request": "Что проанализировать",
     "task.placeholder": "Например: сравни открытия кошельков за 3 квартал с прошлым годом по регионам, найди где падение и сделай прогноз на следующий квартал",
@@ -73,7 +74,8 @@ window.VITRINA_I18N = {
       "summarize_dialog": "Сжатие истории диалога", "start_plan": "Готовый план запроса", "chart": "График",
       "classify": "Определение типа запроса", "analyst": "Поиск по метаданным", "plan_report": "План отчёта",
       "execute_report": "Построение отчёта", "onec_report": "Отчёт 1С", "ask": "Вопрос к данным", "docs": "Документация мер",
-      "task": "Многошаговая задача", "general": "Справка", "deliver": "Ответ"
+      "task": "Многошаговая задача", "general": "Справка", "deliver": "Ответ",
+      "metadata": "Поиск по метаданным", "report": "Отчёт"
     }
   },
   en: {
@@ -91,6 +93,7 @@ window.VITRINA_I18N = {
     "feedback.send": "Send", "feedback.thanks": "Thank you! The feedback is in the review queue.",
     "route.task": "This is a multi-step task: the plan is below. Approve it here or open the task.",
     "route.open_task": "Open the task", "route.approve": "Approve the plan", "route.approved": "Plan approved: the task runs on its page.",
+    "docs.zoom": "Diagram zoom", "docs.zoom_in": "Zoom in", "docs.zoom_out": "Zoom out", "docs.zoom_reset": "Actual size",
     "step.other": "Step", "status.task": "task", "route.role": "Answered by",
     "task.title": "Analytical task", "task.request": "What to analyse",
     "task.placeholder": "E.g.: compare wallet openings in Q3 with last year by region, find where it fell and forecast next quarter",
@@ -148,7 +151,8 @@ window.VITRINA_I18N = {
       "summarize_dialog": "Dialog history summary", "start_plan": "Given query plan", "chart": "Chart",
       "classify": "Request type", "analyst": "Metadata search", "plan_report": "Report plan",
       "execute_report": "Building the report", "onec_report": "1C report", "ask": "Data question", "docs": "Measure docs",
-      "task": "Multi-step task", "general": "Help", "deliver": "Reply"
+      "task": "Multi-step task", "general": "Help", "deliver": "Reply",
+      "metadata": "Metadata search", "report": "Report"
     }
   }
 };

@@ -29,9 +29,15 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from vitrina.sql.guard.columns import allowed_columns, resolve_columns, sourceless_columns
+from vitrina.sql.guard.columns import (
+    allowed_columns,
+    resolve_columns,
+    session_keywords,
+    sourceless_columns,
+)
 from vitrina.sql.guard.functions import (
     allowed_functions,
+    dangerous_casts,
     dangerous_functions,
     parameters,
     relations,
@@ -74,6 +80,7 @@ RULES: tuple[Rule, ...] = (
     parameters,
     dangerous_functions,
     allowed_functions,
+    dangerous_casts,
     table_functions,
     relations,
     file_references,
@@ -81,6 +88,7 @@ RULES: tuple[Rule, ...] = (
     allowed_tables,
     allowed_columns,
     sourceless_columns,
+    session_keywords,
 )
 _PARAMETERS = {rule: tuple(inspect.signature(rule).parameters) for rule in RULES}
 # Rules that mean "could not be analysed": each writes a trace event besides the violation.

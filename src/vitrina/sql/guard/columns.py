@@ -180,3 +180,26 @@ def sourceless_columns(expression: exp.Expr, dialect: str) -> Iterator[GuardViol
                     column=column.name,
                     tables="-",
                 )
+
+
+# Bare words the engines read as session facts, not columns (PostgreSQL: SQL-standard
+# "functions without parentheses"). Quoted, they are ordinary column names.
+SESSION_KEYWORDS = frozenset(
+    {"user", "current_user", "current_role", "session_user", "system_user"}
+    | {"current_catalog", "current_schema"}
+)
+
+
+def session_keywords(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+    """``SELECT user``, ``(SELECT current_role)``: a session fact, wherever the word stands."""
+    for column in expression.find_all(exp.Column):
+        this = column.this
+        if column.table or not isinstance(this, exp.Identifier) or this.quoted:
+            continue
+        if this.name.lower() in SESSION_KEYWORDS:
+            yield violation(
+                "allowed_columns.unresolved",
+                sql_fragment(column, dialect),
+                column=this.name,
+                tables="-",
+            )

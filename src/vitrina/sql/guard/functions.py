@@ -112,3 +112,15 @@ def _anonymous_name(func: exp.Func) -> str | None:
     if isinstance(this, exp.Identifier) and this.quoted and this.name != this.name.lower():
         return None
     return func.name
+
+
+# Types whose input function looks up server objects or parses documents: a cast to them is
+# a catalog probe (``'pg_authid'::regclass``) or an XML parser (external entities).
+DANGEROUS_TYPES = frozenset({exp.DataType.Type.XML})
+
+
+def dangerous_casts(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+    """No casts to XML or to PostgreSQL's object-identifier types (regclass, regrole, ...)."""
+    for node in expression.find_all(exp.DataType, exp.ObjectIdentifier):
+        if isinstance(node, exp.ObjectIdentifier) or node.this in DANGEROUS_TYPES:
+            yield violation("dangerous_casts", sql_fragment(node, dialect))

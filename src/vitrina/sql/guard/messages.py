@@ -89,6 +89,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{fragment} не может быть источником строк. В FROM, JOIN и LATERAL допустимы только таблицы "
         "хранилища, CTE этого же запроса, подзапросы и списки VALUES.",
     ),
+    "dangerous_casts": (
+        "The cast to {fragment} is not allowed: it looks up server objects or parses XML. "
+        "Cast to ordinary types (numbers, text, dates) only.",
+        "Приведение к {fragment} запрещено: оно ищет объекты сервера или разбирает XML. "
+        "Приводите только к обычным типам (числа, строки, даты).",
+    ),
     "parameters": (
         "Parameter or session variable {fragment} is not allowed. Write the value into the query.",
         "Параметр или переменная сеанса {fragment} запрещены. Впишите значение в запрос.",

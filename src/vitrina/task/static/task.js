@@ -98,11 +98,17 @@
     await send(body);
   }
 
+  function busy() {
+    $("actions").replaceChildren();
+    $("edit").hidden = true;
+    $("status").replaceChildren(el("span", { class: "spinner" }), " ", el("span", { text: t("state.running") }));
+  }
+
   async function send(body) {
+    busy();  // no second click while the decision is on its way
     try {
       await V.api(`/api/tasks/${taskId}/decision`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-    } catch (err) { V.banner(err.message, "error"); return; }
-    $("actions").replaceChildren();
+    } catch (err) { V.banner(err.message, "error"); await refresh(); return; }
     follow();
   }
 
@@ -113,7 +119,7 @@
 
   /* Read the task's event stream until it says idle; then show the task. */
   async function follow() {
-    $("status").replaceChildren(el("span", { class: "spinner" }), " ", el("span", { text: t("state.running") }));
+    busy();
     try {
       for (let attempt = 0; attempt < MAX_FOLLOW; attempt++) {
         const resp = await V.api(`/api/tasks/${taskId}/events?after=${cursor}`, { headers: { Accept: "text/event-stream" } });
