@@ -22,7 +22,6 @@ MAX_ITEMS = 20
 OFFLINE_NOISE = re.compile(
     r"fonts\.(googleapis|gstatic)\.com|\.woff2?\b|\.ttf\b|net::ERR_NAME_NOT_RESOLVED"
 )
-ALERTS = ("Data error", "Unexpected error", "Error:", "Ошибка данных", "There was an issue")
 PROBE = """() => {
   const out = {containers: [], drawn: [], empty: [], alerts: []};
   for (const holder of document.querySelectorAll('[data-test-chart-id]')) {
