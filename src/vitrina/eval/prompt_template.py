@@ -12,7 +12,7 @@ nothing but the placeholder strings.
 >>> check_template("{{ cycler.__init__.__globals__.os.popen('id').read() }}")
 Traceback (most recent call last):
 ...
-ValueError: line 1: only plain text and {{ prompt }} are allowed in a prompt template, not an attribute access (Getattr)
+ValueError: line 1: only plain text and {{ prompt }} are allowed in a prompt template, not a call (Call)
 """
 
 from __future__ import annotations
