@@ -33,6 +33,7 @@ class ServeOptions:
     burst: int = 30  # bucket size: a page load makes a few requests at once
     workers: int = 8  # turns running at the same time in this process
     max_result_rows: int = 1000  # rows of a result sent in the SSE result event
+    streams_per_token: int = 20  # event streams (turns, task events) one token may hold open at once
     docs_dir: Path | None = None  # a `vitrina docs` output folder (index.json, combined_manual.md)
 
     def check(self) -> None:

@@ -1,7 +1,9 @@
 """Running one turn for the API: in a worker thread, its progress pushed to an SSE stream.
 
 The turn runs to its end even when the client goes away, so a dialog is never left half
-written; the response only reads from a queue. One turn at a time per dialog in a process.
+written; the response (sse-starlette's EventSourceResponse, async: no thread per open
+stream) only reads from a queue. One turn at a time per dialog in a process, and at most
+`streams_per_token` open streams per token (`slots`, shared with the task event streams).
 """
 
 from __future__ import annotations
@@ -15,17 +17,32 @@ from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.background import BackgroundTask
+
 from vitrina.server.errors import ApiError
 from vitrina.server.history import run_links
 from vitrina.server.store import Store, ThreadRecord
+from vitrina.server.streams import DEFAULT_PER_OWNER, StreamSlots
 
 log = logging.getLogger("vitrina.server")
 _DONE = object()
 
 
-def sse(payload: dict[str, Any]) -> bytes:
+SEP = "\n"  # line ends of the stream (sse-starlette's default is CRLF)
+PING_S = 15
+
+
+def sse(payload: dict[str, Any]) -> ServerSentEvent:
     """One Server-Sent Event: a single ``data:`` line of JSON."""
-    return f"data: {json.dumps(payload, ensure_ascii=False, default=str)}\n\n".encode()
+    return ServerSentEvent(data=json.dumps(payload, ensure_ascii=False, default=str), sep=SEP)
+
+
+def event_stream(events: AsyncIterator[ServerSentEvent], release: Any = None) -> EventSourceResponse:
+    """The response of a stream: async, pinged, never cached; `release` runs when it ends."""
+    return EventSourceResponse(events, sep=SEP, ping=PING_S,
+                               background=BackgroundTask(release) if release is not None else None,
+                               headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 def public_result(result: Any, max_rows: int) -> dict[str, Any]:
@@ -43,10 +60,12 @@ def public_result(result: Any, max_rows: int) -> dict[str, Any]:
 class TurnRunner:
     """Runs turns of an AskService on a bounded pool; tracks which dialogs are busy."""
 
-    def __init__(self, service: Any, store: Store, *, workers: int, max_rows: int) -> None:
+    def __init__(self, service: Any, store: Store, *, workers: int, max_rows: int,
+                 streams_per_token: int = DEFAULT_PER_OWNER) -> None:
         self.service = service
         self.store = store
         self.max_rows = max_rows
+        self.slots = StreamSlots(streams_per_token)
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vitrina-turn")
         self._busy: set[str] = set()
         self._lock = threading.Lock()
@@ -84,8 +103,8 @@ class TurnRunner:
             self.release(thread.id)
             emit(_DONE)
 
-    async def stream(self, thread: ThreadRecord, text: str) -> AsyncIterator[bytes]:
-        """SSE bytes of one turn; the caller has already claimed the dialog."""
+    async def stream(self, thread: ThreadRecord, text: str) -> AsyncIterator[ServerSentEvent]:
+        """SSE events of one turn; the caller has already claimed the dialog."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
 
