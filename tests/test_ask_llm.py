@@ -225,7 +225,19 @@ def test_no_llm_flag_means_rules_only(demo_db: Path) -> None:
         use_llm=False,
     )
     result = service.ask(QUESTION)
-    assert result.sql_source == "rules" and result.llm_usage == {}
+    assert result.llm_usage == {} and result.sql_source != "llm"
+    # the rules cannot read "с двумя и более картами": no narrower answer, a refusal naming it
+    assert result.status == "refused" and "«двумя»" in (result.answer or "")
+
+
+def test_failed_model_path_refuses_naming_the_words(demo_db: Path) -> None:
+    """One unexplained word sends the question to the model; when the model gives nothing
+    usable, the answer is a refusal that names the word, never the rule plan without it."""
+    result, _ = run(demo_db, model_path(sql_generation=[Malformed(), Malformed()] * 3),
+                    "Средний чек клиентов-пенсионеров в мае 2025")
+    assert result.status == "refused"
+    assert "«пенсионеров»" in (result.answer or "")
+    assert any(e.kind == "rejected" and e.node == "generate_sql" for e in result.trace)
 
 
 def test_dialog_summary_every_third_turn(make_service) -> None:

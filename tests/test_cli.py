@@ -9,6 +9,7 @@ import openpyxl
 from typer.testing import CliRunner
 
 from vitrina.cli import app
+from vitrina.config import load_settings
 
 runner = CliRunner()
 
@@ -38,6 +39,16 @@ def test_ask_writes_excel_and_chart(demo_db: Path, tmp_path: Path) -> None:
     sheet = openpyxl.load_workbook(xlsx).worksheets[0]
     assert sheet.max_row == 13  # header + 12 months
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_default_files_come_after_the_answer(demo_db: Path) -> None:
+    code, out = run("ask", "Количество платежей по месяцам в 2025 году", "--db", f"duckdb:///{demo_db}")
+    assert code == 0, out
+    answer, excel, chart = out.index("answered ·"), out.index("Excel:"), out.index("Chart:")
+    assert answer < excel < chart and out.index("thread ") < excel  # the answer first, then the files
+    run_id = out[out.index("· run "):].split()[2]
+    outputs = load_settings().outputs_dir / run_id
+    assert sorted(p.name for p in outputs.iterdir()) == ["chart.png", "result.xlsx"]
 
 
 def test_clarification_round_trip(demo_db: Path) -> None:

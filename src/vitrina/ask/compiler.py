@@ -50,9 +50,31 @@ def _col(alias: str, name: str) -> exp.Column:
     return exp.column(name, table=alias)
 
 
-def _grain_expr(grain: str, column: exp.Expression) -> exp.Expression:
+SQLITE_GRAIN = {  # SQLite has no DATE_TRUNC: date modifiers give the first day of the bucket
+    "day": "DATE({c})",
+    "week": "DATE({c}, '-6 days', 'weekday 1')",
+    "month": "DATE({c}, 'start of month')",
+    "quarter": "DATE({c}, 'start of month', '-' || ((CAST(STRFTIME('%m', {c}) AS INTEGER) - 1) % 3) || ' months')",
+    "year": "DATE({c}, 'start of year')",
+}
+
+
+def _grain_expr(grain: str, column: exp.Expression, dialect: str = "duckdb") -> exp.Expression:
+    if dialect == "sqlite":
+        return sqlglot.parse_one(SQLITE_GRAIN[grain].format(c=column.sql(dialect="sqlite")), read="sqlite")
     trunc = exp.Anonymous(this="DATE_TRUNC", expressions=[exp.Literal.string(grain), column])
     return exp.Cast(this=trunc, to=exp.DataType.build("DATE"))
+
+
+def _day_kind_condition(kind: str, column: exp.Expression, dialect: str) -> exp.Expression:
+    """Weekend (Saturday, Sunday) or weekday rows of a date column, in the dialect's own words."""
+    if dialect == "sqlite":
+        day = f"CAST(STRFTIME('%w', {column.sql(dialect='sqlite')}) AS INTEGER)"
+        values = "(0, 6)" if kind == "weekend" else "(1, 2, 3, 4, 5)"
+        return sqlglot.parse_one(f"{day} IN {values}", read="sqlite")
+    day = exp.Extract(this=exp.var("ISODOW"), expression=column)
+    values = [6, 7] if kind == "weekend" else [1, 2, 3, 4, 5]
+    return exp.In(this=day, expressions=[exp.Literal.number(v) for v in values])
 
 
 def _conditional(node: exp.Expression, cond: exp.Expression, style: str) -> exp.Expression:
@@ -104,8 +126,9 @@ def compile_plan(plan: QueryPlan, catalog: Catalog, dialect: str, *, filter_styl
     shared_filter = len(set(own.values())) == 1
     select: list[exp.Expression] = []
     group: list[exp.Expression] = []
+    date_alias = aliases.get(plan.date_owner, base)
     if plan.grain and plan.date_column:
-        expr = _grain_expr(plan.grain, _col(base, plan.date_column))
+        expr = _grain_expr(plan.grain, _col(date_alias, plan.date_column), dialect)
         select.append(exp.alias_(expr, plan.grain))
         group.append(expr.copy())
     for dim in plan.dimensions:
@@ -128,8 +151,10 @@ def compile_plan(plan: QueryPlan, catalog: Catalog, dialect: str, *, filter_styl
     conditions: list[exp.Expression] = []
     if shared_filter and own[metrics[0].id]:
         conditions.append(_qualify(own[metrics[0].id], base))
+    if plan.day_kind and plan.date_column:
+        conditions.append(_day_kind_condition(plan.day_kind, _col(date_alias, plan.date_column), dialect))
     if plan.period and plan.date_column:
-        col = _col(base, plan.date_column)
+        col = _col(date_alias, plan.date_column)
         start = exp.cast(exp.Literal.string(plan.period.start.isoformat()), "DATE")
         stop = exp.cast(exp.Literal.string((plan.period.end + timedelta(days=1)).isoformat()), "DATE")
         conditions.append(exp.GTE(this=col, expression=start))

@@ -31,6 +31,7 @@ from vitrina.ask.routes import (
     after_ambiguity,
     after_answer,
     after_feasibility,
+    after_generate,
     after_select,
     after_start_plan,
     after_topic,
@@ -68,7 +69,7 @@ def build_graph(*, max_sql_attempts: int = 3, checkpointer: Any = None) -> Any:
     builder.add_edge("choose_tables_llm", "check_feasibility")
     builder.add_conditional_edges("check_feasibility", after_feasibility)
     builder.add_edge("prune_context", "generate_sql")
-    builder.add_edge("generate_sql", "guard_sql")
+    builder.add_conditional_edges("generate_sql", after_generate)
     builder.add_conditional_edges("guard_sql", after_guard)
     builder.add_conditional_edges("check_sql", after_checks)
     builder.add_conditional_edges("semantic_check", after_semantic)

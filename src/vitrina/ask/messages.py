@@ -7,15 +7,28 @@ from vitrina.i18n import Messages
 TEXTS: dict[str, dict[str, str]] = {
     "no_topic": {
         "ru": "В каталоге нет данных, чтобы ответить на этот вопрос. Я могу ответить про: {topics}. "
-        "Переформулируйте вопрос, назвав показатель (например, «сумма платежей», «открыто кошельков»).",
+        "Переформулируйте вопрос, назвав показатель (например, {examples}).",
         "en": "The catalog holds no data to answer this question. I can answer about: {topics}. "
-        'Rephrase the question naming a metric (for example "payment volume", "wallets opened").',
+        "Rephrase the question naming a metric (for example {examples}).",
     },
     "refuse_word": {
         "ru": "В хранилище нет данных о «{word}», поэтому ответить не могу — придумывать цифры я не буду. "
         "Доступные темы: {topics}.",
         "en": 'The warehouse holds no data about "{word}", so I cannot answer; I will not invent numbers. '
         "Available topics: {topics}.",
+    },
+    "unexplained": {
+        "ru": "Я не понял в вопросе: {words}. Отвечать без них не буду, чтобы не посчитать не то. "
+        "Переформулируйте вопрос словами каталога: показатель (например, {examples}), период, разрез.",
+        "en": "I could not place these words of the question: {words}. I will not answer without them, "
+        "so as not to compute something else. Rephrase it with the catalog's words: a metric "
+        "(for example {examples}), a period, a breakdown.",
+    },
+    "write_request": {
+        "ru": "Я только читаю данные и не могу их менять («{verb}»). Могу показать текущие значения: "
+        "спросите, например, «{example}».",
+        "en": 'I only read data and cannot change it ("{verb}"). I can show the current figures: ask, '
+        'for example, "{example}".',
     },
     "unknown_value": {
         "ru": "Не нашёл «{name}» в справочниках каталога, поэтому не могу применить такой фильтр. "
@@ -35,6 +48,16 @@ TEXTS: dict[str, dict[str, str]] = {
     "segment_unreachable": {
         "ru": "Показатель «{metric}» нельзя разделить на B2B и B2C: в каталоге нет связи с сегментом клиента.",
         "en": '"{metric}" cannot be split into B2B and B2C: the catalog has no relation to the client segment.',
+    },
+    "date_unavailable": {
+        "ru": "Показатель «{metric}» нельзя отнести к дате «{date}». Доступные даты: {dates}.",
+        "en": '"{metric}" cannot be dated by "{date}". Its dates: {dates}.',
+    },
+    "no_date": {
+        "ru": "У показателя «{metric}» нет даты в каталоге, поэтому период или календарный фильтр "
+        "к нему применить нельзя. Спросите без периода или добавьте показателю date_column.",
+        "en": '"{metric}" has no date in the catalog, so a period or calendar filter cannot be applied. '
+        "Ask without a period or give the metric a date_column.",
     },
     "clarify_topic": {
         "ru": "Уточните, пожалуйста, о чём вопрос:",

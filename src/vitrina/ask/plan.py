@@ -67,6 +67,10 @@ class QueryPlan(BaseModel):
     filters: list[Filter] = Field(default_factory=list)
     period: PeriodRef | None = None
     date_column: str | None = None
+    date_table: str | None = None  # the table of date_column when it is not the base table
+    date_label_ru: str | None = None  # the date used, named in the answer ("по дате заказа")
+    date_label_en: str | None = None
+    day_kind: Literal["weekend", "weekday"] | None = None  # a calendar filter on the date
     grain: Literal["day", "week", "month", "quarter", "year"] | None = None
     order: Literal["desc", "asc"] | None = None
     limit: int | None = None
@@ -77,6 +81,11 @@ class QueryPlan(BaseModel):
     @property
     def breakdown(self) -> bool:
         return bool(self.dimensions or self.grain)
+
+    @property
+    def date_owner(self) -> str:
+        """The table whose column dates the plan."""
+        return self.date_table or self.base_table
 
     @property
     def tables(self) -> list[str]:

@@ -16,6 +16,7 @@ from vitrina.ask.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
 from vitrina.ask.understand import CONJUNCTIONS, Match, Reading, phrases
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import Metric, Relation
+from vitrina.language.text import phrase_stems
 from vitrina.trace import Trace
 
 
@@ -24,6 +25,38 @@ class PlanOutcome:
     plan: QueryPlan | None
     refusal: str | None = None
     notes: list[str] = field(default_factory=list)
+
+
+def plan_vocabulary(plan: QueryPlan, catalog: Catalog) -> frozenset[str]:
+    """Every word the plan's own catalog items are named by: another form of one of them in
+    the question restates the plan and adds no condition (see understand.restates)."""
+    names: list[str] = []
+    for metric_id in plan.metrics:
+        metric = catalog.metrics[metric_id]
+        names += [metric.name_ru, metric.name_en, *metric.synonyms]
+    topic = catalog.topics.get(plan.topic)
+    if topic:
+        names += [topic.name_ru, topic.name_en, *topic.keywords]
+    for flt in plan.filters:
+        dictionary = catalog.dictionary_for(flt.table, flt.column)
+        for value in dictionary.values if dictionary else []:
+            if value.value in flt.values:
+                names += [value.value, value.label_en or "", *(value.synonyms or [])]
+        names += [flt.label_ru, flt.label_en]
+    if plan.segment:
+        for stems in catalog.info.segment_keywords.values():
+            names += stems
+    for dim in plan.dimensions:
+        col = catalog.column(f"{dim.table}.{dim.column}")
+        names += [*(col.synonyms if col else []), dim.label_ru, dim.label_en]
+    return frozenset(word for name in names for word in phrase_stems(name) if not word.isdigit())
+
+
+def metric_examples(catalog: Catalog, lang: str, n: int = 2) -> str:
+    """The catalog's first metrics, quoted, for refusal and help texts (never a fixed demo name)."""
+    names = list(dict.fromkeys(m.name(lang) for m in catalog.metrics.values()))[:n]
+    quote = ("«{}»" if lang == "ru" else '"{}"').format
+    return ", ".join(quote(name) for name in names) or "-"
 
 
 def _joined_by_conjunction(reading: Reading, first: Match, second: Match) -> bool:
@@ -101,20 +134,58 @@ def _nearest(columns: tuple[str, ...] | list[str], joins: _Joins) -> str | None:
     return best[1] if best else None
 
 
+def _place_date(plan: QueryPlan, reading: Reading, catalog: Catalog, lead: Metric, joins: _Joins,
+                lang: str, trace: Trace) -> str | None:
+    """Choose the date that dates the plan (the one the question names, else the metric's
+    default), join its table when it is not the metric's own; a refusal text when the date
+    the question needs is not there."""
+    dates = catalog.metric_dates(lead)
+    chosen = dates[0] if dates else None
+    if reading.dates:
+        named = reading.dates[0].phrase.target.lower()
+        chosen = next((d for d in dates if f"{d.table}.{d.column}".lower() == named), None)
+        if chosen is None:
+            col = catalog.column(named)
+            trace.rejected("the question names a date the metric cannot be dated by", date=named, metric=lead.id)
+            return text("date_unavailable", lang, date=col.label(lang) if col else named, metric=lead.name(lang),
+                        dates=", ".join(_date_label(catalog, d.table, d.column, lang) for d in dates) or "-")
+        trace.branch("date chosen by the question's words", date=named)
+    needs_date = plan.period is not None or plan.grain is not None or plan.day_kind is not None
+    if chosen is None:
+        if needs_date:
+            trace.rejected("metric has no date column: the period cannot be applied", metric=lead.id)
+            return text("no_date", lang, metric=lead.name(lang))
+        return None
+    if chosen.table != lead.table:
+        if not joins.add(chosen.table, f"date {chosen.column}"):
+            return text("no_date", lang, metric=lead.name(lang))
+        trace.branch("metric dated by a column of a joined table", table=chosen.table, column=chosen.column)
+    plan.date_column = chosen.column
+    plan.date_table = chosen.table if chosen.table != lead.table else None
+    if len(dates) > 1 or chosen.table != lead.table:
+        plan.date_label_ru = _date_label(catalog, chosen.table, chosen.column, "ru")
+        plan.date_label_en = _date_label(catalog, chosen.table, chosen.column, "en")
+    return None
+
+
+def _date_label(catalog: Catalog, table: str, column: str, lang: str) -> str:
+    col = catalog.column(f"{table}.{column}")
+    return col.label(lang) if col else column
+
+
 def build_plan(reading: Reading, catalog: Catalog, *, topic: str, lang: str, period: PeriodRef | None,
                segment: str | None, trace: Trace) -> PlanOutcome:
     metrics = choose_metrics(reading, catalog, topic, trace)
     if not metrics:
         return PlanOutcome(None, refusal=text("no_topic", lang, topics=", ".join(
-            t.name(lang) for t in catalog.topics.values())))
+            t.name(lang) for t in catalog.topics.values()), examples=metric_examples(catalog, lang)))
     lead = metrics[0]
     joins = _Joins(catalog, lead.table)
     plan = QueryPlan(topic=topic, base_table=lead.table, metrics=[m.id for m in metrics], period=period,
-                     date_column=catalog.metric_date_column(lead), grain=reading.grain)
-    if period and not plan.date_column:
-        plan.notes.append(f"{lead.name(lang)}: no date column, the period is not applied")
-        trace.warning("metric has no date column: period ignored", metric=lead.id)
-        plan.period = None
+                     grain=reading.grain, day_kind=reading.day_kind)
+    refusal = _place_date(plan, reading, catalog, lead, joins, lang, trace)
+    if refusal:
+        return PlanOutcome(None, refusal=refusal)
 
     dims_by_stems: dict[tuple[str, ...], list[str]] = {}
     for match in reading.dimensions:

@@ -44,6 +44,11 @@ def after_feasibility(state: AskState) -> Literal["refuse", "choose_tables_llm",
     return "choose_tables_llm" if state.get("table_notes") else "generate_sql"
 
 
+def after_generate(state: AskState) -> Literal["refuse", "guard_sql"]:
+    """A model path that failed on a question the rules cannot fully read ends in a refusal."""
+    return "refuse" if state.get("status") == "refused" else "guard_sql"
+
+
 def after_answer(state: AskState) -> Literal["summarize_dialog", "__end__"]:
     history = state.get("history") or []
     return "summarize_dialog" if history and len(history) % SUMMARY_EVERY == 0 else END

@@ -55,6 +55,7 @@ class AskState(TypedDict, total=False):
     chosen: dict[str, str]  # answers to clarifications in this turn: kind -> option id
     # planning and SQL
     mode: Literal["rules", "llm"]  # who plans the SQL this turn
+    unexplained: list[str]  # content words no rule explains (the model's to read, else no answer)
     llm_tables: list[str]  # tables a model chose (code added the joins)
     table_notes: str | None  # why the previous table choice could not answer (feasibility)
     feasibility_attempts: int
@@ -75,8 +76,9 @@ class AskState(TypedDict, total=False):
     answer: str | None
     table: dict[str, Any] | None
     chart: dict[str, Any] | None
-    chart_png: str | None
+    chart_png: str | None  # set by checkpoints written before files were made on request
     excel: str | None
+    outputs: dict[str, Any] | None  # what the files need; vitrina.ask.outputs writes them on request
     status: Status
     reason: str | None  # refusal or failure, in the question's language
     run_id: str

@@ -79,9 +79,18 @@ ASC_STEMS = (
 @dataclass(frozen=True)
 class Phrase:
     stems: tuple[str, ...]
-    kind: str  # metric | dimension | value | refuse
+    kind: str  # metric | dimension | value | date | refuse
     target: str  # metric id, table.column, or stem
     value: str | None = None
+    exact: bool = False  # whole words only: a dictionary value as stored, not a stem
+
+    def matches(self, words: list[Word], i: int) -> bool:
+        n = len(self.stems)
+        if i + n > len(words):
+            return False
+        if self.exact:
+            return all(words[i + k].text == self.stems[k] for k in range(n))
+        return all(stem_matches(self.stems[k], words[i + k].text) for k in range(n))
 
 
 @dataclass
@@ -100,6 +109,8 @@ class Reading:
     metrics: list[Match] = field(default_factory=list)
     dimensions: list[Match] = field(default_factory=list)
     values: list[Match] = field(default_factory=list)
+    dates: list[Match] = field(default_factory=list)  # a date column named ("по дате отгрузки")
+    day_kind: str | None = None  # weekend | weekday
     refuse: list[str] = field(default_factory=list)
     topic_scores: dict[str, float] = field(default_factory=dict)
     segments: list[str] = field(default_factory=list)  # b2b / b2c named in the question
@@ -122,16 +133,36 @@ def _build_phrases(catalog: Catalog) -> list[Phrase]:
             if col.role is ColumnRole.DIMENSION:
                 for syn in col.synonyms:
                     out.append(Phrase(phrase_stems(syn), "dimension", f"{table.name}.{col.name}"))
+            elif col.role is ColumnRole.DATE:
+                for syn in col.synonyms:
+                    out.append(Phrase(phrase_stems(syn), "date", f"{table.name}.{col.name}"))
     segment_column = catalog.info.segment_column
     for dic in catalog.dictionaries.values():
         if dic.column == segment_column:
             continue  # the segment is read from catalog.segment_keywords, not as a filter
         for val in dic.values:
-            for syn in {val.value, *(val.synonyms or [])}:
+            stored = phrase_stems(val.value)
+            if value_matchable(stored):
+                out.append(Phrase(stored, "value", dic.column, val.value, exact=True))
+            for syn in val.synonyms or []:
                 out.append(Phrase(phrase_stems(syn), "value", dic.column, val.value))
     for stem in catalog.info.refuse_keywords:
         out.append(Phrase(phrase_stems(stem), "refuse", stem))
     return [p for p in out if p.stems]
+
+
+MIN_VALUE_LETTERS = 3
+
+
+def value_matchable(stems: tuple[str, ...]) -> bool:
+    """A stored value may be matched by itself (as whole words) only when it cannot be an
+    ordinary word of a question: a one-letter code ("O", "F") or a stopword ("it", "and")
+    needs a synonym written in the catalog."""
+    if not stems:
+        return False
+    if len(stems) == 1 and (len(stems[0]) < MIN_VALUE_LETTERS or stems[0] in QUESTION_STOPWORDS):
+        return False
+    return not all(s in QUESTION_STOPWORDS or s.isdigit() for s in stems)
 
 
 def phrases(catalog: Catalog) -> list[Phrase]:
@@ -162,9 +193,8 @@ def _occurrences(words: list[Word], catalog: Catalog) -> list[Match]:
     for i, word in enumerate(words):
         for key in {word.text[:2], word.text[:1]}:
             for phrase in index.get(key, ()):
-                n = len(phrase.stems)
-                if i + n <= len(words) and all(stem_matches(phrase.stems[k], words[i + k].text) for k in range(n)):
-                    found.append(Match(phrase, i, n))
+                if phrase.matches(words, i):
+                    found.append(Match(phrase, i, len(phrase.stems)))
     return found
 
 
@@ -194,6 +224,31 @@ def _has_marker_before(words: list[Word], idx: int, blocked: set[int]) -> bool:
         if any(stem_matches(m, words[j].text) for m in GROUP_MARKERS):
             return True
     return False
+
+
+WEEKEND_STEMS = ("выходн", "weekend", "субботам и воскресен", "saturdays and sundays")
+WEEKDAY_STEMS = ("будн", "рабоч дн", "рабоч день", "weekday", "working day", "business day")
+DAY_WORDS = {"дни", "дней", "день", "дням", "днях", "days", "day"}
+DATE_WORDS = ("дат", "date", "dated")
+
+
+def _day_kind(words: list[Word], used: set[int]) -> str | None:
+    """"по выходным", "on weekdays": a calendar filter on the plan's date; its words are used."""
+    for kind, stems in (("weekend", WEEKEND_STEMS), ("weekday", WEEKDAY_STEMS)):
+        found = _find_all(stems, words, used)
+        if found is not None:
+            after = found[0] + found[1]
+            if after < len(words) and words[after].text in DAY_WORDS:
+                used.add(after)
+            return kind
+    return None
+
+
+def _take_date_word(words: list[Word], match: Match, used: set[int]) -> None:
+    """"по дате отгрузки", "by ship date": the generic word next to a date's name is read too."""
+    for j in (match.start - 1, match.start + match.length):
+        if 0 <= j < len(words) and j not in used and any(stem_matches(s, words[j].text) for s in DATE_WORDS):
+            used.add(j)
 
 
 INSTRUMENT_MARKERS = {"по", "by", "with", "через", "using"}
@@ -241,6 +296,8 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     if top:
         reading.limit = int(top.group(1) or top.group(2))
         reading.order = "desc"
+        _mark_span(words, top.start(), top.end(), used)
+    reading.day_kind = _day_kind(words, used)
     if _find_all(ASC_STEMS, words, used) is not None:
         reading.order = "asc"
     elif _find_all(DESC_STEMS, words, used) is not None:
@@ -253,7 +310,7 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     occurrences = _occurrences(words, catalog)
     candidates = [m for m in occurrences if m.phrase.kind != "keyword"]
     named_columns: set[int] = set()
-    kind_rank = {"refuse": 0, "value": 1, "metric": 2, "dimension": 3}
+    kind_rank = {"refuse": 0, "value": 1, "metric": 2, "dimension": 3, "date": 4}
 
     def rank(m: Match) -> float:
         # after "по", "by", "top N", "какой" a word names a breakdown before it names a metric
@@ -272,6 +329,9 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
         used |= span
         if match.phrase.kind == "refuse":
             reading.refuse.append(" ".join(w.original for w in words[match.start:match.start + match.length]))
+        elif match.phrase.kind == "date":
+            reading.dates.append(match)
+            _take_date_word(words, match, used)
         else:
             {"metric": reading.metrics, "dimension": reading.dimensions,
              "value": reading.values}[match.phrase.kind].append(match)
@@ -304,10 +364,41 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     return reading
 
 
-MODEL_THRESHOLD = 2  # this many unexplained content words hand the question to a model
+MODEL_THRESHOLD = 1  # one unexplained content word: the model reads the question, or no answer
 
 
-def unexplained_words(reading: Reading) -> list[str]:
-    """Content words the rules did not read: what a model may understand when rules cannot."""
-    return [w.text for i, w in enumerate(reading.words)
-            if i not in reading.used and i not in reading.keyword_words and w.text not in QUESTION_STOPWORDS and len(w.text) > 2 and not w.text.isdigit()]
+def restates(word: str, vocabulary: frozenset[str]) -> bool:
+    """A word that restates the plan's own vocabulary in another form ("выпустили" for the
+    metric's "выпуск", "новые" for "нов", "краю" for "край"): the two share a start of four
+    letters, or of three when one of them is hardly longer than that.
+
+    >>> restates("выпустили", frozenset({"выпуск"})), restates("вернули", frozenset({"возврат"}))
+    (True, False)
+    """
+    for token in vocabulary:
+        if word == token:
+            return True
+        shared = 0
+        for a, b in zip(word, token, strict=False):
+            if a != b:
+                break
+            shared += 1
+        if shared >= 4 or (shared >= 3 and shared >= min(len(word), len(token)) - 1):
+            return True
+    return False
+
+
+def unexplained_words(reading: Reading, vocabulary: frozenset[str] = frozenset()) -> list[str]:
+    """Content words the rules did not read: what a model may understand when rules cannot.
+
+    `vocabulary` is the words of the plan (its metric's synonyms, its topic's keywords, its
+    filters' values): another form of one of them adds no condition. A number nothing read
+    (not a period, not a top N) is unexplained: "older than 60", "more than 10000".
+    """
+    out = []
+    for i, w in enumerate(reading.words):
+        if i in reading.used or i in reading.keyword_words or w.text in QUESTION_STOPWORDS:
+            continue
+        if w.text.isdigit() or (len(w.text) > 2 and not restates(w.text, vocabulary)):
+            out.append(w.text)
+    return out

@@ -26,6 +26,15 @@ MAX_JOIN_DEPTH = 4  # longest relation path the planner will follow between two 
 Located = tuple[Any, Path, int | None]
 
 
+@dataclass(frozen=True)
+class DateRef:
+    """A date a metric can be filtered by: its name in `dates` ("" for the only one), where it lives."""
+
+    name: str
+    table: str
+    column: str
+
+
 @dataclass
 class Catalog:
     info: CatalogInfo
@@ -88,9 +97,9 @@ class Catalog:
             if table is None:
                 report(file, line, f"metrics {metric.id}", f"unknown table '{metric.table}'")
                 continue
-            if metric.date_column and table.column(metric.date_column) is None:
-                report(file, line, f"metrics {metric.id}",
-                       f"date_column '{metric.date_column}' is not a column of {metric.table}")
+            bad_date = cat._bad_metric_date(metric)
+            if bad_date:
+                report(file, line, f"metrics {metric.id}", bad_date)
                 continue
             if metric.topic and metric.topic not in cat.topics:
                 report(file, line, f"metrics {metric.id}", f"unknown topic '{metric.topic}'")
@@ -128,7 +137,57 @@ class Catalog:
         return self.cache["allowed_columns"]
 
     def metric_date_column(self, metric: Metric) -> str | None:
-        return metric.date_column or self.tables[metric.table].default_date
+        """The default date when it is a column of the metric's own table, else None."""
+        ref = self.metric_date(metric)
+        return ref.column if ref and ref.table == metric.table else None
+
+    def resolve_date(self, metric: Metric, written: str) -> DateRef | None:
+        """`written` as a column of the metric's table, or as table.column (schema optional)."""
+        own = self.tables.get(metric.table)
+        if own is not None and own.column(written) is not None:
+            return DateRef("", metric.table, written)
+        table_part, _, column = written.rpartition(".")
+        table_part = table_part.lower()
+        names = [t for t in self.tables if t == table_part or t.rsplit(".", 1)[-1] == table_part]
+        if len(names) != 1:
+            return None
+        col = self.tables[names[0]].column(column)
+        return DateRef("", names[0], col.name) if col else None
+
+    def metric_dates(self, metric: Metric) -> list[DateRef]:
+        """Every date the metric can be filtered by, the default first."""
+        if metric.dates:
+            names = sorted(metric.dates, key=lambda n: n != (metric.default_date or next(iter(metric.dates))))
+            out = []
+            for name in names:
+                ref = self.resolve_date(metric, metric.dates[name])
+                if ref:
+                    out.append(DateRef(name, ref.table, ref.column))
+            return out
+        written = metric.date_column or self.tables[metric.table].default_date
+        ref = self.resolve_date(metric, written) if written else None
+        return [ref] if ref else []
+
+    def metric_date(self, metric: Metric, name: str | None = None) -> DateRef | None:
+        """The named date of a metric (the default one when `name` is None)."""
+        dates = self.metric_dates(metric)
+        if name is None:
+            return dates[0] if dates else None
+        return next((d for d in dates if d.name == name), None)
+
+    def _bad_metric_date(self, metric: Metric) -> str | None:
+        """Why a metric's date columns cannot be used, or None when they can."""
+        written = dict(metric.dates) or ({"": metric.date_column} if metric.date_column else {})
+        for name, column in written.items():
+            ref = self.resolve_date(metric, column)
+            what = f"dates.{name}" if name else "date_column"
+            if ref is None:
+                return (f"{what} '{column}' is not a column of {metric.table} nor table.column of a "
+                        f"catalog table")
+            if ref.table != metric.table and self.join_path(metric.table, ref.table) is None:
+                return (f"{what} '{column}': no many-to-one relation path from {metric.table} to "
+                        f"{ref.table}; add it to relations")
+        return None
 
     def neighbours(self, table: str) -> list[tuple[str, Relation, bool]]:
         """Tables one join away: (other table, relation, True when `table` is the many side)."""

@@ -9,9 +9,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from vitrina.catalog.errors import CatalogError
-from vitrina.catalog.loader import load_catalog
-
 console = Console()
 err = Console(stderr=True)
 catalog_app = typer.Typer(help="Draft, check and inspect the knowledge base (catalog).", no_args_is_help=True)
@@ -54,6 +51,8 @@ def init(
 @catalog_app.command("check")
 def check(directory: Annotated[Path, typer.Argument(help="The catalog folder.")]) -> None:
     """Validate a catalog: every problem with its file and line; exit 1 when there are any."""
+    from vitrina.catalog import CatalogError, load_catalog
+
     try:
         catalog = load_catalog(directory, strict=True)
     except CatalogError as exc:

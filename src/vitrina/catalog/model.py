@@ -96,7 +96,13 @@ class Table(_Strict):
         return self
 
     def column(self, name: str) -> Column | None:
-        return next((c for c in self.columns if c.name == name), None)
+        """The column named `name`; case-insensitive when no exact match (relations are lower case,
+        SQLite and DuckDB names compare case-insensitively)."""
+        exact = next((c for c in self.columns if c.name == name), None)
+        if exact is not None:
+            return exact
+        lowered = name.lower()
+        return next((c for c in self.columns if c.name.lower() == lowered), None)
 
     @property
     def short_name(self) -> str:
@@ -157,7 +163,9 @@ class Metric(_Strict):
     format: Literal["money", "count", "number", "percent"] = "number"
     unit: str | None = None
     topic: str | None = None
-    date_column: str | None = None
+    date_column: str | None = None  # a column of `table`, or table.column reachable many-to-one
+    dates: dict[str, str] = Field(default_factory=dict)  # named dates a question chooses between
+    default_date: str | None = None  # which of `dates` a period uses when the question names none
     additive: bool = True  # False for distinct counts, averages and ratios: never totalled
     non_negative: bool = True
     description: str = ""
@@ -166,6 +174,14 @@ class Metric(_Strict):
     @classmethod
     def _lower(cls, value: str) -> str:
         return value.strip().lower()
+
+    @model_validator(mode="after")
+    def _check_dates(self) -> Metric:
+        if self.default_date and self.default_date not in self.dates:
+            raise ValueError(f"default_date '{self.default_date}' is not one of dates {sorted(self.dates)}")
+        if self.dates and self.date_column:
+            raise ValueError("give either date_column or dates (with default_date), not both")
+        return self
 
     def name(self, lang: str) -> str:
         return self.name_ru if lang == "ru" else self.name_en

@@ -44,6 +44,9 @@ QUESTION_STOPWORDS = COMMON | _words("""
 общая общее общий пожалуйста покажите посчитай посчитайте прошли прошло составил составила
 стало сумма те тех через число эта эти этот been did do does got its made our please their
 there these those total went who whose year
+пришло пришли пришлась пришлось пришелся стал стала стали составляет составляют составили
+составило насчитывается имеется имеются было нас наш наши всего-навсего вообще сейчас
+have has had came come happened occurred we us overall currently now
 """)
 
 SEARCH_NOISE = CONNECTIVES | _words("""

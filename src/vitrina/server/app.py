@@ -33,7 +33,7 @@ def build_service(settings: Settings) -> Any:
     """The ask service over this process's checkpointer (SQLite, or PostgreSQL at scale)."""
     from vitrina.ask import AskService
 
-    return AskService(settings, checkpointer=make_checkpointer(settings), write_files=True)
+    return AskService(settings, checkpointer=make_checkpointer(settings), write_files=False)  # files on download
 
 
 def job_routers(settings: Settings, service: Any, streams: Any = None) -> list[APIRouter]:
@@ -84,6 +84,7 @@ def create_app(settings: Settings | None = None, options: ServeOptions | None = 
         app.add_api_route(route.path, route.view, methods=[route.method], name=route.name,
                           include_in_schema=route.api, responses=ERRORS if route.api else None)
     routers = job_routers(settings, service, streams=state.runner.slots.acquire)
+    state.runner.start_task = next((r.start_task for r in routers if hasattr(r, "start_task")), None)
     for router in routers:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

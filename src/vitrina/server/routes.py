@@ -23,6 +23,8 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/api/threads", threads.create_thread, "create_thread"),
     Route("GET", "/api/threads", threads.list_threads, "list_threads"),
     Route("GET", "/api/threads/{thread_id}", threads.get_thread, "get_thread"),
+    Route("PATCH", "/api/threads/{thread_id}", threads.rename_thread, "rename_thread"),
+    Route("DELETE", "/api/threads/{thread_id}", threads.delete_thread, "delete_thread"),
     Route("POST", "/api/threads/{thread_id}/messages", threads.post_message, "post_message"),
     Route("GET", "/api/runs/{run_id}/excel", runs.run_excel, "run_excel"),
     Route("GET", "/api/runs/{run_id}/chart", runs.run_chart, "run_chart"),

@@ -22,6 +22,7 @@ from sqlalchemy import (
     Table,
     Text,
     create_engine,
+    delete,
     event,
     inspect,
     select,
@@ -63,6 +64,20 @@ runs = Table(
     Column("run_id", String(64), primary_key=True),
     Column("thread_id", String(64), nullable=False),
     Column("created_at", Float, nullable=False),
+)
+
+# What a dialog's checkpoints do not hold: each answered turn's step durations (keyed by the
+# turn's final checkpoint), the supervisor's replies to requests that were not data questions
+# (metadata search, docs, tasks), and users' answer feedback. Rows are small JSON documents.
+turn_notes = Table(
+    "vitrina_turn_notes", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("thread_id", String(64), nullable=False),
+    Column("kind", String(16), nullable=False),  # steps | route | feedback
+    Column("ref", String(64), nullable=True),  # steps: the checkpoint id; feedback: the run id
+    Column("data", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Index("ix_vitrina_turn_notes_thread", "thread_id", "kind"),
 )
 
 
@@ -184,6 +199,33 @@ class Store:
             if title:
                 conn.execute(update(threads).where(threads.c.id == thread_id)
                              .where(threads.c.title.is_(None)).values(title=title[:200]))
+
+    def rename_thread(self, thread_id: str, title: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(update(threads).where(threads.c.id == thread_id).values(title=title[:200]))
+
+    def delete_thread(self, thread_id: str) -> None:
+        """The dialog's record, runs and notes (its checkpoints are deleted by the caller)."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(turn_notes).where(turn_notes.c.thread_id == thread_id))
+            conn.execute(delete(runs).where(runs.c.thread_id == thread_id))
+            conn.execute(delete(threads).where(threads.c.id == thread_id))
+
+    # ---- turn notes -----------------------------------------------------------
+    def add_note(self, note_id: str, thread_id: str, kind: str, data: dict[str, Any], ref: str | None = None) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(turn_notes.insert().values(id=note_id, thread_id=thread_id, kind=kind, ref=ref,
+                                                    data=json.dumps(data, ensure_ascii=False, default=str),
+                                                    created_at=time.time()))
+
+    def notes(self, thread_id: str, kind: str, limit: int = 2000) -> list[dict[str, Any]]:
+        """A dialog's notes of one kind, oldest first: {"id", "ref", "data", "created_at"}."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(turn_notes).where(turn_notes.c.thread_id == thread_id)
+                                .where(turn_notes.c.kind == kind).order_by(turn_notes.c.created_at)
+                                .limit(limit)).mappings().all()
+        return [{"id": r["id"], "ref": r["ref"], "data": json.loads(r["data"]), "created_at": r["created_at"]}
+                for r in rows]
 
     # ---- runs -----------------------------------------------------------------
     def add_run(self, run_id: str, thread_id: str) -> None:

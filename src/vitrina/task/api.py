@@ -4,6 +4,7 @@
     GET  /api/tasks/{id}                                           -> the task (plan, pending, summary, files)
     POST /api/tasks/{id}/decision      {action, steps?, comment?}  -> 202 (409: not possible now)
     GET  /api/tasks/{id}/events?after=N                            -> SSE: one event per node, then `idle`
+    GET  /api/tasks/{id}/files/{n}                                 -> the task's n-th file, as a download
     GET  /task, /task/static/{file}                                -> the page (HTML, JS, CSS)
 
 Runs happen in a background pool; the event log feeds the live step output. Every task
@@ -26,10 +27,12 @@ from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException
 from fastapi.responses import FileResponse
+from markdown_it import MarkdownIt
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 
+from vitrina.task.messages import text
 from vitrina.task.runner import TaskRunner
 from vitrina.task.service import LOCAL_OWNER, InvalidDecision, TaskService
 
@@ -38,6 +41,8 @@ PAGE_FILES = {"task.html": "text/html", "task.js": "text/javascript", "task.css"
 STREAM_MAX_S = 600.0  # one SSE connection's longest life; the page reconnects with ?after=
 POLL_S = 0.25  # an open stream looks for new events this often (a cheap lookup, no thread held)
 PING_S = 15.0  # a comment line keeps proxies from closing a quiet stream
+# The summary as HTML for the page: CommonMark and tables, raw HTML escaped, unsafe links dropped.
+MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
 class StartTask(BaseModel):
@@ -58,6 +63,27 @@ def _local_owner() -> str:
 def _sse(index: int, event: dict[str, Any]) -> ServerSentEvent:
     return ServerSentEvent(data=json.dumps(event, ensure_ascii=False, default=str), id=str(index),
                            event=str(event.get("node", "message")), sep="\n")
+
+
+def summary_html(summary: str | None, lang: str) -> str | None:
+    """The summary rendered for a browser, without its "Files" section of server paths
+    (the page lists the same files as download links)."""
+    if not summary:
+        return None
+    heading = f"## {text('summary_files', lang if lang in ('ru', 'en') else 'ru')}"
+    body = summary.split(f"\n{heading}\n", 1)[0]
+    return MARKDOWN.render(body)
+
+
+def downloads(task_id: str, files: list[str], out_dir: str | None) -> list[dict[str, str]]:
+    """The task's files as API links: its n-th file by index, named relative to its folder."""
+    base = Path(out_dir) if out_dir else None
+    links = []
+    for n, name in enumerate(files):
+        path = Path(name)
+        shown = str(path.relative_to(base)) if base and path.is_relative_to(base) else path.name
+        links.append({"name": shown, "url": f"/api/tasks/{task_id}/files/{n}"})
+    return links
 
 
 def build_router(service: TaskService, *, dependencies: Sequence[Any] = (), workers: int = 2,
@@ -81,16 +107,24 @@ def build_router(service: TaskService, *, dependencies: Sequence[Any] = (), work
             raise HTTPException(404, f"no task {task_id[:64]}")
         data = view.model_dump(mode="json", exclude={"owner"})
         data["running"] = runner.busy(task_id)
+        data["summary_html"] = summary_html(data.get("summary"), data.get("lang") or "ru")
+        data["downloads"] = downloads(task_id, data.get("files") or [], data.get("out_dir"))
+        data.pop("out_dir", None)  # a server path: the page gets links instead
         if data["running"] and data["status"] in ("awaiting_plan", "awaiting_step"):
             data["status"], data["pending"] = "running", None  # the answer is being processed
         return data
 
+    def submit(request: str, mode: str = "semi", owner: str = LOCAL_OWNER) -> str:
+        task_id = uuid.uuid4().hex[:12]
+        runner.submit(task_id, lambda on_event: service.start(request, mode=mode, task_id=task_id,
+                                                               on_event=on_event, owner=owner))
+        return task_id
+
+    router.start_task = submit  # type: ignore[attr-defined]  # the web chat starts tasks here too
+
     @api.post("", status_code=202)
     def start_task(body: StartTask, who: str = Owner) -> dict[str, str]:
-        task_id = uuid.uuid4().hex[:12]
-        runner.submit(task_id, lambda on_event: service.start(body.request, mode=body.mode, task_id=task_id,
-                                                               on_event=on_event, owner=who))
-        return {"task_id": task_id}
+        return {"task_id": submit(body.request, body.mode, owner=who)}
 
     @api.get("/{task_id}")
     def get_task(task_id: str, who: str = Owner) -> dict[str, Any]:
@@ -114,6 +148,25 @@ def build_router(service: TaskService, *, dependencies: Sequence[Any] = (), work
             raise HTTPException(409, str(exc)) from None
         runner.submit(task_id, lambda on_event: service.decide(task_id, decision, on_event=on_event))
         return {"task_id": task_id}
+
+    @api.get("/{task_id}/files/{n}")
+    def task_file(task_id: str, n: int, who: str = Owner) -> FileResponse:
+        """One of the task's own files (by its index in the task's list, never a client path);
+        another owner's task has no files (404)."""
+        try:
+            view = service.view(task_id, owner=who) if len(task_id) <= 64 else None
+        except KeyError:
+            view = None
+        if view is None:
+            raise HTTPException(404, f"no task {task_id[:64]}")
+        files = sorted(set(view.files))
+        if not 0 <= n < len(files):
+            raise HTTPException(404, f"task {task_id} has no file {n}")
+        path = Path(files[n])
+        base = Path(view.out_dir).resolve() if view.out_dir else None
+        if base is None or not path.resolve().is_relative_to(base) or not path.is_file():
+            raise HTTPException(404, f"task {task_id} has no file {n}")
+        return FileResponse(path, filename=path.name)
 
     @api.get("/{task_id}/events")
     async def events(task_id: str, after: int = 0, who: str = Owner) -> EventSourceResponse:

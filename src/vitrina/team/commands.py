@@ -13,7 +13,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.live import Live
 
 console = Console()
 err = Console(stderr=True)
@@ -77,6 +76,8 @@ def build_command(
         if as_json:
             report = service.resume(build, parsed)
         else:
+            from rich.live import Live  # loaded when a board is shown live, not for --help
+
             with Live(
                 board_table(service.store, build, lang),
                 console=console,

@@ -21,7 +21,9 @@ from typing import Any
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.config import Settings, load_settings
 from vitrina.language.detect import detect_lang
+from vitrina.llm import build_client
 from vitrina.team.agents.base import RoleAgent
+from vitrina.team.agents.model import model_agents
 from vitrina.team.agents.rules import rule_agents
 from vitrina.team.board import BoardStore, Build, Task, board_url
 from vitrina.team.chain import PHASES
@@ -31,6 +33,7 @@ from vitrina.team.graph import build_graph, recursion_limit
 from vitrina.team.lifecycle import TaskKind
 from vitrina.team.primitives import Primitives
 from vitrina.team.publish import HtmlPublisher, Publisher
+from vitrina.team.publish.superset import SupersetPublisher, SupersetTarget
 from vitrina.team.roles import Roster
 from vitrina.team.skills import SkillLibrary
 from vitrina.team.spec import Spec
@@ -87,6 +90,8 @@ class BuildService:
         browser: bool = True,
         limits: Limits | None = None,
         publishers: list[Publisher] | None = None,
+        superset: SupersetTarget | None = None,
+        llm: Any | None = None,
     ) -> None:
         self.settings = settings or load_settings()
         self.store = BoardStore(board or board_url(self.settings.state_url, self.settings.home))
@@ -99,10 +104,14 @@ class BuildService:
         self.today = today or date.today()
         self.roster = Roster.default()
         self.skills = SkillLibrary.default()
-        self.agents: dict[str, Any] = {**rule_agents(), **(agents or {})}
+        # with a model configured every role's model writes its part; the rules build and check
+        self.llm = llm if llm is not None else build_client(self.settings)
+        base = rule_agents() if self.llm is None else model_agents(self.llm, rule_agents())
+        self.agents: dict[str, Any] = {**base, **(agents or {})}
         self.browser = browser
         self.limits = limits or Limits()
         self.publishers = publishers
+        self.superset = superset
 
     def key(self, brief_text: str, out: Path | None) -> str:
         """A build is the same build when the brief, the warehouse, the catalog and the output are."""
@@ -150,6 +159,8 @@ class BuildService:
             if build.out_dir:
                 folders.append(Path(build.out_dir))
             publishers = [HtmlPublisher(folders)]
+            if self.superset is not None:
+                publishers.append(SupersetPublisher(self.superset))
         prims = Primitives(self.store, self.roster, build.id, workspace, on_action=on_event)
         lang = brief.language or ("ru" if detect_lang(brief.title) == "ru" else "en")
         return BuildContext(
@@ -172,6 +183,7 @@ class BuildService:
             browser=self.browser,
             limits=self.limits,
             on_event=on_event,
+            superset=self.superset,
         )
 
     def run(

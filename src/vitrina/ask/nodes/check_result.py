@@ -62,7 +62,7 @@ class _Shape:
 def _shape(state: AskState, ctx: AskContext) -> _Shape:
     plan = state.get("plan")
     if plan is not None:
-        return _Shape(plan.base_table, plan.date_column, plan.breakdown, plan.joins)
+        return _Shape(plan.date_owner, plan.date_column, plan.breakdown, plan.joins)
     tables = state.get("llm_tables") or []
     base = tables[0] if tables else ""
     table = ctx.catalog.tables.get(base)

@@ -11,10 +11,12 @@ from langgraph.runtime import Runtime
 from vitrina.ask.context import AskContext
 from vitrina.ask.llm import tasks
 from vitrina.ask.messages import text
+from vitrina.ask.planner import metric_examples
 from vitrina.ask.state import AskState
 from vitrina.ask.understand import read_question
 from vitrina.catalog.model import Segment
 from vitrina.language.periods import period_offsets
+from vitrina.language.requests import write_verb
 from vitrina.trace import Trace
 
 
@@ -41,6 +43,13 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
             else (dialog_segment if dialog_segment in ("b2b", "b2c") else None)
         )
     update: dict = {"resolved_segment": resolved, "grain": reading.grain}
+
+    verb = write_verb(question)
+    if verb:
+        trace.branch("the question asks to change data: refused, Vitrina only reads", verb=verb)
+        example = next(iter(ctx.catalog.metrics.values())).name(lang) if ctx.catalog.metrics else ""
+        return {**update, "status": "refused", "trace": trace.events,
+                "reason": text("write_request", lang, verb=verb, example=example)}
 
     if reading.refuse:
         trace.branch("question names something the catalog marks as absent", words=reading.refuse)
@@ -83,7 +92,8 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
             "candidates": [],
             "status": "refused",
             "trace": trace.events,
-            "reason": text("no_topic", lang, topics=_topic_list(ctx, lang)),
+            "reason": text("no_topic", lang, topics=_topic_list(ctx, lang),
+                           examples=metric_examples(ctx.catalog, lang)),
         }
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     best_score = ranked[0][1]

@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 from vitrina.ask.compiler import column_metas, compile_plan
 from vitrina.ask.context import AskContext
 from vitrina.ask.llm import tasks
+from vitrina.ask.nodes.select_tables import unexplained_refusal
 from vitrina.ask.planner import build_plan
 from vitrina.ask.state import AskState
 from vitrina.ask.understand import read_question
@@ -24,6 +25,12 @@ from vitrina.trace import Trace
 def _rules(state: AskState, ctx: AskContext, trace: Trace, attempt: int) -> dict:
     plan = state.get("plan")
     if plan is None:  # the model path failed: fall back to the rule plan of the same question
+        unexplained = state.get("unexplained") or []
+        if unexplained:
+            trace.rejected("model gave no usable SQL and the rules cannot read every word: not answered",
+                           words=unexplained)
+            return {"sql": None, "sql_attempts": attempt, "status": "refused", "trace": trace.events,
+                    "reason": unexplained_refusal(unexplained, ctx.catalog, state["lang"])}
         period = state.get("period")
         reading = read_question(state["rewritten"], ctx.catalog,
                                 period_span=period_offsets(state["rewritten"], period.span if period else None))

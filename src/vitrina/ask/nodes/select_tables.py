@@ -11,11 +11,19 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.messages import text
-from vitrina.ask.planner import build_plan
+from vitrina.ask.planner import build_plan, metric_examples, plan_vocabulary
 from vitrina.ask.state import AskState
 from vitrina.ask.understand import MODEL_THRESHOLD, read_question, unexplained_words
+from vitrina.catalog import Catalog
 from vitrina.language.periods import period_offsets
 from vitrina.trace import Trace
+
+
+def unexplained_refusal(words: list[str], catalog: Catalog, lang: str) -> str:
+    """The refusal that names the words nothing in the catalog explains."""
+    quote = ("«{}»" if lang == "ru" else '"{}"').format
+    return text("unexplained", lang, words=", ".join(quote(w) for w in words),
+                examples=metric_examples(catalog, lang))
 
 
 def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
@@ -29,12 +37,18 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
         trace.rejected("names in the question match nothing in the catalog", names=reading.unknown_names)
         return {"status": "refused", "reason": text("unknown_value", lang, name=reading.unknown_names[0]),
                 "trace": trace.events}
-    unexplained = unexplained_words(reading)
-    if ctx.llm is not None and not ctx.llm.down and len(unexplained) >= MODEL_THRESHOLD:
-        trace.branch("the rules cannot read the whole question: the model plans it", words=unexplained)
-        return {"mode": "llm", "trace": trace.events}
     outcome = build_plan(reading, ctx.catalog, topic=state["topic"], lang=lang, period=period,
                          segment=state.get("resolved_segment"), trace=trace)
+    vocabulary = plan_vocabulary(outcome.plan, ctx.catalog) if outcome.plan else frozenset()
+    unexplained = unexplained_words(reading, vocabulary)
+    if len(unexplained) >= MODEL_THRESHOLD:
+        if ctx.llm is not None and not ctx.llm.down:
+            trace.branch("the rules cannot read the whole question: the model plans it", words=unexplained)
+            return {"mode": "llm", "unexplained": unexplained, "trace": trace.events}
+        trace.rejected("words the rules cannot place and no model to read them: not answered",
+                       words=unexplained)
+        return {"status": "refused", "unexplained": unexplained, "trace": trace.events,
+                "reason": unexplained_refusal(unexplained, ctx.catalog, lang)}
     if outcome.plan is None:
         return {"status": "refused", "reason": outcome.refusal, "trace": trace.events}
     trace.measurement("plan", tables=outcome.plan.tables, metrics=outcome.plan.metrics,

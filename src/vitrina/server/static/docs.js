@@ -17,7 +17,7 @@
       if (!items.length) continue;
       nav.append(el("h3", { text: group.topic }));
       for (const m of items) {
-        nav.append(el("a", { href: "#measure=" + encodeURIComponent(m.file), class: current === m.file ? "active" : "", "data-measure": m.name },
+        nav.append(el("a", { onclick: () => V.closeDrawer(), href: "#measure=" + encodeURIComponent(m.file), class: current === m.file ? "active" : "", "data-measure": m.name },
           "[" + m.name + "]", m.level ? el("span", { class: "level", text: m.level }) : null));
       }
     }

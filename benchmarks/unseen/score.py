@@ -1,0 +1,77 @@
+"""Run eval suites and split every outcome the way the ask-unseen issue counts it.
+
+`vitrina eval run` says right or wrong; for an unseen warehouse what matters is *how* a case
+went wrong: a confident wrong number is far worse than a refusal. Each case lands in one of
+
+* ``right``: the expected outcome (the right rows, or the refusal / clarification asked for);
+* ``answered_wrong``: an answer was given and it is not the expected one (the bad case);
+* ``refused``: expected an answer, got a refusal or a failure (honest, but a miss);
+* ``clarified``: expected an answer, got a clarifying question nobody answered;
+
+    python benchmarks/unseen/score.py suites/chinook.yaml suites/tpch_like.yaml [--show]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from vitrina.eval.runner import run_suite
+from vitrina.eval.store import EvalStore
+from vitrina.eval.suite import load_suite
+
+BUCKETS = ("right", "answered_wrong", "refused", "clarified")
+
+
+def bucket(expect: str, status: str | None, final: str) -> str:
+    """Which of BUCKETS one case's outcome belongs to."""
+    if final == "right":
+        return "right"
+    if status == "answered":
+        return "answered_wrong"
+    if status == "clarification":
+        return "clarified"
+    if expect == "answered":
+        return "refused"
+    return "answered_wrong" if status == "answered" else "refused"
+
+
+def score(path: Path, *, show: bool) -> Counter[str]:
+    suite = load_suite(path)
+    with tempfile.TemporaryDirectory() as tmp:
+        run = run_suite(suite, store=EvalStore(Path(tmp) / "eval.sqlite"))
+    counts: Counter[str] = Counter()
+    for case in run.cases:
+        b = bucket(case.expect, case.status, case.final)
+        counts[b] += 1
+        if show and b != "right":
+            print(
+                f"  {b:15} {case.case_id}: {case.question} -> {case.status}: {(case.answer or '')[:140]!r}"
+            )
+            if case.reason:
+                print(f"                  {case.reason[:200]}")
+    answered = counts["right"] + counts["answered_wrong"]
+    wrong_rate = counts["answered_wrong"] / answered if answered else 0.0
+    print(
+        f"{suite.name}: "
+        + " ".join(f"{b}={counts[b]}" for b in BUCKETS)
+        + f" of {len(run.cases)}; wrong among answered {wrong_rate:.1%}"
+    )
+    return counts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("suites", nargs="+", type=Path)
+    parser.add_argument("--show", action="store_true", help="print every case that is not right")
+    args = parser.parse_args()
+    for path in args.suites:
+        score(path, show=args.show)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
