@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import openpyxl
@@ -110,6 +111,11 @@ def test_demo_loads_postgres(pg_url: str, demo_db: Path, monkeypatch, tmp_path: 
     code, out = run("demo", "--load-postgres", pg_url, "--no-questions")
     assert code == 0, out
     assert "loaded" in out and "rows" in out
-    code, out = run("ask", "Сколько кошельков открыли в мае 2025?", "--json",
-                    "--db", pg_url.replace("postgresql://", "postgresql+psycopg://"))
+    reader = re.search(r"VITRINA_DB_URL='([^']+)'", out)
+    assert reader and reader[1].startswith("postgresql://vitrina_reader:"), out
+    code, out = run("ask", "Сколько кошельков открыли в мае 2025?", "--json", "--db", reader[1])
     assert json.loads(out)["rows"] == [[2142]]
+    # the superuser the data was loaded with is refused, with the recipe for the reader role
+    code, out = run("ask", "Сколько кошельков открыли в мае 2025?", "--db", pg_url)
+    assert code != 0
+    assert "CREATE ROLE vitrina_reader" in out and "SUPERUSER" in out

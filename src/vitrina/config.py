@@ -83,6 +83,7 @@ class Settings(BaseSettings):
     segment: str = "auto"
     statement_timeout_s: float = 30.0
     row_cap: int = 100_000
+    allow_privileged_warehouse: bool = False  # run as a PostgreSQL role that can do more than read (logged)
     max_sql_attempts: int = 3
     max_clarifications: int = 2
     table_preview_rows: int = 20
@@ -109,6 +110,19 @@ class Settings(BaseSettings):
     )
     onec_user: str | None = None
     onec_password: str | None = None
+    # `vitrina build` publishes to Apache Superset too when superset_url is set
+    superset_url: str | None = None
+    superset_user: str | None = None
+    superset_password: str | None = None
+    superset_database_uri: str | None = (
+        None  # the warehouse as Superset reaches it (default: db_url)
+    )
+    superset_database_name: str = "Vitrina warehouse"
+    # notifications of `vitrina build` (delivered by code, never a model)
+    notify_webhook_url: str | None = None
+    notify_webhook_secret: str | None = None
+    notify_telegram_token: str | None = None
+    notify_telegram_chat: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("llm_endpoints")

@@ -144,6 +144,14 @@ def register(app: typer.Typer) -> None:
                 except Exception as exc:
                     raise fail(f"PostgreSQL load failed: {str(exc).splitlines()[0]}") from exc
             console.print(f"loaded {sum(counts.values()):,} rows into {load_postgres.split('@')[-1]}")
+            from vitrina.warehouse.reader_role import create_reader_role
+
+            try:
+                reader = create_reader_role(load_postgres, ["dwh"])
+            except Exception as exc:
+                raise fail(f"creating the read-only role failed: {str(exc).splitlines()[0]}") from exc
+            console.print("read-only role vitrina_reader (SELECT on schema dwh); ask with:")
+            console.print(f"  VITRINA_DB_URL='{reader}' vitrina ask ...", markup=False, soft_wrap=True)
         if not questions:
             return
         service = make_service(settings)

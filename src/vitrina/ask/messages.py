@@ -49,6 +49,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Показатель «{metric}» нельзя разделить на B2B и B2C: в каталоге нет связи с сегментом клиента.",
         "en": '"{metric}" cannot be split into B2B and B2C: the catalog has no relation to the client segment.',
     },
+    "join_ambiguous": {
+        "ru": "Таблицу «{table}» можно присоединить несколькими путями: через {ways}. Уточните в вопросе, "
+        "какой нужен (например, назовите таблицу, через которую идти).",
+        "en": 'The table "{table}" can be reached several ways: through {ways}. Say in the question which '
+        "one you mean (for example, name the table to go through).",
+    },
     "date_unavailable": {
         "ru": "Показатель «{metric}» нельзя отнести к дате «{date}». Доступные даты: {dates}.",
         "en": '"{metric}" cannot be dated by "{date}". Its dates: {dates}.',
@@ -73,11 +79,13 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "sql_failed": {
         "ru": "Не удалось построить корректный запрос за {attempts} попытки. Последняя ошибка: {error}. "
-        "Попробуйте переформулировать: назовите один показатель, период и разрез "
-        "(например, «сумма платежей по регионам за 2025 год»).",
+        "Попробуйте переформулировать: назовите один показатель (например, {examples}), период и разрез.",
         "en": "Could not build a valid query in {attempts} attempts. Last error: {error}. "
-        "Try rephrasing: name one metric, a period and a breakdown "
-        '(for example "payment volume by region in 2025").',
+        "Try rephrasing: name one metric (for example {examples}), a period and a breakdown.",
+    },
+    "warehouse_privileged": {
+        "ru": "Витрина не выполняет запросы от имени привилегированной роли хранилища. {error}",
+        "en": "Vitrina does not query the warehouse as a privileged role. {error}",
     },
     "warehouse_down": {
         "ru": "Хранилище недоступно: {error}. Проверьте адрес (--db) и что сервер запущен.",

@@ -11,6 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from vitrina.ask.compiler import effective_filter
+from vitrina.ask.join_paths import (
+    PathChoice,
+    choose_path,
+    table_names,
+    tables_named,
+    via_tables,
+    walk,
+)
 from vitrina.ask.messages import text
 from vitrina.ask.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
 from vitrina.ask.understand import CONJUNCTIONS, Match, Reading, phrases
@@ -49,6 +57,9 @@ def plan_vocabulary(plan: QueryPlan, catalog: Catalog) -> frozenset[str]:
     for dim in plan.dimensions:
         col = catalog.column(f"{dim.table}.{dim.column}")
         names += [*(col.synonyms if col else []), dim.label_ru, dim.label_en]
+    known = table_names(catalog)
+    for table in plan.tables:
+        names += known.get(table, ())
     return frozenset(word for name in names for word in phrase_stems(name) if not word.isdigit())
 
 
@@ -65,7 +76,8 @@ def _joined_by_conjunction(reading: Reading, first: Match, second: Match) -> boo
     return any(w.text in CONJUNCTIONS for w in between)
 
 
-def choose_metrics(reading: Reading, catalog: Catalog, topic: str, trace: Trace) -> list[Metric]:
+def choose_metrics(reading: Reading, catalog: Catalog, topic: str, trace: Trace,
+                   lead_id: str | None = None) -> list[Metric]:
     in_topic = [m for m in reading.metrics if catalog.metrics[m.phrase.target].topic == topic]
     for m in reading.metrics:
         if m not in in_topic:
@@ -77,7 +89,7 @@ def choose_metrics(reading: Reading, catalog: Catalog, topic: str, trace: Trace)
         trace.branch("no metric named: the topic's first metric is used", metric=default.id)
         return [default]
     lead = in_topic[0]
-    chosen = [catalog.metrics[lead.phrase.target]]
+    chosen = [catalog.metrics[lead_id or lead.phrase.target]]
     for other in in_topic[1:]:
         metric = catalog.metrics[other.phrase.target]
         if metric.id in {m.id for m in chosen}:
@@ -93,24 +105,39 @@ def choose_metrics(reading: Reading, catalog: Catalog, topic: str, trace: Trace)
 
 
 class _Joins:
-    """Accumulates the joins a plan needs, each table once, in a stable order."""
+    """Accumulates the joins a plan needs, each table once, in a stable order; when several
+    relation paths lead to a table, join_paths decides or records the ambiguity."""
 
-    def __init__(self, catalog: Catalog, base: str) -> None:
+    def __init__(self, catalog: Catalog, base: str, named: set[str] | None = None) -> None:
         self.catalog = catalog
         self.base = base
+        self.named = named or set()
         self.joins: list[Join] = []
+        self.entered: dict[str, Relation] = {}
+        self.ambiguous: dict[str, list[list[Relation]]] = {}  # table -> the paths no rule chose between
 
     @property
     def tables(self) -> set[str]:
         return {self.base, *(j.right_table for j in self.joins)}
 
+    def choice(self, table: str) -> PathChoice:
+        return choose_path(self.catalog, self.base, table, named=self.named, entered=self.entered)
+
     def path(self, table: str) -> list[Relation] | None:
-        return self.catalog.join_path(self.base, table)
+        """The chosen path; the shortest of the candidates when no rule decided (for distances)."""
+        choice = self.choice(table)
+        return choice.path if choice.path is not None or not choice.ambiguous else choice.ambiguous[0]
 
     def add(self, table: str, reason: str) -> bool:
-        path = self.path(table)
+        choice = self.choice(table)
+        if choice.path is None and choice.ambiguous:
+            self.ambiguous[table] = choice.ambiguous
+            return True
+        path = choice.path
         if path is None:
             return False
+        for entered, rel in walk(self.base, path):
+            self.entered.setdefault(entered, rel)
         for rel in path:
             if rel.right_table in self.tables and rel.left_table in self.tables:
                 continue
@@ -168,6 +195,18 @@ def _place_date(plan: QueryPlan, reading: Reading, catalog: Catalog, lead: Metri
     return None
 
 
+def _ambiguity_text(joins: _Joins, catalog: Catalog, lang: str, trace: Trace) -> str:
+    """Several relation paths and nothing in the question or the catalog chooses: name them."""
+    table, paths = next(iter(joins.ambiguous.items()))
+    ways = []
+    for path in paths:
+        via = via_tables(joins.base, path)
+        ways.append(" → ".join(catalog.tables[t].short_name for t in via) or joins.base)
+    trace.rejected("several relation paths and nothing chooses between them: not guessed", table=table,
+                   paths=ways)
+    return text("join_ambiguous", lang, table=catalog.tables[table].short_name, ways="; ".join(ways))
+
+
 def _date_label(catalog: Catalog, table: str, column: str, lang: str) -> str:
     col = catalog.column(f"{table}.{column}")
     return col.label(lang) if col else column
@@ -175,12 +214,36 @@ def _date_label(catalog: Catalog, table: str, column: str, lang: str) -> str:
 
 def build_plan(reading: Reading, catalog: Catalog, *, topic: str, lang: str, period: PeriodRef | None,
                segment: str | None, trace: Trace) -> PlanOutcome:
-    metrics = choose_metrics(reading, catalog, topic, trace)
+    """The rule plan; when it cannot be built, another metric named by the same words
+    (revenue of invoices and revenue of invoice lines) is tried before refusing."""
+    outcome = _build_plan(reading, catalog, topic=topic, lang=lang, period=period, segment=segment, trace=trace)
+    if outcome.plan is not None:
+        return outcome
+    lead = next((m for m in reading.metrics if catalog.metrics[m.phrase.target].topic == topic), None)
+    if lead is None:
+        return outcome
+    twins = [p.target for p in phrases(catalog) if p.kind == "metric" and p.stems == lead.phrase.stems
+             and p.target != lead.phrase.target and catalog.metrics[p.target].topic == topic]
+    for twin in dict.fromkeys(twins):
+        scratch = Trace(trace.node)
+        attempt = _build_plan(reading, catalog, topic=topic, lang=lang, period=period, segment=segment,
+                              trace=scratch, lead_id=twin)
+        if attempt.plan is not None:
+            trace.branch("another metric named by the same words reaches what the question asks",
+                         metric=twin, instead_of=lead.phrase.target)
+            trace.events.extend(scratch.events)
+            return attempt
+    return outcome
+
+
+def _build_plan(reading: Reading, catalog: Catalog, *, topic: str, lang: str, period: PeriodRef | None,
+                segment: str | None, trace: Trace, lead_id: str | None = None) -> PlanOutcome:
+    metrics = choose_metrics(reading, catalog, topic, trace, lead_id)
     if not metrics:
         return PlanOutcome(None, refusal=text("no_topic", lang, topics=", ".join(
             t.name(lang) for t in catalog.topics.values()), examples=metric_examples(catalog, lang)))
     lead = metrics[0]
-    joins = _Joins(catalog, lead.table)
+    joins = _Joins(catalog, lead.table, tables_named(reading.words, catalog))
     plan = QueryPlan(topic=topic, base_table=lead.table, metrics=[m.id for m in metrics], period=period,
                      grain=reading.grain, day_kind=reading.day_kind)
     refusal = _place_date(plan, reading, catalog, lead, joins, lang, trace)
@@ -248,6 +311,8 @@ def build_plan(reading: Reading, catalog: Catalog, *, topic: str, lang: str, per
             joins.add(req.needs, f"required: {req.reason}")
             trace.branch("mandatory relation added", table=req.table, needs=req.needs)
 
+    if joins.ambiguous:
+        return PlanOutcome(None, refusal=_ambiguity_text(joins, catalog, lang, trace))
     plan.joins = joins.joins
     for metric in metrics:
         if metric.filter and effective_filter(metric.filter, plan) is None:

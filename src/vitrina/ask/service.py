@@ -95,7 +95,8 @@ class AskService:
         self.catalog = catalog or load_catalog(self.settings.catalog_dir)
         self.warehouse = warehouse or Warehouse(self.settings.warehouse_url,
                                                 timeout_s=self.settings.statement_timeout_s,
-                                                row_cap=self.settings.row_cap)
+                                                row_cap=self.settings.row_cap,
+                                                allow_privileged=self.settings.allow_privileged_warehouse)
         self.checkpointer = checkpointer or sqlite_checkpointer(self.settings.state_path)
         self.graph = build_graph(max_sql_attempts=self.settings.max_sql_attempts, checkpointer=self.checkpointer)
         self.today = today

@@ -310,7 +310,7 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     occurrences = _occurrences(words, catalog)
     candidates = [m for m in occurrences if m.phrase.kind != "keyword"]
     named_columns: set[int] = set()
-    kind_rank = {"refuse": 0, "value": 1, "metric": 2, "dimension": 3, "date": 4}
+    kind_rank = {"refuse": 0, "date": 0.5, "value": 1, "metric": 2, "dimension": 3}
 
     def rank(m: Match) -> float:
         # after "по", "by", "top N", "какой" a word names a breakdown before it names a metric
@@ -318,7 +318,10 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
             return 1.5
         return kind_rank[m.phrase.kind]
 
-    candidates.sort(key=lambda m: (-m.length, rank(m), -sum(map(len, m.phrase.stems)), m.start))
+    def content(m: Match) -> int:  # "трек продан" says more than "сколько трек"
+        return sum(1 for stem in m.phrase.stems if stem not in QUESTION_STOPWORDS)
+
+    candidates.sort(key=lambda m: (-m.length, -content(m), rank(m), -sum(map(len, m.phrase.stems)), m.start))
     for match in candidates:
         span = set(range(match.start, match.start + match.length))
         if span & used:
@@ -396,9 +399,13 @@ def unexplained_words(reading: Reading, vocabulary: frozenset[str] = frozenset()
     (not a period, not a top N) is unexplained: "older than 60", "more than 10000".
     """
     out = []
+    breakdown = bool(reading.dimensions or reading.grain)
     for i, w in enumerate(reading.words):
         if i in reading.used or i in reading.keyword_words or w.text in QUESTION_STOPWORDS:
             continue
-        if w.text.isdigit() or (len(w.text) > 2 and not restates(w.text, vocabulary)):
+        if breakdown and any(stem_matches(m, w.text) for m in GROUP_MARKERS):
+            continue  # "в разрезе", "split by": the marker of the breakdown the plan has
+        acronym = w.original.isalpha() and w.original.isupper() and len(w.original) > 1  # "IT", "EU"
+        if w.text.isdigit() or acronym or (len(w.text) > 2 and not restates(w.text, vocabulary)):
             out.append(w.text)
     return out

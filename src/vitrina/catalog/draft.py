@@ -29,10 +29,25 @@ def qualified(table: TableInfo) -> str:
     return f"{table.schema_name}.{table.name}".lower()
 
 
+FREE_TEXT_WORDS = ("comment", "description", "note", "remark", "address", "phone", "fax", "email")
+FREE_TEXT_MEAN_LENGTH = 30  # values this long on average are prose, not categories
+
+
 def _is_key(table: TableInfo, column: ColumnInfo) -> bool:
+    """Declared keys, and names that say key: id, x_id, CustomerId, c_custkey."""
     fk_cols = {c for fk in table.foreign_keys for c in fk.columns}
     name = column.name.lower()
-    return column.name in table.primary_key or column.name in fk_cols or name == "id" or name.endswith("_id")
+    named = name == "id" or name.endswith(("_id", "key")) or column.name.endswith(("Id", "ID"))
+    return column.name in table.primary_key or column.name in fk_cols or named
+
+
+def _free_text(column: ColumnInfo) -> bool:
+    """Comments, addresses, phones: text people do not break numbers down by."""
+    name = column.name.lower()
+    if any(word in name for word in FREE_TEXT_WORDS):
+        return True
+    values = [str(v) for v in column.low_cardinality_values or []]
+    return bool(values) and sum(map(len, values)) / len(values) > FREE_TEXT_MEAN_LENGTH
 
 
 def column_role(table: TableInfo, column: ColumnInfo) -> str:
@@ -40,7 +55,7 @@ def column_role(table: TableInfo, column: ColumnInfo) -> str:
         return "key"
     if column.is_date:
         return "date"
-    if column.low_cardinality_values is not None:
+    if column.low_cardinality_values is not None and not _free_text(column):
         return "dimension"
     if column.is_numeric:
         return "measure"
@@ -102,7 +117,7 @@ def draft_catalog(schema: DatabaseSchema, *, name: str = "catalog") -> dict[str,
                 for left, right in zip(fk.columns, fk.ref_columns, strict=False):
                     relations.append({"left": f"{qualified(table)}.{left}", "right": f"{ref}.{right}"})
         for col in table.columns:
-            if col.low_cardinality_values is not None and not _is_key(table, col):
+            if col.low_cardinality_values is not None and column_role(table, col) == "dimension":
                 dictionaries.append({"column": f"{qualified(table)}.{col.name}",
                                      "values": [{"value": v} for v in col.low_cardinality_values]})
     files["catalog.yaml"] = {"catalog": {"name": name, "description": f"Drafted from a {schema.dialect} database."}}

@@ -71,6 +71,7 @@ class Table(_Strict):
     topics: list[str] = Field(default_factory=list)
     columns: list[Column]
     default_date: str | None = None  # the date column a period filter uses
+    synonyms: list[str] = Field(default_factory=list)  # stems naming what a row is ("клиент", "supplier")
 
     @field_validator("name")
     @classmethod
@@ -115,6 +116,7 @@ class Relation(_Strict):
     left: str
     right: str
     kind: Literal["many_to_one", "one_to_one"] = "many_to_one"
+    default: bool = False  # the usual way to reach `right` when several relation paths lead there
 
     @field_validator("left", "right")
     @classmethod

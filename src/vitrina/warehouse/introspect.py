@@ -338,6 +338,48 @@ def infer_foreign_keys(tables: list[TableInfo]) -> None:
                 )
 
 
+def column_prefix(table: TableInfo) -> str:
+    """The prefix every column of a table shares ("c_" in c_custkey, c_name), or ""."""
+    names = [c.name.lower() for c in table.columns]
+    head = names[0].split("_", 1)[0] + "_" if names and "_" in names[0] else ""
+    return head if head and len(names) > 1 and all(n.startswith(head) for n in names) else ""
+
+
+def _key_root(name: str) -> str | None:
+    """"custkey" -> "cust", "nation_id" -> "nation": the entity a key column names."""
+    for suffix in ("_key", "key", "_id", "id"):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return None
+
+
+def infer_prefixed_keys(tables: list[TableInfo]) -> None:
+    """TPC-H-style names: c_nationkey references the table whose own key is n_nationkey,
+    found as the table whose name starts with the key's root ("nation", "cust" ->
+    customer). Marked inferred=True; one owner only, else nothing is guessed."""
+    owners: dict[str, list[tuple[TableInfo, str]]] = {}
+    for t in tables:
+        prefix = column_prefix(t)
+        if not prefix:
+            continue
+        for col in t.columns:
+            stripped = col.name.lower()[len(prefix):]
+            root = _key_root(stripped)
+            if root and t.name.lower().startswith(root):
+                owners.setdefault(stripped, []).append((t, col.name))
+    for t in tables:
+        prefix = column_prefix(t)
+        covered = {c for fk in t.foreign_keys for c in fk.columns}
+        for col in t.columns:
+            stripped = col.name.lower()[len(prefix):]
+            found = [(o, name) for o, name in owners.get(stripped, []) if o is not t]
+            if not prefix or col.name in covered or len(found) != 1:
+                continue
+            ref, ref_column = found[0]
+            t.foreign_keys.append(ForeignKeyInfo(columns=[col.name], ref_table=ref.name, ref_columns=[ref_column],
+                                                 ref_schema=ref.schema_name, inferred=True))
+
+
 def introspect(
     url: str,
     *,
@@ -373,6 +415,7 @@ def introspect(
         engine.dispose()
     if infer_fks or (infer_fks is None and not any(t.foreign_keys for t in tables)):
         infer_foreign_keys(tables)
+        infer_prefixed_keys(tables)
     return DatabaseSchema(dialect=dialect_of(str(engine.url)), tables=tables)
 
 

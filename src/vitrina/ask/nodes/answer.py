@@ -21,6 +21,7 @@ from vitrina.ask.context import AskContext
 from vitrina.ask.followup import snapshot
 from vitrina.ask.llm import tasks
 from vitrina.ask.messages import text
+from vitrina.ask.plan import QueryPlan
 from vitrina.ask.state import AskState
 from vitrina.ask.understand import read_question
 from vitrina.present.answer_text import write_answer
@@ -112,6 +113,28 @@ def _chart(state: AskState, ctx: AskContext, result: QueryResult, metas: list[Co
     return spec, decided, [*events, *trace.events, *more]
 
 
+def scope_note(plan: QueryPlan, lang: str) -> str | None:
+    """What the numbers are restricted to, every filter and the date used, in the question's
+    language: a filter nobody asked for is visible instead of silent."""
+    parts = []
+    for flt in plan.filters:
+        values = flt.value_labels_en if lang == "en" and flt.value_labels_en else flt.values
+        label = flt.label_ru if lang == "ru" else flt.label_en
+        parts.append(f"{label} = {', '.join(values)}")
+    date_label = plan.date_label_ru if lang == "ru" else plan.date_label_en
+    if date_label and (plan.period or plan.grain or plan.day_kind):
+        parts.append(("по дате: " if lang == "ru" else "by date: ") + date_label.lower())
+    if plan.day_kind:
+        parts.append(DAY_KIND_LABELS[plan.day_kind][0 if lang == "ru" else 1])
+    if not parts:
+        return None
+    return ("Учтено: " if lang == "ru" else "Applied: ") + "; ".join(parts) + "."
+
+
+DAY_KIND_LABELS = {"weekend": ("только выходные дни", "weekends only"),
+                   "weekday": ("только будние дни", "weekdays only")}
+
+
 def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("answer")
     ctx = runtime.context
@@ -127,6 +150,9 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
     view = render_table(result, metas, lang, limit=ctx.settings.table_preview_rows)
     notes = [c["message"] for c in state.get("checks", []) if c["check"] == "clarification_limit"]
     notes += plan.notes if plan else []
+    scope = scope_note(plan, lang) if plan else None
+    if scope:
+        notes.append(scope)
     if period and period.note:
         notes.append(period.note)
     if view.note:

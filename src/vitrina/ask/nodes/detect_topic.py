@@ -19,6 +19,8 @@ from vitrina.language.periods import period_offsets
 from vitrina.language.requests import write_verb
 from vitrina.trace import Trace
 
+NEAR_TIE = 2.0  # topics of named metrics this close (one metric word) are a tie, not a choice
+
 
 def _topic_list(ctx: AskContext, lang: str) -> str:
     return ", ".join(t.name(lang) for t in ctx.catalog.topics.values())
@@ -103,6 +105,13 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
         if lead in tied:
             trace.branch("tie broken by the metric named first", topic=lead, tied=tied)
             tied = [lead]
+    named = {ctx.catalog.metrics[m.phrase.target].topic for m in reading.metrics}
+    first = ctx.catalog.metrics[reading.metrics[0].phrase.target].topic if reading.metrics else None
+    close = [t for t, s in ranked if t in named and best_score - s <= NEAR_TIE]
+    if len(tied) == 1 and first != tied[0] and first in close and len(close) > 1:
+        trace.branch("the metric named first lost its topic by at most one metric word: the user decides",
+                     candidates=close, scores={t: scores[t] for t in close})
+        tied = close
     if len(scores) > 1 and ctx.llm is not None:
         tied = _merge_with_model(tied, list(scores), question, ctx, lang, trace)
     if len(tied) > 1:

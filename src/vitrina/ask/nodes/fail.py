@@ -6,22 +6,26 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.messages import text
+from vitrina.ask.planner import metric_examples
 from vitrina.ask.state import AskState
 from vitrina.trace import Trace
 
 
-def explain_failure(error: str, attempts: int, lang: str) -> str:
+def explain_failure(error: str, attempts: int, lang: str, examples: str = "-") -> str:
     kind, _, detail = error.partition(": ")
+    if kind == "privileged":
+        return text("warehouse_privileged", lang, error=detail)
     if kind == "connect":
         return text("warehouse_down", lang, error=detail)
     if kind == "timeout":
         return text("timeout", lang, error=detail)
-    return text("sql_failed", lang, attempts=attempts, error=detail or error)
+    return text("sql_failed", lang, attempts=attempts, error=detail or error, examples=examples)
 
 
 def fail(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("fail")
     error = state.get("sql_error") or "unknown error"
-    reason = explain_failure(error, state.get("sql_attempts", 0), state["lang"])
+    reason = explain_failure(error, state.get("sql_attempts", 0), state["lang"],
+                             metric_examples(runtime.context.catalog, state["lang"]))
     trace.error("request failed", error=error, attempts=state.get("sql_attempts", 0))
     return {"status": "failed", "reason": reason, "answer": reason, "trace": trace.events}

@@ -89,7 +89,7 @@ def _resolve_datasets(
         if uuids and dataset.uuid not in uuids:
             taken = sorted(uuids)[0]
             notes.append(
-                f"dataset {name} exists with UUID {taken}: re-used instead of {dataset.uuid}"
+                f"[SUP-001] dataset {name} exists with UUID {taken}: re-used instead of {dataset.uuid}"
             )
             dataset = dataset.model_copy(update={"uuid": taken})
         datasets.append(dataset)
@@ -104,7 +104,9 @@ def _resolve_database(
         if row.get("database_name") == database.name:
             uuid = str(client.get("database", row["id"]).get("uuid") or row.get("uuid") or "")
             if uuid and uuid != database.key():
-                notes.append(f"[SUP-001] database «{database.name}» exists with UUID {uuid}: re-used")
+                notes.append(
+                    f"[SUP-001] database «{database.name}» exists with UUID {uuid}: re-used"
+                )
                 return SupersetDatabase(database.name, database.sqlalchemy_uri, uuid)
     return database
 
@@ -227,7 +229,9 @@ class SupersetPublisher:
                 continue
             if chart_id not in linked:  # trap: a chart outside the dashboard's list
                 client.put("chart", chart_id, {"dashboards": [dashboard_id]})
-                notes.append(f"[SUP-003] chart {element.id} was not linked to the dashboard: linked")
+                notes.append(
+                    f"[SUP-003] chart {element.id} was not linked to the dashboard: linked"
+                )
             status, body = client.status("GET", f"/api/v1/chart/{chart_id}/data/")
             if status == 400 and "query context" in _data_error(body).lower():
                 # trap: a chart without a saved query fails every data call; write it, ask again

@@ -1,0 +1,75 @@
+"""The rules must work for any catalog: nothing in the ask planner names a demo metric,
+table, column or dictionary value (the words are read from the demo catalog itself).
+
+Docstrings and comments may use the demo as an example; string literals and code may not.
+`ask/commands.py` is left out: its sample questions are the `vitrina demo` command's own.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from pathlib import Path
+
+import pytest
+
+from vitrina.catalog import load_catalog
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "vitrina"
+PLANNER_FILES = sorted(
+    p for p in [*(SRC / "ask").glob("*.py"), *(SRC / "ask" / "nodes").glob("*.py"),
+                *(SRC / "language").rglob("*.py")]
+    if p.name != "commands.py"
+)
+MIN_LETTERS = 5  # shorter values ("app", "web", "Mir") are ordinary words of code and text
+
+
+def demo_words() -> set[str]:
+    catalog = load_catalog(None)
+    words: set[str] = set()
+    for metric in catalog.metrics.values():
+        words |= {metric.id, metric.name_ru.lower(), metric.name_en.lower()}
+    for table in catalog.tables.values():
+        words.add(table.short_name)
+        words |= {c.name for c in table.columns if "_" in c.name}
+    for dictionary in catalog.dictionaries.values():
+        # names (Москва, Mastercard), not plain words that happen to be values (active, closed)
+        words |= {v.value.lower() for v in dictionary.values
+                  if len(v.value) >= MIN_LETTERS and (v.value[0].isupper() or not v.value.isascii())}
+    return {w for w in words if len(w) >= MIN_LETTERS}
+
+
+def test_the_word_list_is_not_empty() -> None:
+    words = demo_words()
+    assert {"fact_payment", "payment_amount", "сумма платежей", "москва"} <= words
+
+
+def code_text(source: str) -> str:
+    """The source without comments and docstrings: what the program itself says."""
+    docstrings = set()
+    for node in ast.walk(ast.parse(source)):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            docstrings.add(body[0].lineno)
+    kept = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.COMMENT or (tok.type == tokenize.STRING and tok.start[0] in docstrings):
+            continue
+        kept.append(tok.string)
+    return " ".join(kept)
+
+
+def test_code_text_drops_comments_and_docstrings() -> None:
+    source = '"""fact_payment in a docstring"""\nx = "dim_client"  # москва in a comment\n'
+    assert "dim_client" in code_text(source)
+    assert "fact_payment" not in code_text(source) and "москва" not in code_text(source)
+
+
+@pytest.mark.parametrize("path", PLANNER_FILES, ids=lambda p: str(p.relative_to(SRC)))
+def test_no_demo_word_in_planner_code(path: Path) -> None:
+    text = code_text(path.read_text(encoding="utf-8")).lower().replace("ё", "е")
+    found = sorted(w for w in demo_words() if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", text))
+    assert not found, f"{path.relative_to(SRC)} names demo catalog words {found}: read them from the catalog"
