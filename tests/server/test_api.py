@@ -206,8 +206,10 @@ def test_experiment_endpoint_is_mounted_behind_auth(client, auth, monkeypatch, d
     )
     body = {"suite": "demo", "cases": ["ru_revenue_may_2025"], "config": {"name": "rules"}}
     assert client.post("/api/experiments", json=body).status_code == 401
-    response = client.post("/api/experiments", json=body, headers=auth)
+    assert client.post("/api/experiments", json=body, headers=auth).status_code == 403  # an analyst
+    admin = new_token(client, "boss", "admin")
+    response = client.post("/api/experiments", json=body, headers=admin)
     assert response.status_code == 200, response.text
     run = response.json()
     assert run["kind"] == "run" and run["suite"] == "demo"
-    assert client.get(f"/api/experiments/{run['id']}", headers=auth).status_code == 200
+    assert client.get(f"/api/experiments/{run['id']}", headers=admin).status_code == 200

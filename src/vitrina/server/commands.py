@@ -31,15 +31,21 @@ def _store():
 
 
 @token_app.command("create")
-def token_create(name: Annotated[str, typer.Argument(help="Who or what the token is for, e.g. 'bi-bot'.")]) -> None:
+def token_create(name: Annotated[str, typer.Argument(help="Who or what the token is for, e.g. 'bi-bot'.")],
+                 role: Annotated[str, typer.Option(help="viewer (ask only), analyst (also tasks and run_sql) or "
+                                                        "admin (also experiments and evaluations).")] = "analyst",
+                 ) -> None:
     """Create a token; it is printed once, as the last word of the output."""
+    from vitrina.server.roles import ROLES
     from vitrina.server.tokens import create_token
 
     if not name.strip() or len(name) > 200:
         raise _fail("NAME must be 1 to 200 characters")
+    if role not in ROLES:
+        raise _fail(f"--role must be one of {', '.join(ROLES)}, not {role!r}")
     store = _store()
     try:
-        token = create_token(store, name.strip())
+        token = create_token(store, name.strip(), role)
     finally:
         store.close()
     typer.echo(f"Created token {name.strip()!r}; it is shown only once / токен показан один раз: {token}")
@@ -53,7 +59,7 @@ def token_list() -> None:
         for t in store.list_tokens():
             created = datetime.fromtimestamp(t.created_at).isoformat(timespec="seconds")
             state = "revoked" if t.revoked_at else "active"
-            typer.echo(f"{t.id}  {state:<7}  {created}  {t.name}")
+            typer.echo(f"{t.id}  {state:<7}  {t.role:<7}  {created}  {t.name}")
     finally:
         store.close()
 

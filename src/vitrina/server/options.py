@@ -35,6 +35,7 @@ class ServeOptions:
     workers: int = 1  # server processes (uvicorn workers), each with its own pipeline
     threads: int = 8  # turns running at the same time in one process
     max_result_rows: int = 1000  # rows of a result sent in the SSE result event
+    streams_per_token: int = 20  # event streams (turns, task events) one token may hold open at once
     docs_dir: Path | None = None  # a `vitrina docs` output folder (index.json, combined_manual.md)
 
     def check(self) -> None:

@@ -24,13 +24,16 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    inspect,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from vitrina.config import Settings
+from vitrina.server.roles import DEFAULT_ROLE, check_role
 
 metadata = MetaData()
 
@@ -41,6 +44,7 @@ tokens = Table(
     Column("secret_sha256", String(64), nullable=False),  # the secret part is never stored
     Column("created_at", Float, nullable=False),
     Column("revoked_at", Float, nullable=True),
+    Column("role", String(16), nullable=False, server_default=DEFAULT_ROLE),  # vitrina.server.roles
 )
 
 threads = Table(
@@ -99,6 +103,7 @@ class TokenRecord:
     secret_sha256: str
     created_at: float
     revoked_at: float | None = None
+    role: str = DEFAULT_ROLE
 
 
 def sqlalchemy_url(settings: Settings) -> str:
@@ -128,6 +133,15 @@ class Store:
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
         metadata.create_all(self.engine)
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """A state database from before token roles gets the column (existing tokens: analyst)."""
+        have = {c["name"] for c in inspect(self.engine).get_columns("vitrina_tokens")}
+        if "role" not in have:
+            with self.engine.begin() as conn:
+                conn.execute(text(f"ALTER TABLE vitrina_tokens ADD COLUMN role VARCHAR(16) NOT NULL "
+                                  f"DEFAULT '{DEFAULT_ROLE}'"))
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:
@@ -135,10 +149,10 @@ class Store:
         return cls(sqlalchemy_url(settings))
 
     # ---- tokens ---------------------------------------------------------------
-    def add_token(self, token_id: str, name: str, secret_sha256: str) -> None:
+    def add_token(self, token_id: str, name: str, secret_sha256: str, role: str = DEFAULT_ROLE) -> None:
         with self.engine.begin() as conn:
             conn.execute(tokens.insert().values(id=token_id, name=name, secret_sha256=secret_sha256,
-                                                created_at=time.time()))
+                                                created_at=time.time(), role=check_role(role)))
 
     def token(self, token_id: str) -> TokenRecord | None:
         with self.engine.connect() as conn:

@@ -1,7 +1,9 @@
 """Running one turn for the API: in a worker thread, its progress pushed to an SSE stream.
 
 The turn runs to its end even when the client goes away, so a dialog is never left half
-written; the response only reads from a queue. One turn at a time per dialog in a process.
+written; the response (sse-starlette's EventSourceResponse, async: no thread per open
+stream) only reads from a queue. One turn at a time per dialog in a process, and at most
+`streams_per_token` open streams per token (`slots`, shared with the task event streams).
 
 Like `vitrina chat`, every message goes through the supervisor's intent rules first: a data
 question (or the answer to a pending clarification) streams through the ask graph step by
@@ -22,18 +24,34 @@ from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.background import BackgroundTask
+
 from vitrina.server.docs_source import render_markdown
 from vitrina.server.errors import ApiError
 from vitrina.server.history import last_checkpoint_id, result_links
+from vitrina.server.roles import allows
 from vitrina.server.store import Store, ThreadRecord
+from vitrina.server.streams import DEFAULT_PER_OWNER, StreamSlots
 
 log = logging.getLogger("vitrina.server")
 _DONE = object()
 
 
-def sse(payload: dict[str, Any]) -> bytes:
+SEP = "\n"  # line ends of the stream (sse-starlette's default is CRLF)
+PING_S = 15
+
+
+def sse(payload: dict[str, Any]) -> ServerSentEvent:
     """One Server-Sent Event: a single ``data:`` line of JSON."""
-    return f"data: {json.dumps(payload, ensure_ascii=False, default=str)}\n\n".encode()
+    return ServerSentEvent(data=json.dumps(payload, ensure_ascii=False, default=str), sep=SEP)
+
+
+def event_stream(events: AsyncIterator[ServerSentEvent], release: Any = None) -> EventSourceResponse:
+    """The response of a stream: async, pinged, never cached; `release` runs when it ends."""
+    return EventSourceResponse(events, sep=SEP, ping=PING_S,
+                               background=BackgroundTask(release) if release is not None else None,
+                               headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 def public_result(result: Any, max_rows: int) -> dict[str, Any]:
@@ -62,13 +80,15 @@ class TurnRunner:
     service), built on the first request that is not a data question."""
 
     def __init__(self, service: Any, store: Store, *, workers: int, max_rows: int,
-                 start_task: Callable[[str], str] | None = None, route: Any = None) -> None:
+                 start_task: Callable[..., str] | None = None, route: Any = None,
+                 streams_per_token: int = DEFAULT_PER_OWNER) -> None:
         self.service = service
         self.store = store
         self.max_rows = max_rows
         self.start_task = start_task
         self._route = route
         self._route_lock = threading.Lock()
+        self.slots = StreamSlots(streams_per_token)
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vitrina-turn")
         self._busy: set[str] = set()
         self._lock = threading.Lock()
@@ -120,14 +140,25 @@ class TurnRunner:
             emit({"type": "result", "run_id": item.run_id, "thread_id": thread.id,
                   "result": {**public_result(item, self.max_rows), "kind": "ask"}})
 
+    def _may_run_tasks(self, owner: str) -> bool:
+        """Only analysts and admins start tasks (a dialog's owner is its token; "local" without auth)."""
+        if owner == "local":
+            return True
+        record = self.store.token(owner)
+        return record is not None and allows(record.role, "analyst")
+
     def _routed(self, thread: ThreadRecord, text: str, intent: str, emit: Any) -> None:
         """A request for another role: the reply is kept as a note of the dialog."""
         from vitrina.language.detect import detect_lang
 
         started = time.perf_counter()
         turn: dict[str, Any] = {"kind": "route", "question": text, "intent": intent, "lang": detect_lang(text)}
-        if intent == "task" and self.start_task is not None:
-            turn.update(status="task", role="task", task_id=self.start_task(text), answer=None)
+        if intent == "task" and self.start_task is not None and not self._may_run_tasks(thread.owner):
+            answer = ("Задачи доступны токенам с ролью analyst; у этого токена роль viewer."
+                      if turn["lang"] == "ru" else "Tasks need a token with the analyst role; this token is a viewer.")
+            turn.update(status="refused", role="task", answer=answer, answer_html=render_markdown(answer))
+        elif intent == "task" and self.start_task is not None:
+            turn.update(status="task", role="task", task_id=self.start_task(text, owner=thread.owner), answer=None)
         else:
             result = self.route_service().handle(text, face="web", thread_id=f"{thread.id}-route")
             markdown = web_markdown(str(result.reply.get("markdown") or result.answer or ""))
@@ -156,8 +187,8 @@ class TurnRunner:
             self.release(thread.id)
             emit(_DONE)
 
-    async def stream(self, thread: ThreadRecord, text: str) -> AsyncIterator[bytes]:
-        """SSE bytes of one turn; the caller has already claimed the dialog."""
+    async def stream(self, thread: ThreadRecord, text: str) -> AsyncIterator[ServerSentEvent]:
+        """SSE events of one turn; the caller has already claimed the dialog."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
 

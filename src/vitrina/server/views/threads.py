@@ -6,13 +6,14 @@ import uuid
 from typing import Annotated
 
 from fastapi import Depends
-from fastapi.responses import StreamingResponse
+from sse_starlette import EventSourceResponse
 
 from vitrina.server.auth import Principal, Who
 from vitrina.server.errors import ApiError
 from vitrina.server.history import thread_turns, with_notes
 from vitrina.server.state import ServerState, server_state
 from vitrina.server.store import ThreadRecord
+from vitrina.server.turns import event_stream
 from vitrina.server.views.models import (
     Message,
     NewThread,
@@ -78,7 +79,7 @@ def delete_thread(thread_id: str, state: State, who: Who) -> dict[str, str]:
     return {"id": thread_id, "status": "deleted"}
 
 
-async def post_message(thread_id: str, body: Message, state: State, who: Who) -> StreamingResponse:
+async def post_message(thread_id: str, body: Message, state: State, who: Who) -> EventSourceResponse:
     """Ask (or answer a clarification); progress streams back as Server-Sent Events.
 
     Each event is one ``data:`` line of JSON: ``{"type": "step", "step", "ms", "trace"}`` per
@@ -92,6 +93,10 @@ async def post_message(thread_id: str, body: Message, state: State, who: Who) ->
     from starlette.concurrency import run_in_threadpool
 
     record = await run_in_threadpool(owned_thread, state, who, thread_id)
-    state.runner.claim(thread_id)
-    return StreamingResponse(state.runner.stream(record, text), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    release = state.runner.slots.acquire(who.owner)
+    try:
+        state.runner.claim(thread_id)
+    except ApiError:
+        release()
+        raise
+    return event_stream(state.runner.stream(record, text), release)
