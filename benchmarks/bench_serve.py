@@ -2,16 +2,20 @@
 
     .venv/bin/python benchmarks/bench_serve.py
 
-A real server process (the demo warehouse, SQLite state, no auth, no rate limit) answers
-questions from 1, 8 and 32 concurrent httpx clients. Each level is bounded in time and in
-request count. A request is timed from the POST to the final SSE event (the whole turn,
-Excel and PNG included). The server's resident memory is read from /proc at the end.
+A real server (the demo warehouse, no auth, no rate limit, `--workers` = CPU cores
+processes) answers questions from 1, 8 and 32 concurrent httpx clients, once on SQLite
+state and once on PostgreSQL state (when a server is reachable). Each level is bounded in
+time and in request count. A request is timed from the POST to the final SSE event (the
+whole turn; the files are made on download, not here). The goal is a ratio measured in
+the same run: throughput at 32 clients over the machine's limit, cores / CPU seconds of
+one turn (measured in this process on the same questions, before the load).
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import statistics
 import sys
 import tempfile
@@ -32,7 +36,11 @@ QUESTIONS = [
     "Revenue by region in Q3 2026",
     "Количество платежей по месяцам в 2025 году",
 ]
-TARGETS = {"p95_ms_c1": "< 500 ms", "failures_c32": "0", "rss_peak_mb": "< 800 MB"}
+PG_URL = os.environ.get("VITRINA_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+TURNS_FOR_CPU = 24  # turns timed in-process for the CPU seconds of one turn
+GOALS = {f"{state}_{key}": goal for state in ("sqlite", "pg") for key, goal in (
+    ("ratio_to_limit_c32", (">=", 0.7)), ("p95_ms_c8", ("<", 500.0)), ("failures_c32", ("=", 0.0)),
+    ("rss_peak_mb", ("<", 800.0 * (os.cpu_count() or 1))))}
 
 
 def _rss_mb(pid: int) -> tuple[float, float]:
@@ -51,18 +59,25 @@ async def _level(base: str, clients: int) -> dict[str, float]:
     questions = itertools.cycle(QUESTIONS)
     deadline = time.perf_counter() + MAX_SECONDS
     budget = [MAX_REQUESTS]
+    statuses: dict[int, int] = {}
 
     async def worker(http: httpx.AsyncClient) -> None:
         nonlocal failures
         while time.perf_counter() < deadline and budget[0] > 0:
             budget[0] -= 1
-            thread = (await http.post("/api/threads", json={})).json()["id"]
+            created = await http.post("/api/threads", json={})
+            if created.status_code != 200:  # counted, with its status, never a crash of the bench
+                failures += 1
+                statuses[created.status_code] = statuses.get(created.status_code, 0) + 1
+                continue
+            thread = created.json()["id"]
             start = time.perf_counter()
             async with http.stream("POST", f"/api/threads/{thread}/messages", json={"text": next(questions)}) as resp:
                 body = (await resp.aread()).decode()
             latencies.append((time.perf_counter() - start) * 1000)
             if resp.status_code != 200 or '"type": "result"' not in body:
                 failures += 1
+                statuses[resp.status_code] = statuses.get(resp.status_code, 0) + 1
 
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as http:
@@ -73,7 +88,71 @@ async def _level(base: str, clients: int) -> dict[str, float]:
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))] if ordered else float("nan")
     return {f"rps_c{clients}": round(len(latencies) / elapsed, 2), f"p95_ms_c{clients}": round(p95, 1),
             f"median_ms_c{clients}": round(statistics.median(latencies), 1) if latencies else float("nan"),
-            f"requests_c{clients}": float(len(latencies)), f"failures_c{clients}": float(failures)}
+            f"requests_c{clients}": float(len(latencies)), f"failures_c{clients}": float(failures),
+            **{f"status_{code}_c{clients}": float(n) for code, n in sorted(statuses.items())}}
+
+
+def _tree_rss_mb(pid: int) -> tuple[float, float]:
+    """Resident memory of the server and its worker processes, summed (MiB)."""
+    pids = [pid, *(int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]
+    pairs = [_rss_mb(p) for p in pids if Path(f"/proc/{p}/status").exists()]
+    return sum(a for a, _ in pairs), sum(b for _, b in pairs)
+
+
+def turn_cpu_s(db: Path, home: Path) -> float:
+    """CPU seconds of one rules-mode turn (no files), in this process: the machine's limit
+    is cores / this many turns per second."""
+    from datetime import date
+
+    from vitrina.ask import AskService
+    from vitrina.config import load_settings
+
+    settings = load_settings(db_url=f"duckdb:///{db}").with_(home=home)
+    service = AskService(settings, use_llm=False, write_files=False, today=date(2026, 11, 30))
+    try:
+        service.ask(QUESTIONS[0])  # warm-up: first plans, caches
+        start = time.process_time()
+        for n in range(TURNS_FOR_CPU):
+            service.ask(QUESTIONS[n % len(QUESTIONS)])
+        return (time.process_time() - start) / TURNS_FOR_CPU
+    finally:
+        service.close()
+
+
+def _pg_database() -> str | None:
+    """A fresh PostgreSQL database for the state, or None when no server answers."""
+    try:
+        import psycopg
+
+        name = f"vitrina_bench_{os.getpid()}"
+        with psycopg.connect(PG_URL, autocommit=True, connect_timeout=3) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            admin.execute(f'CREATE DATABASE "{name}"')
+        return PG_URL.rsplit("/", 1)[0] + f"/{name}"
+    except Exception:
+        return None
+
+
+def _drop(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect(PG_URL, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}" WITH (FORCE)')
+
+
+def _serve(root: Path, env: dict[str, str], state: str, limit_rps: float) -> dict[str, float]:
+    results: dict[str, float] = {}
+    workers = str(os.cpu_count() or 1)
+    with spawn_server(env, "--no-auth", "--rate-limit", "0", "--workers", workers, "--threads", "8",
+                      log=root / f"serve-{state}.log", ready_timeout_s=180) as server:
+        asyncio.run(_level(server.url, 8))  # warm-up: every worker's imports and first plans
+        for clients in LEVELS:
+            results.update({f"{state}_{k}": v for k, v in asyncio.run(_level(server.url, clients)).items()})
+        rss, peak = _tree_rss_mb(server.pid)
+    results[f"{state}_ratio_to_limit_c32"] = round(results[f"{state}_rps_c32"] / limit_rps, 2)
+    results[f"{state}_rss_mb"] = round(rss, 1)
+    results[f"{state}_rss_peak_mb"] = round(peak, 1)
+    return results
 
 
 def run() -> dict[str, float]:
@@ -81,15 +160,21 @@ def run() -> dict[str, float]:
         root = Path(tmp)
         db = root / "warehouse.duckdb"
         build_demo_warehouse(db)
+        cpu = turn_cpu_s(db, root / "cpu-home")
+        limit = (os.cpu_count() or 1) / cpu
+        results: dict[str, float] = {"turn_cpu_ms": round(cpu * 1000, 1), "limit_rps": round(limit, 2),
+                                     "workers": float(os.cpu_count() or 1)}
         env = {"VITRINA_HOME": str(root / "home"), "VITRINA_DB_URL": f"duckdb:///{db}"}
-        results: dict[str, float] = {}
-        with spawn_server(env, "--no-auth", "--rate-limit", "0", "--workers", "8", log=root / "serve.log") as server:
-            asyncio.run(_level(server.url, 1))  # warm-up: imports, first plans, matplotlib fonts
-            for clients in LEVELS:
-                results.update(asyncio.run(_level(server.url, clients)))
-            rss, peak = _rss_mb(server.pid)
-        results["rss_mb"] = round(rss, 1)
-        results["rss_peak_mb"] = round(peak, 1)
+        results.update(_serve(root, env, "sqlite", limit))
+        pg = _pg_database()
+        if pg is not None:
+            try:
+                results.update(_serve(root, {**env, "VITRINA_HOME": str(root / "home-pg"),
+                                             "VITRINA_STATE_URL": pg.replace("postgresql://",
+                                                                             "postgresql+psycopg://")},
+                                      "pg", limit))
+            finally:
+                _drop(pg)
         return results
 
 

@@ -172,6 +172,27 @@ def test_files_are_written(make_service) -> None:
     assert len(result.chart["data"]["labels"]) == 12
 
 
+def test_files_are_made_on_request_once_per_run(make_service) -> None:
+    service = make_service()
+    result = service.ask("Количество платежей по месяцам в 2025 году")
+    run_dir = service.settings.outputs_dir / str(result.run_id)
+    assert result.excel is None and result.chart_png is None and not run_dir.exists()
+    with_files = service.with_files(result)
+    assert Path(with_files.excel).parent == run_dir and Path(with_files.chart_png).is_file()
+    stamp = Path(with_files.chart_png).stat().st_mtime_ns
+    again = service.with_files(result, ("chart",))
+    assert again.chart_png == with_files.chart_png and again.excel is None
+    assert Path(again.chart_png).stat().st_mtime_ns == stamp, "the stored file is reused, not redrawn"
+
+
+def test_a_refusal_has_no_files_to_make(make_service) -> None:
+    service = make_service()
+    result = service.ask("Сколько ипотек выдали в 2025 году?")
+    assert result.status == "refused"
+    assert service.with_files(result).excel is None
+    assert not (service.settings.outputs_dir / str(result.run_id)).exists()
+
+
 def test_result_checks_flag_a_single_row_breakdown(make_service) -> None:
     result = make_service().ask("Сумма платежей по регионам в Москве в 2025 году")
     assert result.status == "answered"

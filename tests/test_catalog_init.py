@@ -130,7 +130,10 @@ def test_new_postgres_database(pg_url: str, tmp_path: Path) -> None:
         conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
         create_shop(lambda sql, params: conn.execute(sql, params), schema)
     try:
-        run_new_user_flow(pg_url.replace("postgresql://", "postgresql+psycopg://"), schema, tmp_path)
+        from vitrina.warehouse.reader_role import create_reader_role
+
+        reader = create_reader_role(pg_url, [schema])  # as the README says: a read-only role
+        run_new_user_flow(reader.replace("postgresql://", "postgresql+psycopg://"), schema, tmp_path)
     finally:
         with psycopg.connect(pg_url, autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")

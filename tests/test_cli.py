@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import openpyxl
 from typer.testing import CliRunner
 
 from vitrina.cli import app
+from vitrina.config import load_settings
 
 runner = CliRunner()
 
@@ -38,6 +40,16 @@ def test_ask_writes_excel_and_chart(demo_db: Path, tmp_path: Path) -> None:
     sheet = openpyxl.load_workbook(xlsx).worksheets[0]
     assert sheet.max_row == 13  # header + 12 months
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_default_files_come_after_the_answer(demo_db: Path) -> None:
+    code, out = run("ask", "Количество платежей по месяцам в 2025 году", "--db", f"duckdb:///{demo_db}")
+    assert code == 0, out
+    answer, excel, chart = out.index("answered ·"), out.index("Excel:"), out.index("Chart:")
+    assert answer < excel < chart and out.index("thread ") < excel  # the answer first, then the files
+    run_id = out[out.index("· run "):].split()[2]
+    outputs = load_settings().outputs_dir / run_id
+    assert sorted(p.name for p in outputs.iterdir()) == ["chart.png", "result.xlsx"]
 
 
 def test_clarification_round_trip(demo_db: Path) -> None:
@@ -99,6 +111,11 @@ def test_demo_loads_postgres(pg_url: str, demo_db: Path, monkeypatch, tmp_path: 
     code, out = run("demo", "--load-postgres", pg_url, "--no-questions")
     assert code == 0, out
     assert "loaded" in out and "rows" in out
-    code, out = run("ask", "Сколько кошельков открыли в мае 2025?", "--json",
-                    "--db", pg_url.replace("postgresql://", "postgresql+psycopg://"))
+    reader = re.search(r"VITRINA_DB_URL='([^']+)'", out)
+    assert reader and reader[1].startswith("postgresql://vitrina_reader:"), out
+    code, out = run("ask", "Сколько кошельков открыли в мае 2025?", "--json", "--db", reader[1])
     assert json.loads(out)["rows"] == [[2142]]
+    # the superuser the data was loaded with is refused, with the recipe for the reader role
+    code, out = run("ask", "Сколько кошельков открыли в мае 2025?", "--db", pg_url)
+    assert code != 0
+    assert "CREATE ROLE vitrina_reader" in out and "SUPERUSER" in out

@@ -56,11 +56,10 @@ def scalar(con: duckdb.DuckDBPyConnection, sql: str):
 # --- determinism -------------------------------------------------------------------------
 
 
-def test_same_seed_gives_same_rows_in_under_a_minute(full_demo: DemoStats, tmp_path: Path) -> None:
+def test_same_seed_gives_same_rows(full_demo: DemoStats, tmp_path: Path) -> None:
     again = build_demo_warehouse(tmp_path / "again.duckdb")
     assert table_checksums(again.path) == table_checksums(full_demo.path)
     assert again.rows == full_demo.rows
-    assert again.seconds < 60, again.step_seconds
 
 
 def test_other_seed_gives_other_rows(small_demo: DemoStats, tmp_path: Path) -> None:

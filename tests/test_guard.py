@@ -387,8 +387,8 @@ def test_row_cap(sql: str, expected: str) -> None:
             "SELECT * FROM (SELECT a FROM t ORDER BY a FETCH FIRST 5 ROWS WITH TIES) AS capped LIMIT 100",
         ),
         (
-            "SELECT a FROM t LIMIT $1",
-            "SELECT * FROM (SELECT a FROM t LIMIT $1) AS capped LIMIT 100",
+            "SELECT a FROM t LIMIT 2 * 3",
+            "SELECT * FROM (SELECT a FROM t LIMIT 2 * 3) AS capped LIMIT 100",
         ),
     ],
 )
@@ -405,7 +405,10 @@ def test_row_cap_not_applied_without_cap_or_on_rejection() -> None:
 
 
 def test_row_cap_result_runs_on_duckdb(duck: duckdb.DuckDBPyConnection) -> None:
-    sql = "SELECT * FROM range(1000) t(i) UNION ALL SELECT * FROM range(10) u(i)"
+    values = ", ".join(f"({i})" for i in range(20))
+    sql = (
+        f"SELECT * FROM (VALUES {values}) AS t(i) UNION ALL SELECT * FROM (VALUES (1), (2)) AS u(i)"
+    )
     result = guard(sql, dialect="duckdb", allowed_tables=None, row_cap=7)
     assert len(duck.execute(result.sql).fetchall()) == 7
 

@@ -58,7 +58,10 @@ def test_missing_file_is_a_connect_error(tmp_path: Path) -> None:
 
 @pytest.mark.postgres
 def test_postgres_is_read_only_with_a_timeout(pg_url: str) -> None:
-    wh = Warehouse(pg_url.replace("postgresql://", "postgresql+psycopg://"), timeout_s=0.5)
+    from vitrina.warehouse.reader_role import create_reader_role
+
+    reader = create_reader_role(pg_url, ["public"])
+    wh = Warehouse(reader.replace("postgresql://", "postgresql+psycopg://"), timeout_s=0.5)
     with pytest.raises(WarehouseError, match="read-only"):
         wh.execute("CREATE TABLE vitrina_should_not_exist (a int)")
     with pytest.raises(WarehouseError) as info:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from platformdirs import user_data_dir
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -43,16 +43,20 @@ OTHER_ENV = frozenset(
         "VITRINA_HOME",
         "VITRINA_DOCS_DIR",
         "VITRINA_EMBEDDINGS_DEVICE",
+        "VITRINA_BENCH_WRITE",  # benchmarks/run.py: a partial run rewrites RESULTS.md
         "VITRINA_EVAL_SUITES_DIR",
+        "VITRINA_SERVE_OPTIONS",  # vitrina.server.options: serve --workers N to its workers
         "VITRINA_TELEMETRY",
         "VITRINA_TELEMETRY_FILE",
         "VITRINA_TELEMETRY_TIMEOUT_S",
         "VITRINA_TEST_PG_URL",
         "VITRINA_TEST_LLM_ENV",
         "VITRINA_TEST_LLM_REPORT",
+        "VITRINA_TEST_SUPERSET_ENV",
     }
 )
 OTHER_ENV_PREFIXES = ("VITRINA_TASK_",)
+ENDPOINT_KEYS = ("base_url", "model", "provider", "api_key")
 
 
 class SettingsError(ValueError):
@@ -81,6 +85,7 @@ class Settings(BaseSettings):
     segment: str = "auto"
     statement_timeout_s: float = 30.0
     row_cap: int = 100_000
+    allow_privileged_warehouse: bool = False  # run as a PostgreSQL role that can do more than read (logged)
     max_sql_attempts: int = 3
     max_clarifications: int = 2
     table_preview_rows: int = 20
@@ -99,12 +104,37 @@ class Settings(BaseSettings):
     llm_turn_budget_tokens: int = 24_000  # model tokens (prompt + reply) per turn
     llm_breaker_failures: int = 3  # timeouts in a row (across turns and processes) that open it
     llm_breaker_cooldown_s: float = 300.0  # how long an open breaker keeps requests away
+    # Named model endpoints ([llm.endpoints.NAME] base_url/model/provider/api_key): experiments
+    # pick one by name; a caller never gives an address.
+    llm_endpoints: dict[str, dict[str, str]] = Field(default_factory=dict)
     onec_url: str | None = (
         None  # a published 1C infobase (http://server/base): read via its standard OData
     )
     onec_user: str | None = None
     onec_password: str | None = None
+    # `vitrina build` publishes to Apache Superset too when superset_url is set
+    superset_url: str | None = None
+    superset_user: str | None = None
+    superset_password: str | None = None
+    superset_database_uri: str | None = (
+        None  # the warehouse as Superset reaches it (default: db_url)
+    )
+    superset_database_name: str = "Vitrina warehouse"
+    # notifications of `vitrina build` (delivered by code, never a model)
+    notify_webhook_url: str | None = None
+    notify_webhook_secret: str | None = None
+    notify_telegram_token: str | None = None
+    notify_telegram_chat: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("llm_endpoints")
+    @classmethod
+    def _endpoint_keys(cls, value: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+        for name, endpoint in value.items():
+            unknown = sorted(set(endpoint) - set(ENDPOINT_KEYS))
+            if unknown:
+                raise ValueError(f"llm.endpoints.{name}: unknown keys {unknown}; known: {', '.join(ENDPOINT_KEYS)}")
+        return value
 
     @classmethod
     def settings_customise_sources(

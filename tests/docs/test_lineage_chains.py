@@ -275,7 +275,7 @@ def _client(scripts: dict[str, list[object]]) -> object:
 def test_llm_wording_is_checked_against_the_lineage(tmp_path: Path) -> None:
     from vitrina.docs.llm import wording_explainer
 
-    good = "[Churn Rate] divides [Churned Customers] by the distinct customers of 'Customer Month'."
+    good = "[Churn Rate] divides [Churned Customers] by the distinct 'Customer Month'[Customer Key] values."
     bad = "[Churn Rate] divides [Churned Customers] by 12 customers from dw.FactChurnHistory."
     client = _client({"docs_explain": [good, bad]})
     listing = tmp_path / "l.md"
@@ -293,6 +293,26 @@ def test_llm_wording_is_checked_against_the_lineage(tmp_path: Path) -> None:
     rejected = [e["data"] for e in report.trace if e["kind"] == "rejected" and "added" in e["data"]]
     assert [d["measure"] for d in rejected] == ["Churn All Segments"]
     assert {"12", "dw.FactChurnHistory"} <= set(rejected[0]["added"])
+
+
+def test_llm_wording_that_loses_the_formula_is_rejected(tmp_path: Path) -> None:
+    from vitrina.docs.llm import wording_explainer
+
+    vague = "This measure shows how many customers leave, which matters to the business."
+    client = _client({"docs_explain": [vague]})
+    listing = tmp_path / "l.md"
+    listing.write_text("# A\n## [Churn Rate]\n", encoding="utf-8")
+    report, out = _docs(
+        tmp_path,
+        BANK / "model.bim",
+        [BANK / "sql"],
+        measures_file=listing,
+        context=DocsContext(explain=wording_explainer(client)),
+    )
+    kept = _doc(out, "Churn Rate")
+    assert vague not in kept and "[Churn Rate] computes" in kept
+    rejected = [e["data"] for e in report.trace if e["kind"] == "rejected" and "dropped" in e["data"]]
+    assert rejected and {"[Churned Customers]", "[Customer Key]"} <= set(rejected[0]["dropped"])
 
 
 def test_llm_measure_list_drops_invented_names(tmp_path: Path) -> None:

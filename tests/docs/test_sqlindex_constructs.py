@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -233,10 +232,7 @@ GO
 def test_thousand_procedures(tmp_path: Path) -> None:
     for i in range(1000):
         (tmp_path / f"p{i:04}.sql").write_text(PROC.format(i=i, j=i % 20))
-    started = time.process_time()
-    index = build_index([tmp_path])
-    spent = time.process_time() - started
+    index = build_index([tmp_path])  # its CPU time: benchmarks/bench_bounds.py
     assert len(index.objects) == 1000
     assert len(index.writers_of("Fact.F7")) == 50
     assert index.objects["load.p7"].flows["fact.f7"] >= {"stage.s7", "dim.d7"}
-    assert spent < 20, f"1,000 procedures took {spent:.1f}s of CPU"

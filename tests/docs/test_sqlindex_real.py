@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -22,12 +21,11 @@ def _name(raw: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def wwi(shared_fixtures: Path) -> tuple[SqlIndex, Trace, Path, float]:
+def wwi(shared_fixtures: Path) -> tuple[SqlIndex, Trace, Path]:
     folder = shared_fixtures / "wwi" / "dw-ssdt"
     trace = Trace("test")
-    started = time.process_time()
-    index = build_index([folder], trace=trace)
-    return index, trace, folder, time.process_time() - started
+    index = build_index([folder], trace=trace)  # its CPU time: benchmarks/bench_bounds.py
+    return index, trace, folder
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +34,7 @@ def adventureworks(shared_fixtures: Path) -> tuple[SqlIndex, str]:
     return build_index([path]), path.read_text(encoding="utf-8")
 
 
-def test_wwi_sale_is_loaded_by_migrate_staged_sale_data(wwi: tuple[SqlIndex, Trace, Path, float]) -> None:
+def test_wwi_sale_is_loaded_by_migrate_staged_sale_data(wwi: tuple[SqlIndex, Trace, Path]) -> None:
     index = wwi[0]
     writers = [o.name for o in index.writers_of("Fact.Sale")]
     assert "integration.migratestagedsaledata" in writers
@@ -55,8 +53,8 @@ def test_wwi_sale_is_loaded_by_migrate_staged_sale_data(wwi: tuple[SqlIndex, Tra
     assert len(insert) == 1 and lines[insert[0].line - 1].strip() == "INSERT Fact.Sale"
 
 
-def test_wwi_every_procedure_indexed_none_silently_empty(wwi: tuple[SqlIndex, Trace, Path, float]) -> None:
-    index, trace, folder, _ = wwi
+def test_wwi_every_procedure_indexed_none_silently_empty(wwi: tuple[SqlIndex, Trace, Path]) -> None:
+    index, trace, folder = wwi
     declared = {
         _name(m.group(1))
         for f in folder.rglob("*.sql")
@@ -75,25 +73,24 @@ def test_wwi_every_procedure_indexed_none_silently_empty(wwi: tuple[SqlIndex, Tr
         assert any(e.data.get("object") == name and e.kind is EventKind.WARNING for e in trace.events)
 
 
-def test_wwi_counts_and_speed(wwi: tuple[SqlIndex, Trace, Path, float]) -> None:
-    index, _, _, spent = wwi
+def test_wwi_counts(wwi: tuple[SqlIndex, Trace, Path]) -> None:
+    index, _, _ = wwi
     kinds: dict[str, int] = {}
     for obj in index.objects.values():
         kinds[obj.kind] = kinds.get(obj.kind, 0) + 1
     assert kinds == {"table": 30, "procedure": 21, "sequence": 8, "function": 1}
     assert index.errors == []
     assert index.get("Fact.Sale").columns[:2] == ["Sale Key", "City Key"]  # type: ignore[union-attr]
-    assert spent < 5, f"WWI index took {spent:.2f}s of CPU"
 
 
-def test_wwi_populate_date_dimension_try_catch_while(wwi: tuple[SqlIndex, Trace, Path, float]) -> None:
+def test_wwi_populate_date_dimension_try_catch_while(wwi: tuple[SqlIndex, Trace, Path]) -> None:
     proc = wwi[0].objects["integration.populatedatedimensionforyear"]
     assert proc.writes == {"dimension.date"}
     assert "integration.generatedatedimensioncolumns" in proc.reads
     assert not proc.partial
 
 
-def test_wwi_dynamic_sql_flagged(wwi: tuple[SqlIndex, Trace, Path, float]) -> None:
+def test_wwi_dynamic_sql_flagged(wwi: tuple[SqlIndex, Trace, Path]) -> None:
     index = wwi[0]
     for name in ("sequences.reseedsequencebeyondtablevalues", "application.configuration_applypolybase"):
         obj = index.objects[name]

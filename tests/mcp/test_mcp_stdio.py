@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -105,3 +106,34 @@ def test_stdio_server_lists_and_runs_every_tool(demo_db, manual, tmp_path):
     assert any(n["id"] == "s:fact.sale" for n in lineage["nodes"]) and lineage["edges"]
     assert any(p["name"].lower() == "etl.loadsales" for p in lineage["procedures"])
     assert calls["typed"].is_error and "max_rows" in _text(calls["typed"])
+
+
+def test_stdio_answers_broken_lines_with_json_rpc_errors(demo_db, tmp_path):
+    """Broken JSON, invalid UTF-8 and JSON that is not JSON-RPC each get an error reply (id null)
+    and a log line; the next good request is still answered."""
+    import subprocess
+
+    lines = [b'{"jsonrpc": "2.0", "id": 1, "method": ', b'\xff\xfe{"a":1}', b'{"a": 1}', b"[1, 2",
+             b'{"jsonrpc":"2.0","id":2,"method":"ping"}']
+    env = {**os.environ, "VITRINA_HOME": str(tmp_path), "VITRINA_DB_URL": f"duckdb:///{demo_db}"}
+    import threading
+
+    proc = subprocess.Popen([sys.executable, "-m", "vitrina.cli", "mcp"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    watchdog = threading.Timer(120, proc.kill)  # a hard bound if the server never answers
+    watchdog.start()
+    try:
+        proc.stdin.write(b"\n".join(lines) + b"\n")
+        proc.stdin.flush()
+        replies = [json.loads(proc.stdout.readline()) for _ in lines]  # one reply per line
+        proc.stdin.close()
+        stderr = proc.stderr.read().decode()
+        proc.wait(timeout=30)
+    finally:
+        watchdog.cancel()
+        proc.kill()
+    errors = [r["error"]["code"] for r in replies if "error" in r]
+    assert errors == [-32700, -32700, -32600, -32700], stderr[-2000:]
+    assert all(r["id"] is None for r in replies if "error" in r)
+    assert replies[-1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert stderr.count("rejected an input line") == 4

@@ -8,7 +8,6 @@ random or deeply nested, makes the guard do anything but answer.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 
 import pytest
@@ -171,23 +170,13 @@ NESTINGS = [
     "SELECT 1 + {plus}1",
     "SELECT * FROM dwh.fact_payment WHERE {nots}TRUE",
 ]
-# The deny-list guard lets sqlglot's RecursionError out on nesting of 200 and more; the
-# allow-list guard of issue 11 refuses such a query. Until it is on this branch these cases
-# are expected to raise exactly that (strict), afterwards they must pass: remove this then.
-ALLOW_LIST_GUARD = importlib.util.find_spec("vitrina.sql.guard.limits") is not None
-RAISES_BEFORE_THE_ALLOW_LIST = pytest.mark.xfail(
-    not ALLOW_LIST_GUARD, raises=RecursionError, strict=True,
-    reason="deny-list guard: RecursionError on deep nesting (fixed by the allow-list guard)",
-)  # fmt: skip
 
 
 def nesting_cases() -> list[object]:
     cases = []
     for depth in (10, 200, 2_000, 20_000):
         for shape in NESTINGS:
-            deep = depth >= 200 and "{plus}" not in shape
-            marks = [RAISES_BEFORE_THE_ALLOW_LIST] if deep else []
-            cases.append(pytest.param(shape, depth, marks=marks, id=f"{depth}-{shape}"))
+            cases.append(pytest.param(shape, depth, id=f"{depth}-{shape}"))
     return cases
 
 

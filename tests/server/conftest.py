@@ -23,7 +23,7 @@ def make_client(make_service) -> Iterator[Callable[..., TestClient]]:
     clients: list[TestClient] = []
 
     def factory(**options: Any) -> TestClient:
-        service = make_service(write_files=True)
+        service = make_service(write_files=False)  # as the server runs: files on download
         app = create_app(service.settings, ServeOptions(**options), service=service)
         client = TestClient(app, raise_server_exceptions=False)
         client.__enter__()

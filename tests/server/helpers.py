@@ -20,8 +20,8 @@ def sse_events(text: str) -> list[dict[str, Any]]:
     return events
 
 
-def new_token(client: TestClient, name: str = "tests") -> dict[str, str]:
-    return {"Authorization": f"Bearer {create_token(client.app.state.vitrina.store, name)}"}
+def new_token(client: TestClient, name: str = "tests", role: str = "analyst") -> dict[str, str]:
+    return {"Authorization": f"Bearer {create_token(client.app.state.vitrina.store, name, role)}"}
 
 
 def ask(client: TestClient, headers: dict[str, str], thread_id: str, text: str) -> list[dict[str, Any]]:

@@ -97,6 +97,8 @@ def test_a_clarification_is_answered_on_the_same_dialog(client, auth):
 def test_run_files_excel_chart_and_png(client, auth):
     thread = new_thread(client, auth)
     run_id = ask(client, auth, thread, QUESTION)[-1]["run_id"]
+    run_dir = client.app.state.vitrina.settings.outputs_dir / run_id
+    assert not run_dir.exists(), "answering writes no file: the files are made on download"
     excel = client.get(f"/api/runs/{run_id}/excel", headers=auth)
     assert excel.status_code == 200
     sheet = openpyxl.load_workbook(io.BytesIO(excel.content)).active
@@ -107,6 +109,27 @@ def test_run_files_excel_chart_and_png(client, auth):
     assert png.headers["content-type"] == "image/png" and png.content[:8] == b"\x89PNG\r\n\x1a\n"
     missing = client.get("/api/runs/nope/excel", headers=auth)
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "run_not_found"
+    assert sorted(p.name for p in run_dir.iterdir()) == ["chart.png", "result.xlsx"]  # no temporary left
+
+
+def test_a_download_is_made_once_and_reused(client, auth):
+    thread = new_thread(client, auth)
+    run_id = ask(client, auth, thread, QUESTION)[-1]["run_id"]
+    first = client.get(f"/api/runs/{run_id}/chart.png", headers=auth)
+    path = client.app.state.vitrina.settings.outputs_dir / run_id / "chart.png"
+    path.write_bytes(first.content + b"cached")  # a second download serves the stored file
+    again = client.get(f"/api/runs/{run_id}/chart.png", headers=auth)
+    assert again.content == first.content + b"cached"
+
+
+def test_an_older_run_of_a_dialog_is_still_downloadable(client, auth):
+    thread = new_thread(client, auth)
+    first = ask(client, auth, thread, "Сколько кошельков открыли в мае 2025?")[-1]["run_id"]
+    ask(client, auth, thread, "а в декабре?")
+    excel = client.get(f"/api/runs/{first}/excel", headers=auth)
+    assert excel.status_code == 200
+    sheet = openpyxl.load_workbook(io.BytesIO(excel.content)).active
+    assert sheet.max_row == 2 and sheet.cell(2, 1).value == 2142  # May's figure, not December's
 
 
 def test_a_refusal_has_no_files(client, auth):
@@ -183,8 +206,10 @@ def test_experiment_endpoint_is_mounted_behind_auth(client, auth, monkeypatch, d
     )
     body = {"suite": "demo", "cases": ["ru_revenue_may_2025"], "config": {"name": "rules"}}
     assert client.post("/api/experiments", json=body).status_code == 401
-    response = client.post("/api/experiments", json=body, headers=auth)
+    assert client.post("/api/experiments", json=body, headers=auth).status_code == 403  # an analyst
+    admin = new_token(client, "boss", "admin")
+    response = client.post("/api/experiments", json=body, headers=admin)
     assert response.status_code == 200, response.text
     run = response.json()
     assert run["kind"] == "run" and run["suite"] == "demo"
-    assert client.get(f"/api/experiments/{run['id']}", headers=auth).status_code == 200
+    assert client.get(f"/api/experiments/{run['id']}", headers=admin).status_code == 200

@@ -153,6 +153,14 @@ def test_measure_docs_page_draws_mermaid(page, server):
     page.locator("#doc a[data-measure='Customers']").first.click()
     page.wait_for_function("() => document.querySelector('#doc h1') && document.querySelector('#doc h1').textContent.includes('[Customers]')")
     page.click("a[href='#manual']")
+    page.wait_for_function("() => document.querySelectorAll('#doc pre.mermaid').length > 5", timeout=30000)
+    page.locator("#doc pre.mermaid").first.scroll_into_view_if_needed()
+    page.wait_for_selector("#doc pre.mermaid svg", timeout=30000)  # a diagram in view is drawn
+    total = page.locator("#doc pre.mermaid").count()
+    drawn = page.locator("#doc pre.mermaid svg").count()
+    assert total > drawn  # the rest wait until they come near the view (lazy)
+    for n in range(5):  # scrolling draws them
+        page.locator("#doc pre.mermaid").nth(n).scroll_into_view_if_needed()
     page.wait_for_function("() => document.querySelectorAll('#doc pre.mermaid svg').length >= 5", timeout=30000)
     assert page.console_errors == []
 

@@ -98,7 +98,9 @@ def test_a_failing_turn_ends_the_stream_with_an_error_event(client, auth):
 
     thread = new_thread(client, auth)
     client.app.state.vitrina.service.stream = broken
-    resp = client.post(f"/api/threads/{thread}/messages", json={"text": "hi"}, headers=auth)
+    # a data question (small talk like "hi" goes to the supervisor's help role, not to ask)
+    resp = client.post(f"/api/threads/{thread}/messages", json={"text": "Сумма платежей по месяцам в 2025 году"},
+                       headers=auth)
     events = sse_events(resp.text)
     assert events[-1]["type"] == "error" and events[-1]["error"]["code"] == "turn_failed"
     assert "boom" not in resp.text

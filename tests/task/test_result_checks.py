@@ -13,7 +13,7 @@ from vitrina.task.sandbox import isolation
 from vitrina.task.service import InvalidDecision
 
 needs_sandbox = pytest.mark.skipif(
-    isolation()[0] is None, reason="no namespace sandbox on this machine"
+    isolation()[0] is None, reason="no bubblewrap sandbox on this machine (apt-get install bubblewrap)"
 )
 
 

@@ -8,14 +8,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from vitrina.catalog import CatalogError
-from vitrina.config import Settings, load_settings
-from vitrina.warehouse import WarehouseError
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the heavy stack loads inside the commands, so `vitrina --help` stays fast
     from vitrina.ask.service import AskService
+    from vitrina.config import Settings
 
 console = Console()
 err = Console(stderr=True)
@@ -38,6 +34,8 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 def ensure_demo(settings: Settings) -> None:
     """Build the embedded demo warehouse on first use, with a progress bar."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     from vitrina.warehouse.demo import ensure_demo_warehouse
 
     if settings.db_url:
@@ -52,18 +50,21 @@ def ensure_demo(settings: Settings) -> None:
         ensure_demo_warehouse(settings.demo_db_path, progress=report)
 
 
-def make_service(settings: Settings, *, use_llm: bool = True) -> AskService:
+def make_service(settings: Settings, *, use_llm: bool = True, write_files: bool = True) -> AskService:
     """The ask service (imported lazily so `--help` stays fast); catalog errors are messages."""
     from vitrina.ask.service import AskService
+    from vitrina.catalog import CatalogError
 
     ensure_demo(settings)
     try:
-        return AskService(settings, use_llm=use_llm)
+        return AskService(settings, use_llm=use_llm, write_files=write_files)
     except CatalogError as exc:
         raise fail(str(exc)) from exc
 
 
 def _settings(db: str | None, catalog: Path | None, segment: str | None) -> Settings:
+    from vitrina.config import load_settings
+
     if catalog is not None and not catalog.exists():
         raise fail(f"catalog folder not found: {catalog}")
     return load_settings(db_url=db, catalog_dir=catalog, segment=segment)
@@ -96,22 +97,26 @@ def register(app: typer.Typer) -> None:
         no_llm: Annotated[bool, typer.Option("--no-llm", help="Rules only, even when a model is configured.")] = False,
     ) -> None:
         """Answer one question from the warehouse (rules first; read-only)."""
-        from vitrina.ask.render import render_result
+        from vitrina.ask.render import render_files, render_result
+        from vitrina.warehouse import WarehouseError
 
         if segment and segment.lower() not in ("auto", "b2b", "b2c"):
             raise fail(f"--segment must be auto, b2b or b2c, not '{segment}'")
         settings = _settings(db, catalog, segment)
-        service = make_service(settings, use_llm=not no_llm)
+        # the files are written after the answer is shown (--json: before, it prints their paths)
+        service = make_service(settings, use_llm=not no_llm, write_files=False)
         try:
             result = service.ask(question, thread_id=thread, segment=segment, topics=topic)
+            if as_json:
+                typer.echo(service.with_files(result).model_dump_json(indent=2))
+            else:
+                render_result(console, result, show_trace=trace)
+                result = service.with_files(result)
+                render_files(console, result)
         except WarehouseError as exc:
             raise fail(f"warehouse: {exc}") from exc
         finally:
             service.close()
-        if as_json:
-            typer.echo(result.model_dump_json(indent=2))
-        else:
-            render_result(console, result, show_trace=trace)
         _copy(result.excel, excel, "Excel file")
         _copy(result.chart_png, chart, "chart")
         if result.status == "failed":
@@ -125,6 +130,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Build the demo warehouse (first use) and answer sample questions in both languages."""
         from vitrina.ask.render import render_result
+        from vitrina.config import load_settings
 
         settings = load_settings()
         ensure_demo(settings)
@@ -138,6 +144,14 @@ def register(app: typer.Typer) -> None:
                 except Exception as exc:
                     raise fail(f"PostgreSQL load failed: {str(exc).splitlines()[0]}") from exc
             console.print(f"loaded {sum(counts.values()):,} rows into {load_postgres.split('@')[-1]}")
+            from vitrina.warehouse.reader_role import create_reader_role
+
+            try:
+                reader = create_reader_role(load_postgres, ["dwh"])
+            except Exception as exc:
+                raise fail(f"creating the read-only role failed: {str(exc).splitlines()[0]}") from exc
+            console.print("read-only role vitrina_reader (SELECT on schema dwh); ask with:")
+            console.print(f"  VITRINA_DB_URL='{reader}' vitrina ask ...", markup=False, soft_wrap=True)
         if not questions:
             return
         service = make_service(settings)

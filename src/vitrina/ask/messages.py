@@ -83,6 +83,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Could not build a valid query in {attempts} attempts. Last error: {error}. "
         "Try rephrasing: name one metric (for example {examples}), a period and a breakdown.",
     },
+    "warehouse_privileged": {
+        "ru": "Витрина не выполняет запросы от имени привилегированной роли хранилища. {error}",
+        "en": "Vitrina does not query the warehouse as a privileged role. {error}",
+    },
     "warehouse_down": {
         "ru": "Хранилище недоступно: {error}. Проверьте адрес (--db) и что сервер запущен.",
         "en": "The warehouse is not reachable: {error}. Check the URL (--db) and that the server is running.",

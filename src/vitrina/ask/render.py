@@ -37,12 +37,17 @@ def render_result(console: Console, result: AskResult, *, show_sql: bool = True,
         console.print(Syntax(result.sql, "sql", word_wrap=True, theme="ansi_dark"))
     for check in result.checks:
         console.print(f"[yellow]check[/] {check['check']}: {check['message']}")
-    if result.excel:
-        console.print(f"[dim]Excel:[/] {result.excel}")
-    if result.chart_png:
-        console.print(f"[dim]Chart:[/] {result.chart_png}")
+    render_files(console, result)
     if "suppressed_errors" in result.tags:
         console.print("[yellow]Answered with suppressed errors: see the trace (--trace).[/]")
     if show_trace:
         console.print(trace_table(result))
     console.print(f"[dim]thread {result.thread_id} · run {result.run_id}[/]")
+
+
+def render_files(console: Console, result: AskResult) -> None:
+    """Where the run's files are (printed once they are written, after the answer)."""
+    if result.excel:
+        console.print(f"[dim]Excel:[/] {result.excel}")
+    if result.chart_png:
+        console.print(f"[dim]Chart:[/] {result.chart_png}")

@@ -9,7 +9,7 @@ from langgraph.graph import END
 
 from vitrina.ask.state import AskState
 
-NON_RETRYABLE = ("connect:", "timeout:")
+NON_RETRYABLE = ("connect:", "privileged:", "timeout:")
 SUMMARY_EVERY = 3  # answered turns between updates of the dialog summary
 
 

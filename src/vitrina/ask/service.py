@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from vitrina.ask.context import AskContext, AskOptions
 from vitrina.ask.graph import RECURSION_LIMIT, build_graph
+from vitrina.ask.outputs import Kind, RunFiles, write_run_files
 from vitrina.ask.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.checkpoint import register_state_types, sqlite_checkpointer
@@ -32,6 +33,7 @@ from vitrina.trace.telemetry import StepRecord, export_run
 from vitrina.warehouse import QueryResult, Warehouse
 
 log = logging.getLogger(__name__)
+MAX_HISTORY = 5000  # checkpoints walked back to find an older run of a dialog
 
 STATE_TYPES = (QueryResult, QueryPlan, PeriodRef, Filter, Dimension, Join, ColumnMeta, ColumnRole, Grain,
                ValueFormat, TraceEvent, EventKind)
@@ -93,7 +95,8 @@ class AskService:
         self.catalog = catalog or load_catalog(self.settings.catalog_dir)
         self.warehouse = warehouse or Warehouse(self.settings.warehouse_url,
                                                 timeout_s=self.settings.statement_timeout_s,
-                                                row_cap=self.settings.row_cap)
+                                                row_cap=self.settings.row_cap,
+                                                allow_privileged=self.settings.allow_privileged_warehouse)
         self.checkpointer = checkpointer or sqlite_checkpointer(self.settings.state_path)
         self.graph = build_graph(max_sql_attempts=self.settings.max_sql_attempts, checkpointer=self.checkpointer)
         self.today = today
@@ -179,6 +182,8 @@ class AskService:
                 yield event
             last, last_wall = now, time.time()
         result = self.result(thread_id, question, turn)
+        if self.write_files and result.status == "answered" and result.run_id:
+            result = self.with_files(result)
         self._telemetry.submit(export_run, result.run_id or "", thread_id, steps,
                                result.model_dump(mode="json", exclude={"rows", "trace", "table", "chart"}))
         yield result
@@ -188,6 +193,40 @@ class AskService:
         state = self.graph.get_state({"configurable": {"thread_id": thread_id}})
         usage = turn.usage() if turn is not None else {}
         return result_from_state(thread_id, state.values, pending_of(state), question=question, usage=usage)
+
+    def with_files(self, result: AskResult, kinds: tuple[Kind, ...] = ("excel", "chart")) -> AskResult:
+        """The result with its Excel file and chart PNG written (once per run id; see outputs)."""
+        if not result.run_id:
+            return result
+        files = self.run_files(result.thread_id, result.run_id, kinds)
+        if files is None:
+            return result
+        trace = [*result.trace, *files.trace]
+        return result.model_copy(update={
+            "excel": files.excel or result.excel, "chart_png": files.chart_png or result.chart_png,
+            "trace": trace, "tags": ["suppressed_errors"] if has_suppressed(trace) else []})
+
+    def run_files(self, thread_id: str, run_id: str, kinds: tuple[Kind, ...] = ("excel", "chart")
+                  ) -> RunFiles | None:
+        """Write (or reuse) the files of one run of a thread; None when the run is not there."""
+        values = self.run_values(thread_id, run_id)
+        if values is None:
+            return None
+        return write_run_files(values, self.settings.outputs_dir, kinds)
+
+    def run_values(self, thread_id: str, run_id: str) -> dict[str, Any] | None:
+        """The state at the end of a run: the thread's latest checkpoint, else a bounded walk
+        back through its history (an older turn of the dialog)."""
+        config = {"configurable": {"thread_id": thread_id}}
+        latest = self.graph.get_state(config).values
+        if latest.get("run_id") == run_id:
+            return latest
+        for n, snapshot in enumerate(self.graph.get_state_history(config)):
+            if n >= MAX_HISTORY:
+                return None
+            if snapshot.values.get("run_id") == run_id and not snapshot.next:
+                return snapshot.values
+        return None
 
     def close(self) -> None:
         self._telemetry.shutdown(wait=True)

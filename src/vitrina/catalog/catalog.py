@@ -213,36 +213,26 @@ class Catalog:
                         f"{ref.table}; add it to relations")
         return None
 
+    def _join_graph(self) -> JoinGraph:
+        """The relations as an adjacency map with cached shortest paths, built once per
+        catalog (rebuilt only when the relation list itself is replaced or grows)."""
+        token = (id(self.relations), len(self.relations))
+        graph = self.cache.get("join_graph")
+        if graph is None or graph.token != token:
+            graph = self.cache["join_graph"] = JoinGraph.build(self.relations, token)
+        return graph
+
     def neighbours(self, table: str) -> list[tuple[str, Relation, bool]]:
         """Tables one join away: (other table, relation, True when `table` is the many side)."""
-        out = []
-        for rel in self.relations:
-            if rel.left_table == table:
-                out.append((rel.right_table, rel, True))
-            elif rel.right_table == table:
-                out.append((rel.left_table, rel, False))
-        return out
+        return list(self._join_graph().adjacency.get(table, ()))
 
     def join_path(self, start: str, goal: str, *, many_to_one_only: bool = True) -> list[Relation] | None:
         """Shortest relation path (BFS, bounded depth). Many-to-one only by default, so a join
         never multiplies the rows of the fact table it starts from."""
         if start == goal:
             return []
-        queue: deque[tuple[str, list[Relation]]] = deque([(start, [])])
-        seen = {start}
-        while queue:
-            table, path = queue.popleft()
-            if len(path) >= MAX_JOIN_DEPTH:
-                continue
-            for other, rel, forward in self.neighbours(table):
-                if other in seen or (many_to_one_only and not forward and rel.kind != "one_to_one"):
-                    continue
-                new_path = [*path, rel]
-                if other == goal:
-                    return new_path
-                seen.add(other)
-                queue.append((other, new_path))
-        return None
+        path = self._join_graph().paths_from(start, many_to_one_only).get(goal)
+        return list(path) if path is not None else None
 
     def join_paths(self, start: str, goal: str) -> list[list[Relation]]:
         """Every many-to-one relation path from `start` to `goal` that visits no table twice
@@ -270,3 +260,51 @@ class Catalog:
 
     def dictionary_for(self, table: str, column: str) -> Dictionary | None:
         return self.dictionaries.get(f"{table}.{column}")
+
+
+@dataclass
+class JoinGraph:
+    """Who joins whom, and the shortest paths out of each start table, computed once.
+
+    `paths_from(start)` is one breadth-first search from `start` over the whole graph
+    (bounded by MAX_JOIN_DEPTH); a goal's path is the one found when the goal is first
+    reached, which is exactly the path a search for that goal alone returns.
+    """
+
+    token: tuple[int, int]
+    adjacency: dict[str, list[tuple[str, Relation, bool]]]
+    _paths: dict[tuple[str, bool], dict[str, list[Relation]]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, relations: list[Relation], token: tuple[int, int]) -> JoinGraph:
+        adjacency: dict[str, list[tuple[str, Relation, bool]]] = {}
+        for rel in relations:  # relation order kept: the first shortest path wins, as before
+            left, right = rel.left_table, rel.right_table
+            adjacency.setdefault(left, []).append((right, rel, True))
+            if right != left:
+                adjacency.setdefault(right, []).append((left, rel, False))
+        return cls(token=token, adjacency=adjacency)
+
+    def paths_from(self, start: str, many_to_one_only: bool = True) -> dict[str, list[Relation]]:
+        key = (start, many_to_one_only)
+        found = self._paths.get(key)
+        if found is None:
+            found = self._paths[key] = self._search(start, many_to_one_only)
+        return found
+
+    def _search(self, start: str, many_to_one_only: bool) -> dict[str, list[Relation]]:
+        paths: dict[str, list[Relation]] = {}
+        queue: deque[tuple[str, list[Relation]]] = deque([(start, [])])
+        seen = {start}
+        while queue:  # bounded: each table enters the queue once
+            table, path = queue.popleft()
+            if len(path) >= MAX_JOIN_DEPTH:
+                continue
+            for other, rel, forward in self.adjacency.get(table, ()):
+                if other in seen or (many_to_one_only and not forward and rel.kind != "one_to_one"):
+                    continue
+                new_path = [*path, rel]
+                paths[other] = new_path
+                seen.add(other)
+                queue.append((other, new_path))
+        return paths

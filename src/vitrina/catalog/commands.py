@@ -9,9 +9,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from vitrina.catalog.errors import CatalogError
-from vitrina.catalog.loader import load_catalog
-
 console = Console()
 err = Console(stderr=True)
 catalog_app = typer.Typer(help="Draft, check and inspect the knowledge base (catalog).", no_args_is_help=True)
@@ -47,6 +44,13 @@ def init(
         err.print(f"[red]error:[/] {exc}")
         raise typer.Exit(2) from exc
     console.print(f"drafted {len(schema_info.tables)} tables into {out} ({len(written)} files)")
+    if db.split(":", 1)[0].split("+", 1)[0] in ("postgresql", "postgres"):
+        from vitrina.warehouse.privileges import reader_role_sql
+
+        schemas = sorted({t.schema_name for t in schema_info.tables if not t.error})
+        console.print("Vitrina queries PostgreSQL as a read-only role and refuses a privileged one. "
+                      "Create it once (as an administrator), then use it in VITRINA_DB_URL:")
+        console.print(reader_role_sql(schemas), markup=False, soft_wrap=True)
     console.print("next: edit the draft (README: 'Your own warehouse'), then "
                   f"[bold]vitrina catalog check {out}[/]")
 
@@ -54,6 +58,8 @@ def init(
 @catalog_app.command("check")
 def check(directory: Annotated[Path, typer.Argument(help="The catalog folder.")]) -> None:
     """Validate a catalog: every problem with its file and line; exit 1 when there are any."""
+    from vitrina.catalog import CatalogError, load_catalog
+
     try:
         catalog = load_catalog(directory, strict=True)
     except CatalogError as exc:

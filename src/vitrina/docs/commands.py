@@ -8,7 +8,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.tree import Tree
 
@@ -67,6 +66,8 @@ def docs_command(
     request = make_request(model, sql or [], measures_file=measures, all_measures=all_measures, out=out_dir, lang=lang,
                            agent=runner.name if runner else None, llm=model_name)
     console = Console(stderr=False)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty()) as progress:
         task = progress.add_task("documenting", total=None)

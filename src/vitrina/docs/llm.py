@@ -70,30 +70,42 @@ _NAMES = [
 ]
 
 
+def _facts(text: str) -> list[str]:
+    """Object names and numbers in `text`, in order, each once."""
+    found: list[str] = []
+    for pattern in (*_NAMES, _NUMBER):
+        for m in pattern.finditer(text):
+            if m.group(0) not in found:
+                found.append(m.group(0))
+    return found
+
+
+def _holds(hay: str, token: str) -> bool:
+    folded = hay.casefold()
+    bare = token.strip("`'[]")
+    return (
+        token.casefold() in folded
+        or (bool(bare) and bare.casefold() in folded)
+        or (token[:1].isdigit() and token.replace(",", ".") in hay)
+    )
+
+
 def check_wording(text: str, facts: str) -> list[str]:
     """Names and numbers in `text` that `facts` does not contain (empty: the wording is safe).
 
     >>> check_wording("[Sales] sums dw.Fact.Amount over 12 months", "[Sales] = SUM(dw.Fact.Amount)")
     ['12']
     """
-    hay = facts.casefold()
-    added: list[str] = []
-    for pattern in _NAMES:
-        for m in pattern.finditer(text):
-            token = m.group(0)
-            bare = token.strip("`'[]")
-            if (
-                bare
-                and bare.casefold() not in hay
-                and token.casefold() not in hay
-                and token not in added
-            ):
-                added.append(token)
-    for m in _NUMBER.finditer(text):
-        if (
-            m.group(0) not in facts
-            and m.group(0).replace(",", ".") not in facts
-            and m.group(0) not in added
-        ):
-            added.append(m.group(0))
-    return added
+    return [token for token in _facts(text) if not _holds(facts, token)]
+
+
+def dropped_facts(text: str, expression: str) -> list[str]:
+    """Names and numbers of the measure's formula that the reworded `text` lost.
+
+    A wording that keeps none of the formula is as wrong as one that invents some; the
+    lineage sections of the document stay as the rules wrote them.
+
+    >>> dropped_facts("It adds up the money.", "SUM(dw.Fact.Amount) + [Sales]")
+    ['[Sales]', 'dw.Fact.Amount']
+    """
+    return [token for token in _facts(expression) if not _holds(text, token)]

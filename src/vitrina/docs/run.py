@@ -161,7 +161,7 @@ def run_docs(
                                   durability="async")
         saver.delete_thread(thread_id)  # finished: the ledger and the outputs hold the results
     finally:
-        saver.conn.close()
+        saver.close()  # every thread's connection
     documented, missed, rows, _ = collect(files)
     index_warnings: list[str] = []
     try:

@@ -6,7 +6,9 @@
 The body takes the same override schema as `vitrina eval run --config/--matrix`; nothing is
 written but the stored runs. Suites are named, never given as paths: they are read from
 the suites folder (``$VITRINA_EVAL_SUITES_DIR``, else ./suites). Mount with
-``app.include_router(experiments_router())`` (add the app's auth dependency there).
+``app.include_router(experiments_router(owner=...))`` (add the app's auth dependency there):
+every run and matrix is stored with its owner, and is read back by its exact id and owner
+only (no id prefix, no `last`): another token's experiment is "not found".
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,6 +33,7 @@ from vitrina.eval.store import EvalStore
 from vitrina.eval.suite import Suite, load_suite
 
 SUITE_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+LOCAL_OWNER = "local"
 MAX_CASES = 500
 
 
@@ -78,10 +81,17 @@ def suites_dir() -> Path:
     return Path(os.environ.get("VITRINA_EVAL_SUITES_DIR") or "suites")
 
 
+def _local_owner() -> str:
+    return LOCAL_OWNER
+
+
 def experiments_router(*, suites: Path | None = None, settings: Callable[[Request], Settings] | None = None,
-                       model_factory: ModelFactory | None = None) -> APIRouter:
-    """The router; `suites` (folder), `settings` and `model_factory` are for tests and embedding."""
+                       model_factory: ModelFactory | None = None,
+                       owner: Callable[..., str] = _local_owner) -> APIRouter:
+    """The router; `owner` is a dependency naming who asks (the app's token id); `suites`
+    (folder), `settings` and `model_factory` are for tests and embedding."""
     router = APIRouter(prefix="/api/experiments", tags=["experiments"])
+    Owner = Depends(owner)
 
     def settings_of(request: Request) -> Settings:
         if settings is not None:
@@ -99,7 +109,7 @@ def experiments_router(*, suites: Path | None = None, settings: Callable[[Reques
         return load_suite(path)
 
     @router.post("", response_model=ExperimentResponse)
-    def create_experiment(body: ExperimentRequest, request: Request) -> Any:
+    def create_experiment(body: ExperimentRequest, request: Request, who: str = Owner) -> Any:
         """Run a suite under one configuration or a matrix; returns the runs' summaries."""
         from vitrina.eval.runner import base_settings, run_matrix, run_suite
 
@@ -117,11 +127,11 @@ def experiments_router(*, suites: Path | None = None, settings: Callable[[Reques
                 if body.matrix is not None:
                     _, configs = parse_matrix(body.matrix)
                     matrix_id, runs = run_matrix(suite, configs, store=store, settings=base,
-                                                 model_factory=model_factory)
+                                                 model_factory=model_factory, owner=who)
                     return ExperimentResponse(id=matrix_id, kind="matrix", suite=suite.name,
                                               runs=[_summary(r, False) for r in runs])
                 config = parse_config(body.config or {})
-                run = run_suite(suite, config, store=store, settings=base, model_factory=model_factory)
+                run = run_suite(suite, config, store=store, settings=base, model_factory=model_factory, owner=who)
                 return ExperimentResponse(id=run.id, kind="run", suite=suite.name, runs=[_summary(run, False)])
             finally:
                 store.close()
@@ -129,13 +139,13 @@ def experiments_router(*, suites: Path | None = None, settings: Callable[[Reques
             return _error(400, "bad_experiment", exc)
 
     @router.get("/{experiment_id}", response_model=ExperimentResponse)
-    def get_experiment(experiment_id: str, request: Request, cases: bool = False) -> Any:
-        """A stored run or matrix; `?cases=true` adds every case record."""
+    def get_experiment(experiment_id: str, request: Request, cases: bool = False, who: str = Owner) -> Any:
+        """A stored run or matrix of this owner, by its exact id; `?cases=true` adds every case record."""
         store = EvalStore.from_settings(settings_of(request))
         try:
-            run_ids = store.matrix_runs(experiment_id)
+            run_ids = store.matrix_runs(experiment_id, owner=who)
             kind = "matrix" if run_ids else "run"
-            runs = [store.load_run(i) for i in (run_ids or [store.resolve_run_id(experiment_id)])]
+            runs = [store.load_run(i, owner=who) for i in (run_ids or [experiment_id])]
         except EvalError as exc:
             return _error(404, "not_found", exc)
         finally:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from vitrina.ask import AskOptions
 from vitrina.catalog.model import Dictionary, Example, Instruction, Metric, Relation, Table, Topic
 from vitrina.eval.errors import EvalError
+from vitrina.eval.prompt_template import MAX_TEMPLATE_CHARS, check_template
 
 OPTION_NAMES = tuple(f.name for f in dataclasses.fields(AskOptions))
 
@@ -37,27 +38,54 @@ class Resources(_Strict):
     table_preview_rows: int | None = Field(default=None, ge=1)
 
 
+ADDRESS_KEYS = ("base_url", "url", "provider", "api_key", "host")
+
+
 class ModelParams(_Strict):
-    """Chat model parameters for this run (None: as configured)."""
+    """Chat model parameters for this run (None: as configured).
 
-    model: str | None = None
-    base_url: str | None = None
-    provider: str | None = None
+    The endpoint is chosen by `endpoint`, a name from the server's ``[llm.endpoints]``, never
+    by an address: a caller of the experiment API must not make the server send requests to
+    a host it names (SSRF)."""
+
+    endpoint: str | None = Field(default=None, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    model: str | None = Field(default=None, max_length=200)
     temperature: float | None = Field(default=None, ge=0, le=2)
-    timeout_s: float | None = Field(default=None, gt=0)
-    max_retries: int | None = Field(default=None, ge=0)
+    timeout_s: float | None = Field(default=None, gt=0, le=600)
+    max_retries: int | None = Field(default=None, ge=0, le=5)
 
-    def settings(self) -> dict[str, Any]:
-        names = {"model": "llm_model", "base_url": "llm_base_url", "provider": "llm_provider",
-                 "temperature": "llm_temperature", "timeout_s": "llm_timeout_s", "max_retries": "llm_max_retries"}
-        return {names[k]: v for k, v in self.model_dump().items() if v is not None}
+    @model_validator(mode="before")
+    @classmethod
+    def _no_addresses(cls, data: Any) -> Any:
+        given = sorted(k for k in ADDRESS_KEYS if isinstance(data, dict) and k in data)
+        if given:
+            raise ValueError(f"{', '.join(given)} cannot be given in a run configuration: name an endpoint "
+                             "configured on the server instead (model.endpoint: NAME, from [llm.endpoints.NAME] "
+                             "in vitrina.toml)")
+        return data
+
+    def settings(self, endpoints: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Settings changes: the named endpoint's address and key, then the parameters."""
+        out: dict[str, Any] = {}
+        if self.endpoint is not None:
+            known = endpoints or {}
+            if self.endpoint not in known:
+                names = ", ".join(sorted(known)) or "none configured"
+                raise EvalError(f"model.endpoint {self.endpoint!r} is not configured on this server; known: {names}",
+                                message_ru=f"конечная точка модели {self.endpoint!r} не настроена на сервере")
+            out.update({f"llm_{k}": v for k, v in known[self.endpoint].items()})
+        names = {"model": "llm_model", "temperature": "llm_temperature", "timeout_s": "llm_timeout_s",
+                 "max_retries": "llm_max_retries"}
+        out.update({names[k]: v for k, v in self.model_dump().items() if v is not None and k in names})
+        return out
 
 
 class PromptOverride(_Strict):
-    """A change to one model task's prompt: text appended, or a Jinja template in which
-    ``{{ prompt }}`` is the original prompt (given inline or in a file)."""
+    """A change to one model task's prompt: text appended, or a template in which
+    ``{{ prompt }}`` is the original prompt (given inline or in a file). A template is plain
+    text with that placeholder only (see `prompt_template`): no expressions, no tags."""
 
-    append: str | None = None
+    append: str | None = Field(default=None, max_length=MAX_TEMPLATE_CHARS)
     template: str | None = None
     file: str | None = None
 
@@ -65,6 +93,8 @@ class PromptOverride(_Strict):
     def _one(self) -> PromptOverride:
         if sum(v is not None for v in (self.append, self.template, self.file)) != 1:
             raise ValueError("give exactly one of append, template, file")
+        if self.template is not None:
+            check_template(self.template)
         return self
 
 

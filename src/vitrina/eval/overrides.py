@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import jinja2
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from vitrina.catalog import Catalog
@@ -16,6 +15,7 @@ from vitrina.catalog.model import Example, Instruction
 from vitrina.config import Settings
 from vitrina.eval.errors import EvalError
 from vitrina.eval.experiment import PromptOverride, RunConfig
+from vitrina.eval.prompt_template import render_template
 from vitrina.llm.client import LLMClient, Messages, to_messages
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ ModelFactory = Callable[[RunConfig, Settings], "BaseChatModel | None"]
 def settings_for(config: RunConfig, base: Settings) -> Settings:
     """The base settings with the run's resources and model parameters."""
     changes = {k: v for k, v in config.resources.model_dump().items() if v is not None}
-    return base.with_(**changes, **config.model.settings())
+    return base.with_(**changes, **config.model.settings(base.llm_endpoints))
 
 
 def _copies(items: Sequence[Any]) -> list[tuple[Any, Path, None]]:
@@ -84,9 +84,8 @@ class PromptedClient(LLMClient):
                          backoff_s=base.backoff_s, tracer=base.tracer, json_mode=base.json_mode,
                          sleep=base._sleep, max_tokens=base.max_tokens, turn_seconds=base.turn_seconds,
                          turn_tokens=base.turn_tokens, breaker=base.breaker)
-        env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False)
         self.overrides = prompts
-        self._templates = {t: env.from_string(o.template) for t, o in prompts.items() if o.template}
+        self._templates = {t: o.template for t, o in prompts.items() if o.template}
 
     def rewrite(self, task: str, messages: Messages) -> Messages:
         """The messages with the task's override applied to the last user message."""
@@ -97,7 +96,7 @@ class PromptedClient(LLMClient):
         idx = max((n for n, m in enumerate(msgs) if isinstance(m, HumanMessage)), default=len(msgs) - 1)
         original = msgs[idx].text if msgs else ""
         if task in self._templates:
-            text = self._templates[task].render(prompt=original)
+            text = render_template(self._templates[task], prompt=original)
         else:
             text = f"{original}\n\n{override.append}"
         return [*msgs[:idx], HumanMessage(text), *msgs[idx + 1:]]

@@ -82,6 +82,7 @@ class RunRecord(BaseModel):
     config_name: str
     config: dict[str, Any] = Field(default_factory=dict)
     matrix_id: str | None = None
+    owner: str = "local"  # the API token id that ran it ("local": the CLI)
     started_at: str
     finished_at: str | None = None
     cases: list[CaseRecord] = Field(default_factory=list)

@@ -248,7 +248,7 @@ def _judge_client(config: RunConfig, service: AskService, judge_client: LLMClien
 def run_suite(suite: Suite, config: RunConfig | None = None, *, store: EvalStore, settings: Settings | None = None,
               db_url: str | None = None, catalog: Catalog | None = None, model_factory: ModelFactory | None = None,
               judge_client: LLMClient | None = None, progress: Progress | None = None, matrix_id: str | None = None,
-              references: dict[str, Reference] | None = None) -> RunRecord:
+              references: dict[str, Reference] | None = None, owner: str = "local") -> RunRecord:
     """Run every case of `suite` under `config`, store the run and return it."""
     config = config or RunConfig()
     base = settings or base_settings(suite, db_url)
@@ -258,7 +258,7 @@ def run_suite(suite: Suite, config: RunConfig | None = None, *, store: EvalStore
     name = config.name if config.name != "default" else ("llm" if service.llm is not None else "rules")
     run = RunRecord(id=uuid.uuid4().hex[:10], suite=suite.name, config_name=name,
                     config=config.model_dump(mode="json", exclude_defaults=True), matrix_id=matrix_id,
-                    started_at=now())
+                    owner=owner, started_at=now())
     h = Harness(run.id, suite, config, service, store, _judge_client(config, service, judge_client),
                 references if references is not None else {})
     try:
@@ -275,8 +275,8 @@ def run_suite(suite: Suite, config: RunConfig | None = None, *, store: EvalStore
 
 def run_matrix(suite: Suite, configs: list[RunConfig], *, store: EvalStore, settings: Settings | None = None,
                db_url: str | None = None, model_factory: ModelFactory | None = None,
-               judge_client: LLMClient | None = None, progress: Callable[[str], Progress] | None = None
-               ) -> tuple[str, list[RunRecord]]:
+               judge_client: LLMClient | None = None, progress: Callable[[str], Progress] | None = None,
+               owner: str = "local") -> tuple[str, list[RunRecord]]:
     """Run `suite` under each configuration; returns the matrix id and the runs (in order)."""
     if not configs:
         raise EvalError("a matrix needs at least one configuration", message_ru="в матрице нет конфигураций")
@@ -286,7 +286,7 @@ def run_matrix(suite: Suite, configs: list[RunConfig], *, store: EvalStore, sett
     references: dict[str, Reference] = {}
     runs = [run_suite(suite, config, store=store, settings=base, catalog=catalog, model_factory=model_factory,
                       judge_client=judge_client, matrix_id=matrix_id, references=references,
-                      progress=progress(config.name) if progress else None)
+                      progress=progress(config.name) if progress else None, owner=owner)
             for config in configs]
-    store.save_matrix(matrix_id, suite.name, [r.id for r in runs])
+    store.save_matrix(matrix_id, suite.name, [r.id for r in runs], owner=owner)
     return matrix_id, runs

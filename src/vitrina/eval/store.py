@@ -37,6 +37,9 @@ CREATE TABLE IF NOT EXISTS eval_matrices (
   id TEXT PRIMARY KEY, suite TEXT NOT NULL, created_at TEXT NOT NULL, run_ids TEXT NOT NULL
 );
 """
+# Added after the first release: who created a run or matrix (an API token id; "local" for the CLI).
+OWNER_COLUMNS = ("eval_runs", "eval_matrices")
+LOCAL_OWNER = "local"
 
 ManualVerdict = Literal["right", "wrong"]
 
@@ -75,6 +78,11 @@ class EvalStore:
         self._conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.executescript(SCHEMA)
+        for table in OWNER_COLUMNS:
+            names = {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
+            if "owner" not in names:
+                self._conn.execute(f"ALTER TABLE {table} ADD COLUMN owner TEXT NOT NULL DEFAULT '{LOCAL_OWNER}'")
+        self._conn.commit()
         self._lock = threading.Lock()
 
     @classmethod
@@ -98,9 +106,10 @@ class EvalStore:
         """Insert or replace a run and all its cases."""
         with self._lock, self._conn:
             self._conn.execute(
-                "INSERT OR REPLACE INTO eval_runs VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR REPLACE INTO eval_runs (id, suite, config_name, matrix_id, started_at, finished_at, config, "
+                "owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (run.id, run.suite, run.config_name, run.matrix_id, run.started_at, run.finished_at,
-                 json.dumps(run.config, ensure_ascii=False)))
+                 json.dumps(run.config, ensure_ascii=False), run.owner))
             self._conn.execute("DELETE FROM eval_cases WHERE run_id = ?", (run.id,))
             self._conn.executemany(
                 "INSERT INTO eval_cases VALUES (?, ?, ?, ?)",
@@ -111,8 +120,14 @@ class EvalStore:
                         "INSERT OR IGNORE INTO eval_reviews (run_id, case_id, fingerprint) VALUES (?, ?, ?)",
                         (run.id, case.case_id, case.fingerprint))
 
-    def resolve_run_id(self, ref: str) -> str:
-        """A run id from an id, a unique id prefix, or "last"."""
+    def resolve_run_id(self, ref: str, owner: str | None = None) -> str:
+        """A run id from an id, a unique id prefix, or "last" (the CLI, which sees every run);
+        with `owner` (the API), only that owner's run with exactly this id."""
+        if owner is not None:
+            rows = self._rows("SELECT id FROM eval_runs WHERE id = ? AND owner = ?", (ref, owner))
+            if not rows:
+                raise EvalError(f"no run {ref[:64]!r}", message_ru=f"запуск {ref[:64]!r} не найден")
+            return rows[0][0]
         if ref == "last":
             rows = self._rows("SELECT id FROM eval_runs ORDER BY started_at DESC, rowid DESC LIMIT 1")
         else:
@@ -125,10 +140,10 @@ class EvalStore:
                             message_ru=f"запуск {ref!r} не найден однозначно; см. `vitrina eval list`")
         return rows[0][0]
 
-    def load_run(self, ref: str) -> RunRecord:
-        """A stored run with its cases, manual verdicts applied."""
-        run_id = self.resolve_run_id(ref)
-        head = self._rows("SELECT id, suite, config_name, matrix_id, started_at, finished_at, config "
+    def load_run(self, ref: str, owner: str | None = None) -> RunRecord:
+        """A stored run with its cases, manual verdicts applied (with `owner`: by exact id, its own only)."""
+        run_id = self.resolve_run_id(ref, owner)
+        head = self._rows("SELECT id, suite, config_name, matrix_id, started_at, finished_at, config, owner "
                           "FROM eval_runs WHERE id = ?", (run_id,))[0]
         reviews = {r[0]: r for r in self._rows(
             "SELECT case_id, verdict, comment FROM eval_reviews WHERE run_id = ?", (run_id,))}
@@ -140,7 +155,7 @@ class EvalStore:
                 case = case.model_copy(update={"manual": review[1], "manual_comment": review[2]})
             cases.append(case)
         return RunRecord(id=head[0], suite=head[1], config_name=head[2], matrix_id=head[3], started_at=head[4],
-                         finished_at=head[5], config=json.loads(head[6]), cases=cases)
+                         finished_at=head[5], config=json.loads(head[6]), owner=head[7], cases=cases)
 
     def list_runs(self, limit: int = 50) -> list[RunRecord]:
         ids = self._rows("SELECT id FROM eval_runs ORDER BY started_at DESC, rowid DESC LIMIT ?", (limit,))
@@ -148,22 +163,29 @@ class EvalStore:
 
     # --- matrices -------------------------------------------------------------------------
 
-    def save_matrix(self, matrix_id: str, suite: str, run_ids: list[str]) -> None:
-        self._write("INSERT OR REPLACE INTO eval_matrices VALUES (?, ?, ?, ?)",
-                    (matrix_id, suite, now(), json.dumps(run_ids)))
+    def save_matrix(self, matrix_id: str, suite: str, run_ids: list[str], owner: str = LOCAL_OWNER) -> None:
+        self._write("INSERT OR REPLACE INTO eval_matrices (id, suite, created_at, run_ids, owner) VALUES (?, ?, ?, ?, ?)",
+                    (matrix_id, suite, now(), json.dumps(run_ids), owner))
 
-    def matrix_runs(self, matrix_id: str) -> list[str] | None:
-        rows = self._rows("SELECT run_ids FROM eval_matrices WHERE id = ?", (matrix_id,))
+    def matrix_runs(self, matrix_id: str, owner: str | None = None) -> list[str] | None:
+        """The runs of a matrix (with `owner`: only when that owner created it)."""
+        sql, params = "SELECT run_ids FROM eval_matrices WHERE id = ?", (matrix_id,)
+        if owner is not None:
+            sql, params = sql + " AND owner = ?", (matrix_id, owner)
+        rows = self._rows(sql, params)
         return json.loads(rows[0][0]) if rows else None
 
     # --- review queue ---------------------------------------------------------------------
 
-    def open_reviews(self, run_ref: str | None = None) -> list[ReviewItem]:
-        """Cases waiting for a person, oldest run first (of one run when `run_ref` is given)."""
+    def open_reviews(self, run_ref: str | None = None, owner: str | None = None) -> list[ReviewItem]:
+        """Cases waiting for a person, oldest run first (of one run when `run_ref` is given; of
+        `owner`'s runs only when it is given)."""
         sql = "SELECT run_id, case_id FROM eval_reviews WHERE verdict IS NULL"
         params: tuple[Any, ...] = ()
         if run_ref is not None:
-            sql, params = sql + " AND run_id = ?", (self.resolve_run_id(run_ref),)
+            sql, params = sql + " AND run_id = ?", (self.resolve_run_id(run_ref, owner),)
+        elif owner is not None:
+            sql, params = sql + " AND run_id IN (SELECT id FROM eval_runs WHERE owner = ?)", (owner,)
         items = []
         for run_id, case_id in self._rows(sql + " ORDER BY rowid", params):
             data = self._rows("SELECT data FROM eval_cases WHERE run_id = ? AND case_id = ?", (run_id, case_id))
@@ -171,7 +193,7 @@ class EvalStore:
                 items.append(ReviewItem(run_id=run_id, case=CaseRecord.model_validate_json(data[0][0])))
         return items
 
-    def decide(self, run_ref: str, case_id: str, verdict: str, comment: str | None) -> None:
+    def decide(self, run_ref: str, case_id: str, verdict: str, comment: str | None, owner: str | None = None) -> None:
         """Record a person's verdict; a comment is required."""
         if verdict not in ("right", "wrong"):
             raise EvalError(f"verdict must be right or wrong, not {verdict!r}",
@@ -179,7 +201,7 @@ class EvalStore:
         if not comment or not comment.strip():
             raise EvalError("a verdict needs a comment that says why (--comment TEXT)",
                             message_ru="вердикту нужен комментарий с объяснением (--comment ТЕКСТ)")
-        run_id = self.resolve_run_id(run_ref)
+        run_id = self.resolve_run_id(run_ref, owner)
         rows = self._rows("SELECT 1 FROM eval_reviews WHERE run_id = ? AND case_id = ?", (run_id, case_id))
         if not rows:
             raise EvalError(f"case {case_id!r} of run {run_id} is not in the review queue",

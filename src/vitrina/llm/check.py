@@ -21,7 +21,7 @@ import httpx
 from vitrina.config import Settings
 from vitrina.llm.factory import build_chat_model, resolve_base_url, validate
 from vitrina.llm.prompts import render
-from vitrina.llm.transport import TRANSPORT_ERRORS, call_with_deadline, describe, status_code
+from vitrina.llm.transport import call_with_deadline, describe, status_code, transport_errors
 
 Status = Literal["ok", "off", "down", "unauthorized", "model_not_found", "error"]
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -111,7 +111,7 @@ def check_endpoint(settings: Settings, *, timeout_s: float = 5.0) -> EndpointChe
             return _unauthorized(endpoint, code)
         if code == 404 or _names_model(exc, name):
             return _not_found(endpoint, name, models, provider, server)
-        if isinstance(exc, TRANSPORT_ERRORS):
+        if isinstance(exc, transport_errors()):
             return _down(endpoint, describe(exc))
         return EndpointCheck("error", f"{endpoint} failed the test request: {describe(exc)}; {FALLBACK}",
                              endpoint, models=models, server=server)

@@ -15,17 +15,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from vitrina.config import Settings, load_settings, toml_path, unknown_settings
-from vitrina.llm.factory import (
-    BREAKER_FILE,
-    LLMSettingsError,
-    endpoint_key,
-    resolve_provider,
-    validate,
-)
-from vitrina.llm.sources import describe_settings
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # settings and the factory load inside the command: `vitrina --help` stays fast
+    from vitrina.config import Settings
     from vitrina.llm.check import EndpointCheck
 
 STYLE = {"ok": "green", "off": "yellow", "down": "red", "unauthorized": "red", "model_not_found": "red",
@@ -46,6 +37,10 @@ def config_command(
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Show the resolved settings (and where each comes from) and check the LLM endpoint."""
+    from vitrina.config import load_settings, toml_path, unknown_settings
+    from vitrina.llm.factory import LLMSettingsError, resolve_provider, validate
+    from vitrina.llm.sources import describe_settings
+
     console, err = Console(), Console(stderr=True)
     arguments = {"llm_base_url": base_url, "llm_model": model, "llm_api_key": api_key, "llm_provider": provider}
     try:
@@ -119,6 +114,7 @@ def _breaker(settings: Settings) -> str | None:
     import time
 
     from vitrina.llm.breaker import Breaker
+    from vitrina.llm.factory import BREAKER_FILE, endpoint_key, resolve_provider
 
     path = settings.home / BREAKER_FILE
     if not path.exists() or resolve_provider(settings) == "none":

@@ -159,6 +159,9 @@ class ScriptedChatModel(BaseChatModel):
 
     def __init__(self, scripts: Mapping[str, Sequence[Any]] | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        # a real chat model has loaded the OpenAI SDK when it is built; so does the fake, whose cut
+        # replies raise the SDK's error: loading it inside a call would eat the call's deadline
+        import openai  # noqa: F401
         for task, replies in (scripts or {}).items():
             self.add(task, *replies)
 

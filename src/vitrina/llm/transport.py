@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextvars
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,23 +35,19 @@ class CallTimeout(TimeoutError):
     """The model gave no (complete) reply within the hard per-call deadline."""
 
 
-def _types(*names: str) -> tuple[type[BaseException], ...]:
-    import openai
+def _openai_types(*names: str) -> tuple[type[BaseException], ...]:
+    """The OpenAI SDK's error classes, once the SDK is loaded: an SDK error cannot exist
+    before that, and importing it only to compare would cost every rules-only run ~1 s."""
+    openai = sys.modules.get("openai")
+    return tuple(getattr(openai, name) for name in names if hasattr(openai, name)) if openai else ()
 
-    return tuple(getattr(openai, name) for name in names if hasattr(openai, name))
+
+def timeout_errors() -> tuple[type[BaseException], ...]:
+    return (TimeoutError, httpx.TimeoutException, *_openai_types("APITimeoutError"))
 
 
-TIMEOUT_ERRORS: tuple[type[BaseException], ...] = (
-    TimeoutError,
-    httpx.TimeoutException,
-    *_types("APITimeoutError"),
-)
-TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
-    ConnectionError,
-    httpx.TransportError,
-    *TIMEOUT_ERRORS,
-    *_types("APIConnectionError"),
-)
+def transport_errors() -> tuple[type[BaseException], ...]:
+    return (ConnectionError, httpx.TransportError, *timeout_errors(), *_openai_types("APIConnectionError"))
 
 
 def status_code(exc: BaseException) -> int | None:
@@ -62,19 +59,19 @@ def status_code(exc: BaseException) -> int | None:
 
 
 def is_timeout(exc: BaseException) -> bool:
-    return isinstance(exc, TIMEOUT_ERRORS)
+    return isinstance(exc, timeout_errors())
 
 
 def is_unreachable(exc: BaseException) -> bool:
     """The endpoint gave nothing: timed out, refused or dropped the connection."""
-    return isinstance(exc, TRANSPORT_ERRORS)
+    return isinstance(exc, transport_errors())
 
 
 def is_retryable(exc: BaseException) -> bool:
     """True for connection failures and transient HTTP statuses; never for a timeout."""
     if is_timeout(exc):
         return False
-    return isinstance(exc, TRANSPORT_ERRORS) or status_code(exc) in RETRY_STATUS
+    return isinstance(exc, transport_errors()) or status_code(exc) in RETRY_STATUS
 
 
 def retry_after_s(exc: BaseException) -> float | None:

@@ -21,6 +21,7 @@ def mcp_command(
     model: Annotated[Path | None, typer.Option("--model", help="A .bim / TMDL model: describe_measure and "
                                                "trace_lineage answer from it directly.")] = None,
     sql: Annotated[list[Path] | None, typer.Option("--sql", help="SQL folder for --model; repeatable.")] = None,
+    no_auth: Annotated[bool, typer.Option("--no-auth", help="HTTP without tokens (loopback hosts only).")] = False,
 ) -> None:
     """Serve Vitrina's tools over MCP: ask, run_sql, search_catalog, describe_table, describe_measure, trace_lineage."""
     from vitrina.config import load_settings
@@ -32,9 +33,10 @@ def mcp_command(
     if catalog is not None and not catalog.exists():
         err.print(f"[bold red]error:[/] catalog folder not found: {catalog}")
         raise typer.Exit(2)
-    if transport == "http" and not is_loopback(host):
-        err.print("[yellow]warning:[/] the MCP HTTP transport has no authentication; "
-                  "put it behind a proxy that checks tokens before exposing it beyond this machine")
+    if transport == "http" and no_auth and not is_loopback(host):
+        err.print(f"[bold red]error:[/] --no-auth is allowed only on a loopback host, not on {host!r}: create a "
+                  "token with `vitrina token create NAME` and send 'Authorization: Bearer TOKEN'", highlight=False)
+        raise typer.Exit(2)
     settings = load_settings(db_url=db, catalog_dir=catalog)
     if not settings.db_url:
         ensure_demo_warehouse(settings.demo_db_path)
@@ -46,13 +48,24 @@ def mcp_command(
         err.print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(2) from None
     box = Toolbox(settings, docs_dir=docs or docs_dir_from_env(), live_docs=live)
-    server = build_server(box)
+    tokens = None
+    if transport == "http" and not no_auth:
+        from vitrina.mcp.auth import TokenTable
+
+        tokens = TokenTable(box.store)  # the tokens of `vitrina token create`, roles included
+    server = build_server(box, tokens=tokens, host=host, port=port)
     try:
         if transport == "stdio":
-            server.run("stdio")
+            import anyio
+
+            from vitrina.mcp.stdio import run_stdio
+
+            anyio.run(run_stdio, server)
         else:
             err.print(f"Vitrina MCP on http://{host}:{port}/mcp", highlight=False)
-            server.run("streamable-http", host=host, port=port)
+            from vitrina.mcp.http import run_http
+
+            run_http(server, host, port)
     finally:
         box.close()
 

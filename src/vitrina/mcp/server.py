@@ -1,4 +1,9 @@
-"""The MCP server: Vitrina's tools on the official SDK's MCPServer, typed inputs, clear errors."""
+"""The MCP server: Vitrina's tools on the official SDK's MCPServer, typed inputs, clear errors.
+
+Over HTTP every request carries a Vitrina API token (the SDK's bearer middleware checks it
+with `vitrina.mcp.auth.TokenTable`); each tool checks the token's role (`viewer`: ask and
+read the catalog and manual; `analyst`: also run_sql and tasks) and a task or dialog is
+reachable only by the token that created it."""
 
 from __future__ import annotations
 
@@ -12,7 +17,9 @@ from pydantic import Field
 
 from vitrina import __version__
 from vitrina.mcp import tools
+from vitrina.mcp.auth import TokenTable, auth_settings, need
 from vitrina.mcp.tools import Toolbox, ToolFailure
+from vitrina.server.roles import Role
 from vitrina.warehouse import WarehouseError
 
 INSTRUCTIONS = """Vitrina answers business questions from the team's warehouse and documents BI measures.
@@ -34,8 +41,15 @@ TaskAction = Literal["approve", "edit", "replan", "redo", "skip", "stop"]
 Measure = Annotated[str, Field(min_length=1, max_length=300, description="A DAX measure name, with or without brackets, e.g. [Total Sales].")]
 
 
-async def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Run a blocking tool in a worker thread; expected failures become tool errors."""
+async def _call(role: Role, fn: Callable[..., Any], *args: Any, owned: bool = False, **kwargs: Any) -> Any:
+    """Check the caller's role, then run a blocking tool in a worker thread (with `owned`, as the
+    caller: `owner=` is passed); expected failures become tool errors."""
+    try:
+        who = need(role)
+    except PermissionError as exc:
+        raise ToolError(str(exc)) from None
+    if owned:
+        kwargs["owner"] = who.owner
     try:
         return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
     except ToolFailure as exc:
@@ -44,54 +58,57 @@ async def _call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         raise ToolError(f"warehouse {exc.kind} error: {exc}") from None
 
 
-def build_server(box: Toolbox) -> MCPServer:
-    """An MCPServer with the six tools bound to ``box``."""
-    server = MCPServer("vitrina", version=__version__, instructions=INSTRUCTIONS)
+def build_server(box: Toolbox, *, tokens: TokenTable | None = None, host: str = "127.0.0.1",
+                 port: int = 8765) -> MCPServer:
+    """An MCPServer with the tools bound to ``box``; with ``tokens``, HTTP requests need a token."""
+    auth = {"token_verifier": tokens, "auth": auth_settings(host, port)} if tokens is not None else {}
+    server = MCPServer("vitrina", version=__version__, instructions=INSTRUCTIONS, **auth)
 
     @server.tool(title="Ask the warehouse")
     async def ask(question: Question, thread_id: ThreadId = None, segment: Segment = "auto") -> dict[str, Any]:
         """Answer a business question: checked SQL run read-only, the answer text, columns and rows. When the
         status is `clarification`, call again with the same thread_id and an option number."""
-        return await _call(tools.ask, box, question, thread_id=thread_id, segment=segment)
+        return await _call("viewer", tools.ask, box, question, thread_id=thread_id, segment=segment, owned=True)
 
     @server.tool(title="Run read-only SQL")
     async def run_sql(sql: Sql, max_rows: MaxRows = 100) -> dict[str, Any]:
         """Run one SELECT through Vitrina's SQL guard (catalog tables and columns only, no DML/DDL, no file or
         system access, row cap) on a read-only connection; returns the SQL that ran, columns and rows."""
-        return await _call(tools.run_sql, box, sql, max_rows=max_rows)
+        return await _call("analyst", tools.run_sql, box, sql, max_rows=max_rows)
 
     @server.tool(title="Search the catalog")
     async def search_catalog(query: Query, limit: Limit = 20) -> list[dict[str, Any]]:
         """Find topics, metrics, tables and columns by words (Russian or English), best matches first."""
-        return await _call(tools.search_catalog, box, query, limit=limit)
+        return await _call("viewer", tools.search_catalog, box, query, limit=limit)
 
     @server.tool(title="Describe a table")
     async def describe_table(table: TableName) -> dict[str, Any]:
         """A catalog table: its description, columns with types, roles and labels, and its joins."""
-        return await _call(tools.describe_table, box, table)
+        return await _call("viewer", tools.describe_table, box, table)
 
     @server.tool(title="Describe a DAX measure")
     async def describe_measure(measure: Measure, llm: bool = False) -> dict[str, Any]:
         """A measure: formula, explanation, dependencies and lineage as Markdown (from the model and SQL
         folder given to the server, else from the manual). llm=true rewords the explanation with the
         configured model, checked so it adds no name or number the lineage does not hold."""
-        return await _call(tools.describe_measure, box, measure, llm=llm)
+        return await _call("viewer", tools.describe_measure, box, measure, llm=llm)
 
     @server.tool(title="Trace a measure's lineage")
     async def trace_lineage(measure: Measure) -> dict[str, Any]:
         """A measure's lineage graph down to warehouse tables and the stored procedures that load them."""
-        return await _call(tools.trace_lineage, box, measure)
+        return await _call("viewer", tools.trace_lineage, box, measure)
 
     @server.tool(title="Start an analytical task")
     async def start_task(request: TaskRequest, approve_all: bool = False) -> dict[str, Any]:
         """A multi-step analytical task: a plan of steps run with tools (SQL, the ask pipeline, sandboxed
         analysis, files). The plan waits for approval (task_decision) unless approve_all is true."""
-        return await _call(tools.start_task, box, request, approve_all=approve_all)
+        return await _call("analyst", tools.start_task, box, request, approve_all=approve_all, owned=True)
 
     @server.tool(title="Answer a waiting task")
     async def task_decision(task_id: TaskId, action: TaskAction, comment: str | None = None,
                             steps: list[str] | None = None) -> dict[str, Any]:
         """Approve, edit (new steps), replan or redo (with a comment), skip or stop a waiting task."""
-        return await _call(tools.task_decision, box, task_id, action, comment=comment, steps=steps)
+        return await _call("analyst", tools.task_decision, box, task_id, action, comment=comment, steps=steps,
+                           owned=True)
 
     return server

@@ -19,6 +19,7 @@ from vitrina.sql.guard import guard_with_catalog
 from vitrina.warehouse import Warehouse, WarehouseError
 
 MAX_ROWS = 500  # rows a tool returns to a model; the full result stays in Excel for `ask`
+LOCAL = "local"  # the owner over stdio (the user who started the process)
 
 
 class ToolFailure(Exception):
@@ -35,7 +36,18 @@ class Toolbox:
     _service: Any = field(default=None, repr=False)
     _warehouse: Warehouse | None = field(default=None, repr=False)
     _tasks: Any = field(default=None, repr=False)
+    _store: Any = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def store(self) -> Any:
+        """The server state store (tokens, dialog owners), shared with `vitrina serve`."""
+        with self._lock:
+            if self._store is None:
+                from vitrina.server.store import Store
+
+                self._store = Store.from_settings(self.settings)
+            return self._store
 
     @property
     def service(self) -> Any:
@@ -79,29 +91,48 @@ class Toolbox:
     def close(self) -> None:
         if self._service is not None:
             self._service.close()
+        if self._store is not None:
+            self._store.close()
 
 
-def start_task(box: Toolbox, request: str, approve_all: bool = False) -> dict[str, Any]:
+def start_task(box: Toolbox, request: str, approve_all: bool = False, owner: str = LOCAL) -> dict[str, Any]:
     """Start a multi-step task: the plan waits for approval unless approve_all runs it to its summary."""
     from vitrina.task import start_task_tool
 
-    return start_task_tool(request, approve_all=approve_all, service=box.tasks)
+    return start_task_tool(request, approve_all=approve_all, service=box.tasks, owner=owner)
 
 
 def task_decision(box: Toolbox, task_id: str, action: str, comment: str | None = None,
-                  steps: list[str] | None = None) -> dict[str, Any]:
-    """Answer a waiting task: approve, edit (steps), replan or redo (comment), skip, stop."""
+                  steps: list[str] | None = None, owner: str = LOCAL) -> dict[str, Any]:
+    """Answer a waiting task of this owner: approve, edit (steps), replan or redo (comment), skip, stop."""
     from vitrina.task import InvalidDecision, task_decision_tool
 
     try:
-        return task_decision_tool(task_id, action, comment, steps, service=box.tasks)
-    except (InvalidDecision, KeyError) as exc:
+        return task_decision_tool(task_id, action, comment, steps, service=box.tasks, owner=owner)
+    except KeyError:
+        raise ToolFailure(f"no task {task_id!r}") from None
+    except InvalidDecision as exc:
         raise ToolFailure(str(exc)) from None
 
 
-def ask(box: Toolbox, question: str, thread_id: str | None = None, segment: str = "auto") -> dict[str, Any]:
+def _owned_dialog(box: Toolbox, thread_id: str, owner: str) -> None:
+    """A dialog id someone else started is "no dialog"; an unknown id is allowed only locally."""
+    record = box.store.thread(thread_id)
+    if record is not None and record.owner == owner:
+        return
+    if record is None and owner == LOCAL:
+        return
+    raise ToolFailure(f"no dialog {thread_id!r}: call ask without thread_id to start one")
+
+
+def ask(box: Toolbox, question: str, thread_id: str | None = None, segment: str = "auto",
+        owner: str = LOCAL) -> dict[str, Any]:
     """Answer a business question from the warehouse; a clarification lists its options."""
+    if thread_id is not None:
+        _owned_dialog(box, thread_id, owner)
     result = box.service.ask(question, thread_id=thread_id, segment=segment)
+    if result.thread_id and box.store.thread(result.thread_id) is None:
+        box.store.create_thread(result.thread_id, owner, segment, [])
     return {
         "status": result.status, "thread_id": result.thread_id, "run_id": result.run_id,
         "answer": result.answer, "rewritten_question": result.rewritten_question, "topic": result.topic,

@@ -51,7 +51,7 @@ def infer_metas(result: QueryResult, catalog: Catalog, tables: list[str], grain:
                    ValueFormat.MONEY if any(w in lower for w in MONEY) else
                    ValueFormat.COUNT if any(w in lower for w in COUNTS) else ValueFormat.NUMBER)
             metas.append(ColumnMeta(name=name, role=ColumnRole.METRIC, label_ru=label_ru, label_en=label_en,
-                                    fmt=fmt, unit="RUB" if fmt is ValueFormat.MONEY else None,
+                                    fmt=fmt, unit=(metric.unit if metric else None) if fmt is ValueFormat.MONEY else None,
                                     additive=metric.additive if metric else fmt in (ValueFormat.MONEY,
                                                                                    ValueFormat.COUNT),
                                     non_negative=fmt in (ValueFormat.COUNT,)))

@@ -12,7 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from vitrina import __version__
 from vitrina.config import Settings, load_settings
 from vitrina.server.assets import STATIC_DIR
-from vitrina.server.auth import principal
+from vitrina.server.auth import owner_id, require
 from vitrina.server.checkpointer import close_checkpointer, make_checkpointer
 from vitrina.server.errors import install_error_handlers
 from vitrina.server.limits import BodyLimitMiddleware, TokenBuckets
@@ -33,20 +33,22 @@ def build_service(settings: Settings) -> Any:
     """The ask service over this process's checkpointer (SQLite, or PostgreSQL at scale)."""
     from vitrina.ask import AskService
 
-    return AskService(settings, checkpointer=make_checkpointer(settings), write_files=True)
+    return AskService(settings, checkpointer=make_checkpointer(settings), write_files=False)  # files on download
 
 
-def job_routers(settings: Settings, service: Any) -> list[APIRouter]:
-    """Routers other jobs contribute, behind the same auth: experiments of `vitrina eval`
-    and the task page and API of `vitrina task` (sharing this app's ask pipeline)."""
+def job_routers(settings: Settings, service: Any, streams: Any = None) -> list[APIRouter]:
+    """Routers other jobs contribute, behind the same auth and roles: experiments of `vitrina
+    eval` (admin) and the task page and API of `vitrina task` (analyst, sharing this app's ask
+    pipeline). Both store the caller's owner id with what they create and show it to no one else."""
     from vitrina.eval import experiments_router
     from vitrina.task import TaskService, build_router
 
-    guarded = APIRouter(dependencies=[Depends(principal)])
-    guarded.include_router(experiments_router())
+    guarded = APIRouter(dependencies=[Depends(require("admin"))])
+    guarded.include_router(experiments_router(owner=owner_id))
     tasks = TaskService(settings, catalog=service.catalog, warehouse=service.warehouse,
                         ask=lambda question: service.ask(question))
-    return [guarded, build_router(tasks, dependencies=[Depends(principal)])]
+    return [guarded, build_router(tasks, dependencies=[Depends(require("analyst"))], owner=owner_id,
+                                  streams=streams)]
 
 
 def create_app(settings: Settings | None = None, options: ServeOptions | None = None, *,
@@ -59,7 +61,8 @@ def create_app(settings: Settings | None = None, options: ServeOptions | None = 
     service = service or build_service(settings)
     store = store or Store.from_settings(settings)
     state = ServerState(settings=settings, options=options, service=service, store=store,
-                        runner=TurnRunner(service, store, workers=options.workers, max_rows=options.max_result_rows),
+                        runner=TurnRunner(service, store, workers=options.threads, max_rows=options.max_result_rows,
+                                          streams_per_token=options.streams_per_token),
                         buckets=TokenBuckets(options.rate_per_minute, options.burst))
 
     @asynccontextmanager
@@ -80,10 +83,19 @@ def create_app(settings: Settings | None = None, options: ServeOptions | None = 
     for route in ROUTES:
         app.add_api_route(route.path, route.view, methods=[route.method], name=route.name,
                           include_in_schema=route.api, responses=ERRORS if route.api else None)
-    routers = job_routers(settings, service)
+    routers = job_routers(settings, service, streams=state.runner.slots.acquire)
+    state.runner.start_task = next((r.start_task for r in routers if hasattr(r, "start_task")), None)
     for router in routers:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_error_handlers(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=options.max_body_bytes)
     return app
+
+
+def app_from_env() -> FastAPI:
+    """The app of one worker process of `vitrina serve --workers N` (uvicorn's factory):
+    settings from the VITRINA_* environment, options from VITRINA_SERVE_OPTIONS."""
+    from vitrina.server.options import options_from_env
+
+    return create_app(load_settings(), options_from_env())

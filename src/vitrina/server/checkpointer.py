@@ -36,6 +36,9 @@ def make_checkpointer(settings: Settings, *, pool_size: int = 10) -> Any:
 
 
 def close_checkpointer(saver: Any) -> None:
+    if callable(getattr(saver, "close", None)):  # SQLite: every thread's connection
+        saver.close()
+        return
     conn = getattr(saver, "conn", None)
     close = getattr(conn, "close", None)
     if callable(close):

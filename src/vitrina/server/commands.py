@@ -15,6 +15,9 @@ token_app = typer.Typer(help="API tokens of `vitrina serve` (stored hashed in th
                         no_args_is_help=True)
 
 
+WORKER_HEALTHCHECK_S = 60  # seconds a worker process may take to answer uvicorn's health ping
+
+
 def _fail(message: str) -> typer.Exit:
     err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(code=2)
@@ -28,15 +31,21 @@ def _store():
 
 
 @token_app.command("create")
-def token_create(name: Annotated[str, typer.Argument(help="Who or what the token is for, e.g. 'bi-bot'.")]) -> None:
+def token_create(name: Annotated[str, typer.Argument(help="Who or what the token is for, e.g. 'bi-bot'.")],
+                 role: Annotated[str, typer.Option(help="viewer (ask only), analyst (also tasks and run_sql) or "
+                                                        "admin (also experiments and evaluations).")] = "analyst",
+                 ) -> None:
     """Create a token; it is printed once, as the last word of the output."""
+    from vitrina.server.roles import ROLES
     from vitrina.server.tokens import create_token
 
     if not name.strip() or len(name) > 200:
         raise _fail("NAME must be 1 to 200 characters")
+    if role not in ROLES:
+        raise _fail(f"--role must be one of {', '.join(ROLES)}, not {role!r}")
     store = _store()
     try:
-        token = create_token(store, name.strip())
+        token = create_token(store, name.strip(), role)
     finally:
         store.close()
     typer.echo(f"Created token {name.strip()!r}; it is shown only once / токен показан один раз: {token}")
@@ -50,7 +59,7 @@ def token_list() -> None:
         for t in store.list_tokens():
             created = datetime.fromtimestamp(t.created_at).isoformat(timespec="seconds")
             state = "revoked" if t.revoked_at else "active"
-            typer.echo(f"{t.id}  {state:<7}  {created}  {t.name}")
+            typer.echo(f"{t.id}  {state:<7}  {t.role:<7}  {created}  {t.name}")
     finally:
         store.close()
 
@@ -78,19 +87,22 @@ def serve_command(
     rate_limit: Annotated[float, typer.Option(help="Requests per minute per token; 0 switches it off.")] = 120.0,
     burst: Annotated[int, typer.Option(help="Requests a token may make at once.")] = 30,
     max_body: Annotated[int, typer.Option(help="Largest request body, bytes.")] = 64 * 1024,
-    workers: Annotated[int, typer.Option(help="Questions answered at the same time.")] = 8,
+    workers: Annotated[int, typer.Option(help="Server processes (uvicorn workers); about one per CPU core.")] = 1,
+    threads: Annotated[int, typer.Option(help="Questions answered at the same time in one process.")] = 8,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
     """Serve the web UI and the HTTP API (OpenAPI at /openapi.json)."""
+    import os
+
     import uvicorn
 
     from vitrina.config import load_settings
     from vitrina.server.app import create_app
-    from vitrina.server.options import ServeOptions, docs_dir_from_env
+    from vitrina.server.options import OPTIONS_ENV, ServeOptions, docs_dir_from_env, options_to_env
     from vitrina.warehouse.demo import ensure_demo_warehouse
 
     options = ServeOptions(host=host, port=port, auth=not no_auth, max_body_bytes=max_body,
-                           rate_per_minute=rate_limit, burst=burst, workers=max(1, workers),
+                           rate_per_minute=rate_limit, burst=burst, workers=max(1, workers), threads=max(1, threads),
                            docs_dir=docs or docs_dir_from_env())
     try:
         options.check()
@@ -101,10 +113,23 @@ def serve_command(
     settings = load_settings(db_url=db, catalog_dir=catalog)
     if not settings.db_url:
         ensure_demo_warehouse(settings.demo_db_path)
-    app = create_app(settings, options)
     where = f"http://{host if ':' not in host else f'[{host}]'}:{port}/"
-    err.print(f"Vitrina on {where} · auth {'on' if options.auth else 'off (loopback)'}", highlight=False)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=5)
+    err.print(f"Vitrina on {where} · auth {'on' if options.auth else 'off (loopback)'} · "
+              f"{options.workers} process(es) x {options.threads} turn(s)", highlight=False)
+    if options.workers == 1:
+        uvicorn.run(create_app(settings, options), host=host, port=port, log_level=log_level,
+                    timeout_graceful_shutdown=5)
+        return
+    # several processes: each worker builds its own app from the environment (uvicorn's factory)
+    if db:
+        os.environ["VITRINA_DB_URL"] = db
+    if catalog is not None:
+        os.environ["VITRINA_CATALOG_DIR"] = str(catalog.resolve())
+    os.environ[OPTIONS_ENV] = options_to_env(options)
+    # a worker busy with turns may hold the GIL past uvicorn's 5 s health check on a loaded
+    # machine and be killed mid-request: give it longer before it counts as hung
+    uvicorn.run("vitrina.server.app:app_from_env", factory=True, workers=options.workers, host=host, port=port,
+                log_level=log_level, timeout_graceful_shutdown=5, timeout_worker_healthcheck=WORKER_HEALTHCHECK_S)
 
 
 def register(app: typer.Typer) -> None:

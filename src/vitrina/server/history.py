@@ -7,6 +7,7 @@ record, so any server process over the same state database shows the same histor
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from vitrina.ask import pending_of, result_from_state
@@ -25,6 +26,13 @@ def run_links(run_id: str | None, *, excel: bool, chart: bool) -> dict[str, str 
     }
 
 
+def result_links(result: Any) -> dict[str, str | None]:
+    """The file links of an AskResult: the files are made on the first download, so a link
+    is there whenever the run has something to put in them (rows for Excel, a chart)."""
+    answered = result.status == "answered"
+    return run_links(result.run_id, excel=answered and bool(result.columns), chart=answered and bool(result.chart))
+
+
 TURN_FIELDS = {"run_id", "status", "question", "rewritten_question", "topic", "period", "sql", "answer",
                "table", "chart", "clarification", "checks", "trace"}
 
@@ -36,7 +44,7 @@ def turn_from_values(values: dict[str, Any], pending: dict[str, Any] | None) -> 
     if pending:
         turn["answer"] = pending["question"]  # the options are shown as buttons
     turn["chosen"] = dict(values.get("chosen") or {})
-    turn.update(run_links(result.run_id, excel=bool(result.excel), chart=bool(result.chart)))
+    turn.update(result_links(result))
     return turn
 
 
@@ -52,9 +60,38 @@ def thread_turns(graph: Any, thread_id: str) -> list[dict[str, Any]]:
             continue
         if not snapshot.values.get("question"):
             continue
-        turns.append(turn_from_values(snapshot.values, pending))
+        turn = turn_from_values(snapshot.values, pending)
+        turn["checkpoint_id"] = snapshot.config["configurable"].get("checkpoint_id")
+        turn["created_at"] = _epoch(snapshot.created_at)
+        turns.append(turn)
     turns.reverse()
     return turns
+
+
+def _epoch(created_at: str | None) -> float:
+    try:
+        return datetime.fromisoformat(str(created_at)).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def last_checkpoint_id(graph: Any, thread_id: str) -> str | None:
+    """The id of the thread's latest checkpoint: the one `thread_turns` shows for a finished turn."""
+    snapshot = graph.get_state({"configurable": {"thread_id": thread_id}})
+    return (snapshot.config or {}).get("configurable", {}).get("checkpoint_id")
+
+
+def with_notes(turns: list[dict[str, Any]], steps: list[dict[str, Any]],
+               routed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The dialog as the page shows it: each ask turn with its step durations (when recorded),
+    and the supervisor's replies to other requests, in the order they happened."""
+    durations = {n["ref"]: n["data"].get("steps", []) for n in steps}
+    for turn in turns:
+        turn["kind"] = "ask"
+        turn["steps"] = durations.get(turn.get("checkpoint_id"))
+    for note in routed:
+        turns.append({**note["data"], "kind": "route", "created_at": note["created_at"]})
+    return sorted(turns, key=lambda t: t.get("created_at") or 0.0)
 
 
 def find_run(graph: Any, thread_id: str, run_id: str) -> dict[str, Any] | None:

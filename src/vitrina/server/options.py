@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
@@ -31,8 +32,10 @@ class ServeOptions:
     max_question_chars: int = 2000
     rate_per_minute: float = 120.0  # requests per token per minute (0 switches the limit off)
     burst: int = 30  # bucket size: a page load makes a few requests at once
-    workers: int = 8  # turns running at the same time in this process
+    workers: int = 1  # server processes (uvicorn workers), each with its own pipeline
+    threads: int = 8  # turns running at the same time in one process
     max_result_rows: int = 1000  # rows of a result sent in the SSE result event
+    streams_per_token: int = 20  # event streams (turns, task events) one token may hold open at once
     docs_dir: Path | None = None  # a `vitrina docs` output folder (index.json, combined_manual.md)
 
     def check(self) -> None:
@@ -44,6 +47,23 @@ class ServeOptions:
                 f"--no-auth разрешён только на локальном адресе (127.0.0.1, ::1, localhost), а не на "
                 f"{self.host!r}: создайте токен командой `vitrina token create ИМЯ`."
             )
+
+
+OPTIONS_ENV = "VITRINA_SERVE_OPTIONS"  # how `serve --workers N` hands its options to each worker
+
+
+def options_to_env(options: ServeOptions) -> str:
+    """The options as JSON for the worker processes (they rebuild the app from it)."""
+    data = asdict(options)
+    data["docs_dir"] = str(options.docs_dir) if options.docs_dir else None
+    return json.dumps(data)
+
+
+def options_from_env() -> ServeOptions:
+    raw = json.loads(os.environ.get(OPTIONS_ENV) or "{}")
+    if raw.get("docs_dir"):
+        raw["docs_dir"] = Path(raw["docs_dir"])
+    return ServeOptions(**raw)
 
 
 def docs_dir_from_env() -> Path | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from vitrina.server.views import catalog, dashboards, docs, health, pages, runs, threads
+from vitrina.server.views import board, catalog, dashboards, docs, health, pages, runs, threads
 
 
 class Route(NamedTuple):
@@ -23,6 +23,8 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/api/threads", threads.create_thread, "create_thread"),
     Route("GET", "/api/threads", threads.list_threads, "list_threads"),
     Route("GET", "/api/threads/{thread_id}", threads.get_thread, "get_thread"),
+    Route("PATCH", "/api/threads/{thread_id}", threads.rename_thread, "rename_thread"),
+    Route("DELETE", "/api/threads/{thread_id}", threads.delete_thread, "delete_thread"),
     Route("POST", "/api/threads/{thread_id}/messages", threads.post_message, "post_message"),
     Route("GET", "/api/runs/{run_id}/excel", runs.run_excel, "run_excel"),
     Route("GET", "/api/runs/{run_id}/chart", runs.run_chart, "run_chart"),
@@ -37,6 +39,11 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/dashboards/{slug}/", dashboards.dashboard_page, "dashboard_page", api=False),
     Route("GET", "/dashboards/{slug}/assets/{name}", dashboards.dashboard_asset, "dashboard_asset", api=False),
     Route("GET", "/dashboards/{slug}/dashboard.json", dashboards.dashboard_data, "dashboard_json", api=False),
+    Route("GET", "/api/board/builds", board.board_builds, "board_builds"),
+    Route("GET", "/api/board/builds/{build_id}", board.board_build, "board_build"),
+    Route("GET", "/api/board/tasks/{task_id}", board.board_task, "board_task"),
+    Route("GET", "/api/board/tasks/{task_id}/attachments/{name}", board.board_attachment, "board_attachment"),
+    Route("GET", "/board", board.board_page, "board_page", api=False),
     Route("GET", "/", pages.chat_page, "chat_page", api=False),
     Route("GET", "/docs", pages.docs_page, "docs_page", api=False),
 )

@@ -22,14 +22,18 @@ from sqlalchemy import (
     Table,
     Text,
     create_engine,
+    delete,
     event,
+    inspect,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from vitrina.config import Settings
+from vitrina.server.roles import DEFAULT_ROLE, check_role
 
 metadata = MetaData()
 
@@ -40,6 +44,7 @@ tokens = Table(
     Column("secret_sha256", String(64), nullable=False),  # the secret part is never stored
     Column("created_at", Float, nullable=False),
     Column("revoked_at", Float, nullable=True),
+    Column("role", String(16), nullable=False, server_default=DEFAULT_ROLE),  # vitrina.server.roles
 )
 
 threads = Table(
@@ -59,6 +64,20 @@ runs = Table(
     Column("run_id", String(64), primary_key=True),
     Column("thread_id", String(64), nullable=False),
     Column("created_at", Float, nullable=False),
+)
+
+# What a dialog's checkpoints do not hold: each answered turn's step durations (keyed by the
+# turn's final checkpoint), the supervisor's replies to requests that were not data questions
+# (metadata search, docs, tasks), and users' answer feedback. Rows are small JSON documents.
+turn_notes = Table(
+    "vitrina_turn_notes", metadata,
+    Column("id", String(64), primary_key=True),
+    Column("thread_id", String(64), nullable=False),
+    Column("kind", String(16), nullable=False),  # steps | route | feedback
+    Column("ref", String(64), nullable=True),  # steps: the checkpoint id; feedback: the run id
+    Column("data", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Index("ix_vitrina_turn_notes_thread", "thread_id", "kind"),
 )
 
 
@@ -84,6 +103,7 @@ class TokenRecord:
     secret_sha256: str
     created_at: float
     revoked_at: float | None = None
+    role: str = DEFAULT_ROLE
 
 
 def sqlalchemy_url(settings: Settings) -> str:
@@ -113,6 +133,15 @@ class Store:
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
         metadata.create_all(self.engine)
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """A state database from before token roles gets the column (existing tokens: analyst)."""
+        have = {c["name"] for c in inspect(self.engine).get_columns("vitrina_tokens")}
+        if "role" not in have:
+            with self.engine.begin() as conn:
+                conn.execute(text(f"ALTER TABLE vitrina_tokens ADD COLUMN role VARCHAR(16) NOT NULL "
+                                  f"DEFAULT '{DEFAULT_ROLE}'"))
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:
@@ -120,10 +149,10 @@ class Store:
         return cls(sqlalchemy_url(settings))
 
     # ---- tokens ---------------------------------------------------------------
-    def add_token(self, token_id: str, name: str, secret_sha256: str) -> None:
+    def add_token(self, token_id: str, name: str, secret_sha256: str, role: str = DEFAULT_ROLE) -> None:
         with self.engine.begin() as conn:
             conn.execute(tokens.insert().values(id=token_id, name=name, secret_sha256=secret_sha256,
-                                                created_at=time.time()))
+                                                created_at=time.time(), role=check_role(role)))
 
     def token(self, token_id: str) -> TokenRecord | None:
         with self.engine.connect() as conn:
@@ -170,6 +199,33 @@ class Store:
             if title:
                 conn.execute(update(threads).where(threads.c.id == thread_id)
                              .where(threads.c.title.is_(None)).values(title=title[:200]))
+
+    def rename_thread(self, thread_id: str, title: str) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(update(threads).where(threads.c.id == thread_id).values(title=title[:200]))
+
+    def delete_thread(self, thread_id: str) -> None:
+        """The dialog's record, runs and notes (its checkpoints are deleted by the caller)."""
+        with self.engine.begin() as conn:
+            conn.execute(delete(turn_notes).where(turn_notes.c.thread_id == thread_id))
+            conn.execute(delete(runs).where(runs.c.thread_id == thread_id))
+            conn.execute(delete(threads).where(threads.c.id == thread_id))
+
+    # ---- turn notes -----------------------------------------------------------
+    def add_note(self, note_id: str, thread_id: str, kind: str, data: dict[str, Any], ref: str | None = None) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(turn_notes.insert().values(id=note_id, thread_id=thread_id, kind=kind, ref=ref,
+                                                    data=json.dumps(data, ensure_ascii=False, default=str),
+                                                    created_at=time.time()))
+
+    def notes(self, thread_id: str, kind: str, limit: int = 2000) -> list[dict[str, Any]]:
+        """A dialog's notes of one kind, oldest first: {"id", "ref", "data", "created_at"}."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(turn_notes).where(turn_notes.c.thread_id == thread_id)
+                                .where(turn_notes.c.kind == kind).order_by(turn_notes.c.created_at)
+                                .limit(limit)).mappings().all()
+        return [{"id": r["id"], "ref": r["ref"], "data": json.loads(r["data"]), "created_at": r["created_at"]}
+                for r in rows]
 
     # ---- runs -----------------------------------------------------------------
     def add_run(self, run_id: str, thread_id: str) -> None:

@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import secrets
 
+from vitrina.server.roles import DEFAULT_ROLE
 from vitrina.server.store import Store, TokenRecord
 
 PREFIX = "vt"
@@ -19,11 +20,11 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
-def create_token(store: Store, name: str) -> str:
-    """Store a new token under ``name`` and return it: the only time it is ever shown."""
+def create_token(store: Store, name: str, role: str = DEFAULT_ROLE) -> str:
+    """Store a new token under ``name`` with ``role`` and return it: the only time it is ever shown."""
     token_id = secrets.token_hex(6)
     secret = secrets.token_urlsafe(32)
-    store.add_token(token_id, name, digest(secret))
+    store.add_token(token_id, name, digest(secret), role)
     return f"{PREFIX}_{token_id}_{secret}"
 
 

@@ -1,7 +1,14 @@
 """Running one turn for the API: in a worker thread, its progress pushed to an SSE stream.
 
 The turn runs to its end even when the client goes away, so a dialog is never left half
-written; the response only reads from a queue. One turn at a time per dialog in a process.
+written; the response (sse-starlette's EventSourceResponse, async: no thread per open
+stream) only reads from a queue. One turn at a time per dialog in a process, and at most
+`streams_per_token` open streams per token (`slots`, shared with the task event streams).
+
+Like `vitrina chat`, every message goes through the supervisor's intent rules first: a data
+question (or the answer to a pending clarification) streams through the ask graph step by
+step; a multi-step task starts on the task job (its plan is approved in the chat or on
+/task); a metadata search, measure docs, a report or help go to the supervisor's roles.
 """
 
 from __future__ import annotations
@@ -11,21 +18,40 @@ import contextlib
 import json
 import logging
 import threading
-from collections.abc import AsyncIterator
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.background import BackgroundTask
+
+from vitrina.server.docs_source import render_markdown
 from vitrina.server.errors import ApiError
-from vitrina.server.history import run_links
+from vitrina.server.history import last_checkpoint_id, result_links
+from vitrina.server.roles import allows
 from vitrina.server.store import Store, ThreadRecord
+from vitrina.server.streams import DEFAULT_PER_OWNER, StreamSlots
 
 log = logging.getLogger("vitrina.server")
 _DONE = object()
 
 
-def sse(payload: dict[str, Any]) -> bytes:
+SEP = "\n"  # line ends of the stream (sse-starlette's default is CRLF)
+PING_S = 15
+
+
+def sse(payload: dict[str, Any]) -> ServerSentEvent:
     """One Server-Sent Event: a single ``data:`` line of JSON."""
-    return f"data: {json.dumps(payload, ensure_ascii=False, default=str)}\n\n".encode()
+    return ServerSentEvent(data=json.dumps(payload, ensure_ascii=False, default=str), sep=SEP)
+
+
+def event_stream(events: AsyncIterator[ServerSentEvent], release: Any = None) -> EventSourceResponse:
+    """The response of a stream: async, pinged, never cached; `release` runs when it ends."""
+    return EventSourceResponse(events, sep=SEP, ping=PING_S,
+                               background=BackgroundTask(release) if release is not None else None,
+                               headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 def public_result(result: Any, max_rows: int) -> dict[str, Any]:
@@ -36,17 +62,33 @@ def public_result(result: Any, max_rows: int) -> dict[str, Any]:
     rows = data.get("rows") or []
     data["rows_truncated"] = len(rows) > max_rows
     data["rows"] = rows[:max_rows]
-    data.update(run_links(result.run_id, excel=bool(result.excel), chart=bool(result.chart)))
+    data.update(result_links(result))
     return data
 
 
-class TurnRunner:
-    """Runs turns of an AskService on a bounded pool; tracks which dialogs are busy."""
+def web_markdown(markdown: str) -> str:
+    """The supervisor's web reply without lines that name server files (the page links files)."""
+    lines = markdown.splitlines()
+    return "\n".join(line for line in lines if not line.startswith(("excel: ", "chart_png: ")))
 
-    def __init__(self, service: Any, store: Store, *, workers: int, max_rows: int) -> None:
+
+class TurnRunner:
+    """Runs turns of an AskService on a bounded pool; tracks which dialogs are busy.
+
+    ``start_task(request) -> task_id`` starts a task on the app's task runner (the one the
+    /task page follows); ``route`` is the supervisor (a RouteService over the same ask
+    service), built on the first request that is not a data question."""
+
+    def __init__(self, service: Any, store: Store, *, workers: int, max_rows: int,
+                 start_task: Callable[..., str] | None = None, route: Any = None,
+                 streams_per_token: int = DEFAULT_PER_OWNER) -> None:
         self.service = service
         self.store = store
         self.max_rows = max_rows
+        self.start_task = start_task
+        self._route = route
+        self._route_lock = threading.Lock()
+        self.slots = StreamSlots(streams_per_token)
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vitrina-turn")
         self._busy: set[str] = set()
         self._lock = threading.Lock()
@@ -62,19 +104,80 @@ class TurnRunner:
         with self._lock:
             self._busy.discard(thread_id)
 
+    def route_service(self) -> Any:
+        with self._route_lock:
+            if self._route is None:
+                from vitrina.route import RouteService
+
+                self._route = RouteService(self.service.settings, ask_service=self.service)
+            return self._route
+
+    def intent(self, thread: ThreadRecord, text: str) -> str:
+        """The supervisor's intent by its rules (no model call); "ask" while a clarification waits."""
+        from vitrina.ask import pending_of
+        from vitrina.route import classify
+
+        snapshot = self.service.graph.get_state({"configurable": {"thread_id": thread.id}})
+        if pending_of(snapshot):
+            return "ask"
+        return classify(text).intent
+
+    def _ask(self, thread: ThreadRecord, text: str, emit: Any) -> None:
+        steps: list[dict[str, Any]] = []
+        for item in self.service.stream(text, thread_id=thread.id, segment=thread.segment,
+                                        topics=thread.topics or None):
+            if hasattr(item, "step"):
+                steps.append({"step": item.step, "ms": item.ms})
+                emit({"type": "step", "step": item.step, "ms": item.ms,
+                      "trace": [e.model_dump(mode="json") for e in item.trace]})
+                continue
+            if item.run_id:
+                self.store.add_run(item.run_id, thread.id)
+            self.store.touch_thread(thread.id, item.question or text)
+            checkpoint = last_checkpoint_id(self.service.graph, thread.id)
+            if checkpoint:  # the durations survive a reload
+                self.store.add_note(uuid.uuid4().hex, thread.id, "steps", {"steps": steps}, ref=checkpoint)
+            emit({"type": "result", "run_id": item.run_id, "thread_id": thread.id,
+                  "result": {**public_result(item, self.max_rows), "kind": "ask"}})
+
+    def _may_run_tasks(self, owner: str) -> bool:
+        """Only analysts and admins start tasks (a dialog's owner is its token; "local" without auth)."""
+        if owner == "local":
+            return True
+        record = self.store.token(owner)
+        return record is not None and allows(record.role, "analyst")
+
+    def _routed(self, thread: ThreadRecord, text: str, intent: str, emit: Any) -> None:
+        """A request for another role: the reply is kept as a note of the dialog."""
+        from vitrina.language.detect import detect_lang
+
+        started = time.perf_counter()
+        turn: dict[str, Any] = {"kind": "route", "question": text, "intent": intent, "lang": detect_lang(text)}
+        if intent == "task" and self.start_task is not None and not self._may_run_tasks(thread.owner):
+            answer = ("Задачи доступны токенам с ролью analyst; у этого токена роль viewer."
+                      if turn["lang"] == "ru" else "Tasks need a token with the analyst role; this token is a viewer.")
+            turn.update(status="refused", role="task", answer=answer, answer_html=render_markdown(answer))
+        elif intent == "task" and self.start_task is not None:
+            turn.update(status="task", role="task", task_id=self.start_task(text, owner=thread.owner), answer=None)
+        else:
+            result = self.route_service().handle(text, face="web", thread_id=f"{thread.id}-route")
+            markdown = web_markdown(str(result.reply.get("markdown") or result.answer or ""))
+            turn.update(status=result.status, role=result.role, intent=result.intent, answer=markdown,
+                        answer_html=render_markdown(markdown), nodes=result.nodes)
+        ms = round((time.perf_counter() - started) * 1000, 2)
+        turn["steps"] = [{"step": turn.get("role") or intent, "ms": ms}]
+        emit({"type": "step", "step": turn["steps"][0]["step"], "ms": ms, "trace": []})
+        self.store.add_note(uuid.uuid4().hex, thread.id, "route", turn)
+        self.store.touch_thread(thread.id, text)
+        emit({"type": "result", "run_id": None, "thread_id": thread.id, "result": turn})
+
     def _work(self, thread: ThreadRecord, text: str, emit: Any) -> None:
         try:
-            for item in self.service.stream(text, thread_id=thread.id, segment=thread.segment,
-                                            topics=thread.topics or None):
-                if hasattr(item, "step"):
-                    emit({"type": "step", "step": item.step, "ms": item.ms,
-                          "trace": [e.model_dump(mode="json") for e in item.trace]})
-                    continue
-                if item.run_id:
-                    self.store.add_run(item.run_id, thread.id)
-                self.store.touch_thread(thread.id, item.question or text)
-                emit({"type": "result", "run_id": item.run_id, "thread_id": thread.id,
-                      "result": public_result(item, self.max_rows)})
+            intent = self.intent(thread, text)
+            if intent == "ask":
+                self._ask(thread, text, emit)
+            else:
+                self._routed(thread, text, intent, emit)
         except Exception as exc:  # the stream must end with an event the client can show
             log.error("turn failed on dialog %s", thread.id, exc_info=exc)
             emit({"type": "error", "error": {"code": "turn_failed",
@@ -84,8 +187,8 @@ class TurnRunner:
             self.release(thread.id)
             emit(_DONE)
 
-    async def stream(self, thread: ThreadRecord, text: str) -> AsyncIterator[bytes]:
-        """SSE bytes of one turn; the caller has already claimed the dialog."""
+    async def stream(self, thread: ThreadRecord, text: str) -> AsyncIterator[ServerSentEvent]:
+        """SSE events of one turn; the caller has already claimed the dialog."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
 

@@ -4,31 +4,45 @@
     GET  /api/tasks/{id}                                           -> the task (plan, pending, summary, files)
     POST /api/tasks/{id}/decision      {action, steps?, comment?}  -> 202 (409: not possible now)
     GET  /api/tasks/{id}/events?after=N                            -> SSE: one event per node, then `idle`
+    GET  /api/tasks/{id}/files/{n}                                 -> the task's n-th file, as a download
     GET  /task, /task/static/{file}                                -> the page (HTML, JS, CSS)
 
-Runs happen in a background pool; the event log feeds the live step output.
+Runs happen in a background pool; the event log feeds the live step output. Every task
+belongs to the owner that started it (the `owner` dependency: the app's token id); to
+anyone else it does not exist (404). Event streams are async (sse-starlette: no thread is
+held per open stream) and capped per owner (`streams`). `stop` is always accepted: a
+running task stops at its next node, a task wedged without a pending approval is marked
+stopped at once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException
-from fastapi.responses import FileResponse, StreamingResponse
+from fastapi import APIRouter, Depends, HTTPException
+from fastapi.responses import FileResponse
+from markdown_it import MarkdownIt
 from pydantic import BaseModel, Field
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.background import BackgroundTask
 
+from vitrina.task.messages import text
 from vitrina.task.runner import TaskRunner
-from vitrina.task.service import InvalidDecision, TaskService
+from vitrina.task.service import LOCAL_OWNER, InvalidDecision, TaskService
 
 STATIC = Path(__file__).parent / "static"
 PAGE_FILES = {"task.html": "text/html", "task.js": "text/javascript", "task.css": "text/css"}
 STREAM_MAX_S = 600.0  # one SSE connection's longest life; the page reconnects with ?after=
-POLL_S = 1.0
+POLL_S = 0.25  # an open stream looks for new events this often (a cheap lookup, no thread held)
+PING_S = 15.0  # a comment line keeps proxies from closing a quiet stream
+# The summary as HTML for the page: CommonMark and tables, raw HTML escaped, unsafe links dropped.
+MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 
 class StartTask(BaseModel):
@@ -42,46 +56,92 @@ class Decision(BaseModel):
     steps: list[str | dict[str, Any]] | None = Field(None, max_length=50)
 
 
-def _sse(events: Iterator[tuple[int, dict[str, Any]]]) -> Iterator[str]:
-    for index, event in events:
-        yield f"id: {index}\nevent: {event.get('node', 'message')}\ndata: {json.dumps(event, ensure_ascii=False, default=str)}\n\n"
+def _local_owner() -> str:
+    return LOCAL_OWNER
 
 
-def build_router(service: TaskService, *, dependencies: Sequence[Any] = (), workers: int = 2) -> APIRouter:
-    """The router over one TaskService; `dependencies` (e.g. the app's auth) guard the API routes."""
+def _sse(index: int, event: dict[str, Any]) -> ServerSentEvent:
+    return ServerSentEvent(data=json.dumps(event, ensure_ascii=False, default=str), id=str(index),
+                           event=str(event.get("node", "message")), sep="\n")
+
+
+def summary_html(summary: str | None, lang: str) -> str | None:
+    """The summary rendered for a browser, without its "Files" section of server paths
+    (the page lists the same files as download links)."""
+    if not summary:
+        return None
+    heading = f"## {text('summary_files', lang if lang in ('ru', 'en') else 'ru')}"
+    body = summary.split(f"\n{heading}\n", 1)[0]
+    return MARKDOWN.render(body)
+
+
+def downloads(task_id: str, files: list[str], out_dir: str | None) -> list[dict[str, str]]:
+    """The task's files as API links: its n-th file by index, named relative to its folder."""
+    base = Path(out_dir) if out_dir else None
+    links = []
+    for n, name in enumerate(files):
+        path = Path(name)
+        shown = str(path.relative_to(base)) if base and path.is_relative_to(base) else path.name
+        links.append({"name": shown, "url": f"/api/tasks/{task_id}/files/{n}"})
+    return links
+
+
+def build_router(service: TaskService, *, dependencies: Sequence[Any] = (), workers: int = 2,
+                 owner: Callable[..., str] = _local_owner,
+                 streams: Callable[[str], Callable[[], None]] | None = None) -> APIRouter:
+    """The router over one TaskService; `dependencies` (e.g. the app's auth and role) guard the API
+    routes, `owner` (a dependency) names who is asking, `streams(owner)` takes one of the owner's
+    stream slots (raising, e.g. 429, when none is free) and returns its idempotent release."""
     runner = TaskRunner(service, workers=workers)
     router = APIRouter()
     api = APIRouter(prefix="/api/tasks", tags=["task"], dependencies=list(dependencies))
     router.state = runner  # type: ignore[attr-defined]  # the app closes it on shutdown
+    Owner = Depends(owner)  # one dependency object for every route
 
-    def view_or_404(task_id: str) -> dict[str, Any]:
+    def view_or_404(task_id: str, who: str) -> dict[str, Any]:
         try:
-            view = service.view(task_id)
+            view = service.view(task_id, owner=who) if len(task_id) <= 64 else None
         except KeyError:
-            raise HTTPException(404, f"no task {task_id}") from None
-        data = view.model_dump(mode="json")
+            view = None
+        if view is None:
+            raise HTTPException(404, f"no task {task_id[:64]}")
+        data = view.model_dump(mode="json", exclude={"owner"})
         data["running"] = runner.busy(task_id)
+        data["summary_html"] = summary_html(data.get("summary"), data.get("lang") or "ru")
+        data["downloads"] = downloads(task_id, data.get("files") or [], data.get("out_dir"))
+        data.pop("out_dir", None)  # a server path: the page gets links instead
         if data["running"] and data["status"] in ("awaiting_plan", "awaiting_step"):
             data["status"], data["pending"] = "running", None  # the answer is being processed
         return data
 
-    @api.post("", status_code=202)
-    def start_task(body: StartTask) -> dict[str, str]:
+    def submit(request: str, mode: str = "semi", owner: str = LOCAL_OWNER) -> str:
         task_id = uuid.uuid4().hex[:12]
-        runner.submit(task_id, lambda on_event: service.start(body.request, mode=body.mode, task_id=task_id,
-                                                               on_event=on_event))
-        return {"task_id": task_id}
+        runner.submit(task_id, lambda on_event: service.start(request, mode=mode, task_id=task_id,
+                                                               on_event=on_event, owner=owner))
+        return task_id
+
+    router.start_task = submit  # type: ignore[attr-defined]  # the web chat starts tasks here too
+
+    @api.post("", status_code=202)
+    def start_task(body: StartTask, who: str = Owner) -> dict[str, str]:
+        return {"task_id": submit(body.request, body.mode, owner=who)}
 
     @api.get("/{task_id}")
-    def get_task(task_id: str) -> dict[str, Any]:
-        return view_or_404(task_id)
+    def get_task(task_id: str, who: str = Owner) -> dict[str, Any]:
+        return view_or_404(task_id, who)
 
     @api.post("/{task_id}/decision", status_code=202)
-    def decide(task_id: str, body: Decision) -> dict[str, str]:
-        view_or_404(task_id)
-        if runner.busy(task_id):
-            raise HTTPException(409, "the task is running; wait for it to ask")
+    def decide(task_id: str, body: Decision, who: str = Owner) -> dict[str, str]:
+        view = view_or_404(task_id, who)
         decision = body.model_dump(exclude_none=True)
+        if body.action == "stop" and (runner.busy(task_id) or view["pending"] is None):
+            if runner.request_stop(task_id):
+                return {"task_id": task_id, "status": "stopping"}
+            if view["status"] not in ("done", "stopped", "failed"):
+                service.force_stop(task_id, reason="stopped by its owner while no approval was pending")
+            return {"task_id": task_id, "status": "stopped"}
+        if runner.busy(task_id):
+            raise HTTPException(409, "the task is running; wait for it to ask (or send stop)")
         try:
             service.check_decision(task_id, decision)
         except InvalidDecision as exc:
@@ -89,23 +149,50 @@ def build_router(service: TaskService, *, dependencies: Sequence[Any] = (), work
         runner.submit(task_id, lambda on_event: service.decide(task_id, decision, on_event=on_event))
         return {"task_id": task_id}
 
-    @api.get("/{task_id}/events")
-    def events(task_id: str, after: int = 0) -> StreamingResponse:
-        def produce() -> Iterator[tuple[int, dict[str, Any]]]:
-            deadline = time.monotonic() + STREAM_MAX_S
-            cursor = max(0, after)
-            while time.monotonic() < deadline:
-                batch, nxt, idle = runner.events(task_id, cursor, POLL_S)
-                for i, event in enumerate(batch):
-                    yield cursor + i, event
-                cursor = nxt
-                if idle and not batch:
-                    return
-                if idle and batch and batch[-1].get("node") in ("idle", "error"):
-                    return
+    @api.get("/{task_id}/files/{n}")
+    def task_file(task_id: str, n: int, who: str = Owner) -> FileResponse:
+        """One of the task's own files (by its index in the task's list, never a client path);
+        another owner's task has no files (404)."""
+        try:
+            view = service.view(task_id, owner=who) if len(task_id) <= 64 else None
+        except KeyError:
+            view = None
+        if view is None:
+            raise HTTPException(404, f"no task {task_id[:64]}")
+        files = sorted(set(view.files))
+        if not 0 <= n < len(files):
+            raise HTTPException(404, f"task {task_id} has no file {n}")
+        path = Path(files[n])
+        base = Path(view.out_dir).resolve() if view.out_dir else None
+        if base is None or not path.resolve().is_relative_to(base) or not path.is_file():
+            raise HTTPException(404, f"task {task_id} has no file {n}")
+        return FileResponse(path, filename=path.name)
 
-        return StreamingResponse(_sse(produce()), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    @api.get("/{task_id}/events")
+    async def events(task_id: str, after: int = 0, who: str = Owner) -> EventSourceResponse:
+        from starlette.concurrency import run_in_threadpool
+
+        await run_in_threadpool(view_or_404, task_id, who)
+        release = streams(who) if streams is not None else (lambda: None)  # raises when none is free
+
+        async def produce() -> AsyncIterator[ServerSentEvent]:
+            try:
+                deadline = time.monotonic() + STREAM_MAX_S
+                cursor = max(0, after)
+                while time.monotonic() < deadline:
+                    batch, nxt, idle = runner.events_now(task_id, cursor)
+                    for i, event in enumerate(batch):
+                        yield _sse(cursor + i, event)
+                    cursor = nxt
+                    if idle and (not batch or batch[-1].get("node") in ("idle", "error")):
+                        return
+                    if not batch:
+                        await asyncio.sleep(POLL_S)
+            finally:
+                release()
+
+        return EventSourceResponse(produce(), ping=int(PING_S), sep="\n", background=BackgroundTask(release),
+                                   headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
     @router.get("/task", include_in_schema=False)
     def page() -> FileResponse:

@@ -8,6 +8,7 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from vitrina.task.bounded import bounded
 from vitrina.task.context import TaskContext
 from vitrina.task.limits import TaskLimits
 from vitrina.task.nodes.approve_plan import approve_plan
@@ -33,7 +34,7 @@ def build_graph(*, checkpointer: Any = None) -> Any:
     for name, node in [("planner", planner), ("approve_plan", approve_plan), ("inject_step", inject_step),
                        ("execute", execute), ("approve_step", approve_step), ("evaluate", evaluate),
                        ("compress", compress), ("finalize", finalize)]:
-        builder.add_node(name, node)
+        builder.add_node(name, bounded(node))  # no value in state above MAX_VALUE_CHARS
     builder.add_edge(START, "planner")
     builder.add_edge("planner", "approve_plan")
     builder.add_conditional_edges("approve_plan", after_plan_approval)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from vitrina.task.service import TaskService, TaskView
+from vitrina.task.service import LOCAL_OWNER, TaskService, TaskView
 
 _lock = threading.Lock()
 _services: dict[int, TaskService] = {}
@@ -35,19 +35,21 @@ def _result(view: TaskView) -> dict[str, Any]:
 
 
 def start_task_tool(request: str, mode: str = "semi", approve_all: bool = True, *, service: TaskService | None = None,
-                    settings: Any = None) -> dict[str, Any]:
+                    settings: Any = None, owner: str = LOCAL_OWNER) -> dict[str, Any]:
     """Start a multi-step analytical task; with approve_all the whole task runs and its summary returns."""
     svc = service or _service(settings)
     if approve_all:
-        return _result(svc.run(request, mode="auto" if mode == "auto" else "semi"))
-    return _result(svc.start(request, mode="auto" if mode == "auto" else "semi"))
+        return _result(svc.run(request, mode="auto" if mode == "auto" else "semi", owner=owner))
+    return _result(svc.start(request, mode="auto" if mode == "auto" else "semi", owner=owner))
 
 
 def task_decision_tool(task_id: str, action: str, comment: str | None = None, steps: list[str] | None = None, *,
-                       service: TaskService | None = None, settings: Any = None) -> dict[str, Any]:
+                       service: TaskService | None = None, settings: Any = None,
+                       owner: str = LOCAL_OWNER) -> dict[str, Any]:
     """Answer a waiting task: plan (approve, edit with steps, replan with comment, stop) or step
-    (approve, redo with comment, skip, stop)."""
+    (approve, redo with comment, skip, stop). Another owner's task is "no task" (KeyError)."""
     svc = service or _service(settings)
+    svc.view(task_id, owner=owner)
     decision: dict[str, Any] = {"action": action}
     if comment:
         decision["comment"] = comment

@@ -70,6 +70,18 @@ TEXTS: dict[str, dict[str, str]] = {
                            "Например: {example}.",
                      "en": "The comment was not understood without a model: \"{comment}\". For this step you can "
                            "change: {what}. For example: {example}."},
+    # a step report of the sandboxed analyses, in the request's language (the sandbox's own
+    # note is English and stays in the step's meta)
+    "analysis_summary": {"ru": "{what}: строк — {rows}; столбцы: {columns}.",
+                         "en": "{what}: {rows} rows; columns: {columns}."},
+    "analysis_compare": {"ru": "Сравнение с прошлым периодом", "en": "Comparison with the previous period"},
+    "analysis_decline": {"ru": "Где падение", "en": "Where it fell"},
+    "analysis_growth": {"ru": "Рост по периодам", "en": "Growth by period"},
+    "analysis_shares": {"ru": "Доли от итога", "en": "Shares of the total"},
+    "analysis_deviation": {"ru": "Отклонения от среднего", "en": "Deviations from the mean"},
+    "analysis_forecast": {"ru": "Прогноз", "en": "Forecast"},
+    "files_written": {"ru": "Записаны файлы: {names}.", "en": "Files written: {names}."},
+    "analysis_python": {"ru": "Расчёт на Python", "en": "Python calculation"},
 }
 
 

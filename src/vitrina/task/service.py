@@ -33,6 +33,7 @@ from vitrina.trace.events import EventKind
 log = logging.getLogger(__name__)
 
 register_state_types([Step, ToolOutput, TraceEvent, EventKind])
+LOCAL_OWNER = "local"
 
 
 class InvalidDecision(ValueError):
@@ -44,6 +45,7 @@ class TaskView(BaseModel):
 
     task_id: str
     status: str
+    owner: str = LOCAL_OWNER  # the API token id that created the task ("local": CLI, stdio MCP)
     request: str = ""
     mode: str = "semi"
     lang: str = "ru"
@@ -129,20 +131,20 @@ class TaskService:
                 yield node_event(node, values)
 
     def start_payload(self, request: str, *, mode: Mode = "semi", task_id: str | None = None,
-                      lang: str | None = None) -> tuple[str, dict[str, Any]]:
+                      lang: str | None = None, owner: str = LOCAL_OWNER) -> tuple[str, dict[str, Any]]:
         if mode not in ("semi", "auto"):
             raise ValueError(f"mode must be semi or auto, got {mode!r}")
         task_id = task_id or uuid.uuid4().hex[:12]
         out_dir = self.settings.outputs_dir / f"task-{task_id}"
-        state = {"task_id": task_id, "request": request.strip(), "lang": lang or detect_lang(request), "mode": mode,
+        state = {"task_id": task_id, "owner": owner, "request": request.strip(), "lang": lang or detect_lang(request), "mode": mode,
                  "out_dir": str(out_dir), "status": "planning", "total_iterations": 0, "plan_rounds": 0,
                  "trace": list(self.setup_trace.events)}
         return task_id, state
 
     def start(self, request: str, *, mode: Mode = "semi", task_id: str | None = None, lang: str | None = None,
-              on_event: Callable[[dict[str, Any]], None] | None = None) -> TaskView:
+              on_event: Callable[[dict[str, Any]], None] | None = None, owner: str = LOCAL_OWNER) -> TaskView:
         """Plan the task and run it until the first approval (or to the end in autonomous mode)."""
-        task_id, state = self.start_payload(request, mode=mode, task_id=task_id, lang=lang)
+        task_id, state = self.start_payload(request, mode=mode, task_id=task_id, lang=lang, owner=owner)
         for event in self.stream(state, task_id):
             if on_event is not None:
                 on_event(event)
@@ -174,21 +176,29 @@ class TaskService:
         return self.view(task_id)
 
     def run(self, request: str, *, mode: Mode = "semi", approve_all: bool = True, task_id: str | None = None,
-            on_event: Callable[[dict[str, Any]], None] | None = None) -> TaskView:
+            on_event: Callable[[dict[str, Any]], None] | None = None, owner: str = LOCAL_OWNER) -> TaskView:
         """Start and answer every approval by policy: plans approved; steps approved, failed ones skipped."""
-        view = self.start(request, mode=mode, task_id=task_id, on_event=on_event)
+        view = self.start(request, mode=mode, task_id=task_id, on_event=on_event, owner=owner)
         for _ in range(self.config.limits.max_decisions):
             if view.pending is None or not approve_all:
                 return view
             view = self.decide(view.task_id, auto_decision(view.pending), on_event=on_event)
         return view
 
+    def force_stop(self, task_id: str, *, reason: str) -> None:
+        """Mark a task stopped whatever it was doing: the graph ends (as if `finalize` ran) and a
+        trace event says why. For a run that was interrupted, or a task left without an approval."""
+        event = TraceEvent(node="stop", kind=EventKind.BRANCH, message=reason)
+        self.graph.update_state(self._config(task_id), {"status": "stopped", "halt": "stopped", "trace": [event]},
+                                as_node="finalize")
+
     # --- reading ------------------------------------------------------------------------
 
-    def view(self, task_id: str) -> TaskView:
+    def view(self, task_id: str, owner: str | None = None) -> TaskView:
+        """The task; KeyError when there is none or (with `owner`) it belongs to someone else."""
         snapshot = self.graph.get_state(self._config(task_id))
         values = snapshot.values or {}
-        if not values:
+        if not values or (owner is not None and (values.get("owner") or LOCAL_OWNER) != owner):
             raise KeyError(f"no task {task_id}")
         pending = next((i.value for t in snapshot.tasks for i in t.interrupts), None)
         status = values.get("status", "planning")
@@ -196,7 +206,8 @@ class TaskService:
             status = "awaiting_plan" if pending.get("kind") == "plan" else "awaiting_step"
         elif snapshot.next and status not in ("done", "stopped", "failed"):
             status = "running"
-        return TaskView(task_id=task_id, status=status, request=values.get("request", ""),
+        return TaskView(task_id=task_id, status=status, owner=values.get("owner") or LOCAL_OWNER,
+                        request=values.get("request", ""),
                         mode=values.get("mode", "semi"), lang=values.get("lang", "ru"), plan=values.get("plan") or [],
                         plan_source=values.get("plan_source"), pending=pending, summary=values.get("summary"),
                         files=sorted(set(values.get("files") or [])), out_dir=values.get("out_dir"),

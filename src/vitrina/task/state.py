@@ -74,6 +74,7 @@ class PlanDraft(BaseModel):
 class TaskState(TypedDict, total=False):
     # input
     task_id: str
+    owner: str  # the API token id that created it; others never see the task
     request: str
     lang: str
     mode: Mode

@@ -6,10 +6,12 @@ This package is the job's one public entry point (the names load on first use):
     report = BuildService(settings).run(Path("brief.yaml"), out=Path("dashboard"))
 
 * running builds: `BuildService`, `BuildReport`, `load_brief`, `BriefError`, `TeamError`;
-* the board: `BoardStore`, `board_url`;
+* the board: `BoardStore`, `board_url`, `Workspace` (a build's artifacts and their diffs);
 * extension points: `RoleAgent` / `WorkItem` (a role's agent), `rule_agents`, `Toolbox`,
   `Publisher` / `DashboardBundle` / `Publication` (a publishing target), `HtmlPublisher`;
-* the served dashboards: `dashboards_dir`, `dashboard_slug`, `SLUG`.
+* the served dashboards: `dashboards_dir`, `dashboard_slug`, `SLUG`;
+* Superset: `SupersetPublisher`, `SupersetTarget`; monitoring and notifications: `scan`,
+  `bottlenecks`, `Notifier`; learned skills: `SkillLearning`.
 
 See docs/build.md.
 """
@@ -29,6 +31,13 @@ _EXPORTS = {
     "TeamError": "vitrina.team.errors",
     "BoardStore": "vitrina.team.board",
     "board_url": "vitrina.team.board",
+    "Workspace": "vitrina.team.workspace",
+    "SupersetPublisher": "vitrina.team.publish.superset",
+    "SupersetTarget": "vitrina.team.publish.superset",
+    "scan": "vitrina.team.monitor",
+    "bottlenecks": "vitrina.team.monitor",
+    "Notifier": "vitrina.team.notify",
+    "SkillLearning": "vitrina.team.learn",
     "RoleAgent": "vitrina.team.agents.base",
     "WorkItem": "vitrina.team.agents.base",
     "rule_agents": "vitrina.team.agents.rules",

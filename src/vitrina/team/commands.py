@@ -13,7 +13,6 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.live import Live
 
 console = Console()
 err = Console(stderr=True)
@@ -77,6 +76,8 @@ def build_command(
         if as_json:
             report = service.resume(build, parsed)
         else:
+            from rich.live import Live  # loaded when a board is shown live, not for --help
+
             with Live(
                 board_table(service.store, build, lang),
                 console=console,
@@ -212,6 +213,62 @@ def show_command(
         console.print(task_page(store, task, diff=text))
     finally:
         store.close()
+
+
+@board_app.command("report")
+def report_command(
+    build: Annotated[
+        int | None, typer.Option("--build", help="This build (default: the latest).")
+    ] = None,
+    board: Annotated[str | None, typer.Option("--board", help="Board database URL.")] = None,
+) -> None:
+    """Where a build's time went (per role and state, rework per step) and its open signals."""
+    from vitrina.team.monitor import bottlenecks, raise_signals, scan
+
+    store = _store(board)
+    try:
+        builds = store.builds()
+        chosen = store.get_build(build) if build else (builds[0] if builds else None)
+        if chosen is None:
+            err.print("no such build on this board: `vitrina board` lists them")
+            raise typer.Exit(1)
+        lang = "ru" if any("а" <= ch <= "я" for ch in chosen.title.lower()) else "en"
+        found = bottlenecks(store, chosen.id)
+        for line in found.lines(lang):
+            console.print(line, highlight=False)
+        for state, seconds in found.seconds_by_state.items():
+            console.print(f"  {state}: {seconds:.1f} s", highlight=False)
+        for signal in raise_signals(store, scan(store, chosen.id)):
+            console.print(f"[yellow]signal[/] {signal.kind}: {signal.message}", highlight=False)
+    finally:
+        store.close()
+
+
+@board_app.command("skills")
+def skills_command(
+    action: Annotated[str, typer.Argument(help="list, accept or reject.")] = "list",
+    proposal: Annotated[
+        str | None, typer.Argument(help="The proposal id (accept, reject).")
+    ] = None,
+) -> None:
+    """The skill entries proposed from reviews; a person accepts or rejects each."""
+    from vitrina.config import load_settings
+    from vitrina.team.learn import LearnError, SkillLearning, learned_dir
+
+    learning = SkillLearning(learned_dir(load_settings().home))
+    if action == "list":
+        for p in learning.load():
+            console.print(f"{p.id} {p.status:9} {p.skill}: {p.text}  ({p.source})", highlight=False)
+        return
+    if action not in ("accept", "reject") or not proposal:
+        err.print("usage: vitrina board skills [list | accept ID | reject ID]")
+        raise typer.Exit(1)
+    try:
+        decided = learning.decide(proposal, accept=action == "accept")
+    except LearnError as exc:
+        err.print(f"[red]{exc}[/]", highlight=False)
+        raise typer.Exit(1) from exc
+    console.print(f"{decided.id}: {decided.status} {decided.code or ''}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

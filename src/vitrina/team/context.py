@@ -25,6 +25,7 @@ from vitrina.warehouse import Warehouse
 if TYPE_CHECKING:
     from vitrina.team.agents.base import RoleAgent
     from vitrina.team.publish import Publisher
+    from vitrina.team.publish.superset import SupersetTarget
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Limits:
     max_turns_per_task: int = 3  # IN-PROGRESS hand-offs that keep control, per task and round
     max_tool_calls: int = 400  # tool calls of one role in one turn
     browser_timeout_s: float = 20.0
+    superset_timeout_s: float = 120.0  # the Superset review: log in, open, draw every chart
 
 
 @dataclass
@@ -61,6 +63,7 @@ class BuildContext:
     browser: bool = True
     limits: Limits = field(default_factory=Limits)
     on_event: Callable[[str, dict[str, Any]], None] | None = None
+    superset: SupersetTarget | None = None  # reviewed and published in Superset too
     events: list[TraceEvent] = field(default_factory=list)
 
     def refresh(self) -> Build:

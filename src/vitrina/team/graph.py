@@ -1,6 +1,7 @@
-"""The build graph: pre-wake -> coordinator | role -> post-comment guard -> pre-wake.
+"""The build graph: gate -> pre-wake -> coordinator | role -> post-comment guard -> pre-wake.
 
-    prewake ──wake──> worker ──> post_comment_guard ──reask/continue──> worker
+    gate ──questions──> END (the build is blocked with them)
+     └──passed──> prewake ──wake──> worker ──> post_comment_guard ──reask/continue──> worker
        │  └─other──> coordinator ──> prewake             └─coordinator──> prewake
        └─done/blocked/limit──> END
 
@@ -18,6 +19,7 @@ from langgraph.graph import START, StateGraph
 from langgraph.runtime import Runtime
 
 from vitrina.team.context import BuildContext
+from vitrina.team.gate import MAX_ROUNDS, check_brief
 from vitrina.team.messages import text
 from vitrina.team.prewake import NextStep, plan_next_step
 from vitrina.team.steps import execute
@@ -36,6 +38,56 @@ class BuildState(TypedDict, total=False):
     route: str
     status: str  # running, done, blocked, limit
     trace: Annotated[list[TraceEvent], operator.add]
+
+
+def gate(state: BuildState, runtime: Runtime[BuildContext]) -> dict[str, Any]:
+    """The manager gate (gate.py) once per build, before the coordinator opens any task."""
+    ctx = runtime.context
+    build = ctx.refresh()
+    if build.status in ("done", "blocked") or build.result.get("gate", {}).get("passed"):
+        return {"status": build.status}
+    if ctx.store.tasks(build.id):  # started before the gate existed, or resumed: let it run
+        return {"status": "running"}
+    trace = Trace("gate")
+    result = check_brief(ctx.brief, ctx.catalog, ctx.lang)
+    if result.passed:
+        ctx.store.update_build(
+            build.id, result={**build.result, "gate": {"passed": True, "notes": result.notes}}
+        )
+        trace.branch("gate passed: the cycle starts", notes=len(result.notes))
+        return {"status": "running", "trace": trace.events}
+    earlier = [
+        b
+        for b in ctx.store.builds(limit=1000)
+        if b.id != build.id
+        and b.brief_path == build.brief_path
+        and b.result.get("gate", {}).get("questions")
+    ]
+    rounds = len(earlier) + 1
+    questions = result.questions
+    if rounds > MAX_ROUNDS:
+        trace.error(
+            "[GATE-005] still unclear after the gate's rounds of questions", rounds=MAX_ROUNDS
+        )
+        reason = text("gate_person", ctx.lang, rounds=MAX_ROUNDS)
+    else:
+        trace.branch("gate: questions for the requester", questions=len(questions), round=rounds)
+        reason = text("gate_questions", ctx.lang, count=len(questions))
+    ctx.store.update_build(
+        build.id,
+        status="blocked",
+        result={
+            **build.result,
+            "gate": {"passed": False, "round": rounds, "questions": questions},
+            "blocked": {"task": None, "reason": reason, "questions": "\n".join(questions)},
+        },
+    )
+    ctx.emit("gate", questions=questions, round=rounds)
+    return {"status": "blocked", "trace": trace.events}
+
+
+def after_gate(state: BuildState) -> Literal["prewake", "__end__"]:
+    return "__end__" if state.get("status") in ("done", "blocked") else "prewake"
 
 
 def prewake(state: BuildState, runtime: Runtime[BuildContext]) -> dict[str, Any]:
@@ -139,11 +191,13 @@ def after_guard(state: BuildState) -> Literal["worker", "prewake"]:
 
 def build_graph() -> Any:
     builder = StateGraph(BuildState, context_schema=BuildContext)
+    builder.add_node("gate", gate)
     builder.add_node("prewake", prewake)
     builder.add_node("coordinator", coordinator)
     builder.add_node("worker", worker)
     builder.add_node("post_comment_guard", guard)
-    builder.add_edge(START, "prewake")
+    builder.add_edge(START, "gate")
+    builder.add_conditional_edges("gate", after_gate)
     builder.add_conditional_edges("prewake", after_prewake)
     builder.add_conditional_edges("coordinator", after_coordinator)
     builder.add_edge("worker", "post_comment_guard")

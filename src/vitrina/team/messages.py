@@ -15,6 +15,15 @@ TEXTS = {
         "en": "The brief lacks what the dashboard needs. Questions for the requester:",
     },
     "flags": {"ru": "Отмечено:", "en": "Flagged:"},
+    # the manager gate
+    "gate_questions": {
+        "ru": "Бриф не готов к работе команды: {count} вопрос(ов) заказчику. Ответьте в брифе и запустите сборку снова.",
+        "en": "The brief is not ready for the team: {count} question(s) for the requester. Answer them in the brief and run the build again.",
+    },
+    "gate_person": {
+        "ru": "Бриф остаётся неясным после {rounds} раундов вопросов: его должен разобрать человек.",
+        "en": "The brief is still unclear after {rounds} rounds of questions: a person must settle it.",
+    },
     # generic
     "cannot_apply": {
         "ru": "Правила не умеют применить эти замечания; нужен человек:",

@@ -21,21 +21,27 @@ from typing import Any
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.config import Settings, load_settings
 from vitrina.language.detect import detect_lang
+from vitrina.llm import build_client
 from vitrina.team.agents.base import RoleAgent
+from vitrina.team.agents.model import model_agents
 from vitrina.team.agents.rules import rule_agents
 from vitrina.team.board import BoardStore, Build, Task, board_url
 from vitrina.team.chain import PHASES
 from vitrina.team.context import BuildContext, Limits
 from vitrina.team.data.brief import Brief, load_brief
+from vitrina.team.errors import TeamError
 from vitrina.team.graph import build_graph, recursion_limit
+from vitrina.team.learn import SkillLearning, learned_dir
 from vitrina.team.lifecycle import TaskKind
+from vitrina.team.notify import Notifier, TelegramTarget, WebhookTarget
 from vitrina.team.primitives import Primitives
 from vitrina.team.publish import HtmlPublisher, Publisher
+from vitrina.team.publish.superset import SupersetPublisher, SupersetTarget
+from vitrina.team.publish.superset_bundle import SupersetDatabase
 from vitrina.team.roles import Roster
-from vitrina.team.skills import SkillLibrary
 from vitrina.team.spec import Spec
 from vitrina.team.workspace import Workspace
-from vitrina.trace import TraceEvent
+from vitrina.trace import Trace, TraceEvent
 from vitrina.warehouse import Warehouse
 
 SLUG = re.compile(r"^build-[0-9]{1,9}$")
@@ -72,6 +78,47 @@ class BuildReport:
         return sum(1 for t in self.tasks if t.kind is kind)
 
 
+def superset_from(settings: Settings) -> SupersetTarget | None:
+    """The Superset target of the settings (VITRINA_SUPERSET_*), or None when no URL is set."""
+    if not settings.superset_url:
+        return None
+    missing = [
+        f"VITRINA_SUPERSET_{name.upper()}"
+        for name, value in (
+            ("user", settings.superset_user),
+            ("password", settings.superset_password),
+        )
+        if not value
+    ]
+    uri = settings.superset_database_uri or settings.db_url
+    if not uri:
+        missing.append(
+            "VITRINA_SUPERSET_DATABASE_URI (the embedded demo warehouse is not reachable by Superset)"
+        )
+    if missing:
+        raise TeamError(f"VITRINA_SUPERSET_URL is set but {', '.join(missing)} is not")
+    return SupersetTarget(
+        settings.superset_url,
+        settings.superset_user or "",
+        settings.superset_password or "",
+        SupersetDatabase(settings.superset_database_name, uri.replace("+psycopg://", "://")),
+    )
+
+
+def notifier_from(settings: Settings) -> Notifier | None:
+    """The notification targets of the settings (VITRINA_NOTIFY_*), or None when none is set."""
+    targets: list[Any] = []
+    if settings.notify_webhook_url:
+        targets.append(WebhookTarget(settings.notify_webhook_url, settings.notify_webhook_secret))
+    if settings.notify_telegram_token or settings.notify_telegram_chat:
+        targets.append(
+            TelegramTarget(
+                settings.notify_telegram_token or "", settings.notify_telegram_chat or ""
+            )
+        )
+    return Notifier(targets) if targets else None
+
+
 class BuildService:
     """One process's build runner: the board, the warehouse, the catalog, the agents."""
 
@@ -87,6 +134,9 @@ class BuildService:
         browser: bool = True,
         limits: Limits | None = None,
         publishers: list[Publisher] | None = None,
+        superset: SupersetTarget | None = None,
+        llm: Any | None = None,
+        notifier: Notifier | None = None,
     ) -> None:
         self.settings = settings or load_settings()
         self.store = BoardStore(board or board_url(self.settings.state_url, self.settings.home))
@@ -95,14 +145,22 @@ class BuildService:
             self.settings.warehouse_url,
             timeout_s=self.settings.statement_timeout_s,
             row_cap=self.settings.row_cap,
+            allow_privileged=self.settings.allow_privileged_warehouse,
         )
         self.today = today or date.today()
         self.roster = Roster.default()
-        self.skills = SkillLibrary.default()
-        self.agents: dict[str, Any] = {**rule_agents(), **(agents or {})}
+        # the shipped skills, then the entries a person accepted from earlier reviews (learn.py)
+        self.learning = SkillLearning(learned_dir(self.settings.home))
+        self.skills = self.learning.library()
+        # with a model configured every role's model writes its part; the rules build and check
+        self.llm = llm if llm is not None else build_client(self.settings)
+        base = rule_agents() if self.llm is None else model_agents(self.llm, rule_agents())
+        self.agents: dict[str, Any] = {**base, **(agents or {})}
         self.browser = browser
         self.limits = limits or Limits()
         self.publishers = publishers
+        self.superset = superset if superset is not None else superset_from(self.settings)
+        self.notifier = notifier if notifier is not None else notifier_from(self.settings)
 
     def key(self, brief_text: str, out: Path | None) -> str:
         """A build is the same build when the brief, the warehouse, the catalog and the output are."""
@@ -150,6 +208,8 @@ class BuildService:
             if build.out_dir:
                 folders.append(Path(build.out_dir))
             publishers = [HtmlPublisher(folders)]
+            if self.superset is not None:
+                publishers.append(SupersetPublisher(self.superset))
         prims = Primitives(self.store, self.roster, build.id, workspace, on_action=on_event)
         lang = brief.language or ("ru" if detect_lang(brief.title) == "ru" else "en")
         return BuildContext(
@@ -172,6 +232,7 @@ class BuildService:
             browser=self.browser,
             limits=self.limits,
             on_event=on_event,
+            superset=self.superset,
         )
 
     def run(
@@ -193,6 +254,16 @@ class BuildService:
         *,
         on_event: Callable[[str, dict[str, Any]], None] | None = None,
     ) -> BuildReport:
+        lang = brief.language or ("ru" if detect_lang(brief.title) == "ru" else "en")
+        if self.notifier is not None:  # the statuses worth a person's attention, in order
+            notify = self.notifier.on_build_event(build.id, build.title, lang)
+            outer = on_event
+
+            def on_event(kind: str, detail: dict[str, Any]) -> None:
+                notify(kind, detail)
+                if outer is not None:
+                    outer(kind, detail)
+
         ctx = self.context(build, brief, on_event)
         trace: list[TraceEvent] = []
         graph = build_graph()
@@ -205,6 +276,15 @@ class BuildService:
                     trace.extend(values.get("trace") or [])
         final = self.store.get_build(build.id)
         assert final is not None
+        if final.status == "done":  # the reviews' findings become proposals for a person
+            proposed = self.learning.propose(self.store, final.id)
+            if proposed:
+                learned = Trace("learn")
+                learned.branch("skill entries proposed from the reviews", count=len(proposed))
+                trace.extend(learned.events)
+        if self.notifier is not None:
+            self.notifier.build_finished(final, lang)
+            trace.extend(self.notifier.trace.events)
         return BuildReport(final, self.store.tasks(build.id), trace)
 
     def close(self) -> None:

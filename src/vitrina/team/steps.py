@@ -12,6 +12,7 @@ from typing import Any, Literal
 from vitrina.team.agents.rules.coordinator import CoordinatorRules
 from vitrina.team.chain import CHAIN, STEPS
 from vitrina.team.context import BuildContext
+from vitrina.team.errors import TeamError
 from vitrina.team.lifecycle import HandoffStatus, TaskStatus
 from vitrina.team.messages import text
 from vitrina.team.prewake import NextStep
@@ -94,7 +95,21 @@ def execute(ctx: BuildContext, step: NextStep) -> BuildStatus:
             )
             facts["hint_note"] = text("c_hint", ctx.lang, hint=hint, phase=following.phase)
     elif step.action == "publish":
-        facts = {"location": publish(ctx)}
+        try:
+            facts = {"location": publish(ctx)}
+        except TeamError as exc:  # Superset refused it, or the published charts do not work
+            reason = str(exc).splitlines()[0][:300]
+            trace.rejected("publication refused", reason=reason)
+            store.update_build(
+                ctx.build.id,
+                status="blocked",
+                result={
+                    **ctx.build.result,
+                    "blocked": {"task": step.task_id, "reason": reason, "questions": str(exc)},
+                },
+            )
+            facts = {"location": reason}
+            status = "blocked"
     elif step.action == "escalate":
         reason = step.reason.splitlines()[0][:300]
         questions = step.reason if step.detail.get("blocker") else "\n".join(step.amendments)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,9 @@ from vitrina.team.data.views import DatasetDesign, design_dataset
 from vitrina.team.errors import TeamError
 from vitrina.team.permissions import require_tool
 from vitrina.team.publish import DashboardBundle, render_html
+from vitrina.team.publish.superset import PublishError, SupersetPublisher, Verification
 from vitrina.team.review.browser import BrowserReport, review_dashboard
+from vitrina.team.review.superset_browser import SupersetReport, review_superset
 from vitrina.team.roles import RoleSpec
 from vitrina.team.spec import ANY
 from vitrina.trace import Trace
@@ -38,6 +41,15 @@ from vitrina.warehouse import QueryResult, WarehouseError
 
 class ToolError(TeamError):
     """A tool could not do what was asked (a refused query, a budget used up)."""
+
+
+@dataclass
+class SupersetCheck:
+    """What the dashboard looks like in Superset: the import's verification and the browser's."""
+
+    verification: Verification | None = None
+    report: SupersetReport | None = None
+    error: str | None = None  # the import was refused
 
 
 class Toolbox:
@@ -185,6 +197,41 @@ class Toolbox:
                 / f"screenshot-r{self.task.round}.png"
             )
             return review_dashboard(folder, shot, timeout_s=self.ctx.limits.browser_timeout_s)
+
+    def superset_check(self, bundle: DashboardBundle) -> SupersetCheck:
+        """Publish the bundle to Superset as a draft, verify it, and (with the browser review
+        on) open it in chromium. Each review round updates the same draft (same UUIDs)."""
+        self._use("superset_check")
+        target = self.ctx.superset
+        if target is None:
+            raise ToolError("no Superset is configured for this build")
+        try:
+            verification = SupersetPublisher(target, published=False).push(bundle)
+        except PublishError as exc:
+            self.trace.rejected("Superset refused the draft", reason=str(exc)[:300])
+            return SupersetCheck(error=str(exc))
+        report = None
+        if self.ctx.browser and verification.charts:
+            shot = (
+                self.ctx.attachments_dir
+                / f"task-{self.task.id}"
+                / f"superset-r{self.task.round}.png"
+            )
+            report = review_superset(
+                target.url,
+                verification.dashboard_id,
+                username=target.username,
+                password=target.password,
+                expected=len(bundle.elements),
+                screenshot=shot,
+                timeout_s=self.ctx.limits.superset_timeout_s,
+            )
+            self.trace.measurement(
+                "Superset review", drawn=len(report.drawn), expected=report.expected, ms=report.ms
+            )
+        for note in verification.notes:
+            self.trace.warning("Superset publish repaired", note=note)
+        return SupersetCheck(verification=verification, report=report)
 
     def attach(self, name: str, path: Path, media_type: str) -> Attachment:
         """Attach a file (the screenshot) to this task on the board, once per name."""

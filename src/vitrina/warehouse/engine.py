@@ -1,8 +1,11 @@
 """Read-only access to the warehouse: one connection, a statement timeout and a row cap.
 
 Read-only is enforced by the connection itself, not by trusting the SQL: DuckDB files are
-opened with read_only=True, PostgreSQL sessions run with default_transaction_read_only,
-and other SQLAlchemy engines run inside a transaction that is always rolled back.
+opened with read_only=True and hardened (no files, no extensions, locked configuration);
+PostgreSQL runs each query in a READ ONLY transaction that is always rolled back (so not
+even a setting a query changed survives it), as a role that is inspected on connect and
+refused when it can do more than read (:mod:`vitrina.warehouse.privileges`); other
+SQLAlchemy engines run inside a transaction that is always rolled back.
 """
 
 from __future__ import annotations
@@ -12,6 +15,12 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
+from vitrina.warehouse.privileges import (
+    DUCKDB_HARDENING,
+    inspect_postgres_role,
+    refusal_message,
+    warn_privileged,
+)
 from vitrina.warehouse.result import QueryResult
 
 SQLGLOT_DIALECTS = {
@@ -34,7 +43,7 @@ class WarehouseError(Exception):
 
     def __init__(self, message: str, *, kind: str = "error", sql: str | None = None) -> None:
         super().__init__(message)
-        self.kind = kind  # connect, timeout, compile, execute
+        self.kind = kind  # connect, privileged, timeout, compile, execute
         self.sql = sql
 
 
@@ -67,7 +76,25 @@ class _DuckDBBackend:
             self.conn = duckdb.connect(path, read_only=path != ":memory:")
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot open DuckDB file {path}: {_first_line(exc)}", kind="connect") from exc
+        self._harden(path)
         self.lock = threading.Lock()
+
+    def _harden(self, path: str) -> None:
+        """SET the hardening on the database instance (shared by every connection to the file
+        in this process, so a config at connect would clash with one opened without it).
+        An instance an earlier connection already locked must already hold the same values."""
+        import duckdb
+
+        for name, value in DUCKDB_HARDENING:
+            literal = f"'{value}'" if isinstance(value, str) else str(value).lower()
+            try:
+                self.conn.execute(f"SET {name} = {literal}")
+            except duckdb.Error as exc:
+                current = self.conn.execute("SELECT current_setting(?)", [name]).fetchone()[0]
+                if str(current).lower() != str(value).lower() and name != "memory_limit":
+                    self.conn.close()
+                    raise WarehouseError(f"cannot harden DuckDB file {path} ({name}): {_first_line(exc)}",
+                                         kind="connect") from exc
 
     def run(self, sql: str, row_cap: int, timeout_s: float) -> tuple[list[str], list[tuple], bool]:
         import duckdb
@@ -95,16 +122,31 @@ class _DuckDBBackend:
 
 
 class _PostgresBackend:
-    def __init__(self, url: str, timeout_s: float) -> None:
+    def __init__(self, url: str, timeout_s: float, *, allow_privileged: bool = False) -> None:
         import psycopg
 
         dsn = url.replace("postgresql+psycopg://", "postgresql://").replace("postgres://", "postgresql://")
         options = f"-c default_transaction_read_only=on -c statement_timeout={int(timeout_s * 1000)}"
         try:
             self.conn = psycopg.connect(dsn, options=options, connect_timeout=10, autocommit=True)
+            report = inspect_postgres_role(self.conn)
         except psycopg.Error as exc:
             raise WarehouseError(f"cannot connect to PostgreSQL: {_first_line(exc)}", kind="connect") from exc
+        if report.privileged:
+            if not allow_privileged:
+                schemas = self._schemas()
+                self.conn.close()
+                raise WarehouseError(refusal_message(report, schemas), kind="privileged")
+            warn_privileged(report)
         self.lock = threading.Lock()
+
+    def _schemas(self) -> list[str]:
+        with self.conn.cursor() as cur:
+            cur.execute(
+                "SELECT DISTINCT table_schema FROM information_schema.tables WHERE table_schema NOT IN "
+                "('pg_catalog', 'information_schema') ORDER BY 1 LIMIT 10"
+            )
+            return [name for (name,) in cur.fetchall()] or ["public"]
 
     def run(self, sql: str, row_cap: int, timeout_s: float) -> tuple[list[str], list[tuple], bool]:
         import psycopg
@@ -112,7 +154,10 @@ class _PostgresBackend:
 
         with self.lock, self.conn.cursor() as cur:
             try:
-                cur.execute(f"SET statement_timeout = {int(timeout_s * 1000)}")
+                # One READ ONLY transaction per query, always rolled back: a setting the
+                # query changed (set_config, even one the guard missed) is undone with it.
+                cur.execute("BEGIN TRANSACTION READ ONLY")
+                cur.execute(f"SET LOCAL statement_timeout = {int(timeout_s * 1000)}")
                 cur.execute(sql)  # type: ignore[arg-type]  # guarded SQL, never user-formatted
                 columns = [d.name for d in cur.description or []]
                 rows = cur.fetchmany(row_cap + 1)
@@ -121,7 +166,17 @@ class _PostgresBackend:
                                      kind="timeout", sql=sql) from exc
             except psycopg.Error as exc:
                 raise WarehouseError(_first_line(exc), kind="execute", sql=sql) from exc
+            finally:
+                self._rollback(cur)
         return columns, [tuple(r) for r in rows[:row_cap]], len(rows) > row_cap
+
+    def _rollback(self, cur: Any) -> None:
+        import psycopg
+
+        try:
+            cur.execute("ROLLBACK")
+        except psycopg.Error:
+            self.conn.close()  # a connection in an unknown state is not reused
 
     def close(self) -> None:
         self.conn.close()
@@ -163,8 +218,11 @@ class _SQLAlchemyBackend:
 class Warehouse:
     """One warehouse connection, opened lazily, used by every read in a process."""
 
-    def __init__(self, url: str, *, timeout_s: float = 30.0, row_cap: int = 100_000) -> None:
+    def __init__(
+        self, url: str, *, timeout_s: float = 30.0, row_cap: int = 100_000, allow_privileged: bool = False
+    ) -> None:
         self.url = url
+        self.allow_privileged = allow_privileged  # VITRINA_ALLOW_PRIVILEGED_WAREHOUSE: loudly logged
         self.dialect = dialect_of(url)
         self.timeout_s = timeout_s
         self.row_cap = row_cap
@@ -178,7 +236,7 @@ class Warehouse:
             if scheme == "duckdb":
                 self._backend = _DuckDBBackend(self.url.split(":///", 1)[-1] or ":memory:")
             elif scheme in ("postgresql", "postgres"):
-                self._backend = _PostgresBackend(self.url, self.timeout_s)
+                self._backend = _PostgresBackend(self.url, self.timeout_s, allow_privileged=self.allow_privileged)
             else:
                 self._backend = _SQLAlchemyBackend(self.url)
         return self._backend
@@ -195,7 +253,7 @@ class Warehouse:
         try:
             self.backend.run(f"EXPLAIN {sql}", 1000, self.timeout_s)
         except WarehouseError as exc:
-            if exc.kind == "connect":
+            if exc.kind in ("connect", "privileged"):
                 raise
             raise WarehouseError(str(exc), kind="compile", sql=sql) from exc
 

@@ -67,6 +67,20 @@ def pg_conninfo(url: str) -> str:
     return f"postgresql://{rest}"
 
 
+def _open_source(path: Path) -> duckdb.DuckDBPyConnection:
+    """The demo file attached read-only to a private in-memory database.
+
+    The export writes CSV files, which the hardened reader forbids, and DuckDB refuses a
+    second `connect` to a file another connection in the process opened with other
+    settings; an ATTACH from a fresh in-memory database is neither.
+    """
+    con = duckdb.connect(":memory:")
+    quoted = str(path).replace("'", "''")
+    con.execute(f"ATTACH '{quoted}' AS src (READ_ONLY)")
+    con.execute("USE src")
+    return con
+
+
 def _source_tables(
     con: duckdb.DuckDBPyConnection,
 ) -> list[tuple[str, list[tuple[str, str, bool]], list[str]]]:
@@ -111,7 +125,7 @@ def load_demo_into_postgres(
     if not duckdb_path.is_file():
         raise FileNotFoundError(f"demo warehouse not found: {duckdb_path}")
     with tempfile.TemporaryDirectory(prefix="vitrina-pgload-") as tmp:
-        with duckdb.connect(str(duckdb_path), read_only=True) as src:
+        with _open_source(duckdb_path) as src:
             tables = _source_tables(src)
             total = len(tables) * 2
             for done, (name, _, _) in enumerate(tables):

@@ -1,4 +1,8 @@
-"""Answer: text in the question's language, a table preview, a chart and an Excel file.
+"""Answer: text in the question's language, a table preview and a chart spec.
+
+The Excel file and the chart PNG are not made here: the node stores what they need
+(`outputs`: labels and the chart decision) and `vitrina.ask.outputs` writes them when
+someone asks for them.
 
 Numbers come only from data: the rule text is written by code from the result and its
 summary. A model, when configured, may word the answer from rows (JSON) and figures that
@@ -9,7 +13,6 @@ a model may propose axes; a proposal naming a column that does not exist is reje
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -22,9 +25,8 @@ from vitrina.ask.plan import QueryPlan
 from vitrina.ask.state import AskState
 from vitrina.ask.understand import read_question
 from vitrina.present.answer_text import write_answer
-from vitrina.present.charts import ChartDecision, safe_chart
+from vitrina.present.charts import ChartDecision, decide_chart
 from vitrina.present.columns import ColumnMeta
-from vitrina.present.excel import write_excel
 from vitrina.present.numbers import format_date, format_value, unverified_numbers
 from vitrina.present.summary import ResultSummary, summarize
 from vitrina.present.table import render_table
@@ -81,14 +83,14 @@ def _model_answer(
     return worded
 
 
-def _chart(state: AskState, ctx: AskContext, result: QueryResult, metas: list[ColumnMeta],
-           png_path: Path | None) -> tuple[dict | None, Path | None, list[TraceEvent]]:
+def _chart(state: AskState, ctx: AskContext, result: QueryResult, metas: list[ColumnMeta]
+           ) -> tuple[dict | None, ChartDecision | None, list[TraceEvent]]:
     lang = state["lang"]
     if ctx.options.chart == "off":
         return None, None, []
-    spec, png, events = safe_chart(result, metas, lang, png_path=png_path)
+    spec, decided, events = decide_chart(result, metas, lang)
     if spec is not None or ctx.llm is None or ctx.options.chart == "rules" or not result.rows:
-        return spec, png, events
+        return spec, decided, events
     trace = Trace("chart")
     proposal = tasks.propose_chart(
         ctx.llm,
@@ -98,7 +100,7 @@ def _chart(state: AskState, ctx: AskContext, result: QueryResult, metas: list[Co
         rows=[list(r) for r in result.rows],
     )
     if proposal is None:
-        return spec, png, [*events, *trace.events]
+        return spec, decided, [*events, *trace.events]
     decision = ChartDecision(
         kind=proposal.kind,
         x=proposal.x,
@@ -107,8 +109,8 @@ def _chart(state: AskState, ctx: AskContext, result: QueryResult, metas: list[Co
         reason="proposed by the model",
         order="x" if proposal.kind == "line" else "desc",
     )
-    spec, png, more = safe_chart(result, metas, lang, png_path=png_path, decision=decision)
-    return spec, png, [*events, *trace.events, *more]
+    spec, decided, more = decide_chart(result, metas, lang, decision=decision)
+    return spec, decided, [*events, *trace.events, *more]
 
 
 def scope_note(plan: QueryPlan, lang: str) -> str | None:
@@ -193,33 +195,15 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
         trace.rejected("answer text held numbers not in the data: table-only answer used",
                        numbers=[str(n) for n in invented])
         body = view.note or ""
-    run_dir = (ctx.outputs_dir or ctx.settings.outputs_dir) / state["run_id"]
-    excel = None
-    if ctx.write_files:
-        run_dir.mkdir(parents=True, exist_ok=True)
-        try:
-            excel = str(
-                write_excel(
-                    result,
-                    metas,
-                    run_dir / "result.xlsx",
-                    lang=lang,
-                    sheet_title=topic_label,
-                    question=state["rewritten"],
-                    sql=state["sql"] or "",
-                    period_label=period_label,
-                )
-            )
-        except OSError as exc:
-            trace.suppressed("Excel file not written", error=str(exc))
-    spec, png, chart_events = _chart(
-        state, ctx, result, metas, run_dir / "chart.png" if ctx.write_files else None
-    )
+    spec, decision, chart_events = _chart(state, ctx, result, metas)
+    outputs = {"lang": lang, "sheet_title": topic_label, "question": state["rewritten"],
+               "sql": state["sql"] or "", "period_label": period_label,
+               "chart_decision": decision.model_dump(mode="json") if spec is not None and decision else None}
     reading = read_question(state["rewritten"], ctx.catalog)
     snap = snapshot(state["rewritten"], period.span if period else None, reading.grain_span)
     turn = {"question": state["question"], "rewritten": state["rewritten"], "topic": topic,
             "sql": state["sql"], "period": period.label(lang) if period else None,
             "run_id": state["run_id"], "snapshot": snap}
     return {"status": "answered", "answer": body, "table": view.model_dump(), "chart": spec,
-            "chart_png": str(png) if png else None, "excel": excel, "history": [turn],
+            "outputs": outputs, "history": [turn],
             "trace": [*trace.events, *chart_events]}

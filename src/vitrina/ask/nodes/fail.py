@@ -13,6 +13,8 @@ from vitrina.trace import Trace
 
 def explain_failure(error: str, attempts: int, lang: str, examples: str = "-") -> str:
     kind, _, detail = error.partition(": ")
+    if kind == "privileged":
+        return text("warehouse_privileged", lang, error=detail)
     if kind == "connect":
         return text("warehouse_down", lang, error=detail)
     if kind == "timeout":

@@ -17,15 +17,16 @@ def guard_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
     result = guard_with_catalog(state["sql"] or "", ctx.catalog, dialect=ctx.dialect, row_cap=ctx.settings.row_cap)
     if not result.ok:
         message = "; ".join(v.message_en for v in result.violations)
+        trace.events.extend(result.events)  # why the guard failed closed, when it did
         trace.rejected("SQL rejected by the guard", violations=[v.rule for v in result.violations])
         return {"sql_error": f"guard: {message}", "trace": trace.events}
     try:
         with trace.timed("compile check (EXPLAIN)"):
             ctx.warehouse.explain(result.sql)
     except WarehouseError as exc:
-        if exc.kind == "connect":
-            trace.error("warehouse unreachable", error=str(exc))
-            return {"sql_error": f"connect: {exc}", "sql": result.sql, "trace": trace.events}
+        if exc.kind in ("connect", "privileged"):
+            trace.error("warehouse unreachable" if exc.kind == "connect" else "warehouse role refused", error=str(exc))
+            return {"sql_error": f"{exc.kind}: {exc}", "sql": result.sql, "trace": trace.events}
         trace.rejected("SQL failed the compile check", error=str(exc))
         return {"sql_error": f"compile: {exc}", "sql": result.sql, "trace": trace.events}
     return {"sql": result.sql, "sql_error": None, "trace": trace.events}

@@ -81,6 +81,7 @@ def fresh_turn(question: str) -> dict:
         "chart": None,
         "chart_png": None,
         "excel": None,
+        "outputs": None,
         "clarification": None,
         "chosen": {},
         "clarifications_in_row": 0,

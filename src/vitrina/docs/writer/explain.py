@@ -258,13 +258,19 @@ def explanation(lin: MeasureLineage, lang: str, explain: Explainer | None, trace
         if trace is not None:
             trace.rejected("explanation LLM returned nothing; rules text used", measure=lin.measure)
         return text
-    from vitrina.docs.llm import check_wording
+    from vitrina.docs.llm import check_wording, dropped_facts
 
     added = check_wording(worded, "\n".join([text, lin.expression, lin.model_dump_json()]))
     if added:
         if trace is not None:
             trace.rejected("LLM wording names objects or numbers the lineage does not hold; rules text kept",
                            measure=lin.measure, added=added[:20])
+        return text
+    dropped = dropped_facts(worded, lin.expression)
+    if dropped:
+        if trace is not None:
+            trace.rejected("LLM wording drops objects or numbers of the formula; rules text kept",
+                           measure=lin.measure, dropped=dropped[:20])
         return text
     if trace is not None:
         trace.branch("explanation worded by the LLM (checked against the lineage)", measure=lin.measure)

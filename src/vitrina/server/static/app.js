@@ -23,12 +23,42 @@
 
   function renderThreads() {
     const list = $("thread-list");
-    list.replaceChildren(...state.threads.map((t) => el("li", { class: state.thread && state.thread.id === t.id ? "active" : "" },
-      el("a", { href: "#/t/" + t.id, "data-thread": t.id },
+    const query = ($("thread-search").value || "").trim().toLowerCase();
+    const shown = state.threads.filter((t) => !query || (t.title || "").toLowerCase().includes(query));
+    list.replaceChildren(...shown.map((t) => el("li", { class: state.thread && state.thread.id === t.id ? "active" : "" },
+      el("a", { href: "#/t/" + t.id, "data-thread": t.id, onclick: closeDrawer },
         el("span", { class: "thread-title", text: t.title || V.t("dialog.new") }),
-        el("span", { class: "thread-meta" }, relTime(t.updated_at), " · ", V.t("segment." + t.segment))))));
-    $("thread-empty").hidden = state.threads.length > 0;
+        el("span", { class: "thread-meta" }, relTime(t.updated_at), " · ", V.t("segment." + t.segment))),
+      el("span", { class: "thread-tools" },
+        el("button", { type: "button", class: "icon-button", title: V.t("threads.rename"), "aria-label": V.t("threads.rename"),
+          "data-rename": t.id, onclick: () => renameThread(t) }, "✎"),
+        el("button", { type: "button", class: "icon-button", title: V.t("threads.delete"), "aria-label": V.t("threads.delete"),
+          "data-delete": t.id, onclick: () => deleteThread(t) }, "✕")))));
+    $("thread-empty").hidden = shown.length > 0;
+    $("thread-empty").textContent = query ? V.t("threads.none_found") : V.t("threads.empty");
   }
+
+  async function renameThread(t) {
+    const title = window.prompt(V.t("threads.rename_prompt"), t.title || "");
+    if (title === null || !title.trim()) return;
+    try {
+      await V.json("/api/threads/" + t.id, { method: "PATCH", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ title: title.trim() }) });
+      if (state.thread && state.thread.id === t.id) state.thread.title = title.trim();
+      await loadThreads();
+      renderHeader();
+    } catch (err) { V.banner(err.message, "error"); }
+  }
+
+  async function deleteThread(t) {
+    if (!window.confirm(V.t("threads.delete_confirm", { title: t.title || V.t("dialog.new") }))) return;
+    try {
+      await V.json("/api/threads/" + t.id, { method: "DELETE" });
+      if (state.thread && state.thread.id === t.id) newDialog();
+      await loadThreads();
+    } catch (err) { V.banner(err.message, "error"); }
+  }
+
+  const closeDrawer = () => V.closeDrawer();
 
   /* ---------- start panel: segment and topics ---------- */
   function topicName(t) { return V.lang === "ru" ? t.name_ru : t.name_en; }
@@ -83,18 +113,37 @@
     return steps;
   }
 
+  /* Recorded durations (kept by the server) win over steps rebuilt from the trace. */
+  function turnSteps(turn) {
+    const fromTrace = stepsFromTrace(turn.trace);
+    if (!turn.steps || !turn.steps.length) return fromTrace;
+    const byStep = {};
+    for (const s of fromTrace) (byStep[s.step] = byStep[s.step] || []).push(s.trace);
+    return turn.steps.map((s) => ({ step: s.step, ms: s.ms, trace: (byStep[s.step] || []).shift() || [] }));
+  }
+
   function stepItem(s) {
     const events = (s.trace || []).filter((e) => e.kind !== "measurement" || e.message);
     const li = el("li", { class: "step", "data-step": s.step },
       el("span", { class: "step-dot" }),
       el("span", { class: "step-name", text: V.stepName(s.step) }),
-      el("span", { class: "step-ms", text: s.ms === null ? "" : fmtMs(s.ms) }));
-    if (events.length) {
-      li.append(el("ul", { class: "step-events" }, events.map((e) =>
+      el("span", { class: "step-ms", text: s.ms === null || s.ms === undefined ? "" : fmtMs(s.ms) }));
+    if (events.length) {  /* developer detail: shown under "Technical details" only */
+      li.append(el("ul", { class: "step-events dev" }, events.map((e) =>
         el("li", { class: "ev ev-" + e.kind, title: JSON.stringify(e.data || {}) }, el("span", { class: "ev-kind", text: e.kind }), " ", e.message))));
     }
     return li;
   }
+
+  function detailsToggle() {
+    const box = el("input", { type: "checkbox", class: "details-toggle", checked: V.details(), onchange: (ev) => {
+      localStorage.setItem("vitrina.details", ev.target.checked ? "1" : "0");
+      applyDetails();
+      if (state.thread && state.thread.turns.length) renderTurns(state.thread.turns, { keepScroll: true });
+    } });
+    return el("label", { class: "details-label small" }, box, " ", V.t("turn.details"));
+  }
+  function applyDetails() { document.body.classList.toggle("show-details", V.details()); }
 
   function turnShell(question) {
     const steps = el("ol", { class: "steps" });
@@ -104,7 +153,9 @@
       el("div", { class: "turn-question" }, el("span", { class: "who", text: V.t("turn.you") }), el("span", { class: "q-text", text: question })),
       el("div", { class: "turn-grid" },
         body,
-        el("aside", { class: "turn-steps" }, el("div", { class: "steps-head" }, el("strong", { text: V.t("turn.steps") }), total), steps)));
+        el("details", { class: "turn-steps", open: !window.matchMedia("(max-width: 767px)").matches },
+          el("summary", { class: "steps-head" }, el("strong", { text: V.t("turn.steps") }), total),
+          detailsToggle(), steps)));
     node._steps = steps; node._total = total; node._body = body; node._ms = 0;
     return node;
   }
@@ -125,8 +176,48 @@
     return spec;
   }
 
+  /* The types a chart may switch to, by the chart rules: a line (periods) may be bars; a
+     pie may be bars. Bars stay bars: a line across categories, or a pie of parts that are
+     not shares of a whole, would misread the data. */
+  function chartTypes(chart) {
+    const ds = (chart.data && chart.data.datasets) || [];
+    if (chart.type === "line") return ["line", "bar"];
+    if ((chart.type === "pie" || chart.type === "doughnut") && ds.length === 1) return [chart.type, "bar"];
+    return [chart.type];
+  }
+
+  function asType(chart, type) {
+    const spec = JSON.parse(JSON.stringify(chart));
+    if (type === chart.type) return spec;
+    spec.type = type;
+    if (type === "bar" && (chart.type === "pie" || chart.type === "doughnut")) {
+      spec.options = Object.assign({}, spec.options, { plugins: Object.assign({}, (spec.options || {}).plugins, { legend: { display: false } }) });
+      spec.options.scales = { y: { beginAtZero: true } };
+    }
+    return spec;
+  }
+
   function renderChart(chart) {
     if (!chart) return null;
+    const types = chart.type === "kpi" ? [] : chartTypes(chart);
+    if (types.length > 1 && typeof window.Chart === "function") {
+      const wrap = el("div", { class: "chart-wrap" });
+      let current = chart.type;
+      const bar = el("div", { class: "chart-types", role: "group", "aria-label": V.t("turn.chart_type") });
+      const draw = () => {
+        bar.replaceChildren(...types.map((tp) => el("button", { type: "button", class: "btn btn-small" + (tp === current ? " active" : ""),
+          "aria-pressed": String(tp === current), "data-chart-type": tp, onclick: () => { current = tp; draw(); } }, V.t("chart." + tp))));
+        const old = wrap.querySelector(".chart-box");
+        if (old && old._chart) old._chart.destroy();
+        wrap.replaceChildren(bar, drawChart(asType(chart, current)));
+      };
+      draw();
+      return wrap;
+    }
+    return drawChart(chart);
+  }
+
+  function drawChart(chart) {
     if (chart.type === "kpi") {
       const items = (chart.data && chart.data.items) || [];
       return el("div", { class: "kpis" }, items.map((it) => el("div", { class: "kpi-card" },
@@ -147,12 +238,34 @@
     return box;
   }
 
+  /* A formatted cell back to a number for sorting: "1 234,5 ₽" -> 1234.5, "12%" -> 12. */
+  function cellNumber(v) {
+    if (v === null || v === undefined) return -Infinity;
+    if (typeof v === "number") return v;
+    const text = String(v).replace(/[\s\u00a0\u202f]/g, "").replace(/[^0-9,.\-−]/g, "").replace("−", "-");
+    const n = Number(text.includes(",") && !text.includes(".") ? text.replace(",", ".") : text.replace(/,/g, ""));
+    return Number.isFinite(n) ? n : -Infinity;
+  }
+
   function renderTable(table) {
     if (!table || !table.columns || !table.columns.length) return null;
     const numeric = table.numeric || [];
-    const thead = el("thead", {}, el("tr", {}, table.columns.map((c, i) => el("th", { class: numeric[i] ? "num" : "" }, c))));
-    const tbody = el("tbody", {}, (table.rows || []).map((r) => el("tr", {}, r.map((v, i) =>
+    const rows = (table.rows || []).slice();
+    const sort = { col: -1, dir: 1 };
+    const tbody = el("tbody");
+    const fill = () => tbody.replaceChildren(...rows.map((r) => el("tr", {}, r.map((v, i) =>
       el("td", { class: numeric[i] ? "num" : "" }, v === null ? "—" : String(v))))));
+    const heads = table.columns.map((c, i) => el("th", { class: numeric[i] ? "num" : "", "aria-sort": "none", scope: "col" },
+      el("button", { type: "button", class: "sort-button", title: V.t("turn.sort"), onclick: () => {
+        sort.dir = sort.col === i ? -sort.dir : (numeric[i] ? -1 : 1);
+        sort.col = i;
+        const key = numeric[i] ? (r) => cellNumber(r[i]) : (r) => String(r[i] ?? "");
+        rows.sort((a, b) => { const x = key(a), y = key(b); return (x < y ? -1 : x > y ? 1 : 0) * sort.dir; });
+        heads.forEach((h, j) => h.setAttribute("aria-sort", j === i ? (sort.dir > 0 ? "ascending" : "descending") : "none"));
+        fill();
+      } }, c, el("span", { class: "sort-mark", "aria-hidden": "true" }))));
+    const thead = el("thead", {}, el("tr", {}, heads));
+    fill();
     const shown = table.shown ?? (table.rows || []).length;
     const total = table.total ?? shown;
     const caption = total > shown ? V.t("table.shown", { shown, total }) : V.t("table.all", { total });
@@ -219,23 +332,79 @@
     node._body.replaceChildren(...parts.filter(Boolean));
   }
 
+  /* A reply of another role (metadata search, docs, help, report): Markdown rendered by the
+     server; a task: its plan, approved here or on the task page. */
+  function renderRoute(node, r, live) {
+    node.classList.remove("running");
+    const status = r.status === "task" ? "task" : (r.status === "failed" ? "failed" : "answered");
+    node.classList.add("status-" + status, "routed");
+    const head = el("div", { class: "answer-head" },
+      el("span", { class: "status status-" + status, text: V.t(status === "task" ? "status.task" : "status." + status) }),
+      el("span", { class: "muted small", text: V.t("route.role") + ": " + V.stepName(r.role || r.intent) }));
+    const parts = [head];
+    if (r.task_id) {
+      parts.push(el("p", { class: "answer", text: V.t("route.task") }));
+      const box = el("div", { class: "task-inline", "data-task": r.task_id }, el("span", { class: "spinner" }));
+      parts.push(box, el("div", { class: "actions" },
+        el("a", { class: "btn", href: "/task?id=" + encodeURIComponent(r.task_id), text: V.t("route.open_task") })));
+      followTask(box, r.task_id, live);
+    } else if (r.answer_html) {
+      const doc = el("div", { class: "answer answer-md" });
+      doc.innerHTML = r.answer_html; // rendered by the server; raw HTML is escaped there
+      parts.push(doc);
+    } else if (r.answer) {
+      parts.push(el("p", { class: "answer", text: r.answer }));
+    }
+    node._body.replaceChildren(...parts);
+  }
+
+  async function followTask(box, taskId, live) {
+    try {
+      let task = await V.json("/api/tasks/" + encodeURIComponent(taskId));
+      for (let i = 0; i < 20 && (task.running || task.status === "planning" || task.status === "running"); i++) {
+        const resp = await V.api("/api/tasks/" + encodeURIComponent(taskId) + "/events", { headers: { Accept: "text/event-stream" } });
+        await V.readSse(resp, () => {});
+        task = await V.json("/api/tasks/" + encodeURIComponent(taskId));
+      }
+      const plan = el("ol", { class: "task-plan" }, (task.plan || []).map((s) => el("li", { text: s.title })));
+      const parts = [plan];
+      if (task.pending && task.pending.kind === "plan" && live) {
+        const approve = el("button", { type: "button", class: "btn btn-primary", "data-approve": taskId, onclick: async () => {
+          approve.disabled = true;
+          try {
+            await V.api("/api/tasks/" + encodeURIComponent(taskId) + "/decision", { method: "POST",
+              headers: { "Content-Type": "application/json" }, body: JSON.stringify({ action: "approve" }) });
+            approve.replaceWith(el("p", { class: "muted", text: V.t("route.approved") }));
+          } catch (err) { approve.disabled = false; V.banner(err.message, "error"); }
+        } }, V.t("route.approve"));
+        parts.push(approve);
+      } else {
+        parts.push(el("p", { class: "muted small", text: V.t("task.state." + (task.status === "done" ? "finished" : task.status)) }));
+      }
+      box.replaceChildren(...parts);
+    } catch (err) { box.replaceChildren(el("p", { class: "error", text: err.message })); }
+  }
+
   function renderError(node, message) {
     node.classList.remove("running");
     node.classList.add("status-failed");
     node._body.replaceChildren(el("p", { class: "error", text: message }));
   }
 
-  function renderTurns(turns) {
+  function renderTurns(turns, opts) {
     const conv = $("conversation");
+    const top = conv.scrollTop;
     conv.replaceChildren();
     turns.forEach((turn, i) => {
       const next = turns[i + 1];
       if (turn.status === "clarification" && next && next.chosen) turn._chosen = Object.values(next.chosen)[0];
       const node = turnShell(turn.question || "");
-      stepsFromTrace(turn.trace).forEach((s) => addStep(node, s));
-      renderResult(node, turn, i === turns.length - 1);
+      turnSteps(turn).forEach((s) => addStep(node, s));
+      if (turn.kind === "route") renderRoute(node, turn, i === turns.length - 1);
+      else renderResult(node, turn, i === turns.length - 1);
       conv.append(node);
     });
+    if (opts && opts.keepScroll) conv.scrollTop = top;
   }
 
   /* ---------- dialogs ---------- */
@@ -253,7 +422,7 @@
     renderHeader();
     renderThreads();
     renderTurns(state.thread.turns);
-    scrollDown();
+    showStart(document.querySelector("#conversation .turn:last-child"));
   }
 
   function newDialog() {
@@ -267,27 +436,12 @@
     $("question").focus();
   }
 
-  function scrollDown() {
+  /* Bring a turn's start (its question, then the answer's first line) to the top of the view:
+     a long answer is read from its beginning, never scrolled past. */
+  function showStart(node) {
+    if (!node) return;
     const conv = $("conversation");
-    conv.lastElementChild && conv.lastElementChild.scrollIntoView({ block: "end", behavior: "instant" });
-  }
-
-  async function readSse(resp, onEvent) {
-    const reader = resp.body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = "";
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let cut;
-      while ((cut = buffer.indexOf("\n\n")) >= 0) {
-        const chunk = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        const data = chunk.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
-        if (data) onEvent(JSON.parse(data));
-      }
-    }
+    conv.scrollTop = Math.max(0, node.offsetTop - conv.offsetTop - 8);
   }
 
   async function send(text, opts) {
@@ -309,20 +463,21 @@
       $("start-panel").hidden = true;
       const node = turnShell(text);
       $("conversation").append(node);
-      scrollDown();
+      showStart(node);
       $("question").value = "";
       const resp = await V.api("/api/threads/" + state.thread.id + "/messages", {
         method: "POST", headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
         body: JSON.stringify({ text }),
       });
-      await readSse(resp, (ev) => {
+      await V.readSse(resp, (ev) => {
         if (ev.type === "step") { addStep(node, ev); }
         else if (ev.type === "result") {
           state.thread.turns.push(ev.result);
           if (!state.thread.title) state.thread.title = ev.result.question;
-          renderResult(node, ev.result, true);
+          if (ev.result.kind === "route") renderRoute(node, ev.result, true);
+          else renderResult(node, ev.result, true);
+          showStart(node);
         } else if (ev.type === "error") { renderError(node, V.errorText(ev, 500)); }
-        scrollDown();
       });
       if (node.classList.contains("running")) renderError(node, V.t("error.network"));
       await loadThreads();
@@ -349,7 +504,9 @@
     $("question").addEventListener("keydown", (ev) => {
       if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); send($("question").value); }
     });
-    $("new-thread").addEventListener("click", newDialog);
+    $("new-thread").addEventListener("click", () => { newDialog(); closeDrawer(); });
+    $("thread-search").addEventListener("input", renderThreads);
+    applyDetails();
     window.addEventListener("hashchange", route);
     V.onLangChange.push(() => { renderStart(); renderHeader(); renderThreads(); if (state.thread && state.thread.turns.length) renderTurns(state.thread.turns); });
     try {

@@ -14,12 +14,15 @@
     }
     return text;
   };
-  V.stepName = (step) => (I18N[V.lang].steps || {})[step] || step;
+  /* A step's user-facing label; a step without one is "Step" (its node name only under details). */
+  V.stepName = (step) => (I18N[V.lang].steps || {})[step] || (V.details() ? step : V.t("step.other"));
+  V.details = () => localStorage.getItem("vitrina.details") === "1";
 
   V.applyI18n = function (root) {
     document.documentElement.lang = V.lang;
     (root || document).querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = V.t(el.dataset.i18n); });
     (root || document).querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = V.t(el.dataset.i18nPlaceholder); });
+    (root || document).querySelectorAll("[data-i18n-label]").forEach((el) => { el.setAttribute("aria-label", V.t(el.dataset.i18nLabel)); });
     document.querySelectorAll(".lang-switch button").forEach((b) => b.classList.toggle("active", b.dataset.lang === V.lang));
   };
 
@@ -47,11 +50,20 @@
     return node;
   };
 
-  V.banner = function (text, kind) {
+  /* One line over the page (never over the controls: the layout shrinks); closable. An
+     optional action is a button inside it, e.g. "enter the token". */
+  V.banner = function (text, kind, action) {
     const b = document.getElementById("banner");
-    if (!text) { b.hidden = true; return; }
-    b.textContent = text;
+    if (!b) return;
+    if (!text) { b.hidden = true; b.replaceChildren(); delete b.dataset.auth; return; }
+    if (!action && b.dataset.auth === "1" && !b.hidden) return; // "enter the token" stays until it is done
+    b.replaceChildren(
+      V.el("span", { class: "banner-text", text }),
+      action ? V.el("button", { type: "button", class: "btn btn-small banner-action", onclick: action.run }, action.label) : null,
+      V.el("button", { type: "button", class: "banner-close", "aria-label": V.t("banner.close"), title: V.t("banner.close"),
+        onclick: () => V.banner(null) }, "×"));
     b.className = "banner " + (kind || "warn");
+    b.setAttribute("role", kind === "error" ? "alert" : "status");
     b.hidden = false;
   };
 
@@ -62,17 +74,66 @@
     return h;
   };
 
-  V.askToken = function () {
-    return new Promise((resolve) => {
-      const dialog = document.getElementById("token-dialog");
+  /* The token dialog. Resolves true when a token was saved, false on Escape / Cancel. One
+     dialog at a time: concurrent 401s wait on the same answer. `reason` is shown in red
+     (e.g. "the token is unknown or revoked") so a wrong token never reopens silently. */
+  function tokenDialog() {
+    let dialog = document.getElementById("token-dialog");
+    if (dialog) return dialog;
+    const el = V.el;
+    dialog = el("dialog", { id: "token-dialog", class: "token-dialog", "aria-labelledby": "token-title" },
+      el("form", { method: "dialog", id: "token-form" },
+        el("h2", { id: "token-title", text: V.t("token.title") }),
+        el("p", { class: "muted", text: V.t("token.help") }),
+        el("p", { id: "token-error", class: "error", role: "alert", hidden: true }),
+        el("label", { for: "token-input", class: "visually-hidden", text: V.t("token.title") }),
+        el("input", { id: "token-input", type: "password", autocomplete: "off", spellcheck: "false", placeholder: "vt_…" }),
+        el("div", { class: "dialog-actions" },
+          el("button", { type: "submit", value: "cancel", class: "btn", formnovalidate: true, text: V.t("token.cancel") }),
+          el("button", { type: "submit", value: "save", class: "btn btn-primary", text: V.t("token.save") }))));
+    document.body.append(dialog);
+    return dialog;
+  }
+
+  let asking = null;
+  V.tokenDeclined = false;
+  V.askToken = function (reason) {
+    if (asking) return asking;
+    asking = new Promise((resolve) => {
+      const dialog = tokenDialog();
       const input = document.getElementById("token-input");
-      input.value = V.token();
+      const error = document.getElementById("token-error");
+      input.value = "";
+      if (error) { error.textContent = reason || ""; error.hidden = !reason; }
+      let saved = false;
+      const form = document.getElementById("token-form");
+      const onSubmit = (ev) => {
+        if (ev.submitter && ev.submitter.value === "cancel") return;
+        if (!input.value.trim()) { ev.preventDefault(); input.focus(); return; }
+        localStorage.setItem("vitrina.token", input.value.trim());
+        saved = true;
+      };
+      form.addEventListener("submit", onSubmit);
       dialog.addEventListener("close", () => {
-        if (input.value.trim()) localStorage.setItem("vitrina.token", input.value.trim());
-        resolve();
+        form.removeEventListener("submit", onSubmit);
+        asking = null;
+        V.tokenDeclined = !saved;
+        if (!saved) V.needToken();
+        else V.banner(null);
+        resolve(saved);
       }, { once: true });
       dialog.showModal();
+      input.focus();
     });
+    return asking;
+  };
+
+  /* Without a token the page stays usable: a banner says why nothing loads and reopens the dialog. */
+  V.needToken = function (reason) {
+    V.banner(reason || V.t("token.needed"), "error", { label: V.t("token.enter"), run: async () => {
+      if (await V.askToken()) location.reload();
+    } });
+    document.getElementById("banner").dataset.auth = "1";
   };
 
   V.errorText = function (body, status) {
@@ -81,16 +142,31 @@
     return (V.lang === "ru" ? e.message_ru || e.message : e.message) + " (" + e.code + ")";
   };
 
-  /* fetch + JSON; a 401 asks for the token once and retries. */
+  /* fetch + JSON. A 401 asks for the token (saying why when one was sent) and retries once;
+     declined, it fails with the server's auth message, never as "server unreachable". */
   V.api = async function (path, options, retried) {
     const opts = Object.assign({}, options || {});
     opts.headers = V.headers(Object.assign({ Accept: "application/json" }, opts.headers || {}));
     let resp;
-    try { resp = await fetch(path, opts); } catch (err) { throw new Error(V.t("error.network")); }
-    if (resp.status === 401 && !retried) { await V.askToken(); return V.api(path, options, true); }
+    try { resp = await fetch(path, opts); } catch (err) {
+      const error = new Error(V.t("error.network"));
+      error.status = 0;
+      throw error;
+    }
     if (!resp.ok) {
       let body = null;
-      try { body = await resp.json(); } catch (err) { /* not JSON */ }
+      try { body = await resp.clone().json(); } catch (err) { /* not JSON */ }
+      if (resp.status === 401) {
+        const message = V.errorText(body, resp.status);
+        if (!retried && !V.tokenDeclined) {
+          const reason = V.token() ? V.t("token.rejected") + ": " + message : null;
+          if (await V.askToken(reason)) return V.api(path, options, true);
+        }
+        const error = new Error(V.t("token.needed"));
+        error.status = 401;
+        V.needToken(V.token() ? V.t("token.rejected") + ": " + message : null);
+        throw error;
+      }
       const error = new Error(V.errorText(body, resp.status));
       error.status = resp.status;
       throw error;
@@ -107,16 +183,36 @@
     });
   };
 
+  /* Below 768 px the sidebar is a drawer behind the menu button. */
+  V.closeDrawer = function () {
+    document.body.classList.remove("drawer-open");
+    const b = document.getElementById("menu-button");
+    if (b) b.setAttribute("aria-expanded", "false");
+  };
+  function wireDrawer() {
+    const button = document.getElementById("menu-button");
+    if (!button) return;
+    button.addEventListener("click", () => button.setAttribute("aria-expanded", String(document.body.classList.toggle("drawer-open"))));
+    const shade = document.getElementById("drawer-shade");
+    if (shade) shade.addEventListener("click", V.closeDrawer);
+    document.addEventListener("keydown", (ev) => { if (ev.key === "Escape" && document.body.classList.contains("drawer-open")) V.closeDrawer(); });
+  }
+
   /* /api/info: auth mode and which vendor libraries the server has. */
   V.start = async function (needed) {
     V.applyI18n();
+    wireDrawer();
     document.querySelectorAll(".lang-switch button").forEach((b) => b.addEventListener("click", () => V.setLang(b.dataset.lang)));
-    const info = await (await fetch("/api/info")).json();
+    let info;
+    try { info = await (await fetch("/api/info")).json(); } catch (err) {
+      V.banner(V.t("error.network"), "error");
+      info = { auth: false, vendor: {}, setup: [] };
+    }
     V.info = info;
     const tokenButton = document.getElementById("token-button");
-    if (info.auth) {
+    if (info.auth && tokenButton) {
       tokenButton.hidden = false;
-      tokenButton.addEventListener("click", async () => { await V.askToken(); location.reload(); });
+      tokenButton.addEventListener("click", async () => { if (await V.askToken()) location.reload(); });
       if (!V.token()) await V.askToken();
     }
     const files = { chartjs: "/static/vendor/chart.umd.min.js", mermaid: "/static/vendor/mermaid.min.js" };
@@ -126,6 +222,27 @@
       try { await V.loadScript(files[name]); } catch (err) { V.banner(err.message, "error"); }
     }
     return info;
+  };
+
+  /* Server-Sent Events from a fetch response (fetch sends the token; EventSource cannot).
+     onEvent(data, id) per event; id is the event's numeric `id:` or null. */
+  V.readSse = async function (resp, onEvent) {
+    const reader = resp.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let cut;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const lines = buffer.slice(0, cut).split("\n");
+        buffer = buffer.slice(cut + 2);
+        const data = lines.filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n");
+        const idLine = lines.find((l) => l.startsWith("id:"));
+        if (data) onEvent(JSON.parse(data), idLine ? Number(idLine.slice(3).trim()) : null);
+      }
+    }
   };
 
   /* Download through fetch so the token header is sent; the browser saves the blob. */

@@ -17,16 +17,61 @@
       if (!items.length) continue;
       nav.append(el("h3", { text: group.topic }));
       for (const m of items) {
-        nav.append(el("a", { href: "#measure=" + encodeURIComponent(m.file), class: current === m.file ? "active" : "", "data-measure": m.name },
+        nav.append(el("a", { onclick: () => V.closeDrawer(), href: "#measure=" + encodeURIComponent(m.file), class: current === m.file ? "active" : "", "data-measure": m.name },
           "[" + m.name + "]", m.level ? el("span", { class: "level", text: m.level }) : null));
       }
     }
   }
 
-  async function drawMermaid(root) {
-    const blocks = root.querySelectorAll("pre.mermaid");
+  /* Diagrams are drawn when they come near the view, one at a time (the combined manual holds
+     hundreds: drawing them all at once froze the page), each in a box of its own with zoom. */
+  let observer = null;
+  let queue = Promise.resolve();
+
+  function zoomBar(box) {
+    const set = (k) => {
+      const svg = box.querySelector("svg");
+      if (!svg) return;
+      const natural = Number(svg.dataset.width || svg.getBoundingClientRect().width);
+      svg.dataset.width = natural;
+      box.dataset.zoom = String(k);
+      svg.style.width = Math.round(natural * k) + "px";
+      svg.style.maxWidth = "none";
+    };
+    const zoom = (f) => set(Math.min(4, Math.max(0.25, Number(box.dataset.zoom || 1) * f)));
+    return el("div", { class: "diagram-tools", role: "group", "aria-label": V.t("docs.zoom") },
+      el("button", { type: "button", class: "btn btn-small", "aria-label": V.t("docs.zoom_in"), title: V.t("docs.zoom_in"), onclick: () => zoom(1.25) }, "+"),
+      el("button", { type: "button", class: "btn btn-small", "aria-label": V.t("docs.zoom_out"), title: V.t("docs.zoom_out"), onclick: () => zoom(0.8) }, "−"),
+      el("button", { type: "button", class: "btn btn-small", title: V.t("docs.zoom_reset"), onclick: () => set(1) }, "1:1"));
+  }
+
+  function drawOne(block) {
+    queue = queue.then(async () => {
+      if (block.dataset.processed || !block.isConnected) return;
+      try { await window.mermaid.run({ nodes: [block] }); } catch (err) { V.banner("Mermaid: " + err.message, "error"); return; }
+      const box = block.closest(".diagram");
+      if (box && !box.querySelector(".diagram-tools")) box.prepend(zoomBar(box));
+    });
+    return queue;
+  }
+
+  function drawMermaid(root) {
+    const blocks = [...root.querySelectorAll("pre.mermaid")];
     if (!blocks.length || !window.mermaid) return;
-    try { await window.mermaid.run({ nodes: blocks }); } catch (err) { V.banner("Mermaid: " + err.message, "error"); }
+    if (observer) observer.disconnect();
+    for (const block of blocks) {
+      const box = el("div", { class: "diagram" });
+      block.replaceWith(box);
+      box.append(el("div", { class: "diagram-scroll" }, block));
+    }
+    observer = new IntersectionObserver((entries) => {
+      for (const entry of entries) {
+        if (!entry.isIntersecting) continue;
+        observer.unobserve(entry.target);
+        drawOne(entry.target);
+      }
+    }, { rootMargin: "600px 0px" });
+    blocks.forEach((b) => observer.observe(b));
   }
 
   async function show() {
@@ -48,7 +93,7 @@
       if (m && data.lineage && data.lineage.level) {
         doc.prepend(el("div", { class: "doc-meta" }, V.t("docs.level") + ": " + data.lineage.level + " · " + V.t("docs.model") + ": " + (index.model || "")));
         const box = el("div", { class: "doc-llm", id: "doc-llm" });
-        const button = el("button", { type: "button", id: "doc-llm-button", text: V.t("docs.llm") });
+        const button = el("button", { type: "button", id: "doc-llm-button", class: "btn btn-small", text: V.t("docs.llm") });
         button.addEventListener("click", async () => {
           button.disabled = true;
           try {
@@ -62,7 +107,7 @@
         doc.prepend(el("div", {}, button, box));
       }
       const anchor = !m && location.hash.length > 1 ? document.getElementById(location.hash.slice(1)) : null;
-      await drawMermaid(doc);
+      drawMermaid(doc);
       if (anchor) anchor.scrollIntoView(); else $("doc").parentElement.scrollTop = 0;
     } catch (err) {
       doc.replaceChildren(el("p", { class: "error", text: err.message }));
@@ -71,7 +116,8 @@
 
   async function main() {
     await V.start(["mermaid"]);
-    if (window.mermaid) window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral" });
+    if (window.mermaid) window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict", theme: "neutral",
+      themeVariables: { fontSize: "15px" }, flowchart: { useMaxWidth: false, htmlLabels: false } });
     $("measure-filter").addEventListener("input", renderNav);
     window.addEventListener("hashchange", () => {
       if (location.hash === "#manual" || /^#measure=/.test(location.hash) || !location.hash) show();

@@ -22,6 +22,11 @@ class Message(BaseModel):
     text: str = Field(min_length=1)
 
 
+class RenameThread(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    title: str = Field(min_length=1, max_length=200, pattern=r"\S")
+
+
 class ThreadSummary(BaseModel):
     id: str
     segment: str

@@ -1,10 +1,14 @@
-"""A run's files: the full result as Excel, the chart spec, the chart picture."""
+"""A run's files: the full result as Excel, the chart spec, the chart picture.
+
+The Excel file and the PNG are written on the first download of a run and served from the
+outputs folder afterwards (`AskService.run_files`, cached by run id).
+"""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import Depends
 from fastapi.responses import FileResponse
@@ -17,6 +21,7 @@ from vitrina.server.views.threads import owned_thread
 
 State = Annotated[ServerState, Depends(server_state)]
 _RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+Kind = Literal["excel", "chart"]
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
@@ -36,17 +41,20 @@ def _owned_run(state: ServerState, who: Any, run_id: str) -> str:
     return thread_id
 
 
-def _file(state: ServerState, run_id: str, name: str) -> Path:
-    path = state.settings.outputs_dir / run_id / name
-    if not path.is_file():
+def _file(state: ServerState, thread_id: str, run_id: str, kind: Kind, name: str) -> Path:
+    """The run's file of this kind, written now when this is its first download."""
+    files = state.service.run_files(thread_id, run_id, (kind,))
+    found = getattr(files, "excel" if kind == "excel" else "chart_png", None) if files else None
+    if not found:
         raise ApiError(404, "file_not_found", f"run {run_id!r} has no {name}", f"у запуска {run_id!r} нет {name}")
-    return path
+    return Path(found)
 
 
 def run_excel(run_id: str, state: State, who: Who) -> FileResponse:
-    """The full result of a run as an .xlsx file."""
-    _owned_run(state, who, run_id)
-    return FileResponse(_file(state, run_id, "result.xlsx"), media_type=XLSX, filename=f"vitrina-{run_id}.xlsx")
+    """The full result of a run as an .xlsx file (a sync view: FastAPI runs it on its thread pool)."""
+    thread_id = _owned_run(state, who, run_id)
+    path = _file(state, thread_id, run_id, "excel", "result.xlsx")
+    return FileResponse(path, media_type=XLSX, filename=f"vitrina-{run_id}.xlsx")
 
 
 def run_chart(run_id: str, state: State, who: Who) -> dict[str, Any]:
@@ -60,5 +68,6 @@ def run_chart(run_id: str, state: State, who: Who) -> dict[str, Any]:
 
 def run_chart_png(run_id: str, state: State, who: Who) -> FileResponse:
     """The chart of a run as a PNG picture."""
-    _owned_run(state, who, run_id)
-    return FileResponse(_file(state, run_id, "chart.png"), media_type="image/png", filename=f"vitrina-{run_id}.png")
+    thread_id = _owned_run(state, who, run_id)
+    path = _file(state, thread_id, run_id, "chart", "chart.png")
+    return FileResponse(path, media_type="image/png", filename=f"vitrina-{run_id}.png")

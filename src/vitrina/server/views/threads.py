@@ -6,14 +6,21 @@ import uuid
 from typing import Annotated
 
 from fastapi import Depends
-from fastapi.responses import StreamingResponse
+from sse_starlette import EventSourceResponse
 
 from vitrina.server.auth import Principal, Who
 from vitrina.server.errors import ApiError
-from vitrina.server.history import thread_turns
+from vitrina.server.history import thread_turns, with_notes
 from vitrina.server.state import ServerState, server_state
 from vitrina.server.store import ThreadRecord
-from vitrina.server.views.models import Message, NewThread, ThreadDetail, ThreadSummary
+from vitrina.server.turns import event_stream
+from vitrina.server.views.models import (
+    Message,
+    NewThread,
+    RenameThread,
+    ThreadDetail,
+    ThreadSummary,
+)
 
 State = Annotated[ServerState, Depends(server_state)]
 
@@ -45,12 +52,34 @@ def list_threads(state: State, who: Who) -> list[ThreadSummary]:
 def get_thread(thread_id: str, state: State, who: Who) -> ThreadDetail:
     """A dialog's turns: status, question, SQL, answer, table, chart spec and trace of each."""
     record = owned_thread(state, who, thread_id)
-    turns = thread_turns(state.service.graph, thread_id)
+    turns = with_notes(thread_turns(state.service.graph, thread_id), state.store.notes(thread_id, "steps"),
+                       state.store.notes(thread_id, "route"))
     pending = turns[-1]["clarification"] if turns and turns[-1]["status"] == "clarification" else None
     return ThreadDetail(**record.public(), turns=turns, pending_clarification=pending)
 
 
-async def post_message(thread_id: str, body: Message, state: State, who: Who) -> StreamingResponse:
+def rename_thread(thread_id: str, body: RenameThread, state: State, who: Who) -> ThreadSummary:
+    """Give a dialog a title of its own (the first question is the default)."""
+    owned_thread(state, who, thread_id)
+    state.store.rename_thread(thread_id, body.title.strip())
+    return ThreadSummary(**owned_thread(state, who, thread_id).public())
+
+
+def delete_thread(thread_id: str, state: State, who: Who) -> dict[str, str]:
+    """Delete a dialog: its record, notes and checkpoints."""
+    owned_thread(state, who, thread_id)
+    state.runner.claim(thread_id)  # not while it answers
+    try:
+        checkpointer = state.service.checkpointer
+        if hasattr(checkpointer, "delete_thread"):
+            checkpointer.delete_thread(thread_id)
+        state.store.delete_thread(thread_id)
+    finally:
+        state.runner.release(thread_id)
+    return {"id": thread_id, "status": "deleted"}
+
+
+async def post_message(thread_id: str, body: Message, state: State, who: Who) -> EventSourceResponse:
     """Ask (or answer a clarification); progress streams back as Server-Sent Events.
 
     Each event is one ``data:`` line of JSON: ``{"type": "step", "step", "ms", "trace"}`` per
@@ -64,6 +93,10 @@ async def post_message(thread_id: str, body: Message, state: State, who: Who) ->
     from starlette.concurrency import run_in_threadpool
 
     record = await run_in_threadpool(owned_thread, state, who, thread_id)
-    state.runner.claim(thread_id)
-    return StreamingResponse(state.runner.stream(record, text), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    release = state.runner.slots.acquire(who.owner)
+    try:
+        state.runner.claim(thread_id)
+    except ApiError:
+        release()
+        raise
+    return event_stream(state.runner.stream(record, text), release)

@@ -5,6 +5,12 @@ order; each takes the parsed expression and only the extra arguments its signatu
 and yields violations. It cannot be switched off: every query Vitrina runs goes through
 :func:`guard`, and what runs is the guard's normalised ``sql``, never the input text.
 
+It allows, not denies (issue 11): every function must be on the dialect's allow-list,
+every relation must be a catalog table or a CTE of the same statement, and a text too
+big or too deep for sqlglot is refused before it is parsed. It fails closed: whatever it
+cannot analyse (a ``RecursionError``, a query ``qualify`` cannot resolve) is refused, and
+``GuardResult.events`` says why.
+
 >>> guard("SELECT 1; DROP TABLE t", dialect="duckdb", allowed_tables=None).violations[0].rule
 'single_statement'
 >>> print(guard("select amount_rub from fact_payment", dialect="postgres",
@@ -23,13 +29,28 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from vitrina.sql.guard.columns import allowed_columns, resolve_columns
-from vitrina.sql.guard.functions import dangerous_functions, table_functions
+from vitrina.sql.guard.columns import (
+    allowed_columns,
+    resolve_columns,
+    session_keywords,
+    sourceless_columns,
+)
+from vitrina.sql.guard.functions import (
+    allowed_functions,
+    dangerous_casts,
+    dangerous_functions,
+    parameters,
+    relations,
+    table_functions,
+)
+from vitrina.sql.guard.limits import check_limits, recursion_violation
+from vitrina.sql.guard.messages import FRAGMENT_LIMIT
 from vitrina.sql.guard.models import GuardResult, GuardViolation
 from vitrina.sql.guard.parse import parse_statement
 from vitrina.sql.guard.rewrite import apply_row_cap, qualify_allowed_tables
 from vitrina.sql.guard.statements import (
     nested_statement,
+    recursive_cte,
     row_locks,
     select_into,
     select_only,
@@ -42,6 +63,7 @@ from vitrina.sql.guard.tables import (
     system_catalogs,
     table_references,
 )
+from vitrina.trace import Trace
 
 __all__ = ["RULES", "GuardResult", "GuardViolation", "guard", "guard_with_catalog", "normalise_sql"]
 
@@ -54,14 +76,23 @@ RULES: tuple[Rule, ...] = (
     nested_statement,
     select_into,
     row_locks,
+    recursive_cte,
+    parameters,
     dangerous_functions,
+    allowed_functions,
+    dangerous_casts,
     table_functions,
+    relations,
     file_references,
     system_catalogs,
     allowed_tables,
     allowed_columns,
+    sourceless_columns,
+    session_keywords,
 )
 _PARAMETERS = {rule: tuple(inspect.signature(rule).parameters) for rule in RULES}
+# Rules that mean "could not be analysed": each writes a trace event besides the violation.
+FAIL_CLOSED_RULES = frozenset({"too_complex", "qualify_failed"})
 
 if TYPE_CHECKING:
     from vitrina.catalog import Catalog
@@ -82,6 +113,33 @@ def guard(
     missing from it are not column-checked. ``row_cap`` adds or lowers the outer LIMIT.
     An unknown ``dialect`` raises ValueError (a programming error, not a bad query).
     """
+    trace = Trace("sql_guard")
+    try:
+        result = _guard(sql, dialect, allowed_tables, allowed_columns, row_cap)
+    except RecursionError:  # within the limits and still too deep for sqlglot: refuse
+        result = GuardResult(
+            ok=False, sql=sql.strip()[:FRAGMENT_LIMIT], violations=[recursion_violation()]
+        )
+    for found in result.violations:
+        if found.rule in FAIL_CLOSED_RULES:
+            trace.rejected(
+                "guard failed closed: the query could not be analysed",
+                rule=found.rule,
+                reason=found.message_en,
+            )
+    return result.model_copy(update={"events": trace.events}) if trace.events else result
+
+
+def _guard(
+    sql: str,
+    dialect: str,
+    allowed_tables: set[str] | None,
+    allowed_columns: dict[str, set[str]] | None,
+    row_cap: int | None,
+) -> GuardResult:
+    too_big = check_limits(sql, dialect)
+    if too_big:
+        return GuardResult(ok=False, sql=sql.strip()[:FRAGMENT_LIMIT], violations=too_big)
     expression, violations = parse_statement(sql, dialect)
     if expression is None:
         return GuardResult(ok=False, sql=sql.strip(), violations=violations)
@@ -123,7 +181,14 @@ def _table_name(parts: tuple[str, ...], catalog: TableIndex | None) -> str:
     return matches[0] if len(matches) == 1 else ".".join(parts).lower()
 
 
-def guard_with_catalog(sql: str, catalog: Catalog, *, dialect: str, row_cap: int | None) -> GuardResult:
+def guard_with_catalog(
+    sql: str, catalog: Catalog, *, dialect: str, row_cap: int | None
+) -> GuardResult:
     """The guard as every job runs it: only the catalog's tables and columns, with the row cap."""
-    return guard(sql, dialect=dialect, allowed_tables=set(catalog.tables),
-                 allowed_columns=catalog.allowed_columns(), row_cap=row_cap)
+    return guard(
+        sql,
+        dialect=dialect,
+        allowed_tables=set(catalog.tables),
+        allowed_columns=catalog.allowed_columns(),
+        row_cap=row_cap,
+    )

@@ -1,8 +1,9 @@
 """Column rule: columns of known tables must exist in the catalog.
 
 Columns are resolved by sqlglot's ``qualify`` on a copy of the query, with the known
-tables as its schema. Whatever cannot be resolved with certainty is skipped: a false
-"unknown column" would send a correct query back for repair.
+tables as its schema. A column that cannot be pinned to one table with certainty is
+skipped (a false "unknown column" would send a correct query back for repair), but a
+query that ``qualify`` cannot analyse at all is refused: the guard fails closed.
 """
 
 from __future__ import annotations
@@ -52,7 +53,10 @@ def allowed_columns(
         qualified = _qualified_copy(expression, index, columns, dialect)
         scopes = traverse_scope(qualified) if qualified is not None else []
         found = [v for scope in scopes for v in _scope_violations(scope, columns, aliases, dialect)]
-    except Exception:  # what qualify cannot handle is skipped, never fatal
+    except RecursionError:
+        raise  # the guard refuses it as too_complex
+    except Exception as error:  # fail closed: unanalysed SQL does not run
+        yield violation("qualify_failed", None, error=f"{type(error).__name__}: {error}"[:200])
         return
     yield from found
 
@@ -151,3 +155,51 @@ def _alias_names(expression: exp.Expr) -> set[str]:
     for table_alias in expression.find_all(exp.TableAlias):
         names.update(column.name.lower() for column in table_alias.columns)
     return names
+
+
+def sourceless_columns(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+    """A column in a top-level SELECT without FROM has no table to come from.
+
+    The engine may still resolve the bare name: PostgreSQL reads ``SELECT user`` and
+    ``SELECT current_role`` as session facts. Subqueries are skipped (their columns may
+    belong to the outer query), and so are the SELECT's own aliases (DuckDB reuses them).
+    """
+    for select in expression.find_all(exp.Select):
+        if select.args.get("from_") is not None or select.find_ancestor(exp.Select) is not None:
+            continue
+        aliases = {
+            alias.alias.lower() for alias in select.expressions if isinstance(alias, exp.Alias)
+        }
+        for column in select.find_all(exp.Column):
+            if column.find_ancestor(exp.Select) is not select or column.find_ancestor(exp.Lambda):
+                continue
+            if column.name.lower() not in aliases:
+                yield violation(
+                    "allowed_columns.unresolved",
+                    sql_fragment(column, dialect),
+                    column=column.name,
+                    tables="-",
+                )
+
+
+# Bare words the engines read as session facts, not columns (PostgreSQL: SQL-standard
+# "functions without parentheses"). Quoted, they are ordinary column names.
+SESSION_KEYWORDS = frozenset(
+    {"user", "current_user", "current_role", "session_user", "system_user"}
+    | {"current_catalog", "current_schema"}
+)
+
+
+def session_keywords(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+    """``SELECT user``, ``(SELECT current_role)``: a session fact, wherever the word stands."""
+    for column in expression.find_all(exp.Column):
+        this = column.this
+        if column.table or not isinstance(this, exp.Identifier) or this.quoted:
+            continue
+        if this.name.lower() in SESSION_KEYWORDS:
+            yield violation(
+                "allowed_columns.unresolved",
+                sql_fragment(column, dialect),
+                column=this.name,
+                tables="-",
+            )

@@ -1,8 +1,10 @@
 """Per-dialect settings of the guard, as constants (like ``sqlglot/dialects/*.py``).
 
-Function names are lower-case and matched case-insensitively; a prefix entry denies every
-function whose name starts with it. A dialect the guard does not know gets the union of
-all lists: being unknown must not make it laxer.
+The deny-lists here are a second belt: what a query may call is decided by the allow-list
+in :mod:`vitrina.sql.guard.allowed_functions`; a denied name only gets a message that
+says why it is dangerous. Function names are lower-case and matched case-insensitively;
+a prefix entry denies every function whose name starts with it. A dialect the guard does
+not know gets the union of all lists: being unknown must not make it laxer.
 """
 
 from __future__ import annotations
@@ -98,15 +100,6 @@ POSTGRES = DenyList(
 
 DENY_LISTS: dict[str, DenyList] = {"duckdb": GENERIC | DUCKDB, "postgres": GENERIC | POSTGRES}
 UNKNOWN_DIALECT = GENERIC | DUCKDB | POSTGRES
-
-# Functions that may be a row source in FROM; any other table function is rejected.
-TABLE_FUNCTIONS = frozenset(
-    {"generate_series", "exploding_generate_series", "range", "unnest", "generate_subscripts"}
-    | {"json_each", "json_each_text", "json_tree", "jsonb_each", "jsonb_each_text"}
-    | {"json_array_elements", "json_array_elements_text", "jsonb_array_elements"}
-    | {"jsonb_array_elements_text", "json_to_recordset", "jsonb_to_recordset"}
-    | {"regexp_split_to_table", "string_to_table", "explode", "posexplode"}
-)
 
 # System catalogs: schemas and catalogs that are off limits, and name prefixes that an
 # unqualified table (or table function) resolves into the system catalog with.

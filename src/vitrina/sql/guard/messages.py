@@ -22,6 +22,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Не удалось разобрать SQL как {dialect} {where_ru}: {description}. "
         "Перепишите его как одну корректную инструкцию SELECT для {dialect}.",
     ),
+    "too_complex": (
+        "The query is too large or too deeply nested to check safely ({what_en}: {found}, "
+        "the limit is {limit}). "
+        "Write a simpler query: fewer nested parentheses, calls or subqueries.",
+        "Запрос слишком большой или слишком глубоко вложен для проверки ({what_ru}: {found}, "
+        "предел: {limit}). "
+        "Напишите запрос проще: меньше вложенных скобок, вызовов или подзапросов.",
+    ),
     "single_statement": (
         "Expected exactly one SQL statement, found {count}. "
         "Send a single SELECT query with nothing after the semicolon.",
@@ -58,11 +66,50 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "выполнять другой SQL или менять состояние сервера. Используйте только таблицы хранилища "
         "и обычные функции SQL.",
     ),
+    "allowed_functions": (
+        "Function {name}() is not on the list of allowed functions for this warehouse. "
+        "Use ordinary SQL functions (arithmetic, text, dates, aggregates, window functions) "
+        "over the warehouse tables.",
+        "Функции {name}() нет в списке разрешённых для этого хранилища. Используйте обычные "
+        "функции SQL (арифметика, строки, даты, агрегаты, оконные функции) над таблицами хранилища.",
+    ),
+    "allowed_functions.qualified": (
+        "Function {name}() is called with a schema ({fragment}). Call functions by their bare name.",
+        "Функция {name}() вызвана со схемой ({fragment}). Вызывайте функции без указания схемы.",
+    ),
     "table_functions": (
-        "Table function {name}() is not allowed in FROM. Select from warehouse tables; "
-        "only generate_series, range, unnest and JSON expansion functions may produce rows.",
-        "Табличная функция {name}() в FROM запрещена. Выбирайте данные из таблиц хранилища; "
-        "строки могут порождать только generate_series, range, unnest и функции разворачивания JSON.",
+        "Table function {name}() is not allowed as a row source. Select from warehouse tables "
+        "(or a CTE or subquery over them).",
+        "Табличная функция {name}() не может быть источником строк. Выбирайте данные из таблиц "
+        "хранилища (или из CTE и подзапросов над ними).",
+    ),
+    "relations": (
+        "{fragment} cannot be a row source. FROM, JOIN and LATERAL may name warehouse tables, "
+        "CTEs of the same query, subqueries and VALUES lists only.",
+        "{fragment} не может быть источником строк. В FROM, JOIN и LATERAL допустимы только таблицы "
+        "хранилища, CTE этого же запроса, подзапросы и списки VALUES.",
+    ),
+    "dangerous_casts": (
+        "The cast to {fragment} is not allowed: it looks up server objects or parses XML. "
+        "Cast to ordinary types (numbers, text, dates) only.",
+        "Приведение к {fragment} запрещено: оно ищет объекты сервера или разбирает XML. "
+        "Приводите только к обычным типам (числа, строки, даты).",
+    ),
+    "parameters": (
+        "Parameter or session variable {fragment} is not allowed. Write the value into the query.",
+        "Параметр или переменная сеанса {fragment} запрещены. Впишите значение в запрос.",
+    ),
+    "recursive_cte": (
+        "WITH RECURSIVE is not allowed: a recursive query can run without bound. "
+        "Rewrite it with joins or window functions over the warehouse tables.",
+        "WITH RECURSIVE запрещён: рекурсивный запрос может выполняться без ограничения. "
+        "Перепишите его через соединения или оконные функции над таблицами хранилища.",
+    ),
+    "qualify_failed": (
+        "The query could not be analysed ({error}), so it is refused rather than run unchecked. "
+        "Simplify it: qualify every column with its table alias.",
+        "Запрос не удалось разобрать до столбцов ({error}), поэтому он отклонён, а не выполнен "
+        "без проверки. Упростите его: укажите у каждого столбца псевдоним таблицы.",
     ),
     "file_references": (
         "{fragment} looks like a file path or URL, not a table. "

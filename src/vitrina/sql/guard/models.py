@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from vitrina.sql.errors import GuardError
+from vitrina.trace import TraceEvent
 
 
 class GuardViolation(BaseModel):
@@ -28,6 +29,7 @@ class GuardResult(BaseModel):
     sql: str
     violations: list[GuardViolation] = Field(default_factory=list)
     tables: set[str] = Field(default_factory=set)
+    events: list[TraceEvent] = Field(default_factory=list)  # why it failed closed, if it did
 
     def raise_for_violations(self) -> None:
         """Raise :class:`GuardError` when the SQL was rejected."""

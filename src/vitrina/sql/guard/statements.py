@@ -95,3 +95,10 @@ def row_locks(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
     """``FOR UPDATE`` / ``FOR SHARE`` take locks: a reader must not block writers."""
     for node in expression.find_all(exp.Lock):
         yield violation("row_locks", sql_fragment(node, dialect).strip())
+
+
+def recursive_cte(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+    """``WITH RECURSIVE`` can run without bound; analytical questions never need it."""
+    for node in expression.find_all(exp.With):
+        if node.args.get("recursive"):
+            yield violation("recursive_cte", sql_fragment(node, dialect))

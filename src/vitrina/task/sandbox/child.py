@@ -1,110 +1,51 @@
-"""The sandbox's pid 1: set up isolation, check it, then run the user's script in a child.
+"""The sandbox's first process: set the limits, check the isolation, run the script, send
+back its output files.
 
-Started by `runner.py` as `unshare --net --mount --pid --fork --kill-child --mount-proc
-[--user --map-root-user] python -I child.py CONFIG`. Standard library only; it never imports
-vitrina. Steps, each fatal on failure (exit 97: isolation unavailable, nothing ran):
+Started by `runner.py` inside bubblewrap as `python -I child.py CONFIG FD`. Standard
+library only; it never imports vitrina (vitrina is not even mounted). Steps, each fatal on
+failure (exit 97: isolation unavailable, nothing ran):
 
-1. the work folder becomes its own mount; every other mount is remounted read-only;
-2. when the interpreter lives under a folder others cannot enter (/root), that folder is
-   replaced, in this mount namespace only, by a tmpfs exposing just the interpreter;
-3. limits (CPU, address space, file size, processes, open files, no core files);
-4. privileges dropped: real root becomes `nobody`; a user-namespace root loses every capability;
-5. checks: no write outside the work folder, no network; then the script runs in a forked
-   child and this process exits with its status (its exit kills the whole pid namespace).
+1. identity: started as root (no user namespace), it becomes the real `nobody` (every
+   capability goes with uid 0); limits: CPU, address space, file size, processes, open
+   files, no core files;
+2. checks: nothing writable outside the work folder, no network interface but loopback,
+   no host files (/etc/passwd, /home) visible;
+3. the script runs in a forked child that does not hold FD (the pipe to the parent);
+4. the regular files under out/ go back over FD as one tar stream (bounded count).
 """
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import resource
 import runpy
 import socket
-import stat
 import sys
+import tarfile
 import traceback
 
 ISOLATION_FAILED = 97
 NOBODY = 65534
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_BIND, MS_MOVE, MS_REC = 32, 4096, 8192, 16384
-MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 1024, 2048, 1 << 21
-FLAG_BITS = {"nosuid": MS_NOSUID, "nodev": MS_NODEV, "noexec": MS_NOEXEC, "noatime": MS_NOATIME,
-             "nodiratime": MS_NODIRATIME, "relatime": MS_RELATIME}
-PR_SET_NO_NEW_PRIVS, PR_CAPBSET_DROP = 38, 24
-MAX_MOUNTS = 500  # a bound on the mount table walk
-
-libc = ctypes.CDLL(None, use_errno=True)
+HOST_FILES = ("/etc/passwd", "/etc/shadow", "/home", "/root/.ssh", "/var/run", "/run", "/tmp")
 
 
 class SetupError(Exception):
     """Isolation could not be set up or did not hold."""
 
 
-def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
-    enc = [None if v is None else v.encode() for v in (source, target, fstype, data)]
-    if libc.mount(enc[0], enc[1], enc[2], ctypes.c_ulong(flags), enc[3]) != 0:
-        err = ctypes.get_errno()
-        raise SetupError(f"mount {target}: {os.strerror(err)}")
-
-
-def _mounts() -> list[tuple[str, int]]:
-    """(mount point, per-mount flags) from /proc/self/mountinfo, shortest path first."""
-    out = []
-    with open("/proc/self/mountinfo", encoding="utf-8") as fh:
-        for n, line in enumerate(fh):
-            if n >= MAX_MOUNTS:
-                raise SetupError("too many mounts")
-            parts = line.split()
-            point = parts[4].encode().decode("unicode_escape")
-            flags = 0
-            for opt in parts[5].split(","):
-                flags |= FLAG_BITS.get(opt, 0)
-            out.append((point, flags))
-    return sorted(out, key=lambda m: len(m[0]))
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
-
-
-def _expose(needed: list[str], stage: str) -> None:
-    """Make the interpreter reachable for `nobody` when a folder above it is closed (0700)."""
-    blocked: dict[str, set[str]] = {}
-    for path in needed:
-        parts = os.path.realpath(path).split("/")[1:]
-        for depth in range(1, len(parts)):
-            folder = "/" + "/".join(parts[:depth])
-            if not os.stat(folder).st_mode & stat.S_IXOTH:
-                blocked.setdefault(folder, set()).add(parts[depth])
-                break
-    for n, (folder, children) in enumerate(sorted(blocked.items())[:8]):
-        mnt = os.path.join(stage, str(n))
-        os.makedirs(mnt, exist_ok=True)
-        _mount("tmpfs", mnt, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=64k")
-        for child in sorted(children):
-            src = os.path.join(folder, child)
-            dst = os.path.join(mnt, child)
-            if os.path.isdir(src):
-                os.mkdir(dst)
-            else:
-                open(dst, "w").close()
-            _mount(src, dst, None, MS_BIND | MS_REC)
-        _mount(mnt, folder, None, MS_MOVE)
-
-
-def _read_only_everywhere_but(work: str) -> None:
-    _mount(work, work, None, MS_BIND)
-    for point, flags in _mounts():
-        if _inside(point, work) or _inside(point, "/proc"):
-            continue
-        try:
-            _mount(None, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY | flags)
-        except SetupError:
-            if point == "/":
-                raise
-            # a mount that refuses: the checks below decide whether that matters
+def _become_nobody() -> None:
+    if os.getuid() == 0 or os.geteuid() == 0:
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+    if os.getuid() != NOBODY or os.geteuid() != NOBODY:
+        raise SetupError(f"the sandbox runs as uid {os.geteuid()}, not nobody")
+    try:
+        os.setuid(0)
+    except OSError:  # EPERM as the real nobody; EINVAL in a user namespace where 0 is not mapped
+        return
+    raise SetupError("uid 0 could be taken back")
 
 
 def _limits(cfg: dict) -> None:
@@ -117,35 +58,9 @@ def _limits(cfg: dict) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-class _CapHeader(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-
-class _CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                ("inheritable", ctypes.c_uint32)]
-
-
-def _drop_privileges(real_root: bool) -> None:
-    if real_root:
-        os.setgroups([])
-        os.setgid(NOBODY)
-        os.setuid(NOBODY)  # all capabilities go with uid 0
-    else:
-        with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as fh:
-            last = int(fh.read())
-        for cap in range(last + 1):
-            libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)  # execve can never give them back
-        data = (_CapData * 2)()
-        if libc.capset(ctypes.byref(_CapHeader(0x20080522, 0)), data) != 0:
-            raise SetupError("capset failed")
-    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        raise SetupError("no_new_privs failed")
-
-
 def _check(work: str) -> None:
-    """Isolation must hold: no write outside the work folder, no network."""
-    for folder in {"/tmp", "/var/tmp", "/dev/shm", os.path.dirname(work), "/"}:
+    """Isolation must hold: no write outside the work folder, no network, no host files."""
+    for folder in {"/", "/usr", "/proc", "/dev", "/vitrina-sandbox", os.path.dirname(sys.executable)}:
         probe = os.path.join(folder, f".vitrina-probe-{os.getpid()}")
         try:
             with open(probe, "w"):
@@ -157,11 +72,17 @@ def _check(work: str) -> None:
     interfaces = sorted(name for _, name in socket.if_nameindex())
     if interfaces != ["lo"]:
         raise SetupError(f"network interfaces inside the sandbox: {interfaces}")
+    seen = [p for p in HOST_FILES if os.path.lexists(p)]
+    if seen:
+        raise SetupError(f"host files visible inside the sandbox: {seen}")
+    if not os.access(work, os.W_OK):
+        raise SetupError(f"the work folder {work} is not writable")
 
 
-def _run_script(script: str, work: str) -> int:
+def _run_script(script: str, work: str, pipe_fd: int) -> int:
     pid = os.fork()
     if pid == 0:
+        os.close(pipe_fd)  # the script cannot write to the parent's pipe
         code = 0
         try:
             os.chdir(work)
@@ -182,24 +103,40 @@ def _run_script(script: str, work: str) -> int:
     return os.WEXITSTATUS(status)
 
 
+def _send_outputs(out: str, pipe_fd: int, max_files: int) -> None:
+    """Regular files of out/ (no links, no folders), at most `max_files`, as a tar on the pipe."""
+    with os.fdopen(pipe_fd, "wb") as pipe, tarfile.open(fileobj=pipe, mode="w|") as archive:
+        names = sorted(os.listdir(out))[:max_files] if os.path.isdir(out) else []
+        for name in names:
+            path = os.path.join(out, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            try:
+                archive.add(path, arcname=name, recursive=False)
+            except (OSError, BrokenPipeError):
+                return  # the parent stopped reading (over budget): it keeps what it has
+
+
 def main() -> int:
     with open(sys.argv[1], encoding="utf-8") as fh:
         cfg = json.load(fh)
-    work = os.path.realpath(cfg["work"])
-    real_root = bool(cfg["real_root"])
+    pipe_fd = int(sys.argv[2])
+    work = cfg["work"]
     try:
-        if real_root:
-            _expose(cfg["needed"], os.path.join(work, ".stage"))
-        _read_only_everywhere_but(work)
+        _become_nobody()
         _limits(cfg)
-        _drop_privileges(real_root)
         _check(work)
-    except (SetupError, OSError) as exc:
+    except (SetupError, OSError, ValueError) as exc:
         print(f"vitrina-sandbox: isolation unavailable: {exc}", file=sys.stderr)
         return ISOLATION_FAILED
     for key, value in cfg["env"].items():
         os.environ[key] = value
-    return _run_script(cfg["script"], work)
+    code = _run_script(cfg["script"], work, pipe_fd)
+    try:
+        _send_outputs(os.path.join(work, "out"), pipe_fd, int(cfg["max_files"]))
+    except (OSError, tarfile.TarError) as exc:
+        print(f"vitrina-sandbox: output files not sent: {exc}", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":

@@ -1,21 +1,34 @@
-"""Run Python in an isolated subprocess: the parent side of the sandbox.
+"""Run Python in a sandbox that sees nothing: the parent side, on bubblewrap (`bwrap`).
 
-The isolation is Linux namespaces through util-linux `unshare` (no network, a private
-mount table with everything read-only but the work folder, a private pid space killed as a
-whole) plus resource limits and dropped privileges, set up by `child.py`. When any of it
-cannot be set up, nothing runs: :class:`SandboxUnavailable` is raised instead.
+The sandbox is a fresh root file system that holds only the interpreter and its libraries
+(read-only), the step's input files (read-only) and a work folder on a size-capped tmpfs
+(the total disk quota): no /etc, no /home, no state database, no other run's files, no
+warehouse. Every namespace is new (`--unshare-all`: user, pid, network with only a down
+loopback, ipc, uts, cgroup), all capabilities are dropped, the uid is `nobody`; there is no
+socket to reach (no TCP, and no Unix socket file is mounted). Inside, `child.py` sets the
+kernel limits (CPU, address space, file size, processes, open files), checks the isolation
+and runs the script. Output files come back over a pipe (a bounded tar stream) when the
+script ends; the work folder vanishes with the sandbox. The same command line works as root
+and as an ordinary user (bwrap uses an unprivileged user namespace).
+
+Fail closed: without a working `bwrap`, :class:`SandboxUnavailable` says why and what to
+install; the code is never run unprotected.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import tempfile
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
@@ -27,6 +40,10 @@ NOBODY = 65534
 TAIL_BYTES = 8_000
 MAX_OUT_FILES = 20
 PROBE_TIMEOUT_S = 10
+WORK = "/vitrina-work"  # the work folder inside the sandbox (a name no host path is expected to use)
+SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,120}$")
+INSTALL_HINT = ("install bubblewrap: `sudo apt-get install bubblewrap` (Debian/Ubuntu; `make sandbox` does it "
+                "when run as root)")
 
 
 class SandboxUnavailable(RuntimeError):
@@ -35,7 +52,7 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    """Per-run limits; every one is enforced by the kernel (rlimits) or by the parent (wall)."""
+    """Per-run limits; every one is enforced by the kernel (rlimits, tmpfs size) or by the parent (wall)."""
 
     cpu_s: int = 20
     wall_s: float = 30.0
@@ -44,6 +61,7 @@ class SandboxLimits:
     procs: int = 32
     nofile: int = 64
     out_mb: int = 50  # all output files together
+    disk_mb: int = 200  # the whole work folder (a tmpfs of this size): scratch files, outputs
 
 
 @dataclass
@@ -52,11 +70,12 @@ class SandboxResult:
 
     returncode: int
     ok: bool
-    limit: str | None = None  # cpu | wall | memory | file_size | processes
+    limit: str | None = None  # cpu | wall | memory | file_size | disk | processes
     stdout: str = ""
     stderr: str = ""
     files: list[Path] = field(default_factory=list)
     wall_s: float = 0.0
+    killed: bool = False  # the parent killed it at the wall limit
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -64,36 +83,82 @@ class SandboxResult:
         return data
 
 
-def _unshare() -> str | None:
-    return shutil.which("unshare")
+def _bwrap() -> str | None:
+    return shutil.which("bwrap")
 
 
-def _flags(real_root: bool) -> list[str]:
-    base = ["--net", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc"]
-    return base if real_root else ["--user", "--map-root-user", *base]
+def _system_dirs() -> list[str]:
+    """Where shared libraries and the dynamic loader live (read-only in the sandbox)."""
+    return [d for d in ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin") if os.path.lexists(d)]
+
+
+def _python_dirs() -> list[str]:
+    """The interpreter, its standard library and the installed libraries (read-only)."""
+    paths = {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    paths.update(v for k, v in sysconfig.get_paths().items() if k in ("stdlib", "platstdlib", "purelib", "platlib"))
+    real = sorted({os.path.realpath(p) for p in paths if os.path.isdir(p)})
+    return [p for p in real if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in real)]
+
+
+def _root_args() -> list[str]:
+    """Mounts of the sandbox root: system library folders (links kept as links), the interpreter."""
+    args: list[str] = []
+    for d in _system_dirs():
+        if os.path.islink(d):
+            args += ["--symlink", os.readlink(d), d]
+        else:
+            args += ["--ro-bind", d, d]
+    binds = [d for d in _python_dirs() if not d.startswith(("/usr/", "/lib"))]
+    if os.path.islink(sys.executable):  # a venv's bin/python -> the base interpreter
+        binds.append(os.path.dirname(sys.executable))
+    folders: list[str] = []  # the folders above each bind, open to `nobody` (not the host's /root 0700)
+    for d in binds:
+        parts = d.strip("/").split("/")[:-1]
+        folders += ["/" + "/".join(parts[:n]) for n in range(1, len(parts) + 1)]
+    for folder in dict.fromkeys(folders):
+        args += ["--perms", "0755", "--dir", folder]
+    for d in binds:
+        args += ["--ro-bind", d, d]
+    return args
+
+
+def _identity_args() -> list[str]:
+    """Who the sandbox runs as. An ordinary user: `nobody` in a new user namespace. Root: no
+    user namespace (there, uid 0 outside would exempt the sandbox from the process limit);
+    instead only the two capabilities `child.py` needs to become the real `nobody` are kept,
+    and it drops them with uid 0 before anything else runs."""
+    if os.geteuid() == 0:
+        return ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+                "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    return ["--unshare-all", "--cap-drop", "ALL", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+
+
+def _base_args(disk_mb: int) -> list[str]:
+    return [*_identity_args(), "--die-with-parent", "--new-session", "--hostname", "sandbox", "--clearenv",
+            *_root_args(), "--proc", "/proc", "--dev", "/dev",
+            "--size", str(disk_mb << 20), "--perms", "0777", "--tmpfs", WORK,
+            "--perms", "0777", "--dir", f"{WORK}/out", "--perms", "0777", "--dir", f"{WORK}/tmp",
+            "--dir", f"{WORK}/in", "--chdir", WORK]
 
 
 @lru_cache(maxsize=1)
 def isolation() -> tuple[str | None, str]:
-    """("root" | "userns" | None, why): which isolation this machine gives, probed once."""
-    tool = _unshare()
+    """("bwrap", "ok") when this machine can run the sandbox, else (None, why and what to do)."""
+    tool = _bwrap()
     if tool is None:
-        return None, "util-linux `unshare` not found"
-    real_root = os.geteuid() == 0
+        return None, f"bubblewrap (bwrap) not found; {INSTALL_HINT}"
     try:
-        done = subprocess.run([tool, *_flags(real_root), "true"], capture_output=True, timeout=PROBE_TIMEOUT_S,
-                              check=False)
+        done = subprocess.run([tool, *_base_args(1), "--remount-ro", "/dev", "--remount-ro", "/", "--", sys.executable,
+                               "-I", "-c", "pass"],
+                              capture_output=True, timeout=PROBE_TIMEOUT_S, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return None, f"unshare failed: {exc}"
+        return None, f"bwrap failed to start: {exc}"
     if done.returncode != 0:
-        return None, f"unshare refused: {done.stderr.decode(errors='replace').strip()[:300]}"
-    return ("root" if real_root else "userns"), "ok"
-
-
-def _needed_paths() -> list[str]:
-    paths = {sys.base_prefix, sys.prefix, os.path.realpath(sys.executable), str(CHILD.parent)}
-    paths.update(v for k, v in sysconfig.get_paths().items() if k in ("stdlib", "platstdlib", "purelib", "platlib"))
-    return sorted(paths)
+        why = done.stderr.decode(errors="replace").strip()[:300]
+        return None, (f"bwrap cannot create the sandbox here ({why}); it needs user namespaces: "
+                      "sysctl kernel.unprivileged_userns_clone=1 (or user.max_user_namespaces > 0), or a "
+                      "container started with permission to create them")
+    return "bwrap", "ok"
 
 
 def _tail(path: Path) -> str:
@@ -110,6 +175,8 @@ def _limit_hit(rc: int, stderr: str, timed_out: bool) -> str | None:
         return "wall"
     if rc in (128 + signal.SIGXCPU, 128 + signal.SIGKILL, -signal.SIGXCPU, -signal.SIGKILL):
         return "cpu"
+    if "No space left on device" in stderr:
+        return "disk"
     if rc in (128 + signal.SIGXFSZ, -signal.SIGXFSZ) or "File too large" in stderr:
         return "file_size"
     if "MemoryError" in stderr or "Cannot allocate memory" in stderr:
@@ -119,86 +186,112 @@ def _limit_hit(rc: int, stderr: str, timed_out: bool) -> str | None:
     return None
 
 
+def _safe(name: str) -> str:
+    if not SAFE_NAME.match(name):
+        raise ValueError(f"sandbox file name {name!r} is not allowed (letters, digits, _ . - only)")
+    return name
+
+
 def run_python(script: str, *, inputs: dict[str, Path] | None = None, support: list[Path] | None = None,
                limits: SandboxLimits | None = None, work_root: Path | None = None,
                out_dir: Path | None = None) -> SandboxResult:
-    """Run `script` (Python source) in a fresh work folder with `inputs` copied into `in/`.
+    """Run `script` (Python source) in the sandbox with `inputs` at `in/NAME` and `support`
+    files next to the script, all read-only.
 
     The script writes its results under `out/`; they come back in `SandboxResult.files`, in
-    `out_dir` when given (else a temporary folder the caller owns); the work folder is removed. Raises SandboxUnavailable
+    `out_dir` when given (else a temporary folder the caller owns). Raises SandboxUnavailable
     when the isolation cannot be set up; never runs the code unprotected.
     """
     mode, why = isolation()
     if mode is None:
         raise SandboxUnavailable(why)
     limits = limits or SandboxLimits()
-    real_root = mode == "root"
-    work = Path(tempfile.mkdtemp(prefix="vitrina-sbx-", dir=work_root))
-    keep = Path(tempfile.mkdtemp(prefix="vitrina-sbx-out-", dir=work_root))
+    keep = Path(tempfile.mkdtemp(prefix="vitrina-sbx-", dir=work_root))
     try:
-        for sub in ("in", "out", "tmp"):
-            (work / sub).mkdir()
+        binds: list[str] = []
         for name, src in (inputs or {}).items():
-            shutil.copyfile(src, work / "in" / name)
+            binds += ["--ro-bind", str(Path(src).resolve()), f"{WORK}/in/{_safe(name)}"]
         for src in support or []:
-            shutil.copyfile(src, work / src.name)
-        (work / "main.py").write_text(script, encoding="utf-8")
-        env = {"HOME": str(work), "TMPDIR": str(work / "tmp"), "MPLCONFIGDIR": str(work / "tmp"),
-               "MPLBACKEND": "Agg", "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-               "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"}
-        config = {"work": str(work), "script": str(work / "main.py"), "real_root": real_root,
-                  "needed": _needed_paths(), "env": env, **asdict(limits)}
-        cfg_path = keep / "config.json"
-        cfg_path.write_text(json.dumps(config), encoding="utf-8")
-        if real_root:
-            for path in [work, *work.rglob("*")]:
-                os.chown(path, NOBODY, NOBODY)
-        return _launch(work, keep, cfg_path, limits, real_root, out_dir or keep / "out")
+            binds += ["--ro-bind", str(Path(src).resolve()), f"{WORK}/{_safe(src.name)}"]
+        (keep / "main.py").write_text(script, encoding="utf-8")
+        env = {"HOME": WORK, "TMPDIR": f"{WORK}/tmp", "MPLCONFIGDIR": f"{WORK}/tmp", "MPLBACKEND": "Agg",
+               "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+               "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"}
+        config = {"work": WORK, "script": f"{WORK}/main.py", "env": env, "max_files": MAX_OUT_FILES, **asdict(limits)}
+        (keep / "config.json").write_text(json.dumps(config), encoding="utf-8")
+        binds += ["--ro-bind", str(keep / "main.py"), f"{WORK}/main.py",
+                  "--ro-bind", str(keep / "config.json"), "/vitrina-sandbox/config.json",
+                  "--ro-bind", str(CHILD), "/vitrina-sandbox/child.py"]
+        return _launch(binds, keep, limits, out_dir or keep / "out")
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        for name in ("main.py", "config.json"):
+            (keep / name).unlink(missing_ok=True)
         if out_dir is not None:
             shutil.rmtree(keep, ignore_errors=True)
 
 
-def _launch(work: Path, keep: Path, cfg_path: Path, limits: SandboxLimits, real_root: bool, dest: Path
-            ) -> SandboxResult:
+def _drain(fd: int, budget: int, into: io.BytesIO) -> None:
+    """Read the output tar from the sandbox, keeping at most `budget` bytes (then close the pipe)."""
+    with os.fdopen(fd, "rb") as pipe:
+        while into.tell() <= budget:
+            chunk = pipe.read(min(1 << 16, budget + 1 - into.tell()))
+            if not chunk:
+                break
+            into.write(chunk)
+
+
+def _launch(binds: list[str], keep: Path, limits: SandboxLimits, dest: Path) -> SandboxResult:
     out_path, err_path = keep / "stdout.txt", keep / "stderr.txt"
-    cmd = [str(_unshare()), *_flags(real_root), sys.executable, "-I", str(CHILD), str(cfg_path)]
+    read_fd, write_fd = os.pipe()
+    cmd = [str(_bwrap()), *_base_args(limits.disk_mb), *binds, "--remount-ro", "/dev", "--remount-ro", "/", "--",
+           sys.executable, "-I", "/vitrina-sandbox/child.py", "/vitrina-sandbox/config.json", str(write_fd)]
     start = time.perf_counter()
     timed_out = False
+    tar = io.BytesIO()
+    budget = (limits.out_mb << 20) + (1 << 20)  # the files plus tar headers
     with out_path.open("wb") as out, err_path.open("wb") as err:
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True,
-                                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"})
+                                pass_fds=(write_fd,), env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                                                           "LANG": "C.UTF-8"})
+        os.close(write_fd)
+        reader = threading.Thread(target=_drain, args=(read_fd, budget, tar), daemon=True)
+        reader.start()
         try:
             proc.wait(timeout=limits.wall_s)
         except subprocess.TimeoutExpired:
             timed_out = True
-            os.killpg(proc.pid, signal.SIGKILL)
+            os.killpg(proc.pid, signal.SIGKILL)  # bwrap dies; --die-with-parent ends the whole sandbox
             proc.wait(timeout=10)
+        reader.join(timeout=10)
     elapsed = time.perf_counter() - start
     stderr = _tail(err_path)
     if proc.returncode == ISOLATION_FAILED and "isolation unavailable" in stderr:
         raise SandboxUnavailable(stderr.strip().splitlines()[-1])
-    files = _collect(work / "out", dest, limits.out_mb << 20)
+    files = [] if timed_out else _unpack(tar.getvalue(), dest, limits.out_mb << 20)
     rc = proc.returncode
     return SandboxResult(returncode=rc, ok=rc == 0 and not timed_out, limit=_limit_hit(rc, stderr, timed_out),
-                         stdout=_tail(out_path), stderr=stderr, files=files, wall_s=round(elapsed, 3))
+                         stdout=_tail(out_path), stderr=stderr, files=files, wall_s=round(elapsed, 3),
+                         killed=timed_out)
 
 
-def _collect(src: Path, dst: Path, budget: int) -> list[Path]:
-    """Copy regular output files (no links, bounded count and size) out of the work folder."""
+def _unpack(data: bytes, dst: Path, budget: int) -> list[Path]:
+    """Regular files with safe names out of the sandbox's tar (bounded count and total size)."""
     dst.mkdir(parents=True, exist_ok=True)
     files: list[Path] = []
-    if not src.is_dir():
+    if not data:
         return files
-    for path in sorted(src.iterdir())[:MAX_OUT_FILES]:
-        if path.is_symlink() or not path.is_file():
-            continue
-        size = path.stat().st_size
-        if size > budget:
-            break
-        budget -= size
-        target = dst / path.name
-        shutil.copyfile(path, target)
-        files.append(target)
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as archive:
+            for member in archive.getmembers()[:MAX_OUT_FILES]:
+                if not member.isreg() or not SAFE_NAME.match(member.name) or member.size > budget:
+                    continue
+                source = archive.extractfile(member)
+                if source is None:
+                    continue
+                budget -= member.size
+                target = dst / member.name
+                target.write_bytes(source.read(member.size))
+                files.append(target)
+    except tarfile.TarError:
+        pass  # truncated at the budget or garbled: the files read so far are whole, the rest is dropped
     return files

@@ -1,130 +1,171 @@
-// The task page: start a task, approve or edit its plan, approve each step, watch live output (SSE).
-"use strict";
-const T = {
-  ru: {title: "Аналитическая задача", placeholder: "Например: сравни открытия кошельков за 3 квартал с прошлым годом по регионам, найди где падение и сделай прогноз на следующий квартал",
-       auto: "Автономно (шаги оценивает агент)", start: "Начать", step: "Шаг", tool: "Инструмент", status: "Статус",
-       editHelp: "Шаги, по одному в строке:", save: "Сохранить план", approve: "Одобрить", edit: "Изменить",
-       replan: "Перепланировать", redo: "Повторить", skip: "Пропустить", stop: "Остановить", comment: "Комментарий:",
-       pending: "не начат", in_progress: "выполняется", done: "выполнен", skipped: "пропущен",
-       awaiting_plan: "Ждёт согласования плана", awaiting_step: "Ждёт решения по шагу", running: "Выполняется…",
-       planning: "Планирование…", stopped: "Остановлена", failed: "Остановлена по лимиту", finished: "Готово", files: "Файлы"},
-  en: {title: "Analytical task", placeholder: "E.g.: compare wallet openings in Q3 with last year by region, find where it fell and forecast next quarter",
-       auto: "Autonomous (an agent judges steps)", start: "Start", step: "Step", tool: "Tool", status: "Status",
-       editHelp: "Steps, one per line:", save: "Save plan", approve: "Approve", edit: "Edit", replan: "Replan",
-       redo: "Redo", skip: "Skip", stop: "Stop", comment: "Comment:", pending: "pending", in_progress: "running",
-       done: "done", skipped: "skipped", awaiting_plan: "Waiting for plan approval", awaiting_step: "Waiting for a step decision",
-       running: "Running…", planning: "Planning…", stopped: "Stopped", failed: "Stopped by a limit", finished: "Done", files: "Files"},
-};
-let lang = localStorage.getItem("vitrina.lang") || (navigator.language || "ru").slice(0, 2);
-if (!T[lang]) lang = "ru";
-let taskId = new URLSearchParams(location.search).get("id");
-let cursor = 0;
-const $ = (id) => document.getElementById(id);
-const t = (k) => T[lang][k] || k;
+/* The task page: start a task, approve or edit its plan, approve each step, watch live output.
+   API calls carry the token (common.js); the event stream is read with fetch, not EventSource,
+   so the Authorization header is sent too. */
+(function () {
+  "use strict";
+  const V = window.Vitrina;
+  const el = V.el;
+  const $ = (id) => document.getElementById(id);
+  const MAX_FOLLOW = 50; // reconnects of one wait (each stream lives up to 10 minutes on the server)
+  let taskId = new URLSearchParams(location.search).get("id");
+  let cursor = 0;
+  let last = null;
 
-function translate() {
-  document.documentElement.lang = lang;
-  document.querySelectorAll("[data-t]").forEach((el) => { el.textContent = t(el.dataset.t); });
-  $("request").placeholder = t("placeholder");
-  $("lang").textContent = lang === "ru" ? "EN" : "RU";
-}
+  const t = (key, vars) => V.t("task." + key, vars);
+  const nodeLabel = (node) => (V.t("task.nodes") || {})[node] || t("node_other");
 
-async function api(path, body) {
-  const res = await fetch(path, body ? {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)} : {});
-  if (!res.ok) throw new Error((await res.json()).detail || res.statusText);
-  return res.json();
-}
+  function statusText(task) {
+    const status = task.status === "done" ? "finished" : task.status;
+    return t("state." + status);
+  }
 
-function render(task) {
-  $("task").hidden = false;
-  const status = task.status === "done" ? "finished" : task.status;
-  $("status").textContent = `${task.task_id} · ${t(status)}`;
-  const body = $("plan").querySelector("tbody");
-  body.replaceChildren(...task.plan.map((s) => {
-    const tr = document.createElement("tr");
-    tr.className = s.status;
-    for (const v of [s.n, s.title, s.tool || "", t(s.status)]) { const td = document.createElement("td"); td.textContent = v; tr.append(td); }
-    return tr;
-  }));
-  const actions = $("actions");
-  actions.replaceChildren();
-  $("edit").hidden = true;
-  const pending = task.pending;
-  if (pending) {
+  function renderPlan(task) {
+    $("plan").querySelector("tbody").replaceChildren(...task.plan.map((s) => el("tr", { class: s.status },
+      el("td", { text: String(s.n) }), el("td", { text: s.title }), el("td", { text: s.tool ? (V.t("task.tools")[s.tool] || s.tool) : "" }),
+      el("td", { text: t("step_state." + s.status) }))));
+  }
+
+  function renderActions(task) {
+    const actions = $("actions");
+    actions.replaceChildren();
+    $("edit").hidden = true;
+    const pending = task.pending;
+    if (!pending) return;
     for (const option of pending.options) {
-      const b = document.createElement("button");
-      b.textContent = t(option);
-      if (option === "approve") b.className = "primary";
-      b.onclick = () => act(option, task);
-      actions.append(b);
+      actions.append(el("button", { type: "button", class: "btn" + (option === "approve" ? " btn-primary" : ""),
+        "data-action": option, onclick: () => act(option, task) }, t("action." + option)));
     }
   }
-  const current = $("current");
-  current.replaceChildren();
-  if (pending && pending.kind === "step") {
+
+  function previewTable(o) {
+    return el("div", { class: "table-scroll task-preview" }, el("table", { class: "result" },
+      el("thead", {}, el("tr", {}, o.columns.map((c) => el("th", { text: c })))),
+      el("tbody", {}, o.preview.map((row) => el("tr", {}, row.map((v) => el("td", { text: v === null || v === undefined ? "" : String(v) })))))));
+  }
+
+  function renderCurrent(task) {
+    const current = $("current");
+    current.replaceChildren();
+    const pending = task.pending;
+    if (!pending || pending.kind !== "step") return;
     const s = pending.step;
-    const h = document.createElement("h3"); h.textContent = `${t("step")} ${s.n}. ${s.title}`; current.append(h);
-    if (s.report) { const p = document.createElement("p"); p.textContent = s.report; current.append(p); }
-    if (s.error) { const p = document.createElement("p"); p.className = "error"; p.textContent = s.error; current.append(p); }
-    if (pending.notice) { const p = document.createElement("p"); p.className = "notice"; p.textContent = pending.notice; current.append(p); }
-    for (const o of s.outputs) {
-      if (!o.columns.length) continue;
-      const table = document.createElement("table"); table.className = "preview";
-      const head = document.createElement("tr");
-      o.columns.forEach((c) => { const th = document.createElement("th"); th.textContent = c; head.append(th); });
-      table.append(head);
-      o.preview.forEach((row) => { const tr = document.createElement("tr"); row.forEach((v) => { const td = document.createElement("td"); td.textContent = v ?? ""; tr.append(td); }); table.append(tr); });
-      current.append(table);
+    current.append(el("h3", { text: `${t("step")} ${s.n}. ${s.title}` }));
+    if (s.report) current.append(el("p", { text: s.report }));
+    if (s.error) current.append(el("p", { class: "error", text: s.error }));
+    if (pending.notice) current.append(el("p", { class: "notice", text: pending.notice }));
+    for (const o of s.outputs || []) if (o.columns && o.columns.length) current.append(previewTable(o));
+  }
+
+  function renderSummary(task) {
+    const box = $("summary");
+    if (task.summary_html) box.innerHTML = task.summary_html; // rendered by the server, raw HTML escaped there
+    else box.replaceChildren();
+    const files = $("files");
+    files.replaceChildren();
+    const links = task.downloads || [];
+    if (!links.length) return;
+    files.append(el("h2", { text: t("files") }), el("ul", { class: "task-files" }, links.map((f) => el("li", {},
+      el("a", { href: f.url, download: f.name.split("/").pop(), "data-file": f.name, onclick: (ev) => {
+        ev.preventDefault();
+        V.download(f.url, f.name.split("/").pop()).catch((err) => V.banner(err.message, "error"));
+      } }, "⬇ " + f.name)))));
+  }
+
+  function render(task) {
+    last = task;
+    $("task").hidden = false;
+    $("status").replaceChildren(el("strong", { text: statusText(task) }), el("span", { class: "muted small", text: " · " + t("id") + " " + task.task_id }));
+    renderPlan(task);
+    renderActions(task);
+    renderCurrent(task);
+    renderSummary(task);
+  }
+
+  async function act(action, task) {
+    if (action === "edit") {
+      $("edit").hidden = false;
+      $("steps").value = task.plan.map((s) => s.title).join("\n");
+      $("steps").focus();
+      $("saveSteps").onclick = () => send({ action: "edit", steps: $("steps").value.split("\n").map((x) => x.trim()).filter(Boolean) });
+      return;
     }
+    const body = { action };
+    if (action === "replan" || action === "redo") {
+      const comment = window.prompt(t("comment"));
+      if (comment === null) return;
+      body.comment = comment;
+    }
+    await send(body);
   }
-  $("summary").textContent = task.summary || "";
-}
 
-async function act(action, task) {
-  const body = {action};
-  if (action === "edit") {
-    $("edit").hidden = false;
-    $("steps").value = task.plan.map((s) => s.title).join("\n");
-    $("saveSteps").onclick = () => send({action: "edit", steps: $("steps").value.split("\n").map((x) => x.trim()).filter(Boolean)});
-    return;
+  function busy() {
+    $("actions").replaceChildren();
+    $("edit").hidden = true;
+    $("status").replaceChildren(el("span", { class: "spinner" }), " ", el("span", { text: t("state.running") }));
   }
-  if (action === "replan" || action === "redo") body.comment = prompt(t("comment")) || "";
-  await send(body);
-}
 
-async function send(body) {
-  try { await api(`/api/tasks/${taskId}/decision`, body); } catch (e) { alert(e.message); return; }
-  $("actions").replaceChildren();
-  follow();
-}
+  async function send(body) {
+    busy();  // no second click while the decision is on its way
+    try {
+      await V.api(`/api/tasks/${taskId}/decision`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    } catch (err) { V.banner(err.message, "error"); await refresh(); return; }
+    follow();
+  }
 
-function follow() {
-  const source = new EventSource(`/api/tasks/${taskId}/events?after=${cursor}`);
-  const log = $("log");
-  const onEvent = (msg) => {
-    cursor = Number(msg.lastEventId) + 1;
-    const e = JSON.parse(msg.data);
+  function logEvent(e) {
     const step = e.step ? ` · ${e.step.n}. ${e.step.title}${e.step.error ? " ✗" : ""}` : "";
-    log.textContent += `${e.node}${step}\n`;
-    log.scrollTop = log.scrollHeight;
-    if (e.node === "idle" || e.node === "error") { source.close(); refresh(); }
-  };
-  for (const name of ["planner", "approve_plan", "inject_step", "execute", "approve_step", "evaluate", "compress", "finalize", "idle", "error"]) {
-    source.addEventListener(name, onEvent);
+    $("log").append(el("li", { "data-node": e.node, text: nodeLabel(e.node) + step }));
   }
-  source.onerror = () => { source.close(); refresh(); };
-}
 
-async function refresh() { render(await api(`/api/tasks/${taskId}`)); }
+  /* Read the task's event stream until it says idle; then show the task. */
+  async function follow() {
+    busy();
+    try {
+      for (let attempt = 0; attempt < MAX_FOLLOW; attempt++) {
+        const resp = await V.api(`/api/tasks/${taskId}/events?after=${cursor}`, { headers: { Accept: "text/event-stream" } });
+        let finished = false;
+        await V.readSse(resp, (data, id) => {
+          if (id !== null) cursor = id + 1;
+          logEvent(data);
+          if (data.node === "idle" || data.node === "error") finished = true;
+        });
+        if (finished) break;
+        const task = await V.json(`/api/tasks/${taskId}`);
+        if (!task.running) break;
+      }
+    } catch (err) { V.banner(err.message, "error"); }
+    await refresh();
+  }
 
-$("start").onsubmit = async (ev) => {
-  ev.preventDefault();
-  const res = await api("/api/tasks", {request: $("request").value, mode: $("auto").checked ? "auto" : "semi"});
-  taskId = res.task_id; cursor = 0;
-  history.replaceState(null, "", `?id=${taskId}`);
-  $("log").textContent = "";
-  follow();
-};
-$("lang").onclick = () => { lang = lang === "ru" ? "en" : "ru"; localStorage.setItem("vitrina.lang", lang); translate(); if (taskId) refresh(); };
-translate();
-if (taskId) refresh();
+  async function refresh() {
+    try { render(await V.json(`/api/tasks/${taskId}`)); } catch (err) { V.banner(err.message, "error"); }
+  }
+
+  async function start(ev) {
+    ev.preventDefault();
+    const request = $("request").value.trim();
+    if (request.length < 3) { $("request").focus(); return; }
+    try {
+      const res = await V.json("/api/tasks", { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ request, mode: $("auto").checked ? "auto" : "semi" }) });
+      taskId = res.task_id; cursor = 0;
+      history.replaceState(null, "", `?id=${taskId}`);
+      $("log").replaceChildren();
+      $("task").hidden = false;
+      renderPlan({ plan: [] });
+      await follow();
+    } catch (err) { V.banner(err.message, "error"); }
+  }
+
+  async function main() {
+    await V.start([]);
+    $("start").addEventListener("submit", start);
+    V.onLangChange.push(() => { if (last) render(last); });
+    const fromChat = new URLSearchParams(location.search).get("request");
+    if (fromChat && !taskId) $("request").value = fromChat;
+    if (taskId) await refresh();
+    document.body.dataset.ready = "1";
+  }
+
+  main();
+})();

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from vitrina.task.coverage import data_end
 from vitrina.task.horizon import Horizon, last_complete_month, months_between
+from vitrina.task.messages import text
 from vitrina.task.sandbox import SandboxUnavailable, run_python
 from vitrina.task.state import ToolOutput
 from vitrina.task.tables import load_table
@@ -63,7 +64,10 @@ def _sandboxed(env: ToolEnv, tool: str, script: str, inputs: dict[str, Path], su
                           files=extra)
     data = json.loads(table.read_text(encoding="utf-8"))
     note = str(data.get("note") or "")
-    summary = f"{note}. {len(data.get('rows', []))} rows; columns: {', '.join(data.get('columns', []))}"
+    kind = (extra_meta or {}).get("kind") or "python"
+    lang = env.lang if env.lang in ("ru", "en") else "ru"
+    summary = text("analysis_summary", lang, what=text(f"analysis_{kind}", lang), rows=len(data.get("rows", [])),
+                   columns=", ".join(data.get("columns", [])))
     meta = {**(data.get("meta") if isinstance(data.get("meta"), dict) else {}), **(extra_meta or {}), "note": note}
     return env.table_output(tool, tool, data.get("columns", []), data.get("rows", []), summary, files=extra,
                             meta=meta)

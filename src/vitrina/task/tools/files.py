@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from vitrina.present.charts import safe_chart
 from vitrina.present.infer_meta import infer_metas
+from vitrina.task.messages import text
 from vitrina.task.state import ToolOutput
 from vitrina.task.tables import load_table
 from vitrina.task.tools.base import Tool, ToolEnv, ToolError
@@ -110,7 +111,8 @@ def write_file(env: ToolEnv, args: WriteArgs) -> ToolOutput:
     if not written:
         raise ToolError(f"nothing written for {args.format}")
     env.trace.branch("files written", files=written)
-    return ToolOutput(tool="write_file", ok=True, summary=f"written: {', '.join(Path(w).name for w in written)}",
+    return ToolOutput(tool="write_file", ok=True, summary=text("files_written", env.lang if env.lang in ("ru", "en") else "ru",
+                                                             names=", ".join(Path(w).name for w in written)),
                       files=written)
 
 

@@ -42,6 +42,10 @@ class DashboardElement(BaseModel):
     caption: str = ""  # what a reader must know: points cut, rows without a dimension value
     chart_kind: str  # kpi, line, bar, grouped_bar, stacked_bar, pie
     spec: dict[str, Any]  # the Chart.js config (charts) or the KPI card spec (cards)
+    # the columns drawn (a target that queries the view itself, Superset, reads these;
+    # empty: the view's own period or dimension column and its metric columns)
+    x_column: str | None = None
+    metrics: list[str] = Field(default_factory=list)
     x: int
     y: int
     w: int

@@ -44,6 +44,7 @@ TOOLS = (
     "choose_chart",
     "render_dashboard",
     "browser_check",
+    "superset_check",
     "attach",
     "read_artifact",
     "write_artifact",

@@ -96,6 +96,8 @@ class DashboardBuilderRules:
                     caption=e.get("caption", ""),
                     chart_kind=e["decision"]["kind"],
                     spec=e["spec"],
+                    x_column=e["decision"].get("x"),
+                    metrics=list(e["decision"].get("y_columns") or []),
                     x=e["x"],
                     y=e["y"],
                     w=e["w"],

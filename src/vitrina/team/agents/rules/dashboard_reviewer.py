@@ -11,7 +11,8 @@ from vitrina.team.agents.base import Finding, WorkItem
 from vitrina.team.agents.rules.chart_builder import expected_spec
 from vitrina.team.agents.rules.common import design_of, finish_review, metas_of, scope_of
 from vitrina.team.data.layout import WIDTHS, overlaps, title_limit
-from vitrina.team.toolbox import Toolbox
+from vitrina.team.publish import DashboardBundle
+from vitrina.team.toolbox import SupersetCheck, Toolbox
 
 # another origin: a scheme (except inline data:) or a protocol-relative URL
 EXTERNAL = re.compile(
@@ -21,6 +22,48 @@ EXTERNAL = re.compile(
 
 def _order(elements: list[dict[str, Any]]) -> list[str]:
     return [e["id"] for e in elements]
+
+
+def superset_findings(check: SupersetCheck) -> list[Finding]:
+    """The Superset draft's import, data calls, links and page as review findings."""
+    if check.error or check.verification is None:
+        return [Finding("SUP-001", "error", f"Superset refused the import: {check.error}"[:400])]
+    verification, findings = check.verification, []
+    for chart in verification.failed[:10]:
+        findings.append(
+            Finding(
+                "SUP-002",
+                "error",
+                f"{chart.element}: Superset's data call answers HTTP {chart.status}: {chart.message}"[
+                    :400
+                ],
+            )
+        )
+    for element in verification.unlinked:
+        findings.append(Finding("SUP-003", "error", f"{element}: not linked to the dashboard"))
+    report = check.report
+    if report is None:
+        return findings
+    if report.error:
+        return [*findings, Finding("SUP-006", "error", report.error)]
+    for alert in report.alerts[:10]:
+        findings.append(Finding("SUP-005", "error", f"Superset shows: {alert}"[:300]))
+    for message in report.console_errors[:5]:
+        findings.append(Finding("SUP-005", "error", f"console in Superset: {message}"[:300]))
+    for call in report.failed_api[:10]:
+        findings.append(Finding("SUP-005", "error", f"API call failed in Superset: {call}"[:300]))
+    if len(report.drawn) < report.expected:
+        findings.append(
+            Finding(
+                "SUP-006",
+                "error",
+                f"{len(report.drawn)} of {report.expected} charts drawn in Superset"
+                + (f"; not drawn: {', '.join(report.empty[:5])}" if report.empty else ""),
+            )
+        )
+    if report.screenshot is None:
+        findings.append(Finding("SUP-006", "error", "no screenshot of the Superset dashboard"))
+    return findings
 
 
 class DashboardReviewerRules:
@@ -145,6 +188,30 @@ class DashboardReviewerRules:
                 )
         return findings, ["CHART-007 kinds as designed", "CHART-006 numbers from the data"]
 
+    def superset(
+        self,
+        tools: Toolbox,
+        bundle: DashboardBundle,
+        record: dict[str, Any],
+        checks: list[str],
+    ) -> list[Finding]:
+        check = tools.superset_check(bundle)
+        checks.append("SUP-001..006 Superset" + ("" if tools.ctx.browser else " (no browser)"))
+        verification, report = check.verification, check.report
+        record["superset"] = {
+            "error": check.error,
+            "dashboard": verification.url if verification else None,
+            "charts": {c.element: c.status for c in verification.charts} if verification else {},
+            "notes": verification.notes if verification else [],
+            "drawn": len(report.drawn) if report else None,
+            "alerts": report.alerts if report else [],
+            "failed_api": report.failed_api if report else [],
+            "ms": report.ms if report else None,
+        }
+        if report is not None and report.screenshot is not None:
+            tools.attach("superset.png", report.screenshot, "image/png")
+        return superset_findings(check)
+
     def dashboard(
         self, work: WorkItem, tools: Toolbox, spec: dict[str, Any], record: dict[str, Any]
     ) -> tuple[list[Finding], list[str]]:
@@ -192,6 +259,8 @@ class DashboardReviewerRules:
                 Finding("DASH-005", "error", "index.html loads something from another origin")
             )
         checks = ["DASH-003/004 layout", "DASH-005 local assets", "CHART-006 page = built charts"]
+        if tools.ctx.superset is not None:
+            findings += self.superset(tools, DashboardBundle.model_validate(bundle), record, checks)
         if not tools.ctx.browser:
             checks.append("WEB-001..005 skipped by request (--no-browser)")
             return findings, checks

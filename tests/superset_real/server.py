@@ -1,0 +1,196 @@
+"""A real Apache Superset 6 for the tests, on 127.0.0.1 only, from the cached environment.
+
+The metadata database is SQLite. Its schema (`superset db upgrade` and `superset init`,
+minutes on a small machine) is built once per Superset version into the cached
+environment as a template without any user; every test run copies it, creates its admin
+with a password generated for the run and starts the server with a secret key generated
+for the run. Neither is written anywhere but the run's temp folder.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ENV_VAR = "VITRINA_TEST_SUPERSET_ENV"
+DEFAULT_ENV = Path.home() / ".cache" / "vitrina-superset"
+STARTUP_S = 300  # the first request builds Superset's app: slow on a loaded 2-core machine
+COMMAND_S = 900  # db upgrade on SQLite runs every migration
+
+CONFIG = """\
+# Written per test run; removed with the run's temp folder.
+SECRET_KEY = {secret!r}
+SQLALCHEMY_DATABASE_URI = {metadata!r}
+WTF_CSRF_ENABLED = True
+TALISMAN_ENABLED = False
+PREVENT_UNSAFE_DB_CONNECTIONS = True
+RATELIMIT_STORAGE_URI = "memory://"
+CACHE_CONFIG = {{"CACHE_TYPE": "NullCache"}}
+DATA_CACHE_CONFIG = {{"CACHE_TYPE": "NullCache"}}
+SUPERSET_WEBSERVER_TIMEOUT = 120
+SQLLAB_TIMEOUT = 120
+FEATURE_FLAGS = {{}}
+"""
+
+
+def env_dir() -> Path:
+    return Path(os.environ.get(ENV_VAR) or DEFAULT_ENV)
+
+
+def env_problem() -> str | None:
+    """Why the real-Superset tests cannot run here, or None."""
+    root = env_dir()
+    if not (root / ".ready").is_file() or not (root / "bin" / "superset").is_file():
+        return (
+            f"no Superset environment at {root}: `make superset-env` builds it "
+            "(tests/superset_real/setup_env.sh, a few minutes, once)"
+        )
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class SupersetServer:
+    url: str
+    username: str
+    password: str
+    process: subprocess.Popen
+    log: Path
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+
+
+def _run(root: Path, env: dict[str, str], *args: str, log: Path) -> None:
+    with log.open("ab") as out:
+        result = subprocess.run(
+            [str(root / "bin" / "superset"), *args],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            timeout=COMMAND_S,
+            check=False,
+        )
+    if result.returncode != 0:
+        tail = log.read_text(errors="replace")[-3000:]
+        raise RuntimeError(f"superset {' '.join(args[:2])} failed ({result.returncode}): {tail}")
+
+
+def _environment(config: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("VITRINA_", "SUPERSET_"))}
+    env.update(
+        {
+            "SUPERSET_CONFIG_PATH": str(config),
+            "FLASK_APP": "superset",
+            "PYTHONUNBUFFERED": "1",
+            "SUPERSET_LOAD_EXAMPLES": "no",
+        }
+    )
+    return env
+
+
+def template_db(root: Path, work: Path) -> Path:
+    """The migrated metadata database without users, built once per environment."""
+    version = (root / ".ready").read_text().strip().replace(" ", "_").replace("=", "-")
+    template = root / "templates" / f"{version}.db"
+    if template.is_file():
+        return template
+    template.parent.mkdir(parents=True, exist_ok=True)
+    building = template.with_suffix(".building")
+    building.unlink(missing_ok=True)
+    config = work / "template_config.py"
+    config.write_text(
+        CONFIG.format(secret=secrets.token_urlsafe(32), metadata=f"sqlite:///{building}")
+    )
+    env = _environment(config)
+    log = work / "template.log"
+    _run(root, env, "db", "upgrade", log=log)
+    _run(root, env, "init", log=log)
+    config.unlink()
+    building.rename(template)
+    return template
+
+
+def start(work: Path) -> SupersetServer:
+    """Superset on a free loopback port with a fresh admin; stop() ends its process group."""
+    root = env_dir()
+    work.mkdir(parents=True, exist_ok=True)
+    metadata = work / "superset.db"
+    shutil.copyfile(template_db(root, work), metadata)
+    password = secrets.token_urlsafe(18)
+    config = work / "superset_config.py"
+    config.write_text(
+        CONFIG.format(secret=secrets.token_urlsafe(32), metadata=f"sqlite:///{metadata}")
+    )
+    config.chmod(0o600)
+    env = _environment(config)
+    log = work / "superset.log"
+    _run(
+        root,
+        env,
+        "fab",
+        "create-admin",
+        "--username",
+        "admin",
+        "--firstname",
+        "Vitrina",
+        "--lastname",
+        "Test",
+        "--email",
+        "admin@127.0.0.1.invalid",
+        "--password",
+        password,
+        log=log,
+    )
+    port = free_port()
+    with log.open("ab") as out:
+        process = subprocess.Popen(
+            [
+                str(root / "bin" / "superset"),
+                "run",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--with-threads",
+            ],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    url = f"http://127.0.0.1:{port}"
+    server = SupersetServer(url, "admin", password, process, log)
+    deadline = time.monotonic() + STARTUP_S
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"Superset exited: {log.read_text(errors='replace')[-3000:]}")
+        try:
+            if httpx.get(f"{url}/health", timeout=5).status_code == 200:
+                return server
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline:
+            server.stop()
+            raise RuntimeError(f"Superset did not answer within {STARTUP_S} s")
+        time.sleep(1)
