@@ -28,8 +28,12 @@ from vitrina.warehouse.demo import build_demo_warehouse
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "questions.yaml"
 GOALS = {"pipeline_ms_median": ("<", 50.0), "with_files_ms_median": ("<", 50.0)}
-FALLBACK = ["Сколько кошельков открыли в мае 2025?", "Revenue by region in Q3 2026",
-            "Средний чек по категориям в 2025 году", "Количество платежей по месяцам в 2025 году"]
+FALLBACK = [
+    "Сколько кошельков открыли в мае 2025?",
+    "Revenue by region in Q3 2026",
+    "Средний чек по категориям в 2025 году",
+    "Количество платежей по месяцам в 2025 году",
+]
 
 
 class TimedWarehouse(Warehouse):
@@ -80,7 +84,9 @@ def run() -> dict[str, float]:
         own: list[float] = []
         files: list[float] = []
         for write_files, bucket in ((False, own), (True, files)):
-            service = AskService(settings, warehouse=warehouse, today=date(2026, 11, 30), write_files=write_files)
+            service = AskService(
+                settings, warehouse=warehouse, today=date(2026, 11, 30), write_files=write_files
+            )
             for n, dialog in enumerate(golden_turns()):
                 for question in dialog:
                     TimedWarehouse.engine_ms = 0.0

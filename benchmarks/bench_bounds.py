@@ -41,7 +41,9 @@ def _proc_template() -> str:
     """The 1,000-procedure template of the sqlindex test, read without importing the test."""
     tree = ast.parse(CONSTRUCTS.read_text(encoding="utf-8"))
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "PROC" for t in node.targets):
+        if isinstance(node, ast.Assign) and any(
+            getattr(t, "id", "") == "PROC" for t in node.targets
+        ):
             return ast.literal_eval(node.value)
     raise LookupError(f"PROC not found in {CONSTRUCTS}")
 
@@ -68,17 +70,27 @@ def run() -> dict[str, float]:
     if WWI.is_dir():
         figures["sqlindex_wwi_cpu_s"] = _cpu(lambda: build_index([WWI]))
 
-    hanging = LLMClient(ScriptedChatModel({"topic": [Slow('{"topic": "x"}', 30)] * 6}), timeout_s=10,
-                        sleep=lambda _s: None)
+    hanging = LLMClient(
+        ScriptedChatModel({"topic": [Slow('{"topic": "x"}', 30)] * 6}),
+        timeout_s=10,
+        sleep=lambda _s: None,
+    )
     turn = hanging.turn(seconds=1.0)
-    figures["hanging_model_turn_s"] = round(_wall(lambda: [turn.structured("topic", "q", _Topic)
-                                                           for _ in range(6)]), 2)
-    rambling = LLMClient(ScriptedChatModel({"topic": [Slow('{"topic": "' + "слово " * 400, 0.01,
-                                                           per_chunk=True)]}),
-                         timeout_s=2.0, sleep=lambda _s: None)
+    figures["hanging_model_turn_s"] = round(
+        _wall(lambda: [turn.structured("topic", "q", _Topic) for _ in range(6)]), 2
+    )
+    rambling = LLMClient(
+        ScriptedChatModel({"topic": [Slow('{"topic": "' + "слово " * 400, 0.01, per_chunk=True)]}),
+        timeout_s=2.0,
+        sleep=lambda _s: None,
+    )
     turn = rambling.turn(seconds=0.5)
-    figures["rambling_model_turn_s"] = round(_wall(lambda: turn.structured("topic", "q", _Topic)), 2)
-    late = LLMClient(ScriptedChatModel({"t": [Slow("late", 5)]}), timeout_s=0.3, sleep=lambda _s: None)
+    figures["rambling_model_turn_s"] = round(
+        _wall(lambda: turn.structured("topic", "q", _Topic)), 2
+    )
+    late = LLMClient(
+        ScriptedChatModel({"t": [Slow("late", 5)]}), timeout_s=0.3, sleep=lambda _s: None
+    )
     late.turn().text("t", "q")
     figures["timed_out_call_ms"] = round(late.calls[0].latency_ms, 1)
     return figures

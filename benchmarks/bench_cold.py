@@ -27,12 +27,16 @@ QUESTION = "Сколько кошельков открыли в мае 2025?"
 GOALS = {"help_s": ("<", 0.5), "ask_s": ("<", 1.5)}
 
 
-def _timed(args: list[str], env: dict[str, str], marker: str | None = None) -> tuple[float, float, float]:
+def _timed(
+    args: list[str], env: dict[str, str], marker: str | None = None
+) -> tuple[float, float, float]:
     """(wall s, CPU s, s until `marker` appeared on stdout) of one fresh process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     seen = float("nan")
-    with subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as proc:
+    with subprocess.Popen(
+        args, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True
+    ) as proc:
         assert proc.stdout is not None
         for line in proc.stdout:
             if marker and marker in line and seen != seen:
@@ -51,15 +55,26 @@ def run() -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="vitrina-bench-cold-") as tmp:
         db = Path(tmp) / "warehouse.duckdb"
         build_demo_warehouse(db)
-        env = {**os.environ, "VITRINA_HOME": str(Path(tmp) / "home"), "VITRINA_DB_URL": f"duckdb:///{db}",
-               "COLUMNS": "100"}
+        env = {
+            **os.environ,
+            "VITRINA_HOME": str(Path(tmp) / "home"),
+            "VITRINA_DB_URL": f"duckdb:///{db}",
+            "COLUMNS": "100",
+        }
         _timed([*vitrina, "ask", "--no-llm", QUESTION], env)  # first run: state file, bytecode
         helps = [_timed([*vitrina, "--help"], env) for _ in range(RUNS)]
-        asks = [_timed([*vitrina, "ask", "--no-llm", QUESTION], env, marker=" · run ") for _ in range(RUNS)]
+        asks = [
+            _timed([*vitrina, "ask", "--no-llm", QUESTION], env, marker=" · run ")
+            for _ in range(RUNS)
+        ]
     med = lambda values: round(statistics.median(values), 3)  # noqa: E731
-    return {"help_s": med([w for w, _, _ in helps]), "help_cpu_s": med([c for _, c, _ in helps]),
-            "ask_s": med([w for w, _, _ in asks]), "ask_cpu_s": med([c for _, c, _ in asks]),
-            "ask_answer_s": med([s for _, _, s in asks])}
+    return {
+        "help_s": med([w for w, _, _ in helps]),
+        "help_cpu_s": med([c for _, c, _ in helps]),
+        "ask_s": med([w for w, _, _ in asks]),
+        "ask_cpu_s": med([c for _, c, _ in asks]),
+        "ask_answer_s": med([s for _, _, s in asks]),
+    }
 
 
 if __name__ == "__main__":

@@ -24,7 +24,9 @@ N_TABLES = 25
 COLUMNS = ["Amount", "Quantity", "Cost", "Discount", "Tax"]
 
 
-def generate(root: Path, n_measures: int = N_MEASURES, n_tables: int = N_TABLES) -> tuple[Path, Path]:
+def generate(
+    root: Path, n_measures: int = N_MEASURES, n_tables: int = N_TABLES
+) -> tuple[Path, Path]:
     """Write `model.bim` and a `sql/` folder under root; return their paths."""
     sql = root / "sql"
     sql.mkdir(parents=True, exist_ok=True)
@@ -41,42 +43,101 @@ def generate(root: Path, n_measures: int = N_MEASURES, n_tables: int = N_TABLES)
             elif k % 3 == 0:
                 expr = f"DIVIDE([M{i - 1}], [M{i - 2}], 0)"
             elif k % 3 == 1:
-                expr = (f"CALCULATE([M{i - 3}], FILTER(ALL('{name}'), '{name}'[Amount] > 0),"
-                        f" SAMEPERIODLASTYEAR('Date'[Date]))")
+                expr = (
+                    f"CALCULATE([M{i - 3}], FILTER(ALL('{name}'), '{name}'[Amount] > 0),"
+                    f" SAMEPERIODLASTYEAR('Date'[Date]))"
+                )
             else:
-                expr = f"VAR x = [M{i - 1}] VAR y = SUMX('{name}', '{name}'[Quantity] * '{name}'[Cost]) RETURN x + y"
-            measures.append({"name": f"M{i}", "expression": expr, "displayFolder": f"Topic {t % 5}",
-                             "formatString": "#,0"})
-        tables.append({
-            "name": name, "columns": cols, "measures": measures,
-            "partitions": [{"name": name, "source": {"type": "m", "expression": [
-                "let", '    Source = Sql.Database("srv", "dw"),',
-                f'    T = Source{{[Schema="rpt",Item="v{name}"]}}[Data]', "in", "    T"]}}],
-        })
+                expr = (
+                    f"VAR x = [M{i - 1}] VAR y = SUMX('{name}', '{name}'[Quantity] * "
+                    f"'{name}'[Cost]) RETURN x + y"
+                )
+            measures.append(
+                {
+                    "name": f"M{i}",
+                    "expression": expr,
+                    "displayFolder": f"Topic {t % 5}",
+                    "formatString": "#,0",
+                }
+            )
+        tables.append(
+            {
+                "name": name,
+                "columns": cols,
+                "measures": measures,
+                "partitions": [
+                    {
+                        "name": name,
+                        "source": {
+                            "type": "m",
+                            "expression": [
+                                "let",
+                                '    Source = Sql.Database("srv", "dw"),',
+                                f'    T = Source{{[Schema="rpt",Item="v{name}"]}}[Data]',
+                                "in",
+                                "    T",
+                            ],
+                        },
+                    }
+                ],
+            }
+        )
         col_list = ", ".join(COLUMNS)
         (sql / f"{name}.sql").write_text(
-            f"CREATE TABLE fact.{name} (Id INT NOT NULL, {', '.join(c + ' DECIMAL(18,2)' for c in COLUMNS)});\nGO\n"
-            f"CREATE TABLE stage.{name}_Staging (Id INT NOT NULL, {', '.join(c + ' DECIMAL(18,2)' for c in COLUMNS)});\nGO\n"
+            f"CREATE TABLE fact.{name} (Id INT NOT NULL, "
+            f"{', '.join(c + ' DECIMAL(18,2)' for c in COLUMNS)});\nGO\n"
+            f"CREATE TABLE stage.{name}_Staging (Id INT NOT NULL, "
+            f"{', '.join(c + ' DECIMAL(18,2)' for c in COLUMNS)});\nGO\n"
             f"CREATE VIEW rpt.v{name}Base AS SELECT Id, {col_list} FROM fact.{name};\nGO\n"
-            f"CREATE VIEW rpt.v{name} AS SELECT b.Id, {', '.join('b.' + c for c in COLUMNS)} FROM rpt.v{name}Base AS b;\nGO\n"
-            f"CREATE PROCEDURE etl.Load{name}\nAS\nBEGIN\n    SET NOCOUNT ON;\n    TRUNCATE TABLE fact.{name};\n"
-            f"    INSERT INTO fact.{name} (Id, {col_list})\n    SELECT Id, {col_list} FROM stage.{name}_Staging;\nEND;\nGO\n",
+            f"CREATE VIEW rpt.v{name} AS SELECT b.Id, "
+            f"{', '.join('b.' + c for c in COLUMNS)} FROM rpt.v{name}Base AS b;\nGO\n"
+            f"CREATE PROCEDURE etl.Load{name}\nAS\nBEGIN\n    SET NOCOUNT ON;\n    "
+            f"TRUNCATE TABLE fact.{name};\n"
+            f"    INSERT INTO fact.{name} (Id, {col_list})\n    SELECT Id, {col_list} "
+            f"FROM stage.{name}_Staging;\nEND;\nGO\n",
             encoding="utf-8",
         )
-    tables.append({"name": "Date", "columns": [{"name": "Date", "dataType": "dateTime", "sourceColumn": "Date"}],
-                   "partitions": [{"name": "Date", "source": {"type": "query", "query": "SELECT [Date] FROM dim.Date"}}]})
-    (sql / "dim.sql").write_text("CREATE TABLE dim.Date ([Date] DATE NOT NULL);\nGO\n", encoding="utf-8")
+    tables.append(
+        {
+            "name": "Date",
+            "columns": [{"name": "Date", "dataType": "dateTime", "sourceColumn": "Date"}],
+            "partitions": [
+                {
+                    "name": "Date",
+                    "source": {"type": "query", "query": "SELECT [Date] FROM dim.Date"},
+                }
+            ],
+        }
+    )
+    (sql / "dim.sql").write_text(
+        "CREATE TABLE dim.Date ([Date] DATE NOT NULL);\nGO\n", encoding="utf-8"
+    )
     model = root / "model.bim"
-    model.write_text(json.dumps({"name": "Bench", "compatibilityLevel": 1600, "model": {"tables": tables}}), encoding="utf-8")
+    model.write_text(
+        json.dumps({"name": "Bench", "compatibilityLevel": 1600, "model": {"tables": tables}}),
+        encoding="utf-8",
+    )
     return model, sql
 
 
 MEASURES_PER_TABLE = 40  # the model's shape is fixed; a bigger model has more tables
-GOALS = {"seconds_1k": 10.0, "ratio_10k_1k": 11.0, "peak_rss_mb_10k": 500.0, "rerun_seconds_1k": 1.0}
-TARGETS = {"seconds_1k": "< 10 s", "ratio_10k_1k": "<= 11", "peak_rss_mb_10k": "< 500 MB",
-           "peak_rss_mb_1k": "< 500 MB", "rerun_seconds_1k": "< 1 s (whole process)",
-           "goal_ratio_seconds_1k": "<= 1", "goal_ratio_ratio_10k_1k": "<= 1", "goal_ratio_peak_rss_mb_10k": "<= 1",
-           "goal_ratio_rerun_seconds_1k": "<= 1"}
+GOALS = {
+    "seconds_1k": 10.0,
+    "ratio_10k_1k": 11.0,
+    "peak_rss_mb_10k": 500.0,
+    "rerun_seconds_1k": 1.0,
+}
+TARGETS = {
+    "seconds_1k": "< 10 s",
+    "ratio_10k_1k": "<= 11",
+    "peak_rss_mb_10k": "< 500 MB",
+    "peak_rss_mb_1k": "< 500 MB",
+    "rerun_seconds_1k": "< 1 s (whole process)",
+    "goal_ratio_seconds_1k": "<= 1",
+    "goal_ratio_ratio_10k_1k": "<= 1",
+    "goal_ratio_peak_rss_mb_10k": "<= 1",
+    "goal_ratio_rerun_seconds_1k": "<= 1",
+}
 
 
 def peak_rss_mb() -> float:
@@ -100,15 +161,20 @@ from bench_docs import peak_rss_mb
 report = run_docs(make_request(sys.argv[1], [sys.argv[2]], out=sys.argv[3], all_measures=True, lang="en"))
 print(json.dumps({"seconds": time.perf_counter() - t0, "peak_rss_mb": peak_rss_mb(),
                   "measures": len(report.processed), "missed": len(report.missed), "skipped": report.skipped}))
-"""
+"""  # noqa: E501
 
 
 def _whole_process(root: Path, model: Path, sql: Path, out: Path) -> dict[str, float]:
     """One `vitrina docs` run in a fresh interpreter: wall time includes imports."""
     env = {**os.environ, "VITRINA_HOME": str(root / "home")}
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(model), str(sql), str(out), str(Path(__file__).parent)],
-                          capture_output=True, text=True, check=False, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, str(model), str(sql), str(out), str(Path(__file__).parent)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(f"bench child failed: {proc.stderr[-2000:]}")
@@ -123,7 +189,9 @@ def measure(n: int, tmp: Path) -> tuple[dict[str, float], dict[str, float]]:
     model, sql = generate(root, n_measures=n, n_tables=max(1, n // MEASURES_PER_TABLE))
     first = _whole_process(root, model, sql, root / "out")
     if first["measures"] != n:
-        raise RuntimeError(f"{n} measures asked, {first['measures']} documented ({first['missed']} missed)")
+        raise RuntimeError(
+            f"{n} measures asked, {first['measures']} documented ({first['missed']} missed)"
+        )
     rerun = _whole_process(root, model, sql, root / "out")
     return first, rerun
 
@@ -134,10 +202,14 @@ def run() -> dict[str, float]:
         small, small_rerun = measure(N_MEASURES, Path(tmp))
         big, _big_rerun = measure(10 * N_MEASURES, Path(tmp))
     out = {
-        "seconds_1k": round(small["wall"], 2), "measures_per_s_1k": round(N_MEASURES / small["wall"], 1),
-        "peak_rss_mb_1k": round(small["peak_rss_mb"], 1), "seconds_10k": round(big["wall"], 2),
-        "peak_rss_mb_10k": round(big["peak_rss_mb"], 1), "ratio_10k_1k": round(big["wall"] / small["wall"], 2),
-        "rerun_seconds_1k": round(small_rerun["wall"], 3), "rerun_skipped_1k": float(bool(small_rerun["skipped"])),
+        "seconds_1k": round(small["wall"], 2),
+        "measures_per_s_1k": round(N_MEASURES / small["wall"], 1),
+        "peak_rss_mb_1k": round(small["peak_rss_mb"], 1),
+        "seconds_10k": round(big["wall"], 2),
+        "peak_rss_mb_10k": round(big["peak_rss_mb"], 1),
+        "ratio_10k_1k": round(big["wall"] / small["wall"], 2),
+        "rerun_seconds_1k": round(small_rerun["wall"], 3),
+        "rerun_skipped_1k": float(bool(small_rerun["skipped"])),
     }
     for key, goal in GOALS.items():
         out[f"goal_ratio_{key}"] = round(out[key] / goal, 3)
@@ -148,4 +220,8 @@ if __name__ == "__main__":
     result = run()
     print(json.dumps(result, indent=1))
     ok = all(result[f"goal_ratio_{k}"] <= 1 for k in GOALS)
-    print("targets met" if ok else "targets NOT met: " + ", ".join(k for k in GOALS if result[f"goal_ratio_{k}"] > 1))
+    print(
+        "targets met"
+        if ok
+        else "targets NOT met: " + ", ".join(k for k in GOALS if result[f"goal_ratio_{k}"] > 1)
+    )

@@ -40,7 +40,9 @@ def _plan(question: str, catalog) -> str | None:
     topic = next((catalog.metrics[m.phrase.target].topic for m in reading.metrics), None)
     if topic is None:
         return None
-    outcome = build_plan(reading, catalog, topic=topic, lang="ru", period=None, segment=None, trace=Trace("bench"))
+    outcome = build_plan(
+        reading, catalog, topic=topic, lang="ru", period=None, segment=None, trace=Trace("bench")
+    )
     return ",".join(outcome.plan.tables) if outcome.plan else None
 
 

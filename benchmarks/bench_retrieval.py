@@ -32,8 +32,10 @@ from vitrina.language.periods import extract_period
 try:
     from vitrina.llm.accounting import estimate_tokens
 except ImportError:  # the LLM layer not installed: the same rule of thumb by characters
+
     def estimate_tokens(text: str) -> int:
         return len(text) // 4
+
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "questions.yaml"
@@ -122,8 +124,9 @@ def run(n_tables: int = 500) -> dict[str, float]:
             ranked[cid] = [t.name for t in result]
         for k in KS:
             figures[f"{method}_recall@{k}"] = round(recall(cases, ranked, k), 4)
-        figures[f"{method}_all_found@12"] = round(statistics.fmean(
-            right <= set(ranked[cid]) for cid, _, right in cases), 4)
+        figures[f"{method}_all_found@12"] = round(
+            statistics.fmean(right <= set(ranked[cid]) for cid, _, right in cases), 4
+        )
         figures[f"{method}_query_ms_median"] = round(statistics.median(times), 3)
         figures[f"{method}_query_ms_p95"] = round(_percentile(times, 0.95), 3)
     tokens = []

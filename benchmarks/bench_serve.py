@@ -38,9 +38,16 @@ QUESTIONS = [
 ]
 PG_URL = os.environ.get("VITRINA_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 TURNS_FOR_CPU = 24  # turns timed in-process for the CPU seconds of one turn
-GOALS = {f"{state}_{key}": goal for state in ("sqlite", "pg") for key, goal in (
-    ("ratio_to_limit_c32", (">=", 0.7)), ("p95_ms_c8", ("<", 500.0)), ("failures_c32", ("=", 0.0)),
-    ("rss_peak_mb", ("<", 800.0 * (os.cpu_count() or 1))))}
+GOALS = {
+    f"{state}_{key}": goal
+    for state in ("sqlite", "pg")
+    for key, goal in (
+        ("ratio_to_limit_c32", (">=", 0.7)),
+        ("p95_ms_c8", ("<", 500.0)),
+        ("failures_c32", ("=", 0.0)),
+        ("rss_peak_mb", ("<", 800.0 * (os.cpu_count() or 1))),
+    )
+}
 
 
 def _rss_mb(pid: int) -> tuple[float, float]:
@@ -72,7 +79,9 @@ async def _level(base: str, clients: int) -> dict[str, float]:
                 continue
             thread = created.json()["id"]
             start = time.perf_counter()
-            async with http.stream("POST", f"/api/threads/{thread}/messages", json={"text": next(questions)}) as resp:
+            async with http.stream(
+                "POST", f"/api/threads/{thread}/messages", json={"text": next(questions)}
+            ) as resp:
                 body = (await resp.aread()).decode()
             latencies.append((time.perf_counter() - start) * 1000)
             if resp.status_code != 200 or '"type": "result"' not in body:
@@ -85,11 +94,21 @@ async def _level(base: str, clients: int) -> dict[str, float]:
         await asyncio.gather(*(worker(http) for _ in range(clients)))
         elapsed = time.perf_counter() - started
     ordered = sorted(latencies)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))] if ordered else float("nan")
-    return {f"rps_c{clients}": round(len(latencies) / elapsed, 2), f"p95_ms_c{clients}": round(p95, 1),
-            f"median_ms_c{clients}": round(statistics.median(latencies), 1) if latencies else float("nan"),
-            f"requests_c{clients}": float(len(latencies)), f"failures_c{clients}": float(failures),
-            **{f"status_{code}_c{clients}": float(n) for code, n in sorted(statuses.items())}}
+    p95 = (
+        ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+        if ordered
+        else float("nan")
+    )
+    return {
+        f"rps_c{clients}": round(len(latencies) / elapsed, 2),
+        f"p95_ms_c{clients}": round(p95, 1),
+        f"median_ms_c{clients}": round(statistics.median(latencies), 1)
+        if latencies
+        else float("nan"),
+        f"requests_c{clients}": float(len(latencies)),
+        f"failures_c{clients}": float(failures),
+        **{f"status_{code}_c{clients}": float(n) for code, n in sorted(statuses.items())},
+    }
 
 
 def _tree_rss_mb(pid: int) -> tuple[float, float]:
@@ -143,11 +162,23 @@ def _drop(url: str) -> None:
 def _serve(root: Path, env: dict[str, str], state: str, limit_rps: float) -> dict[str, float]:
     results: dict[str, float] = {}
     workers = str(os.cpu_count() or 1)
-    with spawn_server(env, "--no-auth", "--rate-limit", "0", "--workers", workers, "--threads", "8",
-                      log=root / f"serve-{state}.log", ready_timeout_s=180) as server:
+    with spawn_server(
+        env,
+        "--no-auth",
+        "--rate-limit",
+        "0",
+        "--workers",
+        workers,
+        "--threads",
+        "8",
+        log=root / f"serve-{state}.log",
+        ready_timeout_s=180,
+    ) as server:
         asyncio.run(_level(server.url, 8))  # warm-up: every worker's imports and first plans
         for clients in LEVELS:
-            results.update({f"{state}_{k}": v for k, v in asyncio.run(_level(server.url, clients)).items()})
+            results.update(
+                {f"{state}_{k}": v for k, v in asyncio.run(_level(server.url, clients)).items()}
+            )
         rss, peak = _tree_rss_mb(server.pid)
     results[f"{state}_ratio_to_limit_c32"] = round(results[f"{state}_rps_c32"] / limit_rps, 2)
     results[f"{state}_rss_mb"] = round(rss, 1)
@@ -162,17 +193,30 @@ def run() -> dict[str, float]:
         build_demo_warehouse(db)
         cpu = turn_cpu_s(db, root / "cpu-home")
         limit = (os.cpu_count() or 1) / cpu
-        results: dict[str, float] = {"turn_cpu_ms": round(cpu * 1000, 1), "limit_rps": round(limit, 2),
-                                     "workers": float(os.cpu_count() or 1)}
+        results: dict[str, float] = {
+            "turn_cpu_ms": round(cpu * 1000, 1),
+            "limit_rps": round(limit, 2),
+            "workers": float(os.cpu_count() or 1),
+        }
         env = {"VITRINA_HOME": str(root / "home"), "VITRINA_DB_URL": f"duckdb:///{db}"}
         results.update(_serve(root, env, "sqlite", limit))
         pg = _pg_database()
         if pg is not None:
             try:
-                results.update(_serve(root, {**env, "VITRINA_HOME": str(root / "home-pg"),
-                                             "VITRINA_STATE_URL": pg.replace("postgresql://",
-                                                                             "postgresql+psycopg://")},
-                                      "pg", limit))
+                results.update(
+                    _serve(
+                        root,
+                        {
+                            **env,
+                            "VITRINA_HOME": str(root / "home-pg"),
+                            "VITRINA_STATE_URL": pg.replace(
+                                "postgresql://", "postgresql+psycopg://"
+                            ),
+                        },
+                        "pg",
+                        limit,
+                    )
+                )
             finally:
                 _drop(pg)
         return results

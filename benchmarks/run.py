@@ -69,8 +69,13 @@ def ratio(value: object, goal: tuple[str, float] | None) -> tuple[str, str]:
         met = {"<": value < 0, "<=": value <= 0, "=": value == 0}.get(op, value >= 0)
         return "", "yes" if met else "NO"
     share = value / target
-    met = {"<": value < target, "<=": value <= target, ">": value > target, ">=": value >= target,
-           "=": value == target}[op]
+    met = {
+        "<": value < target,
+        "<=": value <= target,
+        ">": value > target,
+        ">=": value >= target,
+        "=": value == target,
+    }[op]
     return f"{share:.2f}", "yes" if met else "NO"
 
 
@@ -86,8 +91,14 @@ def _earlier_rows(path: Path, skip: set[str]) -> list[list[str]]:
     if not path.is_file():
         return []
     text = path.read_text(encoding="utf-8")
-    stamp = next((line.split(" on ", 1)[1].rstrip(".") for line in text.splitlines()
-                  if line.startswith("Written by")), "an earlier run")
+    stamp = next(
+        (
+            line.split(" on ", 1)[1].rstrip(".")
+            for line in text.splitlines()
+            if line.startswith("Written by")
+        ),
+        "an earlier run",
+    )
     out = []
     for line in text.split("## What the figures mean")[0].splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -129,8 +140,16 @@ def main(selected: list[str]) -> int:
         for key, value in figures.items():
             goal = goal_of(module, key)
             share, met = ratio(value, goal)
-            rows.append((name, key, f"{value:g}" if isinstance(value, float) else str(value),
-                         f"{goal[0]} {goal[1]:g}" if goal else "", share, met))
+            rows.append(
+                (
+                    name,
+                    key,
+                    f"{value:g}" if isinstance(value, float) else str(value),
+                    f"{goal[0]} {goal[1]:g}" if goal else "",
+                    share,
+                    met,
+                )
+            )
         rows.append((name, "bench_seconds", f"{time.perf_counter() - start:.1f}", "", "", ""))
     table = Table(title="Vitrina benchmarks")
     for col in ("benchmark", "figure", "value", "goal", "ratio", "met"):
@@ -147,7 +166,8 @@ def main(selected: list[str]) -> int:
             "",
             f"Machine: {machine()}.",
             "",
-            f"Load average (1, 5, 15 min) at the start: {load_before}; at the end: {load_average()} "
+            f"Load average (1, 5, 15 min) at the start: {load_before}; at the end: "
+            f"{load_average()} "
             f"(on a shared machine every timed figure moves with it).",
             "",
             "| benchmark | figure | value | goal | ratio to goal | met |",
@@ -155,7 +175,10 @@ def main(selected: list[str]) -> int:
         ]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
         if selected:  # a partial run keeps the other benchmarks' rows of the earlier file, marked
-            lines += [f"| {' | '.join(cells)} |" for cells in _earlier_rows(HERE / "RESULTS.md", set(selected))]
+            lines += [
+                f"| {' | '.join(cells)} |"
+                for cells in _earlier_rows(HERE / "RESULTS.md", set(selected))
+            ]
         (HERE / "RESULTS.md").write_text("\n".join(lines) + "\n" + NOTES, encoding="utf-8")
         console.print(f"written {HERE / 'RESULTS.md'}")
     return 1 if failed else 0

@@ -18,7 +18,9 @@ collect_ignore = [] if os.environ.get("VITRINA_TEST_LLM_ENV") else ["llm_real"]
 
 
 @pytest.fixture(autouse=True)
-def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     """Every test gets its own VITRINA_HOME unless it asks for the shared session one."""
     home = tmp_path_factory.mktemp("vitrina-home")
     monkeypatch.setenv("VITRINA_HOME", str(home))
@@ -34,7 +36,9 @@ def shared_fixtures() -> Path:
     if not SHARED_FIXTURES.is_dir():
         if IN_CI:
             pytest.fail(f"CI=true but {SHARED_FIXTURES} is missing")
-        pytest.skip(f"{SHARED_FIXTURES} not found: clone the project next to ../shared to run these")
+        pytest.skip(
+            f"{SHARED_FIXTURES} not found: clone the project next to ../shared to run these"
+        )
     return SHARED_FIXTURES
 
 
@@ -42,7 +46,9 @@ def _pg_reachable(url: str) -> str | None:
     try:
         import psycopg
 
-        with psycopg.connect(url.replace("postgresql+psycopg://", "postgresql://"), connect_timeout=3):
+        with psycopg.connect(
+            url.replace("postgresql+psycopg://", "postgresql://"), connect_timeout=3
+        ):
             return None
     except Exception as exc:
         return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

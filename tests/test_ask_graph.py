@@ -34,8 +34,14 @@ def test_answered_route_visits_every_step(make_service) -> None:
     ):
         assert node in nodes, node
     assert result.columns == ["wallets_opened"]
-    assert result.period == {"start": "2025-05-01", "end": "2025-05-31", "label_ru": "май 2025",
-                             "label_en": "May 2025", "span": "в мае 2025", "note": None}
+    assert result.period == {
+        "start": "2025-05-01",
+        "end": "2025-05-31",
+        "label_ru": "май 2025",
+        "label_en": "May 2025",
+        "span": "в мае 2025",
+        "note": None,
+    }
     assert str(result.rows[0][0]) in result.answer.replace("\u00a0", "").replace(" ", "")
 
 
@@ -108,16 +114,23 @@ def test_segment_of_the_dialog_adds_the_mandatory_join(make_service) -> None:
 
 def refused_words(result: AskResult) -> list[str]:
     """What the refusal says is missing: words the catalog marks absent, names matching nothing."""
-    return [w for e in result.trace if e.node in ("detect_topic", "select_tables")
-            for w in e.data.get("words", []) + e.data.get("names", [])]
+    return [
+        w
+        for e in result.trace
+        if e.node in ("detect_topic", "select_tables")
+        for w in e.data.get("words", []) + e.data.get("names", [])
+    ]
 
 
-@pytest.mark.parametrize(("question", "missing"), [
-    ("Сколько ипотек выдали в 2025 году?", "ипотек"),
-    ("What is the exchange rate of the dollar?", "exchange rate"),
-    ("Какая погода в Москве?", "погод"),
-    ("Сколько платежей было в Казахстане в 2025?", "Казахстан"),
-])
+@pytest.mark.parametrize(
+    ("question", "missing"),
+    [
+        ("Сколько ипотек выдали в 2025 году?", "ипотек"),
+        ("What is the exchange rate of the dollar?", "exchange rate"),
+        ("Какая погода в Москве?", "погод"),
+        ("Сколько платежей было в Казахстане в 2025?", "Казахстан"),
+    ],
+)
 def test_refusals_name_what_is_missing(make_service, question: str, missing: str) -> None:
     result = make_service().ask(question)
     assert result.status == "refused"
@@ -182,7 +195,9 @@ def test_files_are_made_on_request_once_per_run(make_service) -> None:
     stamp = Path(with_files.chart_png).stat().st_mtime_ns
     again = service.with_files(result, ("chart",))
     assert again.chart_png == with_files.chart_png and again.excel is None
-    assert Path(again.chart_png).stat().st_mtime_ns == stamp, "the stored file is reused, not redrawn"
+    assert Path(again.chart_png).stat().st_mtime_ns == stamp, (
+        "the stored file is reused, not redrawn"
+    )
 
 
 def test_a_refusal_has_no_files_to_make(make_service) -> None:
@@ -204,8 +219,7 @@ def test_no_data_for_the_period_says_where_data_is(make_service) -> None:
     assert result.status == "answered"
     assert [c["check"] for c in result.checks] == ["all_null"]
     assert (
-        result.answer
-        == "Данных за период «2021 год» нет. "
+        result.answer == "Данных за период «2021 год» нет. "
         "Данные по теме «Платежи» есть с 01.01.2023 по 30.11.2026."
     )
     empty = make_service().ask("Payment volume by region in 2021")

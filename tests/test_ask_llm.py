@@ -44,8 +44,12 @@ def run(
 ) -> tuple[AskResult, ScriptedChatModel]:
     model = ScriptedChatModel(scripts)
     client = LLMClient(model, timeout_s=5, max_retries=2, backoff_s=0, sleep=lambda _s: None)
-    service = AskService(load_settings(db_url=f"duckdb:///{demo_db}", **settings), today=TODAY,
-                         write_files=False, llm=client)
+    service = AskService(
+        load_settings(db_url=f"duckdb:///{demo_db}", **settings),
+        today=TODAY,
+        write_files=False,
+        llm=client,
+    )
     try:
         return service.ask(question, thread_id=thread), model
     finally:
@@ -115,10 +119,16 @@ def test_retries_exhausted_give_a_human_explanation(demo_db: Path) -> None:
 
 def test_semantic_check_rejects_and_regenerates(demo_db: Path, expected_ticket: Decimal) -> None:
     no_filter = GOOD_SQL.replace("p.status = 'success' AND ", "")
-    result, model = run(demo_db, model_path(
-        sql_generation=[sql(no_filter), sql(GOOD_SQL)],
-        semantic_check=['{"answers_question": false, "problem": "declined payments are counted"}',
-                        '{"answers_question": true}']))
+    result, model = run(
+        demo_db,
+        model_path(
+            sql_generation=[sql(no_filter), sql(GOOD_SQL)],
+            semantic_check=[
+                '{"answers_question": false, "problem": "declined payments are counted"}',
+                '{"answers_question": true}',
+            ],
+        ),
+    )
     assert result.status == "answered" and result.rows[0][0] == expected_ticket
     assert "declined payments are counted" in model.prompts_for("sql_generation")[1].text
 
@@ -139,15 +149,22 @@ def test_feasibility_sends_work_back_to_table_selection(demo_db: Path) -> None:
 
 
 def test_feasibility_bound_ends_in_an_honest_refusal(demo_db: Path) -> None:
-    result, _ = run(demo_db, model_path(
-        tables=['{"tables": ["dwh.dim_client"]}'] * 2,
-        feasibility=['{"feasible": false, "missing": "card ownership history"}'] * 2))
+    result, _ = run(
+        demo_db,
+        model_path(
+            tables=['{"tables": ["dwh.dim_client"]}'] * 2,
+            feasibility=['{"feasible": false, "missing": "card ownership history"}'] * 2,
+        ),
+    )
     assert result.status == "refused" and "card ownership history" in result.answer
 
 
 def test_rules_and_model_disagree_on_the_topic(demo_db: Path) -> None:
-    result, _ = run(demo_db, {"topic": ['{"topic": "cards", "confidence": 0.7}']},
-                    "Сумма платежей по картам в мае 2025")
+    result, _ = run(
+        demo_db,
+        {"topic": ['{"topic": "cards", "confidence": 0.7}']},
+        "Сумма платежей по картам в мае 2025",
+    )
     assert result.status == "clarification"
     assert [o["id"] for o in result.clarification["options"]] == ["payments", "cards"]
 
@@ -233,8 +250,11 @@ def test_no_llm_flag_means_rules_only(demo_db: Path) -> None:
 def test_failed_model_path_refuses_naming_the_words(demo_db: Path) -> None:
     """One unexplained word sends the question to the model; when the model gives nothing
     usable, the answer is a refusal that names the word, never the rule plan without it."""
-    result, _ = run(demo_db, model_path(sql_generation=[Malformed(), Malformed()] * 3),
-                    "Средний чек клиентов-пенсионеров в мае 2025")
+    result, _ = run(
+        demo_db,
+        model_path(sql_generation=[Malformed(), Malformed()] * 3),
+        "Средний чек клиентов-пенсионеров в мае 2025",
+    )
     assert result.status == "refused"
     assert "«пенсионеров»" in (result.answer or "")
     assert any(e.kind == "rejected" and e.node == "generate_sql" for e in result.trace)

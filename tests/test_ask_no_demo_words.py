@@ -19,8 +19,12 @@ from vitrina.catalog import load_catalog
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "vitrina"
 PLANNER_FILES = sorted(
-    p for p in [*(SRC / "ask").glob("*.py"), *(SRC / "ask" / "nodes").glob("*.py"),
-                *(SRC / "language").rglob("*.py")]
+    p
+    for p in [
+        *(SRC / "ask").glob("*.py"),
+        *(SRC / "ask" / "nodes").glob("*.py"),
+        *(SRC / "language").rglob("*.py"),
+    ]
     if p.name != "commands.py"
 )
 MIN_LETTERS = 5  # shorter values ("app", "web", "Mir") are ordinary words of code and text
@@ -36,8 +40,11 @@ def demo_words() -> set[str]:
         words |= {c.name for c in table.columns if "_" in c.name}
     for dictionary in catalog.dictionaries.values():
         # names (Москва, Mastercard), not plain words that happen to be values (active, closed)
-        words |= {v.value.lower() for v in dictionary.values
-                  if len(v.value) >= MIN_LETTERS and (v.value[0].isupper() or not v.value.isascii())}
+        words |= {
+            v.value.lower()
+            for v in dictionary.values
+            if len(v.value) >= MIN_LETTERS and (v.value[0].isupper() or not v.value.isascii())
+        }
     return {w for w in words if len(w) >= MIN_LETTERS}
 
 
@@ -51,12 +58,19 @@ def code_text(source: str) -> str:
     docstrings = set()
     for node in ast.walk(ast.parse(source)):
         body = getattr(node, "body", None)
-        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
-                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+        if (
+            isinstance(body, list)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
             docstrings.add(body[0].lineno)
     kept = []
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if tok.type == tokenize.COMMENT or (tok.type == tokenize.STRING and tok.start[0] in docstrings):
+        if tok.type == tokenize.COMMENT or (
+            tok.type == tokenize.STRING and tok.start[0] in docstrings
+        ):
             continue
         kept.append(tok.string)
     return " ".join(kept)
@@ -72,4 +86,6 @@ def test_code_text_drops_comments_and_docstrings() -> None:
 def test_no_demo_word_in_planner_code(path: Path) -> None:
     text = code_text(path.read_text(encoding="utf-8")).lower().replace("ё", "е")
     found = sorted(w for w in demo_words() if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", text))
-    assert not found, f"{path.relative_to(SRC)} names demo catalog words {found}: read them from the catalog"
+    assert not found, (
+        f"{path.relative_to(SRC)} names demo catalog words {found}: read them from the catalog"
+    )

@@ -66,8 +66,10 @@ def test_unknown_key_names_file_line_and_path(catalog_copy: Path) -> None:
 
 def test_bad_role_is_reported_and_the_rest_loads(catalog_copy: Path) -> None:
     path = catalog_copy / "tables" / "dim_merchant.yaml"
-    path.write_text(path.read_text(encoding="utf-8").replace("role: dimension", "role: dimensions", 1),
-                    encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("role: dimension", "role: dimensions", 1),
+        encoding="utf-8",
+    )
     catalog = load_catalog(catalog_copy)  # not strict: one bad table is skipped and reported
     assert "dwh.dim_merchant" not in catalog.tables and "dwh.fact_payment" in catalog.tables
     assert any(p.file == path and "role" in p.where for p in catalog.problems)
@@ -75,12 +77,16 @@ def test_bad_role_is_reported_and_the_rest_loads(catalog_copy: Path) -> None:
 
 def test_broken_reference_is_reported(catalog_copy: Path) -> None:
     path = catalog_copy / "metrics.yaml"
-    path.write_text(path.read_text(encoding="utf-8").replace("table: dwh.fact_card_issue", "table: dwh.cards"),
-                    encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("table: dwh.fact_card_issue", "table: dwh.cards"),
+        encoding="utf-8",
+    )
     with pytest.raises(CatalogError) as info:
         load_catalog(catalog_copy, strict=True)
-    assert any("cards_issued" in p.where and "unknown table 'dwh.cards'" in p.message and p.line
-               for p in info.value.problems)
+    assert any(
+        "cards_issued" in p.where and "unknown table 'dwh.cards'" in p.message and p.line
+        for p in info.value.problems
+    )
 
 
 def test_missing_folder_says_what_to_do(tmp_path: Path) -> None:
@@ -96,7 +102,9 @@ def test_unknown_section(catalog_copy: Path) -> None:
 
 def test_metric_naming_a_missing_column_is_reported(catalog_copy: Path) -> None:
     path = catalog_copy / "metrics.yaml"
-    text = path.read_text(encoding="utf-8").replace("expression: SUM(fee_rub)", "expression: SUM(fee_usd)", 1)
+    text = path.read_text(encoding="utf-8").replace(
+        "expression: SUM(fee_rub)", "expression: SUM(fee_usd)", 1
+    )
     path.write_text(text, encoding="utf-8")
     with pytest.raises(CatalogError) as info:
         load_catalog(catalog_copy, strict=True)
@@ -108,14 +116,22 @@ def test_date_through_a_relation_and_named_dates(catalog_copy: Path) -> None:
     """`date_column: table.column` of a joined table is accepted; one no relation reaches is not."""
     path = catalog_copy / "metrics.yaml"
     text = path.read_text(encoding="utf-8")
-    text = text.replace("    topic: payments\n    synonyms: [комисси,",
-                        "    topic: payments\n    dates: {paid: payment_date, registered: dim_client.registered_date}\n"
-                        "    default_date: paid\n    synonyms: [комисси,", 1)
-    text = text.replace("    topic: wallets\n", "    topic: wallets\n    date_column: dim_merchant.merchant_id\n", 1)
+    text = text.replace(
+        "    topic: payments\n    synonyms: [комисси,",
+        "    topic: payments\n    dates: {paid: payment_date, registered: "
+        "dim_client.registered_date}\n"
+        "    default_date: paid\n    synonyms: [комисси,",
+        1,
+    )
+    text = text.replace(
+        "    topic: wallets\n", "    topic: wallets\n    date_column: dim_merchant.merchant_id\n", 1
+    )
     path.write_text(text, encoding="utf-8")
     catalog = load_catalog(catalog_copy)
     dates = catalog.metric_dates(catalog.metrics["fee_income"])
     assert [(d.name, d.table, d.column) for d in dates] == [
-        ("paid", "dwh.fact_payment", "payment_date"), ("registered", "dwh.dim_client", "registered_date")]
+        ("paid", "dwh.fact_payment", "payment_date"),
+        ("registered", "dwh.dim_client", "registered_date"),
+    ]
     assert "wallets_opened" not in catalog.metrics
     assert any("no many-to-one relation path" in p.message for p in catalog.problems)

@@ -21,11 +21,24 @@ def run(*args: str) -> tuple[int, str]:
 
 
 def test_ask_json_is_stable(demo_db: Path) -> None:
-    code, out = run("ask", "Сумма платежей по каналам в 2025 году", "--db", f"duckdb:///{demo_db}", "--json")
+    code, out = run(
+        "ask", "Сумма платежей по каналам в 2025 году", "--db", f"duckdb:///{demo_db}", "--json"
+    )
     assert code == 0, out
     data = json.loads(out)
-    for key in ("question", "rewritten_question", "topic", "period", "sql", "columns", "rows", "answer",
-                "chart", "trace", "status"):
+    for key in (
+        "question",
+        "rewritten_question",
+        "topic",
+        "period",
+        "sql",
+        "columns",
+        "rows",
+        "answer",
+        "chart",
+        "trace",
+        "status",
+    ):
         assert key in data
     assert data["status"] == "answered" and data["topic"] == "payments"
     assert data["columns"] == ["channel", "payment_amount"] and len(data["rows"]) == 4
@@ -33,8 +46,17 @@ def test_ask_json_is_stable(demo_db: Path) -> None:
 
 def test_ask_writes_excel_and_chart(demo_db: Path, tmp_path: Path) -> None:
     xlsx, png = tmp_path / "out.xlsx", tmp_path / "out.png"
-    code, out = run("ask", "Количество платежей по месяцам в 2025 году", "--db", f"duckdb:///{demo_db}",
-                    "--excel", str(xlsx), "--chart", str(png), "--trace")
+    code, out = run(
+        "ask",
+        "Количество платежей по месяцам в 2025 году",
+        "--db",
+        f"duckdb:///{demo_db}",
+        "--excel",
+        str(xlsx),
+        "--chart",
+        str(png),
+        "--trace",
+    )
     assert code == 0, out
     assert "Decision trace" in out
     sheet = openpyxl.load_workbook(xlsx).worksheets[0]
@@ -43,11 +65,15 @@ def test_ask_writes_excel_and_chart(demo_db: Path, tmp_path: Path) -> None:
 
 
 def test_the_default_files_come_after_the_answer(demo_db: Path) -> None:
-    code, out = run("ask", "Количество платежей по месяцам в 2025 году", "--db", f"duckdb:///{demo_db}")
+    code, out = run(
+        "ask", "Количество платежей по месяцам в 2025 году", "--db", f"duckdb:///{demo_db}"
+    )
     assert code == 0, out
     answer, excel, chart = out.index("answered ·"), out.index("Excel:"), out.index("Chart:")
-    assert answer < excel < chart and out.index("thread ") < excel  # the answer first, then the files
-    run_id = out[out.index("· run "):].split()[2]
+    assert (
+        answer < excel < chart and out.index("thread ") < excel
+    )  # the answer first, then the files
+    run_id = out[out.index("· run ") :].split()[2]
     outputs = load_settings().outputs_dir / run_id
     assert sorted(p.name for p in outputs.iterdir()) == ["chart.png", "result.xlsx"]
 
@@ -57,7 +83,9 @@ def test_clarification_round_trip(demo_db: Path) -> None:
     assert code == 0, out
     data = json.loads(out)
     assert data["status"] == "clarification"
-    code, out = run("ask", "1", "--db", f"duckdb:///{demo_db}", "--thread", data["thread_id"], "--json")
+    code, out = run(
+        "ask", "1", "--db", f"duckdb:///{demo_db}", "--thread", data["thread_id"], "--json"
+    )
     assert json.loads(out)["topic"] == "wallets"
 
 
@@ -77,7 +105,9 @@ def test_catalog_check(tmp_path: Path) -> None:
     assert code == 0 and "OK" in out
     bad = tmp_path / "bad"
     bad.mkdir()
-    (bad / "t.yaml").write_text("tables:\n  - name: a.b\n    columns:\n      - {name: x, role: nope}\n")
+    (bad / "t.yaml").write_text(
+        "tables:\n  - name: a.b\n    columns:\n      - {name: x, role: nope}\n"
+    )
     code, out = run("catalog", "check", str(bad))
     assert code == 1 and f"{bad / 't.yaml'}:4" in out and "role" in out
 
@@ -94,8 +124,11 @@ def test_demo_builds_and_answers(monkeypatch, tmp_path: Path) -> None:
 
 
 def test_chat_keeps_the_dialog(demo_db: Path) -> None:
-    result = runner.invoke(app, ["chat", "--db", f"duckdb:///{demo_db}"],
-                           input="Сколько открыли в мае 2025?\n1\nа в декабре?\n\n")
+    result = runner.invoke(
+        app,
+        ["chat", "--db", f"duckdb:///{demo_db}"],
+        input="Сколько открыли в мае 2025?\n1\nа в декабре?\n\n",
+    )
     assert result.exit_code == 0, result.output
     assert "Уточните, пожалуйста, о чём вопрос" in result.output and "1. Кошельки" in result.output
     assert "Открыто кошельков" in result.output  # the clarified answer (wallets)

@@ -13,16 +13,32 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # the model stack, the PNG and Excel writers, and what only answering a question needs
-NEVER_FOR_HELP = ("langchain_core", "langchain_openai", "langgraph", "openai", "matplotlib", "openpyxl",
-                  "pydantic", "sqlalchemy", "duckdb", "sqlglot", "httpx")
+NEVER_FOR_HELP = (
+    "langchain_core",
+    "langchain_openai",
+    "langgraph",
+    "openai",
+    "matplotlib",
+    "openpyxl",
+    "pydantic",
+    "sqlalchemy",
+    "duckdb",
+    "sqlglot",
+    "httpx",
+)
 NEVER_WITHOUT_A_MODEL = ("langchain_openai", "openai", "matplotlib", "openpyxl")
 
 
 def _loaded(code: str, names: tuple[str, ...]) -> dict:
     """Run `code` in a fresh interpreter; which of `names` it loaded (and what it printed)."""
-    probe = (f"{code}\nimport json, sys\n"
-             f"print('\\n' + json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({list(names)!r}))))")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    probe = (
+        f"{code}\nimport json, sys\n"
+        f"print('\\n' + json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & "
+        f"set({list(names)!r}))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, cwd=ROOT
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return {"loaded": json.loads(done.stdout.strip().splitlines()[-1]), "stdout": done.stdout}
 
@@ -32,13 +48,17 @@ def test_importing_the_cli_loads_no_heavy_stack() -> None:
 
 
 def test_help_loads_no_heavy_stack() -> None:
-    code = ("import sys\nfrom vitrina.cli import app\n"
-            "try:\n    app(['--help'])\nexcept SystemExit:\n    pass")
+    code = (
+        "import sys\nfrom vitrina.cli import app\n"
+        "try:\n    app(['--help'])\nexcept SystemExit:\n    pass"
+    )
     found = _loaded(code, NEVER_FOR_HELP)
     assert "ask" in found["stdout"] and found["loaded"] == []
 
 
-def test_a_rules_only_answer_loads_no_model_sdk_and_no_file_writer(demo_db: Path, tmp_path: Path) -> None:
+def test_a_rules_only_answer_loads_no_model_sdk_and_no_file_writer(
+    demo_db: Path, tmp_path: Path
+) -> None:
     code = f"""
 from datetime import date
 from pathlib import Path
@@ -52,5 +72,7 @@ service.close()
 """
     assert _loaded(code, NEVER_WITHOUT_A_MODEL)["loaded"] == []
     # and once the files are asked for, the writers load (the check above can fail)
-    files = code.replace("service.close()", "assert service.with_files(result).chart_png\nservice.close()")
+    files = code.replace(
+        "service.close()", "assert service.with_files(result).chart_png\nservice.close()"
+    )
     assert _loaded(files, NEVER_WITHOUT_A_MODEL)["loaded"] == ["matplotlib", "openpyxl"]

@@ -164,28 +164,28 @@ def test_every_fact_key_exists_in_its_dimension(
 BUSINESS_RULES = {
     "wallet opened on or before its first payment": """
         SELECT count(*) FROM (SELECT wallet_id, min(payment_date) AS first_day FROM dwh.fact_payment GROUP BY 1) p
-        JOIN dwh.dim_wallet w USING (wallet_id) WHERE w.opened_date > p.first_day""",
+        JOIN dwh.dim_wallet w USING (wallet_id) WHERE w.opened_date > p.first_day""",  # noqa: E501
     "client registered on or before the wallet opened": """
         SELECT count(*) FROM dwh.dim_wallet w JOIN dwh.dim_client c USING (client_id)
         WHERE c.registered_date > w.opened_date""",
     "card issued on or after its wallet opened": """
-        SELECT count(*) FROM dwh.dim_card k JOIN dwh.dim_wallet w USING (wallet_id) WHERE k.issued_date < w.opened_date""",
+        SELECT count(*) FROM dwh.dim_card k JOIN dwh.dim_wallet w USING (wallet_id) WHERE k.issued_date < w.opened_date""",  # noqa: E501
     "card belongs to the wallet's client": """
-        SELECT count(*) FROM dwh.dim_card k JOIN dwh.dim_wallet w USING (wallet_id) WHERE k.client_id <> w.client_id""",
+        SELECT count(*) FROM dwh.dim_card k JOIN dwh.dim_wallet w USING (wallet_id) WHERE k.client_id <> w.client_id""",  # noqa: E501
     "card used on or after it was issued, by its own wallet": """
         SELECT count(*) FROM dwh.fact_payment p JOIN dwh.dim_card k USING (card_id)
         WHERE k.issued_date > p.payment_date OR k.wallet_id <> p.wallet_id""",
     "payment client is the wallet's client": """
-        SELECT count(*) FROM dwh.fact_payment p JOIN dwh.dim_wallet w USING (wallet_id) WHERE p.client_id <> w.client_id""",
+        SELECT count(*) FROM dwh.fact_payment p JOIN dwh.dim_wallet w USING (wallet_id) WHERE p.client_id <> w.client_id""",  # noqa: E501
     "opening region is the client's region": """
-        SELECT count(*) FROM dwh.fact_wallet_opening f JOIN dwh.dim_client c USING (client_id) WHERE f.region_id <> c.region_id""",
+        SELECT count(*) FROM dwh.fact_wallet_opening f JOIN dwh.dim_client c USING (client_id) WHERE f.region_id <> c.region_id""",  # noqa: E501
     "opening fact matches the wallet": """
         SELECT count(*) FROM dwh.fact_wallet_opening f JOIN dwh.dim_wallet w USING (wallet_id)
-        WHERE (f.client_id, f.open_date, f.channel, f.currency) <> (w.client_id, w.opened_date, w.channel, w.currency)""",
+        WHERE (f.client_id, f.open_date, f.channel, f.currency) <> (w.client_id, w.opened_date, w.channel, w.currency)""",  # noqa: E501
     "card fact matches the card and the client's region": """
         SELECT count(*) FROM dwh.fact_card_issue f JOIN dwh.dim_card k USING (card_id) JOIN dwh.dim_client c
         ON c.client_id = k.client_id WHERE (f.client_id, f.issue_date, f.card_type, f.payment_system, f.region_id)
-        <> (k.client_id, k.issued_date, k.card_type, k.payment_system, c.region_id)""",
+        <> (k.client_id, k.issued_date, k.card_type, k.payment_system, c.region_id)""",  # noqa: E501
     "amount positive, fee not negative": """
         SELECT count(*) FROM dwh.fact_payment WHERE amount_rub <= 0 OR fee_rub < 0""",
     "B2B clients have no person attributes, B2C no industry": """
@@ -193,7 +193,7 @@ BUSINESS_RULES = {
         OR (segment = 'B2B' AND (gender IS NOT NULL OR birth_year IS NOT NULL OR industry IS NULL
                                  OR client_name NOT SIMILAR TO '(ООО|АО) ".+"'))
         OR (segment = 'B2C' AND (gender IS NULL OR birth_year IS NULL OR industry IS NOT NULL
-                                 OR client_name NOT SIMILAR TO '[А-ЯЁ][а-яё]+ [А-ЯЁ]\\.[А-ЯЁ]\\.'))""",
+                                 OR client_name NOT SIMILAR TO '[А-ЯЁ][а-яё]+ [А-ЯЁ]\\.[А-ЯЁ]\\.'))""",  # noqa: E501
     "one opening fact per wallet, one issue fact per card": """
         SELECT (SELECT count(*) - count(DISTINCT wallet_id) FROM dwh.fact_wallet_opening)
              + (SELECT count(*) - count(DISTINCT card_id) FROM dwh.fact_card_issue)""",
@@ -232,8 +232,14 @@ def test_vocabularies(con: duckdb.DuckDBPyConnection) -> None:
     }
     assert values("SELECT DISTINCT channel FROM dwh.fact_payment") == {"app", "web", "pos", "qr"}
     assert values("SELECT DISTINCT federal_district FROM dwh.dim_region") == {
-        "Центральный", "Северо-Западный", "Сибирский", "Уральский", "Приволжский", "Южный", "Дальневосточный",
-    }  # fmt: skip
+        "Центральный",
+        "Северо-Западный",
+        "Сибирский",
+        "Уральский",
+        "Приволжский",
+        "Южный",
+        "Дальневосточный",
+    }
     assert scalar(
         con, "SELECT region_name_en FROM dwh.dim_region WHERE region_name = 'Санкт-Петербург'"
     ) == ("Saint Petersburg")
@@ -263,13 +269,15 @@ def test_growth_and_seasonality(con: duckdb.DuckDBPyConnection) -> None:
     assert yearly[2026] > yearly[2025] * 11 / 12  # 11 months of 2026 still beat 2025's pace
     monthly = dict(
         con.execute(
-            "SELECT month(payment_date), sum(amount_rub) FROM dwh.fact_payment WHERE year(payment_date) = 2025 GROUP BY 1"
+            "SELECT month(payment_date), sum(amount_rub) FROM dwh.fact_payment WHERE "
+            "year(payment_date) = 2025 GROUP BY 1"
         ).fetchall()
     )
     assert max(monthly, key=monthly.__getitem__) == 12  # December peak
     travel = dict(
         con.execute(
-            "SELECT month(payment_date), count(*) FROM dwh.fact_payment JOIN dwh.dim_merchant USING (merchant_id) "
+            "SELECT month(payment_date), count(*) FROM dwh.fact_payment JOIN "
+            "dwh.dim_merchant USING (merchant_id) "
             "WHERE category = 'travel' AND year(payment_date) = 2025 GROUP BY 1"
         ).fetchall()
     )
@@ -287,7 +295,8 @@ def test_regions_segments_and_weekends(con: duckdb.DuckDBPyConnection) -> None:
     assert top == ["Москва", "Санкт-Петербург"]
     medians = dict(
         con.execute(
-            "SELECT segment, median(amount_rub) FROM dwh.fact_payment JOIN dwh.dim_client USING (client_id) GROUP BY 1"
+            "SELECT segment, median(amount_rub) FROM dwh.fact_payment JOIN "
+            "dwh.dim_client USING (client_id) GROUP BY 1"
         ).fetchall()
     )
     assert medians["B2B"] > 10 * medians["B2C"]
@@ -323,11 +332,13 @@ def test_every_value_present_in_every_month(
     con: duckdb.DuckDBPyConnection, source: str, date_col: str, dim: str
 ) -> None:
     months, values = con.execute(
-        f"SELECT count(DISTINCT date_trunc('month', {date_col})), count(DISTINCT {dim}) FROM dwh.{source}"
+        f"SELECT count(DISTINCT date_trunc('month', {date_col})), count(DISTINCT {dim}) "
+        f"FROM dwh.{source}"
     ).fetchone()  # type: ignore[misc]
     assert months == 47  # 2023-01 .. 2026-11
     missing = con.execute(
-        f"SELECT date_trunc('month', {date_col}) AS m, count(DISTINCT {dim}) AS n FROM dwh.{source} "
+        f"SELECT date_trunc('month', {date_col}) AS m, count(DISTINCT {dim}) AS n FROM "
+        f"dwh.{source} "
         f"GROUP BY 1 HAVING n < {values} ORDER BY 1"
     ).fetchall()
     assert missing == []
@@ -412,10 +423,18 @@ def test_ensure_rebuilds_a_file_that_is_not_a_demo(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("duck", "pg"),
-    [("INTEGER", "integer"), ("BIGINT", "bigint"), ("DECIMAL(14,2)", "numeric(14,2)"), ("VARCHAR", "varchar"),
-     ("DATE", "date"), ("TIMESTAMP", "timestamp"), ("BOOLEAN", "boolean"), ("DOUBLE", "double precision"),
-     ("MAP(VARCHAR, INTEGER)", "text")],
-)  # fmt: skip
+    [
+        ("INTEGER", "integer"),
+        ("BIGINT", "bigint"),
+        ("DECIMAL(14,2)", "numeric(14,2)"),
+        ("VARCHAR", "varchar"),
+        ("DATE", "date"),
+        ("TIMESTAMP", "timestamp"),
+        ("BOOLEAN", "boolean"),
+        ("DOUBLE", "double precision"),
+        ("MAP(VARCHAR, INTEGER)", "text"),
+    ],
+)
 def test_pg_type(duck: str, pg: str) -> None:
     assert pg_type(duck) == pg
 
@@ -442,23 +461,38 @@ def test_load_into_postgres_full_size_twice(
     # idempotent, and the SQLAlchemy spelling of the URL works too
     assert load_demo_into_postgres(full_demo.path, sa_url, schema=pg_schema) == expected
     with psycopg.connect(pg_url) as c:
-        tables = {r[0] for r in c.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", [pg_schema])}  # fmt: skip
+        tables = {
+            r[0]
+            for r in c.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
+                [pg_schema],
+            )
+        }
         assert tables == {*expected, "keep_me"}
-        pks = dict(c.execute(
-            "SELECT tc.table_name, array_agg(k.column_name::text ORDER BY k.ordinal_position) "
-            "FROM information_schema.table_constraints tc JOIN information_schema.key_column_usage k "
-            "USING (constraint_schema, constraint_name) WHERE tc.table_schema = %s "
-            "AND tc.constraint_type = 'PRIMARY KEY' GROUP BY 1", [pg_schema]).fetchall())  # fmt: skip
+        pks = dict(
+            c.execute(
+                "SELECT tc.table_name, array_agg(k.column_name::text ORDER BY k.ordinal_position) "
+                "FROM information_schema.table_constraints tc JOIN "
+                "information_schema.key_column_usage k "
+                "USING (constraint_schema, constraint_name) WHERE tc.table_schema = %s "
+                "AND tc.constraint_type = 'PRIMARY KEY' GROUP BY 1",
+                [pg_schema],
+            ).fetchall()
+        )
         assert (
             pks["fact_payment"] == ["payment_id"]
             and pks["dim_calendar"] == ["date_day"]
             and len(pks) == 7
         )
-        types = dict(c.execute(
-            "SELECT column_name, data_type || coalesce('(' || numeric_precision || ',' || numeric_scale || ')', '') "
-            "FROM information_schema.columns WHERE table_schema = %s AND table_name = 'fact_payment'",
-            [pg_schema]).fetchall())  # fmt: skip
+        types = dict(
+            c.execute(
+                "SELECT column_name, data_type || coalesce('(' || numeric_precision || "
+                "',' || numeric_scale || ')', '') "
+                "FROM information_schema.columns WHERE table_schema = %s AND table_name "
+                "= 'fact_payment'",
+                [pg_schema],
+            ).fetchall()
+        )
         assert types["amount_rub"] == "numeric(14,2)" and types["fee_rub"] == "numeric(12,2)"
         assert types["payment_ts"].startswith("timestamp without time zone")
         assert types["status"].startswith("character varying")
@@ -476,11 +510,13 @@ def test_load_into_postgres_full_size_twice(
         ).fetchone()
         assert pg == duck
         pg_names = c.execute(
-            f"SELECT string_agg(client_name, '|' ORDER BY client_id) FROM \"{pg_schema}\".dim_client"
+            "SELECT string_agg(client_name, '|' ORDER BY client_id) FROM "
+            f'"{pg_schema}".dim_client'
         ).fetchone()
         assert pg_names == duck_names  # quotes in 'ООО "..."' survive the CSV round trip
         analyzed = c.execute(
-            "SELECT count(*) FROM pg_stat_user_tables WHERE schemaname = %s AND last_analyze IS NOT NULL",
+            "SELECT count(*) FROM pg_stat_user_tables WHERE schemaname = %s AND "
+            "last_analyze IS NOT NULL",
             [pg_schema],
         ).fetchone()
         assert analyzed == (len(expected),)

@@ -119,7 +119,8 @@ def golden_duckdb(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def golden_postgres(golden_duckdb: Path, pg_url: str) -> str:
-    """The same demo loaded into PostgreSQL (schema dwh), once per module; the reader's libpq URL."""
+    """The same demo loaded into PostgreSQL (schema dwh), once per module; the reader's libpq
+    URL."""
     from vitrina.warehouse.pg_load import load_demo_into_postgres
     from vitrina.warehouse.reader_role import create_reader_role
 

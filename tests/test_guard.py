@@ -384,7 +384,8 @@ def test_row_cap(sql: str, expected: str) -> None:
         ("SELECT a FROM t FETCH FIRST 5 ROWS ONLY", "SELECT a FROM t FETCH FIRST 5 ROWS ONLY"),
         (
             "SELECT a FROM t ORDER BY a FETCH FIRST 5 ROWS WITH TIES",
-            "SELECT * FROM (SELECT a FROM t ORDER BY a FETCH FIRST 5 ROWS WITH TIES) AS capped LIMIT 100",
+            "SELECT * FROM (SELECT a FROM t ORDER BY a FETCH FIRST 5 ROWS WITH TIES) AS "
+            "capped LIMIT 100",
         ),
         (
             "SELECT a FROM t LIMIT 2 * 3",

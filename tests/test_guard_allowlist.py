@@ -65,10 +65,13 @@ def test_refused_with_the_rule_that_says_why(sql: str, dialect: str, rule: str) 
 @pytest.mark.parametrize(
     "sql",
     [
-        "SELECT age(payment_date), make_date(2024, 1, 1), date_trunc('month', payment_date) FROM dwh.fact_payment",
-        "SELECT status, round(sum(amount_rub) / nullif(count(*), 0), 2) FROM dwh.fact_payment GROUP BY status",
+        "SELECT age(payment_date), make_date(2024, 1, 1), date_trunc('month', "
+        "payment_date) FROM dwh.fact_payment",
+        "SELECT status, round(sum(amount_rub) / nullif(count(*), 0), 2) FROM "
+        "dwh.fact_payment GROUP BY status",
         "SELECT lower(status), row_number() OVER (ORDER BY payment_id) FROM dwh.fact_payment",
-        "WITH s AS (SELECT client_id FROM dwh.fact_payment) SELECT count(*) FROM s JOIN dwh.dim_client USING (client_id)",
+        "WITH s AS (SELECT client_id FROM dwh.fact_payment) SELECT count(*) FROM s JOIN "
+        "dwh.dim_client USING (client_id)",
     ],
 )
 def test_ordinary_analytics_is_allowed(sql: str) -> None:

@@ -59,14 +59,25 @@ INFERRED_FKS = {
     "dim_merchant": {"region_id": "dim_region"},
     "dim_wallet": {"client_id": "dim_client"},
     "dim_card": {"client_id": "dim_client", "wallet_id": "dim_wallet"},
-    "fact_wallet_opening": {"wallet_id": "dim_wallet", "client_id": "dim_client", "region_id": "dim_region"},
-    "fact_card_issue": {"card_id": "dim_card", "client_id": "dim_client", "region_id": "dim_region"},
+    "fact_wallet_opening": {
+        "wallet_id": "dim_wallet",
+        "client_id": "dim_client",
+        "region_id": "dim_region",
+    },
+    "fact_card_issue": {
+        "card_id": "dim_card",
+        "client_id": "dim_client",
+        "region_id": "dim_region",
+    },
     "fact_payment": {
-        "client_id": "dim_client", "wallet_id": "dim_wallet", "card_id": "dim_card", "merchant_id": "dim_merchant",
+        "client_id": "dim_client",
+        "wallet_id": "dim_wallet",
+        "card_id": "dim_card",
+        "merchant_id": "dim_merchant",
     },
     "dim_region": {},
     "dim_calendar": {},
-}  # fmt: skip
+}
 
 COLUMN_TYPES = [
     ("dim_region", "region_id", "integer", False),
@@ -89,12 +100,30 @@ LOW_CARDINALITY = [
     ("fact_payment", "channel", ["app", "pos", "qr", "web"]),
     ("fact_payment", "status", ["declined", "refunded", "success"]),
     ("dim_card", "payment_system", ["Mastercard", "Mir", "UnionPay", "Visa"]),
-    ("dim_calendar", "month_name", sorted(["Январь", "Февраль", "Март", "Апрель", "Май", "Июнь", "Июль",
-                                           "Август", "Сентябрь", "Октябрь", "Ноябрь", "Декабрь"])),
+    (
+        "dim_calendar",
+        "month_name",
+        sorted(
+            [
+                "Январь",
+                "Февраль",
+                "Март",
+                "Апрель",
+                "Май",
+                "Июнь",
+                "Июль",
+                "Август",
+                "Сентябрь",
+                "Октябрь",
+                "Ноябрь",
+                "Декабрь",
+            ]
+        ),
+    ),
     ("dim_client", "client_name", None),  # thousands of names: not a dictionary
     ("dim_region", "region_id", None),  # not text
     ("fact_payment", "payment_date", None),
-]  # fmt: skip
+]
 
 
 def both(request: pytest.FixtureRequest, which: str) -> DatabaseSchema:
@@ -231,7 +260,8 @@ def test_declared_keys_views_and_a_broken_table(odd_db: str) -> None:
         for fk in inferred.table("shop.orders").foreign_keys
     }
     assert got == {("customer_id", "customer", False), ("product_id", "product", True)}
-    # order_id is the PK of orders only (order_line's key is composite): the line points to its order
+    # order_id is the PK of orders only (order_line's key is composite): the line points to its
+    # order
     assert [fk.ref_table for fk in inferred.table("shop.order_line").foreign_keys] == ["orders"]
 
 
@@ -267,11 +297,24 @@ def test_permission_denied_table_is_recorded(pg_schema: tuple[str, str]) -> None
 
 @pytest.mark.parametrize(
     ("raw", "expected"),
-    [("INTEGER", "integer"), ("int4", "integer"), ("BIGINT", "bigint"), ("DECIMAL(14,2)", "decimal"),
-     ("NUMERIC(12, 2)", "decimal"), ("VARCHAR", "varchar"), ("character varying(20)", "varchar"),
-     ("TEXT", "varchar"), ("DATE", "date"), ("TIMESTAMP WITHOUT TIME ZONE", "timestamp"),
-     ("TIMESTAMP WITH TIME ZONE", "timestamptz"), ("BOOLEAN", "boolean"), ("DOUBLE PRECISION", "double"),
-     ("DOUBLE", "double"), ("REAL", "float"), ("INTEGER[]", "array")],
-)  # fmt: skip
+    [
+        ("INTEGER", "integer"),
+        ("int4", "integer"),
+        ("BIGINT", "bigint"),
+        ("DECIMAL(14,2)", "decimal"),
+        ("NUMERIC(12, 2)", "decimal"),
+        ("VARCHAR", "varchar"),
+        ("character varying(20)", "varchar"),
+        ("TEXT", "varchar"),
+        ("DATE", "date"),
+        ("TIMESTAMP WITHOUT TIME ZONE", "timestamp"),
+        ("TIMESTAMP WITH TIME ZONE", "timestamptz"),
+        ("BOOLEAN", "boolean"),
+        ("DOUBLE PRECISION", "double"),
+        ("DOUBLE", "double"),
+        ("REAL", "float"),
+        ("INTEGER[]", "array"),
+    ],
+)
 def test_normalize_type(raw: str, expected: str) -> None:
     assert normalize_type(raw) == expected

@@ -11,7 +11,9 @@ from vitrina.catalog.catalog import MAX_JOIN_DEPTH
 from vitrina.catalog.model import Relation
 
 
-def plain_join_path(cat: Catalog, start: str, goal: str, many_to_one_only: bool = True) -> list[Relation] | None:
+def plain_join_path(
+    cat: Catalog, start: str, goal: str, many_to_one_only: bool = True
+) -> list[Relation] | None:
     """The search as it was before the graph was cached: every step scans every relation."""
     if start == goal:
         return []
@@ -46,10 +48,15 @@ def test_cached_paths_equal_the_plain_search_on_a_large_catalog() -> None:
         for goal in goals:
             for one_way in (True, False):
                 expected = plain_join_path(cat, start, goal, one_way)
-                assert cat.join_path(start, goal, many_to_one_only=one_way) == expected, (start, goal)
+                assert cat.join_path(start, goal, many_to_one_only=one_way) == expected, (
+                    start,
+                    goal,
+                )
                 compared += 1
                 reachable += expected is not None and expected != []
-    assert compared > 10_000 and reachable > 100  # the comparison covered real paths, not only misses
+    assert (
+        compared > 10_000 and reachable > 100
+    )  # the comparison covered real paths, not only misses
 
 
 def test_a_relation_added_later_is_seen() -> None:

@@ -62,13 +62,16 @@ def test_light_stem(word: str, stem: str) -> None:
     assert light_stem(word) == stem
 
 
-@pytest.mark.parametrize(("word", "vocabulary", "expected"), [
-    ("кошельков", {"кошел", "кошельк", "кош"}, ["кошел", "кошельк"]),  # "кош": ending too long
-    ("платёжным", {"платеж", "платежн"}, []),  # ё is not normalised by the caller here
-    ("платежным", {"платеж", "платежн"}, ["платеж", "платежн"]),
-    ("мира", {"мир"}, ["мир"]),
-    ("мирового", {"мир"}, []),  # a 3-letter stem takes at most one more letter
-])
+@pytest.mark.parametrize(
+    ("word", "vocabulary", "expected"),
+    [
+        ("кошельков", {"кошел", "кошельк", "кош"}, ["кошел", "кошельк"]),  # "кош": ending too long
+        ("платёжным", {"платеж", "платежн"}, []),  # ё is not normalised by the caller here
+        ("платежным", {"платеж", "платежн"}, ["платеж", "платежн"]),
+        ("мира", {"мир"}, ["мир"]),
+        ("мирового", {"мир"}, []),  # a 3-letter stem takes at most one more letter
+    ],
+)
 def test_matching_terms_follow_the_catalog_prefix_rule(word, vocabulary, expected) -> None:
     assert matching_terms(word, vocabulary) == expected
 
@@ -222,7 +225,8 @@ def test_synthetic_catalog_is_deterministic_and_consistent() -> None:
     a, b = synthetic_catalog(500, seed=11), synthetic_catalog(500, seed=11)
     assert len(a.tables) == 500 and not a.problems
     assert [(t.name, t.description, t.description_ru) for t in a.tables.values()] == [
-        (t.name, t.description, t.description_ru) for t in b.tables.values()]
+        (t.name, t.description, t.description_ru) for t in b.tables.values()
+    ]
     assert list(synthetic_catalog(500, seed=12).tables) != list(a.tables)
     schemas = {n.split(".")[0] for n in a.tables}
     assert {
@@ -249,8 +253,13 @@ def test_sql_context_holds_only_what_the_generator_needs(big) -> None:
         t for t in rank_tables("Сумма платежей по регионам", big, k=6) if t.name.startswith("dwh.")
     ]
     assert len(tables) == 4  # fact_payment, dim_merchant, dim_region, dim_client
-    text = build_sql_context("Сумма платежей по регионам", big, tables,
-                             period_label="2026-07-01 .. 2026-09-30 (Q3 2026)", topic="payments")
+    text = build_sql_context(
+        "Сумма платежей по регионам",
+        big,
+        tables,
+        period_label="2026-07-01 .. 2026-09-30 (Q3 2026)",
+        topic="payments",
+    )
     assert text.startswith("Question: Сумма платежей по регионам")
     assert "Period: 2026-07-01 .. 2026-09-30 (Q3 2026)" in text
     assert "dwh.fact_payment: One row per payment attempt" in text
@@ -262,8 +271,7 @@ def test_sql_context_holds_only_what_the_generator_needs(big) -> None:
     )
     assert (
         "payment_amount (Payment volume) = SUM(amount_rub) FROM dwh.fact_payment "
-        "WHERE status = 'success'"
-        in text
+        "WHERE status = 'success'" in text
     )
     assert "dwh.fact_wallet_opening" not in text
     assert "Only successful payments count" in text  # the topic's checklist
@@ -277,13 +285,14 @@ def test_sql_context_without_period_topic_or_examples(demo) -> None:
     assert "values: Москва, Санкт-Петербург" in text
 
 
-
 def test_synthetic_catalog_reaches_2000_distinct_tables() -> None:
     """The planner benchmark's largest catalog: 2,000 tables, none a renamed copy of another."""
     cat = synthetic_catalog(2000)
     assert len(cat.tables) == 2000
-    shapes = {(t.description, t.description_ru, tuple((c.name, c.type) for c in t.columns))
-              for t in cat.tables.values()}
+    shapes = {
+        (t.description, t.description_ru, tuple((c.name, c.type) for c in t.columns))
+        for t in cat.tables.values()
+    }
     assert len(shapes) == 2000
     assert all(cat.has_column(r.left) and cat.has_column(r.right) for r in cat.relations)
     assert all(topic in cat.topics for t in cat.tables.values() for topic in t.topics)

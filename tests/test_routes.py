@@ -9,46 +9,63 @@ from vitrina.ask.routes import after_ambiguity, after_select, after_topic, make_
 after_guard, after_checks, after_semantic, after_execute = make_sql_routes(3)
 
 
-@pytest.mark.parametrize(("state", "expected"), [
-    ({"status": "refused"}, "refuse"),
-    ({"status": "failed", "topic": "payments"}, "check_ambiguity"),
-    ({"status": "failed", "topic": None, "candidates": ["a", "b"]}, "check_ambiguity"),
-])
+@pytest.mark.parametrize(
+    ("state", "expected"),
+    [
+        ({"status": "refused"}, "refuse"),
+        ({"status": "failed", "topic": "payments"}, "check_ambiguity"),
+        ({"status": "failed", "topic": None, "candidates": ["a", "b"]}, "check_ambiguity"),
+    ],
+)
 def test_after_topic(state: dict, expected: str) -> None:
     assert after_topic(state) == expected
 
 
-@pytest.mark.parametrize(("state", "expected"), [
-    ({"clarification": {"kind": "topic", "question": "?", "options": []}}, "clarify"),
-    ({"clarification": None}, "select_tables"),
-    ({}, "select_tables"),
-])
+@pytest.mark.parametrize(
+    ("state", "expected"),
+    [
+        ({"clarification": {"kind": "topic", "question": "?", "options": []}}, "clarify"),
+        ({"clarification": None}, "select_tables"),
+        ({}, "select_tables"),
+    ],
+)
 def test_after_ambiguity(state: dict, expected: str) -> None:
     assert after_ambiguity(state) == expected
 
 
-@pytest.mark.parametrize(("state", "expected"), [
-    ({"status": "refused", "plan": None}, "refuse"),
-    ({"status": "failed", "plan": None}, "refuse"),
-    ({"status": "failed", "plan": object()}, "prune_context"),
-    ({"status": "failed", "plan": None, "mode": "llm"}, "choose_tables_llm"),
-])
+@pytest.mark.parametrize(
+    ("state", "expected"),
+    [
+        ({"status": "refused", "plan": None}, "refuse"),
+        ({"status": "failed", "plan": None}, "refuse"),
+        ({"status": "failed", "plan": object()}, "prune_context"),
+        ({"status": "failed", "plan": None, "mode": "llm"}, "choose_tables_llm"),
+    ],
+)
 def test_after_select(state: dict, expected: str) -> None:
     assert after_select(state) == expected
 
 
-@pytest.mark.parametrize(("router", "next_step"), [
-    (after_guard, "check_sql"), (after_checks, "execute"), (after_semantic, "execute"),
-    (after_execute, "check_result"),
-])
-@pytest.mark.parametrize(("state", "outcome"), [
-    ({"sql_error": None, "sql_attempts": 1}, "next"),
-    ({"sql_error": "compile: no such column", "sql_attempts": 1}, "generate_sql"),
-    ({"sql_error": "guard: DELETE is not allowed", "sql_attempts": 2}, "generate_sql"),
-    ({"sql_error": "compile: no such column", "sql_attempts": 3}, "fail"),
-    ({"sql_error": "connect: refused", "sql_attempts": 1}, "fail"),
-    ({"sql_error": "timeout: 30 s", "sql_attempts": 1}, "fail"),
-])
+@pytest.mark.parametrize(
+    ("router", "next_step"),
+    [
+        (after_guard, "check_sql"),
+        (after_checks, "execute"),
+        (after_semantic, "execute"),
+        (after_execute, "check_result"),
+    ],
+)
+@pytest.mark.parametrize(
+    ("state", "outcome"),
+    [
+        ({"sql_error": None, "sql_attempts": 1}, "next"),
+        ({"sql_error": "compile: no such column", "sql_attempts": 1}, "generate_sql"),
+        ({"sql_error": "guard: DELETE is not allowed", "sql_attempts": 2}, "generate_sql"),
+        ({"sql_error": "compile: no such column", "sql_attempts": 3}, "fail"),
+        ({"sql_error": "connect: refused", "sql_attempts": 1}, "fail"),
+        ({"sql_error": "timeout: 30 s", "sql_attempts": 1}, "fail"),
+    ],
+)
 def test_sql_routes(router, next_step: str, state: dict, outcome: str) -> None:
     assert router(state) == (next_step if outcome == "next" else outcome)
 

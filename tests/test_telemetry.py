@@ -21,8 +21,13 @@ SQL = "SELECT COUNT(*) FROM dwh.fact_wallet_opening"
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key in ("LANGFUSE_PUBLIC_KEY", "LANGFUSE_SECRET_KEY", "LANGFUSE_HOST", "VITRINA_TELEMETRY",
-                "VITRINA_TELEMETRY_FILE"):
+    for key in (
+        "LANGFUSE_PUBLIC_KEY",
+        "LANGFUSE_SECRET_KEY",
+        "LANGFUSE_HOST",
+        "VITRINA_TELEMETRY",
+        "VITRINA_TELEMETRY_FILE",
+    ):
         monkeypatch.delenv(key, raising=False)
 
 
@@ -42,13 +47,21 @@ def _steps() -> list[StepRecord]:
     )
     answer = Trace("answer")
     answer.branch("answer written", answer="Открыто 1 234 кошелька.", columns=["wallets_opened"])
-    return [StepRecord("detect_topic", t0, 2.5, topic.events),
-            StepRecord("generate_sql", t0 + 0.01, 120.0, gen.events),
-            StepRecord("answer", t0 + 0.2, 3.0, answer.events)]
+    return [
+        StepRecord("detect_topic", t0, 2.5, topic.events),
+        StepRecord("generate_sql", t0 + 0.01, 120.0, gen.events),
+        StepRecord("answer", t0 + 0.2, 3.0, answer.events),
+    ]
 
 
-RESULT = {"question": "Сколько кошельков открыли?", "status": "answered", "sql": SQL,
-          "answer": "Открыто 1 234 кошелька.", "topic": "wallets", "tags": ["suppressed_errors"]}
+RESULT = {
+    "question": "Сколько кошельков открыли?",
+    "status": "answered",
+    "sql": SQL,
+    "answer": "Открыто 1 234 кошелька.",
+    "topic": "wallets",
+    "tags": ["suppressed_errors"],
+}
 
 
 @pytest.mark.parametrize(

@@ -45,8 +45,9 @@ def test_bucket_counts_a_wrong_number_apart_from_a_refusal() -> None:
     assert bucket("refused", "refused", "right") == "right"
 
 
-def test_chinook_no_wrong_answers(shared_fixtures: Path, tmp_path: Path,
-                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_chinook_no_wrong_answers(
+    shared_fixtures: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SHARED_FIXTURES", str(shared_fixtures))
     buckets = _buckets(ROOT / "suites" / "chinook.yaml", tmp_path)
     assert buckets["answered_wrong"] == []

@@ -32,7 +32,9 @@ def test_duckdb_is_read_only(small_duckdb: Path) -> None:
 
 
 def test_row_cap_truncates_and_says_so(small_duckdb: Path) -> None:
-    result = Warehouse(f"duckdb:///{small_duckdb}", row_cap=10).execute("SELECT id FROM s.t ORDER BY id")
+    result = Warehouse(f"duckdb:///{small_duckdb}", row_cap=10).execute(
+        "SELECT id FROM s.t ORDER BY id"
+    )
     assert result.row_count == 10 and result.truncated
 
 

@@ -49,7 +49,8 @@ def score(path: Path, *, show: bool) -> Counter[str]:
         counts[b] += 1
         if show and b != "right":
             print(
-                f"  {b:15} {case.case_id}: {case.question} -> {case.status}: {(case.answer or '')[:140]!r}"
+                f"  {b:15} {case.case_id}: {case.question} -> {case.status}: "
+                f"{(case.answer or '')[:140]!r}"
             )
             if case.reason:
                 print(f"                  {case.reason[:200]}")

@@ -27,7 +27,9 @@ def register_state_types(types: Iterable[type]) -> None:
 
 
 def serializer() -> JsonPlusSerializer:
-    return JsonPlusSerializer(allowed_msgpack_modules=[(c.__module__, c.__name__) for c in _registered])
+    return JsonPlusSerializer(
+        allowed_msgpack_modules=[(c.__module__, c.__name__) for c in _registered]
+    )
 
 
 class ThreadLocalSqliteSaver(SqliteSaver):
@@ -48,7 +50,9 @@ class ThreadLocalSqliteSaver(SqliteSaver):
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(str(self._path), check_same_thread=False, timeout=BUSY_TIMEOUT_S)
         conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: durable across crashes of the process
+        conn.execute(
+            "PRAGMA synchronous=NORMAL"
+        )  # WAL + NORMAL: durable across crashes of the process
         self._local.conn = conn
         with self._all_lock:
             self._all.append(conn)

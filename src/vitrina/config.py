@@ -85,7 +85,9 @@ class Settings(BaseSettings):
     segment: str = "auto"
     statement_timeout_s: float = 30.0
     row_cap: int = 100_000
-    allow_privileged_warehouse: bool = False  # run as a PostgreSQL role that can do more than read (logged)
+    allow_privileged_warehouse: bool = (
+        False  # run as a PostgreSQL role that can do more than read (logged)
+    )
     max_sql_attempts: int = 3
     max_clarifications: int = 2
     table_preview_rows: int = 20
@@ -133,7 +135,10 @@ class Settings(BaseSettings):
         for name, endpoint in value.items():
             unknown = sorted(set(endpoint) - set(ENDPOINT_KEYS))
             if unknown:
-                raise ValueError(f"llm.endpoints.{name}: unknown keys {unknown}; known: {', '.join(ENDPOINT_KEYS)}")
+                raise ValueError(
+                    f"llm.endpoints.{name}: unknown keys {unknown}; known: "
+                    f"{', '.join(ENDPOINT_KEYS)}"
+                )
         return value
 
     @classmethod

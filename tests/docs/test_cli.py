@@ -33,17 +33,44 @@ def app() -> typer.Typer:
 
 
 def test_docs_good_input(app: typer.Typer, tmp_path: Path) -> None:
-    res = CliRunner().invoke(app, ["docs", "--model", str(FIXTURES / "small.bim"), "--sql", str(FIXTURES / "warehouse"),
-                                   "--all", "--out", str(tmp_path), "--lang", "ru"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "docs",
+            "--model",
+            str(FIXTURES / "small.bim"),
+            "--sql",
+            str(FIXTURES / "warehouse"),
+            "--all",
+            "--out",
+            str(tmp_path),
+            "--lang",
+            "ru",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "processed" in res.output and "11" in res.output
-    assert "## Процедуры загрузки" in (tmp_path / "measures" / "Total Amount.md").read_text(encoding="utf-8")
+    assert "## Процедуры загрузки" in (tmp_path / "measures" / "Total Amount.md").read_text(
+        encoding="utf-8"
+    )
 
 
 def test_docs_with_measure_list_reports_missed(app: typer.Typer, tmp_path: Path) -> None:
     lst = tmp_path / "list.md"
     lst.write_text("# Sales\n## [Total Amount], [Totl Quantity]\n", encoding="utf-8")
-    res = CliRunner().invoke(app, ["docs", "--model", str(FIXTURES / "small.bim"), "--measures", str(lst), "--out", str(tmp_path / "o")], env={"COLUMNS": "200"})
+    res = CliRunner().invoke(
+        app,
+        [
+            "docs",
+            "--model",
+            str(FIXTURES / "small.bim"),
+            "--measures",
+            str(lst),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        env={"COLUMNS": "200"},
+    )
     assert res.exit_code == 0, res.output
     assert "not found" in res.output and "Total Quantity" in res.output
 
@@ -52,13 +79,27 @@ def test_docs_with_measure_list_reports_missed(app: typer.Typer, tmp_path: Path)
     ("args", "message"),
     [
         (["docs", "--model", "/no/such/model.bim"], "model not found"),
-        (["docs", "--model", str(FIXTURES / "small.bim"), "--sql", "/no/such/sql"], "SQL folder not found"),
-        (["docs", "--model", str(FIXTURES / "small.bim"), "--measures", "/no/list.md"], "measure list file not found"),
-        (["docs", "--model", str(FIXTURES / "small.bim"), "--measures", "x.md", "--all"], "not both"),
-        (["lineage", "[Totl Amount]", "--model", str(FIXTURES / "small.bim")], "did you mean [Total Amount]"),
+        (
+            ["docs", "--model", str(FIXTURES / "small.bim"), "--sql", "/no/such/sql"],
+            "SQL folder not found",
+        ),
+        (
+            ["docs", "--model", str(FIXTURES / "small.bim"), "--measures", "/no/list.md"],
+            "measure list file not found",
+        ),
+        (
+            ["docs", "--model", str(FIXTURES / "small.bim"), "--measures", "x.md", "--all"],
+            "not both",
+        ),
+        (
+            ["lineage", "[Totl Amount]", "--model", str(FIXTURES / "small.bim")],
+            "did you mean [Total Amount]",
+        ),
     ],
 )
-def test_user_mistakes_exit_2_with_one_line(app: typer.Typer, tmp_path: Path, args: list[str], message: str) -> None:
+def test_user_mistakes_exit_2_with_one_line(
+    app: typer.Typer, tmp_path: Path, args: list[str], message: str
+) -> None:
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 2, res.output
     assert message in res.output
@@ -74,15 +115,42 @@ def test_broken_bim_json_gives_line_and_column(app: typer.Typer, tmp_path: Path)
 
 
 def test_lineage_tree(app: typer.Typer) -> None:
-    res = CliRunner().invoke(app, ["lineage", "[Average Price]", "--model", str(FIXTURES / "small.bim"),
-                                   "--sql", str(FIXTURES / "warehouse")])
+    res = CliRunner().invoke(
+        app,
+        [
+            "lineage",
+            "[Average Price]",
+            "--model",
+            str(FIXTURES / "small.bim"),
+            "--sql",
+            str(FIXTURES / "warehouse"),
+        ],
+    )
     assert res.exit_code == 0, res.output
     out = res.output.lower()
-    assert "[total amount]" in out and "rpt.vsales" in out and "etl.loadsales" in out and "stage.sale_staging" in out
+    assert (
+        "[total amount]" in out
+        and "rpt.vsales" in out
+        and "etl.loadsales" in out
+        and "stage.sale_staging" in out
+    )
 
 
 def test_lineage_on_wwi(app: typer.Typer, shared_fixtures: Path) -> None:
-    res = CliRunner().invoke(app, ["lineage", "[Total Sales]", "--model", str(shared_fixtures / "wwi/model/Model.bim"),
-                                   "--sql", str(shared_fixtures / "wwi/dw-ssdt")], env={"COLUMNS": "200"})
+    res = CliRunner().invoke(
+        app,
+        [
+            "lineage",
+            "[Total Sales]",
+            "--model",
+            str(shared_fixtures / "wwi/model/Model.bim"),
+            "--sql",
+            str(shared_fixtures / "wwi/dw-ssdt"),
+        ],
+        env={"COLUMNS": "200"},
+    )
     assert res.exit_code == 0
-    assert "Integration.MigrateStagedSaleData" in res.output and "Integration.Sale_Staging" in res.output  # original case
+    assert (
+        "Integration.MigrateStagedSaleData" in res.output
+        and "Integration.Sale_Staging" in res.output
+    )  # original case

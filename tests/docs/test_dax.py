@@ -18,15 +18,24 @@ CASES = json.loads((FIXTURES / "dax_resolver_cases.json").read_text(encoding="ut
 
 def _model() -> Model:
     def t(name: str, cols: list[str], measures: list[str]) -> Table:
-        return Table(name=name, columns=[Column(name=c) for c in cols],
-                     measures=[Measure(name=m, table=name, expression="1") for m in measures])
+        return Table(
+            name=name,
+            columns=[Column(name=c) for c in cols],
+            measures=[Measure(name=m, table=name, expression="1") for m in measures],
+        )
 
-    return Model(tables=[
-        t("Sales", ["Amount", "Quantity"], ["Total Amount", "Total Quantity", "Name", "Odd ]Name]"]),
-        t("Date", ["Date"], ["Day Count"]),
-        t("Customer", ["Name", "Customer Key"], ["Customers"]),
-        t("O'Brien", ["Val"], []),
-    ])
+    return Model(
+        tables=[
+            t(
+                "Sales",
+                ["Amount", "Quantity"],
+                ["Total Amount", "Total Quantity", "Name", "Odd ]Name]"],
+            ),
+            t("Date", ["Date"], ["Day Count"]),
+            t("Customer", ["Name", "Customer Key"], ["Customers"]),
+            t("O'Brien", ["Val"], []),
+        ]
+    )
 
 
 NAMES = ModelNames(_model())
@@ -46,11 +55,24 @@ def test_resolver_notes_functions() -> None:
         USERELATIONSHIP(Sales[Amount], 'Date'[Date]), DATEADD('Date'[Date], -1, YEAR))
         + RELATED(Customer[Name]) + CALCULATE([Total Amount], REMOVEFILTERS(Customer), CROSSFILTER(Sales[Amount], Customer[Name], BOTH))
         + TOTALYTD([Total Amount], 'Date'[Date]) + CALCULATE([Day Count], DATESYTD('Date'[Date]), PARALLELPERIOD('Date'[Date], -1, YEAR))
-        + CALCULATE([Day Count], ALLEXCEPT(Sales, Sales[Amount]), FILTER(Sales, [Amount] > 0), SAMEPERIODLASTYEAR('Date'[Date]))"""
+        + CALCULATE([Day Count], ALLEXCEPT(Sales, Sales[Amount]), FILTER(Sales, [Amount] > 0), SAMEPERIODLASTYEAR('Date'[Date]))"""  # noqa: E501
     deps = resolve(dax, "Sales", NAMES)
     assert {u.function for u in deps.relationships} == {"USERELATIONSHIP", "RELATED", "CROSSFILTER"}
-    assert {u.function for u in deps.time_intelligence} >= {"DATEADD", "TOTALYTD", "DATESYTD", "PARALLELPERIOD", "SAMEPERIODLASTYEAR"}
-    assert {u.function for u in deps.filters} >= {"CALCULATE", "ALL", "KEEPFILTERS", "REMOVEFILTERS", "ALLEXCEPT", "FILTER"}
+    assert {u.function for u in deps.time_intelligence} >= {
+        "DATEADD",
+        "TOTALYTD",
+        "DATESYTD",
+        "PARALLELPERIOD",
+        "SAMEPERIODLASTYEAR",
+    }
+    assert {u.function for u in deps.filters} >= {
+        "CALCULATE",
+        "ALL",
+        "KEEPFILTERS",
+        "REMOVEFILTERS",
+        "ALLEXCEPT",
+        "FILTER",
+    }
     assert "ALL('Date')" in [u.text() for u in deps.filters]
     assert "YEAR" not in {t for t in deps.tables}
 
@@ -62,10 +84,35 @@ LEXER_CASES = [
     ('"say ""hi"" [x]"', [TokenKind.STRING]),
     ("'O''Brien'[Val]", [TokenKind.TABLE, TokenKind.BRACKET]),
     ("[a]]b]", [TokenKind.BRACKET]),
-    ("a <> b && c || d >= 1.5e3", [TokenKind.IDENT, TokenKind.OPERATOR, TokenKind.IDENT, TokenKind.OPERATOR, TokenKind.IDENT,
-                                   TokenKind.OPERATOR, TokenKind.IDENT, TokenKind.OPERATOR, TokenKind.NUMBER]),
-    ("PERCENTILE.INC(x, 0.5)", [TokenKind.IDENT, TokenKind.LPAREN, TokenKind.IDENT, TokenKind.COMMA, TokenKind.NUMBER, TokenKind.RPAREN]),
-    ("{1, 2}", [TokenKind.LBRACE, TokenKind.NUMBER, TokenKind.COMMA, TokenKind.NUMBER, TokenKind.RBRACE]),
+    (
+        "a <> b && c || d >= 1.5e3",
+        [
+            TokenKind.IDENT,
+            TokenKind.OPERATOR,
+            TokenKind.IDENT,
+            TokenKind.OPERATOR,
+            TokenKind.IDENT,
+            TokenKind.OPERATOR,
+            TokenKind.IDENT,
+            TokenKind.OPERATOR,
+            TokenKind.NUMBER,
+        ],
+    ),
+    (
+        "PERCENTILE.INC(x, 0.5)",
+        [
+            TokenKind.IDENT,
+            TokenKind.LPAREN,
+            TokenKind.IDENT,
+            TokenKind.COMMA,
+            TokenKind.NUMBER,
+            TokenKind.RPAREN,
+        ],
+    ),
+    (
+        "{1, 2}",
+        [TokenKind.LBRACE, TokenKind.NUMBER, TokenKind.COMMA, TokenKind.NUMBER, TokenKind.RBRACE],
+    ),
 ]
 
 
@@ -92,13 +139,15 @@ def test_lexer_line_numbers() -> None:
 
 FORMAT_INPUTS = [
     "calculate(sum('T'[a]),all('T'))",
-    "VAR x = [A] VAR y = CALCULATE([B], FILTER(ALL('Date'), 'Date'[Year] = 2020 && 'Date'[Month] > 3), REMOVEFILTERS(Customer)) RETURN DIVIDE(x, y, 0)",
-    "SWITCH(TRUE(), [A] > 1, \"long string value number one\", [A] > 2, \"long string value number two\", BLANK()) // end",
+    "VAR x = [A] VAR y = CALCULATE([B], FILTER(ALL('Date'), 'Date'[Year] = 2020 && "
+    "'Date'[Month] > 3), REMOVEFILTERS(Customer)) RETURN DIVIDE(x, y, 0)",
+    'SWITCH(TRUE(), [A] > 1, "long string value number one", [A] > 2, "long string value '
+    'number two", BLANK()) // end',
     "IF(a, -1, - -b) /* keep */ + [x]]y] - 'O''B'[c]",
     "SUMX(\n  Sales, // row by row\n  Sales[Qty] * Sales[Price]\n)",
     "a--b\n+1",
     "{(1, 2), (3, 4)}",
-    "CALCULATE([M], 'T'[C] IN {\"a\", \"b\"}, NOT ISBLANK([N]))",
+    'CALCULATE([M], \'T\'[C] IN {"a", "b"}, NOT ISBLANK([N]))',
     "((((1))))",
     "FOO(",
     ")) unbalanced ((",
@@ -108,7 +157,9 @@ FORMAT_INPUTS = [
 @pytest.mark.parametrize("dax", FORMAT_INPUTS)
 def test_format_never_changes_tokens(dax: str) -> None:
     out = format_dax(dax)
-    assert [t.text for t in significant(tokenize(out))] == [t.text for t in significant(tokenize(dax))]
+    assert [t.text for t in significant(tokenize(out))] == [
+        t.text for t in significant(tokenize(dax))
+    ]
 
 
 def test_format_breaks_long_calls_by_nesting() -> None:
@@ -125,7 +176,13 @@ def test_format_breaks_long_calls_by_nesting() -> None:
 def test_format_real_measures(shared_fixtures: Path) -> None:
     from vitrina.docs.model import load_model
 
-    for path in ("tabular/adventureworks-te.bim", "tabular/sample-pbip-tmdl", "wwi/model/Model.bim"):
+    for path in (
+        "tabular/adventureworks-te.bim",
+        "tabular/sample-pbip-tmdl",
+        "wwi/model/Model.bim",
+    ):
         for m in load_model(shared_fixtures / path).measures:
             out = format_dax(m.expression)
-            assert [t.text for t in significant(tokenize(out))] == [t.text for t in significant(tokenize(m.expression))]
+            assert [t.text for t in significant(tokenize(out))] == [
+                t.text for t in significant(tokenize(m.expression))
+            ]

@@ -21,7 +21,11 @@ def _count_measures(path: Path) -> int:
     """Counted from the files themselves, not through our reader."""
     if path.is_dir():
         return sum(
-            sum(1 for line in f.read_text(encoding="utf-8-sig").splitlines() if line.startswith("\tmeasure "))
+            sum(
+                1
+                for line in f.read_text(encoding="utf-8-sig").splitlines()
+                if line.startswith("\tmeasure ")
+            )
             for f in path.rglob("*.tmdl")
         )
     data = json.loads(path.read_text(encoding="utf-8-sig"))
@@ -29,8 +33,16 @@ def _count_measures(path: Path) -> int:
 
 
 def _run(model: Path, out: Path, sql: list[Path] | None = None, **kw: object) -> object:
-    return run_docs(make_request(model, sql or [], out=out, lang=kw.pop("lang", "en"),
-                                 measures_file=kw.pop("measures_file", None)), **kw)  # type: ignore[arg-type]
+    return run_docs(
+        make_request(
+            model,
+            sql or [],
+            out=out,
+            lang=kw.pop("lang", "en"),
+            measures_file=kw.pop("measures_file", None),
+        ),
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 SHARED_MODELS = [
@@ -45,7 +57,9 @@ SHARED_MODELS = [
 
 
 @pytest.mark.parametrize(("model", "sql"), SHARED_MODELS)
-def test_every_measure_of_every_fixture_documented(shared_fixtures: Path, tmp_path: Path, model: str, sql: str | None) -> None:
+def test_every_measure_of_every_fixture_documented(
+    shared_fixtures: Path, tmp_path: Path, model: str, sql: str | None
+) -> None:
     path = shared_fixtures / model
     expected = _count_measures(path)
     report = _run(path, tmp_path / "out", [shared_fixtures / sql] if sql else [])
@@ -60,7 +74,12 @@ def test_every_measure_of_every_fixture_documented(shared_fixtures: Path, tmp_pa
 
 
 def test_wwi_documents_name_loader_and_staging(shared_fixtures: Path, tmp_path: Path) -> None:
-    _run(shared_fixtures / "wwi/model/Model.bim", tmp_path, [shared_fixtures / "wwi/dw-ssdt"], lang="ru")
+    _run(
+        shared_fixtures / "wwi/model/Model.bim",
+        tmp_path,
+        [shared_fixtures / "wwi/dw-ssdt"],
+        lang="ru",
+    )
     text = (tmp_path / "measures" / "Total Sales.md").read_text(encoding="utf-8")
     assert "## Процедуры загрузки" in text and "integration.migratestagedsaledata" in text.lower()
     assert "integration.sale_staging" in text.lower() and "```mermaid" in text and "```sql" in text
@@ -76,14 +95,21 @@ def test_small_model_documents(tmp_path: Path) -> None:
     assert "[[Total Amount]](Total%20Amount.md)" in doc  # a relative link to the other document
     assert "etl.loadsales" in doc.lower() and "## Loading procedures" in doc
     broken = (tmp_path / "measures" / "Broken Ref.md").read_text(encoding="utf-8")
-    assert "unresolved reference [No Such Measure]" in broken and "unsupported source Excel.Workbook" in broken
+    assert (
+        "unresolved reference [No Such Measure]" in broken
+        and "unsupported source Excel.Workbook" in broken
+    )
     manual = (tmp_path / "combined_manual.md").read_text(encoding="utf-8")
     assert "## Contents" in manual and "(#m-" in manual and "Total%20Amount.md" not in manual
 
 
 def test_measure_list_topics_and_missed_with_suggestions(tmp_path: Path) -> None:
     lst = tmp_path / "list.md"
-    lst.write_text("# Продажи\n## [Кол-во], [Рейтинг Потенциал]\n# Транспорт\n## [Кол-во рейсов], [Кол-во рейсв]\n", encoding="utf-8")
+    lst.write_text(
+        "# Продажи\n## [Кол-во], [Рейтинг Потенциал]\n# Транспорт\n## [Кол-во рейсов], "
+        "[Кол-во рейсв]\n",
+        encoding="utf-8",
+    )
     report = _run(FIXTURES / "small-tmdl", tmp_path / "out", measures_file=lst, lang="ru")
     assert sorted(report.processed) == sorted(["Кол-во", "Рейтинг Потенциал", "Кол-во рейсов"])
     (missed,) = report.missed
@@ -101,8 +127,12 @@ def test_unchanged_measures_are_not_regenerated(tmp_path: Path) -> None:
     assert len(first.created) == 11
     second = _run(model, tmp_path / "out", [FIXTURES / "warehouse"])
     assert second.created == [] and len(second.unchanged) == 11 and not second.resumed
-    model.write_text(model.read_text(encoding="utf-8-sig").replace("SUM('Sales'[Quantity]) // units", "SUM('Sales'[Quantity])"),
-                     encoding="utf-8")
+    model.write_text(
+        model.read_text(encoding="utf-8-sig").replace(
+            "SUM('Sales'[Quantity]) // units", "SUM('Sales'[Quantity])"
+        ),
+        encoding="utf-8",
+    )
     third = _run(model, tmp_path / "out", [FIXTURES / "warehouse"])
     # the changed measure and the one that depends on it
     assert sorted(third.created) == ["measures/Average Price.md", "measures/Total Quantity.md"]
@@ -137,25 +167,42 @@ def test_timeout_is_a_missed_reason(tmp_path: Path) -> None:
 def test_explain_slot_and_its_failure(tmp_path: Path) -> None:
     ctx = DocsContext(explain=lambda req: f"LLM: {req.rules_text}")
     run_docs(make_request(FIXTURES / "small.bim", out=tmp_path / "a"), context=ctx)
-    assert "LLM: [Total Amount] computes" in (tmp_path / "a/measures/Total Amount.md").read_text(encoding="utf-8")
+    assert "LLM: [Total Amount] computes" in (tmp_path / "a/measures/Total Amount.md").read_text(
+        encoding="utf-8"
+    )
 
     def broken(_req: object) -> str:
         raise RuntimeError("model down")
 
-    report = run_docs(make_request(FIXTURES / "small.bim", out=tmp_path / "b"), context=DocsContext(explain=broken))
-    assert "[Total Amount] computes the sum of" in (tmp_path / "b/measures/Total Amount.md").read_text(encoding="utf-8")
+    report = run_docs(
+        make_request(FIXTURES / "small.bim", out=tmp_path / "b"),
+        context=DocsContext(explain=broken),
+    )
+    assert "[Total Amount] computes the sum of" in (
+        tmp_path / "b/measures/Total Amount.md"
+    ).read_text(encoding="utf-8")
     assert any(e["kind"] == "suppressed" for e in report.trace)
 
 
 def test_measure_list_parser_and_llm_fallback() -> None:
-    text = "# Продажи\n## [Кол-во], [Рейтинг Потенциал]\n# Транспорт\n## [Кол-во рейсов]\nfree text line\n- [Extra ]]x]]]"
+    text = (
+        "# Продажи\n## [Кол-во], [Рейтинг Потенциал]\n# Транспорт\n## [Кол-во рейсов]\nfree "
+        "text line\n- [Extra ]]x]]]"
+    )
     trace = Trace("t")
     parsed = parse_measure_list(text, trace=trace)
-    assert parsed.flat() == [("Продажи", "Кол-во"), ("Продажи", "Рейтинг Потенциал"), ("Транспорт", "Кол-во рейсов"),
-                             ("Транспорт", "Extra ]x]")]
+    assert parsed.flat() == [
+        ("Продажи", "Кол-во"),
+        ("Продажи", "Рейтинг Потенциал"),
+        ("Транспорт", "Кол-во рейсов"),
+        ("Транспорт", "Extra ]x]"),
+    ]
     assert any(e.kind == "rejected" for e in trace.events)
     trace = Trace("t")
-    assert measure_list_from_text(text, llm=lambda t: "not json", trace=trace).flat()[0] == ("Продажи", "Кол-во")
+    assert measure_list_from_text(text, llm=lambda t: "not json", trace=trace).flat()[0] == (
+        "Продажи",
+        "Кол-во",
+    )
     assert any(e.kind == "suppressed" for e in trace.events)
     good = json.dumps({"topics": [{"topic": "A", "measures": ["X"]}]})
     assert measure_list_from_text("please document X", llm=lambda t: good).flat() == [("A", "X")]

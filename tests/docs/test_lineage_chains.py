@@ -275,7 +275,10 @@ def _client(scripts: dict[str, list[object]]) -> object:
 def test_llm_wording_is_checked_against_the_lineage(tmp_path: Path) -> None:
     from vitrina.docs.llm import wording_explainer
 
-    good = "[Churn Rate] divides [Churned Customers] by the distinct 'Customer Month'[Customer Key] values."
+    good = (
+        "[Churn Rate] divides [Churned Customers] by the distinct 'Customer Month'[Customer "
+        "Key] values."
+    )
     bad = "[Churn Rate] divides [Churned Customers] by 12 customers from dw.FactChurnHistory."
     client = _client({"docs_explain": [good, bad]})
     listing = tmp_path / "l.md"
@@ -311,7 +314,9 @@ def test_llm_wording_that_loses_the_formula_is_rejected(tmp_path: Path) -> None:
     )
     kept = _doc(out, "Churn Rate")
     assert vague not in kept and "[Churn Rate] computes" in kept
-    rejected = [e["data"] for e in report.trace if e["kind"] == "rejected" and "dropped" in e["data"]]
+    rejected = [
+        e["data"] for e in report.trace if e["kind"] == "rejected" and "dropped" in e["data"]
+    ]
     assert rejected and {"[Churned Customers]", "[Customer Key]"} <= set(rejected[0]["dropped"])
 
 

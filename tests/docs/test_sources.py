@@ -14,10 +14,20 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 def _model() -> Model:
     return Model(
-        data_sources=[DataSource(name="SQL/srv;DW", kind="structured", server="srv", database="DW")],
+        data_sources=[
+            DataSource(name="SQL/srv;DW", kind="structured", server="srv", database="DW")
+        ],
         expressions=[
-            Expression(name="Srv", expression='"srv01" meta [IsParameterQuery=true, Type="Text"]', is_parameter=True),
-            Expression(name="Db", expression='"Sales DW" meta [IsParameterQuery=true, Type="Text"]', is_parameter=True),
+            Expression(
+                name="Srv",
+                expression='"srv01" meta [IsParameterQuery=true, Type="Text"]',
+                is_parameter=True,
+            ),
+            Expression(
+                name="Db",
+                expression='"Sales DW" meta [IsParameterQuery=true, Type="Text"]',
+                is_parameter=True,
+            ),
             Expression(name="Base", expression="let\n Source = Sql.Database(Srv, Db)\nin\n Source"),
             Expression(name="Loop A", expression='let S = #"Loop B" in S'),
             Expression(name="Loop B", expression='let S = #"Loop A" in S'),
@@ -26,37 +36,66 @@ def _model() -> Model:
 
 
 def test_sql_database_navigation() -> None:
-    (ref,) = m_sources('let\n  Source = Sql.Database("srv", "dw"),\n  T = Source{[Schema="Fact",Item="Sale"]}[Data]\nin\n  T')
-    assert (ref.kind, ref.objects, ref.server, ref.database) == ("table", ["fact.sale"], "srv", "dw")
+    (ref,) = m_sources(
+        'let\n  Source = Sql.Database("srv", "dw"),\n  T = '
+        'Source{[Schema="Fact",Item="Sale"]}[Data]\nin\n  T'
+    )
+    assert (ref.kind, ref.objects, ref.server, ref.database) == (
+        "table",
+        ["fact.sale"],
+        "srv",
+        "dw",
+    )
 
 
 def test_sql_databases_then_name_navigation() -> None:
-    text = 'let S = Sql.Databases("srv"), D = S{[Name="DW"]}[Data], T = D{[Schema="dim",Item="Date"]}[Data] in T'
+    text = (
+        'let S = Sql.Databases("srv"), D = S{[Name="DW"]}[Data], T = '
+        'D{[Schema="dim",Item="Date"]}[Data] in T'
+    )
     (ref,) = m_sources(text)
     assert (ref.objects, ref.database) == (["dim.date"], "DW")
 
 
 def test_native_query_and_query_option() -> None:
-    (ref,) = m_sources('let S = Sql.Database("srv","dw"), Q = Value.NativeQuery(S, "select a, b as c from dbo.T join x.U on 1=1") in Q')
+    (ref,) = m_sources(
+        'let S = Sql.Database("srv","dw"), Q = Value.NativeQuery(S, "select a, b as c '
+        'from dbo.T join x.U on 1=1") in Q'
+    )
     assert ref.kind == "query" and ref.objects == ["dbo.t", "x.u"] and ref.database == "dw"
-    (ref,) = m_sources('Sql.Database("srv", "dw", [Query="SELECT [Id] AS Key FROM [s].[V] WHERE 1=1"])')
+    (ref,) = m_sources(
+        'Sql.Database("srv", "dw", [Query="SELECT [Id] AS Key FROM [s].[V] WHERE 1=1"])'
+    )
     assert ref.objects == ["s.v"] and ref.columns == {"key": "id"}
 
 
 def test_parameters_and_shared_expressions_resolved() -> None:
-    (ref,) = m_sources('let Source = Base, T = Source{[Schema="Fact",Item="Sale"]}[Data] in T', _model())
-    assert (ref.server, ref.database, ref.objects, ref.via) == ("srv01", "Sales DW", ["fact.sale"], ["Base"])
+    (ref,) = m_sources(
+        'let Source = Base, T = Source{[Schema="Fact",Item="Sale"]}[Data] in T', _model()
+    )
+    assert (ref.server, ref.database, ref.objects, ref.via) == (
+        "srv01",
+        "Sales DW",
+        ["fact.sale"],
+        ["Base"],
+    )
 
 
 def test_structured_data_source_reference() -> None:
-    (ref,) = m_sources('let Source = #"SQL/srv;DW", T = Source{[Schema="Fact",Item="Sale"]}[Data] in T', _model())
+    (ref,) = m_sources(
+        'let Source = #"SQL/srv;DW", T = Source{[Schema="Fact",Item="Sale"]}[Data] in T', _model()
+    )
     assert (ref.server, ref.database, ref.objects) == ("srv", "DW", ["fact.sale"])
 
 
 def test_unsupported_sources_named_not_dropped() -> None:
     trace = Trace("t")
-    refs = m_sources('let S = Csv.Document(Web.Contents("https://x/y.csv"), [Delimiter=","]) in S', trace=trace)
-    assert [(r.kind, r.detail) for r in refs] == [("unsupported", 'Csv.Document(Web.Contents("https://x/y.csv"))')]
+    refs = m_sources(
+        'let S = Csv.Document(Web.Contents("https://x/y.csv"), [Delimiter=","]) in S', trace=trace
+    )
+    assert [(r.kind, r.detail) for r in refs] == [
+        ("unsupported", 'Csv.Document(Web.Contents("https://x/y.csv"))')
+    ]
     assert any(e.kind == "warning" for e in trace.events)
     (ref,) = m_sources('Excel.Workbook(File.Contents("C:\\t.xlsx"), null, true)')
     assert ref.kind == "unsupported" and ref.detail.startswith("Excel.Workbook(File.Contents(")
@@ -72,7 +111,10 @@ def test_unknown_and_cycles_say_why() -> None:
 
 
 def test_comments_and_quoted_identifiers_in_m() -> None:
-    text = '// Sql.Database("no","no")\nlet\n  #"My Source" = Sql.Database("srv", "dw"), /* c */\n  #"Nav" = #"My Source"{[Schema="a",Item="B C"]}[Data]\nin #"Nav"'
+    text = (
+        '// Sql.Database("no","no")\nlet\n  #"My Source" = Sql.Database("srv", "dw"), /* c '
+        '*/\n  #"Nav" = #"My Source"{[Schema="a",Item="B C"]}[Data]\nin #"Nav"'
+    )
     (ref,) = m_sources(text)
     assert ref.objects == ["a.b c"]
 
@@ -106,4 +148,8 @@ def test_shared_fixture_sources(shared_fixtures: Path) -> None:
     assert table_sources(m.table("Dimension Stock Item"), m)[0].objects == ["dimension.stock item"]
     pbip = load_model(shared_fixtures / "tabular/sample-pbip-tmdl")
     (ref,) = table_sources(pbip.table("Sales"), pbip)
-    assert ref.kind == "unsupported" and "Csv.Document(Web.Contents(" in ref.detail and ref.via[0] == "RAW-SalesDateAdjustedAndSalesRandomized"
+    assert (
+        ref.kind == "unsupported"
+        and "Csv.Document(Web.Contents(" in ref.detail
+        and ref.via[0] == "RAW-SalesDateAdjustedAndSalesRandomized"
+    )

@@ -1,4 +1,5 @@
-"""One small T-SQL file per construct (tests/docs/fixtures/sql), each with its expected index entry."""
+"""One small T-SQL file per construct (tests/docs/fixtures/sql), each with its expected index
+entry."""
 
 from __future__ import annotations
 
@@ -23,38 +24,195 @@ def built() -> tuple[SqlIndex, Trace]:
 # (file, object, writes, reads, partial, dynamic_sql, encoding or None)
 CASES = [
     ("enc_utf8.sql", "load.encutf8", {"fact.encutf8"}, {"stage.encutf8"}, False, False, "utf-8"),
-    ("enc_utf8_bom.sql", "load.encutf8bom", {"fact.encutf8bom"}, {"stage.encutf8bom"}, False, False, "utf-8-sig"),
-    ("enc_utf16le_bom.sql", "load.encutf16le", {"fact.encutf16le"}, {"stage.encutf16le"}, False, False, "utf-16-le"),
-    ("enc_utf16be_bom.sql", "load.encutf16be", {"fact.encutf16be"}, {"stage.encutf16be"}, False, False, "utf-16-be"),
-    ("enc_cp1251.sql", "load.enccp1251", {"fact.enccp1251"}, {"stage.enccp1251"}, False, False, "cp1251"),
-    ("dml_insert.sql", "load.insertsales", {"fact.sales"}, {"stage.sales", "dim.customer"}, False, False, None),
+    (
+        "enc_utf8_bom.sql",
+        "load.encutf8bom",
+        {"fact.encutf8bom"},
+        {"stage.encutf8bom"},
+        False,
+        False,
+        "utf-8-sig",
+    ),
+    (
+        "enc_utf16le_bom.sql",
+        "load.encutf16le",
+        {"fact.encutf16le"},
+        {"stage.encutf16le"},
+        False,
+        False,
+        "utf-16-le",
+    ),
+    (
+        "enc_utf16be_bom.sql",
+        "load.encutf16be",
+        {"fact.encutf16be"},
+        {"stage.encutf16be"},
+        False,
+        False,
+        "utf-16-be",
+    ),
+    (
+        "enc_cp1251.sql",
+        "load.enccp1251",
+        {"fact.enccp1251"},
+        {"stage.enccp1251"},
+        False,
+        False,
+        "cp1251",
+    ),
+    (
+        "dml_insert.sql",
+        "load.insertsales",
+        {"fact.sales"},
+        {"stage.sales", "dim.customer"},
+        False,
+        False,
+        None,
+    ),
     ("dml_update.sql", "load.updateprices", {"dim.product"}, {"stage.prices"}, False, False, None),
-    ("dml_delete.sql", "load.deleteinvoices", {"fact.invoice"}, {"stage.invoice"}, False, False, None),
-    ("dml_merge.sql", "load.mergecustomers", {"dim.customer"}, {"stage.customer"}, False, False, None),
-    ("dml_truncate.sql", "load.resetstock", {"fact.stock holding"}, {"stage.stock holding"}, False, False, None),
-    ("dml_select_into.sql", "load.snapshotorders", {"archive.ordersnapshot"}, {"fact.order"}, False, False, None),
-    ("update_alias_from.sql", "load.resolvekeys", {"stage.sale", "fact.sale"}, {"dim.city", "stage.sale"},
-     False, False, None),
+    (
+        "dml_delete.sql",
+        "load.deleteinvoices",
+        {"fact.invoice"},
+        {"stage.invoice"},
+        False,
+        False,
+        None,
+    ),
+    (
+        "dml_merge.sql",
+        "load.mergecustomers",
+        {"dim.customer"},
+        {"stage.customer"},
+        False,
+        False,
+        None,
+    ),
+    (
+        "dml_truncate.sql",
+        "load.resetstock",
+        {"fact.stock holding"},
+        {"stage.stock holding"},
+        False,
+        False,
+        None,
+    ),
+    (
+        "dml_select_into.sql",
+        "load.snapshotorders",
+        {"archive.ordersnapshot"},
+        {"fact.order"},
+        False,
+        False,
+        None,
+    ),
+    (
+        "update_alias_from.sql",
+        "load.resolvekeys",
+        {"stage.sale", "fact.sale"},
+        {"dim.city", "stage.sale"},
+        False,
+        False,
+        None,
+    ),
     ("cte_update.sql", "load.closerows", {"dim.city"}, {"stage.city"}, False, False, None),
-    ("temp_select_into.sql", "load.viatemp", {"fact.customertotal"}, {"stage.payments"}, False, False, None),
-    ("temp_chain.sql", "load.tempchain", {"fact.target"}, {"stage.source", "dim.region"}, False, False, None),
-    ("try_catch.sql", "load.withtrycatch", {"fact.payment", "audit.errorlog"}, {"stage.payment"}, False, False, None),
-    ("if_begin_end.sql", "load.conditional", {"fact.inventory"}, {"stage.inventory", "control.loadlog"},
-     False, False, None),
-    ("declare_no_semicolon.sql", "load.nosemicolons", {"fact.movement"}, {"stage.movement", "control.cutoff"},
-     False, False, None),
-    ("table_hints.sql", "load.withhints", {"fact.sale"}, {"stage.sale", "dim.date"}, False, False, None),
-    ("dynamic_sql.sql", "load.dynamic", {"fact.dynamictarget"}, {"stage.dynamicsource"}, True, True, None),
-    ("broken_scan.sql", "load.broken", {"fact.broken"}, {"stage.broken", "stage.other"}, True, False, None),
+    (
+        "temp_select_into.sql",
+        "load.viatemp",
+        {"fact.customertotal"},
+        {"stage.payments"},
+        False,
+        False,
+        None,
+    ),
+    (
+        "temp_chain.sql",
+        "load.tempchain",
+        {"fact.target"},
+        {"stage.source", "dim.region"},
+        False,
+        False,
+        None,
+    ),
+    (
+        "try_catch.sql",
+        "load.withtrycatch",
+        {"fact.payment", "audit.errorlog"},
+        {"stage.payment"},
+        False,
+        False,
+        None,
+    ),
+    (
+        "if_begin_end.sql",
+        "load.conditional",
+        {"fact.inventory"},
+        {"stage.inventory", "control.loadlog"},
+        False,
+        False,
+        None,
+    ),
+    (
+        "declare_no_semicolon.sql",
+        "load.nosemicolons",
+        {"fact.movement"},
+        {"stage.movement", "control.cutoff"},
+        False,
+        False,
+        None,
+    ),
+    (
+        "table_hints.sql",
+        "load.withhints",
+        {"fact.sale"},
+        {"stage.sale", "dim.date"},
+        False,
+        False,
+        None,
+    ),
+    (
+        "dynamic_sql.sql",
+        "load.dynamic",
+        {"fact.dynamictarget"},
+        {"stage.dynamicsource"},
+        True,
+        True,
+        None,
+    ),
+    (
+        "broken_scan.sql",
+        "load.broken",
+        {"fact.broken"},
+        {"stage.broken", "stage.other"},
+        True,
+        False,
+        None,
+    ),
     ("insert_exec.sql", "load.fromproc", {"fact.fromproc"}, {"stage.getids"}, True, False, None),
-    ("trigger_output.sql", "sales.trgorderaudit", {"audit.orderchanges"}, {"sales.orders"}, False, False, None),
+    (
+        "trigger_output.sql",
+        "sales.trgorderaudit",
+        {"audit.orderchanges"},
+        {"sales.orders"},
+        False,
+        False,
+        None,
+    ),
 ]
 
 
-@pytest.mark.parametrize(("file", "name", "writes", "reads", "partial", "dynamic", "encoding"), CASES)
+@pytest.mark.parametrize(
+    ("file", "name", "writes", "reads", "partial", "dynamic", "encoding"), CASES
+)
 def test_construct(
-    built: tuple[SqlIndex, Trace], file: str, name: str, writes: set[str], reads: set[str],
-    partial: bool, dynamic: bool, encoding: str | None,
+    built: tuple[SqlIndex, Trace],
+    file: str,
+    name: str,
+    writes: set[str],
+    reads: set[str],
+    partial: bool,
+    dynamic: bool,
+    encoding: str | None,
 ) -> None:
     index, _ = built
     obj = index.get(name)
@@ -73,8 +231,15 @@ STATEMENT_LINES = [
     ("load.insertsales", [(4, "insert", "split")]),
     ("load.resolvekeys", [(4, "update", "split"), (10, "delete", "split")]),
     ("load.withtrycatch", [(7, "insert", "split"), (13, "insert", "split")]),
-    ("load.conditional", [(7, "truncate", "split"), (8, "insert", "split"), (10, "select", "split"),
-                          (12, "update", "split")]),
+    (
+        "load.conditional",
+        [
+            (7, "truncate", "split"),
+            (8, "insert", "split"),
+            (10, "select", "split"),
+            (12, "update", "split"),
+        ],
+    ),
     ("load.nosemicolons", [(4, "other", "split"), (7, "insert", "split")]),
     ("load.withhints", [(4, "insert", "split")]),
     ("load.broken", [(4, "insert", "scan"), (6, "update", "scan")]),
@@ -84,7 +249,9 @@ STATEMENT_LINES = [
 
 
 @pytest.mark.parametrize(("name", "expected"), STATEMENT_LINES)
-def test_statement_lines_kinds_and_parsers(built: tuple[SqlIndex, Trace], name: str, expected: list) -> None:
+def test_statement_lines_kinds_and_parsers(
+    built: tuple[SqlIndex, Trace], name: str, expected: list
+) -> None:
     obj = built[0].objects[name]
     assert [(s.line, s.kind, s.parsed_by) for s in obj.statements] == expected
     source = Path(obj.file).read_bytes()
@@ -120,7 +287,11 @@ def test_update_alias_resolves_to_the_real_table(built: tuple[SqlIndex, Trace]) 
 
 def test_scan_fallback_writes_trace_events(built: tuple[SqlIndex, Trace]) -> None:
     _, trace = built
-    broken = [e for e in trace.events if e.kind is EventKind.SUPPRESSED and e.data.get("object") == "load.broken"]
+    broken = [
+        e
+        for e in trace.events
+        if e.kind is EventKind.SUPPRESSED and e.data.get("object") == "load.broken"
+    ]
     assert [e.data["line"] for e in broken] == [4, 6]
     assert all(e.data["file"].endswith("broken_scan.sql") and e.data["error"] for e in broken)
 
@@ -131,7 +302,9 @@ def test_dynamic_sql_is_flagged_and_scanned(built: tuple[SqlIndex, Trace]) -> No
     assert any("dynamic SQL" in w for w in obj.warnings)
     scanned = [s for s in obj.statements if s.kind == "dynamic" and s.parsed_by == "scan"]
     assert {t for s in scanned for t in s.targets} == {"fact.dynamictarget"}
-    assert any(e.kind is EventKind.WARNING and e.data.get("object") == "load.dynamic" for e in trace.events)
+    assert any(
+        e.kind is EventKind.WARNING and e.data.get("object") == "load.dynamic" for e in trace.events
+    )
 
 
 def test_go_count_and_go_in_strings(built: tuple[SqlIndex, Trace]) -> None:
@@ -174,7 +347,10 @@ def test_get(built: tuple[SqlIndex, Trace], query: str, name: str | None) -> Non
 
 def test_writers_of(built: tuple[SqlIndex, Trace]) -> None:
     index, _ = built
-    assert [o.name for o in index.writers_of("[Fact].[Sale]")] == ["load.resolvekeys", "load.withhints"]
+    assert [o.name for o in index.writers_of("[Fact].[Sale]")] == [
+        "load.resolvekeys",
+        "load.withhints",
+    ]
     assert index.writers_of("Stage.Sales") == []
 
 
@@ -185,12 +361,17 @@ def test_nothing_silently_empty(built: tuple[SqlIndex, Trace]) -> None:
 
 
 def test_broken_file_is_reported_not_fatal(tmp_path: Path) -> None:
-    (tmp_path / "bad.sql").write_text("CREATE PROCEDURE dbo.Bad AS\nSELECT 'never closed FROM dbo.T\n")
+    (tmp_path / "bad.sql").write_text(
+        "CREATE PROCEDURE dbo.Bad AS\nSELECT 'never closed FROM dbo.T\n"
+    )
     (tmp_path / "good.sql").write_text("CREATE VIEW dbo.Good AS SELECT a FROM dbo.T\n")
     trace = Trace("test")
     index = build_index([tmp_path, tmp_path / "missing.sql"], trace=trace)
     assert index.get("dbo.Good") is not None and index.get("dbo.Bad") is not None
-    assert {(Path(e["file"]).name, e["line"]) for e in index.errors} >= {("bad.sql", 2), ("missing.sql", 0)}
+    assert {(Path(e["file"]).name, e["line"]) for e in index.errors} >= {
+        ("bad.sql", 2),
+        ("missing.sql", 0),
+    }
     assert any(e.kind is EventKind.WARNING and e.data.get("line") == 2 for e in trace.events)
 
 
@@ -203,7 +384,9 @@ def test_duplicate_definition_keeps_later_and_warns(tmp_path: Path) -> None:
 
 def test_progress_and_measurement(tmp_path: Path) -> None:
     for i in range(3):
-        (tmp_path / f"p{i}.sql").write_text(f"CREATE PROC dbo.P{i} AS INSERT dbo.T{i} SELECT 1 FROM dbo.S\n")
+        (tmp_path / f"p{i}.sql").write_text(
+            f"CREATE PROC dbo.P{i} AS INSERT dbo.T{i} SELECT 1 FROM dbo.S\n"
+        )
     seen: list[tuple[int, int]] = []
     trace = Trace("test")
     build_index([tmp_path], trace=trace, progress=lambda done, total: seen.append((done, total)))
@@ -226,7 +409,7 @@ BEGIN
     END CATCH
 END
 GO
-"""
+"""  # noqa: E501
 
 
 def test_thousand_procedures(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The SQL index on real, externally written projects (../shared/fixtures): WWI SSDT and AdventureWorksDW."""
+"""The SQL index on real, externally written projects (../shared/fixtures): WWI SSDT and
+AdventureWorksDW."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from vitrina.trace import EventKind, Trace
 pytestmark = pytest.mark.fixtures
 
 CREATE_PROC = re.compile(r"^\s*CREATE\s+(?:PROC|PROCEDURE)\s+(\S+)", re.IGNORECASE | re.MULTILINE)
-CREATE_OBJECT = re.compile(r"^\s*CREATE\s+(TABLE|VIEW)\s+(\S+?)\s*(?:\(|$|\bAS\b)", re.IGNORECASE | re.MULTILINE)
+CREATE_OBJECT = re.compile(
+    r"^\s*CREATE\s+(TABLE|VIEW)\s+(\S+?)\s*(?:\(|$|\bAS\b)", re.IGNORECASE | re.MULTILINE
+)
 
 
 def _name(raw: str) -> str:
@@ -42,7 +45,10 @@ def test_wwi_sale_is_loaded_by_migrate_staged_sale_data(wwi: tuple[SqlIndex, Tra
     assert proc is not None and proc.kind == "procedure"
     assert "integration.sale_staging" in proc.reads
     assert {r for r in proc.reads if r.startswith("dimension.")} >= {
-        "dimension.city", "dimension.customer", "dimension.stock item", "dimension.employee",
+        "dimension.city",
+        "dimension.customer",
+        "dimension.stock item",
+        "dimension.employee",
     }
     assert proc.flows["fact.sale"] == {"integration.sale_staging"}
     assert proc.flows["integration.sale_staging"] >= {"dimension.city", "dimension.customer"}
@@ -70,7 +76,9 @@ def test_wwi_every_procedure_indexed_none_silently_empty(wwi: tuple[SqlIndex, Tr
     for name in procs - set(with_data):
         obj = index.objects[name]
         assert obj.warnings, f"{name} is empty without a reason"
-        assert any(e.data.get("object") == name and e.kind is EventKind.WARNING for e in trace.events)
+        assert any(
+            e.data.get("object") == name and e.kind is EventKind.WARNING for e in trace.events
+        )
 
 
 def test_wwi_counts(wwi: tuple[SqlIndex, Trace, Path]) -> None:
@@ -92,10 +100,16 @@ def test_wwi_populate_date_dimension_try_catch_while(wwi: tuple[SqlIndex, Trace,
 
 def test_wwi_dynamic_sql_flagged(wwi: tuple[SqlIndex, Trace, Path]) -> None:
     index = wwi[0]
-    for name in ("sequences.reseedsequencebeyondtablevalues", "application.configuration_applypolybase"):
+    for name in (
+        "sequences.reseedsequencebeyondtablevalues",
+        "application.configuration_applypolybase",
+    ):
         obj = index.objects[name]
         assert obj.dynamic_sql and any("dynamic SQL" in w for w in obj.warnings)
-    assert "dbo.citypopulationstatistics" in index.objects["application.configuration_applypolybase"].writes
+    assert (
+        "dbo.citypopulationstatistics"
+        in index.objects["application.configuration_applypolybase"].writes
+    )
 
 
 def test_adventureworks_every_table_and_view_indexed(adventureworks: tuple[SqlIndex, str]) -> None:
@@ -116,14 +130,23 @@ def test_adventureworks_views_on_views(adventureworks: tuple[SqlIndex, str]) -> 
     assert index.view_sources("dbo.vTimeSeries") == ["dbo.vdmprep"]
     assert index.get("dbo.vDMPrep").kind == "view"  # type: ignore[union-attr]
     # vDMPrep's own FROM/JOIN lines, read independently of the index
-    body = text[text.index("CREATE VIEW [dbo].[vDMPrep]"):text.index("CREATE VIEW [dbo].[vTimeSeries]")]
+    body = text[
+        text.index("CREATE VIEW [dbo].[vDMPrep]") : text.index("CREATE VIEW [dbo].[vTimeSeries]")
+    ]
     joined = {_name(m) for m in re.findall(r"(?:FROM|JOIN)\s+(\[dbo\]\.\[\w+\])", body)}
     assert len(joined) == 8
     assert index.base_tables("dbo.vTimeSeries") == sorted(joined)
-    assert index.base_tables("[dbo].[vTargetMail]") == sorted(joined)  # DimCustomer directly and via vDMPrep
+    assert index.base_tables("[dbo].[vTargetMail]") == sorted(
+        joined
+    )  # DimCustomer directly and via vDMPrep
     assert index.column_lineage("dbo.vTargetMail", "Age") == [("dbo.dimcustomer", "BirthDate")]
-    assert index.column_lineage("dbo.vTimeSeries", "Amount") == [("dbo.factinternetsales", "ExtendedAmount")]
-    assert index.objects["dbo.vdmprep"].line == text[:text.index("CREATE VIEW [dbo].[vDMPrep]")].count("\n") + 1
+    assert index.column_lineage("dbo.vTimeSeries", "Amount") == [
+        ("dbo.factinternetsales", "ExtendedAmount")
+    ]
+    assert (
+        index.objects["dbo.vdmprep"].line
+        == text[: text.index("CREATE VIEW [dbo].[vDMPrep]")].count("\n") + 1
+    )
 
 
 def test_adventureworks_bulk_loads_in_script(adventureworks: tuple[SqlIndex, str]) -> None:

@@ -96,7 +96,9 @@ def test_statement_split(body: str, leads: list[str]) -> None:
 def test_statement_split_keeps_real_lines() -> None:
     body = "\n\nSET NOCOUNT ON\n\nINSERT t\n  SELECT a\n  FROM s\nRETURN 0"
     assert [(s.lead, s.line) for s in split_statements(lex(body).tokens)] == [
-        ("SET", 3), ("INSERT", 5), ("RETURN", 8),
+        ("SET", 3),
+        ("INSERT", 5),
+        ("RETURN", 8),
     ]
 
 

@@ -1,4 +1,5 @@
-"""One test per bug the unseen-model check found (see test_unseen_model.py for the end-to-end run)."""
+"""One test per bug the unseen-model check found (see test_unseen_model.py for the end-to-end
+run)."""
 
 from __future__ import annotations
 
@@ -20,15 +21,22 @@ NAV = 'let S = Sql.Database("srv", "dw"), T = S{{[Schema="dwh",Item="{}"]}}[Data
 
 
 def _queries() -> Model:
-    return Model(expressions=[Expression(name="Current", expression=NAV.format("TariffCurrent")),
-                              Expression(name="Archive", expression=NAV.format("TariffArchive"))])
+    return Model(
+        expressions=[
+            Expression(name="Current", expression=NAV.format("TariffCurrent")),
+            Expression(name="Archive", expression=NAV.format("TariffArchive")),
+        ]
+    )
 
 
 def test_m_every_shared_expression_reference_is_traced() -> None:
     """Table.Combine / NestedJoin of shared queries: each one is a source, not only the first."""
     want = [["dwh.tariffcurrent"], ["dwh.tariffarchive"]]
-    for expr in ('let C = Table.Combine({#"Current", #"Archive"}) in C', "Table.Combine({Current, Archive})",
-                 'let J = Table.NestedJoin(Current, {"k"}, Archive, {"k"}, "a", JoinKind.LeftOuter) in J'):
+    for expr in (
+        'let C = Table.Combine({#"Current", #"Archive"}) in C',
+        "Table.Combine({Current, Archive})",
+        'let J = Table.NestedJoin(Current, {"k"}, Archive, {"k"}, "a", JoinKind.LeftOuter) in J',
+    ):
         assert [r.objects for r in m_sources(expr, _queries())] == want, expr
 
 
@@ -39,8 +47,11 @@ def test_m_record_fields_are_not_query_references() -> None:
 
 
 def test_index_keeps_the_original_case_for_documents(tmp_path: Path) -> None:
-    (tmp_path / "t.sql").write_text("CREATE TABLE [Fact].[Sale] (id INT)\nGO\nCREATE VIEW Rpt.vSale AS SELECT id FROM Fact.Sale\nGO\n",
-                                    encoding="utf-8")
+    (tmp_path / "t.sql").write_text(
+        "CREATE TABLE [Fact].[Sale] (id INT)\nGO\nCREATE VIEW Rpt.vSale AS SELECT id "
+        "FROM Fact.Sale\nGO\n",
+        encoding="utf-8",
+    )
     index = build_index([tmp_path])
     assert index.get("fact.sale").name == "fact.sale"  # the key stays lower case
     assert index.display("FACT.SALE") == "Fact.Sale" and index.display("rpt.vsale") == "Rpt.vSale"
@@ -49,7 +60,9 @@ def test_index_keeps_the_original_case_for_documents(tmp_path: Path) -> None:
 
 def _big_lineage(n: int) -> MeasureLineage:
     nodes = [LineageNode(id=f"s:t{i}", kind="table", label=f"dbo.T{i}") for i in range(n)]
-    edges = [LineageEdge(source=f"s:t{i}", target=f"s:t{i + 1}", label="reads") for i in range(n - 1)]
+    edges = [
+        LineageEdge(source=f"s:t{i}", target=f"s:t{i + 1}", label="reads") for i in range(n - 1)
+    ]
     return MeasureLineage(measure="M", table="T", expression="1", nodes=nodes, edges=edges)
 
 
@@ -61,16 +74,25 @@ def test_mermaid_cap_is_said_in_the_document() -> None:
     assert f"Диаграмма сокращена: показаны {MAX_NODES} из {MAX_NODES + 5} объектов" in doc
     en = render_measure(lin, Measure(name="M", table="T", expression="1"), topic="x", lang="en")
     assert f"The diagram is cut: it shows {MAX_NODES} of {MAX_NODES + 5} objects" in en
-    small = render_measure(_big_lineage(3), Measure(name="M", table="T", expression="1"), topic="x", lang="en")
+    small = render_measure(
+        _big_lineage(3), Measure(name="M", table="T", expression="1"), topic="x", lang="en"
+    )
     assert "The diagram is cut" not in small
 
 
 def test_warnings_are_translated_and_unknown_ones_kept() -> None:
     assert translate_warning("'T': unsupported source Csv.Document: lineage stops here", "ru") == (
-        "'T': неподдерживаемый источник Csv.Document: происхождение дальше не прослеживается")
-    assert translate_warning("unresolved reference 'T'[x] in [M]", "ru") == "неразрешённая ссылка 'T'[x] в [M]"
+        "'T': неподдерживаемый источник Csv.Document: происхождение дальше не прослеживается"
+    )
+    assert (
+        translate_warning("unresolved reference 'T'[x] in [M]", "ru")
+        == "неразрешённая ссылка 'T'[x] в [M]"
+    )
     assert translate_warning("something new: odd", "ru") == "something new: odd"
-    assert translate_warning("unresolved reference 'T'[x] in [M]", "en") == "unresolved reference 'T'[x] in [M]"
+    assert (
+        translate_warning("unresolved reference 'T'[x] in [M]", "en")
+        == "unresolved reference 'T'[x] in [M]"
+    )
 
 
 def test_multiline_block_comment_ends_its_line() -> None:
@@ -84,17 +106,61 @@ def test_combined_manual_lists_missed_measures_and_fixes_outside_links(tmp_path:
     (measures / "A.md").write_text("# [A]\n\nuses [[B]](B.md)\n", encoding="utf-8")
     files = RunFiles(tmp_path / "run")
     files.reset()
-    files.write_queue([{"topics": ["Sales"], "table": "T", "measure": "A"},
-                       {"topics": ["Sales"], "table": "T", "measure": "Slow"}],
-                      [{"measure": "Totl", "topic": "Sales", "reason": "not found", "suggestions": ["Total"],
-                        "detail": "x"}], {"topics": ["Sales"]})
-    files.record({"i": 0, "measure": "A", "table": "T", "topics": ["Sales"], "file": "A.md", "hash": "h",
-                  "status": "created"}, "{}")
-    files.record({"i": 1, "measure": "Slow", "table": "T", "topics": ["Sales"], "status": "missed",
-                  "reason": "timeout", "detail": "over 60 s", "suggestions": []})
-    model = Model(name="m", tables=[Table(name="T", measures=[Measure(name="A", table="T", expression="1"),
-                                                               Measure(name="Slow", table="T", expression="1")])])
-    manual, _ = write_combined(tmp_path, files, Workspace(model), request={"model": "m.bim", "lang": "en"})
+    files.write_queue(
+        [
+            {"topics": ["Sales"], "table": "T", "measure": "A"},
+            {"topics": ["Sales"], "table": "T", "measure": "Slow"},
+        ],
+        [
+            {
+                "measure": "Totl",
+                "topic": "Sales",
+                "reason": "not found",
+                "suggestions": ["Total"],
+                "detail": "x",
+            }
+        ],
+        {"topics": ["Sales"]},
+    )
+    files.record(
+        {
+            "i": 0,
+            "measure": "A",
+            "table": "T",
+            "topics": ["Sales"],
+            "file": "A.md",
+            "hash": "h",
+            "status": "created",
+        },
+        "{}",
+    )
+    files.record(
+        {
+            "i": 1,
+            "measure": "Slow",
+            "table": "T",
+            "topics": ["Sales"],
+            "status": "missed",
+            "reason": "timeout",
+            "detail": "over 60 s",
+            "suggestions": [],
+        }
+    )
+    model = Model(
+        name="m",
+        tables=[
+            Table(
+                name="T",
+                measures=[
+                    Measure(name="A", table="T", expression="1"),
+                    Measure(name="Slow", table="T", expression="1"),
+                ],
+            )
+        ],
+    )
+    manual, _ = write_combined(
+        tmp_path, files, Workspace(model), request={"model": "m.bim", "lang": "en"}
+    )
     text = manual.read_text(encoding="utf-8")
     assert "[Not documented](#missed) (2)" in text and "## Not documented" in text
     assert "| [Totl] | Sales | not found in the model | did you mean [Total] |" in text

@@ -43,7 +43,9 @@ def app() -> typer.Typer:
 
 
 def _docs(app: typer.Typer, out: Path, *extra: str, model: Path = MODEL) -> str:
-    res = CliRunner().invoke(app, ["docs", "--model", str(model), "--sql", str(SQL), "--out", str(out), *extra], env=ENV)
+    res = CliRunner().invoke(
+        app, ["docs", "--model", str(model), "--sql", str(SQL), "--out", str(out), *extra], env=ENV
+    )
     assert res.exit_code == 0, res.output
     return res.output
 
@@ -65,24 +67,36 @@ def _procs(lin: dict[str, Any]) -> set[str]:
 
 
 def _edge(lin: dict[str, Any], a: str, b: str) -> bool:
-    return any(e["source"] == f"s:{a.lower()}" and e["target"] == f"s:{b.lower()}" for e in lin["edges"])
+    return any(
+        e["source"] == f"s:{a.lower()}" and e["target"] == f"s:{b.lower()}" for e in lin["edges"]
+    )
 
 
 # ------------------------------------------------------------------ Mermaid validator
-_SHAPE = re.compile(r'^    n\d+(\(\["|\["|\[/"|\[\("|\[\["|\{\{"|>")(?P<label>[^"]*)("\]\)|"\]|"/\]|"\)\]|"\]\]|"\}\})$')
+_SHAPE = re.compile(
+    r'^    n\d+(\(\["|\["|\[/"|\[\("|\[\["|\{\{"|>")'
+    r'(?P<label>[^"]*)("\]\)|"\]|"/\]|"\)\]|"\]\]|"\}\})$'
+)
 _EDGE = re.compile(r'^    (?P<a>n\d+) -->(\|"(?P<label>[^"]*)"\|)? (?P<b>n\d+)$')
 _MORE = re.compile(r'^    more\["[^"]*"\]$')
 
 
 def check_mermaid(text: str) -> list[str]:
-    """Problems in a Vitrina flowchart: unknown lines, raw brackets/quotes in labels, edges to undefined nodes."""
+    """Problems in a Vitrina flowchart: unknown lines, raw brackets/quotes in labels, edges to
+    undefined nodes."""
     lines = text.splitlines()
     problems = [] if lines and lines[0] == "flowchart LR" else ["first line is not 'flowchart LR'"]
     defined: set[str] = set()
     for line in lines[1:]:
         node, edge = _SHAPE.match(line), _EDGE.match(line)
         if node:
-            defined.add(line.split("n", 1)[1].split("[", 1)[0].split("(", 1)[0].split("{", 1)[0].split(">", 1)[0])
+            defined.add(
+                line.split("n", 1)[1]
+                .split("[", 1)[0]
+                .split("(", 1)[0]
+                .split("{", 1)[0]
+                .split(">", 1)[0]
+            )
             if re.search(r'[\[\]{}<>|"]', node.group("label")):
                 problems.append(f"unescaped character in label: {line}")
         elif edge:
@@ -109,12 +123,19 @@ def test_mermaid_validator_catches_bad_diagrams() -> None:
 def test_measure_list_run_in_russian(app: typer.Typer, tmp_path: Path) -> None:
     out = tmp_path / "ru"
     text = _docs(app, out, "--measures", str(LIST), "--lang", "ru")
-    assert "missed" in text and "Просроченная задолженость" in text and "Просроченная задолженность" in text
+    assert (
+        "missed" in text
+        and "Просроченная задолженость" in text
+        and "Просроченная задолженность" in text
+    )
     index = _index(out)
     assert len(index["measures"]) == 10
     missed = index["missed"]
     assert [m["measure"] for m in missed] == ["Просроченная задолженость"]
-    assert missed[0]["reason"] == "not found" and missed[0]["suggestions"][0] == "Просроченная задолженность"
+    assert (
+        missed[0]["reason"] == "not found"
+        and missed[0]["suggestions"][0] == "Просроченная задолженность"
+    )
     manual = (out / "combined_manual.md").read_text(encoding="utf-8")
     assert "## Не задокументированы" in manual and "[Просроченная задолженость]" in manual
     assert "возможно, имелось в виду [Просроченная задолженность]" in manual
@@ -139,11 +160,23 @@ def test_all_measures_lineage_facts(app: typer.Typer, tmp_path: Path) -> None:
     assert len(list((out / "measures").glob("*.md"))) == 30
 
     trips = _lin(index, "Кол-во рейсов")
-    assert {"dbo.vTripReport", "dwh.vTrip", "dwh.FactTrip", "dwh.DimRoute", "stg.Trips_Raw"} <= _names(trips)
+    assert {
+        "dbo.vTripReport",
+        "dwh.vTrip",
+        "dwh.FactTrip",
+        "dwh.DimRoute",
+        "stg.Trips_Raw",
+    } <= _names(trips)
     assert {"dwh.LoadFactTrip", "dwh.LoadDimRoute"} <= _procs(trips)
-    assert _edge(trips, "dwh.LoadFactTrip", "stg.Trips_Raw")  # through #trips -> #trips_keyed -> MERGE
-    assert _edge(trips, "dwh.LoadDimRoute", "dwh.TariffCurrent") and _edge(trips, "dwh.LoadTariff", "stg.Tariffs_Raw")
-    assert trips["level"] == "table"  # COUNTROWS reads no column, but the table has a warehouse source
+    assert _edge(
+        trips, "dwh.LoadFactTrip", "stg.Trips_Raw"
+    )  # through #trips -> #trips_keyed -> MERGE
+    assert _edge(trips, "dwh.LoadDimRoute", "dwh.TariffCurrent") and _edge(
+        trips, "dwh.LoadTariff", "stg.Tariffs_Raw"
+    )
+    assert (
+        trips["level"] == "table"
+    )  # COUNTROWS reads no column, but the table has a warehouse source
 
     debt = _lin(index, "Задолженность поставщику")
     assert debt["direct_measures"] == ["Оплачено", "Сумма счетов"]
@@ -160,22 +193,37 @@ def test_all_measures_lineage_facts(app: typer.Typer, tmp_path: Path) -> None:
     assert {"truncate", "insert"} <= kinds
 
     tariff = _lin(index, "Средний тариф")  # Table.Combine of two navigations
-    assert {o["name"] for o in tariff["sql_objects"] if o["depth"] == 0} == {"dwh.TariffCurrent", "dwh.TariffArchive"}
+    assert {o["name"] for o in tariff["sql_objects"] if o["depth"] == 0} == {
+        "dwh.TariffCurrent",
+        "dwh.TariffArchive",
+    }
 
     rating = _lin(index, "Рейтинг Потенциал")
-    assert any(n["kind"] == "unsupported" and "Csv.Document" in n["label"] and "potential.csv" in n["label"]
-               for n in rating["nodes"])
+    assert any(
+        n["kind"] == "unsupported"
+        and "Csv.Document" in n["label"]
+        and "potential.csv" in n["label"]
+        for n in rating["nodes"]
+    )
     assert rating["sql_objects"] == []
 
     vehicles = _lin(index, "Загрузка ТС, %")
     loader = next(p for p in vehicles["procedures"] if p["name"] == "dbo.LoadDimVehicle")
     assert loader["dynamic_sql"] and any("dynamic SQL" in w for w in vehicles["warnings"])
 
-    assert any("'Рейсы'[Пробег старый]" in u for u in _lin(index, "Старый KPI пробега")["unresolved"])
-    assert any("USERELATIONSHIP" in r for r in _lin(index, "Рейсы по дате прибытия")["relationships"])
+    assert any(
+        "'Рейсы'[Пробег старый]" in u for u in _lin(index, "Старый KPI пробега")["unresolved"]
+    )
+    assert any(
+        "USERELATIONSHIP" in r for r in _lin(index, "Рейсы по дате прибытия")["relationships"]
+    )
     assert any("DATESYTD" in t for t in _lin(index, "Рейсы с начала года")["time_intelligence"])
-    assert any("SAMEPERIODLASTYEAR" in t for t in _lin(index, "Рост рейсов, %")["time_intelligence"])
-    assert any(n["kind"] == "source" for n in _lin(index, "Дней в периоде")["nodes"])  # calculated table named
+    assert any(
+        "SAMEPERIODLASTYEAR" in t for t in _lin(index, "Рост рейсов, %")["time_intelligence"]
+    )
+    assert any(
+        n["kind"] == "source" for n in _lin(index, "Дней в периоде")["nodes"]
+    )  # calculated table named
 
     for doc in (out / "measures").glob("*.md"):
         text = doc.read_text(encoding="utf-8")
@@ -191,13 +239,21 @@ def test_english_run_and_lineage_command(app: typer.Typer, tmp_path: Path) -> No
     _docs(app, out, "--all", "--lang", "en")
     doc = (out / "measures" / "Загрузка ТС_ pct.md").read_text(encoding="utf-8")
     assert "## Warnings" in doc and "dynamic SQL at line(s) 9" in doc
-    res = CliRunner().invoke(app, ["lineage", "[Кол-во рейсов]", "--model", str(MODEL), "--sql", str(SQL)], env=ENV)
+    res = CliRunner().invoke(
+        app, ["lineage", "[Кол-во рейсов]", "--model", str(MODEL), "--sql", str(SQL)], env=ENV
+    )
     assert res.exit_code == 0, res.output
-    assert "dwh.LoadFactTrip" in res.output and "stg.Trips_Raw" in res.output and "dbo.vTripReport" in res.output
+    assert (
+        "dwh.LoadFactTrip" in res.output
+        and "stg.Trips_Raw" in res.output
+        and "dbo.vTripReport" in res.output
+    )
     assert "lineage level: table" in res.output
 
 
-def test_rerun_keeps_unchanged_and_rewrites_only_dependents(app: typer.Typer, tmp_path: Path) -> None:
+def test_rerun_keeps_unchanged_and_rewrites_only_dependents(
+    app: typer.Typer, tmp_path: Path
+) -> None:
     out = tmp_path / "inc"
     _docs(app, out, "--all")
     before = {k: v["hash"] for k, v in _index(out)["measures"].items()}
@@ -205,7 +261,9 @@ def test_rerun_keeps_unchanged_and_rewrites_only_dependents(app: typer.Typer, tm
     assert {k: v["hash"] for k, v in _index(out)["measures"].items()} == before
     data = json.loads(MODEL.read_text(encoding="utf-8"))
     trips = next(t for t in data["model"]["tables"] if t["name"] == "Рейсы")
-    next(m for m in trips["measures"] if m["name"] == "Кол-во рейсов")["expression"] = "COUNTROWS ( 'Рейсы' ) + 0"
+    next(m for m in trips["measures"] if m["name"] == "Кол-во рейсов")["expression"] = (
+        "COUNTROWS ( 'Рейсы' ) + 0"
+    )
     edited = tmp_path / "translog.bim"
     edited.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     shutil.copytree(out, tmp_path / "inc2")
@@ -213,8 +271,17 @@ def test_rerun_keeps_unchanged_and_rewrites_only_dependents(app: typer.Typer, tm
     after = {k: v["hash"] for k, v in _index(tmp_path / "inc2")["measures"].items()}
     changed = {k.split("/", 1)[1] for k in before if before[k] != after[k]}
     assert changed == {
-        "Кол-во рейсов", "Средний пробег", "Рейсы по дате прибытия", "Рейсы с начала года", "Рейсы прошлый год",
-        "Рост рейсов, %", 'Рейсы "Экспресс"', "Рейсы без отмен", "Старый KPI пробега", "Вес на рейс", "Рейсов на ТС",
+        "Кол-во рейсов",
+        "Средний пробег",
+        "Рейсы по дате прибытия",
+        "Рейсы с начала года",
+        "Рейсы прошлый год",
+        "Рост рейсов, %",
+        'Рейсы "Экспресс"',
+        "Рейсы без отмен",
+        "Старый KPI пробега",
+        "Вес на рейс",
+        "Рейсов на ТС",
     }
 
 
@@ -225,7 +292,7 @@ from vitrina.docs.lineage import build_lineage
 from vitrina.docs.workspace import Workspace
 ws = Workspace.load(sys.argv[1], [sys.argv[2]])
 print(json.dumps({m.name: content_hash(ws, build_lineage(ws, m), ["t"], "en") for m in ws.model.measures}))
-"""
+"""  # noqa: E501
 
 
 def test_content_hash_does_not_depend_on_the_hash_seed() -> None:
@@ -233,7 +300,12 @@ def test_content_hash_does_not_depend_on_the_hash_seed() -> None:
     runs = []
     for seed in ("0", "1", "42"):  # 0 (no randomisation) and 1 order these sets differently
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        res = subprocess.run([sys.executable, "-c", _HASHES, str(MODEL), str(SQL)], capture_output=True, text=True,
-                             env=env, check=True)
+        res = subprocess.run(
+            [sys.executable, "-c", _HASHES, str(MODEL), str(SQL)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=True,
+        )
         runs.append(json.loads(res.stdout))
     assert runs[0] == runs[1] == runs[2]

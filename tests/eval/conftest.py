@@ -19,8 +19,14 @@ def write_suite(folder: Path, db: Path, name: str = "golden", **extra: Any) -> P
     """The golden set as a suite named `name` over the warehouse `db` (plus `extra` YAML keys)."""
     import yaml
 
-    body = {"name": name, "warehouse": f"duckdb:///{db}", "catalog": "demo", "today": "2026-11-30",
-            "cases_from": [str(GOLDEN)], **extra}
+    body = {
+        "name": name,
+        "warehouse": f"duckdb:///{db}",
+        "catalog": "demo",
+        "today": "2026-11-30",
+        "cases_from": [str(GOLDEN)],
+        **extra,
+    }
     path = folder / f"{name}.yaml"
     path.write_text(yaml.safe_dump(body, allow_unicode=True), encoding="utf-8")
     return path

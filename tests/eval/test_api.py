@@ -21,19 +21,28 @@ def client(tmp_path: Path, demo_db: Path) -> TestClient:
     suites.mkdir()
     write_suite(suites, demo_db, name="golden")
     app = FastAPI()
-    app.include_router(experiments_router(suites=suites, model_factory=lambda config, settings: scripted_model()))
+    app.include_router(
+        experiments_router(suites=suites, model_factory=lambda config, settings: scripted_model())
+    )
     return TestClient(app)
 
 
 def test_run_and_read_back(client: TestClient) -> None:
-    body = {"suite": "golden", "cases": ["ru_revenue_may_2025", "ru_refuse_mortgage"],
-            "config": {"name": "no-checks", "mode": "rules", "options": {"result_checks": False}}}
+    body = {
+        "suite": "golden",
+        "cases": ["ru_revenue_may_2025", "ru_refuse_mortgage"],
+        "config": {"name": "no-checks", "mode": "rules", "options": {"result_checks": False}},
+    }
     created = client.post("/api/experiments", json=body)
     assert created.status_code == 200, created.text
     data = created.json()
     assert data["kind"] == "run" and data["suite"] == "golden"
     (run,) = data["runs"]
-    assert run["config_name"] == "no-checks" and run["summary"]["accuracy"] == 1.0 and run["failures"] == []
+    assert (
+        run["config_name"] == "no-checks"
+        and run["summary"]["accuracy"] == 1.0
+        and run["failures"] == []
+    )
     assert run["summary"]["refusal_accuracy"] == 1.0 and run["cases"] is None
 
     read = client.get(f"/api/experiments/{data['id']}", params={"cases": "true"})
@@ -44,30 +53,54 @@ def test_run_and_read_back(client: TestClient) -> None:
 
 
 def test_matrix_with_virtual_topic(client: TestClient) -> None:
-    topic = {"topic": {"id": "loyalty", "name_ru": "Лояльность", "name_en": "Loyalty",
-                       "keywords": {"кешбэк": 3, "cashback": 3}, "tables": ["dwh.fact_payment"]}}
-    body = {"suite": "golden", "cases": ["ru_revenue_may_2025", "ru_payment_count_q1_2025"], "matrix": {
-        "base": {"options": {"chart": "off"}},
-        "configs": [{"name": "rules", "mode": "rules"},
-                    {"name": "llm+topic", "mode": "llm", "virtual_topic": topic}]}}
+    topic = {
+        "topic": {
+            "id": "loyalty",
+            "name_ru": "Лояльность",
+            "name_en": "Loyalty",
+            "keywords": {"кешбэк": 3, "cashback": 3},
+            "tables": ["dwh.fact_payment"],
+        }
+    }
+    body = {
+        "suite": "golden",
+        "cases": ["ru_revenue_may_2025", "ru_payment_count_q1_2025"],
+        "matrix": {
+            "base": {"options": {"chart": "off"}},
+            "configs": [
+                {"name": "rules", "mode": "rules"},
+                {"name": "llm+topic", "mode": "llm", "virtual_topic": topic},
+            ],
+        },
+    }
     created = client.post("/api/experiments", json=body)
     assert created.status_code == 200, created.text
     data = created.json()
-    assert data["kind"] == "matrix" and [r["config_name"] for r in data["runs"]] == ["rules", "llm+topic"]
+    assert data["kind"] == "matrix" and [r["config_name"] for r in data["runs"]] == [
+        "rules",
+        "llm+topic",
+    ]
     rules, llm = data["runs"]
     assert rules["summary"]["llm_calls"] == 0 and llm["summary"]["llm_calls"] > 0
     read = client.get(f"/api/experiments/{data['id']}").json()
     assert read["kind"] == "matrix" and [r["id"] for r in read["runs"]] == [rules["id"], llm["id"]]
 
 
-@pytest.mark.parametrize(("body", "status", "text"), [
-    ({"suite": "../etc/passwd"}, 400, "named, not a path"),
-    ({"suite": "nope"}, 400, "no suite 'nope'"),
-    ({"suite": "golden", "config": {"options": {"guard": False}}}, 400, "cannot be switched off"),
-    ({"suite": "golden", "config": {}, "matrix": {"configs": [{}]}}, 400, "not both"),
-    ({"suite": "golden", "cases": ["missing"]}, 400, "no cases selected"),
-    ({"suite": "golden", "unknown": 1}, 422, "unknown"),
-])
+@pytest.mark.parametrize(
+    ("body", "status", "text"),
+    [
+        ({"suite": "../etc/passwd"}, 400, "named, not a path"),
+        ({"suite": "nope"}, 400, "no suite 'nope'"),
+        (
+            {"suite": "golden", "config": {"options": {"guard": False}}},
+            400,
+            "cannot be switched off",
+        ),
+        ({"suite": "golden", "config": {}, "matrix": {"configs": [{}]}}, 400, "not both"),
+        ({"suite": "golden", "cases": ["missing"]}, 400, "no cases selected"),
+        ({"suite": "golden", "unknown": 1}, 422, "unknown"),
+    ],
+)
 def test_errors(client: TestClient, body: dict, status: int, text: str) -> None:
     response = client.post("/api/experiments", json=body)
     assert response.status_code == status

@@ -52,7 +52,9 @@ TEMPLATE_ATTACKS = [
 
 @pytest.mark.parametrize("template", TEMPLATE_ATTACKS)
 def test_template_attacks_refused_by_the_check(template: str) -> None:
-    with pytest.raises(ValueError, match=r"line \d+: (only plain text|unknown placeholder|template syntax)"):
+    with pytest.raises(
+        ValueError, match=r"line \d+: (only plain text|unknown placeholder|template syntax)"
+    ):
         check_template(template % {"canary": CANARY} if "%(" in template else template)
 
 
@@ -60,8 +62,9 @@ def test_template_attacks_refused_by_the_check(template: str) -> None:
 def test_the_sandbox_alone_refuses_too(template: str) -> None:
     """Defence in depth: the renderer, without the check, still reaches nothing."""
     with pytest.raises((SecurityError, UndefinedError, TemplateAssertionError)):
-        _environment().from_string(template % {"canary": CANARY} if "%(" in template else template).render(
-            {"prompt": "p"})
+        _environment().from_string(
+            template % {"canary": CANARY} if "%(" in template else template
+        ).render({"prompt": "p"})
 
 
 def test_plain_placeholders_render() -> None:
@@ -75,15 +78,22 @@ def client(tmp_path: Path, demo_db: Path) -> TestClient:
     suites.mkdir()
     write_suite(suites, demo_db, name="golden")
     app = FastAPI()
-    app.include_router(experiments_router(suites=suites, model_factory=lambda config, settings: scripted_model()))
+    app.include_router(
+        experiments_router(suites=suites, model_factory=lambda config, settings: scripted_model())
+    )
     return TestClient(app)
 
 
-def test_rce_template_refused_over_http(client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rce_template_refused_over_http(
+    client: TestClient, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     payload = "{{ cycler.__init__.__globals__.os.popen('touch " + CANARY + "').read() }}"
-    body = {"suite": "golden", "cases": ["ru_revenue_may_2025"],
-            "config": {"mode": "llm", "prompts": {"sql_generation": {"template": payload}}}}
+    body = {
+        "suite": "golden",
+        "cases": ["ru_revenue_may_2025"],
+        "config": {"mode": "llm", "prompts": {"sql_generation": {"template": payload}}},
+    }
     response = client.post("/api/experiments", json=body)
     assert response.status_code == 400, response.text
     assert "only plain text and {{ prompt }}" in response.json()["error"]["message"]
@@ -91,8 +101,16 @@ def test_rce_template_refused_over_http(client: TestClient, tmp_path: Path, monk
 
 
 def test_matrix_template_refused_over_http(client: TestClient) -> None:
-    bad = {"name": "x", "mode": "llm", "prompts": {"tables": {"template": "{{ lipsum.__globals__ }}"}}}
-    body = {"suite": "golden", "cases": ["ru_revenue_may_2025"], "matrix": {"configs": [{"name": "ok"}, bad]}}
+    bad = {
+        "name": "x",
+        "mode": "llm",
+        "prompts": {"tables": {"template": "{{ lipsum.__globals__ }}"}},
+    }
+    body = {
+        "suite": "golden",
+        "cases": ["ru_revenue_may_2025"],
+        "matrix": {"configs": [{"name": "ok"}, bad]},
+    }
     response = client.post("/api/experiments", json=body)
     assert response.status_code == 400 and "attribute access" in response.text
 
@@ -119,17 +137,24 @@ def _connections(sock: socket.socket) -> int:
     return count
 
 
-@pytest.mark.parametrize("model", [
-    {"base_url": "http://127.0.0.1:{port}/v1", "model": "m"},
-    {"base_url": "http://169.254.169.254/latest/meta-data/"},
-    {"provider": "ollama", "model": "m"},
-    {"api_key": "sk-x", "model": "m"},
-    {"url": "http://127.0.0.1:{port}"},
-])
+@pytest.mark.parametrize(
+    "model",
+    [
+        {"base_url": "http://127.0.0.1:{port}/v1", "model": "m"},
+        {"base_url": "http://169.254.169.254/latest/meta-data/"},
+        {"provider": "ollama", "model": "m"},
+        {"api_key": "sk-x", "model": "m"},
+        {"url": "http://127.0.0.1:{port}"},
+    ],
+)
 def test_model_address_refused(client: TestClient, listener: socket.socket, model: dict) -> None:
     port = listener.getsockname()[1]
     model = {k: v.format(port=port) for k, v in model.items()}
-    body = {"suite": "golden", "cases": ["ru_revenue_may_2025"], "config": {"mode": "llm", "model": model}}
+    body = {
+        "suite": "golden",
+        "cases": ["ru_revenue_may_2025"],
+        "config": {"mode": "llm", "model": model},
+    }
     response = client.post("/api/experiments", json=body)
     assert response.status_code == 400, response.text
     assert "name an endpoint configured on the server" in response.json()["error"]["message"]
@@ -137,8 +162,11 @@ def test_model_address_refused(client: TestClient, listener: socket.socket, mode
 
 
 def test_unknown_endpoint_name_refused(client: TestClient) -> None:
-    body = {"suite": "golden", "cases": ["ru_revenue_may_2025"],
-            "config": {"mode": "llm", "model": {"endpoint": "elsewhere"}}}
+    body = {
+        "suite": "golden",
+        "cases": ["ru_revenue_may_2025"],
+        "config": {"mode": "llm", "model": {"endpoint": "elsewhere"}},
+    }
     response = client.post("/api/experiments", json=body)
     assert response.status_code == 400 and "'elsewhere' is not configured" in response.text
 
@@ -150,8 +178,14 @@ def test_endpoint_is_a_name(name: str) -> None:
 
 
 def test_endpoint_chosen_by_name(tmp_path: Path) -> None:
-    base = Settings(home=tmp_path, llm_endpoints={"gpu": {"base_url": "http://gpu:8000/v1", "model": "qwen"}})
+    base = Settings(
+        home=tmp_path, llm_endpoints={"gpu": {"base_url": "http://gpu:8000/v1", "model": "qwen"}}
+    )
     settings = settings_for(parse_config({"model": {"endpoint": "gpu", "temperature": 0.3}}), base)
-    assert (settings.llm_base_url, settings.llm_model, settings.llm_temperature) == ("http://gpu:8000/v1", "qwen", 0.3)
+    assert (settings.llm_base_url, settings.llm_model, settings.llm_temperature) == (
+        "http://gpu:8000/v1",
+        "qwen",
+        0.3,
+    )
     with pytest.raises(ValueError, match="unknown keys"):
         Settings(home=tmp_path, llm_endpoints={"gpu": {"headers": "x"}})

@@ -21,13 +21,17 @@ MIN_ACCURACY = 0.95  # measured: 150 / 150 right on the demo warehouse (rules on
 def test_golden_set_as_a_suite(suite_file: Path, store: EvalStore) -> None:
     suite = load_suite(suite_file)
     assert len(suite.cases) >= 150
-    by_expect = {e: sum(c.expect == e for c in suite.cases) for e in ("answered", "refused", "clarification")}
+    by_expect = {
+        e: sum(c.expect == e for c in suite.cases) for e in ("answered", "refused", "clarification")
+    }
     scripted_clarifications = sum(c.kind == "clarification" for c in suite.cases)
     run = run_suite(suite, RunConfig(mode="rules"), store=store)
     s = summarize(run.cases)
-    print(f"golden suite, rules: accuracy {s.accuracy}, {s.right}/{s.scored} right, "
-          f"refusals {s.refusal_right}/{s.refusal_cases}, at once {s.right_at_once}, "
-          f"after clarification {s.right_after_clarification}, p50 {s.latency_p50_ms} ms")
+    print(
+        f"golden suite, rules: accuracy {s.accuracy}, {s.right}/{s.scored} right, "
+        f"refusals {s.refusal_right}/{s.refusal_cases}, at once {s.right_at_once}, "
+        f"after clarification {s.right_after_clarification}, p50 {s.latency_p50_ms} ms"
+    )
     assert run.config_name == "rules"
     assert s.cases == len(suite.cases) and s.pending == 0 and s.in_review == 0
     assert s.accuracy is not None and s.accuracy >= MIN_ACCURACY

@@ -19,18 +19,31 @@ from vitrina.eval.suite import load_suite
 
 from .helpers import scripted_model
 
-CASES = ["ru_revenue_may_2025", "ru_top5_clients_by_revenue_2025", "ru_refunds_last_year_by_channel",
-         "ru_refuse_mortgage", "ru_clarify_opened_pick_wallets_by_number"]
+CASES = [
+    "ru_revenue_may_2025",
+    "ru_top5_clients_by_revenue_2025",
+    "ru_refunds_last_year_by_channel",
+    "ru_refuse_mortgage",
+    "ru_clarify_opened_pick_wallets_by_number",
+]
 
 MATRIX = {
     "name": "rules vs llm",
     "base": {"options": {"chart": "rules"}, "resources": {"max_sql_attempts": 2}},
     "configs": [
         {"name": "rules", "mode": "rules"},
-        {"name": "llm", "mode": "llm", "model": {"temperature": 0.2},
-         "options": {"semantic_check": False, "answer_writer": "auto"},
-         "prompts": {"ambiguity": {"append": "Ask only when the topic really changes the answer."}},
-         "instructions": {"add": [{"id": "eval_note", "text": "Revenue means successful payments."}]}},
+        {
+            "name": "llm",
+            "mode": "llm",
+            "model": {"temperature": 0.2},
+            "options": {"semantic_check": False, "answer_writer": "auto"},
+            "prompts": {
+                "ambiguity": {"append": "Ask only when the topic really changes the answer."}
+            },
+            "instructions": {
+                "add": [{"id": "eval_note", "text": "Revenue means successful payments."}]
+            },
+        },
     ],
 }
 
@@ -53,7 +66,10 @@ def test_matrix_rules_vs_llm(suite_file: Path, store: EvalStore, tmp_path: Path)
 
     # the model asks a clarification the bank cannot answer yet: neither right nor wrong
     pending = next(c for c in llm.cases if c.case_id == "ru_revenue_may_2025")
-    assert pending.final == "pending" and "vitrina eval bank --answer golden:ru_revenue_may_2025" in pending.reason
+    assert (
+        pending.final == "pending"
+        and "vitrina eval bank --answer golden:ru_revenue_may_2025" in pending.reason
+    )
     assert sl.pending == 1 and sl.scored == 4 and sl.accuracy == 1.0
     assert sl.llm_calls > 0 and sl.prompt_tokens > 0
     prompts = models[0].prompts_for("ambiguity")

@@ -21,7 +21,11 @@ def server() -> Iterator[OpenAIServer]:
 
 def settings_for(base_url: str, tmp: Path, **changes: object) -> Settings:
     """Settings that point the openai provider at `base_url` with short timeouts."""
-    values: dict[str, object] = {"llm_provider": "openai", "llm_base_url": base_url, "llm_model": "test-model",
-                                 "llm_timeout_s": 1.0}
+    values: dict[str, object] = {
+        "llm_provider": "openai",
+        "llm_base_url": base_url,
+        "llm_model": "test-model",
+        "llm_timeout_s": 1.0,
+    }
     values.update(changes)
     return Settings(home=tmp, **values)  # type: ignore[arg-type]

@@ -96,14 +96,18 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _error(self, status: int, message: str, code: str | None = None) -> None:
-        self._send(status, {"error": {"message": message, "type": "invalid_request_error", "code": code}})
+        self._send(
+            status, {"error": {"message": message, "type": "invalid_request_error", "code": code}}
+        )
 
     def _authorized(self) -> bool:
         key = self.server.state.api_key
         return key is None or self.headers.get("Authorization") == f"Bearer {key}"
 
     def _record(self, body: dict[str, Any] | None) -> None:
-        self.server.state.requests.append(Request(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+        self.server.state.requests.append(
+            Request(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        )
 
     # --- routes -------------------------------------------------------------------------
 
@@ -114,8 +118,13 @@ class Handler(BaseHTTPRequestHandler):
             return self._error(404, f"no route {self.path}")
         if not self._authorized():
             return self._error(401, "Incorrect API key provided", "invalid_api_key")
-        self._send(200, {"object": "list", "data": [{"id": m, "object": "model", "owned_by": "test"}
-                                                     for m in state.models]})
+        self._send(
+            200,
+            {
+                "object": "list",
+                "data": [{"id": m, "object": "model", "owned_by": "test"} for m in state.models],
+            },
+        )
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -134,14 +143,19 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "garbage":
             return self._send(200, None, raw=b"<html>proxy error</html>")
         if mode == "no_json_mode" and "response_format" in body:
-            return self._error(400, "'response_format.type' json_object is not supported by this server")
+            return self._error(
+                400, "'response_format.type' json_object is not supported by this server"
+            )
         if mode == "slow" and state.stop.wait(state.slow_s):
             return  # the server is shutting down
         if mode == "hang":
             self._hang()
             return
-        reply = BROKEN_JSON if mode == "malformed" else (state.replies.popleft() if state.replies
-                                                         else state.default_reply)
+        reply = (
+            BROKEN_JSON
+            if mode == "malformed"
+            else (state.replies.popleft() if state.replies else state.default_reply)
+        )
         if isinstance(reply, str):
             reply = {"content": reply}
         prompt_tokens = sum(_tokens(str(m.get("content") or "")) for m in body.get("messages", []))
@@ -155,12 +169,17 @@ class Handler(BaseHTTPRequestHandler):
             reply = {**reply, "content": " ".join(content.split(" ")[:limit])}
             finish = "length"
         if body.get("stream"):
-            return self._stream(body, reply, prompt_tokens, finish, pace=state.token_s if mode == "ramble" else 0)
+            return self._stream(
+                body, reply, prompt_tokens, finish, pace=state.token_s if mode == "ramble" else 0
+            )
         self._send(200, self._completion(body, reply, prompt_tokens, finish))
 
     def _limit(self, body: dict[str, Any]) -> int | None:
-        names = ("max_tokens",) if self.server.state.ignore_completion_tokens else (
-            "max_tokens", "max_completion_tokens")
+        names = (
+            ("max_tokens",)
+            if self.server.state.ignore_completion_tokens
+            else ("max_tokens", "max_completion_tokens")
+        )
         return next((int(body[n]) for n in names if isinstance(body.get(n), int)), None)
 
     def _hang(self) -> None:
@@ -178,37 +197,70 @@ class Handler(BaseHTTPRequestHandler):
     # --- bodies -------------------------------------------------------------------------
 
     def _tool_calls(self, reply: dict[str, Any]) -> list[dict[str, Any]]:
-        return [{"id": f"call_{i}", "type": "function",
-                 "function": {"name": name, "arguments": json.dumps(args)}}
-                for i, (name, args) in enumerate(reply.get("tool_calls", []))]
+        return [
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)},
+            }
+            for i, (name, args) in enumerate(reply.get("tool_calls", []))
+        ]
 
-    def _completion(self, body: dict[str, Any], reply: dict[str, Any], prompt_tokens: int,
-                    finish: str | None = None) -> dict[str, Any]:
+    def _completion(
+        self,
+        body: dict[str, Any],
+        reply: dict[str, Any],
+        prompt_tokens: int,
+        finish: str | None = None,
+    ) -> dict[str, Any]:
         content = reply.get("content") or ""
         calls = self._tool_calls(reply)
-        message: dict[str, Any] = {"role": "assistant", "content": content or (None if calls else "")}
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": content or (None if calls else ""),
+        }
         if calls:
             message["tool_calls"] = calls
         completion_tokens = _tokens(content) if content else len(calls)
         return {
-            "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
+            "id": "chatcmpl-test",
+            "object": "chat.completion",
+            "created": int(time.time()),
             "model": body["model"],
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": finish or ("tool_calls" if calls else "stop")}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "finish_reason": finish or ("tool_calls" if calls else "stop"),
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
         }
 
-    def _stream(self, body: dict[str, Any], reply: dict[str, Any], prompt_tokens: int,
-                finish: str | None = None, pace: float = 0.0) -> None:
+    def _stream(
+        self,
+        body: dict[str, Any],
+        reply: dict[str, Any],
+        prompt_tokens: int,
+        finish: str | None = None,
+        pace: float = 0.0,
+    ) -> None:
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Connection", "close")
         self.end_headers()
         content = reply.get("content") or ""
-        base = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": int(time.time()),
-                "model": body["model"]}
+        base = {
+            "id": "chatcmpl-test",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": body["model"],
+        }
 
         def event(payload: Any) -> None:
             data = payload if isinstance(payload, str) else json.dumps(payload)
@@ -216,17 +268,44 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
 
         try:
-            event({**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
-                                        "finish_reason": None}]})
+            event(
+                {
+                    **base,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "delta": {"role": "assistant", "content": ""},
+                            "finish_reason": None,
+                        }
+                    ],
+                }
+            )
             for piece in _pieces(content):
                 if pace and self.server.state.stop.wait(pace):
                     return
-                event({**base, "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
+                event(
+                    {
+                        **base,
+                        "choices": [
+                            {"index": 0, "delta": {"content": piece}, "finish_reason": None}
+                        ],
+                    }
+                )
                 self.server.state.generated += 1
             calls = self._tool_calls(reply)
             for n, call in enumerate(calls):
-                event({**base, "choices": [{"index": 0, "delta": {"tool_calls": [{"index": n, **call}]},
-                                            "finish_reason": None}]})
+                event(
+                    {
+                        **base,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "delta": {"tool_calls": [{"index": n, **call}]},
+                                "finish_reason": None,
+                            }
+                        ],
+                    }
+                )
             if calls:
                 finish = "tool_calls"
         except (BrokenPipeError, ConnectionResetError):
@@ -236,9 +315,17 @@ class Handler(BaseHTTPRequestHandler):
         event({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish or "stop"}]})
         if (body.get("stream_options") or {}).get("include_usage"):
             completion_tokens = _tokens(content)
-            event({**base, "choices": [], "usage": {"prompt_tokens": prompt_tokens,
-                                                     "completion_tokens": completion_tokens,
-                                                     "total_tokens": prompt_tokens + completion_tokens}})
+            event(
+                {
+                    **base,
+                    "choices": [],
+                    "usage": {
+                        "prompt_tokens": prompt_tokens,
+                        "completion_tokens": completion_tokens,
+                        "total_tokens": prompt_tokens + completion_tokens,
+                    },
+                }
+            )
         event("[DONE]")
         self.close_connection = True
 
@@ -273,7 +360,9 @@ class OpenAIServer(ThreadingHTTPServer):
 def serve(state: ServerState | None = None) -> Iterator[OpenAIServer]:
     """Run the server on a free port for the duration of the block."""
     server = OpenAIServer(state or ServerState())
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield server

@@ -39,14 +39,19 @@ def make(scripts: dict, **kwargs: object) -> tuple[LLMClient, ScriptedChatModel,
 
 def test_structured_first_try() -> None:
     client, model, _ = make({"sql_generation": [f"Here you go:\n```json\n{GOOD}\n```"]})
-    reply = client.structured("sql_generation", [SystemMessage("You write SQL."), HumanMessage("q")], SqlDraft)
+    reply = client.structured(
+        "sql_generation", [SystemMessage("You write SQL."), HumanMessage("q")], SqlDraft
+    )
     assert reply.ok and reply.value == SqlDraft(sql="SELECT 1", explanation="one", confidence=0.8)
     assert not reply.repaired and reply.error is None
     (prompt,) = model.prompts
     assert prompt.kwargs["response_format"] == {"type": "json_object"}
     assert prompt.max_tokens == 768, "sql_generation's own reply limit is always sent"
     assert len(prompt.messages) == 2, "the JSON instruction joins the one system message"
-    assert prompt.messages[0].content.startswith("You write SQL.") and '"confidence"' in prompt.messages[0].content
+    assert (
+        prompt.messages[0].content.startswith("You write SQL.")
+        and '"confidence"' in prompt.messages[0].content
+    )
 
 
 def test_invalid_output_is_repaired_once_quoting_the_error() -> None:
@@ -57,25 +62,36 @@ def test_invalid_output_is_repaired_once_quoting_the_error() -> None:
     repair = model.prompts[1]
     assert repair.messages[-2].content == Malformed().text, "the bad reply is shown back"
     assert "invalid JSON" in repair.messages[-1].content and '"sql"' in repair.messages[-1].content
-    assert [c.repair for c in client.calls] == [False, True] and [c.attempt for c in client.calls] == [1, 2]
+    assert [c.repair for c in client.calls] == [False, True] and [
+        c.attempt for c in client.calls
+    ] == [1, 2]
     assert not client.calls[0].ok and client.calls[1].ok
     assert sleeps == [], "bad output is not a transport error: no backoff"
     assert [e.kind for e in trace.events] == [EventKind.BRANCH]
 
 
 def test_still_invalid_after_repair_gives_none_never_raises() -> None:
-    client, model, _ = make({"sql_generation": ['{"sql": "SELECT 1", "confidence": 7}', "no json at all"]})
+    client, model, _ = make(
+        {"sql_generation": ['{"sql": "SELECT 1", "confidence": 7}', "no json at all"]}
+    )
     trace = Trace("sql_generation")
     reply = client.structured("sql_generation", "q", SqlDraft, trace=trace)
     assert reply.value is None and not reply.ok
-    assert reply.error == "invalid output after one repair request: no JSON object found in the reply"
-    assert "confidence: Input should be less than or equal to 1" in model.prompts[1].messages[-1].content
+    assert (
+        reply.error == "invalid output after one repair request: no JSON object found in the reply"
+    )
+    assert (
+        "confidence: Input should be less than or equal to 1"
+        in model.prompts[1].messages[-1].content
+    )
     assert len(model.prompts) == 2, "exactly one repair request"
     assert trace.events[-1].kind == EventKind.SUPPRESSED
     assert reply.raw == "no json at all"
 
 
-@pytest.mark.parametrize("failure", [httpx.ConnectError("refused"), httpx.RemoteProtocolError("dropped")])
+@pytest.mark.parametrize(
+    "failure", [httpx.ConnectError("refused"), httpx.RemoteProtocolError("dropped")]
+)
 def test_transport_errors_are_retried_with_exponential_backoff(failure: Exception) -> None:
     client, _, sleeps = make({"t": [failure, failure, GOOD]}, backoff_s=0.25)
     reply = client.structured("t", "q", SqlDraft)
@@ -100,7 +116,9 @@ def test_non_transient_errors_are_not_retried() -> None:
     assert reply.error == "ValueError: bad request" and sleeps == [] and len(client.calls) == 1
 
 
-@pytest.mark.parametrize("failure", [Slow("late", 5), TimeoutError("slow"), httpx.ReadTimeout("read")])
+@pytest.mark.parametrize(
+    "failure", [Slow("late", 5), TimeoutError("slow"), httpx.ReadTimeout("read")]
+)
 def test_a_timeout_is_not_retried_and_the_turn_goes_on_by_rules(failure: object) -> None:
     client, model, sleeps = make({"t": [failure, "never asked"]}, timeout_s=0.3)
     turn = client.turn()
@@ -109,7 +127,9 @@ def test_a_timeout_is_not_retried_and_the_turn_goes_on_by_rules(failure: object)
     first = client.calls[0]
     assert not first.ok and first.error  # how long it took: benchmarks/bench_bounds.py
     later = turn.text("t", "q")
-    assert later.skipped and not later.ok, "the endpoint gave nothing: the rest of the turn skips it"
+    assert later.skipped and not later.ok, (
+        "the endpoint gave nothing: the rest of the turn skips it"
+    )
     assert model.remaining() == {"t": 1} and turn.usage()["skipped"] == 1
 
 
@@ -122,7 +142,11 @@ def test_script_bugs_are_not_swallowed() -> None:
 def test_text_tool_calls_and_empty_tool_call_reply() -> None:
     client, model, _ = make({"agent": [calling("search", {"q": "cards"}), NoToolCalls(), ""]})
     reply = client.text("agent", "find cards", tools=[SqlDraft])
-    assert reply.ok and reply.tool_calls[0]["name"] == "search" and model.prompts[0].tool_names == ["SqlDraft"]
+    assert (
+        reply.ok
+        and reply.tool_calls[0]["name"] == "search"
+        and model.prompts[0].tool_names == ["SqlDraft"]
+    )
     bad = client.text("agent", "again", tools=[SqlDraft])
     assert bad.error == "the model stopped for tool calls but sent none"
     assert client.text("agent", "q").error == "the model sent an empty reply"
@@ -144,8 +168,9 @@ def test_stream_deadline() -> None:
 
 def test_accounting_usage_estimates_totals_and_tracer() -> None:
     seen: list[LLMCall] = []
-    model = ScriptedChatModel({"topic": ['{"sql": "x", "confidence": 1}'], "answer": ["hello"]},
-                              report_usage=False)
+    model = ScriptedChatModel(
+        {"topic": ['{"sql": "x", "confidence": 1}'], "answer": ["hello"]}, report_usage=False
+    )
     client = LLMClient(model, timeout_s=2, tracer=seen.append)
     client.structured("topic", "Какая тема?", SqlDraft)
     client.text("answer", "q")
@@ -153,9 +178,13 @@ def test_accounting_usage_estimates_totals_and_tracer() -> None:
     assert all(c.prompt_tokens > 0 and c.completion_tokens > 0 and c.latency_ms >= 0 for c in seen)
     totals = client.totals()
     assert list(totals) == ["topic", "answer"]
-    assert totals["answer"] == TaskTotals(calls=1, failures=0, prompt_tokens=seen[1].prompt_tokens,
-                                          completion_tokens=seen[1].completion_tokens,
-                                          latency_ms=seen[1].latency_ms)
+    assert totals["answer"] == TaskTotals(
+        calls=1,
+        failures=0,
+        prompt_tokens=seen[1].prompt_tokens,
+        completion_tokens=seen[1].completion_tokens,
+        latency_ms=seen[1].latency_ms,
+    )
 
 
 def test_usage_from_metadata_and_a_failing_tracer_does_not_break_the_call() -> None:
@@ -174,16 +203,22 @@ def test_clients_do_not_share_state() -> None:
     assert len(one.calls) == 1 and two.calls == []
 
 
-@pytest.mark.parametrize("text, error", [
-    ('{"sql": "s", "confidence": 0.5}', None),
-    ('<think>{"sql": "nope"}</think>{"sql": "s", "confidence": 0.5}', None),
-    ('```\n{"sql": "s", "confidence": 0.5}\n```', None),
-    ('prefix {"sql": "s", "confidence": 0.5} suffix {"other": 1}', None),
-    ("", "the reply is empty; expected one JSON object"),
-    ("[1, 2]", "no JSON object found in the reply"),
-    ('{"sql": "s",', "invalid JSON: Expecting property name enclosed in double quotes (line 1, column 13)"),
-    ('{"sql": "s"}', "the JSON does not match the schema SqlDraft: confidence: Field required"),
-])
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        ('{"sql": "s", "confidence": 0.5}', None),
+        ('<think>{"sql": "nope"}</think>{"sql": "s", "confidence": 0.5}', None),
+        ('```\n{"sql": "s", "confidence": 0.5}\n```', None),
+        ('prefix {"sql": "s", "confidence": 0.5} suffix {"other": 1}', None),
+        ("", "the reply is empty; expected one JSON object"),
+        ("[1, 2]", "no JSON object found in the reply"),
+        (
+            '{"sql": "s",',
+            "invalid JSON: Expecting property name enclosed in double quotes (line 1, column 13)",
+        ),
+        ('{"sql": "s"}', "the JSON does not match the schema SqlDraft: confidence: Field required"),
+    ],
+)
 def test_parse_into(text: str, error: str | None) -> None:
     if error is None:
         assert parse_into(SqlDraft, text).sql == "s"

@@ -40,8 +40,12 @@ def run_json(*args: str, env: dict[str, str] | None = None) -> tuple[int, dict]:
 
 
 def aimed_at(server_url: str, **more: str) -> dict[str, str]:
-    return {"VITRINA_LLM_PROVIDER": "openai", "VITRINA_LLM_BASE_URL": server_url,
-            "VITRINA_LLM_MODEL": "test-model", **more}
+    return {
+        "VITRINA_LLM_PROVIDER": "openai",
+        "VITRINA_LLM_BASE_URL": server_url,
+        "VITRINA_LLM_MODEL": "test-model",
+        **more,
+    }
 
 
 def test_up_prints_ok_with_latency_and_masks_the_key(server: OpenAIServer) -> None:
@@ -72,7 +76,10 @@ def test_model_not_found_lists_the_served_models(server: OpenAIServer) -> None:
     server.state.models = ["qwen2.5:7b", "llama3.1:8b"]
     code, data = run_json("--model", "mistral", env=aimed_at(server.base_url))
     assert code == 0 and data["check"]["status"] == "model_not_found"
-    assert "'mistral' is not served" in data["check"]["message"] and "qwen2.5:7b" in data["check"]["message"]
+    assert (
+        "'mistral' is not served" in data["check"]["message"]
+        and "qwen2.5:7b" in data["check"]["message"]
+    )
     assert len(server.state.chat_requests()) == 1, "the chat request decides (vLLM, Ollama: 404)"
 
 
@@ -87,14 +94,26 @@ def test_single_model_server_answers_under_any_name(server: OpenAIServer) -> Non
 
 
 def test_shows_every_setting_with_its_source_and_the_demo_warehouse(tmp_path: Path) -> None:
-    (tmp_path / "vitrina.toml").write_text('[llm]\njson_mode = false\njson_mod = true\n', encoding="utf-8")
-    code, data = run_json("--no-check", env={"VITRINA_HOME": str(tmp_path), "VITRINA_LLM_TURN_BUDGET_S": "9",
-                                              "VITRINA_LLM_MODLE": "x"})
+    (tmp_path / "vitrina.toml").write_text(
+        "[llm]\njson_mode = false\njson_mod = true\n", encoding="utf-8"
+    )
+    code, data = run_json(
+        "--no-check",
+        env={
+            "VITRINA_HOME": str(tmp_path),
+            "VITRINA_LLM_TURN_BUDGET_S": "9",
+            "VITRINA_LLM_MODLE": "x",
+        },
+    )
     assert code == 0
     rows = {r["name"]: r for r in data["settings"]}
     assert rows["llm_json_mode"]["value"] == "False" and rows["llm_json_mode"]["source"] == "toml"
-    assert rows["llm_turn_budget_s"] == {"name": "llm_turn_budget_s", "value": "9.0", "source": "env",
-                                         "env": "VITRINA_LLM_TURN_BUDGET_S"}
+    assert rows["llm_turn_budget_s"] == {
+        "name": "llm_turn_budget_s",
+        "value": "9.0",
+        "source": "env",
+        "env": "VITRINA_LLM_TURN_BUDGET_S",
+    }
     assert str(tmp_path / "demo" / "warehouse.duckdb") in data["paths"]["demo warehouse"]
     assert any("'llm.json_mod'" in w and "llm.json_mode" in w for w in data["unknown"])
     assert any("VITRINA_LLM_MODLE" in w and "VITRINA_LLM_MODEL" in w for w in data["unknown"])
@@ -117,7 +136,9 @@ def test_server_without_models_endpoint(server: OpenAIServer) -> None:
 def test_server_error_on_check(server: OpenAIServer) -> None:
     server.state.default_mode = "500"
     code, data = run_json(env=aimed_at(server.base_url))
-    assert code == 0 and data["check"]["status"] == "error" and "HTTP 500" in data["check"]["message"]
+    assert (
+        code == 0 and data["check"]["status"] == "error" and "HTTP 500" in data["check"]["message"]
+    )
 
 
 def test_slow_endpoint_is_reported_within_the_timeout(server: OpenAIServer) -> None:
@@ -134,7 +155,9 @@ def test_no_model_configured() -> None:
 def test_sources(server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "vitrina.toml").write_text('[llm]\nmodel = "test-model"\ntemperature = 0.3\n')
-    code, data = run_json("--base-url", server.base_url, "--no-check", env={"VITRINA_LLM_TIMEOUT_S": "9"})
+    code, data = run_json(
+        "--base-url", server.base_url, "--no-check", env={"VITRINA_LLM_TIMEOUT_S": "9"}
+    )
     assert code == 0 and data["check"] is None
     rows = {r["name"]: r for r in data["settings"]}
     assert rows["llm_model"]["source"] == "toml" and rows["llm_temperature"]["value"] == "0.3"
@@ -145,18 +168,33 @@ def test_sources(server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def test_db_password_is_hidden() -> None:
-    code, data = run_json("--no-check", env={"VITRINA_DB_URL": "postgresql://bi:hunter2@db:5432/dwh"})
+    code, data = run_json(
+        "--no-check", env={"VITRINA_DB_URL": "postgresql://bi:hunter2@db:5432/dwh"}
+    )
     assert code == 0
     rows = {r["name"]: r for r in data["settings"]}
-    assert "hunter2" not in rows["db_url"]["value"] and rows["db_url"]["value"].startswith("postgresql://bi:")
+    assert "hunter2" not in rows["db_url"]["value"] and rows["db_url"]["value"].startswith(
+        "postgresql://bi:"
+    )
 
 
-@pytest.mark.parametrize("args, env, message", [
-    (["--provider", "anthropic"], {}, "llm_provider must be one of"),
-    ([], {"VITRINA_LLM_TIMEOUT_S": "soon"}, "invalid settings"),
-    ([], {"VITRINA_LLM_PROVIDER": "openai", "VITRINA_LLM_BASE_URL": "localhost:11434"}, "must start with http"),
-    (["--provider", "openai", "--model", "gpt-4o-mini"], {"OPENAI_API_KEY": ""}, "Missing credentials"),
-])
+@pytest.mark.parametrize(
+    "args, env, message",
+    [
+        (["--provider", "anthropic"], {}, "llm_provider must be one of"),
+        ([], {"VITRINA_LLM_TIMEOUT_S": "soon"}, "invalid settings"),
+        (
+            [],
+            {"VITRINA_LLM_PROVIDER": "openai", "VITRINA_LLM_BASE_URL": "localhost:11434"},
+            "must start with http",
+        ),
+        (
+            ["--provider", "openai", "--model", "gpt-4o-mini"],
+            {"OPENAI_API_KEY": ""},
+            "Missing credentials",
+        ),
+    ],
+)
 def test_invalid_settings_exit_2(args: list[str], env: dict[str, str], message: str) -> None:
     result = runner.invoke(cli(), ["config", *args], env={"COLUMNS": "250", **env})
     assert result.exit_code == 2

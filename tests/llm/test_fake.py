@@ -32,27 +32,34 @@ class Answer(BaseModel):
 
 
 def test_replies_per_task_in_order() -> None:
-    model = ScriptedChatModel({"topic": ["payments", "cards"], "sql_generation": [{"sql": "SELECT 1"}]})
+    model = ScriptedChatModel(
+        {"topic": ["payments", "cards"], "sql_generation": [{"sql": "SELECT 1"}]}
+    )
     assert ask(model, "topic").content == "payments"
     assert ask(model, "sql_generation").content == '{"sql": "SELECT 1"}'
     assert ask(model, "topic").content == "cards"
     assert model.remaining() == {}
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ("text", "text"),
-    ({"a": "б"}, '{"a": "б"}'),
-    ([1, 2], "[1, 2]"),
-    (Answer(answer="x"), '{"answer":"x"}'),
-    (Malformed(), '{"answer": "unterminated'),
-    (Malformed("{{"), "{{"),
-    (lambda messages: f"echo {messages[-1].content}", "echo q"),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ("text", "text"),
+        ({"a": "б"}, '{"a": "б"}'),
+        ([1, 2], "[1, 2]"),
+        (Answer(answer="x"), '{"answer":"x"}'),
+        (Malformed(), '{"answer": "unterminated'),
+        (Malformed("{{"), "{{"),
+        (lambda messages: f"echo {messages[-1].content}", "echo q"),
+    ],
+)
 def test_reply_kinds(reply: object, expected: str) -> None:
     assert ask(ScriptedChatModel({"t": [reply]}), "t").content == expected
 
 
-@pytest.mark.parametrize("failure", [TimeoutError("slow"), httpx.ConnectError("refused"), ConnectionError])
+@pytest.mark.parametrize(
+    "failure", [TimeoutError("slow"), httpx.ConnectError("refused"), ConnectionError]
+)
 def test_exceptions_are_raised(failure: object) -> None:
     model = ScriptedChatModel({"t": [failure, "after"]})
     expected = failure if isinstance(failure, type) else type(failure)
@@ -69,15 +76,22 @@ def test_records_prompts_kwargs_and_usage() -> None:
     assert prompt.kwargs == {"response_format": {"type": "json_object"}}
     assert reply.usage_metadata and reply.usage_metadata["input_tokens"] > 0
     assert reply.response_metadata["finish_reason"] == "stop"
-    assert ScriptedChatModel({"t": ["x"]}, report_usage=False).invoke(
-        "q", config={"metadata": {TASK_KEY: "t"}}).usage_metadata is None
+    assert (
+        ScriptedChatModel({"t": ["x"]}, report_usage=False)
+        .invoke("q", config={"metadata": {TASK_KEY: "t"}})
+        .usage_metadata
+        is None
+    )
 
 
-@pytest.mark.parametrize("scripts, task, message", [
-    ({"t": ["x"]}, None, "without a task"),
-    ({"t": ["x"]}, "other", "no script for task 'other'"),
-    ({"t": []}, "t", "is spent"),
-])
+@pytest.mark.parametrize(
+    "scripts, task, message",
+    [
+        ({"t": ["x"]}, None, "without a task"),
+        ({"t": ["x"]}, "other", "no script for task 'other'"),
+        ({"t": []}, "t", "is spent"),
+    ],
+)
 def test_script_errors_are_clear(scripts: dict, task: str | None, message: str) -> None:
     model = ScriptedChatModel(scripts)
     config = {"metadata": {TASK_KEY: task}} if task else None
@@ -86,17 +100,30 @@ def test_script_errors_are_clear(scripts: dict, task: str | None, message: str) 
 
 
 def test_tool_calls_and_bind_tools() -> None:
-    model = ScriptedChatModel({"t": [calling("search_tables", {"query": "wallets"}),
-                                     calls(("a", {}), ("b", {"x": 1}, "id-b"), content="two"),
-                                     NoToolCalls()]})
+    model = ScriptedChatModel(
+        {
+            "t": [
+                calling("search_tables", {"query": "wallets"}),
+                calls(("a", {}), ("b", {"x": 1}, "id-b"), content="two"),
+                NoToolCalls(),
+            ]
+        }
+    )
     bound = model.bind_tools([Answer], tool_choice="auto")
     first = bound.invoke("q", config={"metadata": {TASK_KEY: "t"}})
-    assert first.tool_calls[0]["name"] == "search_tables" and first.tool_calls[0]["args"] == {"query": "wallets"}
+    assert first.tool_calls[0]["name"] == "search_tables" and first.tool_calls[0]["args"] == {
+        "query": "wallets"
+    }
     assert first.tool_calls[0]["id"]
     assert first.response_metadata["finish_reason"] == "tool_calls"
-    assert model.prompts[0].tool_names == ["Answer"] and model.prompts[0].kwargs["tool_choice"] == "auto"
+    assert (
+        model.prompts[0].tool_names == ["Answer"]
+        and model.prompts[0].kwargs["tool_choice"] == "auto"
+    )
     second = bound.invoke("q", config={"metadata": {TASK_KEY: "t"}})
-    assert [c["name"] for c in second.tool_calls] == ["a", "b"] and second.tool_calls[1]["id"] == "id-b"
+    assert [c["name"] for c in second.tool_calls] == ["a", "b"] and second.tool_calls[1][
+        "id"
+    ] == "id-b"
     empty = bound.invoke("q", config={"metadata": {TASK_KEY: "t"}})
     assert empty.tool_calls == [] and empty.response_metadata["finish_reason"] == "tool_calls"
 
@@ -117,7 +144,11 @@ def test_stream_tool_calls() -> None:
     merged = None
     for chunk in model.stream("q", config={"metadata": {TASK_KEY: "t"}}):
         merged = chunk if merged is None else merged + chunk
-    assert merged is not None and merged.tool_calls[0]["name"] == "f" and merged.tool_calls[0]["args"] == {"x": 1}
+    assert (
+        merged is not None
+        and merged.tool_calls[0]["name"] == "f"
+        and merged.tool_calls[0]["args"] == {"x": 1}
+    )
 
 
 class State(TypedDict):
@@ -129,7 +160,11 @@ def test_inside_a_graph_the_task_or_the_node_name_picks_the_script() -> None:
     model = ScriptedChatModel({"classify": ["by task"], "writer": ["by node"]})
 
     def classify(state: State) -> dict:
-        return {"log": [model.invoke([HumanMessage("q")], config={"metadata": {TASK_KEY: "classify"}}).text]}
+        return {
+            "log": [
+                model.invoke([HumanMessage("q")], config={"metadata": {TASK_KEY: "classify"}}).text
+            ]
+        }
 
     def writer(state: State) -> dict:
         return {"log": [model.invoke([HumanMessage("q")]).text]}
@@ -161,8 +196,9 @@ def test_a_cut_reply_with_response_format_raises_the_sdk_length_error() -> None:
     assert info.value.completion.choices[0].message.content == '{"a": "cut'
     chunks: list[str] = []
     with pytest.raises(openai.LengthFinishReasonError):
-        for chunk in model.stream("q", config={"metadata": {TASK_KEY: "t"}},
-                                  response_format={"type": "json_object"}):
+        for chunk in model.stream(
+            "q", config={"metadata": {TASK_KEY: "t"}}, response_format={"type": "json_object"}
+        ):
             chunks.append(chunk.text)
     assert "".join(chunks) == '{"a": "cut', "the pieces came before the error, as in the SDK"
 

@@ -28,30 +28,49 @@ class Topic(BaseModel):
 GOOD = '{"topic": "payments", "confidence": 0.9}'
 
 
-def client_for(base_url: str, tmp: Path, *, timeout_s: float = 1.0, **kwargs: object
-               ) -> tuple[LLMClient, list[float]]:
+def client_for(
+    base_url: str, tmp: Path, *, timeout_s: float = 1.0, **kwargs: object
+) -> tuple[LLMClient, list[float]]:
     model = build_chat_model(settings_for(base_url, tmp, llm_timeout_s=timeout_s))
     assert model is not None
     sleeps: list[float] = []
-    options: dict = {"timeout_s": timeout_s + 0.5, "sleep": sleeps.append, "backoff_s": 0.1, **kwargs}
+    options: dict = {
+        "timeout_s": timeout_s + 0.5,
+        "sleep": sleeps.append,
+        "backoff_s": 0.1,
+        **kwargs,
+    }
     return LLMClient(model, **options), sleeps
 
 
 def test_structured_output_in_json_mode(server: OpenAIServer, tmp_path: Path) -> None:
     server.state.replies.append(GOOD)
     client, _ = client_for(server.base_url, tmp_path)
-    reply = client.structured("topic", [("system", "Classify the question."), ("human", "Сумма платежей?")], Topic)
+    reply = client.structured(
+        "topic", [("system", "Classify the question."), ("human", "Сумма платежей?")], Topic
+    )
     assert reply.value == Topic(topic="payments", confidence=0.9)
     (request,) = server.state.chat_requests()
     body = request.body
-    assert body is not None and body["model"] == "test-model" and body["response_format"] == JSON_OBJECT
+    assert (
+        body is not None
+        and body["model"] == "test-model"
+        and body["response_format"] == JSON_OBJECT
+    )
     assert body["temperature"] == 0.0 and body["stream"] is True, "every reply is streamed"
-    assert body["max_tokens"] == 96 and "max_completion_tokens" not in body, "as local servers know it"
+    assert body["max_tokens"] == 96 and "max_completion_tokens" not in body, (
+        "as local servers know it"
+    )
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
-    assert "JSON" in body["messages"][0]["content"] and body["messages"][1]["content"] == "Сумма платежей?"
+    assert (
+        "JSON" in body["messages"][0]["content"]
+        and body["messages"][1]["content"] == "Сумма платежей?"
+    )
     assert request.headers["authorization"] == "Bearer not-needed"
     (call,) = client.calls
-    assert call.ok and not call.estimated and call.completion_tokens == 4  # the server's usage, 4 words
+    assert (
+        call.ok and not call.estimated and call.completion_tokens == 4
+    )  # the server's usage, 4 words
     assert call.model == "test-model"
 
 
@@ -62,7 +81,12 @@ def test_malformed_content_repaired_once(server: OpenAIServer, tmp_path: Path) -
     reply = client.structured("topic", "q", Topic)
     assert reply.ok and reply.repaired and sleeps == []
     repair = server.state.chat_requests()[1].body
-    assert repair is not None and [m["role"] for m in repair["messages"]] == ["system", "user", "assistant", "user"]
+    assert repair is not None and [m["role"] for m in repair["messages"]] == [
+        "system",
+        "user",
+        "assistant",
+        "user",
+    ]
     assert "Unterminated string" in repair["messages"][-1]["content"]
 
 
@@ -70,7 +94,11 @@ def test_malformed_twice_gives_none(server: OpenAIServer, tmp_path: Path) -> Non
     server.state.default_mode = "malformed"
     client, _ = client_for(server.base_url, tmp_path)
     reply = client.structured("topic", "q", Topic)
-    assert reply.value is None and reply.error and reply.error.startswith("invalid output after one repair")
+    assert (
+        reply.value is None
+        and reply.error
+        and reply.error.startswith("invalid output after one repair")
+    )
     assert len(server.state.chat_requests()) == 2
 
 
@@ -81,7 +109,9 @@ def test_server_errors_are_retried_with_backoff(server: OpenAIServer, tmp_path: 
     assert client.structured("topic", "q", Topic).ok
     assert sleeps == [0.1, 0.2]
     assert [c.error.split(":")[0] if c.error else None for c in client.calls][:2] == [
-        "OpenAIAPIError (HTTP 500)", "OpenAIAPIError (HTTP 503)"]
+        "OpenAIAPIError (HTTP 500)",
+        "OpenAIAPIError (HTTP 503)",
+    ]
 
 
 def test_a_slow_reply_times_out_and_is_not_retried(server: OpenAIServer, tmp_path: Path) -> None:
@@ -93,16 +123,24 @@ def test_a_slow_reply_times_out_and_is_not_retried(server: OpenAIServer, tmp_pat
     assert "Timeout" in (client.calls[0].error or "")
 
 
-def test_unauthorized_and_unknown_model_are_not_retried(server: OpenAIServer, tmp_path: Path) -> None:
+def test_unauthorized_and_unknown_model_are_not_retried(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
     server.state.api_key = "sk-right"
     client, sleeps = client_for(server.base_url, tmp_path)
     reply = client.text("answer", "q")
     assert not reply.ok and "HTTP 401" in (reply.error or "") and sleeps == []
-    model = build_chat_model(settings_for(server.base_url, tmp_path, llm_model="other", llm_api_key="sk-right"))
+    model = build_chat_model(
+        settings_for(server.base_url, tmp_path, llm_model="other", llm_api_key="sk-right")
+    )
     assert model is not None
     other = LLMClient(model, timeout_s=2, sleep=sleeps.append)
     missing = other.text("answer", "q")
-    assert "HTTP 404" in (missing.error or "") and "not found" in (missing.error or "") and sleeps == []
+    assert (
+        "HTTP 404" in (missing.error or "")
+        and "not found" in (missing.error or "")
+        and sleeps == []
+    )
 
 
 def test_server_without_json_mode_is_asked_by_prompt(server: OpenAIServer, tmp_path: Path) -> None:
@@ -170,7 +208,9 @@ def test_tool_calls_over_the_wire(server: OpenAIServer, tmp_path: Path) -> None:
 # --- bounds over the wire: length cut, hang, rambling, the breaker --------------------
 
 
-def test_max_tokens_reach_a_server_that_only_reads_max_tokens(server: OpenAIServer, tmp_path: Path) -> None:
+def test_max_tokens_reach_a_server_that_only_reads_max_tokens(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
     """llama-cpp-python ignores max_completion_tokens: the body must say max_tokens."""
     server.state.ignore_completion_tokens = True
     server.state.replies.extend(['{"topic": "' + "very " * 300 + '"}', GOOD])
@@ -183,8 +223,9 @@ def test_max_tokens_reach_a_server_that_only_reads_max_tokens(server: OpenAIServ
     assert all(b is not None and b["max_tokens"] == 96 for b in bodies)
 
 
-def test_a_hanging_server_costs_one_deadline_and_the_stream_is_closed(server: OpenAIServer, tmp_path: Path
-                                                                      ) -> None:
+def test_a_hanging_server_costs_one_deadline_and_the_stream_is_closed(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
     server.state.default_mode = "hang"
     client, sleeps = client_for(server.base_url, tmp_path, timeout_s=0.5)
     turn = client.turn(seconds=3)
@@ -197,7 +238,9 @@ def test_a_hanging_server_costs_one_deadline_and_the_stream_is_closed(server: Op
     assert server.state.disconnects == 1, "the abandoned request's connection was closed"
 
 
-def test_a_rambling_model_is_stopped_at_the_end_of_its_object(server: OpenAIServer, tmp_path: Path) -> None:
+def test_a_rambling_model_is_stopped_at_the_end_of_its_object(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
     """JSON first, then words without end: the client closes the stream; the server stops."""
     server.state.modes.append("ramble")
     server.state.replies.append(GOOD)
@@ -212,8 +255,9 @@ def test_a_rambling_model_is_stopped_at_the_end_of_its_object(server: OpenAIServ
     assert server.state.disconnects == 1 and server.state.generated < 40, "generation stopped"
 
 
-def test_a_rambling_model_inside_its_object_is_cut_then_falls_back(server: OpenAIServer, tmp_path: Path
-                                                                   ) -> None:
+def test_a_rambling_model_inside_its_object_is_cut_then_falls_back(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
     """A small model in JSON mode that keeps adding text until max_tokens, twice."""
     server.state.default_mode = "ramble"
     server.state.default_reply = '{"topic": "'
@@ -241,19 +285,33 @@ def test_the_breaker_keeps_a_timing_out_endpoint_away(server: OpenAIServer, tmp_
     assert len(server.state.chat_requests()) == 2, "the third turn sent nothing"
 
 
-@pytest.mark.parametrize("script", [
-    ["cut"], ["cut", "good"], ["malformed", "good"], ["good"], ["ramble"]])
-def test_the_fake_and_the_real_stack_give_the_same_outcome(server: OpenAIServer, tmp_path: Path,
-                                                           script: list[str]) -> None:
+@pytest.mark.parametrize(
+    "script", [["cut"], ["cut", "good"], ["malformed", "good"], ["good"], ["ramble"]]
+)
+def test_the_fake_and_the_real_stack_give_the_same_outcome(
+    server: OpenAIServer, tmp_path: Path, script: list[str]
+) -> None:
     """One contract: the scripted fake behind LLMClient ends where ChatOpenAI over HTTP ends."""
     from vitrina.llm.fake import Cut, Malformed, ScriptedChatModel
 
     long_json = '{"topic": "' + "very " * 400 + '"}'
-    fake_replies = {"cut": Cut('{"topic": "ver'), "good": GOOD, "malformed": Malformed(),
-                    "ramble": long_json}
-    server_modes = {"cut": ("ok", long_json), "good": ("ok", GOOD), "malformed": ("malformed", GOOD),
-                    "ramble": ("ok", long_json)}
-    script = script + ["cut"] * (2 - len(script)) if script[0] in ("cut", "ramble") and len(script) == 1 else script
+    fake_replies = {
+        "cut": Cut('{"topic": "ver'),
+        "good": GOOD,
+        "malformed": Malformed(),
+        "ramble": long_json,
+    }
+    server_modes = {
+        "cut": ("ok", long_json),
+        "good": ("ok", GOOD),
+        "malformed": ("malformed", GOOD),
+        "ramble": ("ok", long_json),
+    }
+    script = (
+        script + ["cut"] * (2 - len(script))
+        if script[0] in ("cut", "ramble") and len(script) == 1
+        else script
+    )
     fake = LLMClient(ScriptedChatModel({"topic": [fake_replies[s] for s in script]}), timeout_s=2)
     for step in script:
         mode, content = server_modes[step]
@@ -262,4 +320,6 @@ def test_the_fake_and_the_real_stack_give_the_same_outcome(server: OpenAIServer,
     real, _ = client_for(server.base_url, tmp_path)
     one, two = fake.structured("topic", "q", Topic), real.structured("topic", "q", Topic)
     assert (one.ok, one.repaired, one.skipped) == (two.ok, two.repaired, two.skipped)
-    assert [(c.cut, c.ok, c.repair) for c in fake.calls] == [(c.cut, c.ok, c.repair) for c in real.calls]
+    assert [(c.cut, c.ok, c.repair) for c in fake.calls] == [
+        (c.cut, c.ok, c.repair) for c in real.calls
+    ]

@@ -11,7 +11,9 @@ from vitrina.llm import PromptLibrary, render
 def test_shared_prompts_render() -> None:
     text = render("json_repair", error="invalid JSON", schema='{"type": "object"}')
     assert "invalid JSON" in text and '{"type": "object"}' in text
-    assert {"json_instruction", "json_repair", "ping"} <= set(PromptLibrary("vitrina.llm.prompts").names())
+    assert {"json_instruction", "json_repair", "ping"} <= set(
+        PromptLibrary("vitrina.llm.prompts").names()
+    )
 
 
 def test_missing_variable_is_an_error() -> None:

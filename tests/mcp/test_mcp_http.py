@@ -38,8 +38,12 @@ def mcp_http(demo_db: Path, tmp_path: Path) -> Iterator[tuple[str, dict[str, str
     env = {**os.environ, "VITRINA_HOME": str(tmp_path), "VITRINA_DB_URL": f"duckdb:///{demo_db}"}
     log_path = tmp_path / "mcp.log"
     log = log_path.open("wb")
-    proc = subprocess.Popen([sys.executable, "-m", "vitrina.cli", "mcp", "--transport", "http", "--port", str(port)],
-                            env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vitrina.cli", "mcp", "--transport", "http", "--port", str(port)],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}/mcp"
     try:
         deadline = time.monotonic() + 60
@@ -59,8 +63,7 @@ def mcp_http(demo_db: Path, tmp_path: Path) -> Iterator[tuple[str, dict[str, str
 
 
 def _client(url: str, token: str) -> Client:
-    http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"},
-                                  timeout=None)
+    http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=None)
     return Client(streamable_http_client(url, http_client=http), read_timeout_seconds=120)
 
 
@@ -89,15 +92,23 @@ def test_roles_and_owners_over_http(mcp_http) -> None:
             out["viewer_task"] = await viewer.call_tool("start_task", {"request": REQUEST})
             out["ask"] = await viewer.call_tool("ask", {"question": "Сколько платежей в мае 2025?"})
         async with _client(url, tokens["analyst"]) as analyst:
-            out["sql"] = await analyst.call_tool("run_sql", {"sql": "SELECT region_name FROM dwh.dim_region"})
+            out["sql"] = await analyst.call_tool(
+                "run_sql", {"sql": "SELECT region_name FROM dwh.dim_region"}
+            )
             out["task"] = await analyst.call_tool("start_task", {"request": REQUEST})
             thread = out["ask"].structured_content["thread_id"]
-            out["foreign_dialog"] = await analyst.call_tool("ask", {"question": "а в июне?", "thread_id": thread})
+            out["foreign_dialog"] = await analyst.call_tool(
+                "ask", {"question": "а в июне?", "thread_id": thread}
+            )
         async with _client(url, tokens["other"]) as other:
             task_id = out["task"].structured_content["task_id"]
-            out["foreign_task"] = await other.call_tool("task_decision", {"task_id": task_id, "action": "stop"})
+            out["foreign_task"] = await other.call_tool(
+                "task_decision", {"task_id": task_id, "action": "stop"}
+            )
         async with _client(url, tokens["analyst"]) as analyst:
-            out["own_task"] = await analyst.call_tool("task_decision", {"task_id": task_id, "action": "stop"})
+            out["own_task"] = await analyst.call_tool(
+                "task_decision", {"task_id": task_id, "action": "stop"}
+            )
 
     anyio.run(session)
     assert "run_sql" in out["tools"] and len(out["tools"]) == 8
@@ -109,16 +120,28 @@ def test_roles_and_owners_over_http(mcp_http) -> None:
     assert not out["task"].is_error and out["task"].structured_content["status"] == "awaiting_plan"
     assert out["foreign_dialog"].is_error and "no dialog" in _text(out["foreign_dialog"])
     assert out["foreign_task"].is_error and "no task" in _text(out["foreign_task"])
-    assert not out["own_task"].is_error and out["own_task"].structured_content["status"] == "stopped"
+    assert (
+        not out["own_task"].is_error and out["own_task"].structured_content["status"] == "stopped"
+    )
 
 
-@pytest.mark.parametrize("body", [b'{"jsonrpc": "2.0", "id": 1, "method": ', b'\xff\xfe{"jsonrpc":"2.0"}',
-                                  b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": "\xc3\x28"}',
-                                  b"[1, 2", b"null"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"jsonrpc": "2.0", "id": 1, "method": ',
+        b'\xff\xfe{"jsonrpc":"2.0"}',
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": "\xc3\x28"}',
+        b"[1, 2",
+        b"null",
+    ],
+)
 def test_broken_input_gets_a_json_rpc_error(mcp_http, body: bytes) -> None:
     url, tokens, log = mcp_http
-    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-               "Authorization": f"Bearer {tokens['viewer']}"}
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "Authorization": f"Bearer {tokens['viewer']}",
+    }
     reply = httpx.post(url, content=body, headers=headers, timeout=10)
     assert 400 <= reply.status_code < 500
     error = reply.json()["error"]

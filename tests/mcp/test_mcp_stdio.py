@@ -17,13 +17,24 @@ from vitrina.config import Settings
 from vitrina.docs.run import make_request, run_docs
 
 FIXTURES = Path(__file__).resolve().parents[1] / "docs" / "fixtures"
-TOOLS = {"ask", "run_sql", "search_catalog", "describe_table", "describe_measure", "trace_lineage", "start_task", "task_decision"}
+TOOLS = {
+    "ask",
+    "run_sql",
+    "search_catalog",
+    "describe_table",
+    "describe_measure",
+    "trace_lineage",
+    "start_task",
+    "task_decision",
+}
 
 
 @pytest.fixture(scope="module")
 def manual(tmp_path_factory: pytest.TempPathFactory) -> Path:
     home = tmp_path_factory.mktemp("mcp-docs")
-    request = make_request(FIXTURES / "small.bim", [FIXTURES / "warehouse"], all_measures=True, out=home / "manual")
+    request = make_request(
+        FIXTURES / "small.bim", [FIXTURES / "warehouse"], all_measures=True, out=home / "manual"
+    )
     run_docs(request, settings=Settings(home=home))
     return home / "manual"
 
@@ -31,7 +42,9 @@ def manual(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _payload(result: Any) -> Any:
     if result.structured_content is not None:
         data = result.structured_content
-        return data.get("result", data) if isinstance(data, dict) and set(data) == {"result"} else data
+        return (
+            data.get("result", data) if isinstance(data, dict) and set(data) == {"result"} else data
+        )
     return json.loads(result.content[0].text)
 
 
@@ -41,34 +54,73 @@ def _text(result: Any) -> str:
 
 def test_stdio_server_lists_and_runs_every_tool(demo_db, manual, tmp_path):
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "vitrina.cli", "mcp"],
-        env={"VITRINA_HOME": str(tmp_path), "VITRINA_DB_URL": f"duckdb:///{demo_db}", "VITRINA_DOCS_DIR": str(manual)})
+        command=sys.executable,
+        args=["-m", "vitrina.cli", "mcp"],
+        env={
+            "VITRINA_HOME": str(tmp_path),
+            "VITRINA_DB_URL": f"duckdb:///{demo_db}",
+            "VITRINA_DOCS_DIR": str(manual),
+        },
+    )
     calls: dict[str, Any] = {}
 
     async def session() -> None:
         async with Client(params, read_timeout_seconds=120) as client:
             listed = await client.list_tools()
             calls["tools"] = {t.name: t for t in listed.tools}
-            calls["ask"] = await client.call_tool("ask", {"question": "Сумма платежей по регионам за 3 квартал 2026"})
-            calls["clarify"] = await client.call_tool("ask", {"question": "Сколько открыли в мае 2025?"})
+            calls["ask"] = await client.call_tool(
+                "ask", {"question": "Сумма платежей по регионам за 3 квартал 2026"}
+            )
+            calls["clarify"] = await client.call_tool(
+                "ask", {"question": "Сколько открыли в мае 2025?"}
+            )
             thread = _payload(calls["clarify"])["thread_id"]
-            calls["clarified"] = await client.call_tool("ask", {"question": "1", "thread_id": thread})
-            calls["run_sql"] = await client.call_tool("run_sql", {
-                "sql": "select region_name, count(*) as n from dwh.dim_region group by 1 order by 1", "max_rows": 5})
-            calls["run_sql_bad"] = await client.call_tool("run_sql", {"sql": "DROP TABLE dwh.fact_payment"})
-            calls["run_sql_file"] = await client.call_tool("run_sql", {"sql": "select * from read_csv('/etc/passwd')"})
+            calls["clarified"] = await client.call_tool(
+                "ask", {"question": "1", "thread_id": thread}
+            )
+            calls["run_sql"] = await client.call_tool(
+                "run_sql",
+                {
+                    "sql": "select region_name, count(*) as n from dwh.dim_region group by 1 "
+                    "order by 1",
+                    "max_rows": 5,
+                },
+            )
+            calls["run_sql_bad"] = await client.call_tool(
+                "run_sql", {"sql": "DROP TABLE dwh.fact_payment"}
+            )
+            calls["run_sql_file"] = await client.call_tool(
+                "run_sql", {"sql": "select * from read_csv('/etc/passwd')"}
+            )
             calls["search"] = await client.call_tool("search_catalog", {"query": "регион"})
             calls["table"] = await client.call_tool("describe_table", {"table": "fact_payment"})
-            calls["table_bad"] = await client.call_tool("describe_table", {"table": "dwh.fact_paymnt"})
-            calls["measure"] = await client.call_tool("describe_measure", {"measure": "[Amount per Customer]"})
-            calls["measure_bad"] = await client.call_tool("describe_measure", {"measure": "Total Amoun"})
+            calls["table_bad"] = await client.call_tool(
+                "describe_table", {"table": "dwh.fact_paymnt"}
+            )
+            calls["measure"] = await client.call_tool(
+                "describe_measure", {"measure": "[Amount per Customer]"}
+            )
+            calls["measure_bad"] = await client.call_tool(
+                "describe_measure", {"measure": "Total Amoun"}
+            )
             calls["lineage"] = await client.call_tool("trace_lineage", {"measure": "Total Amount"})
-            calls["typed"] = await client.call_tool("run_sql", {"sql": "select 1", "max_rows": "many"})
-            calls["task"] = await client.call_tool("start_task", {
-                "request": "Сравни открытия кошельков за 3 квартал 2026 с прошлым годом по регионам"})
+            calls["typed"] = await client.call_tool(
+                "run_sql", {"sql": "select 1", "max_rows": "many"}
+            )
+            calls["task"] = await client.call_tool(
+                "start_task",
+                {
+                    "request": "Сравни открытия кошельков за 3 квартал 2026 с прошлым годом по "
+                    "регионам"
+                },
+            )
             task_id = _payload(calls["task"])["task_id"]
-            calls["task_stop"] = await client.call_tool("task_decision", {"task_id": task_id, "action": "stop"})
-            calls["task_bad"] = await client.call_tool("task_decision", {"task_id": "nope", "action": "approve"})
+            calls["task_stop"] = await client.call_tool(
+                "task_decision", {"task_id": task_id, "action": "stop"}
+            )
+            calls["task_bad"] = await client.call_tool(
+                "task_decision", {"task_id": "nope", "action": "approve"}
+            )
 
     anyio.run(session)
     tools = calls["tools"]
@@ -83,12 +135,18 @@ def test_stdio_server_lists_and_runs_every_tool(demo_db, manual, tmp_path):
     assert calls["task_bad"].is_error
 
     answer = _payload(calls["ask"])
-    assert answer["status"] == "answered" and answer["row_count"] == 12 and "SELECT" in answer["sql"]
+    assert (
+        answer["status"] == "answered" and answer["row_count"] == 12 and "SELECT" in answer["sql"]
+    )
     assert _payload(calls["clarify"])["status"] == "clarification"
     assert _payload(calls["clarified"])["status"] == "answered"
 
     rows = _payload(calls["run_sql"])
-    assert rows["columns"] == ["region_name", "n"] and len(rows["rows"]) == 5 and rows["rows_truncated"]
+    assert (
+        rows["columns"] == ["region_name", "n"]
+        and len(rows["rows"]) == 5
+        and rows["rows_truncated"]
+    )
     assert "LIMIT" in rows["sql"]
     for bad in ("run_sql_bad", "run_sql_file"):
         assert calls[bad].is_error and "guard" in _text(calls[bad])
@@ -96,7 +154,9 @@ def test_stdio_server_lists_and_runs_every_tool(demo_db, manual, tmp_path):
     hits = _payload(calls["search"])
     assert any(h["kind"] == "table" and h["id"] == "dwh.dim_region" for h in hits)
     table = _payload(calls["table"])
-    assert table["name"] == "dwh.fact_payment" and any(c["name"] == "amount_rub" for c in table["columns"])
+    assert table["name"] == "dwh.fact_payment" and any(
+        c["name"] == "amount_rub" for c in table["columns"]
+    )
     assert calls["table_bad"].is_error and "dwh.fact_payment" in _text(calls["table_bad"])
 
     measure = _payload(calls["measure"])
@@ -113,13 +173,23 @@ def test_stdio_answers_broken_lines_with_json_rpc_errors(demo_db, tmp_path):
     and a log line; the next good request is still answered."""
     import subprocess
 
-    lines = [b'{"jsonrpc": "2.0", "id": 1, "method": ', b'\xff\xfe{"a":1}', b'{"a": 1}', b"[1, 2",
-             b'{"jsonrpc":"2.0","id":2,"method":"ping"}']
+    lines = [
+        b'{"jsonrpc": "2.0", "id": 1, "method": ',
+        b'\xff\xfe{"a":1}',
+        b'{"a": 1}',
+        b"[1, 2",
+        b'{"jsonrpc":"2.0","id":2,"method":"ping"}',
+    ]
     env = {**os.environ, "VITRINA_HOME": str(tmp_path), "VITRINA_DB_URL": f"duckdb:///{demo_db}"}
     import threading
 
-    proc = subprocess.Popen([sys.executable, "-m", "vitrina.cli", "mcp"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vitrina.cli", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     watchdog = threading.Timer(120, proc.kill)  # a hard bound if the server never answers
     watchdog.start()
     try:

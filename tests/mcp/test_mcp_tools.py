@@ -21,7 +21,9 @@ HOSTILE = [
 
 @pytest.fixture
 def box(demo_db, tmp_path):
-    toolbox = Toolbox(load_settings(db_url=f"duckdb:///{demo_db}", row_cap=50), docs_dir=tmp_path / "none")
+    toolbox = Toolbox(
+        load_settings(db_url=f"duckdb:///{demo_db}", row_cap=50), docs_dir=tmp_path / "none"
+    )
     yield toolbox
     toolbox.close()
 

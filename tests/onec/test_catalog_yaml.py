@@ -15,7 +15,11 @@ def test_yaml_draft_loads_back_without_problems(tmp_path):
     path = write_catalog_yaml(source.catalog, tmp_path)
     loaded = load_catalog(path.parent)
     assert not loaded.problems
-    assert set(loaded.tables) == set(source.catalog.tables) and set(loaded.metrics) == set(source.catalog.metrics)
+    assert set(loaded.tables) == set(source.catalog.tables) and set(loaded.metrics) == set(
+        source.catalog.metrics
+    )
     sales = loaded.tables["регистрнакопления.продажи"]
-    assert sales.default_date == "период" and sales.column("номенклатура").label_ru == "Номенклатура"
+    assert (
+        sales.default_date == "период" and sales.column("номенклатура").label_ru == "Номенклатура"
+    )
     assert "обороты" in sales.description_ru and "РеализацияТоваровУслуг" in sales.description_ru

@@ -113,8 +113,8 @@ def test_names_that_start_like_keywords_in_fields_and_totals():
     fields = ",\n".join(f"\tТ.{n} КАК {n}" for n in names)
     for head in ("", "ОБЩИЕ, "):
         query = (
-            f"ВЫБРАТЬ\n{fields}\nИЗ\n\tРегистрНакопления.Продажи КАК Т\nИТОГИ\n\tСУММА(Сумма)\nПО\n\t{head}"
-            + (",\n\t".join(names))
+            f"ВЫБРАТЬ\n{fields}\nИЗ\n\tРегистрНакопления.Продажи КАК "
+            f"Т\nИТОГИ\n\tСУММА(Сумма)\nПО\n\t{head}" + (",\n\t".join(names))
         )
         result = check_query(query)
         assert result.ok, result.errors
@@ -152,10 +152,13 @@ def test_every_query_text_of_the_test_configurations_passes(name):
 def test_sources_the_configuration_lacks_are_errors():
     config = OneCSource.load(CONFIGS / "shop-designer").config
     cases = {
-        "ВЫБРАТЬ Т.А ИЗ РегистрНакопления.Продажи.Остатки(&П, ) КАК Т": "has no virtual table Остатки",
+        "ВЫБРАТЬ Т.А ИЗ РегистрНакопления.Продажи.Остатки(&П, ) КАК Т": "has no virtual table "
+        "Остатки",
         "ВЫБРАТЬ Т.А ИЗ РегистрНакопления.Нет КАК Т": "is not in the configuration",
         "ВЫБРАТЬ Т.А ИЗ Документ.РеализацияТоваров.Услуги КАК Т": "has no tabular section Услуги",
-        "ВЫБРАТЬ Т.А ИЗ РегистрСведений.КонтактныеЛица.СрезПоследних(&П, ) КАК Т": "has no virtual table",
+        (
+            "ВЫБРАТЬ Т.А ИЗ РегистрСведений.КонтактныеЛица.СрезПоследних(&П, ) КАК Т"
+        ): "has no virtual table",
     }
     for query, problem in cases.items():
         issues = check_sources(query, config)

@@ -30,7 +30,9 @@ def test_trade_configuration_read(source):
     cfg = source.config
     assert [w.name for w in cfg.warnings] == ["Report.ВаловаяПрибыль"]
     assert cfg.recorders("AccumulationRegister.ТоварыНаСкладах") == [
-        "Document.ПриходнаяНакладная", "Document.РеализацияТоваровУслуг"]
+        "Document.ПриходнаяНакладная",
+        "Document.РеализацияТоваровУслуг",
+    ]
     assert cfg.get("РегистрСведений.ЦеныНоменклатуры").periodicity == "Day"
     assert cfg.get("Catalog.Номенклатура").synonyms == {"ru": "Номенклатура", "en": "Products"}
     cat = source.catalog
@@ -38,16 +40,31 @@ def test_trade_configuration_read(source):
     assert cat.dictionary_for("справочник.номенклатура", "видноменклатуры") is not None
 
 
-@pytest.mark.parametrize("request_text, register, virtual_table, dimension", [
-    ("остатки товаров на складах", "РегистрНакопления.ТоварыНаСкладах", "Остатки", "Склад"),
-    ("продажи по номенклатуре за месяц", "РегистрНакопления.Продажи", "Обороты", "Номенклатура"),
-    ("Сформируй отчёт: продажи по номенклатуре по месяцам за 2025 год", "РегистрНакопления.Продажи", "Обороты",
-     "Номенклатура"),
-])
-def test_requests_find_the_register_and_write_a_parsed_query(route, request_text, register, virtual_table,
-                                                             dimension):
+@pytest.mark.parametrize(
+    "request_text, register, virtual_table, dimension",
+    [
+        ("остатки товаров на складах", "РегистрНакопления.ТоварыНаСкладах", "Остатки", "Склад"),
+        (
+            "продажи по номенклатуре за месяц",
+            "РегистрНакопления.Продажи",
+            "Обороты",
+            "Номенклатура",
+        ),
+        (
+            "Сформируй отчёт: продажи по номенклатуре по месяцам за 2025 год",
+            "РегистрНакопления.Продажи",
+            "Обороты",
+            "Номенклатура",
+        ),
+    ],
+)
+def test_requests_find_the_register_and_write_a_parsed_query(
+    route, request_text, register, virtual_table, dimension
+):
     result = route.handle(request_text)
-    assert result.nodes[-3:] == ["plan_report", "onec_report", "deliver"] and "analyst" in result.nodes
+    assert (
+        result.nodes[-3:] == ["plan_report", "onec_report", "deliver"] and "analyst" in result.nodes
+    )
     assert result.steps[0]["observation"].startswith(register.lower())
     report = result.report
     assert report["register"] == register and report["virtual_table"] == virtual_table
@@ -55,16 +72,22 @@ def test_requests_find_the_register_and_write_a_parsed_query(route, request_text
     assert check.checked and check.ok, check.errors
     assert check.virtual_tables == [f"{register}.{virtual_table}"]  # read back from the parse tree
     assert f"ПРЕДСТАВЛЕНИЕ({register.split('.')[1]}{virtual_table}.{dimension})" in report["query"]
-    assert "ИТОГИ" not in report["query"]  # the schema totals its resources; the platform's schemas carry none
-    assert report["links"][0] == f"e1cib/list/{register}" and report["links"][1].startswith("e1cib/app/Отчет.")
+    assert (
+        "ИТОГИ" not in report["query"]
+    )  # the schema totals its resources; the platform's schemas carry none
+    assert report["links"][0] == f"e1cib/list/{register}" and report["links"][1].startswith(
+        "e1cib/app/Отчет."
+    )
     schema = ET.fromstring(report["dcs"])
     ns = {"s": "http://v8.1c.ru/8.1/data-composition-system/schema"}
     assert schema.find("s:dataSet/s:query", ns).text == report["query"]
     assert schema.findall("s:totalField", ns) and schema.findall("s:parameter", ns)
     assert schema.find("s:settingsVariant", ns) is not None
     com = "{http://v8.1c.ru/8.1/data-composition-system/common}"
-    roles = {f.find("s:dataPath", ns).text: [r.tag.replace(com, "") for r in f.find("s:role", ns) or []]
-             for f in schema.findall("s:dataSet/s:field", ns)}
+    roles = {
+        f.find("s:dataPath", ns).text: [r.tag.replace(com, "") for r in f.find("s:role", ns) or []]
+        for f in schema.findall("s:dataSet/s:field", ns)
+    }
     assert roles[dimension] == ["dimension"]
 
 
@@ -72,7 +95,9 @@ def test_month_grain_and_period_parameters(route):
     result = route.handle("продажи по номенклатуре по месяцам за 2025 год")
     assert "Обороты(&НачалоПериода, &КонецПериода, Месяц, )" in result.report["query"]
     assert result.report["parameters"]["НачалоПериода"]["value"] == "2025-01-01T00:00:00"
-    assert result.report["parameters"]["КонецПериода"]["value"] == "2025-12-31T23:59:59"  # the last day kept
+    assert (
+        result.report["parameters"]["КонецПериода"]["value"] == "2025-12-31T23:59:59"
+    )  # the last day kept
 
 
 def test_balance_candidates_rank_ostatki_first(route):
@@ -91,19 +116,40 @@ def test_metadata_search_in_1c(route):
 
 
 def test_query_writer_for_each_virtual_table(source):
-    prices = write_query(OneCQuery(source.config.get("РегистрСведений.ЦеныНоменклатуры"), "СрезПоследних",
-                                   ["Номенклатура"], ["Цена"]))
+    prices = write_query(
+        OneCQuery(
+            source.config.get("РегистрСведений.ЦеныНоменклатуры"),
+            "СрезПоследних",
+            ["Номенклатура"],
+            ["Цена"],
+        )
+    )
     assert "СрезПоследних(&Период, )" in prices.text and "СУММА" not in prices.text
-    both = write_query(OneCQuery(source.config.get("РегистрНакопления.ТоварыНаСкладах"), "ОстаткиИОбороты",
-                                 ["Склад"], ["Количество"]))
+    both = write_query(
+        OneCQuery(
+            source.config.get("РегистрНакопления.ТоварыНаСкладах"),
+            "ОстаткиИОбороты",
+            ["Склад"],
+            ["Количество"],
+        )
+    )
     assert "КоличествоКонечныйОстаток" in both.text
     for q in (prices, both):
         assert check_query(q.text).ok
         ET.fromstring(write_dcs(q))
 
 
-ORDER = ["dataSource", "dataSet", "dataSetLink", "calculatedField", "totalField", "parameter", "template",
-         "groupTemplate", "settingsVariant"]
+ORDER = [
+    "dataSource",
+    "dataSet",
+    "dataSetLink",
+    "calculatedField",
+    "totalField",
+    "parameter",
+    "template",
+    "groupTemplate",
+    "settingsVariant",
+]
 
 
 def _shape(xml_text: str) -> tuple[list[str], list[str], list[str]]:
@@ -116,7 +162,8 @@ def _shape(xml_text: str) -> tuple[list[str], list[str], list[str]]:
 
 @pytest.mark.fixtures
 def test_schema_has_the_shape_of_the_platform_schemas(route, shared_fixtures):
-    """Element order, data set and settings variant as in the real schemas of the shared fixtures."""
+    """Element order, data set and settings variant as in the real schemas of the shared
+    fixtures."""
     ours = _shape(route.handle("продажи по номенклатуре за ноябрь 2025").report["dcs"])
     for path in (shared_fixtures / "onec").rglob("Template.*"):
         theirs = _shape(path.read_text(encoding="utf-8-sig"))

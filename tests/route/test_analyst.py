@@ -23,7 +23,11 @@ def test_productive_search_finishes_with_steps_shown():
     result = _service().handle("Где хранятся платежи по регионам?")
     assert result.status == "found" and result.intent == "metadata"
     assert [s["action"].split(":")[0] for s in result.steps] == [
-        "search_catalog", "lookup_columns", "lookup_values", "relation_path"]
+        "search_catalog",
+        "lookup_columns",
+        "lookup_values",
+        "relation_path",
+    ]
     assert result.nodes.count("analyst") == len(result.steps) == 4
     assert result.steps[0]["observation"].startswith("dwh.fact_payment")
     assert "dwh.dim_client.region_id = dwh.dim_region.region_id" in result.steps[3]["observation"]

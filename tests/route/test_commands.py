@@ -29,13 +29,17 @@ def test_onec_command_reads_and_drafts(tmp_path):
 
 
 def test_route_command_on_a_1c_target_as_json():
-    result = CliRunner().invoke(_app(), ["route", "остатки товаров на складах", "--onec", str(TRADE), "--json"])
+    result = CliRunner().invoke(
+        _app(), ["route", "остатки товаров на складах", "--onec", str(TRADE), "--json"]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["report"]["virtual_table"] == "Остатки" and data["nodes"][-1] == "deliver"
 
 
 def test_route_command_mcp_face(demo_db):
-    result = CliRunner().invoke(_app(), ["route", "What can you do?", "--db", f"duckdb:///{demo_db}", "--face", "mcp"])
+    result = CliRunner().invoke(
+        _app(), ["route", "What can you do?", "--db", f"duckdb:///{demo_db}", "--face", "mcp"]
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["reply"]["face"] == "mcp"

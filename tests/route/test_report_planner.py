@@ -50,12 +50,20 @@ def test_candidates_scores_and_choice(answers):
     assert set(by_id) == {"breakdown", "aggregate", "detailed", "comparison", "top_n"}
     assert result.chosen["id"] == "breakdown"
     assert by_id["breakdown"]["total"] == 12.0 and by_id["breakdown"]["scores"] == {
-        "measures": 1.0, "dimensions": 1.0, "joins": 1.0, "grain": 1.0, "period": 1.0, "size": 1.0}
+        "measures": 1.0,
+        "dimensions": 1.0,
+        "joins": 1.0,
+        "grain": 1.0,
+        "period": 1.0,
+        "size": 1.0,
+    }
     assert by_id["aggregate"]["scores"]["dimensions"] == 0.0
     assert by_id["detailed"]["scores"]["grain"] == 0.0
     assert by_id["comparison"]["scores"]["period"] == 0.5, "a comparison nobody asked for"
     assert (by_id["comparison"]["previous"]["start"], by_id["comparison"]["previous"]["end"]) == (
-        "2024-01-01", "2024-12-31")
+        "2024-01-01",
+        "2024-12-31",
+    )
     assert by_id["top_n"]["scores"]["size"] == 0.5
     assert any("cuts 2 of 12" in r for r in by_id["top_n"]["reasons"])
     assert all(c["valid"] and c["sql"] for c in result.candidates)
@@ -72,10 +80,16 @@ def test_report_via_the_metadata_analyst(answers):
 def test_comparison_is_chosen_when_asked(make_route):
     result = make_route().handle("Отчёт: сумма платежей за 2025 год по сравнению с прошлым годом")
     assert result.chosen["id"] == "comparison", [(c["id"], c["total"]) for c in result.candidates]
-    assert result.report["columns"] == ["payment_amount", "payment_amount_prev", "payment_amount_change",
-                                        "payment_amount_change_pct"]
-    (cur, prev, change, pct), = result.report["rows"]
-    assert cur > 0 and prev > 0 and change == cur - prev and pct == round((cur - prev) / prev * 100, 2)
+    assert result.report["columns"] == [
+        "payment_amount",
+        "payment_amount_prev",
+        "payment_amount_change",
+        "payment_amount_change_pct",
+    ]
+    ((cur, prev, change, pct),) = result.report["rows"]
+    assert (
+        cur > 0 and prev > 0 and change == cur - prev and pct == round((cur - prev) / prev * 100, 2)
+    )
     assert result.report["compared_with"]["start"] == "2024-01-01"
 
 
@@ -118,21 +132,31 @@ def test_no_metric_is_an_honest_refusal(make_route):
 # the compared period each request names, and the SQL (written apart from the planner) of
 # the previous values by key; "{start}" / "{end}" are the compared period's dates
 COMPARISONS = [
-    ("Отчёт: открытия кошельков за 3 квартал 2026 по регионам в сравнении с прошлым годом",
-     ("2025-07-01", "2025-09-30"),
-     "SELECT r.region_name, COUNT(*) FROM dwh.fact_wallet_opening f JOIN dwh.dim_region r "
-     "ON f.region_id = r.region_id WHERE f.open_date BETWEEN '{start}' AND '{end}' GROUP BY 1"),
-    ("report: payment volume in Q3 2026 QoQ", ("2026-04-01", "2026-06-30"),
-     "SELECT SUM(amount_rub) FROM dwh.fact_payment WHERE status = 'success' "
-     "AND payment_date BETWEEN '{start}' AND '{end}'"),
-    ("отчёт: количество выпущенных карт за октябрь 2026 к прошлому месяцу по типам карт",
-     ("2026-09-01", "2026-09-30"),
-     "SELECT card_type, COUNT(*) FROM dwh.fact_card_issue WHERE issue_date BETWEEN '{start}' AND '{end}' "
-     "GROUP BY 1"),
+    (
+        "Отчёт: открытия кошельков за 3 квартал 2026 по регионам в сравнении с прошлым годом",
+        ("2025-07-01", "2025-09-30"),
+        "SELECT r.region_name, COUNT(*) FROM dwh.fact_wallet_opening f JOIN dwh.dim_region r "
+        "ON f.region_id = r.region_id WHERE f.open_date BETWEEN '{start}' AND '{end}' GROUP BY 1",
+    ),
+    (
+        "report: payment volume in Q3 2026 QoQ",
+        ("2026-04-01", "2026-06-30"),
+        "SELECT SUM(amount_rub) FROM dwh.fact_payment WHERE status = 'success' "
+        "AND payment_date BETWEEN '{start}' AND '{end}'",
+    ),
+    (
+        "отчёт: количество выпущенных карт за октябрь 2026 к прошлому месяцу по типам карт",
+        ("2026-09-01", "2026-09-30"),
+        "SELECT card_type, COUNT(*) FROM dwh.fact_card_issue WHERE issue_date BETWEEN "
+        "'{start}' AND '{end}' "
+        "GROUP BY 1",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("request_text", "compared", "sql"), COMPARISONS, ids=[c[0][:40] for c in COMPARISONS])
+@pytest.mark.parametrize(
+    ("request_text", "compared", "sql"), COMPARISONS, ids=[c[0][:40] for c in COMPARISONS]
+)
 def test_a_comparison_looks_back_by_the_unit_named(make_route, request_text, compared, sql):
     route = make_route()
     result = route.handle(request_text)
@@ -141,6 +165,6 @@ def test_a_comparison_looks_back_by_the_unit_named(make_route, request_text, com
     assert (report["compared_with"]["start"], report["compared_with"]["end"]) == compared
     expected = route.context.warehouse.execute(sql.format(start=compared[0], end=compared[1])).rows
     prev = report["columns"].index(next(c for c in report["columns"] if c.endswith("_prev")))
-    got = {tuple(r[:prev - 1]): r[prev] for r in report["rows"]}
+    got = {tuple(r[: prev - 1]): r[prev] for r in report["rows"]}
     assert got == {tuple(r[:-1]): r[-1] for r in expected}
     assert "-- " in report["sql"], "both SQL texts are shown"

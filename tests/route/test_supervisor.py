@@ -12,7 +12,9 @@ from vitrina.route.graph import TERMINAL
 
 from .conftest import scripted
 
-CASES = yaml.safe_load((Path(__file__).parent / "data" / "intents.yaml").read_text(encoding="utf-8"))
+CASES = yaml.safe_load(
+    (Path(__file__).parent / "data" / "intents.yaml").read_text(encoding="utf-8")
+)
 ROLE_NODES = {"ask", "plan_report", "analyst", "docs", "task", "general"}
 
 
@@ -23,10 +25,14 @@ def test_intent_rules(case):
 
 def test_unsure_is_ask_and_model_slot_decides_only_then():
     assert classify("выручка москва").intent == "ask"
-    model, fake = scripted({"route_intent": [{"intent": "metadata", "reason": "asks where data lives"}]})
+    model, fake = scripted(
+        {"route_intent": [{"intent": "metadata", "reason": "asks where data lives"}]}
+    )
     decided = classify("выручка москва", llm=model)
     assert (decided.intent, decided.source) == ("metadata", "model")
-    assert classify("привет", llm=model).source == "rules" and [p.task for p in fake.prompts] == ["route_intent"]
+    assert classify("привет", llm=model).source == "rules" and [p.task for p in fake.prompts] == [
+        "route_intent"
+    ]
 
 
 def test_a_model_intent_outside_the_known_ones_is_the_rule_default():
@@ -55,8 +61,12 @@ def route_service(demo_db, tmp_path_factory):
 
     settings = load_settings(db_url=f"duckdb:///{demo_db}")
     ask = AskService(settings, today=TODAY, write_files=False)
-    service = RouteService(ask_service=ask, today=TODAY, write_files=False,
-                           docs_model=Path(__file__).parents[1] / "docs" / "fixtures" / "small.bim")
+    service = RouteService(
+        ask_service=ask,
+        today=TODAY,
+        write_files=False,
+        docs_model=Path(__file__).parents[1] / "docs" / "fixtures" / "small.bim",
+    )
     yield service
     service.close()
 
@@ -81,26 +91,40 @@ def test_deliver_is_the_only_node_that_reaches_the_end():
 
 def test_faces(route_service):
     web = route_service.handle("Что ты умеешь?", face="web").reply
-    assert web["face"] == "web" and web["markdown"].startswith("Я Витрина") and web["data"]["role"] == "general"
+    assert (
+        web["face"] == "web"
+        and web["markdown"].startswith("Я Витрина")
+        and web["data"]["role"] == "general"
+    )
     mcp = route_service.handle("What can you do?", face="mcp").reply
     assert mcp["content"][0]["type"] == "text" and "I am Vitrina" in mcp["content"][0]["text"]
     assert mcp["structuredContent"]["intent"] == "general" and mcp["isError"] is False
 
 
 def test_task_role_proposes_a_plan_and_plugs_in(route_service):
-    result = route_service.handle("Задача: сравни открытия кошельков за 3 квартал 2026 с прошлым годом по регионам")
+    result = route_service.handle(
+        "Задача: сравни открытия кошельков за 3 квартал 2026 с прошлым годом по регионам"
+    )
     assert (result.role, result.status) == ("task", "awaiting_plan")
     assert result.answer.startswith("Предлагаю план задачи") and "vitrina task" in result.answer
     from vitrina.route import RouteService
 
-    no_job = RouteService(catalog=route_service.context.catalog, warehouse=object())  # no ask pipeline behind it
+    no_job = RouteService(
+        catalog=route_service.context.catalog, warehouse=object()
+    )  # no ask pipeline behind it
     result = no_job.handle("task: investigate churn step by step")
     assert (result.role, result.status) == ("task", "unavailable")
 
-    plugged = RouteService(catalog=route_service.context.catalog, warehouse=object(),
-                           task_runner=lambda text: {"status": "answered", "answer": f"plan for: {text}"})
+    plugged = RouteService(
+        catalog=route_service.context.catalog,
+        warehouse=object(),
+        task_runner=lambda text: {"status": "answered", "answer": f"plan for: {text}"},
+    )
     result = plugged.handle("task: investigate churn step by step")
-    assert result.status == "answered" and result.answer == "plan for: task: investigate churn step by step"
+    assert (
+        result.status == "answered"
+        and result.answer == "plan for: task: investigate churn step by step"
+    )
 
 
 def test_ask_role_is_the_ask_job(route_service):

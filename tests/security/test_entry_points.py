@@ -69,13 +69,15 @@ def _pg_fingerprint(admin_url: str) -> str:
         tables = [
             r[0]
             for r in admin.execute(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'dwh' ORDER BY 1"
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = "
+                "'dwh' ORDER BY 1"
             )
         ]
         for table in tables:
             parts.append(
                 admin.execute(
-                    f"SELECT md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), '')) FROM dwh.{table} t"
+                    "SELECT md5(coalesce(string_agg(t::text, ',' ORDER BY t::text), "
+                    f"'')) FROM dwh.{table} t"
                 ).fetchone()[0]
             )
         for sql in [
@@ -85,9 +87,11 @@ def _pg_fingerprint(admin_url: str) -> str:
             "SELECT count(*) FROM pg_largeobject_metadata",
             # roles are shared by every database on the server (other test runs add theirs):
             # the reader's own attributes and this database's role settings only
-            "SELECT string_agg(rolname || rolsuper::text || rolcreaterole::text || rolcreatedb::text, ',') "
+            "SELECT string_agg(rolname || rolsuper::text || rolcreaterole::text || "
+            "rolcreatedb::text, ',') "
             "FROM pg_roles WHERE rolname = 'vitrina_reader'",
-            "SELECT string_agg(array_to_string(setconfig, ';'), ',' ORDER BY 1) FROM pg_db_role_setting "
+            "SELECT string_agg(array_to_string(setconfig, ';'), ',' ORDER BY 1) FROM "
+            "pg_db_role_setting "
             "WHERE setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())",
             "SELECT string_agg(extname, ',' ORDER BY 1) FROM pg_extension",
         ]:

@@ -53,7 +53,9 @@ def docs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     home = tmp_path_factory.mktemp("docs-home")
     out = home / "manual"
-    request = make_request(DOCS_FIXTURES / "small.bim", [DOCS_FIXTURES / "warehouse"], all_measures=True, out=out)
+    request = make_request(
+        DOCS_FIXTURES / "small.bim", [DOCS_FIXTURES / "warehouse"], all_measures=True, out=out
+    )
     report = run_docs(request, settings=Settings(home=home))
     assert not report.missed or len(report.processed) > 5
     return out

@@ -24,7 +24,9 @@ def new_token(client: TestClient, name: str = "tests", role: str = "analyst") ->
     return {"Authorization": f"Bearer {create_token(client.app.state.vitrina.store, name, role)}"}
 
 
-def ask(client: TestClient, headers: dict[str, str], thread_id: str, text: str) -> list[dict[str, Any]]:
+def ask(
+    client: TestClient, headers: dict[str, str], thread_id: str, text: str
+) -> list[dict[str, Any]]:
     """POST a message and return the parsed SSE events (the stream is read to its end)."""
     resp = client.post(f"/api/threads/{thread_id}/messages", json={"text": text}, headers=headers)
     assert resp.status_code == 200, resp.text

@@ -109,7 +109,10 @@ def test_run_files_excel_chart_and_png(client, auth):
     assert png.headers["content-type"] == "image/png" and png.content[:8] == b"\x89PNG\r\n\x1a\n"
     missing = client.get("/api/runs/nope/excel", headers=auth)
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "run_not_found"
-    assert sorted(p.name for p in run_dir.iterdir()) == ["chart.png", "result.xlsx"]  # no temporary left
+    assert sorted(p.name for p in run_dir.iterdir()) == [
+        "chart.png",
+        "result.xlsx",
+    ]  # no temporary left
 
 
 def test_a_download_is_made_once_and_reused(client, auth):

@@ -12,10 +12,18 @@ from vitrina.server.tokens import digest, verify_token
 from .helpers import ask, new_thread, new_token
 
 PROTECTED = [
-    ("GET", "/api/threads"), ("POST", "/api/threads"), ("GET", "/api/threads/x"),
-    ("POST", "/api/threads/x/messages"), ("GET", "/api/runs/x/excel"), ("GET", "/api/runs/x/chart"),
-    ("GET", "/api/runs/x/chart.png"), ("GET", "/api/catalog/topics"), ("GET", "/api/catalog/tables"),
-    ("GET", "/api/docs"), ("GET", "/api/docs/manual"), ("GET", "/api/docs/measures/x"),
+    ("GET", "/api/threads"),
+    ("POST", "/api/threads"),
+    ("GET", "/api/threads/x"),
+    ("POST", "/api/threads/x/messages"),
+    ("GET", "/api/runs/x/excel"),
+    ("GET", "/api/runs/x/chart"),
+    ("GET", "/api/runs/x/chart.png"),
+    ("GET", "/api/catalog/topics"),
+    ("GET", "/api/catalog/tables"),
+    ("GET", "/api/docs"),
+    ("GET", "/api/docs/manual"),
+    ("GET", "/api/docs/measures/x"),
 ]
 
 
@@ -27,7 +35,9 @@ def test_no_token_is_401_with_an_error_body(client, method, path):
     assert resp.json()["error"]["code"] == "unauthorized"
 
 
-@pytest.mark.parametrize("token", ["nonsense", "vt_abc_def", "vt__x", "Bearer", "vt_" + "a" * 12 + "_" + "b" * 43])
+@pytest.mark.parametrize(
+    "token", ["nonsense", "vt_abc_def", "vt__x", "Bearer", "vt_" + "a" * 12 + "_" + "b" * 43]
+)
 def test_a_wrong_token_is_401(client, token):
     resp = client.get("/api/threads", headers={"Authorization": f"Bearer {token}"})
     assert resp.status_code == 401 and resp.json()["error"]["code"] == "invalid_token"
@@ -72,9 +82,19 @@ def test_no_auth_on_loopback_serves_everyone_as_local(make_client):
     assert client.get("/api/info").json()["auth"] is False
 
 
-@pytest.mark.parametrize(("host", "loopback"), [("127.0.0.1", True), ("127.8.0.1", True), ("::1", True),
-                                                ("localhost", True), ("0.0.0.0", False), ("::", False),
-                                                ("192.168.1.5", False), ("example.com", False)])
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.8.0.1", True),
+        ("::1", True),
+        ("localhost", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.5", False),
+        ("example.com", False),
+    ],
+)
 def test_no_auth_only_on_loopback(host, loopback):
     assert is_loopback(host) is loopback
     options = ServeOptions(host=host, auth=False)

@@ -31,26 +31,36 @@ def _require(condition: bool, reason: str) -> None:
 @pytest.fixture(scope="module")
 def browser():
     _require(Path(CHROMIUM).exists(), f"{CHROMIUM} not found (apt-get install -y chromium)")
-    _require(all(vendor_status().values()), "Chart.js/Mermaid not installed: run `python -m vitrina.server.assets`")
+    _require(
+        all(vendor_status().values()),
+        "Chart.js/Mermaid not installed: run `python -m vitrina.server.assets`",
+    )
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM,
-                                     args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        chromium = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
         yield chromium
         chromium.close()
 
 
 @pytest.fixture
 def server(demo_db, docs_dir, tmp_path):
-    env = {"VITRINA_HOME": str(tmp_path / "home"), "VITRINA_DB_URL": f"duckdb:///{demo_db}",
-           "VITRINA_DOCS_DIR": str(docs_dir)}
+    env = {
+        "VITRINA_HOME": str(tmp_path / "home"),
+        "VITRINA_DB_URL": f"duckdb:///{demo_db}",
+        "VITRINA_DOCS_DIR": str(docs_dir),
+    }
     with spawn_server(env, "--no-auth", log=tmp_path / "serve.log") as proc:
         yield proc
 
 
 @pytest.fixture
 def page(browser, request):
-    context = browser.new_context(viewport={"width": 1440, "height": 900}, locale="ru-RU", accept_downloads=True)
+    context = browser.new_context(
+        viewport={"width": 1440, "height": 900}, locale="ru-RU", accept_downloads=True
+    )
     page = context.new_page()
     page.console_errors = []
     page.on("console", lambda m: page.console_errors.append(m.text) if m.type == "error" else None)
@@ -89,8 +99,10 @@ def test_ask_see_steps_table_chart_and_download_excel(page, server, tmp_path):
     assert "12" in turn.locator(".table-note").inner_text()
     canvas = turn.locator(".chart-box canvas")
     canvas.wait_for()
-    page.wait_for_function("() => { const c = document.querySelector('.chart-box canvas');"
-                           " return c && window.Chart && Chart.getChart(c) && c.width > 0; }")
+    page.wait_for_function(
+        "() => { const c = document.querySelector('.chart-box canvas');"
+        " return c && window.Chart && Chart.getChart(c) && c.width > 0; }"
+    )
     _shot(page, "02-answer")
     with page.expect_download() as download_info:
         turn.locator("a.btn-excel").click()
@@ -121,7 +133,11 @@ def test_clarification_by_click_then_reload_finds_the_dialog(page, server):
     page.wait_for_selector("body[data-ready='1']")
     page.locator(".turn").nth(1).wait_for()
     assert page.locator(".turn").count() == 2
-    assert page.locator("#thread-list li a").first.inner_text().startswith("Сколько открыли в мае 2025?")
+    assert (
+        page.locator("#thread-list li a")
+        .first.inner_text()
+        .startswith("Сколько открыли в мае 2025?")
+    )
     assert page.locator(".turn").first.locator(".option.chosen").count() == 1
     _shot(page, "04-reloaded")
     page.goto(server.url + "/")
@@ -151,9 +167,14 @@ def test_measure_docs_page_draws_mermaid(page, server):
     assert "DIVIDE" in page.locator("#doc").inner_text()
     _shot(page, "05-measure")
     page.locator("#doc a[data-measure='Customers']").first.click()
-    page.wait_for_function("() => document.querySelector('#doc h1') && document.querySelector('#doc h1').textContent.includes('[Customers]')")
+    page.wait_for_function(
+        "() => document.querySelector('#doc h1') && document.querySelector('#doc "
+        "h1').textContent.includes('[Customers]')"
+    )
     page.click("a[href='#manual']")
-    page.wait_for_function("() => document.querySelectorAll('#doc pre.mermaid').length > 5", timeout=30000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('#doc pre.mermaid').length > 5", timeout=30000
+    )
     page.locator("#doc pre.mermaid").first.scroll_into_view_if_needed()
     page.wait_for_selector("#doc pre.mermaid svg", timeout=30000)  # a diagram in view is drawn
     total = page.locator("#doc pre.mermaid").count()
@@ -161,7 +182,9 @@ def test_measure_docs_page_draws_mermaid(page, server):
     assert total > drawn  # the rest wait until they come near the view (lazy)
     for n in range(5):  # scrolling draws them
         page.locator("#doc pre.mermaid").nth(n).scroll_into_view_if_needed()
-    page.wait_for_function("() => document.querySelectorAll('#doc pre.mermaid svg').length >= 5", timeout=30000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('#doc pre.mermaid svg').length >= 5", timeout=30000
+    )
     assert page.console_errors == []
 
 
@@ -196,8 +219,12 @@ def test_task_page_redo_comment_refused_then_applied(page, server):
     assert "Комментарий не понят без модели" in notice.inner_text()
     _shot(page, "task-redo-refused")
     page.get_by_role("button", name="Повторить").click()
-    page.wait_for_function("document.querySelector('#current') && "
-                           "document.querySelector('#current').innerText.includes('Повтор с изменениями')",
-                           timeout=60_000)
+    page.wait_for_function(
+        "document.querySelector('#current') && "
+        "document.querySelector('#current').innerText.includes('Повтор с изменениями')",
+        timeout=60_000,
+    )
     assert "II квартал 2026" in page.inner_text("#current")
-    assert [u for u in missing if not u.endswith("/favicon.ico")] == [], "only the browser's own icon request"
+    assert [u for u in missing if not u.endswith("/favicon.ico")] == [], (
+        "only the browser's own icon request"
+    )

@@ -30,14 +30,20 @@ def authed(demo_db, docs_dir, tmp_path):
     store = Store.from_settings(Settings(home=home))
     token = create_token(store, "browser")
     store.close()
-    env = {"VITRINA_HOME": str(home), "VITRINA_DB_URL": f"duckdb:///{demo_db}", "VITRINA_DOCS_DIR": str(docs_dir)}
+    env = {
+        "VITRINA_HOME": str(home),
+        "VITRINA_DB_URL": f"duckdb:///{demo_db}",
+        "VITRINA_DOCS_DIR": str(docs_dir),
+    }
     with spawn_server(env, log=tmp_path / "serve.log") as proc:
         proc.token = token
         yield proc
 
 
 def _page(browser, viewport, lang="ru", token=None):  # noqa: F811
-    context = browser.new_context(viewport=viewport, locale="ru-RU" if lang == "ru" else "en-US", accept_downloads=True)
+    context = browser.new_context(
+        viewport=viewport, locale="ru-RU" if lang == "ru" else "en-US", accept_downloads=True
+    )
     script = f"localStorage.setItem('vitrina.lang', '{lang}');"
     if token:
         script += f"localStorage.setItem('vitrina.token', '{token}');"
@@ -46,7 +52,10 @@ def _page(browser, viewport, lang="ru", token=None):  # noqa: F811
     page.console_errors = []
     page.on("console", lambda m: page.console_errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: page.console_errors.append(str(e)))
-    page.on("response", lambda r: page.console_errors.append(f"{r.status} {r.url}") if r.status == 404 else None)
+    page.on(
+        "response",
+        lambda r: page.console_errors.append(f"{r.status} {r.url}") if r.status == 404 else None,
+    )
     return page
 
 
@@ -67,8 +76,12 @@ def _ask(page, text: str):
     before = page.locator(".turn").count()
     page.fill("#question", text)
     page.click("#send")
-    page.wait_for_function("n => document.querySelectorAll('.turn').length > n && !document.querySelector('.turn.running')",
-                           arg=before, timeout=120_000)
+    page.wait_for_function(
+        "n => document.querySelectorAll('.turn').length > n && "
+        "!document.querySelector('.turn.running')",
+        arg=before,
+        timeout=120_000,
+    )
     return page.locator(".turn").last
 
 
@@ -121,25 +134,38 @@ def test_task_page_with_auth_summary_downloads_russian(browser, authed, tmp_path
     page.click("#start button[type=submit]")
     page.get_by_role("button", name="Одобрить").wait_for(timeout=60_000)
     _shot(page, "flows-task-plan")
-    for _ in range(12):  # approve the plan, then every step (skip one that cannot be approved), to the summary
-        page.wait_for_function("() => document.querySelector('#summary').textContent.trim() || "
-                               "(document.querySelector('#actions button') && !document.querySelector('#status .spinner'))",
-                               timeout=120_000)
+    for _ in range(
+        12
+    ):  # approve the plan, then every step (skip one that cannot be approved), to the summary
+        page.wait_for_function(
+            "() => document.querySelector('#summary').textContent.trim() || "
+            "(document.querySelector('#actions button') && "
+            "!document.querySelector('#status .spinner'))",
+            timeout=120_000,
+        )
         if page.locator("#summary").inner_text().strip():
             break
-        actions = page.locator("#actions button").evaluate_all("els => els.map(e => e.dataset.action)")
+        actions = page.locator("#actions button").evaluate_all(
+            "els => els.map(e => e.dataset.action)"
+        )
         page.click("#actions [data-action=%s]" % ("approve" if "approve" in actions else "skip"))
     summary = page.locator("#summary")
     summary.locator("h1, h2").first.wait_for(timeout=60_000)
     text = summary.inner_text()
     assert "##" not in text and "**" not in text  # Markdown rendered, not shown raw
-    assert "/outputs/" not in text and "summary.md" not in text  # no server paths: the files are links
-    english = re.findall(r"\b(step|done|skipped|files|summary|slope|intercept|shares?|total)\b", text, re.I)
+    assert (
+        "/outputs/" not in text and "summary.md" not in text
+    )  # no server paths: the files are links
+    english = re.findall(
+        r"\b(step|done|skipped|files|summary|slope|intercept|shares?|total)\b", text, re.I
+    )
     assert english == [], f"English in the Russian summary: {english}"
     links = page.locator("#files a[data-file]")
     assert links.count() >= 1
-    assert all(not href.startswith("/home") and "/api/tasks/" in href
-               for href in links.evaluate_all("els => els.map(e => e.getAttribute('href'))"))
+    assert all(
+        not href.startswith("/home") and "/api/tasks/" in href
+        for href in links.evaluate_all("els => els.map(e => e.getAttribute('href'))")
+    )
     with page.expect_download() as info:
         links.first.click()
     saved = tmp_path / info.value.suggested_filename
@@ -153,8 +179,11 @@ def test_chat_sends_a_compound_request_to_the_task_job(browser, authed):  # noqa
     page = _page(browser, DESKTOP, token=authed.token)
     page.goto(authed.url + "/")
     _ready(page)
-    turn = _ask(page, "Сравни открытия кошельков за 3 квартал 2026 с прошлым годом по регионам, "
-                      "найди где падение и сделай прогноз на следующий квартал")
+    turn = _ask(
+        page,
+        "Сравни открытия кошельков за 3 квартал 2026 с прошлым годом по регионам, "
+        "найди где падение и сделай прогноз на следующий квартал",
+    )
     assert turn.locator(".status-task").count() == 1  # not "answered" after half the work
     turn.locator(".task-plan li").first.wait_for(timeout=60_000)
     assert turn.locator(".task-plan li").count() >= 3
@@ -164,7 +193,9 @@ def test_chat_sends_a_compound_request_to_the_task_job(browser, authed):  # noqa
     href = turn.locator("a[href^='/task?id=']").get_attribute("href")
     page.reload()
     _ready(page)
-    page.locator(".turn .status-task").wait_for()  # the routed turn is part of the dialog after a reload
+    page.locator(
+        ".turn .status-task"
+    ).wait_for()  # the routed turn is part of the dialog after a reload
     assert page.locator(".turn").count() == 1
     page.goto(authed.url + href)
     _ready(page)
@@ -219,8 +250,10 @@ def test_table_sort_chart_switch_and_dialog_tools(browser, authed):  # noqa: F81
     assert [value(v) for v in first] == sorted((value(v) for v in first), reverse=True)
     assert turn.locator("th[aria-sort='descending']").count() == 1
     turn.locator("[data-chart-type='bar']").click()
-    page.wait_for_function("() => { const c = document.querySelector('.chart-box canvas');"
-                           " return c && Chart.getChart(c) && Chart.getChart(c).config.type === 'bar'; }")
+    page.wait_for_function(
+        "() => { const c = document.querySelector('.chart-box canvas');"
+        " return c && Chart.getChart(c) && Chart.getChart(c).config.type === 'bar'; }"
+    )
     thread = page.locator("#thread-list li").first
     thread.hover()
     thread.locator("[data-rename]").click()
@@ -253,15 +286,23 @@ def test_phone_390_is_usable(browser, authed, lang):  # noqa: F811
     assert box["height"] >= 44 and box["width"] >= 250
     send = page.locator("#send").bounding_box()
     assert send["y"] + send["height"] <= PHONE["height"]  # the send button is on screen
-    question = "Сумма платежей по регионам за 3 квартал 2026" if lang == "ru" else "Revenue by region in Q3 2026"
+    question = (
+        "Сумма платежей по регионам за 3 квартал 2026"
+        if lang == "ru"
+        else "Revenue by region in Q3 2026"
+    )
     turn = _ask(page, question)
     top = turn.locator(".answer-head").bounding_box()
     conv = page.locator("#conversation").bounding_box()
-    assert conv["y"] - 1 <= top["y"] <= conv["y"] + conv["height"] - 20  # the answer's start is in view
+    assert (
+        conv["y"] - 1 <= top["y"] <= conv["y"] + conv["height"] - 20
+    )  # the answer's start is in view
     assert sideways() <= 0
     _shot(page, f"flows-chat-390-{lang}-answer")
     page.click("#menu-button")
-    page.wait_for_function("() => document.getElementById('sidebar').getBoundingClientRect().x >= 0")
+    page.wait_for_function(
+        "() => document.getElementById('sidebar').getBoundingClientRect().x >= 0"
+    )
     _shot(page, f"flows-chat-390-{lang}-drawer")
     page.keyboard.press("Escape")
     page.wait_for_function("() => !document.body.classList.contains('drawer-open')")
@@ -278,9 +319,14 @@ def test_desktop_1280_screens(browser, authed, lang):  # noqa: F811
     page = _page(browser, DESKTOP, lang=lang, token=authed.token)
     page.goto(authed.url + "/")
     _ready(page)
-    question = "Сумма платежей по месяцам в 2025 году" if lang == "ru" else "Revenue by month in 2025"
+    question = (
+        "Сумма платежей по месяцам в 2025 году" if lang == "ru" else "Revenue by month in 2025"
+    )
     _ask(page, question)
-    page.wait_for_function("() => { const c = document.querySelector('.chart-box canvas'); return c && Chart.getChart(c); }")
+    page.wait_for_function(
+        "() => { const c = document.querySelector('.chart-box canvas'); return c && "
+        "Chart.getChart(c); }"
+    )
     _shot(page, f"flows-chat-1280-{lang}")
     clarify = "Сколько открыли в мае 2025?" if lang == "ru" else "How many were opened in May 2025?"
     turn = _ask(page, clarify)
@@ -290,8 +336,12 @@ def test_desktop_1280_screens(browser, authed, lang):  # noqa: F811
     _ready(page)
     page.locator("#measure-nav a", has_text="[Amount per Customer]").click()
     page.wait_for_selector("#doc .diagram svg")
-    label = page.evaluate("() => Math.max(...[...document.querySelectorAll('#doc .diagram svg text, #doc .diagram svg .nodeLabel')]"
-                          ".map(t => parseFloat(getComputedStyle(t).fontSize) * (t.getBoundingClientRect().height ? 1 : 0)))")
+    label = page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('#doc .diagram svg text, #doc "
+        ".diagram svg .nodeLabel')]"
+        ".map(t => parseFloat(getComputedStyle(t).fontSize) * "
+        "(t.getBoundingClientRect().height ? 1 : 0)))"
+    )
     assert label >= 12, f"diagram labels are {label}px"  # legible, not squeezed to the column
     _shot(page, f"flows-docs-1280-{lang}")
     page.goto(authed.url + "/task")

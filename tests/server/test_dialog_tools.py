@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from .helpers import ask, new_thread, new_token
 
-COMPOUND = ("Сравни открытия кошельков за 3 квартал 2026 с прошлым годом по регионам, "
-            "найди где падение и сделай прогноз на следующий квартал")
+COMPOUND = (
+    "Сравни открытия кошельков за 3 квартал 2026 с прошлым годом по регионам, "
+    "найди где падение и сделай прогноз на следующий квартал"
+)
 
 
 def test_a_data_question_keeps_its_step_durations(client, auth):
@@ -35,7 +37,9 @@ def test_a_metadata_search_goes_to_its_role_and_a_clarification_reply_to_ask(cli
     assert "<script" not in routed["answer_html"]
     clarify = ask(client, auth, thread, "Сколько открыли в мае 2025?")[-1]["result"]
     assert clarify["status"] == "clarification"
-    reply = ask(client, auth, thread, "1")[-1]["result"]  # "1" matches no rule: still the pending question
+    reply = ask(client, auth, thread, "1")[-1][
+        "result"
+    ]  # "1" matches no rule: still the pending question
     assert reply["kind"] == "ask" and reply["status"] == "answered"
     kinds = [t["kind"] for t in client.get(f"/api/threads/{thread}", headers=auth).json()["turns"]]
     assert kinds == ["route", "ask", "ask"]
@@ -45,9 +49,15 @@ def test_rename_and_delete_a_dialog_only_by_its_owner(client, auth):
     thread = new_thread(client, auth)
     ask(client, auth, thread, "Сумма платежей по месяцам в 2025 году")
     other = new_token(client, "other")
-    assert client.patch(f"/api/threads/{thread}", json={"title": "x"}, headers=other).status_code == 404
+    assert (
+        client.patch(f"/api/threads/{thread}", json={"title": "x"}, headers=other).status_code
+        == 404
+    )
     assert client.delete(f"/api/threads/{thread}", headers=other).status_code == 404
-    assert client.patch(f"/api/threads/{thread}", json={"title": "   "}, headers=auth).status_code == 422
+    assert (
+        client.patch(f"/api/threads/{thread}", json={"title": "   "}, headers=auth).status_code
+        == 422
+    )
     renamed = client.patch(f"/api/threads/{thread}", json={"title": "Платежи 2025"}, headers=auth)
     assert renamed.status_code == 200 and renamed.json()["title"] == "Платежи 2025"
     assert client.delete(f"/api/threads/{thread}", headers=auth).json()["status"] == "deleted"
@@ -60,8 +70,9 @@ def test_rename_and_delete_a_dialog_only_by_its_owner(client, auth):
 def test_task_files_are_downloads_by_index(client, auth):
     import time
 
-    start = client.post("/api/tasks", json={"request": "Сумма платежей по регионам за 3 квартал 2026"},
-                        headers=auth)
+    start = client.post(
+        "/api/tasks", json={"request": "Сумма платежей по регионам за 3 квартал 2026"}, headers=auth
+    )
     task_id = start.json()["task_id"]
     task = {}
     for _ in range(40):  # approve the plan and each step (bounded)
@@ -79,7 +90,14 @@ def test_task_files_are_downloads_by_index(client, auth):
     links = task["downloads"]
     assert links and all(link["url"].startswith(f"/api/tasks/{task_id}/files/") for link in links)
     got = client.get(links[0]["url"], headers=auth)
-    assert got.status_code == 200 and got.content and "attachment" in got.headers["content-disposition"]
+    assert (
+        got.status_code == 200
+        and got.content
+        and "attachment" in got.headers["content-disposition"]
+    )
     assert client.get(links[0]["url"]).status_code == 401  # behind the token like the rest
     for bad in (str(len(links)), "-1", "..%2F..%2Fetc%2Fpasswd", "0.5"):
-        assert client.get(f"/api/tasks/{task_id}/files/{bad}", headers=auth).status_code in (404, 422), bad
+        assert client.get(f"/api/tasks/{task_id}/files/{bad}", headers=auth).status_code in (
+            404,
+            422,
+        ), bad

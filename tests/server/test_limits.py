@@ -36,7 +36,9 @@ def test_a_chunked_body_over_the_limit_is_413(make_client):
         yield b"x" * 4096
         yield b'"]}'
 
-    resp = client.post("/api/threads", content=chunks(), headers={**auth, "Content-Type": "application/json"})
+    resp = client.post(
+        "/api/threads", content=chunks(), headers={**auth, "Content-Type": "application/json"}
+    )
     _error(resp, 413, "payload_too_large")
 
 
@@ -49,12 +51,18 @@ def test_a_question_too_long_is_422(client, auth):
 @pytest.mark.parametrize("body", [{}, {"text": ""}, {"text": 5}, {"text": "hi", "extra": 1}, []])
 def test_a_malformed_message_is_422(client, auth, body):
     thread = new_thread(client, auth)
-    error = _error(client.post(f"/api/threads/{thread}/messages", json=body, headers=auth), 422, "invalid_request")
+    error = _error(
+        client.post(f"/api/threads/{thread}/messages", json=body, headers=auth),
+        422,
+        "invalid_request",
+    )
     assert error["details"]
 
 
 def test_invalid_json_is_422(client, auth):
-    resp = client.post("/api/threads", content=b"{not json", headers={**auth, "Content-Type": "application/json"})
+    resp = client.post(
+        "/api/threads", content=b"{not json", headers={**auth, "Content-Type": "application/json"}
+    )
     _error(resp, 422, "invalid_request")
 
 
@@ -99,8 +107,11 @@ def test_a_failing_turn_ends_the_stream_with_an_error_event(client, auth):
     thread = new_thread(client, auth)
     client.app.state.vitrina.service.stream = broken
     # a data question (small talk like "hi" goes to the supervisor's help role, not to ask)
-    resp = client.post(f"/api/threads/{thread}/messages", json={"text": "Сумма платежей по месяцам в 2025 году"},
-                       headers=auth)
+    resp = client.post(
+        f"/api/threads/{thread}/messages",
+        json={"text": "Сумма платежей по месяцам в 2025 году"},
+        headers=auth,
+    )
     events = sse_events(resp.text)
     assert events[-1]["type"] == "error" and events[-1]["error"]["code"] == "turn_failed"
     assert "boom" not in resp.text

@@ -41,7 +41,9 @@ def test_tasks_belong_to_their_token(client) -> None:
     assert client.get(f"/api/tasks/{task_id}", headers=bob).status_code == 404
     assert client.get(f"/api/tasks/{task_id}/events", headers=bob).status_code == 404
     for action in ("approve", "stop", "skip"):
-        refused = client.post(f"/api/tasks/{task_id}/decision", json={"action": action}, headers=bob)
+        refused = client.post(
+            f"/api/tasks/{task_id}/decision", json={"action": action}, headers=bob
+        )
         assert refused.status_code == 404, action
     assert client.get(f"/api/tasks/{task_id[:3]}", headers=bob).status_code == 404
     assert client.get(f"/api/tasks/{'x' * 500}", headers=bob).status_code == 404
@@ -73,7 +75,11 @@ def test_experiments_belong_to_their_token(client, monkeypatch) -> None:
     alice, bob = new_token(client, "alice", "admin"), new_token(client, "bob", "admin")
     body = {"suite": "demo", "cases": ["ru_revenue_may_2025"], "config": {"name": "rules"}}
     run = client.post("/api/experiments", json=body, headers=alice).json()
-    matrix_body = {"suite": "demo", "cases": ["ru_revenue_may_2025"], "matrix": {"configs": [{"name": "r"}]}}
+    matrix_body = {
+        "suite": "demo",
+        "cases": ["ru_revenue_may_2025"],
+        "matrix": {"configs": [{"name": "r"}]},
+    }
     matrix = client.post("/api/experiments", json=matrix_body, headers=alice).json()
     for ref in (run["id"], matrix["id"], matrix["runs"][0]["id"]):
         assert client.get(f"/api/experiments/{ref}", headers=alice).status_code == 200
@@ -85,11 +91,23 @@ def test_experiments_belong_to_their_token(client, monkeypatch) -> None:
 
 def test_review_items_are_per_owner(tmp_path: Path) -> None:
     store = EvalStore(tmp_path / "state.sqlite")
-    case = CaseRecord.model_validate({"case_id": "c1", "question": "q", "verdict": "wrong", "in_review": True, "kind": "sql", "expect": "answer",
-                                      "fingerprint": "f"})
+    case = CaseRecord.model_validate(
+        {
+            "case_id": "c1",
+            "question": "q",
+            "verdict": "wrong",
+            "in_review": True,
+            "kind": "sql",
+            "expect": "answer",
+            "fingerprint": "f",
+        }
+    )
     for owner, run_id in (("alice", "r-alice"), ("bob", "r-bob")):
-        store.save_run(RunRecord(id=run_id, suite="s", config_name="c", owner=owner, started_at="now",
-                                 cases=[case]))
+        store.save_run(
+            RunRecord(
+                id=run_id, suite="s", config_name="c", owner=owner, started_at="now", cases=[case]
+            )
+        )
     assert [i.run_id for i in store.open_reviews(owner="alice")] == ["r-alice"]
     with pytest.raises(Exception, match="no run"):
         store.decide("r-alice", "c1", "right", "looks fine", owner="bob")
@@ -105,7 +123,9 @@ def test_cli_token_roles(client) -> None:
     runner = CliRunner()
     made = runner.invoke(app, ["token", "create", "reader", "--role", "viewer"])
     assert made.exit_code == 0, made.output
-    record = verify_token(Store.from_settings(client.app.state.vitrina.settings), made.output.split()[-1])
+    record = verify_token(
+        Store.from_settings(client.app.state.vitrina.settings), made.output.split()[-1]
+    )
     assert record is not None and record.role == "viewer"
     assert "viewer" in runner.invoke(app, ["token", "list"]).output
     bad = runner.invoke(app, ["token", "create", "x", "--role", "root"])
@@ -117,8 +137,10 @@ def test_old_state_database_gets_the_role_column(tmp_path: Path) -> None:
 
     path = tmp_path / "old.sqlite"
     with sqlite3.connect(path) as conn:
-        conn.execute("CREATE TABLE vitrina_tokens (id VARCHAR(32) PRIMARY KEY, name VARCHAR(200) NOT NULL, "
-                     "secret_sha256 VARCHAR(64) NOT NULL, created_at FLOAT NOT NULL, revoked_at FLOAT)")
+        conn.execute(
+            "CREATE TABLE vitrina_tokens (id VARCHAR(32) PRIMARY KEY, name VARCHAR(200) NOT NULL, "
+            "secret_sha256 VARCHAR(64) NOT NULL, created_at FLOAT NOT NULL, revoked_at FLOAT)"
+        )
         conn.execute("INSERT INTO vitrina_tokens VALUES ('abc', 'old', 'x', 0, NULL)")
     store = Store(f"sqlite:///{path}")
     record = store.token("abc")

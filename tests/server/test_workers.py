@@ -13,8 +13,12 @@ import httpx
 from vitrina.checkpoint import sqlite_checkpointer
 from vitrina.server.spawn import spawn_server
 
-QUESTIONS = ["Сколько кошельков открыли в мае 2025?", "Revenue by region in Q3 2026",
-             "Количество платежей по месяцам в 2025 году", "Сумма платежей по регионам за 3 квартал 2026"]
+QUESTIONS = [
+    "Сколько кошельков открыли в мае 2025?",
+    "Revenue by region in Q3 2026",
+    "Количество платежей по месяцам в 2025 году",
+    "Сумма платежей по регионам за 3 квартал 2026",
+]
 
 
 def _children(pid: int) -> list[int]:
@@ -26,14 +30,24 @@ def _ask(base: str, question: str) -> tuple[str, dict]:
     with httpx.Client(base_url=base, timeout=120) as http:
         thread = http.post("/api/threads", json={}).json()["id"]
         body = http.post(f"/api/threads/{thread}/messages", json={"text": question}).text
-        final = [json.loads(line[6:]) for line in body.splitlines() if line.startswith("data: ")][-1]
+        final = [json.loads(line[6:]) for line in body.splitlines() if line.startswith("data: ")][
+            -1
+        ]
         return thread, final
 
 
 def test_two_worker_processes_share_the_sqlite_state(demo_db: Path, tmp_path: Path) -> None:
     env = {"VITRINA_HOME": str(tmp_path / "home"), "VITRINA_DB_URL": f"duckdb:///{demo_db}"}
-    with spawn_server(env, "--no-auth", "--rate-limit", "0", "--workers", "2", log=tmp_path / "serve.log",
-                      ready_timeout_s=180) as server:
+    with spawn_server(
+        env,
+        "--no-auth",
+        "--rate-limit",
+        "0",
+        "--workers",
+        "2",
+        log=tmp_path / "serve.log",
+        ready_timeout_s=180,
+    ) as server:
         assert len(_children(server.pid)) >= 2, (tmp_path / "serve.log").read_text()[-2000:]
         with ThreadPoolExecutor(4) as pool:
             answered = list(pool.map(lambda q: _ask(server.url, q), QUESTIONS * 2))

@@ -24,12 +24,24 @@ def make_task(make_service, tmp_path: Path):
     def factory(model=None, *, state_path: Path | None = None, ask=None, **limits):
         asker = make_service(write_files=True)
         config = TaskConfig(limits=replace(TaskLimits(), **limits))
-        llm = LLMClient(model, timeout_s=5, max_retries=0, sleep=lambda s: None) if model is not None else None
+        llm = (
+            LLMClient(model, timeout_s=5, max_retries=0, sleep=lambda s: None)
+            if model is not None
+            else None
+        )
         from vitrina.checkpoint import sqlite_checkpointer
 
-        service = TaskService(asker.settings, catalog=asker.catalog, warehouse=asker.warehouse,
-                              ask=ask or asker.ask, llm=llm, use_llm=model is not None, today=TODAY,
-                              config=config, checkpointer=sqlite_checkpointer(state_path or tmp_path / "tasks.sqlite"))
+        service = TaskService(
+            asker.settings,
+            catalog=asker.catalog,
+            warehouse=asker.warehouse,
+            ask=ask or asker.ask,
+            llm=llm,
+            use_llm=model is not None,
+            today=TODAY,
+            config=config,
+            checkpointer=sqlite_checkpointer(state_path or tmp_path / "tasks.sqlite"),
+        )
         services.append(service)
         return service
 

@@ -15,7 +15,8 @@ from vitrina.task.sandbox import isolation
 from vitrina.task.tables import load_table
 
 pytestmark = pytest.mark.skipif(
-    isolation()[0] is None, reason="no bubblewrap sandbox on this machine (apt-get install bubblewrap)"
+    isolation()[0] is None,
+    reason="no bubblewrap sandbox on this machine (apt-get install bubblewrap)",
 )
 
 
@@ -42,8 +43,10 @@ def test_comparison_with_last_year(make_task, sql):
     want = {
         t: (a, b)
         for t, a, b in sql(
-            "SELECT card_type, COUNT(*) FILTER (WHERE issue_date BETWEEN '2026-10-01' AND '2026-10-31'), "
-            "COUNT(*) FILTER (WHERE issue_date BETWEEN '2025-10-01' AND '2025-10-31') FROM dwh.fact_card_issue GROUP BY 1"
+            "SELECT card_type, COUNT(*) FILTER (WHERE issue_date BETWEEN '2026-10-01' "
+            "AND '2026-10-31'), "
+            "COUNT(*) FILTER (WHERE issue_date BETWEEN '2025-10-01' AND '2025-10-31') "
+            "FROM dwh.fact_card_issue GROUP BY 1"
         )
     }
     got = {r[0]: (r[1], r[2], r[4]) for r in _table(view, 3).rows}
@@ -101,8 +104,10 @@ def test_find_the_drop_month_over_month(make_task, sql):
     want = {
         t: (a, b)
         for t, a, b in sql(
-            "SELECT card_type, COUNT(*) FILTER (WHERE issue_date BETWEEN '2026-10-01' AND '2026-10-31'), "
-            "COUNT(*) FILTER (WHERE issue_date BETWEEN '2026-09-01' AND '2026-09-30') FROM dwh.fact_card_issue GROUP BY 1"
+            "SELECT card_type, COUNT(*) FILTER (WHERE issue_date BETWEEN '2026-10-01' "
+            "AND '2026-10-31'), "
+            "COUNT(*) FILTER (WHERE issue_date BETWEEN '2026-09-01' AND '2026-09-30') "
+            "FROM dwh.fact_card_issue GROUP BY 1"
         )
     }
     fell = [(r[0], r[1], r[2]) for r in _table(view, 4).rows]

@@ -36,11 +36,17 @@ def test_router_drives_a_task(make_task):
         assert task["status"] == "awaiting_plan" and task["pending"]["options"][0] == "approve"
         bad = client.post(f"/api/tasks/{task_id}/decision", json={"action": "redo"})
         assert bad.status_code == 409
-        assert client.post(f"/api/tasks/{task_id}/decision", json={"action": "approve"}).status_code == 202
+        assert (
+            client.post(f"/api/tasks/{task_id}/decision", json={"action": "approve"}).status_code
+            == 202
+        )
         seen = events(client, task_id, after=len(seen))
         assert any(e["node"] == "execute" and e["step"]["n"] == 1 for e in seen)
         task = client.get(f"/api/tasks/{task_id}").json()
-        assert task["status"] == "awaiting_step" and task["pending"]["step"]["outputs"][0]["row_count"] == 12
+        assert (
+            task["status"] == "awaiting_step"
+            and task["pending"]["step"]["outputs"][0]["row_count"] == 12
+        )
         for _ in range(5):
             if task["pending"] is None:
                 break

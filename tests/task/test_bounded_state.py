@@ -12,8 +12,13 @@ from vitrina.task.state import Step, ToolOutput
 
 
 def _update(cell: str) -> dict:
-    output = ToolOutput(tool="run_sql", ok=True, summary="1 row", columns=["x"], row_count=1, preview=[[cell]])
-    return {"plan": [Step(n=1, title="t", status="in_progress", outputs=[output])], "status": "running"}
+    output = ToolOutput(
+        tool="run_sql", ok=True, summary="1 row", columns=["x"], row_count=1, preview=[[cell]]
+    )
+    return {
+        "plan": [Step(n=1, title="t", status="in_progress", outputs=[output])],
+        "status": "running",
+    }
 
 
 def test_a_huge_cell_goes_to_a_file(tmp_path: Path) -> None:

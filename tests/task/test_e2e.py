@@ -7,13 +7,23 @@ from pathlib import Path
 from vitrina.task.plan import template_plan
 from vitrina.task.sandbox import isolation
 
-REQUEST = ("Сравни открытия кошельков за 3 квартал 2026 с прошлым годом по регионам, найди где падение "
-           "и сделай прогноз на следующий квартал")
+REQUEST = (
+    "Сравни открытия кошельков за 3 квартал 2026 с прошлым годом по регионам, найди где падение "
+    "и сделай прогноз на следующий квартал"
+)
 
 
 def test_template_recognises_the_analysis_words():
     plan = template_plan(REQUEST, 8)
-    assert [s.tool for s in plan] == ["ask", "ask", "analyze", "analyze", "ask", "analyze", "write_file"]
+    assert [s.tool for s in plan] == [
+        "ask",
+        "ask",
+        "analyze",
+        "analyze",
+        "ask",
+        "analyze",
+        "write_file",
+    ]
     assert plan[0].args == {"question": "Открытия кошельков за 3 квартал 2026 по регионам"}
     assert plan[1].args == {"shift_from_step": 1, "unit": "year"}
     assert plan[5].args["target"]["kind"] == "next_quarter" and plan[5].args["step"] == 5
@@ -34,11 +44,21 @@ def test_rules_mode_task_produces_files_and_a_summary(make_task):
     if isolation()[0] is not None:
         assert all(s.status == "done" for s in view.plan)
         compare = by_n[3].outputs[0]
-        assert compare.columns == ["region_name", "wallets_opened", "wallets_opened_prev", "wallets_opened_change",
-                                   "wallets_opened_change_pct"]
-        forecast = by_n[6].outputs[0]  # today 30.11.2026: October is the last whole month, Q1 2027 is next
+        assert compare.columns == [
+            "region_name",
+            "wallets_opened",
+            "wallets_opened_prev",
+            "wallets_opened_change",
+            "wallets_opened_change_pct",
+        ]
+        forecast = by_n[6].outputs[
+            0
+        ]  # today 30.11.2026: October is the last whole month, Q1 2027 is next
         assert [r[0] for r in forecast.preview] == ["2027-01-01", "2027-02-01", "2027-03-01"]
-        assert forecast.meta["last_actual"] == "2026-10-01" and forecast.meta["bridge"] == ["2026-11-01", "2026-12-01"]
+        assert forecast.meta["last_actual"] == "2026-10-01" and forecast.meta["bridge"] == [
+            "2026-11-01",
+            "2026-12-01",
+        ]
     else:  # analysis refused: the steps are skipped, never run unprotected
         assert "isolation unavailable" in (by_n[3].error or "")
     assert "Выполнено шагов" in view.summary

@@ -11,8 +11,12 @@ from vitrina.llm.fake import Cut, Malformed, NoToolCalls, ScriptedChatModel, cal
 from vitrina.task.service import InvalidDecision
 
 Q = "Сумма платежей по регионам за 3 квартал 2026"
-PLAN = {"steps": [{"title": "Платежи по регионам", "tool": "ask", "args": {"question": Q}},
-                  {"title": "Сохранить в Excel", "tool": "write_file", "args": {"format": "excel"}}]}
+PLAN = {
+    "steps": [
+        {"title": "Платежи по регионам", "tool": "ask", "args": {"question": Q}},
+        {"title": "Сохранить в Excel", "tool": "write_file", "args": {"format": "excel"}},
+    ]
+}
 REQUEST = "Посмотри платежи по регионам за 3 квартал 2026. Сохрани в Excel."
 
 
@@ -21,8 +25,13 @@ def model(**scripts):
 
 
 def two_steps(extra_first=()):
-    return [*extra_first, calling("ask", {"question": Q}), "Платежи по регионам получены.",
-            calling("write_file", {"format": "excel", "name": "итоги"}), "Файл сохранён."]
+    return [
+        *extra_first,
+        calling("ask", {"question": Q}),
+        "Платежи по регионам получены.",
+        calling("write_file", {"format": "excel", "name": "итоги"}),
+        "Файл сохранён.",
+    ]
 
 
 def test_approve_plan_and_every_step(make_task):
@@ -38,12 +47,17 @@ def test_approve_plan_and_every_step(make_task):
     view = service.decide(view.task_id, {"action": "approve"})
     assert view.status == "done"
     assert [s.status for s in view.plan] == ["done", "done"]
-    assert any(f.endswith("итоги.xlsx") for f in view.files) and Path(view.out_dir, "summary.md").is_file()
+    assert (
+        any(f.endswith("итоги.xlsx") for f in view.files)
+        and Path(view.out_dir, "summary.md").is_file()
+    )
     assert "Платежи по регионам получены." in view.summary
     assert {p["name"] for p in view.prompts} == {"planner", "executor"}
     assert all(p["version"] == 1 and p["source"] == "file" for p in view.prompts)
     assert fake.remaining() == {}
-    executor = fake.prompts_for("task_executor")[2]  # the second step sees step 1 compressed, not its messages
+    executor = fake.prompts_for("task_executor")[
+        2
+    ]  # the second step sees step 1 compressed, not its messages
     assert "Платежи по регионам получены." in executor.text and "Сохранить в Excel" in executor.text
     assert not any(m.type == "tool" for m in executor.messages)
 
@@ -60,11 +74,19 @@ def test_edit_then_approve(make_task):
 
 
 def test_replan_with_comment(make_task):
-    fake = ScriptedChatModel({"task_planner": [PLAN, {"steps": [{"title": "Только Excel", "tool": "ask",
-                                                                   "args": {"question": Q}}]}]})
+    fake = ScriptedChatModel(
+        {
+            "task_planner": [
+                PLAN,
+                {"steps": [{"title": "Только Excel", "tool": "ask", "args": {"question": Q}}]},
+            ]
+        }
+    )
     service = make_task(fake)
     view = service.start(REQUEST)
-    view = service.decide(view.task_id, {"action": "replan", "comment": "без отдельного шага сохранения"})
+    view = service.decide(
+        view.task_id, {"action": "replan", "comment": "без отдельного шага сохранения"}
+    )
     assert [s.title for s in view.plan] == ["Только Excel"]
     assert "без отдельного шага сохранения" in fake.prompts_for("task_planner")[1].text
     with pytest.raises(InvalidDecision):
@@ -72,9 +94,16 @@ def test_replan_with_comment(make_task):
 
 
 def test_redo_one_step_with_comment(make_task):
-    fake = model(task_executor=[calling("ask", {"question": Q}), "Первый вариант.",
-                                calling("ask", {"question": Q + " по месяцам"}), "Второй вариант.",
-                                calling("write_file", {"format": "csv"}), "CSV готов."])
+    fake = model(
+        task_executor=[
+            calling("ask", {"question": Q}),
+            "Первый вариант.",
+            calling("ask", {"question": Q + " по месяцам"}),
+            "Второй вариант.",
+            calling("write_file", {"format": "csv"}),
+            "CSV готов.",
+        ]
+    )
     service = make_task(fake)
     view = service.start(REQUEST)
     view = service.decide(view.task_id, {"action": "approve"})
@@ -88,8 +117,14 @@ def test_redo_one_step_with_comment(make_task):
 
 
 def test_skip_a_step(make_task):
-    fake = model(task_executor=[calling("ask", {"question": Q}), "Первый.", calling("write_file", {"format": "csv"}),
-                                "Второй."])
+    fake = model(
+        task_executor=[
+            calling("ask", {"question": Q}),
+            "Первый.",
+            calling("write_file", {"format": "csv"}),
+            "Второй.",
+        ]
+    )
     service = make_task(fake)
     view = service.start(REQUEST)
     view = service.decide(view.task_id, {"action": "approve"})
@@ -109,8 +144,14 @@ def test_stop_at_a_step(make_task):
 
 
 def test_loop_guard_fires_and_the_user_chooses(make_task):
-    fake = model(task_executor=[calling("ask", {"question": Q}), calling("ask", {"question": Q}),
-                                calling("write_file", {"format": "csv"}), "Готово."])
+    fake = model(
+        task_executor=[
+            calling("ask", {"question": Q}),
+            calling("ask", {"question": Q}),
+            calling("write_file", {"format": "csv"}),
+            "Готово.",
+        ]
+    )
     service = make_task(fake, max_step_iterations=2)
     view = service.start(REQUEST)
     view = service.decide(view.task_id, {"action": "approve"})
@@ -132,25 +173,40 @@ def test_global_bound_stops_the_task(make_task):
 
 
 def test_announced_calls_without_calls_get_one_correction(make_task):
-    fake = model(task_executor=[NoToolCalls(), calling("ask", {"question": Q}), "Готово.", NoToolCalls(),
-                                NoToolCalls()])
+    fake = model(
+        task_executor=[
+            NoToolCalls(),
+            calling("ask", {"question": Q}),
+            "Готово.",
+            NoToolCalls(),
+            NoToolCalls(),
+        ]
+    )
     service = make_task(fake)
     view = service.start(REQUEST)
     view = service.decide(view.task_id, {"action": "approve"})
     assert view.plan[0].report == "Готово."
     assert "не передали его" in fake.prompts_for("task_executor")[1].text
     view = service.decide(view.task_id, {"action": "approve"})
-    assert "не содержал" in view.plan[1].error and view.pending["options"] == ["redo", "skip", "stop"]
+    assert "не содержал" in view.plan[1].error and view.pending["options"] == [
+        "redo",
+        "skip",
+        "stop",
+    ]
     assert fake.remaining() == {}
 
 
-@pytest.mark.parametrize("failure", [[Malformed(), Malformed()], [TimeoutError("slow")], [Cut(), Cut()]])
+@pytest.mark.parametrize(
+    "failure", [[Malformed(), Malformed()], [TimeoutError("slow")], [Cut(), Cut()]]
+)
 def test_a_failing_planner_model_gives_the_no_llm_plan(make_task, failure):
     fake = ScriptedChatModel({"task_planner": failure})
     view = make_task(fake).start(REQUEST)
     rules = make_task(None).start(REQUEST)
     assert view.plan_source == rules.plan_source == "template"
-    assert [(s.title, s.tool, s.args) for s in view.plan] == [(s.title, s.tool, s.args) for s in rules.plan]
+    assert [(s.title, s.tool, s.args) for s in view.plan] == [
+        (s.title, s.tool, s.args) for s in rules.plan
+    ]
     assert fake.remaining() == {}
 
 
@@ -162,10 +218,19 @@ def test_plan_capped_in_length(make_task):
 
 
 def test_autonomous_mode_with_the_evaluator(make_task):
-    fake = model(task_executor=[*two_steps()[:2], calling("ask", {"question": Q}), "Ещё раз.",
-                                *two_steps()[2:]],
-                 task_evaluator=[{"verdict": "redo", "comment": "проверь ещё раз"}, {"verdict": "accept"},
-                                 {"verdict": "accept"}])
+    fake = model(
+        task_executor=[
+            *two_steps()[:2],
+            calling("ask", {"question": Q}),
+            "Ещё раз.",
+            *two_steps()[2:],
+        ],
+        task_evaluator=[
+            {"verdict": "redo", "comment": "проверь ещё раз"},
+            {"verdict": "accept"},
+            {"verdict": "accept"},
+        ],
+    )
     service = make_task(fake)
     view = service.start(REQUEST, mode="auto")
     assert view.status == "done" and view.pending is None
@@ -173,7 +238,9 @@ def test_autonomous_mode_with_the_evaluator(make_task):
     assert fake.remaining() == {}
 
 
-def test_crash_between_steps_then_resume_does_not_rerun_finished_steps(make_task, make_service, tmp_path):
+def test_crash_between_steps_then_resume_does_not_rerun_finished_steps(
+    make_task, make_service, tmp_path
+):
     asker = make_service()
     calls: list[str] = []
     crash = {"armed": True}

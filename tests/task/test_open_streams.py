@@ -38,7 +38,9 @@ def test_open_streams_do_not_block_the_server(make_task) -> None:
     task_id = service.start(REQUEST, owner="local").task_id
     release = threading.Event()
     runner = router.state
-    runner.submit(task_id, lambda on_event: (release.wait(60), service.view(task_id))[1])  # busy, silent
+    runner.submit(
+        task_id, lambda on_event: (release.wait(60), service.view(task_id))[1]
+    )  # busy, silent
 
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
@@ -56,7 +58,9 @@ def test_open_streams_do_not_block_the_server(make_task) -> None:
             opened = []
             statuses = []
             for _ in range(STREAMS):
-                request = client.build_request("GET", f"/api/tasks/{task_id}/events", headers={"x-owner": "local"})
+                request = client.build_request(
+                    "GET", f"/api/tasks/{task_id}/events", headers={"x-owner": "local"}
+                )
                 response = await client.send(request, stream=True)
                 statuses.append(response.status_code)
                 opened.append(response)

@@ -139,8 +139,12 @@ def test_the_sdk_loads_only_when_a_prompt_is_fetched():
         "store = PromptStore.from_env(); assert store.langfuse is not None; "
         "print('langfuse' in sys.modules)"
     )
-    env = {"LANGFUSE_PUBLIC_KEY": "pk", "LANGFUSE_SECRET_KEY": "sk", "LANGFUSE_HOST": "http://127.0.0.1:9",
-           "PATH": ""}
+    env = {
+        "LANGFUSE_PUBLIC_KEY": "pk",
+        "LANGFUSE_SECRET_KEY": "sk",
+        "LANGFUSE_HOST": "http://127.0.0.1:9",
+        "PATH": "",
+    }
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )

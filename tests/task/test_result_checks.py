@@ -13,7 +13,8 @@ from vitrina.task.sandbox import isolation
 from vitrina.task.service import InvalidDecision
 
 needs_sandbox = pytest.mark.skipif(
-    isolation()[0] is None, reason="no bubblewrap sandbox on this machine (apt-get install bubblewrap)"
+    isolation()[0] is None,
+    reason="no bubblewrap sandbox on this machine (apt-get install bubblewrap)",
 )
 
 
@@ -53,7 +54,8 @@ def test_an_empty_comparison_fails(make_task):
     first = "Открытия кошельков по регионам за 2025 год"
     other = (
         "SELECT dr.region_name || ' (старое название)' AS region_name, COUNT(*) AS wallets_opened "
-        "FROM dwh.fact_wallet_opening AS fwo JOIN dwh.dim_region AS dr ON fwo.region_id = dr.region_id "
+        "FROM dwh.fact_wallet_opening AS fwo JOIN dwh.dim_region AS dr ON fwo.region_id "
+        "= dr.region_id "
         "WHERE fwo.open_date >= DATE '2024-01-01' AND fwo.open_date < DATE '2025-01-01' GROUP BY 1"
     )
     edit = [

@@ -40,33 +40,81 @@ def run(code: str, out_dir: Path, **kw):
 def test_runs_numpy_with_data_in_and_out(tmp_path: Path):
     src = tmp_path / "t.json"
     src.write_text('{"columns": ["x"], "rows": [[1], [2]]}', encoding="utf-8")
-    code = ("import json, numpy\nd = json.load(open('in/t.json'))\n"
-            "json.dump({'s': float(numpy.sum([r[0] for r in d['rows']]))}, open('out/r.json', 'w'))")
+    code = (
+        "import json, numpy\nd = json.load(open('in/t.json'))\n"
+        "json.dump({'s': float(numpy.sum([r[0] for r in d['rows']]))}, open('out/r.json', 'w'))"
+    )
     result = run(code, tmp_path / "out", inputs={"t.json": src})
     assert result.ok, result.stderr
-    assert [f.name for f in result.files] == ["r.json"] and result.files[0].read_text() == '{"s": 3.0}'
+    assert [f.name for f in result.files] == ["r.json"] and result.files[
+        0
+    ].read_text() == '{"s": 3.0}'
 
 
-@pytest.mark.parametrize(("name", "code", "expect", "limit"), [
-    ("network", "import socket\nsocket.create_connection(('127.0.0.1', 22), timeout=2)", "Connection refused",
-     None),  # the sandbox's own network namespace: only its loopback, where nothing listens
-    ("internet", "import socket\nsocket.create_connection(('8.8.8.8', 53), timeout=2)", "Network is unreachable",
-     None),
-    ("fork bomb", "import os\nwhile True:\n    os.fork()", "Resource temporarily unavailable", "processes"),
-    ("memory hog", "x = bytearray(2 * 1024 ** 3)", "MemoryError", "memory"),
-    ("endless loop", "while True:\n    pass", "", ("cpu", "wall")),  # wall when the machine is busy
-    ("sleeping forever", "import time\ntime.sleep(600)", "", "wall"),
-    ("write outside", "open('/vitrina-escape.txt', 'w').write('x')", "Read-only file system", None),
-    ("write the source tree", f"open({str(Path(__file__))!r}, 'a').write('x')", "[Errno", None),
-    ("huge file", "open('out/big', 'wb').write(b'0' * (20 << 20))", "File too large", "file_size"),
-    ("over the disk quota", "for n in range(8):\n    open(f'out/f{n}', 'wb').write(b'0' * (4 << 20))",
-     "No space left on device", "disk"),
-    ("scratch over the quota", "for n in range(8):\n    open(f'tmp/f{n}', 'wb').write(b'0' * (4 << 20))",
-     "No space left on device", "disk"),
-    ("remount", "import subprocess\nr = subprocess.run(['mount', '-o', 'remount,rw', '/'])\nraise SystemExit(r.returncode)",
-     "", None),
-    ("import vitrina", "import vitrina", "No module named 'vitrina'", None),
-])
+@pytest.mark.parametrize(
+    ("name", "code", "expect", "limit"),
+    [
+        (
+            "network",
+            "import socket\nsocket.create_connection(('127.0.0.1', 22), timeout=2)",
+            "Connection refused",
+            None,
+        ),  # the sandbox's own network namespace: only its loopback, where nothing listens
+        (
+            "internet",
+            "import socket\nsocket.create_connection(('8.8.8.8', 53), timeout=2)",
+            "Network is unreachable",
+            None,
+        ),
+        (
+            "fork bomb",
+            "import os\nwhile True:\n    os.fork()",
+            "Resource temporarily unavailable",
+            "processes",
+        ),
+        ("memory hog", "x = bytearray(2 * 1024 ** 3)", "MemoryError", "memory"),
+        (
+            "endless loop",
+            "while True:\n    pass",
+            "",
+            ("cpu", "wall"),
+        ),  # wall when the machine is busy
+        ("sleeping forever", "import time\ntime.sleep(600)", "", "wall"),
+        (
+            "write outside",
+            "open('/vitrina-escape.txt', 'w').write('x')",
+            "Read-only file system",
+            None,
+        ),
+        ("write the source tree", f"open({str(Path(__file__))!r}, 'a').write('x')", "[Errno", None),
+        (
+            "huge file",
+            "open('out/big', 'wb').write(b'0' * (20 << 20))",
+            "File too large",
+            "file_size",
+        ),
+        (
+            "over the disk quota",
+            "for n in range(8):\n    open(f'out/f{n}', 'wb').write(b'0' * (4 << 20))",
+            "No space left on device",
+            "disk",
+        ),
+        (
+            "scratch over the quota",
+            "for n in range(8):\n    open(f'tmp/f{n}', 'wb').write(b'0' * (4 << 20))",
+            "No space left on device",
+            "disk",
+        ),
+        (
+            "remount",
+            "import subprocess\nr = subprocess.run(['mount', '-o', 'remount,rw', "
+            "'/'])\nraise SystemExit(r.returncode)",
+            "",
+            None,
+        ),
+        ("import vitrina", "import vitrina", "No module named 'vitrina'", None),
+    ],
+)
 def test_hostile_code_fails_safely(name, code, expect, limit, tmp_path):
     result = run(code, tmp_path)
     assert not result.ok, name
@@ -99,26 +147,42 @@ def host_secrets(tmp_path: Path, demo_db: Path) -> Iterator[dict[str, Path]]:
     state.write_bytes(b"SQLite format 3\0 tokens")
     tasks = tmp_path / "tasks.sqlite"
     tasks.write_bytes(b"SQLite format 3\0 tasks")
-    yield {"passwd": Path("/etc/passwd"), "state": state, "other_run": other_run, "warehouse": demo_db,
-           "tasks": tasks, "proc_environ": Path(f"/proc/{os.getpid()}/environ"), "shadow": Path("/etc/shadow"),
-           "this_test": Path(__file__)}
+    yield {
+        "passwd": Path("/etc/passwd"),
+        "state": state,
+        "other_run": other_run,
+        "warehouse": demo_db,
+        "tasks": tasks,
+        "proc_environ": Path(f"/proc/{os.getpid()}/environ"),
+        "shadow": Path("/etc/shadow"),
+        "this_test": Path(__file__),
+    }
 
 
-@pytest.mark.parametrize("what", ["passwd", "shadow", "state", "other_run", "warehouse", "tasks", "this_test",
-                                  "proc_environ"])
+@pytest.mark.parametrize(
+    "what",
+    ["passwd", "shadow", "state", "other_run", "warehouse", "tasks", "this_test", "proc_environ"],
+)
 def test_host_files_cannot_be_read(what, host_secrets, tmp_path):
     path = host_secrets[what]
     assert path.exists() or what == "shadow"
     result = run(READ_ATTEMPT.format(path=str(path)), tmp_path / "out")
-    assert result.returncode == 3 and "refused:" in result.stdout, (what, result.stdout, result.stderr)
+    assert result.returncode == 3 and "refused:" in result.stdout, (
+        what,
+        result.stdout,
+        result.stderr,
+    )
     assert "READ" not in result.stdout
 
 
 def test_input_files_are_read_only_and_the_only_data(tmp_path):
     src = tmp_path / "t.json"
     src.write_text("{}", encoding="utf-8")
-    code = ("import os\nprint(sorted(os.listdir('in')))\n"
-            "try:\n    open('in/t.json', 'w').write('x')\nexcept OSError as exc:\n    print('refused', exc)\n")
+    code = (
+        "import os\nprint(sorted(os.listdir('in')))\n"
+        "try:\n    open('in/t.json', 'w').write('x')\nexcept OSError as exc:\n    "
+        "print('refused', exc)\n"
+    )
     result = run(code, tmp_path / "out", inputs={"t.json": src})
     assert result.ok and "['t.json']" in result.stdout and "refused" in result.stdout
     assert src.read_text(encoding="utf-8") == "{}"
@@ -157,31 +221,60 @@ def listeners(tmp_path: Path) -> Iterator[dict[str, object]]:
     abstract = socket.socket(socket.AF_UNIX)
     abstract.bind("\0vitrina-sandbox-test")
     abstract.listen(4)
-    yield {"tcp": list(tcp.getsockname()), "unix": str(unix_dir / "s.sock"), "abstract": "\0vitrina-sandbox-test"}
+    yield {
+        "tcp": list(tcp.getsockname()),
+        "unix": str(unix_dir / "s.sock"),
+        "abstract": "\0vitrina-sandbox-test",
+    }
     for s in (tcp, unix, abstract):
         s.close()
     shutil.rmtree(unix_dir, ignore_errors=True)
 
 
-@pytest.mark.parametrize("which", ["tcp listener", "unix listener", "abstract unix", "pg tcp", "mysql tcp",
-                                   "pg unix", "mysql unix"])
+@pytest.mark.parametrize(
+    "which",
+    [
+        "tcp listener",
+        "unix listener",
+        "abstract unix",
+        "pg tcp",
+        "mysql tcp",
+        "pg unix",
+        "mysql unix",
+    ],
+)
 def test_no_socket_reaches_the_host(which, listeners, tmp_path):
-    targets = {"tcp listener": ("tcp", listeners["tcp"]), "unix listener": ("unix", listeners["unix"]),
-               "abstract unix": ("unix", listeners["abstract"]), "pg tcp": ("tcp", ["127.0.0.1", 5432]),
-               "mysql tcp": ("tcp", ["127.0.0.1", 3306])}
+    targets = {
+        "tcp listener": ("tcp", listeners["tcp"]),
+        "unix listener": ("unix", listeners["unix"]),
+        "abstract unix": ("unix", listeners["abstract"]),
+        "pg tcp": ("tcp", ["127.0.0.1", 5432]),
+        "mysql tcp": ("tcp", ["127.0.0.1", 3306]),
+    }
     if which in ("pg unix", "mysql unix"):
-        found = [p for p in (PG_SOCKETS if which == "pg unix" else MYSQL_SOCKETS) if os.path.exists(p)]
-        targets[which] = ("unix", found[0] if found else (PG_SOCKETS if which == "pg unix" else MYSQL_SOCKETS)[0])
+        found = [
+            p for p in (PG_SOCKETS if which == "pg unix" else MYSQL_SOCKETS) if os.path.exists(p)
+        ]
+        targets[which] = (
+            "unix",
+            found[0] if found else (PG_SOCKETS if which == "pg unix" else MYSQL_SOCKETS)[0],
+        )
     kind, target = targets[which]
     result = run(CONNECT.format(target=target, kind=kind), tmp_path / "out")
-    assert result.returncode == 3 and "refused:" in result.stdout, (which, result.stdout, result.stderr)
+    assert result.returncode == 3 and "refused:" in result.stdout, (
+        which,
+        result.stdout,
+        result.stderr,
+    )
 
 
 def test_as_an_ordinary_user(tmp_path):
     """The same sandbox started by an unprivileged user (uid 65534) with the system Python:
     runner.py is standard library only, so it is loaded by path."""
     if os.geteuid() != 0:
-        pytest.skip("the test suite already runs as an ordinary user: every other test is this case")
+        pytest.skip(
+            "the test suite already runs as an ordinary user: every other test is this case"
+        )
     python = shutil.which("python3", path="/usr/bin:/bin")
     if python is None or shutil.which("setpriv") is None:
         pytest.skip("needs /usr/bin/python3 and setpriv to start a process as another user")
@@ -201,10 +294,26 @@ for name, code in {{"passwd": "open('/etc/passwd').read()",
     r = sbx.run_python(code, limits=limits, work_root=__import__('pathlib').Path({str(shared)!r}))
     out[name] = {{"ok": r.ok, "limit": r.limit, "err": r.stderr[-300:], "files": [f.name for f in r.files]}}
 print(json.dumps(out))
-"""
-        done = subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", python, "-I",
-                               "-c", driver], capture_output=True, timeout=120, check=False, cwd=shared,
-                              env={"PATH": "/usr/bin:/bin", "HOME": str(shared), "TMPDIR": str(shared)})
+"""  # noqa: E501
+        done = subprocess.run(
+            [
+                "setpriv",
+                "--reuid",
+                "65534",
+                "--regid",
+                "65534",
+                "--clear-groups",
+                python,
+                "-I",
+                "-c",
+                driver,
+            ],
+            capture_output=True,
+            timeout=120,
+            check=False,
+            cwd=shared,
+            env={"PATH": "/usr/bin:/bin", "HOME": str(shared), "TMPDIR": str(shared)},
+        )
         assert done.returncode == 0, done.stderr.decode()[-2000:]
         out = json.loads(done.stdout.decode().splitlines()[-1])
         assert out["mode"] == ["bwrap", "ok"]
@@ -220,7 +329,9 @@ def test_refuses_without_bwrap(monkeypatch):
     monkeypatch.setattr(runner, "_bwrap", lambda: None)
     runner.isolation.cache_clear()
     try:
-        with pytest.raises(SandboxUnavailable, match=r"bubblewrap \(bwrap\) not found; install bubblewrap"):
+        with pytest.raises(
+            SandboxUnavailable, match=r"bubblewrap \(bwrap\) not found; install bubblewrap"
+        ):
             run_python("print('never')")
     finally:
         runner.isolation.cache_clear()
@@ -228,7 +339,9 @@ def test_refuses_without_bwrap(monkeypatch):
 
 def test_refuses_when_bwrap_cannot_run(monkeypatch, tmp_path):
     fake = tmp_path / "bwrap"
-    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n")
+    fake.write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n"
+    )
     fake.chmod(0o755)
     monkeypatch.setattr(runner, "_bwrap", lambda: str(fake))
     runner.isolation.cache_clear()

@@ -1,4 +1,5 @@
-"""Fixtures of the build-team tests: a board (SQLite, or PostgreSQL by URL), a workspace, a build."""
+"""Fixtures of the build-team tests: a board (SQLite, or PostgreSQL by URL), a workspace, a
+build."""
 
 from __future__ import annotations
 

@@ -82,7 +82,8 @@ def test_breakdowns(by: str, kind: str, value: str) -> None:
 def test_what_is_missing_is_flagged_with_its_line() -> None:
     s = scope(
         "title: Платежи\nkpis:\n  - Сумма платежей\n  - name: Выручка по галактикам\n"
-        "  - name: Средний чек\n    by: цвет глаз\nfilters:\n  - dimension: канал\n    values: [телепатия]\n"
+        "  - name: Средний чек\n    by: цвет глаз\nfilters:\n  - dimension: канал\n    "
+        "values: [телепатия]\n"
     )
     codes = {(f.code, f.severity, f.line) for f in s.flags}
     assert ("BRIEF-001", "blocking", 4) in codes  # the unknown KPI, at its line

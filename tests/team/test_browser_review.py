@@ -76,7 +76,8 @@ def test_a_broken_chart_a_cdn_and_a_cut_label_are_caught(tmp_path: Path) -> None
         .decode()
         .replace(
             '<script src="assets/dashboard.js"></script>',
-            '<script src="https://cdn.jsdelivr.net/npm/chart.js"></script><script src="assets/dashboard.js"></script>',
+            '<script src="https://cdn.jsdelivr.net/npm/chart.js"></script><script '
+            'src="assets/dashboard.js"></script>',
         )
     )
     files["index.html"] = page.encode()

@@ -268,7 +268,8 @@ def test_scoping_still_blocks_what_the_gate_lets_through(run_build) -> None:
 
 
 def test_the_move_to_the_next_phase_follows_the_chain_not_the_hint(run_build) -> None:
-    """Scoping proposes NEXT-PHASE: publish; the coordinator opens the design phase anyway and says so."""
+    """Scoping proposes NEXT-PHASE: publish; the coordinator opens the design phase anyway and
+    says so."""
     hinted = Rewritten(
         rule_agents()["scoping"],
         lambda w, t: t.replace("NEXT-PHASE: design", "NEXT-PHASE: publish"),

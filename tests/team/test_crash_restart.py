@@ -112,7 +112,8 @@ def test_a_crash_then_a_restart_duplicates_nothing(
 def test_a_killed_build_process_resumes_without_duplicates(
     demo_db: Path, tmp_path: Path, after_merges: int
 ) -> None:
-    """SIGKILL `vitrina build` after N merges, start it again: one review, verdict and merge each."""
+    """SIGKILL `vitrina build` after N merges, start it again: one review, verdict and merge
+    each."""
     brief = tmp_path / "brief.yaml"
     brief.write_text(BRIEF, encoding="utf-8")
     board_file = tmp_path / "board.sqlite"

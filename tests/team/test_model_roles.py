@@ -13,7 +13,10 @@ from vitrina.team.agents.rules import rule_agents
 from vitrina.team.lifecycle import TaskKind
 from vitrina.team.roles import Roster
 
-BRIEF = "title: Карты 2025\nperiod: 2025 год\nkpis:\n  - name: Выпущено карт\n    by: месяц\n  - Новые клиенты\n"
+BRIEF = (
+    "title: Карты 2025\nperiod: 2025 год\nkpis:\n  - name: Выпущено карт\n    by: месяц\n  - "
+    "Новые клиенты\n"
+)
 ROSTER = Roster.default()
 
 

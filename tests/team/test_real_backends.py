@@ -31,7 +31,8 @@ def test_a_build_on_a_postgresql_board(run_build, pg_url: str) -> None:
 
 @pytest.mark.fixtures
 def test_chinook_brief_end_to_end(run_build, shared_fixtures: Path, tmp_path: Path) -> None:
-    """A warehouse nobody here designed, with the catalog drafted by `catalog init` and edited by hand."""
+    """A warehouse nobody here designed, with the catalog drafted by `catalog init` and edited by
+    hand."""
     db = tmp_path / "chinook.sqlite"
     shutil.copyfile(shared_fixtures / "warehouses" / "chinook" / "Chinook_Sqlite.sqlite", db)
     db.chmod(0o600)
@@ -63,8 +64,10 @@ def test_chinook_brief_end_to_end(run_build, shared_fixtures: Path, tmp_path: Pa
         ).fetchone()[0]
         by_rep = dict(
             conn.execute(
-                "SELECT e.LastName, COUNT(*) FROM Invoice i JOIN Customer c ON c.CustomerId = i.CustomerId "
-                "JOIN Employee e ON e.EmployeeId = c.SupportRepId WHERE strftime('%Y', i.InvoiceDate) = '2025' "
+                "SELECT e.LastName, COUNT(*) FROM Invoice i JOIN Customer c ON "
+                "c.CustomerId = i.CustomerId "
+                "JOIN Employee e ON e.EmployeeId = c.SupportRepId WHERE strftime('%Y', "
+                "i.InvoiceDate) = '2025' "
                 "GROUP BY 1"
             ).fetchall()
         )
@@ -96,11 +99,14 @@ def test_chinook_brief_end_to_end(run_build, shared_fixtures: Path, tmp_path: Pa
 def test_chinook_month_grain_is_an_honest_block(
     run_build, shared_fixtures: Path, tmp_path: Path
 ) -> None:
-    """SQLite has no DATE_TRUNC: EXPLAIN fails, the tech lead sends it back, the rules cannot fix it,
-    the build stops and says why, instead of showing a wrong or empty chart."""
+    """SQLite has no DATE_TRUNC: EXPLAIN fails, the tech lead sends it back, the rules cannot fix
+    it, the build stops and says why, instead of showing a wrong or empty chart."""
     db = tmp_path / "chinook.sqlite"
     shutil.copyfile(shared_fixtures / "warehouses" / "chinook" / "Chinook_Sqlite.sqlite", db)
-    brief = "title: Revenue by month\nlanguage: en\nperiod: '2025'\nkpis:\n  - name: Revenue\n    by: month\n"
+    brief = (
+        "title: Revenue by month\nlanguage: en\nperiod: '2025'\nkpis:\n  - name: Revenue\n   "
+        " by: month\n"
+    )
     _, report = run_build(brief, db=f"sqlite:///{db}", catalog=EXAMPLES / "chinook" / "catalog")
     assert report.status == "blocked"
     assert "COST-001" in report.blocked["questions"] or "COST-001" in report.blocked["reason"]

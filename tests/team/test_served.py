@@ -65,7 +65,8 @@ def test_nothing_else_is_served(served, path: str) -> None:
 
 
 def test_the_served_page_draws_with_the_readers_token(run_build, make_service) -> None:
-    """In chromium: the page from `vitrina serve` fetches its data with the stored token and draws."""
+    """In chromium: the page from `vitrina serve` fetches its data with the stored token and
+    draws."""
     import socket
     import threading
     import time

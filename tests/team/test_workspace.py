@@ -1,4 +1,5 @@
-"""The git workspace: a branch per task, writes and merges that happen once, hostile paths refused."""
+"""The git workspace: a branch per task, writes and merges that happen once, hostile paths
+refused."""
 
 from __future__ import annotations
 

@@ -40,8 +40,13 @@ def ensure_demo(settings: Settings) -> None:
 
     if settings.db_url:
         return
-    with Progress(TextColumn("[bold]demo warehouse[/] {task.description}"), BarColumn(), TimeElapsedColumn(),
-                  console=err, transient=True) as progress:
+    with Progress(
+        TextColumn("[bold]demo warehouse[/] {task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
         task = progress.add_task("checking", total=None)
 
         def report(step: str, done: int, total: int) -> None:
@@ -50,7 +55,9 @@ def ensure_demo(settings: Settings) -> None:
         ensure_demo_warehouse(settings.demo_db_path, progress=report)
 
 
-def make_service(settings: Settings, *, use_llm: bool = True, write_files: bool = True) -> AskService:
+def make_service(
+    settings: Settings, *, use_llm: bool = True, write_files: bool = True
+) -> AskService:
     """The ask service (imported lazily so `--help` stays fast); catalog errors are messages."""
     from vitrina.ask.service import AskService
     from vitrina.catalog import CatalogError
@@ -84,17 +91,37 @@ def _copy(src: str | None, dest: Path | None, what: str) -> None:
 def register(app: typer.Typer) -> None:
     @app.command()
     def ask(
-        question: Annotated[str, typer.Argument(help="A question in Russian or English, or a reply to a clarification.")],
-        db: Annotated[str | None, typer.Option(help="Warehouse SQLAlchemy URL (default: the demo warehouse).")] = None,
-        catalog: Annotated[Path | None, typer.Option(help="Catalog folder (default: the demo catalog).")] = None,
-        thread: Annotated[str | None, typer.Option(help="Dialog id: continue a dialog or answer its clarification.")] = None,
+        question: Annotated[
+            str,
+            typer.Argument(help="A question in Russian or English, or a reply to a clarification."),
+        ],
+        db: Annotated[
+            str | None, typer.Option(help="Warehouse SQLAlchemy URL (default: the demo warehouse).")
+        ] = None,
+        catalog: Annotated[
+            Path | None, typer.Option(help="Catalog folder (default: the demo catalog).")
+        ] = None,
+        thread: Annotated[
+            str | None,
+            typer.Option(help="Dialog id: continue a dialog or answer its clarification."),
+        ] = None,
         segment: Annotated[str | None, typer.Option(help="auto, b2b or b2c.")] = None,
-        topic: Annotated[list[str] | None, typer.Option(help="Explicit topic id (repeatable): skips detection.")] = None,
-        excel: Annotated[Path | None, typer.Option(help="Write the full result to this .xlsx file.")] = None,
-        chart: Annotated[Path | None, typer.Option(help="Write the chart to this .png file.")] = None,
-        as_json: Annotated[bool, typer.Option("--json", help="Print the stable machine-readable result.")] = False,
+        topic: Annotated[
+            list[str] | None, typer.Option(help="Explicit topic id (repeatable): skips detection.")
+        ] = None,
+        excel: Annotated[
+            Path | None, typer.Option(help="Write the full result to this .xlsx file.")
+        ] = None,
+        chart: Annotated[
+            Path | None, typer.Option(help="Write the chart to this .png file.")
+        ] = None,
+        as_json: Annotated[
+            bool, typer.Option("--json", help="Print the stable machine-readable result.")
+        ] = False,
         trace: Annotated[bool, typer.Option(help="Print the decision trace.")] = False,
-        no_llm: Annotated[bool, typer.Option("--no-llm", help="Rules only, even when a model is configured.")] = False,
+        no_llm: Annotated[
+            bool, typer.Option("--no-llm", help="Rules only, even when a model is configured.")
+        ] = False,
     ) -> None:
         """Answer one question from the warehouse (rules first; read-only)."""
         from vitrina.ask.render import render_files, render_result
@@ -124,9 +151,15 @@ def register(app: typer.Typer) -> None:
 
     @app.command()
     def demo(
-        load_postgres: Annotated[str | None, typer.Option(help="Also load the demo data into this PostgreSQL URL.")] = None,
-        questions: Annotated[bool, typer.Option(help="Ask the sample questions after building.")] = True,
-        as_json: Annotated[bool, typer.Option("--json", help="Print results as JSON lines.")] = False,
+        load_postgres: Annotated[
+            str | None, typer.Option(help="Also load the demo data into this PostgreSQL URL.")
+        ] = None,
+        questions: Annotated[
+            bool, typer.Option(help="Ask the sample questions after building.")
+        ] = True,
+        as_json: Annotated[
+            bool, typer.Option("--json", help="Print results as JSON lines.")
+        ] = False,
     ) -> None:
         """Build the demo warehouse (first use) and answer sample questions in both languages."""
         from vitrina.ask.render import render_result
@@ -143,15 +176,21 @@ def register(app: typer.Typer) -> None:
                     counts = load_demo_into_postgres(settings.demo_db_path, load_postgres)
                 except Exception as exc:
                     raise fail(f"PostgreSQL load failed: {str(exc).splitlines()[0]}") from exc
-            console.print(f"loaded {sum(counts.values()):,} rows into {load_postgres.split('@')[-1]}")
+            console.print(
+                f"loaded {sum(counts.values()):,} rows into {load_postgres.split('@')[-1]}"
+            )
             from vitrina.warehouse.reader_role import create_reader_role
 
             try:
                 reader = create_reader_role(load_postgres, ["dwh"])
             except Exception as exc:
-                raise fail(f"creating the read-only role failed: {str(exc).splitlines()[0]}") from exc
+                raise fail(
+                    f"creating the read-only role failed: {str(exc).splitlines()[0]}"
+                ) from exc
             console.print("read-only role vitrina_reader (SELECT on schema dwh); ask with:")
-            console.print(f"  VITRINA_DB_URL='{reader}' vitrina ask ...", markup=False, soft_wrap=True)
+            console.print(
+                f"  VITRINA_DB_URL='{reader}' vitrina ask ...", markup=False, soft_wrap=True
+            )
         if not questions:
             return
         service = make_service(settings)

@@ -18,11 +18,18 @@ from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 
 CATALOG_DIALECT = "postgres"  # the dialect catalog expressions are written in
 GRAIN_LABELS = {
-    "day": ("День", "Day"), "week": ("Неделя", "Week"), "month": ("Месяц", "Month"),
-    "quarter": ("Квартал", "Quarter"), "year": ("Год", "Year"),
+    "day": ("День", "Day"),
+    "week": ("Неделя", "Week"),
+    "month": ("Месяц", "Month"),
+    "quarter": ("Квартал", "Quarter"),
+    "year": ("Год", "Year"),
 }
-FORMATS = {"money": ValueFormat.MONEY, "count": ValueFormat.COUNT, "number": ValueFormat.NUMBER,
-           "percent": ValueFormat.PERCENT}
+FORMATS = {
+    "money": ValueFormat.MONEY,
+    "count": ValueFormat.COUNT,
+    "number": ValueFormat.NUMBER,
+    "percent": ValueFormat.PERCENT,
+}
 
 
 def table_aliases(plan: QueryPlan) -> dict[str, str]:
@@ -54,14 +61,17 @@ SQLITE_GRAIN = {  # SQLite has no DATE_TRUNC: date modifiers give the first day 
     "day": "DATE({c})",
     "week": "DATE({c}, '-6 days', 'weekday 1')",
     "month": "DATE({c}, 'start of month')",
-    "quarter": "DATE({c}, 'start of month', '-' || ((CAST(STRFTIME('%m', {c}) AS INTEGER) - 1) % 3) || ' months')",
+    "quarter": "DATE({c}, 'start of month', '-' || ((CAST(STRFTIME('%m', {c}) AS INTEGER) - 1) % "
+    "3) || ' months')",
     "year": "DATE({c}, 'start of year')",
 }
 
 
 def _grain_expr(grain: str, column: exp.Expression, dialect: str = "duckdb") -> exp.Expression:
     if dialect == "sqlite":
-        return sqlglot.parse_one(SQLITE_GRAIN[grain].format(c=column.sql(dialect="sqlite")), read="sqlite")
+        return sqlglot.parse_one(
+            SQLITE_GRAIN[grain].format(c=column.sql(dialect="sqlite")), read="sqlite"
+        )
     trunc = exp.Anonymous(this="DATE_TRUNC", expressions=[exp.Literal.string(grain), column])
     return exp.Cast(this=trunc, to=exp.DataType.build("DATE"))
 
@@ -87,14 +97,18 @@ def _conditional(node: exp.Expression, cond: exp.Expression, style: str) -> exp.
     if isinstance(arg, exp.Star):
         node.set("this", exp.Case(ifs=[exp.If(this=cond.copy(), true=exp.Literal.number(1))]))
     elif isinstance(arg, exp.Distinct):
-        arg.set("expressions", [exp.Case(ifs=[exp.If(this=cond.copy(), true=e)]) for e in arg.expressions])
+        arg.set(
+            "expressions",
+            [exp.Case(ifs=[exp.If(this=cond.copy(), true=e)]) for e in arg.expressions],
+        )
     elif arg is not None:
         node.set("this", exp.Case(ifs=[exp.If(this=cond.copy(), true=arg.copy())]))
     return node
 
 
-def _metric_expr(metric_sql: str, metric_filter: str | None, alias: str, shared_filter: bool,
-                 style: str) -> exp.Expression:
+def _metric_expr(
+    metric_sql: str, metric_filter: str | None, alias: str, shared_filter: bool, style: str
+) -> exp.Expression:
     tree = _qualify(metric_sql, alias)
     if metric_filter and not shared_filter:
         cond = _qualify(metric_filter, alias)
@@ -107,13 +121,18 @@ def effective_filter(metric_filter: str | None, plan: QueryPlan) -> str | None:
     ("отклонённые платежи", "по статусам"): then the user's choice replaces it."""
     if not metric_filter:
         return None
-    columns = {c.name.lower() for c in sqlglot.parse_one(metric_filter, read=CATALOG_DIALECT).find_all(exp.Column)}
+    columns = {
+        c.name.lower()
+        for c in sqlglot.parse_one(metric_filter, read=CATALOG_DIALECT).find_all(exp.Column)
+    }
     asked = {f.column for f in plan.filters if f.table == plan.base_table}
     asked |= {d.column for d in plan.dimensions if d.table == plan.base_table}
     return None if columns & asked else metric_filter
 
 
-def compile_plan(plan: QueryPlan, catalog: Catalog, dialect: str, *, filter_style: str = "filter") -> str:
+def compile_plan(
+    plan: QueryPlan, catalog: Catalog, dialect: str, *, filter_style: str = "filter"
+) -> str:
     """The SQL text for a plan, pretty-printed in `dialect`.
 
     `filter_style` says how a metric's own filter is written when metrics differ:
@@ -140,36 +159,51 @@ def compile_plan(plan: QueryPlan, catalog: Catalog, dialect: str, *, filter_styl
             select.append(exp.alias_(key, dim.key_column))
             group.append(key.copy())
     for metric in metrics:
-        select.append(exp.alias_(
-            _metric_expr(metric.expression, own[metric.id], base, shared_filter, filter_style), metric.id))
+        select.append(
+            exp.alias_(
+                _metric_expr(metric.expression, own[metric.id], base, shared_filter, filter_style),
+                metric.id,
+            )
+        )
 
     query = exp.select(*select).from_(exp.to_table(plan.base_table).as_(base))
     for join in plan.joins:
-        on = exp.EQ(this=_col(aliases[join.left_table], join.left_column),
-                    expression=_col(aliases[join.right_table], join.right_column))
+        on = exp.EQ(
+            this=_col(aliases[join.left_table], join.left_column),
+            expression=_col(aliases[join.right_table], join.right_column),
+        )
         query = query.join(exp.to_table(join.right_table).as_(aliases[join.right_table]), on=on)
     conditions: list[exp.Expression] = []
     if shared_filter and own[metrics[0].id]:
         conditions.append(_qualify(own[metrics[0].id], base))
     if plan.day_kind and plan.date_column:
-        conditions.append(_day_kind_condition(plan.day_kind, _col(date_alias, plan.date_column), dialect))
+        conditions.append(
+            _day_kind_condition(plan.day_kind, _col(date_alias, plan.date_column), dialect)
+        )
     if plan.period and plan.date_column:
         col = _col(date_alias, plan.date_column)
         start = exp.cast(exp.Literal.string(plan.period.start.isoformat()), "DATE")
-        stop = exp.cast(exp.Literal.string((plan.period.end + timedelta(days=1)).isoformat()), "DATE")
+        stop = exp.cast(
+            exp.Literal.string((plan.period.end + timedelta(days=1)).isoformat()), "DATE"
+        )
         conditions.append(exp.GTE(this=col, expression=start))
         conditions.append(exp.LT(this=col.copy(), expression=stop))
     for flt in plan.filters:
         col = _col(aliases[flt.table], flt.column)
         values = [exp.Literal.string(v) for v in flt.values]
-        conditions.append(exp.EQ(this=col, expression=values[0]) if len(values) == 1
-                          else exp.In(this=col, expressions=values))
+        conditions.append(
+            exp.EQ(this=col, expression=values[0])
+            if len(values) == 1
+            else exp.In(this=col, expressions=values)
+        )
     if conditions:
         query = query.where(exp.and_(*conditions))
     if group:
         query = query.group_by(*group)
     if plan.order and plan.dimensions:
-        query = query.order_by(exp.Ordered(this=exp.column(plan.metrics[0]), desc=plan.order == "desc"))
+        query = query.order_by(
+            exp.Ordered(this=exp.column(plan.metrics[0]), desc=plan.order == "desc")
+        )
     elif plan.grain:
         query = query.order_by(exp.column(plan.grain))
     if plan.limit:
@@ -182,19 +216,49 @@ def column_metas(plan: QueryPlan, catalog: Catalog) -> list[ColumnMeta]:
     metas: list[ColumnMeta] = []
     if plan.grain and plan.date_column:
         ru, en = GRAIN_LABELS[plan.grain]
-        metas.append(ColumnMeta(name=plan.grain, role=ColumnRole.PERIOD, label_ru=ru, label_en=en,
-                                fmt=ValueFormat.DATE, grain=Grain(plan.grain)))
+        metas.append(
+            ColumnMeta(
+                name=plan.grain,
+                role=ColumnRole.PERIOD,
+                label_ru=ru,
+                label_en=en,
+                fmt=ValueFormat.DATE,
+                grain=Grain(plan.grain),
+            )
+        )
     for dim in plan.dimensions:
-        metas.append(ColumnMeta(name=dim.alias, role=ColumnRole.DIMENSION, label_ru=dim.label_ru,
-                                label_en=dim.label_en, fmt=ValueFormat.TEXT))
+        metas.append(
+            ColumnMeta(
+                name=dim.alias,
+                role=ColumnRole.DIMENSION,
+                label_ru=dim.label_ru,
+                label_en=dim.label_en,
+                fmt=ValueFormat.TEXT,
+            )
+        )
         if dim.key_column:
             key = catalog.tables[dim.table].column(dim.key_column)
-            metas.append(ColumnMeta(name=dim.key_column, role=ColumnRole.ID, fmt=ValueFormat.TEXT,
-                                    label_ru=key.label("ru") if key else dim.key_column,
-                                    label_en=key.label("en") if key else dim.key_column))
+            metas.append(
+                ColumnMeta(
+                    name=dim.key_column,
+                    role=ColumnRole.ID,
+                    fmt=ValueFormat.TEXT,
+                    label_ru=key.label("ru") if key else dim.key_column,
+                    label_en=key.label("en") if key else dim.key_column,
+                )
+            )
     for metric_id in plan.metrics:
         metric = catalog.metrics[metric_id]
-        metas.append(ColumnMeta(name=metric.id, role=ColumnRole.METRIC, label_ru=metric.name_ru,
-                                label_en=metric.name_en, fmt=FORMATS[metric.format], unit=metric.unit,
-                                non_negative=metric.non_negative, additive=metric.additive))
+        metas.append(
+            ColumnMeta(
+                name=metric.id,
+                role=ColumnRole.METRIC,
+                label_ru=metric.name_ru,
+                label_en=metric.name_en,
+                fmt=FORMATS[metric.format],
+                unit=metric.unit,
+                non_negative=metric.non_negative,
+                additive=metric.additive,
+            )
+        )
     return metas

@@ -82,14 +82,20 @@ def replace_values(core: str, reading: Reading, catalog: Catalog) -> str:
     cuts = []
     for match in old.values:
         if new_columns & set(match.alternatives or (match.phrase.target,)):
-            first = match.start - 1 if match.start > 0 and old.words[match.start - 1].text in PREPOSITIONS else match.start
+            first = (
+                match.start - 1
+                if match.start > 0 and old.words[match.start - 1].text in PREPOSITIONS
+                else match.start
+            )
             cuts.append((old.words[first].start, old.words[match.start + match.length - 1].end))
     for start, end in sorted(cuts, reverse=True):
         core = core[:start] + " " + core[end:]
     return core
 
 
-def rewrite(question: str, reading: Reading, prev: dict[str, Any], today: date, catalog: Catalog) -> str:
+def rewrite(
+    question: str, reading: Reading, prev: dict[str, Any], today: date, catalog: Catalog
+) -> str:
     """Merge a follow-up with the previous turn's snapshot into one standalone question."""
     rest = _LEAD.sub("", question).strip(" ?!.")
     period = extract_period(rest, today)

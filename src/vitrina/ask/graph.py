@@ -47,13 +47,27 @@ def build_graph(*, max_sql_attempts: int = 3, checkpointer: Any = None) -> Any:
     """Compile the ask graph; `checkpointer` keeps dialogs (SQLite by default in the service)."""
     builder = StateGraph(AskState, context_schema=AskContext)
     for name, node in [
-        ("start_turn", start_turn), ("resolve_context", resolve_context), ("normalise_period", normalise_period),
-        ("detect_topic", detect_topic), ("check_ambiguity", check_ambiguity), ("clarify", clarify),
-        ("select_tables", select_tables), ("prune_context", prune_context), ("generate_sql", generate_sql),
-        ("guard_sql", guard_sql), ("check_sql", check_sql), ("execute", execute),
-        ("check_result", check_result), ("answer", answer), ("refuse", refuse), ("fail", fail),
-        ("choose_tables_llm", choose_tables_llm), ("check_feasibility", check_feasibility),
-        ("semantic_check", semantic_check), ("summarize_dialog", summarize_dialog), ("start_plan", start_plan),
+        ("start_turn", start_turn),
+        ("resolve_context", resolve_context),
+        ("normalise_period", normalise_period),
+        ("detect_topic", detect_topic),
+        ("check_ambiguity", check_ambiguity),
+        ("clarify", clarify),
+        ("select_tables", select_tables),
+        ("prune_context", prune_context),
+        ("generate_sql", generate_sql),
+        ("guard_sql", guard_sql),
+        ("check_sql", check_sql),
+        ("execute", execute),
+        ("check_result", check_result),
+        ("answer", answer),
+        ("refuse", refuse),
+        ("fail", fail),
+        ("choose_tables_llm", choose_tables_llm),
+        ("check_feasibility", check_feasibility),
+        ("semantic_check", semantic_check),
+        ("summarize_dialog", summarize_dialog),
+        ("start_plan", start_plan),
     ]:
         builder.add_node(name, node)
     after_guard, after_checks, after_semantic, after_execute = make_sql_routes(max_sql_attempts)

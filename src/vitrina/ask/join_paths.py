@@ -25,7 +25,9 @@ GENERIC_NAME_PARTS = {"dim", "fact", "dwh", "main", "tbl", "stg"}
 @dataclass
 class PathChoice:
     path: list[Relation] | None
-    ambiguous: list[list[Relation]] = field(default_factory=list)  # the candidates, when no rule decided
+    ambiguous: list[list[Relation]] = field(
+        default_factory=list
+    )  # the candidates, when no rule decided
     reason: str = ""
 
 
@@ -35,19 +37,28 @@ def table_names(catalog: Catalog) -> dict[str, tuple[str, ...]]:
         names: dict[str, set[str]] = {t: set() for t in catalog.tables}
         for name, table in catalog.tables.items():
             names[name] |= {s for syn in table.synonyms for s in phrase_stems(syn)}
-            names[name] |= {p for p in table.short_name.split("_") if len(p) >= 4 and p not in GENERIC_NAME_PARTS}
+            names[name] |= {
+                p
+                for p in table.short_name.split("_")
+                if len(p) >= 4 and p not in GENERIC_NAME_PARTS
+            }
         for metric in catalog.metrics.values():
             if metric.table in names:
                 single = [phrase_stems(syn) for syn in metric.synonyms]
-                names[metric.table] |= {stems[0] for stems in single if len(stems) == 1 and len(stems[0]) >= 4}
+                names[metric.table] |= {
+                    stems[0] for stems in single if len(stems) == 1 and len(stems[0]) >= 4
+                }
         catalog.cache["table_names"] = {t: tuple(sorted(v)) for t, v in names.items()}
     return catalog.cache["table_names"]
 
 
 def tables_named(words: list[Word], catalog: Catalog) -> set[str]:
     """Tables a word of the question names."""
-    return {table for table, stems in table_names(catalog).items()
-            if any(stem_matches(stem, w.text) for stem in stems for w in words)}
+    return {
+        table
+        for table, stems in table_names(catalog).items()
+        if any(stem_matches(stem, w.text) for stem in stems for w in words)
+    }
 
 
 def walk(base: str, path: list[Relation]) -> list[tuple[str, Relation]]:
@@ -64,8 +75,9 @@ def _agrees(base: str, path: list[Relation], entered: dict[str, Relation]) -> bo
     return all(entered.get(table, rel) == rel for table, rel in walk(base, path))
 
 
-def choose_path(catalog: Catalog, base: str, goal: str, *, named: set[str],
-                entered: dict[str, Relation]) -> PathChoice:
+def choose_path(
+    catalog: Catalog, base: str, goal: str, *, named: set[str], entered: dict[str, Relation]
+) -> PathChoice:
     paths = catalog.join_paths(base, goal)
     if not paths:
         return PathChoice(None)

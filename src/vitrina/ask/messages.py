@@ -6,28 +6,35 @@ from vitrina.i18n import Messages
 
 TEXTS: dict[str, dict[str, str]] = {
     "no_topic": {
-        "ru": "В каталоге нет данных, чтобы ответить на этот вопрос. Я могу ответить про: {topics}. "
+        "ru": "В каталоге нет данных, чтобы ответить на этот вопрос. Я могу ответить про: "
+        "{topics}. "
         "Переформулируйте вопрос, назвав показатель (например, {examples}).",
         "en": "The catalog holds no data to answer this question. I can answer about: {topics}. "
         "Rephrase the question naming a metric (for example {examples}).",
     },
     "refuse_word": {
-        "ru": "В хранилище нет данных о «{word}», поэтому ответить не могу — придумывать цифры я не буду. "
+        "ru": "В хранилище нет данных о «{word}», поэтому ответить не могу — придумывать цифры "
+        "я не буду. "
         "Доступные темы: {topics}.",
-        "en": 'The warehouse holds no data about "{word}", so I cannot answer; I will not invent numbers. '
+        "en": 'The warehouse holds no data about "{word}", so I cannot answer; I will not '
+        "invent numbers. "
         "Available topics: {topics}.",
     },
     "unexplained": {
         "ru": "Я не понял в вопросе: {words}. Отвечать без них не буду, чтобы не посчитать не то. "
-        "Переформулируйте вопрос словами каталога: показатель (например, {examples}), период, разрез.",
-        "en": "I could not place these words of the question: {words}. I will not answer without them, "
+        "Переформулируйте вопрос словами каталога: показатель (например, {examples}), "
+        "период, разрез.",
+        "en": "I could not place these words of the question: {words}. I will not answer "
+        "without them, "
         "so as not to compute something else. Rephrase it with the catalog's words: a metric "
         "(for example {examples}), a period, a breakdown.",
     },
     "write_request": {
-        "ru": "Я только читаю данные и не могу их менять («{verb}»). Могу показать текущие значения: "
+        "ru": "Я только читаю данные и не могу их менять («{verb}»). Могу показать текущие "
+        "значения: "
         "спросите, например, «{example}».",
-        "en": 'I only read data and cannot change it ("{verb}"). I can show the current figures: ask, '
+        "en": 'I only read data and cannot change it ("{verb}"). I can show the current '
+        "figures: ask, "
         'for example, "{example}".',
     },
     "unknown_value": {
@@ -37,22 +44,30 @@ TEXTS: dict[str, dict[str, str]] = {
         "Check the spelling or ask without it.",
     },
     "filter_unreachable": {
-        "ru": "Фильтр «{filter}» нельзя применить к показателю «{metric}»: таблицы не связаны в каталоге.",
-        "en": 'The filter "{filter}" cannot be applied to "{metric}": the catalog has no relation between them.',
+        "ru": "Фильтр «{filter}» нельзя применить к показателю «{metric}»: таблицы не связаны "
+        "в каталоге.",
+        "en": 'The filter "{filter}" cannot be applied to "{metric}": the catalog has no '
+        "relation between them.",
     },
     "dimension_unreachable": {
-        "ru": "Разрез «{dimension}» недоступен для показателя «{metric}»: таблицы не связаны в каталоге.",
-        "en": 'The breakdown "{dimension}" is not available for "{metric}": the catalog has no relation '
+        "ru": "Разрез «{dimension}» недоступен для показателя «{metric}»: таблицы не связаны в "
+        "каталоге.",
+        "en": 'The breakdown "{dimension}" is not available for "{metric}": the catalog has no '
+        "relation "
         "between them.",
     },
     "segment_unreachable": {
-        "ru": "Показатель «{metric}» нельзя разделить на B2B и B2C: в каталоге нет связи с сегментом клиента.",
-        "en": '"{metric}" cannot be split into B2B and B2C: the catalog has no relation to the client segment.',
+        "ru": "Показатель «{metric}» нельзя разделить на B2B и B2C: в каталоге нет связи с "
+        "сегментом клиента.",
+        "en": '"{metric}" cannot be split into B2B and B2C: the catalog has no relation to the '
+        "client segment.",
     },
     "join_ambiguous": {
-        "ru": "Таблицу «{table}» можно присоединить несколькими путями: через {ways}. Уточните в вопросе, "
+        "ru": "Таблицу «{table}» можно присоединить несколькими путями: через {ways}. Уточните "
+        "в вопросе, "
         "какой нужен (например, назовите таблицу, через которую идти).",
-        "en": 'The table "{table}" can be reached several ways: through {ways}. Say in the question which '
+        "en": 'The table "{table}" can be reached several ways: through {ways}. Say in the '
+        "question which "
         "one you mean (for example, name the table to go through).",
     },
     "date_unavailable": {
@@ -62,7 +77,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "no_date": {
         "ru": "У показателя «{metric}» нет даты в каталоге, поэтому период или календарный фильтр "
         "к нему применить нельзя. Спросите без периода или добавьте показателю date_column.",
-        "en": '"{metric}" has no date in the catalog, so a period or calendar filter cannot be applied. '
+        "en": '"{metric}" has no date in the catalog, so a period or calendar filter cannot be '
+        "applied. "
         "Ask without a period or give the metric a date_column.",
     },
     "clarify_topic": {
@@ -70,16 +86,20 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Please clarify what the question is about:",
     },
     "clarify_segment": {
-        "ru": "Диалог настроен на сегмент {dialog}, а вопрос — про {question}. Какой сегмент использовать?",
-        "en": "The dialog is set to the {dialog} segment but the question is about {question}. Which segment?",
+        "ru": "Диалог настроен на сегмент {dialog}, а вопрос — про {question}. Какой сегмент "
+        "использовать?",
+        "en": "The dialog is set to the {dialog} segment but the question is about {question}. "
+        "Which segment?",
     },
     "clarify_limit": {
         "ru": "Уточнений было достаточно; отвечаю по теме «{topic}».",
         "en": 'Enough clarifications; answering for the topic "{topic}".',
     },
     "sql_failed": {
-        "ru": "Не удалось построить корректный запрос за {attempts} попытки. Последняя ошибка: {error}. "
-        "Попробуйте переформулировать: назовите один показатель (например, {examples}), период и разрез.",
+        "ru": "Не удалось построить корректный запрос за {attempts} попытки. Последняя ошибка: "
+        "{error}. "
+        "Попробуйте переформулировать: назовите один показатель (например, {examples}), "
+        "период и разрез.",
         "en": "Could not build a valid query in {attempts} attempts. Last error: {error}. "
         "Try rephrasing: name one metric (for example {examples}), a period and a breakdown.",
     },
@@ -89,11 +109,14 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "warehouse_down": {
         "ru": "Хранилище недоступно: {error}. Проверьте адрес (--db) и что сервер запущен.",
-        "en": "The warehouse is not reachable: {error}. Check the URL (--db) and that the server is running.",
+        "en": "The warehouse is not reachable: {error}. Check the URL (--db) and that the "
+        "server is running.",
     },
     "timeout": {
-        "ru": "Запрос выполнялся слишком долго и был остановлен ({error}). Сузьте период или уберите разрез.",
-        "en": "The query took too long and was stopped ({error}). Narrow the period or drop a breakdown.",
+        "ru": "Запрос выполнялся слишком долго и был остановлен ({error}). Сузьте период или "
+        "уберите разрез.",
+        "en": "The query took too long and was stopped ({error}). Narrow the period or drop a "
+        "breakdown.",
     },
     "empty": {
         "ru": "Данных за период «{period}» нет.",

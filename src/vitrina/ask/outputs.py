@@ -54,8 +54,9 @@ def _atomic(path: Path, write: Any) -> Path:
     return path
 
 
-def write_run_files(values: dict[str, Any], outputs_dir: Path, kinds: tuple[Kind, ...] = ("excel", "chart")
-                    ) -> RunFiles:
+def write_run_files(
+    values: dict[str, Any], outputs_dir: Path, kinds: tuple[Kind, ...] = ("excel", "chart")
+) -> RunFiles:
     """The run's files of these kinds, written once per run id and reused afterwards."""
     files = RunFiles()
     spec = outputs_of(values)
@@ -79,9 +80,21 @@ def write_run_files(values: dict[str, Any], outputs_dir: Path, kinds: tuple[Kind
             from vitrina.present.excel import write_excel  # openpyxl only when a file is asked for
 
             try:
-                files.excel = str(_atomic(path, lambda tmp: write_excel(
-                    result, metas, tmp, lang=lang, sheet_title=spec["sheet_title"], question=spec["question"],
-                    sql=spec["sql"], period_label=spec["period_label"])))
+                files.excel = str(
+                    _atomic(
+                        path,
+                        lambda tmp: write_excel(
+                            result,
+                            metas,
+                            tmp,
+                            lang=lang,
+                            sheet_title=spec["sheet_title"],
+                            question=spec["question"],
+                            sql=spec["sql"],
+                            period_label=spec["period_label"],
+                        ),
+                    )
+                )
             except OSError as exc:
                 trace.suppressed("Excel file not written", error=str(exc))
     decision = spec.get("chart_decision")
@@ -90,8 +103,11 @@ def write_run_files(values: dict[str, Any], outputs_dir: Path, kinds: tuple[Kind
         if path.is_file():
             files.chart_png = str(path)
         else:
+
             def draw(tmp: Path) -> None:
-                png, events = safe_png(ChartDecision.model_validate(decision), result, metas, lang, tmp)
+                png, events = safe_png(
+                    ChartDecision.model_validate(decision), result, metas, lang, tmp
+                )
                 trace.events.extend(events)
                 if png is None:
                     raise _NotDrawn

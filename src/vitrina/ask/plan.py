@@ -23,8 +23,14 @@ class PeriodRef(BaseModel):
     @classmethod
     def of(cls, period: Period) -> PeriodRef:
         """The plan's copy of a period read from a question (its correction note kept)."""
-        return cls(start=period.start, end=period.end, label_ru=period.label_ru,
-                   label_en=period.label_en, span=period.span, note=period.corrected)
+        return cls(
+            start=period.start,
+            end=period.end,
+            label_ru=period.label_ru,
+            label_en=period.label_en,
+            span=period.span,
+            note=period.corrected,
+        )
 
     def label(self, lang: str) -> str:
         return self.label_ru if lang == "ru" else self.label_en

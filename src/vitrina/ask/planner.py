@@ -72,12 +72,13 @@ def metric_examples(catalog: Catalog, lang: str, n: int = 2) -> str:
 
 def _joined_by_conjunction(reading: Reading, first: Match, second: Match) -> bool:
     lo, hi = sorted((first, second), key=lambda m: m.start)
-    between = reading.words[lo.start + lo.length:hi.start]
+    between = reading.words[lo.start + lo.length : hi.start]
     return any(w.text in CONJUNCTIONS for w in between)
 
 
-def choose_metrics(reading: Reading, catalog: Catalog, topic: str, trace: Trace,
-                   lead_id: str | None = None) -> list[Metric]:
+def choose_metrics(
+    reading: Reading, catalog: Catalog, topic: str, trace: Trace, lead_id: str | None = None
+) -> list[Metric]:
     in_topic = [m for m in reading.metrics if catalog.metrics[m.phrase.target].topic == topic]
     for m in reading.metrics:
         if m not in in_topic:
@@ -114,7 +115,9 @@ class _Joins:
         self.named = named or set()
         self.joins: list[Join] = []
         self.entered: dict[str, Relation] = {}
-        self.ambiguous: dict[str, list[list[Relation]]] = {}  # table -> the paths no rule chose between
+        self.ambiguous: dict[
+            str, list[list[Relation]]
+        ] = {}  # table -> the paths no rule chose between
 
     @property
     def tables(self) -> set[str]:
@@ -126,7 +129,9 @@ class _Joins:
     def path(self, table: str) -> list[Relation] | None:
         """The chosen path; the shortest of the candidates when no rule decided (for distances)."""
         choice = self.choice(table)
-        return choice.path if choice.path is not None or not choice.ambiguous else choice.ambiguous[0]
+        return (
+            choice.path if choice.path is not None or not choice.ambiguous else choice.ambiguous[0]
+        )
 
     def add(self, table: str, reason: str) -> bool:
         choice = self.choice(table)
@@ -141,10 +146,14 @@ class _Joins:
         for rel in path:
             if rel.right_table in self.tables and rel.left_table in self.tables:
                 continue
-            left, right = (rel.left, rel.right) if rel.left_table in self.tables else (rel.right, rel.left)
+            left, right = (
+                (rel.left, rel.right) if rel.left_table in self.tables else (rel.right, rel.left)
+            )
             lt, lc = left.rsplit(".", 1)
             rt, rc = right.rsplit(".", 1)
-            self.joins.append(Join(left_table=lt, left_column=lc, right_table=rt, right_column=rc, reason=reason))
+            self.joins.append(
+                Join(left_table=lt, left_column=lc, right_table=rt, right_column=rc, reason=reason)
+            )
         return True
 
 
@@ -161,8 +170,15 @@ def _nearest(columns: tuple[str, ...] | list[str], joins: _Joins) -> str | None:
     return best[1] if best else None
 
 
-def _place_date(plan: QueryPlan, reading: Reading, catalog: Catalog, lead: Metric, joins: _Joins,
-                lang: str, trace: Trace) -> str | None:
+def _place_date(
+    plan: QueryPlan,
+    reading: Reading,
+    catalog: Catalog,
+    lead: Metric,
+    joins: _Joins,
+    lang: str,
+    trace: Trace,
+) -> str | None:
     """Choose the date that dates the plan (the one the question names, else the metric's
     default), join its table when it is not the metric's own; a refusal text when the date
     the question needs is not there."""
@@ -173,20 +189,34 @@ def _place_date(plan: QueryPlan, reading: Reading, catalog: Catalog, lead: Metri
         chosen = next((d for d in dates if f"{d.table}.{d.column}".lower() == named), None)
         if chosen is None:
             col = catalog.column(named)
-            trace.rejected("the question names a date the metric cannot be dated by", date=named, metric=lead.id)
-            return text("date_unavailable", lang, date=col.label(lang) if col else named, metric=lead.name(lang),
-                        dates=", ".join(_date_label(catalog, d.table, d.column, lang) for d in dates) or "-")
+            trace.rejected(
+                "the question names a date the metric cannot be dated by",
+                date=named,
+                metric=lead.id,
+            )
+            return text(
+                "date_unavailable",
+                lang,
+                date=col.label(lang) if col else named,
+                metric=lead.name(lang),
+                dates=", ".join(_date_label(catalog, d.table, d.column, lang) for d in dates)
+                or "-",
+            )
         trace.branch("date chosen by the question's words", date=named)
     needs_date = plan.period is not None or plan.grain is not None or plan.day_kind is not None
     if chosen is None:
         if needs_date:
-            trace.rejected("metric has no date column: the period cannot be applied", metric=lead.id)
+            trace.rejected(
+                "metric has no date column: the period cannot be applied", metric=lead.id
+            )
             return text("no_date", lang, metric=lead.name(lang))
         return None
     if chosen.table != lead.table:
         if not joins.add(chosen.table, f"date {chosen.column}"):
             return text("no_date", lang, metric=lead.name(lang))
-        trace.branch("metric dated by a column of a joined table", table=chosen.table, column=chosen.column)
+        trace.branch(
+            "metric dated by a column of a joined table", table=chosen.table, column=chosen.column
+        )
     plan.date_column = chosen.column
     plan.date_table = chosen.table if chosen.table != lead.table else None
     if len(dates) > 1 or chosen.table != lead.table:
@@ -202,9 +232,14 @@ def _ambiguity_text(joins: _Joins, catalog: Catalog, lang: str, trace: Trace) ->
     for path in paths:
         via = via_tables(joins.base, path)
         ways.append(" → ".join(catalog.tables[t].short_name for t in via) or joins.base)
-    trace.rejected("several relation paths and nothing chooses between them: not guessed", table=table,
-                   paths=ways)
-    return text("join_ambiguous", lang, table=catalog.tables[table].short_name, ways="; ".join(ways))
+    trace.rejected(
+        "several relation paths and nothing chooses between them: not guessed",
+        table=table,
+        paths=ways,
+    )
+    return text(
+        "join_ambiguous", lang, table=catalog.tables[table].short_name, ways="; ".join(ways)
+    )
 
 
 def _date_label(catalog: Catalog, table: str, column: str, lang: str) -> str:
@@ -212,40 +247,91 @@ def _date_label(catalog: Catalog, table: str, column: str, lang: str) -> str:
     return col.label(lang) if col else column
 
 
-def build_plan(reading: Reading, catalog: Catalog, *, topic: str, lang: str, period: PeriodRef | None,
-               segment: str | None, trace: Trace) -> PlanOutcome:
+def build_plan(
+    reading: Reading,
+    catalog: Catalog,
+    *,
+    topic: str,
+    lang: str,
+    period: PeriodRef | None,
+    segment: str | None,
+    trace: Trace,
+) -> PlanOutcome:
     """The rule plan; when it cannot be built, another metric named by the same words
     (revenue of invoices and revenue of invoice lines) is tried before refusing."""
-    outcome = _build_plan(reading, catalog, topic=topic, lang=lang, period=period, segment=segment, trace=trace)
+    outcome = _build_plan(
+        reading, catalog, topic=topic, lang=lang, period=period, segment=segment, trace=trace
+    )
     if outcome.plan is not None:
         return outcome
-    lead = next((m for m in reading.metrics if catalog.metrics[m.phrase.target].topic == topic), None)
+    lead = next(
+        (m for m in reading.metrics if catalog.metrics[m.phrase.target].topic == topic), None
+    )
     if lead is None:
         return outcome
-    twins = [p.target for p in phrases(catalog) if p.kind == "metric" and p.stems == lead.phrase.stems
-             and p.target != lead.phrase.target and catalog.metrics[p.target].topic == topic]
+    twins = [
+        p.target
+        for p in phrases(catalog)
+        if p.kind == "metric"
+        and p.stems == lead.phrase.stems
+        and p.target != lead.phrase.target
+        and catalog.metrics[p.target].topic == topic
+    ]
     for twin in dict.fromkeys(twins):
         scratch = Trace(trace.node)
-        attempt = _build_plan(reading, catalog, topic=topic, lang=lang, period=period, segment=segment,
-                              trace=scratch, lead_id=twin)
+        attempt = _build_plan(
+            reading,
+            catalog,
+            topic=topic,
+            lang=lang,
+            period=period,
+            segment=segment,
+            trace=scratch,
+            lead_id=twin,
+        )
         if attempt.plan is not None:
-            trace.branch("another metric named by the same words reaches what the question asks",
-                         metric=twin, instead_of=lead.phrase.target)
+            trace.branch(
+                "another metric named by the same words reaches what the question asks",
+                metric=twin,
+                instead_of=lead.phrase.target,
+            )
             trace.events.extend(scratch.events)
             return attempt
     return outcome
 
 
-def _build_plan(reading: Reading, catalog: Catalog, *, topic: str, lang: str, period: PeriodRef | None,
-                segment: str | None, trace: Trace, lead_id: str | None = None) -> PlanOutcome:
+def _build_plan(
+    reading: Reading,
+    catalog: Catalog,
+    *,
+    topic: str,
+    lang: str,
+    period: PeriodRef | None,
+    segment: str | None,
+    trace: Trace,
+    lead_id: str | None = None,
+) -> PlanOutcome:
     metrics = choose_metrics(reading, catalog, topic, trace, lead_id)
     if not metrics:
-        return PlanOutcome(None, refusal=text("no_topic", lang, topics=", ".join(
-            t.name(lang) for t in catalog.topics.values()), examples=metric_examples(catalog, lang)))
+        return PlanOutcome(
+            None,
+            refusal=text(
+                "no_topic",
+                lang,
+                topics=", ".join(t.name(lang) for t in catalog.topics.values()),
+                examples=metric_examples(catalog, lang),
+            ),
+        )
     lead = metrics[0]
     joins = _Joins(catalog, lead.table, tables_named(reading.words, catalog))
-    plan = QueryPlan(topic=topic, base_table=lead.table, metrics=[m.id for m in metrics], period=period,
-                     grain=reading.grain, day_kind=reading.day_kind)
+    plan = QueryPlan(
+        topic=topic,
+        base_table=lead.table,
+        metrics=[m.id for m in metrics],
+        period=period,
+        grain=reading.grain,
+        day_kind=reading.day_kind,
+    )
     refusal = _place_date(plan, reading, catalog, lead, joins, lang, trace)
     if refusal:
         return PlanOutcome(None, refusal=refusal)
@@ -254,13 +340,21 @@ def _build_plan(reading: Reading, catalog: Catalog, *, topic: str, lang: str, pe
     for match in reading.dimensions:
         dims_by_stems.setdefault(match.phrase.stems, []).append(match.phrase.target)
     for stems in dims_by_stems:
-        candidates = [p.target for p in phrases(catalog) if p.kind == "dimension" and p.stems == stems]
+        candidates = [
+            p.target for p in phrases(catalog) if p.kind == "dimension" and p.stems == stems
+        ]
         qualified = _nearest(candidates, joins)
         if qualified is None:
             col = catalog.column(candidates[0])
-            return PlanOutcome(None, refusal=text("dimension_unreachable", lang,
-                                                  dimension=col.label(lang) if col else candidates[0],
-                                                  metric=lead.name(lang)))
+            return PlanOutcome(
+                None,
+                refusal=text(
+                    "dimension_unreachable",
+                    lang,
+                    dimension=col.label(lang) if col else candidates[0],
+                    metric=lead.name(lang),
+                ),
+            )
         table, column = qualified.rsplit(".", 1)
         if any(d.table == table and d.column == column for d in plan.dimensions):
             continue
@@ -268,9 +362,17 @@ def _build_plan(reading: Reading, catalog: Catalog, *, topic: str, lang: str, pe
         col = catalog.tables[table].column(column)
         assert col is not None
         select = col.localized.get(lang, column)
-        plan.dimensions.append(Dimension(table=table, column=column, select_column=select, alias=column,
-                                         label_ru=col.label("ru"), label_en=col.label("en"),
-                                         key_column=col.identified_by))
+        plan.dimensions.append(
+            Dimension(
+                table=table,
+                column=column,
+                select_column=select,
+                alias=column,
+                label_ru=col.label("ru"),
+                label_en=col.label("en"),
+                key_column=col.identified_by,
+            )
+        )
         trace.branch("dimension placed", column=qualified)
 
     for match in reading.values:
@@ -279,32 +381,57 @@ def _build_plan(reading: Reading, catalog: Catalog, *, topic: str, lang: str, pe
         if qualified is None:
             col = catalog.column(match.phrase.target)
             label = f"{col.label(lang) if col else match.phrase.target} = {value}"
-            return PlanOutcome(None, refusal=text("filter_unreachable", lang, filter=label, metric=lead.name(lang)))
+            return PlanOutcome(
+                None, refusal=text("filter_unreachable", lang, filter=label, metric=lead.name(lang))
+            )
         table, column = qualified.rsplit(".", 1)
         joins.add(table, f"filter {column}")
         existing = next((f for f in plan.filters if f.table == table and f.column == column), None)
         dictionary = catalog.dictionary_for(table, column)
-        label_en = next((v.label_en or v.value for v in (dictionary.values if dictionary else [])
-                         if v.value == value), value)
+        label_en = next(
+            (
+                v.label_en or v.value
+                for v in (dictionary.values if dictionary else [])
+                if v.value == value
+            ),
+            value,
+        )
         if existing:
             if value not in existing.values:
                 existing.values.append(value)
                 existing.value_labels_en.append(label_en)
             continue
         col = catalog.tables[table].column(column)
-        plan.filters.append(Filter(table=table, column=column, values=[value], value_labels_en=[label_en],
-                                   label_ru=col.label("ru") if col else column,
-                                   label_en=col.label("en") if col else column))
+        plan.filters.append(
+            Filter(
+                table=table,
+                column=column,
+                values=[value],
+                value_labels_en=[label_en],
+                label_ru=col.label("ru") if col else column,
+                label_en=col.label("en") if col else column,
+            )
+        )
         trace.branch("filter placed", column=qualified, value=value)
 
     if segment and catalog.info.segment_column:
         seg_table, seg_column = catalog.info.segment_column.rsplit(".", 1)
         if not joins.add(seg_table, "segment (mandatory relation)"):
-            return PlanOutcome(None, refusal=text("segment_unreachable", lang, metric=lead.name(lang)))
+            return PlanOutcome(
+                None, refusal=text("segment_unreachable", lang, metric=lead.name(lang))
+            )
         value = catalog.info.segment_values.get(segment, segment.upper())
         plan.segment = value
-        plan.filters.append(Filter(table=seg_table, column=seg_column, values=[value], value_labels_en=[value],
-                                   label_ru="Сегмент", label_en="Segment"))
+        plan.filters.append(
+            Filter(
+                table=seg_table,
+                column=seg_column,
+                values=[value],
+                value_labels_en=[value],
+                label_ru="Сегмент",
+                label_en="Segment",
+            )
+        )
         trace.branch("segment filter added with its mandatory join", segment=value)
     for req in catalog.requires:
         if req.when == "always" and req.table in joins.tables and req.needs not in joins.tables:
@@ -316,10 +443,17 @@ def _build_plan(reading: Reading, catalog: Catalog, *, topic: str, lang: str, pe
     plan.joins = joins.joins
     for metric in metrics:
         if metric.filter and effective_filter(metric.filter, plan) is None:
-            trace.branch("the question's own filter replaces the metric's filter", metric=metric.id,
-                         replaced=metric.filter)
+            trace.branch(
+                "the question's own filter replaces the metric's filter",
+                metric=metric.id,
+                replaced=metric.filter,
+            )
     if plan.breakdown:
-        plan.order = reading.order if reading.order else ("desc" if plan.dimensions and not plan.grain else None)
+        plan.order = (
+            reading.order
+            if reading.order
+            else ("desc" if plan.dimensions and not plan.grain else None)
+        )
         plan.limit = reading.limit
     elif reading.order or reading.limit:
         trace.rejected("order or top-N without a breakdown ignored")

@@ -10,7 +10,12 @@ from rich.table import Table
 from vitrina.ask.service import AskResult
 from vitrina.present.table import TableView, rich_table
 
-STATUS_STYLE = {"answered": "green", "clarification": "yellow", "refused": "magenta", "failed": "red"}
+STATUS_STYLE = {
+    "answered": "green",
+    "clarification": "yellow",
+    "refused": "magenta",
+    "failed": "red",
+}
 
 
 def trace_table(result: AskResult) -> Table:
@@ -23,14 +28,16 @@ def trace_table(result: AskResult) -> Table:
     return table
 
 
-def render_result(console: Console, result: AskResult, *, show_sql: bool = True, show_trace: bool = False) -> None:
+def render_result(
+    console: Console, result: AskResult, *, show_sql: bool = True, show_trace: bool = False
+) -> None:
     style = STATUS_STYLE.get(result.status, "white")
     title = f"[{style}]{result.status}[/] · {result.question}"
     if result.rewritten_question and result.rewritten_question != result.question:
         title += f"  →  {result.rewritten_question}"
     console.print(Panel(result.answer or "", title=title, title_align="left", border_style=style))
     if result.status == "clarification":
-        console.print(f"[dim]Answer with:[/] vitrina ask \"1\" --thread {result.thread_id}")
+        console.print(f'[dim]Answer with:[/] vitrina ask "1" --thread {result.thread_id}')
     if result.table:
         console.print(rich_table(TableView.model_validate(result.table)))
     if show_sql and result.sql and result.status == "answered":

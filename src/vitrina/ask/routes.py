@@ -73,8 +73,12 @@ def make_sql_routes(max_attempts: int) -> tuple[SqlRouter, SqlRouter, SqlRouter,
     def after_guard(state: AskState) -> Literal["check_sql", "generate_sql", "fail"]:
         return _retry_or_fail(state, max_attempts) or "check_sql"
 
-    def after_checks(state: AskState) -> Literal["execute", "semantic_check", "generate_sql", "fail"]:
-        return _retry_or_fail(state, max_attempts) or ("semantic_check" if state.get("mode") == "llm" else "execute")
+    def after_checks(
+        state: AskState,
+    ) -> Literal["execute", "semantic_check", "generate_sql", "fail"]:
+        return _retry_or_fail(state, max_attempts) or (
+            "semantic_check" if state.get("mode") == "llm" else "execute"
+        )
 
     def after_semantic(state: AskState) -> Literal["execute", "generate_sql", "fail"]:
         return _retry_or_fail(state, max_attempts) or "execute"

@@ -35,8 +35,20 @@ from vitrina.warehouse import QueryResult, Warehouse
 log = logging.getLogger(__name__)
 MAX_HISTORY = 5000  # checkpoints walked back to find an older run of a dialog
 
-STATE_TYPES = (QueryResult, QueryPlan, PeriodRef, Filter, Dimension, Join, ColumnMeta, ColumnRole, Grain,
-               ValueFormat, TraceEvent, EventKind)
+STATE_TYPES = (
+    QueryResult,
+    QueryPlan,
+    PeriodRef,
+    Filter,
+    Dimension,
+    Join,
+    ColumnMeta,
+    ColumnRole,
+    Grain,
+    ValueFormat,
+    TraceEvent,
+    EventKind,
+)
 
 
 def register_state() -> None:
@@ -70,7 +82,9 @@ class AskResult(BaseModel):
     sql_source: str | None = None  # rules | llm
     sql_explanation: str | None = None  # the model's account of its SQL
     sql_confidence: float | None = None
-    llm_usage: dict[str, Any] = Field(default_factory=dict)  # this turn: calls, tokens, latency per task
+    llm_usage: dict[str, Any] = Field(
+        default_factory=dict
+    )  # this turn: calls, tokens, latency per task
     checks: list[dict[str, str]] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     trace: list[TraceEvent] = Field(default_factory=list)
@@ -87,18 +101,31 @@ class StepEvent(BaseModel):
 class AskService:
     """Holds the catalog, the warehouse connection and the compiled graph for a process."""
 
-    def __init__(self, settings: Settings | None = None, *, catalog: Catalog | None = None,
-                 warehouse: Warehouse | None = None, today: date | None = None, checkpointer: Any = None,
-                 write_files: bool = True, llm: LLMClient | None = None, use_llm: bool = True,
-                 options: AskOptions | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        catalog: Catalog | None = None,
+        warehouse: Warehouse | None = None,
+        today: date | None = None,
+        checkpointer: Any = None,
+        write_files: bool = True,
+        llm: LLMClient | None = None,
+        use_llm: bool = True,
+        options: AskOptions | None = None,
+    ) -> None:
         self.settings = settings or load_settings()
         self.catalog = catalog or load_catalog(self.settings.catalog_dir)
-        self.warehouse = warehouse or Warehouse(self.settings.warehouse_url,
-                                                timeout_s=self.settings.statement_timeout_s,
-                                                row_cap=self.settings.row_cap,
-                                                allow_privileged=self.settings.allow_privileged_warehouse)
+        self.warehouse = warehouse or Warehouse(
+            self.settings.warehouse_url,
+            timeout_s=self.settings.statement_timeout_s,
+            row_cap=self.settings.row_cap,
+            allow_privileged=self.settings.allow_privileged_warehouse,
+        )
         self.checkpointer = checkpointer or sqlite_checkpointer(self.settings.state_path)
-        self.graph = build_graph(max_sql_attempts=self.settings.max_sql_attempts, checkpointer=self.checkpointer)
+        self.graph = build_graph(
+            max_sql_attempts=self.settings.max_sql_attempts, checkpointer=self.checkpointer
+        )
         self.today = today
         self.write_files = write_files
         self.options = options or AskOptions()
@@ -117,9 +144,15 @@ class AskService:
         """The run context of one turn; `turn` carries the turn's model budget."""
         if turn is None and self.llm is not None:
             turn = self.llm.turn()
-        return AskContext(catalog=self.catalog, warehouse=self.warehouse, settings=self.settings,
-                          today=self.today or date.today(), write_files=self.write_files,
-                          llm=turn, options=self.options)
+        return AskContext(
+            catalog=self.catalog,
+            warehouse=self.warehouse,
+            settings=self.settings,
+            today=self.today or date.today(),
+            write_files=self.write_files,
+            llm=turn,
+            options=self.options,
+        )
 
     def pending_clarification(self, thread_id: str) -> dict[str, Any] | None:
         """The clarification a thread is waiting for, if any."""
@@ -129,15 +162,26 @@ class AskService:
                 return intr.value
         return None
 
-    def _payload(self, question: str, thread_id: str, segment: str | None, topics: list[str] | None) -> Any:
+    def _payload(
+        self, question: str, thread_id: str, segment: str | None, topics: list[str] | None
+    ) -> Any:
         """A new turn, or the reply to the clarification this thread is waiting for."""
         if self.pending_clarification(thread_id) is not None:
             return Command(resume={"text": question})
-        return {"question": question, "segment": (segment or self.settings.segment or "auto").lower(),
-                "explicit_topics": topics or []}
+        return {
+            "question": question,
+            "segment": (segment or self.settings.segment or "auto").lower(),
+            "explicit_topics": topics or [],
+        }
 
-    def ask(self, question: str, *, thread_id: str | None = None, segment: str | None = None,
-            topics: list[str] | None = None) -> AskResult:
+    def ask(
+        self,
+        question: str,
+        *,
+        thread_id: str | None = None,
+        segment: str | None = None,
+        topics: list[str] | None = None,
+    ) -> AskResult:
         """Run one turn to its end (answer, clarification, refusal or failure)."""
         result = None
         for item in self.stream(question, thread_id=thread_id, segment=segment, topics=topics):
@@ -145,8 +189,14 @@ class AskService:
         assert isinstance(result, AskResult)
         return result
 
-    def run_plan(self, plan: QueryPlan, *, question: str = "", lang: str | None = None,
-                 thread_id: str | None = None) -> AskResult:
+    def run_plan(
+        self,
+        plan: QueryPlan,
+        *,
+        question: str = "",
+        lang: str | None = None,
+        thread_id: str | None = None,
+    ) -> AskResult:
         """Run a plan made elsewhere (route's report planner) through ask's own tail: compile,
         guard and EXPLAIN, deterministic checks, execution, result checks, the answer and its
         files. `question` words the answer and the Excel sheet; `lang` defaults to its language."""
@@ -156,45 +206,72 @@ class AskService:
         assert isinstance(result, AskResult)
         return result
 
-    def stream(self, question: str, *, thread_id: str | None = None, segment: str | None = None,
-               topics: list[str] | None = None, plan: QueryPlan | None = None, lang: str | None = None
-               ) -> Iterator[StepEvent | AskResult]:
+    def stream(
+        self,
+        question: str,
+        *,
+        thread_id: str | None = None,
+        segment: str | None = None,
+        topics: list[str] | None = None,
+        plan: QueryPlan | None = None,
+        lang: str | None = None,
+    ) -> Iterator[StepEvent | AskResult]:
         """Run one turn, yielding a StepEvent after every graph node, then the AskResult.
         The finished turn is exported as telemetry spans in the background. With `plan`
         (see `run_plan`) the turn starts at SQL generation."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
-        payload = (self._payload(question, thread_id, segment, topics) if plan is None
-                   else {"question": question, "given_plan": plan, "lang": lang})
+        payload = (
+            self._payload(question, thread_id, segment, topics)
+            if plan is None
+            else {"question": question, "given_plan": plan, "lang": lang}
+        )
         config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
         turn = self.llm.turn() if self.llm is not None else None
         steps: list[StepRecord] = []
         last, last_wall = time.perf_counter(), time.time()
-        for update in self.graph.stream(payload, config,
-                                        context=self.context(turn), stream_mode="updates"):
+        for update in self.graph.stream(
+            payload, config, context=self.context(turn), stream_mode="updates"
+        ):
             now = time.perf_counter()
             for node, values in update.items():
                 if node.startswith("__"):
                     continue
                 events = values.get("trace") if isinstance(values, dict) else None
-                event = StepEvent(step=node, ms=round((now - last) * 1000, 2),
-                                  trace=events if isinstance(events, list) else [])
-                steps.append(StepRecord(step=event.step, started_at=last_wall, ms=event.ms, trace=event.trace))
+                event = StepEvent(
+                    step=node,
+                    ms=round((now - last) * 1000, 2),
+                    trace=events if isinstance(events, list) else [],
+                )
+                steps.append(
+                    StepRecord(
+                        step=event.step, started_at=last_wall, ms=event.ms, trace=event.trace
+                    )
+                )
                 yield event
             last, last_wall = now, time.time()
         result = self.result(thread_id, question, turn)
         if self.write_files and result.status == "answered" and result.run_id:
             result = self.with_files(result)
-        self._telemetry.submit(export_run, result.run_id or "", thread_id, steps,
-                               result.model_dump(mode="json", exclude={"rows", "trace", "table", "chart"}))
+        self._telemetry.submit(
+            export_run,
+            result.run_id or "",
+            thread_id,
+            steps,
+            result.model_dump(mode="json", exclude={"rows", "trace", "table", "chart"}),
+        )
         yield result
 
     def result(self, thread_id: str, question: str, turn: ModelTurn | None = None) -> AskResult:
         """The result of the thread's latest turn (`turn`: its model use, for llm_usage)."""
         state = self.graph.get_state({"configurable": {"thread_id": thread_id}})
         usage = turn.usage() if turn is not None else {}
-        return result_from_state(thread_id, state.values, pending_of(state), question=question, usage=usage)
+        return result_from_state(
+            thread_id, state.values, pending_of(state), question=question, usage=usage
+        )
 
-    def with_files(self, result: AskResult, kinds: tuple[Kind, ...] = ("excel", "chart")) -> AskResult:
+    def with_files(
+        self, result: AskResult, kinds: tuple[Kind, ...] = ("excel", "chart")
+    ) -> AskResult:
         """The result with its Excel file and chart PNG written (once per run id; see outputs)."""
         if not result.run_id:
             return result
@@ -202,12 +279,18 @@ class AskService:
         if files is None:
             return result
         trace = [*result.trace, *files.trace]
-        return result.model_copy(update={
-            "excel": files.excel or result.excel, "chart_png": files.chart_png or result.chart_png,
-            "trace": trace, "tags": ["suppressed_errors"] if has_suppressed(trace) else []})
+        return result.model_copy(
+            update={
+                "excel": files.excel or result.excel,
+                "chart_png": files.chart_png or result.chart_png,
+                "trace": trace,
+                "tags": ["suppressed_errors"] if has_suppressed(trace) else [],
+            }
+        )
 
-    def run_files(self, thread_id: str, run_id: str, kinds: tuple[Kind, ...] = ("excel", "chart")
-                  ) -> RunFiles | None:
+    def run_files(
+        self, thread_id: str, run_id: str, kinds: tuple[Kind, ...] = ("excel", "chart")
+    ) -> RunFiles | None:
         """Write (or reuse) the files of one run of a thread; None when the run is not there."""
         values = self.run_values(thread_id, run_id)
         if values is None:
@@ -233,14 +316,19 @@ class AskService:
         self.warehouse.close()
 
 
-
 def pending_of(snapshot: Any) -> dict[str, Any] | None:
     """The clarification a checkpoint is waiting on, if any."""
     return next((i.value for t in snapshot.tasks for i in t.interrupts), None)
 
 
-def result_from_state(thread_id: str, values: dict[str, Any], pending: dict[str, Any] | None, *,
-                      question: str = "", usage: dict[str, Any] | None = None) -> AskResult:
+def result_from_state(
+    thread_id: str,
+    values: dict[str, Any],
+    pending: dict[str, Any] | None,
+    *,
+    question: str = "",
+    usage: dict[str, Any] | None = None,
+) -> AskResult:
     """One turn's public result from the graph state at its end (used live and for history)."""
     result: QueryResult | None = values.get("result")
     trace = values.get("trace") or []
@@ -252,21 +340,27 @@ def result_from_state(thread_id: str, values: dict[str, Any], pending: dict[str,
         options = "\n".join(f"{n}. {o['label']}" for n, o in enumerate(pending["options"], start=1))
         answer = f"{pending['question']}\n{options}"
     return AskResult(
-        thread_id=thread_id, run_id=values.get("run_id"), status=status,
-        question=values.get("question", question), rewritten_question=values.get("rewritten"),
+        thread_id=thread_id,
+        run_id=values.get("run_id"),
+        status=status,
+        question=values.get("question", question),
+        rewritten_question=values.get("rewritten"),
         topic=values.get("topic"),
         period=period.model_dump(mode="json") if period else None,
         sql=values.get("sql") if answered or values.get("sql") else None,
         columns=result.columns if result and answered else [],
         rows=[list(r) for r in result.rows] if result and answered else [],
         row_count=result.row_count if result and answered else 0,
-        answer=answer, table=values.get("table") if answered else None,
+        answer=answer,
+        table=values.get("table") if answered else None,
         chart=values.get("chart") if answered else None,
         chart_png=values.get("chart_png") if answered else None,
         excel=values.get("excel") if answered else None,
-        clarification=pending, checks=values.get("checks") or [],
+        clarification=pending,
+        checks=values.get("checks") or [],
         sql_source=values.get("sql_source") if values.get("sql") else None,
-        sql_explanation=values.get("sql_explanation"), sql_confidence=values.get("sql_confidence"),
+        sql_explanation=values.get("sql_explanation"),
+        sql_confidence=values.get("sql_confidence"),
         llm_usage=usage or {},
         tags=["suppressed_errors"] if has_suppressed(trace) else [],
         trace=trace,

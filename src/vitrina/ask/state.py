@@ -78,7 +78,9 @@ class AskState(TypedDict, total=False):
     chart: dict[str, Any] | None
     chart_png: str | None  # set by checkpoints written before files were made on request
     excel: str | None
-    outputs: dict[str, Any] | None  # what the files need; vitrina.ask.outputs writes them on request
+    outputs: (
+        dict[str, Any] | None
+    )  # what the files need; vitrina.ask.outputs writes them on request
     status: Status
     reason: str | None  # refusal or failure, in the question's language
     run_id: str

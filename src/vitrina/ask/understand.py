@@ -119,7 +119,9 @@ class Reading:
     order: str | None = None
     limit: int | None = None
     unknown_names: list[str] = field(default_factory=list)  # capitalised words nothing explained
-    dangling: list[int] = field(default_factory=list)  # "до", "after" next to a period that did not read them
+    dangling: list[int] = field(
+        default_factory=list
+    )  # "до", "after" next to a period that did not read them
     keyword_words: set[int] = field(default_factory=set)  # words that only scored a topic
     used: set[int] = field(default_factory=set)
 
@@ -178,8 +180,11 @@ def phrase_index(catalog: Catalog) -> dict[str, list[Phrase]]:
     question is matched by looking up each of its words, not by trying every phrase."""
     if "phrase_index" not in catalog.cache:
         index: dict[str, list[Phrase]] = {}
-        keywords = [Phrase(phrase_stems(stem), "keyword", topic.id, str(weight))
-                    for topic in catalog.topics.values() for stem, weight in topic.keywords.items()]
+        keywords = [
+            Phrase(phrase_stems(stem), "keyword", topic.id, str(weight))
+            for topic in catalog.topics.values()
+            for stem, weight in topic.keywords.items()
+        ]
         for phrase in [*phrases(catalog), *keywords]:
             if phrase.stems:
                 index.setdefault(phrase.stems[0][:2], []).append(phrase)
@@ -234,7 +239,7 @@ DATE_WORDS = ("дат", "date", "dated")
 
 
 def _day_kind(words: list[Word], used: set[int]) -> str | None:
-    """"по выходным", "on weekdays": a calendar filter on the plan's date; its words are used."""
+    """ "по выходным", "on weekdays": a calendar filter on the plan's date; its words are used."""
     for kind, stems in (("weekend", WEEKEND_STEMS), ("weekday", WEEKDAY_STEMS)):
         found = _find_all(stems, words, used)
         if found is not None:
@@ -245,9 +250,34 @@ def _day_kind(words: list[Word], used: set[int]) -> str | None:
     return None
 
 
-SERIES_WORDS = ("динамик", "тренд", "trend", "trends", "dynamic", "dynamics", "помесячн", "понедельн")
-RANGE_WORDS = {"до", "после", "с", "со", "от", "начиная", "from", "since", "after", "before", "until", "till",
-               "starting", "onwards", "through", "prior"}
+SERIES_WORDS = (
+    "динамик",
+    "тренд",
+    "trend",
+    "trends",
+    "dynamic",
+    "dynamics",
+    "помесячн",
+    "понедельн",
+)
+RANGE_WORDS = {
+    "до",
+    "после",
+    "с",
+    "со",
+    "от",
+    "начиная",
+    "from",
+    "since",
+    "after",
+    "before",
+    "until",
+    "till",
+    "starting",
+    "onwards",
+    "through",
+    "prior",
+}
 
 
 def _range_word_before(words: list[Word], start: int, used: set[int]) -> list[int]:
@@ -259,9 +289,13 @@ def _range_word_before(words: list[Word], start: int, used: set[int]) -> list[in
 
 
 def _take_date_word(words: list[Word], match: Match, used: set[int]) -> None:
-    """"по дате отгрузки", "by ship date": the generic word next to a date's name is read too."""
+    """ "по дате отгрузки", "by ship date": the generic word next to a date's name is read too."""
     for j in (match.start - 1, match.start + match.length):
-        if 0 <= j < len(words) and j not in used and any(stem_matches(s, words[j].text) for s in DATE_WORDS):
+        if (
+            0 <= j < len(words)
+            and j not in used
+            and any(stem_matches(s, words[j].text) for s in DATE_WORDS)
+        ):
             used.add(j)
 
 
@@ -269,16 +303,22 @@ INSTRUMENT_MARKERS = {"по", "by", "with", "через", "using"}
 
 
 def _is_instrument(words: list[Word], match: Match, value_starts: set[int]) -> bool:
-    """"по картам Мир", "by Visa cards": a metric word between a preposition and a filter
+    """ "по картам Мир", "by Visa cards": a metric word between a preposition and a filter
     value names the means, not the number asked for."""
     before = match.start - 1
-    return before >= 0 and words[before].text in INSTRUMENT_MARKERS and (match.start + match.length) in value_starts
+    return (
+        before >= 0
+        and words[before].text in INSTRUMENT_MARKERS
+        and (match.start + match.length) in value_starts
+    )
 
 
 READING_CACHE_SIZE = 512
 
 
-def read_question(text: str, catalog: Catalog, *, period_span: tuple[int, int] | None = None) -> Reading:
+def read_question(
+    text: str, catalog: Catalog, *, period_span: tuple[int, int] | None = None
+) -> Reading:
     """Match the catalog's vocabulary against one (standalone) question.
 
     Cached per catalog: several nodes read the same question, and a Reading is never
@@ -305,7 +345,7 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     grain = find_grain(normalize(text))
     if grain is not None:
         reading.grain = grain[0].value
-        reading.grain_span = text[grain[1][0]:grain[1][1]]
+        reading.grain_span = text[grain[1][0] : grain[1][1]]
         _mark_span(words, grain[1][0], grain[1][1], used)
     top = TOP_N.search(norm)
     if top:
@@ -336,45 +376,81 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     def content(m: Match) -> int:  # "трек продан" says more than "сколько трек"
         return sum(1 for stem in m.phrase.stems if stem not in QUESTION_STOPWORDS)
 
-    candidates.sort(key=lambda m: (-m.length, -content(m), rank(m), -sum(map(len, m.phrase.stems)), m.start))
+    candidates.sort(
+        key=lambda m: (-m.length, -content(m), rank(m), -sum(map(len, m.phrase.stems)), m.start)
+    )
     for match in candidates:
         span = set(range(match.start, match.start + match.length))
         if span & used:
             continue
-        if match.phrase.kind == "dimension" and not _has_marker_before(words, match.start, used - structural - span):
-            named_columns |= span  # "в Приволжском федеральном округе": the column is named, not grouped
+        if match.phrase.kind == "dimension" and not _has_marker_before(
+            words, match.start, used - structural - span
+        ):
+            named_columns |= (
+                span  # "в Приволжском федеральном округе": the column is named, not grouped
+            )
             continue
         used |= span
         if match.phrase.kind == "refuse":
-            reading.refuse.append(" ".join(w.original for w in words[match.start:match.start + match.length]))
+            reading.refuse.append(
+                " ".join(w.original for w in words[match.start : match.start + match.length])
+            )
         elif match.phrase.kind == "date":
             reading.dates.append(match)
             _take_date_word(words, match, used)
         else:
-            {"metric": reading.metrics, "dimension": reading.dimensions,
-             "value": reading.values}[match.phrase.kind].append(match)
+            {"metric": reading.metrics, "dimension": reading.dimensions, "value": reading.values}[
+                match.phrase.kind
+            ].append(match)
     reading.metrics.sort(key=lambda m: m.start)
     value_starts = {m.start for m in reading.values}
     reading.metrics = [m for m in reading.metrics if not _is_instrument(words, m, value_starts)]
     value_phrases = [p for p in phrases(catalog) if p.kind == "value"]
     for match in reading.values:
-        match.alternatives = tuple(dict.fromkeys(
-            p.target for p in value_phrases if p.value == match.phrase.value and p.stems == match.phrase.stems))
+        match.alternatives = tuple(
+            dict.fromkeys(
+                p.target
+                for p in value_phrases
+                if p.value == match.phrase.value and p.stems == match.phrase.stems
+            )
+        )
 
-    keyword_hits = {(m.phrase.target, m.phrase.stems): float(m.phrase.value or 0)
-                    for m in occurrences if m.phrase.kind == "keyword"}
+    keyword_hits = {
+        (m.phrase.target, m.phrase.stems): float(m.phrase.value or 0)
+        for m in occurrences
+        if m.phrase.kind == "keyword"
+    }
     for topic in catalog.topics.values():
-        score = sum(weight for (topic_id, _), weight in keyword_hits.items() if topic_id == topic.id)
-        best = max((m.length for m in reading.metrics if catalog.metrics[m.phrase.target].topic == topic.id),
-                   default=0)
+        score = sum(
+            weight for (topic_id, _), weight in keyword_hits.items() if topic_id == topic.id
+        )
+        best = max(
+            (
+                m.length
+                for m in reading.metrics
+                if catalog.metrics[m.phrase.target].topic == topic.id
+            ),
+            default=0,
+        )
         score += 2 * best
         if score > 0:
             reading.topic_scores[topic.id] = score
 
-    keyword_words = {i for m in occurrences if m.phrase.kind == "keyword" for i in range(m.start, m.start + m.length)}
+    keyword_words = {
+        i
+        for m in occurrences
+        if m.phrase.kind == "keyword"
+        for i in range(m.start, m.start + m.length)
+    }
     reading.keyword_words = keyword_words | named_columns
     for i, w in enumerate(words):
-        if i == 0 or i in used or i in keyword_words or not w.original[:1].isupper() or len(w.text) < 3:
+        if (
+            i == 0
+            or i in used
+            or i in keyword_words
+            or not w.original[:1].isupper()
+            or len(w.text) < 3
+        ):
             continue
         if w.text.isdigit():
             continue
@@ -416,14 +492,20 @@ def unexplained_words(reading: Reading, vocabulary: frozenset[str] = frozenset()
     out = [reading.words[i].text for i in reading.dangling]
     breakdown = bool(reading.dimensions or reading.grain)
     for i, w in enumerate(reading.words):
-        if i in reading.used or i in reading.keyword_words or w.text in QUESTION_STOPWORDS \
-                or i in reading.dangling:
+        if (
+            i in reading.used
+            or i in reading.keyword_words
+            or w.text in QUESTION_STOPWORDS
+            or i in reading.dangling
+        ):
             continue
         if breakdown and any(stem_matches(m, w.text) for m in GROUP_MARKERS):
             continue  # "в разрезе", "split by": the marker of the breakdown the plan has
         if reading.grain and any(stem_matches(m, w.text) for m in SERIES_WORDS):
             continue  # "динамика по месяцам", "monthly trend": the grain is the series
-        acronym = w.original.isalpha() and w.original.isupper() and len(w.original) > 1  # "IT", "EU"
+        acronym = (
+            w.original.isalpha() and w.original.isupper() and len(w.original) > 1
+        )  # "IT", "EU"
         if w.text.isdigit() or acronym or (len(w.text) > 2 and not restates(w.text, vocabulary)):
             out.append(w.text)
     return out

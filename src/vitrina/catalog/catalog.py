@@ -40,7 +40,9 @@ def _unknown_columns(metric: Metric, table: Table) -> str | None:
             tree = sqlglot.parse_one(sql, read="postgres")
         except sqlglot.errors.ParseError as exc:
             return f"{what} '{sql}' does not parse: {str(exc).splitlines()[0]}"
-        missing = sorted({c.name for c in tree.find_all(exp.Column) if table.column(c.name) is None})
+        missing = sorted(
+            {c.name for c in tree.find_all(exp.Column) if table.column(c.name) is None}
+        )
         if missing:
             return f"{what} '{sql}' names {missing}, not columns of {table.name}"
     return None
@@ -48,7 +50,8 @@ def _unknown_columns(metric: Metric, table: Table) -> str | None:
 
 @dataclass(frozen=True)
 class DateRef:
-    """A date a metric can be filtered by: its name in `dates` ("" for the only one), where it lives."""
+    """A date a metric can be filtered by: its name in `dates` ("" for the only one), where it
+    lives."""
 
     name: str
     table: str
@@ -67,12 +70,15 @@ class Catalog:
     examples: list[Example] = field(default_factory=list)
     dictionaries: dict[str, Dictionary] = field(default_factory=dict)
     problems: list[CatalogProblem] = field(default_factory=list)
-    cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # derived indexes
+    cache: dict[str, Any] = field(
+        default_factory=dict, repr=False, compare=False
+    )  # derived indexes
 
     # ---- construction -------------------------------------------------------------
     @classmethod
-    def build(cls, info: CatalogInfo, sections: dict[str, list[Located]],
-              problems: list[CatalogProblem]) -> Catalog:
+    def build(
+        cls, info: CatalogInfo, sections: dict[str, list[Located]], problems: list[CatalogProblem]
+    ) -> Catalog:
         """Index the sections, dropping (and reporting) items whose references are broken."""
         cat = cls(info=info, problems=list(problems))
 
@@ -93,12 +99,17 @@ class Catalog:
         for table in cat.tables.values():
             for topic_id in table.topics:
                 if topic_id not in cat.topics:
-                    cat.problems.append(CatalogProblem(None, None, f"tables {table.name}",
-                                                       f"unknown topic '{topic_id}'"))
+                    cat.problems.append(
+                        CatalogProblem(
+                            None, None, f"tables {table.name}", f"unknown topic '{topic_id}'"
+                        )
+                    )
         for rel, file, line in sections["relations"]:
             bad = [end for end in (rel.left, rel.right) if not cat.has_column(end)]
             if bad:
-                report(file, line, f"relations {rel.left} -> {rel.right}", f"unknown column(s) {bad}")
+                report(
+                    file, line, f"relations {rel.left} -> {rel.right}", f"unknown column(s) {bad}"
+                )
                 continue
             cat.relations.append(rel)
         for req, file, line in sections["requires"]:
@@ -108,8 +119,12 @@ class Catalog:
                 report(file, line, f"requires {req.table}", f"unknown table(s) {bad}")
                 continue
             if cat.join_path(req.table, req.needs) is None:
-                report(file, line, f"requires {req.table}",
-                       f"no relation path from {req.table} to {req.needs}: add it to relations")
+                report(
+                    file,
+                    line,
+                    f"requires {req.table}",
+                    f"no relation path from {req.table} to {req.needs}: add it to relations",
+                )
                 continue
             cat.requires.append(req)
         for metric, file, line in sections["metrics"]:
@@ -140,8 +155,11 @@ class Catalog:
         cat.instructions = [i for i, _, _ in sections["instructions"]]
         cat.examples = [e for e, _, _ in sections["examples"]]
         if info.segment_column and not cat.has_column(info.segment_column):
-            cat.problems.append(CatalogProblem(None, None, "catalog.segment_column",
-                                               f"unknown column '{info.segment_column}'"))
+            cat.problems.append(
+                CatalogProblem(
+                    None, None, "catalog.segment_column", f"unknown column '{info.segment_column}'"
+                )
+            )
             cat.info.segment_column = None
         return cat
 
@@ -157,7 +175,9 @@ class Catalog:
     def allowed_columns(self) -> dict[str, set[str]]:
         """Columns per table, as the SQL guard checks them (built once per loaded catalog)."""
         if "allowed_columns" not in self.cache:
-            self.cache["allowed_columns"] = {name: {c.name for c in t.columns} for name, t in self.tables.items()}
+            self.cache["allowed_columns"] = {
+                name: {c.name for c in t.columns} for name, t in self.tables.items()
+            }
         return self.cache["allowed_columns"]
 
     def metric_date_column(self, metric: Metric) -> str | None:
@@ -181,7 +201,9 @@ class Catalog:
     def metric_dates(self, metric: Metric) -> list[DateRef]:
         """Every date the metric can be filtered by, the default first."""
         if metric.dates:
-            names = sorted(metric.dates, key=lambda n: n != (metric.default_date or next(iter(metric.dates))))
+            names = sorted(
+                metric.dates, key=lambda n: n != (metric.default_date or next(iter(metric.dates)))
+            )
             out = []
             for name in names:
                 ref = self.resolve_date(metric, metric.dates[name])
@@ -206,11 +228,15 @@ class Catalog:
             ref = self.resolve_date(metric, column)
             what = f"dates.{name}" if name else "date_column"
             if ref is None:
-                return (f"{what} '{column}' is not a column of {metric.table} nor table.column of a "
-                        f"catalog table")
+                return (
+                    f"{what} '{column}' is not a column of {metric.table} nor table.column of a "
+                    f"catalog table"
+                )
             if ref.table != metric.table and self.join_path(metric.table, ref.table) is None:
-                return (f"{what} '{column}': no many-to-one relation path from {metric.table} to "
-                        f"{ref.table}; add it to relations")
+                return (
+                    f"{what} '{column}': no many-to-one relation path from {metric.table} to "
+                    f"{ref.table}; add it to relations"
+                )
         return None
 
     def _join_graph(self) -> JoinGraph:
@@ -226,7 +252,9 @@ class Catalog:
         """Tables one join away: (other table, relation, True when `table` is the many side)."""
         return list(self._join_graph().adjacency.get(table, ()))
 
-    def join_path(self, start: str, goal: str, *, many_to_one_only: bool = True) -> list[Relation] | None:
+    def join_path(
+        self, start: str, goal: str, *, many_to_one_only: bool = True
+    ) -> list[Relation] | None:
         """Shortest relation path (BFS, bounded depth). Many-to-one only by default, so a join
         never multiplies the rows of the fact table it starts from."""
         if start == goal:

@@ -11,15 +11,21 @@ from rich.table import Table
 
 console = Console()
 err = Console(stderr=True)
-catalog_app = typer.Typer(help="Draft, check and inspect the knowledge base (catalog).", no_args_is_help=True)
+catalog_app = typer.Typer(
+    help="Draft, check and inspect the knowledge base (catalog).", no_args_is_help=True
+)
 
 
 @catalog_app.command("init")
 def init(
     db: Annotated[str, typer.Option(help="SQLAlchemy URL of the database to introspect.")],
     out: Annotated[Path, typer.Option(help="Folder to write the draft catalog into.")],
-    schema: Annotated[list[str] | None, typer.Option(help="Only these schemas (repeatable).")] = None,
-    sample_values: Annotated[int, typer.Option(help="Columns with at most this many values get a value list.")] = 30,
+    schema: Annotated[
+        list[str] | None, typer.Option(help="Only these schemas (repeatable).")
+    ] = None,
+    sample_values: Annotated[
+        int, typer.Option(help="Columns with at most this many values get a value list.")
+    ] = 30,
     force: Annotated[bool, typer.Option(help="Overwrite existing files.")] = False,
 ) -> None:
     """Draft a catalog from any database: keys, types, relations, low-cardinality values."""
@@ -30,7 +36,10 @@ def init(
         try:
             schema_info = introspect(db, schemas=schema, sample_values=sample_values)
         except Exception as exc:
-            err.print(f"[red]error:[/] cannot introspect {db}: {str(exc).splitlines()[0] if str(exc) else exc}")
+            err.print(
+                f"[red]error:[/] cannot introspect {db}: "
+                f"{str(exc).splitlines()[0] if str(exc) else exc}"
+            )
             raise typer.Exit(2) from exc
     for table in schema_info.tables:
         if table.error:
@@ -48,11 +57,15 @@ def init(
         from vitrina.warehouse.privileges import reader_role_sql
 
         schemas = sorted({t.schema_name for t in schema_info.tables if not t.error})
-        console.print("Vitrina queries PostgreSQL as a read-only role and refuses a privileged one. "
-                      "Create it once (as an administrator), then use it in VITRINA_DB_URL:")
+        console.print(
+            "Vitrina queries PostgreSQL as a read-only role and refuses a privileged one. "
+            "Create it once (as an administrator), then use it in VITRINA_DB_URL:"
+        )
         console.print(reader_role_sql(schemas), markup=False, soft_wrap=True)
-    console.print("next: edit the draft (README: 'Your own warehouse'), then "
-                  f"[bold]vitrina catalog check {out}[/]")
+    console.print(
+        "next: edit the draft (README: 'Your own warehouse'), then "
+        f"[bold]vitrina catalog check {out}[/]"
+    )
 
 
 @catalog_app.command("check")
@@ -70,10 +83,16 @@ def check(directory: Annotated[Path, typer.Argument(help="The catalog folder.")]
     table = Table(title=f"catalog {catalog.info.name}: OK")
     table.add_column("section")
     table.add_column("items", justify="right")
-    for section, count in [("topics", len(catalog.topics)), ("tables", len(catalog.tables)),
-                           ("relations", len(catalog.relations)), ("requires", len(catalog.requires)),
-                           ("metrics", len(catalog.metrics)), ("instructions", len(catalog.instructions)),
-                           ("examples", len(catalog.examples)), ("dictionaries", len(catalog.dictionaries))]:
+    for section, count in [
+        ("topics", len(catalog.topics)),
+        ("tables", len(catalog.tables)),
+        ("relations", len(catalog.relations)),
+        ("requires", len(catalog.requires)),
+        ("metrics", len(catalog.metrics)),
+        ("instructions", len(catalog.instructions)),
+        ("examples", len(catalog.examples)),
+        ("dictionaries", len(catalog.dictionaries)),
+    ]:
         table.add_row(section, str(count))
     console.print(table)
 

@@ -26,8 +26,13 @@ def _column_line(table: Table, catalog: Catalog, words: set[str] | None = None) 
     columns those words touch (a retry after an error gets every column)."""
     lines = []
     for col in table.columns:
-        if words is not None and col.role not in PRUNED_ROLES and not any(
-                w in f"{col.name} {' '.join(col.synonyms)} {col.description}".lower() for w in words):
+        if (
+            words is not None
+            and col.role not in PRUNED_ROLES
+            and not any(
+                w in f"{col.name} {' '.join(col.synonyms)} {col.description}".lower() for w in words
+            )
+        ):
             continue
         notes = [col.role.value] if col.role is not ColumnRole.ATTRIBUTE else []
         if col.label_en or col.label_ru:
@@ -37,7 +42,9 @@ def _column_line(table: Table, catalog: Catalog, words: set[str] | None = None) 
         dic = catalog.dictionary_for(table.name, col.name)
         if dic is not None:
             values = [v.value for v in dic.values[:MAX_VALUES]]
-            notes.append("values: " + ", ".join(values) + (", ..." if len(dic.values) > MAX_VALUES else ""))
+            notes.append(
+                "values: " + ", ".join(values) + (", ..." if len(dic.values) > MAX_VALUES else "")
+            )
         lines.append(f"  - {col.name} {col.type}" + (f" ({'; '.join(notes)})" if notes else ""))
     return lines
 
@@ -51,16 +58,27 @@ def schema_text(catalog: Catalog, names: Sequence[str], *, words: set[str] | Non
         out.append(f"{table.name}: {description}" if description else table.name)
         out += _column_line(table, catalog, words)
     chosen = set(names)
-    joins = [f"- {r.left} = {r.right}" for r in catalog.relations
-             if r.left_table in chosen and r.right_table in chosen]
+    joins = [
+        f"- {r.left} = {r.right}"
+        for r in catalog.relations
+        if r.left_table in chosen and r.right_table in chosen
+    ]
     if joins:
         out += ["Joins (many-to-one):", *joins]
     return "\n".join(out)
 
 
-def build_sql_context(question: str, catalog: Catalog, tables: Sequence[str | RankedTable], *,
-                      period_label: str | None, topic: str | None, full: bool = True,
-                      instructions: bool = True, examples: bool = True) -> str:
+def build_sql_context(
+    question: str,
+    catalog: Catalog,
+    tables: Sequence[str | RankedTable],
+    *,
+    period_label: str | None,
+    topic: str | None,
+    full: bool = True,
+    instructions: bool = True,
+    examples: bool = True,
+) -> str:
     """The SQL-generation context for one question over the given (already chosen) tables.
 
     `tables` are names or `RankedTable`s; unknown names are skipped. `topic` is a topic id.
@@ -80,8 +98,11 @@ def build_sql_context(question: str, catalog: Catalog, tables: Sequence[str | Ra
     parts += ["", "Tables:", schema_text(catalog, names, words=words)]
     if metrics:
         parts += ["", "Metrics:"]
-        parts += [f"- {m.id} ({m.name_en}) = {m.expression} FROM {m.table}"
-                  + (f" WHERE {m.filter}" if m.filter else "") for m in metrics]
+        parts += [
+            f"- {m.id} ({m.name_en}) = {m.expression} FROM {m.table}"
+            + (f" WHERE {m.filter}" if m.filter else "")
+            for m in metrics
+        ]
     tags = {t for t in (topic, *names, *(m.id for m in metrics)) if t}
     rules = catalog.instructions_for(tags) if instructions else []
     if rules:

@@ -16,9 +16,22 @@ import yaml
 
 from vitrina.warehouse.introspect import ColumnInfo, DatabaseSchema, TableInfo
 
-MONEY_WORDS = ("amount", "sum", "price", "revenue", "cost", "total", "fee", "paid", "salary", "balance")
-HEADER = ("# Drafted by `vitrina catalog init`. Edit before use: add Russian labels and synonyms,\n"
-          "# topic keywords, metric names; see docs/catalog.md. Then run `vitrina catalog check`.\n")
+MONEY_WORDS = (
+    "amount",
+    "sum",
+    "price",
+    "revenue",
+    "cost",
+    "total",
+    "fee",
+    "paid",
+    "salary",
+    "balance",
+)
+HEADER = (
+    "# Drafted by `vitrina catalog init`. Edit before use: add Russian labels and synonyms,\n"
+    "# topic keywords, metric names; see docs/catalog.md. Then run `vitrina catalog check`.\n"
+)
 
 
 def _words(name: str) -> str:
@@ -64,9 +77,14 @@ def column_role(table: TableInfo, column: ColumnInfo) -> str:
 
 def _column(table: TableInfo, column: ColumnInfo) -> dict[str, Any]:
     role = column_role(table, column)
-    entry: dict[str, Any] = {"name": column.name, "type": column.data_type, "role": role,
-                             "label_en": _words(column.name).capitalize(), "label_ru": None,
-                             "synonyms": [_words(column.name)] if role == "dimension" else []}
+    entry: dict[str, Any] = {
+        "name": column.name,
+        "type": column.data_type,
+        "role": role,
+        "label_en": _words(column.name).capitalize(),
+        "label_ru": None,
+        "synonyms": [_words(column.name)] if role == "dimension" else [],
+    }
     if role == "dimension":
         entry["dictionary"] = True
     return {k: v for k, v in entry.items() if v not in (None, [])}
@@ -75,17 +93,34 @@ def _column(table: TableInfo, column: ColumnInfo) -> dict[str, Any]:
 def _metrics(table: TableInfo, date_column: str | None) -> list[dict[str, Any]]:
     name = qualified(table)
     words = _words(table.name)
-    out = [{"id": f"{table.name.lower()}_count", "name_ru": f"Количество ({words})", "name_en": f"Number of {words}",
-            "table": name, "expression": "COUNT(*)", "format": "count", "topic": table.name.lower(),
-            "synonyms": [words, f"number of {words}", f"how many {words}"]}]
+    out = [
+        {
+            "id": f"{table.name.lower()}_count",
+            "name_ru": f"Количество ({words})",
+            "name_en": f"Number of {words}",
+            "table": name,
+            "expression": "COUNT(*)",
+            "format": "count",
+            "topic": table.name.lower(),
+            "synonyms": [words, f"number of {words}", f"how many {words}"],
+        }
+    ]
     for col in table.columns:
         if column_role(table, col) == "measure":
             money = any(w in col.name.lower() for w in MONEY_WORDS)
-            out.append({"id": f"{table.name.lower()}_{col.name.lower()}_sum",
-                        "name_ru": f"Сумма {_words(col.name)}", "name_en": f"Total {_words(col.name)}",
-                        "table": name, "expression": f"SUM({col.name})", "format": "money" if money else "number",
-                        "topic": table.name.lower(), "synonyms": [_words(col.name), f"total {_words(col.name)}"],
-                        "non_negative": False})
+            out.append(
+                {
+                    "id": f"{table.name.lower()}_{col.name.lower()}_sum",
+                    "name_ru": f"Сумма {_words(col.name)}",
+                    "name_en": f"Total {_words(col.name)}",
+                    "table": name,
+                    "expression": f"SUM({col.name})",
+                    "format": "money" if money else "number",
+                    "topic": table.name.lower(),
+                    "synonyms": [_words(col.name), f"total {_words(col.name)}"],
+                    "non_negative": False,
+                }
+            )
     for metric in out:
         if date_column:
             metric["date_column"] = date_column
@@ -100,27 +135,49 @@ def draft_catalog(schema: DatabaseSchema, *, name: str = "catalog") -> dict[str,
     topics, metrics, relations, dictionaries = [], [], [], []
     for table in readable:
         date_cols = [c.name for c in table.columns if c.is_date]
-        doc: dict[str, Any] = {"name": qualified(table), "description": f"TODO: what one row of {table.name} is.",
-                               "topics": [], "columns": [_column(table, c) for c in table.columns]}
+        doc: dict[str, Any] = {
+            "name": qualified(table),
+            "description": f"TODO: what one row of {table.name} is.",
+            "topics": [],
+            "columns": [_column(table, c) for c in table.columns],
+        }
         if date_cols:
             doc["default_date"] = date_cols[0]
             doc["topics"] = [table.name.lower()]
-            related = [f"{(fk.ref_schema or table.schema_name)}.{fk.ref_table}".lower() for fk in table.foreign_keys]
-            topics.append({"id": table.name.lower(), "name_ru": f"TODO {table.name}", "name_en": _words(table.name).capitalize(),
-                           "segment": "any", "keywords": {_words(table.name): 3},
-                           "tables": [qualified(table), *[r for r in related if r in by_name]]})
+            related = [
+                f"{(fk.ref_schema or table.schema_name)}.{fk.ref_table}".lower()
+                for fk in table.foreign_keys
+            ]
+            topics.append(
+                {
+                    "id": table.name.lower(),
+                    "name_ru": f"TODO {table.name}",
+                    "name_en": _words(table.name).capitalize(),
+                    "segment": "any",
+                    "keywords": {_words(table.name): 3},
+                    "tables": [qualified(table), *[r for r in related if r in by_name]],
+                }
+            )
             metrics += _metrics(table, date_cols[0])
         files[f"tables/{table.name.lower()}.yaml"] = {"tables": [doc]}
         for fk in table.foreign_keys:
             ref = f"{(fk.ref_schema or table.schema_name)}.{fk.ref_table}".lower()
             if ref in by_name:
                 for left, right in zip(fk.columns, fk.ref_columns, strict=False):
-                    relations.append({"left": f"{qualified(table)}.{left}", "right": f"{ref}.{right}"})
+                    relations.append(
+                        {"left": f"{qualified(table)}.{left}", "right": f"{ref}.{right}"}
+                    )
         for col in table.columns:
             if col.low_cardinality_values is not None and column_role(table, col) == "dimension":
-                dictionaries.append({"column": f"{qualified(table)}.{col.name}",
-                                     "values": [{"value": v} for v in col.low_cardinality_values]})
-    files["catalog.yaml"] = {"catalog": {"name": name, "description": f"Drafted from a {schema.dialect} database."}}
+                dictionaries.append(
+                    {
+                        "column": f"{qualified(table)}.{col.name}",
+                        "values": [{"value": v} for v in col.low_cardinality_values],
+                    }
+                )
+    files["catalog.yaml"] = {
+        "catalog": {"name": name, "description": f"Drafted from a {schema.dialect} database."}
+    }
     files["topics.yaml"] = {"topics": topics}
     files["metrics.yaml"] = {"metrics": metrics}
     files["relations.yaml"] = {"relations": relations}
@@ -128,7 +185,9 @@ def draft_catalog(schema: DatabaseSchema, *, name: str = "catalog") -> dict[str,
     return files
 
 
-def write_draft(files: dict[str, dict[str, Any]], out: Path, *, overwrite: bool = False) -> list[Path]:
+def write_draft(
+    files: dict[str, dict[str, Any]], out: Path, *, overwrite: bool = False
+) -> list[Path]:
     """Write the draft; refuses to overwrite an existing file unless asked."""
     written = []
     for rel, doc in files.items():
@@ -136,7 +195,9 @@ def write_draft(files: dict[str, dict[str, Any]], out: Path, *, overwrite: bool 
         if path.exists() and not overwrite:
             raise FileExistsError(f"{path} exists: pass --force to overwrite")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(HEADER + yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, width=110),
-                        encoding="utf-8")
+        path.write_text(
+            HEADER + yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, width=110),
+            encoding="utf-8",
+        )
         written.append(path)
     return written

@@ -49,19 +49,27 @@ def _pydantic_problems(
     for err in exc.errors():
         loc = tuple(p for p in err["loc"] if isinstance(p, str | int))
         path = (*base, *loc)
-        where = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in path).replace(".[", "[")
+        where = ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in path).replace(
+            ".[", "["
+        )
         problems.append(CatalogProblem(file, line_for(lines, path), where, err["msg"]))
     return problems
 
 
-def _read_file(file: Path, sections: dict[str, list[tuple[Any, Path, int | None]]],
-               problems: list[CatalogProblem], info: dict[str, Any]) -> None:
+def _read_file(
+    file: Path,
+    sections: dict[str, list[tuple[Any, Path, int | None]]],
+    problems: list[CatalogProblem],
+    info: dict[str, Any],
+) -> None:
     try:
         data, lines = load_yaml_with_lines(file)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else None
-        problems.append(CatalogProblem(file, line, "", f"invalid YAML: {getattr(exc, 'problem', exc)}"))
+        problems.append(
+            CatalogProblem(file, line, "", f"invalid YAML: {getattr(exc, 'problem', exc)}")
+        )
         return
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(CatalogProblem(file, None, "", f"cannot read file: {exc}"))
@@ -69,13 +77,22 @@ def _read_file(file: Path, sections: dict[str, list[tuple[Any, Path, int | None]
     if data is None:
         return
     if not isinstance(data, dict):
-        problems.append(CatalogProblem(file, 1, "", "top level must be a mapping of sections "
-                                       f"({', '.join(sorted(KNOWN))})"))
+        problems.append(
+            CatalogProblem(
+                file, 1, "", f"top level must be a mapping of sections ({', '.join(sorted(KNOWN))})"
+            )
+        )
         return
     for key, value in data.items():
         if key not in KNOWN:
-            problems.append(CatalogProblem(file, line_for(lines, (key,)), key,
-                                           f"unknown section '{key}'; known: {', '.join(sorted(KNOWN))}"))
+            problems.append(
+                CatalogProblem(
+                    file,
+                    line_for(lines, (key,)),
+                    key,
+                    f"unknown section '{key}'; known: {', '.join(sorted(KNOWN))}",
+                )
+            )
             continue
         if key == "catalog":
             try:
@@ -100,8 +117,17 @@ def load_catalog(directory: Path | str | None = None, *, strict: bool = False) -
     """Load and cross-check a catalog folder (None = the demo catalog shipped with Vitrina)."""
     root = Path(directory) if directory else DEMO_CATALOG
     if not root.exists():
-        raise CatalogError([CatalogProblem(root, None, "", "catalog folder not found: "
-                                           "pass --catalog DIR or create one with `vitrina catalog init`")])
+        raise CatalogError(
+            [
+                CatalogProblem(
+                    root,
+                    None,
+                    "",
+                    "catalog folder not found: "
+                    "pass --catalog DIR or create one with `vitrina catalog init`",
+                )
+            ]
+        )
     files = [root] if root.is_file() else sorted(p for p in root.rglob("*.y*ml") if p.is_file())
     if not files:
         raise CatalogError([CatalogProblem(root, None, "", "no .yaml files in the catalog folder")])
@@ -114,5 +140,7 @@ def load_catalog(directory: Path | str | None = None, *, strict: bool = False) -
     if strict and catalog.problems:
         raise CatalogError(catalog.problems)
     if not catalog.tables:
-        raise CatalogError(catalog.problems or [CatalogProblem(root, None, "", "the catalog defines no tables")])
+        raise CatalogError(
+            catalog.problems or [CatalogProblem(root, None, "", "the catalog defines no tables")]
+        )
     return catalog

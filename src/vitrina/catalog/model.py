@@ -55,7 +55,9 @@ class Column(_Strict):
     label_ru: str | None = None
     label_en: str | None = None
     synonyms: list[str] = Field(default_factory=list)
-    localized: dict[str, str] = Field(default_factory=dict)  # lang -> column with that language's text
+    localized: dict[str, str] = Field(
+        default_factory=dict
+    )  # lang -> column with that language's text
     dictionary: bool = False  # values are a closed list, kept in the dictionaries section
     identified_by: str | None = None  # a key column: names can repeat, so group by the key too
 
@@ -71,7 +73,9 @@ class Table(_Strict):
     topics: list[str] = Field(default_factory=list)
     columns: list[Column]
     default_date: str | None = None  # the date column a period filter uses
-    synonyms: list[str] = Field(default_factory=list)  # stems naming what a row is ("клиент", "supplier")
+    synonyms: list[str] = Field(
+        default_factory=list
+    )  # stems naming what a row is ("клиент", "supplier")
 
     @field_validator("name")
     @classmethod
@@ -88,11 +92,15 @@ class Table(_Strict):
             raise ValueError(f"default_date '{self.default_date}' is not a column of {self.name}")
         for col in self.columns:
             if col.identified_by and col.identified_by not in names:
-                raise ValueError(f"column {col.name}: identified_by '{col.identified_by}' is not a column of {self.name}")
+                raise ValueError(
+                    f"column {col.name}: identified_by '{col.identified_by}' is not a "
+                    f"column of {self.name}"
+                )
             for lang, other in col.localized.items():
                 if other not in names:
                     raise ValueError(
-                        f"column {col.name}: localized[{lang}] names '{other}', not a column of {self.name}"
+                        f"column {col.name}: localized[{lang}] names '{other}', not a "
+                        f"column of {self.name}"
                     )
         return self
 
@@ -144,7 +152,7 @@ class Relation(_Strict):
 
 
 class Requirement(_Strict):
-    """"Table X always needs Y": whenever X is used, Y is joined (with the relation's keys)."""
+    """ "Table X always needs Y": whenever X is used, Y is joined (with the relation's keys)."""
 
     table: str
     needs: str
@@ -180,7 +188,9 @@ class Metric(_Strict):
     @model_validator(mode="after")
     def _check_dates(self) -> Metric:
         if self.default_date and self.default_date not in self.dates:
-            raise ValueError(f"default_date '{self.default_date}' is not one of dates {sorted(self.dates)}")
+            raise ValueError(
+                f"default_date '{self.default_date}' is not one of dates {sorted(self.dates)}"
+            )
         if self.dates and self.date_column:
             raise ValueError("give either date_column or dates (with default_date), not both")
         return self
@@ -193,7 +203,9 @@ class Instruction(_Strict):
     id: str
     text: str
     text_ru: str = ""
-    tags: list[str] = Field(default_factory=list)  # topic ids, table names, metric ids; empty = always
+    tags: list[str] = Field(
+        default_factory=list
+    )  # topic ids, table names, metric ids; empty = always
 
 
 class Example(_Strict):
@@ -235,4 +247,6 @@ class CatalogInfo(_Strict):
     segment_column: str | None = None  # table.column holding B2B/B2C, e.g. dwh.dim_client.segment
     segment_values: dict[str, str] = Field(default_factory=dict)  # b2b -> 'B2B'
     segment_keywords: dict[str, list[str]] = Field(default_factory=dict)  # b2b -> stems
-    refuse_keywords: list[str] = Field(default_factory=list)  # stems of things this catalog never holds
+    refuse_keywords: list[str] = Field(
+        default_factory=list
+    )  # stems of things this catalog never holds

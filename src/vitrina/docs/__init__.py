@@ -1,9 +1,9 @@
 """The `docs` job: technical documentation of BI measures traced from DAX to the warehouse.
 
 Public entry point: this package (other packages import docs only from here): `run_docs`
-and `make_request` (the job), `DocsInputError`, `load_model` (the .bim / TMDL readers); `load_live`, `LiveDocs`,
-`MeasureNotFound`, `reword` (documents straight from a model and SQL folder, for MCP and the web);
-`vitrina.docs.commands.register` is the CLI. Names are imported on first use.
+and `make_request` (the job), `DocsInputError`, `load_model` (the .bim / TMDL readers); `load_live`,
+`LiveDocs`, `MeasureNotFound`, `reword` (documents straight from a model and SQL folder, for MCP and
+the web); `vitrina.docs.commands.register` is the CLI. Names are imported on first use.
 """
 
 from __future__ import annotations

@@ -27,20 +27,53 @@ def _lang(value: str) -> str:
 
 
 def docs_command(
-    model: Annotated[Path, typer.Option("--model", help="A .bim file or a TMDL folder (PBIP definition/).")],
-    sql: Annotated[list[Path] | None, typer.Option("--sql", help="Folder of .sql files (SSDT project); repeatable.")] = None,
-    measures: Annotated[Path | None, typer.Option("--measures", help="Measure list: '# Topic' then '## [M1], [M2]'.")] = None,
-    all_measures: Annotated[bool, typer.Option("--all", help="Document every measure of the model.")] = False,
-    out: Annotated[Path | None, typer.Option("--out", help="Output folder (default: $VITRINA_HOME/outputs/docs/<model>).")] = None,
-    lang: Annotated[str, typer.Option("--lang", help="Document language: ru or en.", callback=_lang)] = "en",
-    timeout: Annotated[float, typer.Option("--timeout", help="Time limit per measure, seconds.")] = 60.0,
-    fresh: Annotated[bool, typer.Option("--fresh", help="Ignore an interrupted run instead of resuming it.")] = False,
-    llm: Annotated[bool, typer.Option("--llm", help="Word explanations and read a free-text measure list with the "
-                                      "configured model (checked against the lineage).")] = False,
-    agent: Annotated[str | None, typer.Option("--agent", help="Delegate each measure to a coding-agent CLI: "
-                                              "cursor, claude, codex or a command line.")] = None,
-    agent_timeout: Annotated[float, typer.Option("--agent-timeout", help="Time limit per measure for the agent, "
-                                                 "seconds.")] = 600.0,
+    model: Annotated[
+        Path, typer.Option("--model", help="A .bim file or a TMDL folder (PBIP definition/).")
+    ],
+    sql: Annotated[
+        list[Path] | None,
+        typer.Option("--sql", help="Folder of .sql files (SSDT project); repeatable."),
+    ] = None,
+    measures: Annotated[
+        Path | None,
+        typer.Option("--measures", help="Measure list: '# Topic' then '## [M1], [M2]'."),
+    ] = None,
+    all_measures: Annotated[
+        bool, typer.Option("--all", help="Document every measure of the model.")
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Output folder (default: $VITRINA_HOME/outputs/docs/<model>)."),
+    ] = None,
+    lang: Annotated[
+        str, typer.Option("--lang", help="Document language: ru or en.", callback=_lang)
+    ] = "en",
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Time limit per measure, seconds.")
+    ] = 60.0,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Ignore an interrupted run instead of resuming it.")
+    ] = False,
+    llm: Annotated[
+        bool,
+        typer.Option(
+            "--llm",
+            help="Word explanations and read a free-text measure list with the "
+            "configured model (checked against the lineage).",
+        ),
+    ] = False,
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent",
+            help="Delegate each measure to a coding-agent CLI: "
+            "cursor, claude, codex or a command line.",
+        ),
+    ] = None,
+    agent_timeout: Annotated[
+        float,
+        typer.Option("--agent-timeout", help="Time limit per measure for the agent, seconds."),
+    ] = 600.0,
 ) -> None:
     """Document BI measures: DAX, dependencies and lineage down to the loading procedures."""
     from vitrina.config import load_settings
@@ -63,21 +96,44 @@ def docs_command(
     if llm:
         explain, list_llm, client = _llm_slots(settings)
         model_name = client.model_name if client is not None else None
-    request = make_request(model, sql or [], measures_file=measures, all_measures=all_measures, out=out_dir, lang=lang,
-                           agent=runner.name if runner else None, llm=model_name)
+    request = make_request(
+        model,
+        sql or [],
+        measures_file=measures,
+        all_measures=all_measures,
+        out=out_dir,
+        lang=lang,
+        agent=runner.name if runner else None,
+        llm=model_name,
+    )
     console = Console(stderr=False)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True, disable=not sys.stderr.isatty()) as progress:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=not sys.stderr.isatty(),
+    ) as progress:
         task = progress.add_task("documenting", total=None)
 
         def on_progress(_kind: str, done: int, total: int, name: str) -> None:
             progress.update(task, completed=done, total=total, description=f"[{name}]"[:40])
 
         try:
-            report = run_docs(request, settings=settings, measure_timeout_s=timeout, on_progress=on_progress, fresh=fresh,
-                              explain=explain, list_llm=list_llm, agent=runner)
+            report = run_docs(
+                request,
+                settings=settings,
+                measure_timeout_s=timeout,
+                on_progress=on_progress,
+                fresh=fresh,
+                explain=explain,
+                list_llm=list_llm,
+                agent=runner,
+            )
         except DocsInputError as exc:
             raise _fail(str(exc)) from None
     if client is not None:
@@ -88,7 +144,8 @@ def docs_command(
 
 
 def _llm_slots(settings: Any) -> tuple[Any, Any, Any]:
-    """(explain slot, measure-list slot, client) for --llm; a warning and the rules without a model."""
+    """(explain slot, measure-list slot, client) for --llm; a warning and the rules without a
+    model."""
     from vitrina.docs.llm import build_docs_client, measure_list_llm, wording_explainer
     from vitrina.llm.factory import LLMSettingsError
 
@@ -97,8 +154,11 @@ def _llm_slots(settings: Any) -> tuple[Any, Any, Any]:
     except LLMSettingsError as exc:
         raise _fail(f"--llm: {exc}") from None
     if client is None:
-        Console(stderr=True).print("[yellow]warning:[/] --llm: no model is configured (see `vitrina config`); "
-                                   "explanations and the measure list use the rules", highlight=False)
+        Console(stderr=True).print(
+            "[yellow]warning:[/] --llm: no model is configured (see `vitrina config`); "
+            "explanations and the measure list use the rules",
+            highlight=False,
+        )
         return None, None, None
     return wording_explainer(client), measure_list_llm(client), client
 
@@ -111,13 +171,20 @@ def _print_report(console: Console, report: Any) -> None:
     table.add_row("documents written", str(len(report.created)))
     table.add_row("unchanged (kept)", str(len(report.unchanged)))
     table.add_row("missed", str(len(report.missed)))
-    note = " (resumed)" if report.resumed else (" (nothing changed: no work done)" if report.skipped else "")
+    note = (
+        " (resumed)"
+        if report.resumed
+        else (" (nothing changed: no work done)" if report.skipped else "")
+    )
     table.add_row("time", f"{report.seconds:.2f} s" + note)
     usage = report.llm_usage
     if usage:
         tokens = usage["prompt_tokens"] + usage["completion_tokens"]
-        table.add_row("model calls", f"{usage['calls']} ({usage['failures']} failed, {usage['repairs']} repairs, "
-                                     f"{tokens} tokens)")
+        table.add_row(
+            "model calls",
+            f"{usage['calls']} ({usage['failures']} failed, {usage['repairs']} repairs, "
+            f"{tokens} tokens)",
+        )
     table.add_row("warnings", str(len(report.warnings)))
     for key in ("manual", "index", "measures_dir"):
         if key in report.outputs:
@@ -138,7 +205,9 @@ def _print_report(console: Console, report: Any) -> None:
 def lineage_command(
     measure: Annotated[str, typer.Argument(help='The measure, e.g. "[Total Sales]".')],
     model: Annotated[Path, typer.Option("--model", help="A .bim file or a TMDL folder.")],
-    sql: Annotated[list[Path] | None, typer.Option("--sql", help="Folder of .sql files; repeatable.")] = None,
+    sql: Annotated[
+        list[Path] | None, typer.Option("--sql", help="Folder of .sql files; repeatable.")
+    ] = None,
 ) -> None:
     """Print one measure's lineage as a tree: measures, model tables, sources, loaders."""
     from vitrina.docs.lineage import build_lineage
@@ -155,7 +224,9 @@ def lineage_command(
     if found is None:
         import difflib
 
-        close = difflib.get_close_matches(name, [m.name for m in ws.model.measures], n=3, cutoff=0.5)
+        close = difflib.get_close_matches(
+            name, [m.name for m in ws.model.measures], n=3, cutoff=0.5
+        )
         hint = f"; did you mean {', '.join(f'[{c}]' for c in close)}?" if close else ""
         raise _fail(f"measure [{name}] not found in {model}{hint}")
     lin = build_lineage(ws, found)
@@ -184,7 +255,11 @@ def lineage_tree(lin: Any) -> Tree:
             kind, text = labels.get(target, ("?", target))
             text = text.replace("[", "\\[")
             again = " (see above)" if target in expanded and children.get(target) else ""
-            grow(node.add(f"{label} → {text} [dim]({kind}){again}[/]", highlight=False), target, depth + 1)
+            grow(
+                node.add(f"{label} → {text} [dim]({kind}){again}[/]", highlight=False),
+                target,
+                depth + 1,
+            )
 
     grow(tree, root_id, 0)
     return tree

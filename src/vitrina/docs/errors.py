@@ -9,7 +9,11 @@ class DocsInputError(Exception):
     """A mistake in the user's input (missing path, broken file): shown as one line, exit 2."""
 
     def __init__(
-        self, message: str, *, path: Path | str | None = None, line: int | None = None,
+        self,
+        message: str,
+        *,
+        path: Path | str | None = None,
+        line: int | None = None,
         column: int | None = None,
     ) -> None:
         self.path = str(path) if path is not None else None

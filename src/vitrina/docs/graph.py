@@ -65,7 +65,9 @@ class DocsContext:
             self.workspace = Workspace.load(request["model"], request.get("sql") or [])
         if not self.filenames:
             taken: set[str] = set()
-            for m in sorted(self.workspace.model.measures, key=lambda m: (m.table.lower(), m.name.lower())):
+            for m in sorted(
+                self.workspace.model.measures, key=lambda m: (m.table.lower(), m.name.lower())
+            ):
                 self.filenames[m.name.lower()] = doc_filename(m.name, taken)
         return self.workspace
 
@@ -96,7 +98,9 @@ def input_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[str, Any
     ws = runtime.context.load(req)
     trace.measurement("model loaded", tables=len(ws.model.tables), measures=len(ws.model.measures))
     if ws.index is not None:
-        trace.measurement("SQL index built", objects=len(ws.index.objects), errors=len(ws.index.errors))
+        trace.measurement(
+            "SQL index built", objects=len(ws.index.objects), errors=len(ws.index.errors)
+        )
     else:
         trace.branch("no SQL folder: lineage stops at partition sources")
     RunFiles(state["run_dir"]).trace(_events(trace) + _events(ws.trace))
@@ -118,7 +122,10 @@ def measure_list_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[s
             name = (m.display_folder or m.table).strip() or m.table
             topics.setdefault(name, Topic(topic=name)).measures.append(m.name)
         mlist = MeasureList(topics=list(topics.values()))
-        trace.branch("--all: every measure, topics from display folders or tables", measures=len(ws.model.measures))
+        trace.branch(
+            "--all: every measure, topics from display folders or tables",
+            measures=len(ws.model.measures),
+        )
     by_name: dict[str, dict[str, Any]] = {}
     queue: list[dict[str, Any]] = []
     missed: list[dict[str, Any]] = []
@@ -130,9 +137,18 @@ def measure_list_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[s
                 continue
             close = difflib.get_close_matches(name.lower(), list(lower), n=3, cutoff=0.5)
             suggestions = [lower[c] for c in close]
-            hint = f"; did you mean {', '.join(f'[{s}]' for s in suggestions)}?" if suggestions else ""
-            missed.append({"measure": name, "topic": topic, "reason": "not found", "suggestions": suggestions,
-                           "detail": "not in the model" + hint})
+            hint = (
+                f"; did you mean {', '.join(f'[{s}]' for s in suggestions)}?" if suggestions else ""
+            )
+            missed.append(
+                {
+                    "measure": name,
+                    "topic": topic,
+                    "reason": "not found",
+                    "suggestions": suggestions,
+                    "detail": "not in the model" + hint,
+                }
+            )
             trace.rejected("measure not found in the model", measure=name, suggestions=suggestions)
             continue
         item = by_name.get(found.name.lower())
@@ -142,8 +158,11 @@ def measure_list_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[s
             queue.append(item)
         elif topic not in item["topics"]:
             item["topics"].append(topic)
-            trace.branch("measure listed under several topics: one document, listed in each",
-                         measure=found.name, topics=item["topics"])
+            trace.branch(
+                "measure listed under several topics: one document, listed in each",
+                measure=found.name,
+                topics=item["topics"],
+            )
     if not ws.model.measures:
         trace.warning("the model has no measures: nothing to document", model=str(req["model"]))
     files = RunFiles(state["run_dir"])
@@ -178,7 +197,9 @@ def document_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[str, 
     while cursor < total:
         fresh = cursor not in ctx.done
         if fresh:
-            row, lineage_json = document_measure(ctx, ws, queue[cursor], cursor, Path(req["out"]), req, trace)
+            row, lineage_json = document_measure(
+                ctx, ws, queue[cursor], cursor, Path(req["out"]), req, trace
+            )
             files.record(row, lineage_json)
             ctx.done.add(cursor)
         cursor += 1
@@ -201,7 +222,13 @@ def combine_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[str, A
     manual, index = write_combined(out_dir, files, ws, request=req)
     trace.measurement("combined manual written", measures=state.get("total", 0))
     files.trace(_events(trace))
-    return {"outputs": {"manual": str(manual), "index": str(index), "measures_dir": str(out_dir / MEASURES_DIR)}}
+    return {
+        "outputs": {
+            "manual": str(manual),
+            "index": str(index),
+            "measures_dir": str(out_dir / MEASURES_DIR),
+        }
+    }
 
 
 def build_graph(checkpointer: Any = None) -> Any:

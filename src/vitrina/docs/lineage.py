@@ -33,7 +33,9 @@ class MeasureTimeout(Exception):
 
 class LineageNode(BaseModel):
     id: str
-    kind: str  # measure, model_table, source, view, table, procedure, function, missing, unsupported
+    kind: (
+        str  # measure, model_table, source, view, table, procedure, function, missing, unsupported
+    )
     label: str
     file: str | None = None
     line: int | None = None
@@ -144,7 +146,7 @@ class MeasureLineage(BaseModel):
 
 def key(name: str) -> str:
     """`[Fact].[Sale]` / `Fact.Sale` -> `fact.sale` (the index's key form)."""
-    parts = [p.strip().strip("[]\"`").strip() for p in _split_dotted(name)]
+    parts = [p.strip().strip('[]"`').strip() for p in _split_dotted(name)]
     return ".".join(p for p in parts if p).lower()
 
 
@@ -169,11 +171,15 @@ def col_ref(table: str, column: str) -> str:
 
 
 class _Builder:
-    def __init__(self, ws: Workspace, measure: Measure, deadline: float | None, trace: Trace) -> None:
+    def __init__(
+        self, ws: Workspace, measure: Measure, deadline: float | None, trace: Trace
+    ) -> None:
         self.ws = ws
         self.trace = trace
         self.deadline = deadline
-        self.lin = MeasureLineage(measure=measure.name, table=measure.table, expression=measure.expression)
+        self.lin = MeasureLineage(
+            measure=measure.name, table=measure.table, expression=measure.expression
+        )
         self._nodes: dict[str, LineageNode] = {}
         self._edges: set[tuple[str, str, str]] = set()
 
@@ -181,7 +187,9 @@ class _Builder:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise MeasureTimeout(self.lin.measure)
 
-    def node(self, id_: str, kind: str, label: str, file: str | None = None, line: int | None = None) -> str:
+    def node(
+        self, id_: str, kind: str, label: str, file: str | None = None, line: int | None = None
+    ) -> str:
         if id_ not in self._nodes:
             self._nodes[id_] = LineageNode(id=id_, kind=kind, label=label, file=file, line=line)
         return id_
@@ -196,12 +204,18 @@ class _Builder:
 
     def finish(self) -> MeasureLineage:
         self.lin.nodes = list(self._nodes.values())
-        self.lin.edges = [LineageEdge(source=a, target=b, label=lab) for a, b, lab in sorted(self._edges)]
+        self.lin.edges = [
+            LineageEdge(source=a, target=b, label=lab) for a, b, lab in sorted(self._edges)
+        ]
         return self.lin
 
 
 def build_lineage(
-    ws: Workspace, measure: Measure, *, deadline: float | None = None, trace: Trace | None = None,
+    ws: Workspace,
+    measure: Measure,
+    *,
+    deadline: float | None = None,
+    trace: Trace | None = None,
     max_sql_depth: int = MAX_SQL_DEPTH,
 ) -> MeasureLineage:
     """Trace one measure. Raises MeasureTimeout when `deadline` (monotonic) passes."""
@@ -216,8 +230,13 @@ def build_lineage(
         text = f"DAX syntax error in [{measure.name}] at {problem.text()}{where}"
         lin.syntax_errors.append(text)
         b.warn(text)
-        trace.warning("DAX syntax error", measure=measure.name, line=problem.line, column=problem.column,
-                      error=problem.message)
+        trace.warning(
+            "DAX syntax error",
+            measure=measure.name,
+            line=problem.line,
+            column=problem.column,
+            error=problem.message,
+        )
     lin.direct_measures = sorted(deps.measures)
     lin.variables = list(deps.variables)
     _note_functions(lin, deps)
@@ -234,12 +253,18 @@ def build_lineage(
             target = ws.model.measure(name)
             if target is None:
                 continue
-            b.edge(f"m:{current.name}", b.node(f"m:{target.name}", "measure", f"[{target.name}]"), "uses")
+            b.edge(
+                f"m:{current.name}",
+                b.node(f"m:{target.name}", "measure", f"[{target.name}]"),
+                "uses",
+            )
             if target.name.lower() in seen:
                 continue
             if depth + 1 > MAX_MEASURE_DEPTH:
                 lin.truncated = True
-                b.warn(f"measure dependencies deeper than {MAX_MEASURE_DEPTH} levels were not followed")
+                b.warn(
+                    f"measure dependencies deeper than {MAX_MEASURE_DEPTH} levels were not followed"
+                )
                 continue
             seen.add(target.name.lower())
             closure.append(target)
@@ -279,11 +304,16 @@ def build_lineage(
         table_obj = ws.model.table(t)
         col_obj = table_obj.column(c) if table_obj else None
         if col_obj is not None and col_obj.expression and col_obj.kind == "calculated":
-            lin.calculated.append(CalculatedItem(kind="calculated_column", name=col_ref(t, c),
-                                                 expression=col_obj.expression))
+            lin.calculated.append(
+                CalculatedItem(
+                    kind="calculated_column", name=col_ref(t, c), expression=col_obj.expression
+                )
+            )
     model_tables: set[str] = set()
     for mname, tabs in tables_by_measure.items():
-        for t in sorted(tabs):  # sorted: node order (and so the content hash) must not depend on set order
+        for t in sorted(
+            tabs
+        ):  # sorted: node order (and so the content hash) must not depend on set order
             model_tables.add(t)
             b.edge(f"m:{mname}", b.node(f"t:{t}", "model_table", f"'{t}'"), "reads")
     for t, _ in columns:
@@ -305,16 +335,23 @@ def build_lineage(
                 for obj in ref.objects:
                     sql_roots.append((f"t:{t}", obj))
             elif ref.kind == "unsupported":
-                b.edge(f"t:{t}", b.node(f"u:{ref.detail}", "unsupported", ref.detail), "loaded from")
+                b.edge(
+                    f"t:{t}", b.node(f"u:{ref.detail}", "unsupported", ref.detail), "loaded from"
+                )
             elif ref.kind in ("calculated", "calculation_group", "inline"):
                 table_obj = ws.model.table(t)
-                for part in (table_obj.partitions if table_obj else []):
+                for part in table_obj.partitions if table_obj else []:
                     if ref.kind == "calculated" and part.kind == "calculated" and part.expression:
-                        lin.calculated.append(CalculatedItem(kind="calculated_table", name=f"'{t}'",
-                                                             expression=part.expression))
+                        lin.calculated.append(
+                            CalculatedItem(
+                                kind="calculated_table", name=f"'{t}'", expression=part.expression
+                            )
+                        )
                 b.edge(f"t:{t}", b.node(f"c:{t}:{ref.kind}", "source", ref.detail), "defined as")
             else:
-                b.edge(f"t:{t}", b.node(f"x:{t}", "missing", ref.detail or "unknown source"), "source")
+                b.edge(
+                    f"t:{t}", b.node(f"x:{t}", "missing", ref.detail or "unknown source"), "source"
+                )
 
     # 4. the warehouse: views, tables, loaders, staging
     index = ws.index
@@ -334,8 +371,11 @@ def build_lineage(
 
 
 def _note_functions(lin: MeasureLineage, deps: DaxDeps) -> None:
-    for target, uses in ((lin.relationships, deps.relationships), (lin.time_intelligence, deps.time_intelligence),
-                         (lin.filters, deps.filters)):
+    for target, uses in (
+        (lin.relationships, deps.relationships),
+        (lin.time_intelligence, deps.time_intelligence),
+        (lin.filters, deps.filters),
+    ):
         for use in uses:
             text = use.text()
             if text not in target:
@@ -354,8 +394,9 @@ def _walk_sql(b: _Builder, index: Any, roots: list[tuple[str, str]], max_depth: 
     lin = b.lin
     visited: set[str] = set()
     # (from node, object key, edge label, depth, the procedure that read it)
-    queue: list[tuple[str, str, str, int, str | None]] = [(tid, obj, "partition source", 0, None)
-                                                           for tid, obj in roots]
+    queue: list[tuple[str, str, str, int, str | None]] = [
+        (tid, obj, "partition source", 0, None) for tid, obj in roots
+    ]
     procs: dict[str, ProcedureInfo] = {}
     visited_flows: set[tuple[str, str]] = set()
     while queue:
@@ -371,13 +412,18 @@ def _walk_sql(b: _Builder, index: Any, roots: list[tuple[str, str]], max_depth: 
         nid = f"s:{k}@{reader}" if local else f"s:{k}"
         if obj is None and not writers:
             if local:
-                b.warn(f"temp table {name} read by {_display(index, index.get(reader or ''), reader or '')} "
-                       "is filled by no procedure it calls or is called by")
+                b.warn(
+                    f"temp table {name} read by "
+                    f"{_display(index, index.get(reader or ''), reader or '')} "
+                    "is filled by no procedure it calls or is called by"
+                )
                 continue
             b.edge(parent, b.node(nid, "missing", f"{name} (not in SQL folder)"), label)
             if k not in visited:
                 visited.add(k)
-                lin.sql_objects.append(SqlObjectInfo(name=name, kind="unknown", depth=depth, found=False))
+                lin.sql_objects.append(
+                    SqlObjectInfo(name=name, kind="unknown", depth=depth, found=False)
+                )
                 if depth == 0:
                     b.warn(f"warehouse object {name} was not found in the SQL folder")
                 else:
@@ -390,17 +436,33 @@ def _walk_sql(b: _Builder, index: Any, roots: list[tuple[str, str]], max_depth: 
         else:  # written by the folder's procedures, defined elsewhere (or a temp table)
             kind = "table"
             display = name if k.startswith("#") else _show(index, name)
-        label_text = display if obj is not None else (
-            f"{display} (temp table)" if k.startswith("#") else f"{display} (no DDL in SQL folder)")
-        b.edge(parent, b.node(nid, kind, label_text, getattr(obj, "file", None), getattr(obj, "line", None)), label)
+        label_text = (
+            display
+            if obj is not None
+            else (
+                f"{display} (temp table)"
+                if k.startswith("#")
+                else f"{display} (no DDL in SQL folder)"
+            )
+        )
+        b.edge(
+            parent,
+            b.node(nid, kind, label_text, getattr(obj, "file", None), getattr(obj, "line", None)),
+            label,
+        )
         if nid in visited:
             continue
         visited.add(nid)
-        lin.sql_objects.append(SqlObjectInfo(
-            name=display, kind=kind if obj is not None else ("temp table" if k.startswith("#") else "table"),
-            file=b.ws.display_path(getattr(obj, "file", None)), line=getattr(obj, "line", None), depth=depth,
-            found=obj is not None or bool(writers),
-        ))
+        lin.sql_objects.append(
+            SqlObjectInfo(
+                name=display,
+                kind=kind if obj is not None else ("temp table" if k.startswith("#") else "table"),
+                file=b.ws.display_path(getattr(obj, "file", None)),
+                line=getattr(obj, "line", None),
+                depth=depth,
+                found=obj is not None or bool(writers),
+            )
+        )
         if obj is not None:
             _object_warnings(b, obj, display)
         if depth >= max_depth:
@@ -444,24 +506,38 @@ def _procedure_info(b: _Builder, index: Any, proc: Any) -> ProcedureInfo:
         name = f"script {b.ws.display_path(proc.file) or proc.file}"
     callers = []
     for caller in index.callers_of(proc.name):
-        line = next((ln for c, ln in caller.ordered_calls if key(c) == proc.name or index.resolve(c) == proc.name), None)
+        line = next(
+            (
+                ln
+                for c, ln in caller.ordered_calls
+                if key(c) == proc.name or index.resolve(c) == proc.name
+            ),
+            None,
+        )
         where = _display(index, caller, caller.name)
         if caller.name.startswith("script:"):
             where = f"script {b.ws.display_path(caller.file) or caller.file}"
         callers.append(f"{where}" + (f" (line {line})" if line else ""))
     external = sorted({e for st in proc.statements for e in st.external})
     return ProcedureInfo(
-        name=name, file=b.ws.display_path(proc.file), line=proc.line,
+        name=name,
+        file=b.ws.display_path(proc.file),
+        line=proc.line,
         writes=sorted((_show(index, w) for w in proc.writes), key=str.lower),
         reads=sorted((_show(index, r) for r in proc.reads), key=str.lower),
-        partial=bool(proc.partial), dynamic_sql=bool(proc.dynamic_sql), order=index.order_of(proc.name),
-        called_by=callers, external=external,
+        partial=bool(proc.partial),
+        dynamic_sql=bool(proc.dynamic_sql),
+        order=index.order_of(proc.name),
+        called_by=callers,
+        external=external,
     )
 
 
 def _never_written(b: _Builder, display: str) -> None:
-    text = (f"{display} is read but nothing in the SQL folder writes it "
-            "(loaded from outside: an ETL package, a file or another database?)")
+    text = (
+        f"{display} is read but nothing in the SQL folder writes it "
+        "(loaded from outside: an ETL package, a file or another database?)"
+    )
     if text not in b.lin.never_written:
         b.lin.never_written.append(text)
     b.warn(text)
@@ -491,7 +567,14 @@ def _scoped_writers(index: Any, temp: str, reader: str | None) -> list[Any]:
 
 
 def _external(proc: Any, table_key: str) -> list[str]:
-    return sorted({e for st in proc.statements if table_key in {key(t) for t in st.targets} for e in st.external})
+    return sorted(
+        {
+            e
+            for st in proc.statements
+            if table_key in {key(t) for t in st.targets}
+            for e in st.external
+        }
+    )
 
 
 def _column_steps(b: _Builder, index: Any) -> None:
@@ -523,25 +606,39 @@ def _column_steps(b: _Builder, index: Any) -> None:
                         mark = (tkey, a.column.lower(), writer.name, st.line)
                         if mark not in seen:
                             seen.add(mark)
-                            lin.column_steps.append(ColumnStep(
-                                model_column=link.model_column, target=_show(index, a.target), column=a.column,
-                                procedure=_procedure_name(b, index, writer), file=b.ws.display_path(writer.file),
-                                line=st.line, expression=a.expression, computed=not a.passthrough,
-                                sources=[_show(index, x.rsplit(".", 1)[0]) + "." + x.rsplit(".", 1)[1]
-                                         for x in a.sources],
-                            ))
+                            lin.column_steps.append(
+                                ColumnStep(
+                                    model_column=link.model_column,
+                                    target=_show(index, a.target),
+                                    column=a.column,
+                                    procedure=_procedure_name(b, index, writer),
+                                    file=b.ws.display_path(writer.file),
+                                    line=st.line,
+                                    expression=a.expression,
+                                    computed=not a.passthrough,
+                                    sources=[
+                                        _show(index, x.rsplit(".", 1)[0])
+                                        + "."
+                                        + x.rsplit(".", 1)[1]
+                                        for x in a.sources
+                                    ],
+                                )
+                            )
                         for src in a.sources:
                             stable, scol = src.rsplit(".", 1)
                             frontier.append((key(stable), scol, depth + 1, writer.name))
 
 
 def _column_writers(index: Any, table_key: str, reader: str | None) -> list[Any]:
-    """Who fills `table_key`: for a local `#temp`, the reading procedure itself or its call chain."""
+    """Who fills `table_key`: for a local `#temp`, the reading procedure itself or its call
+    chain."""
     if table_key.startswith("#") and not table_key.startswith("##"):
         own = index.get(reader) if reader else None
         if own is None and reader:
             own = next((s for s in index.scripts if s.name == reader), None)
-        if own is not None and any(table_key in {key(t) for t in st.targets} for st in own.statements):
+        if own is not None and any(
+            table_key in {key(t) for t in st.targets} for st in own.statements
+        ):
             return [own]
         return _scoped_writers(index, table_key, reader)
     return index.writers_of(table_key)
@@ -573,8 +670,11 @@ def _s(value: Any) -> str | None:
 
 def _object_warnings(b: _Builder, obj: Any, display: str) -> None:
     own = getattr(obj, "warnings", []) or []
-    # the index's own warnings say the same with line numbers; the generic line only when they do not
-    if getattr(obj, "partial", False) and not any("token scan" in w or w.startswith("dynamic SQL") for w in own):
+    # the index's own warnings say the same with line numbers; the generic line only when they
+    # do not
+    if getattr(obj, "partial", False) and not any(
+        "token scan" in w or w.startswith("dynamic SQL") for w in own
+    ):
         b.warn(f"{display}: parsed partially (token scan); its reads/writes may be incomplete")
     if getattr(obj, "dynamic_sql", False) and not any(w.startswith("dynamic SQL") for w in own):
         b.warn(f"{display}: builds dynamic SQL; objects named only in that SQL are not traced")
@@ -595,7 +695,9 @@ def _show(index: Any, name: str) -> str:
     return show(name) if callable(show) else name
 
 
-def _excerpts(proc: Any, table_key: str, pname: str, file: str | None, target: str | None = None) -> list[SqlExcerpt]:
+def _excerpts(
+    proc: Any, table_key: str, pname: str, file: str | None, target: str | None = None
+) -> list[SqlExcerpt]:
     out: list[SqlExcerpt] = []
     for st in getattr(proc, "statements", []) or []:
         targets = {key(t) for t in getattr(st, "targets", []) or []}
@@ -604,11 +706,20 @@ def _excerpts(proc: Any, table_key: str, pname: str, file: str | None, target: s
         sql = str(getattr(st, "sql", "") or "")
         lines = sql.splitlines()
         if len(lines) > EXCERPT_LINES:
-            sql = "\n".join([*lines[:EXCERPT_LINES], f"-- ... {len(lines) - EXCERPT_LINES} more lines"])
-        out.append(SqlExcerpt(
-            procedure=pname, target=target or table_key, kind=str(getattr(st, "kind", "")), file=file,
-            line=getattr(st, "line", None), sql=sql, parsed_by=_s(getattr(st, "parsed_by", None)),
-        ))
+            sql = "\n".join(
+                [*lines[:EXCERPT_LINES], f"-- ... {len(lines) - EXCERPT_LINES} more lines"]
+            )
+        out.append(
+            SqlExcerpt(
+                procedure=pname,
+                target=target or table_key,
+                kind=str(getattr(st, "kind", "")),
+                file=file,
+                line=getattr(st, "line", None),
+                sql=sql,
+                parsed_by=_s(getattr(st, "parsed_by", None)),
+            )
+        )
     return out
 
 
@@ -627,14 +738,27 @@ def _column_links(b: _Builder, columns: set[tuple[str, str]]) -> None:
         refs = [r for r in ws.sources(table) if r.kind in ("table", "query") and r.objects]
         got_column = False
         for ref in refs:
-            mapped = ref.columns.get(src_col.lower(), src_col if (ref.kind == "table" or not ref.columns) else None)
+            mapped = ref.columns.get(
+                src_col.lower(), src_col if (ref.kind == "table" or not ref.columns) else None
+            )
             if len(ref.objects) != 1 or mapped is None:
                 for obj in ref.objects:
-                    lin.column_links.append(ColumnLink(model_column=col_ref(table, column), source=_show(index, obj), level="table"))
+                    lin.column_links.append(
+                        ColumnLink(
+                            model_column=col_ref(table, column),
+                            source=_show(index, obj),
+                            level="table",
+                        )
+                    )
                 continue
             obj = ref.objects[0]
-            lin.column_links.append(ColumnLink(
-                model_column=col_ref(table, column), source=f"{_show(index, obj)}.{mapped}", level="column"))
+            lin.column_links.append(
+                ColumnLink(
+                    model_column=col_ref(table, column),
+                    source=f"{_show(index, obj)}.{mapped}",
+                    level="column",
+                )
+            )
             got_column = True
             if index is not None:
                 found = index.get(obj)
@@ -642,24 +766,46 @@ def _column_links(b: _Builder, columns: set[tuple[str, str]]) -> None:
                     try:
                         deeper = ws.view_column_lineage(obj, mapped)
                     except Exception as exc:
-                        b.trace.suppressed("view column lineage failed", view=obj, column=mapped, error=str(exc)[:200])
+                        b.trace.suppressed(
+                            "view column lineage failed",
+                            view=obj,
+                            column=mapped,
+                            error=str(exc)[:200],
+                        )
                         deeper = None
                     if deeper:
                         for base_table, base_col in deeper:
-                            lin.column_links.append(ColumnLink(
-                                model_column=col_ref(table, column), source=f"{_show(index, base_table)}.{base_col}",
-                                level="column", via=[_show(index, obj)],
-                            ))
+                            lin.column_links.append(
+                                ColumnLink(
+                                    model_column=col_ref(table, column),
+                                    source=f"{_show(index, base_table)}.{base_col}",
+                                    level="column",
+                                    via=[_show(index, obj)],
+                                )
+                            )
                     else:
-                        lin.column_links.append(ColumnLink(
-                            model_column=col_ref(table, column), source=_show(index, obj), level="table", via=[_show(index, obj)],
-                        ))
+                        lin.column_links.append(
+                            ColumnLink(
+                                model_column=col_ref(table, column),
+                                source=_show(index, obj),
+                                level="table",
+                                via=[_show(index, obj)],
+                            )
+                        )
         if got_column:
             linked += 1
     if data_cols == 0:
         # COUNTROWS('T') and the like read no column but still come from T's warehouse objects
-        lin.level = "table" if lin.sql_objects or any(
-            r.kind in ("table", "query") and r.objects for refs in lin.sources.values() for r in refs) else "none"
+        lin.level = (
+            "table"
+            if lin.sql_objects
+            or any(
+                r.kind in ("table", "query") and r.objects
+                for refs in lin.sources.values()
+                for r in refs
+            )
+            else "none"
+        )
     elif linked == data_cols and not any(cl.level == "table" for cl in lin.column_links):
         lin.level = "column"
     elif linked == 0:

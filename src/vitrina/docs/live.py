@@ -26,7 +26,8 @@ class MeasureNotFound(LookupError):
 
 
 class LiveDocs:
-    """A model (and SQL folders) given to `vitrina mcp --model/--sql`, indexed lazily, cached by hash."""
+    """A model (and SQL folders) given to `vitrina mcp --model/--sql`, indexed lazily, cached by
+    hash."""
 
     def __init__(self, model: Path | str, sql: Sequence[Path | str] = ()) -> None:
         self.model = Path(model)
@@ -58,7 +59,8 @@ class LiveDocs:
         return ws, found, build_lineage(ws, found)
 
     def document(self, measure: str, *, lang: str = "en", client: Any = None) -> dict[str, Any]:
-        """The measure's Markdown document (rules, or worded by `client` when its wording passes)."""
+        """The measure's Markdown document (rules, or worded by `client` when its wording
+        passes)."""
         _ws, found, lin = self.lineage(measure)
         trace = Trace("docs.live")
         explain = None

@@ -46,7 +46,8 @@ def wording_explainer(client: Any) -> Explainer:
 
 
 def measure_list_llm(client: Any) -> Callable[[str], Any]:
-    """The measure-list slot over `client`: a typed MeasureList, or an error the parser falls back on."""
+    """The measure-list slot over `client`: a typed MeasureList, or an error the parser falls
+    back on."""
 
     def parse(text: str) -> MeasureList:
         reply = client.structured(

@@ -44,7 +44,9 @@ class MeasureList(BaseModel):
         return out
 
 
-def parse_measure_list(text: str, *, trace: Trace | None = None, default_topic: str = DEFAULT_TOPIC) -> MeasureList:
+def parse_measure_list(
+    text: str, *, trace: Trace | None = None, default_topic: str = DEFAULT_TOPIC
+) -> MeasureList:
     """Regex parser of the documented list format; other lines are reported, not guessed."""
     result = MeasureList()
     current: Topic | None = None
@@ -73,7 +75,11 @@ def parse_measure_list(text: str, *, trace: Trace | None = None, default_topic: 
 
 
 def measure_list_from_text(
-    text: str, *, llm: Callable[[str], object] | None = None, timeout_s: float = 60.0, trace: Trace | None = None,
+    text: str,
+    *,
+    llm: Callable[[str], object] | None = None,
+    timeout_s: float = 60.0,
+    trace: Trace | None = None,
 ) -> MeasureList:
     """Free text -> MeasureList: the LLM first when given, the regex parser as the fallback."""
     trace = trace or Trace("docs.measure_list")
@@ -89,8 +95,10 @@ def measure_list_from_text(
         for topic in parsed.topics:
             invented = [m for m in topic.measures if m.casefold() not in folded]
             if invented:
-                trace.rejected("measure names the LLM gave that the text does not contain; dropped",
-                               names=invented[:20])
+                trace.rejected(
+                    "measure names the LLM gave that the text does not contain; dropped",
+                    names=invented[:20],
+                )
                 topic.measures = [m for m in topic.measures if m.casefold() in folded]
         if not parsed.flat():
             raise ValueError("the LLM returned no measures")
@@ -99,7 +107,9 @@ def measure_list_from_text(
     except concurrent.futures.TimeoutError:
         trace.suppressed("measure-list LLM timed out; regex parser used", timeout_s=timeout_s)
     except (json.JSONDecodeError, ValidationError, ValueError, TypeError) as exc:
-        trace.suppressed("measure-list LLM answer unusable; regex parser used", error=str(exc)[:200])
+        trace.suppressed(
+            "measure-list LLM answer unusable; regex parser used", error=str(exc)[:200]
+        )
     except Exception as exc:
         trace.suppressed("measure-list LLM failed; regex parser used", error=str(exc)[:200])
     finally:

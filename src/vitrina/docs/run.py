@@ -1,4 +1,5 @@
-"""Run the docs job: build the request, skip an unchanged rerun, resume or start the graph, report."""
+"""Run the docs job: build the request, skip an unchanged rerun, resume or start the graph,
+report."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 from vitrina.config import Settings, load_settings
 from vitrina.docs.runfiles import DOC_VERSION, MANIFEST, RunFiles
 
-if TYPE_CHECKING:  # the graph and LangGraph load only when there is work: an unchanged rerun is instant
+if (
+    TYPE_CHECKING
+):  # the graph and LangGraph load only when there is work: an unchanged rerun is instant
     from vitrina.docs.agent import AgentRunner
     from vitrina.docs.graph import DocsContext
     from vitrina.docs.writer.explain import Explainer
@@ -39,9 +42,17 @@ class DocsReport:
     llm_usage: dict[str, Any] = field(default_factory=dict)  # the model slots' calls, with --llm
 
 
-def make_request(model: Path | str, sql: Sequence[Path | str] = (), *, measures_file: Path | str | None = None,
-                 all_measures: bool = False, out: Path | str, lang: str = "en", agent: str | None = None,
-                 llm: str | None = None) -> dict[str, Any]:
+def make_request(
+    model: Path | str,
+    sql: Sequence[Path | str] = (),
+    *,
+    measures_file: Path | str | None = None,
+    all_measures: bool = False,
+    out: Path | str,
+    lang: str = "en",
+    agent: str | None = None,
+    llm: str | None = None,
+) -> dict[str, Any]:
     return {
         "model": str(Path(model).resolve()),
         "sql": [str(Path(p).resolve()) for p in sql],
@@ -61,18 +72,29 @@ def checkpoint_path(settings: Settings) -> Path:
 
 
 def request_key(request: dict[str, Any]) -> str:
-    """A stable thread id: same model, SQL, list, output, language and helpers -> same run to resume."""
-    parts = {k: request.get(k) for k in ("model", "sql", "measures_file", "all", "out", "lang", "agent", "llm")}
+    """A stable thread id: same model, SQL, list, output, language and helpers -> same run to
+    resume."""
+    parts = {
+        k: request.get(k)
+        for k in ("model", "sql", "measures_file", "all", "out", "lang", "agent", "llm")
+    }
     if request.get("measures_file") and Path(request["measures_file"]).is_file():
         parts["list_sha"] = hashlib.sha256(Path(request["measures_file"]).read_bytes()).hexdigest()
-    return "docs-" + hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:20]
+    return (
+        "docs-"
+        + hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:20]
+    )
 
 
 def input_hash(request: dict[str, Any]) -> str:
     """A digest of everything a run reads: model files, SQL files, the list and the options."""
     h = hashlib.sha256(DOC_VERSION.encode())
-    h.update(json.dumps({k: request.get(k) for k in ("measures_file", "all", "lang", "agent", "llm")},
-                        sort_keys=True).encode())
+    h.update(
+        json.dumps(
+            {k: request.get(k) for k in ("measures_file", "all", "lang", "agent", "llm")},
+            sort_keys=True,
+        ).encode()
+    )
     paths: list[Path] = []
     for raw in [request["model"], *(request.get("sql") or []), request.get("measures_file")]:
         if not raw:
@@ -131,34 +153,63 @@ def run_docs(
     thread_id = request_key(request)
     if not fresh and (manifest := unchanged_run(request)) is not None:
         out = Path(request["out"])
-        return DocsReport(processed=list(manifest["measures"]), unchanged=list(manifest["measures"]),
-                          missed=list(manifest["missed"]), warnings=list(manifest["warnings"]),
-                          outputs={"manual": str(out / "combined_manual.md"), "index": str(out / "index.json"),
-                                   "measures_dir": str(out / "measures")},
-                          seconds=round(time.perf_counter() - start, 3), skipped=True, thread_id=thread_id,
-                          trace=[{"node": "docs.run", "kind": "branch", "message":
-                                  "inputs and outputs unchanged since the last run: nothing to do"}])
+        return DocsReport(
+            processed=list(manifest["measures"]),
+            unchanged=list(manifest["measures"]),
+            missed=list(manifest["missed"]),
+            warnings=list(manifest["warnings"]),
+            outputs={
+                "manual": str(out / "combined_manual.md"),
+                "index": str(out / "index.json"),
+                "measures_dir": str(out / "measures"),
+            },
+            seconds=round(time.perf_counter() - start, 3),
+            skipped=True,
+            thread_id=thread_id,
+            trace=[
+                {
+                    "node": "docs.run",
+                    "kind": "branch",
+                    "message": "inputs and outputs unchanged since the last run: nothing to do",
+                }
+            ],
+        )
     from vitrina.checkpoint import sqlite_checkpointer
     from vitrina.docs.graph import DocsContext, build_graph
     from vitrina.docs.writer.combined import collect
 
-    ctx = context or DocsContext(measure_timeout_s=measure_timeout_s, explain=explain, list_llm=list_llm,
-                                 agent=agent, on_progress=on_progress)
+    ctx = context or DocsContext(
+        measure_timeout_s=measure_timeout_s,
+        explain=explain,
+        list_llm=list_llm,
+        agent=agent,
+        on_progress=on_progress,
+    )
     files = RunFiles(settings.home / "runs" / "docs" / thread_id)
     saver = sqlite_checkpointer(checkpoint_path(settings))  # state holds plain dicts/lists only
     try:
         graph = build_graph(saver)
-        config: dict[str, Any] = {"configurable": {"thread_id": thread_id}, "recursion_limit": 10_000_000}
+        config: dict[str, Any] = {
+            "configurable": {"thread_id": thread_id},
+            "recursion_limit": 10_000_000,
+        }
         snapshot = graph.get_state(config)
-        resumed = bool(snapshot.next) and not fresh and snapshot.values.get("request", {}).get(
-            "input_hash") == request["input_hash"]
+        resumed = (
+            bool(snapshot.next)
+            and not fresh
+            and snapshot.values.get("request", {}).get("input_hash") == request["input_hash"]
+        )
         if resumed:
             result = graph.invoke(None, config, context=ctx, durability="async")
         else:
             saver.delete_thread(thread_id)
             files.reset()
-            result = graph.invoke({"request": request, "run_dir": str(files.root)}, config, context=ctx,
-                                  durability="async")
+            result = graph.invoke(
+                {"request": request, "run_dir": str(files.root)},
+                config,
+                context=ctx,
+                durability="async",
+            )
         saver.delete_thread(thread_id)  # finished: the ledger and the outputs hold the results
     finally:
         saver.close()  # every thread's connection

@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 DOC_VERSION = "3"  # bump when the document layout changes: every document is rewritten once
-MANIFEST = ".vitrina-docs.json"  # in the output folder: what the last run wrote, for the no-work check
+MANIFEST = (
+    ".vitrina-docs.json"  # in the output folder: what the last run wrote, for the no-work check
+)
 QUEUE = "queue.json"
 LEDGER = "ledger.jsonl"
 LINEAGE = "lineage.jsonl"
@@ -67,7 +69,8 @@ class RunFiles:
 
     # --- ledger -----------------------------------------------------------------------
     def record(self, row: dict[str, Any], lineage_json: str | None = None) -> None:
-        """Append one measure's result; its lineage first, so a ledger row never points at nothing."""
+        """Append one measure's result; its lineage first, so a ledger row never points at
+        nothing."""
         self.root.mkdir(parents=True, exist_ok=True)
         if lineage_json is not None:
             data = (lineage_json + "\n").encode("utf-8")

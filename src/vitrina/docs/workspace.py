@@ -21,7 +21,9 @@ from vitrina.trace import Trace
 class Workspace:
     """A loaded model plus an optional SQL object index, with memoised lookups."""
 
-    def __init__(self, model: Model, index: Any | None = None, *, trace: Trace | None = None) -> None:
+    def __init__(
+        self, model: Model, index: Any | None = None, *, trace: Trace | None = None
+    ) -> None:
         self.model = model
         self.index = index
         self.trace = trace or Trace("docs.workspace")
@@ -34,7 +36,8 @@ class Workspace:
         self.sql_roots: list[Path] = []
 
     def display_path(self, path: str | None) -> str | None:
-        """A SQL file shown relative to the --sql folder it came from (`dw-ssdt/Fact/Tables/Sale.sql`)."""
+        """A SQL file shown relative to the --sql folder it came from
+        (`dw-ssdt/Fact/Tables/Sale.sql`)."""
         if not path:
             return None
         p = Path(path)
@@ -48,12 +51,20 @@ class Workspace:
 
     @classmethod
     def load(
-        cls, model_path: Path | str, sql_paths: Sequence[Path | str] = (), *, trace: Trace | None = None,
+        cls,
+        model_path: Path | str,
+        sql_paths: Sequence[Path | str] = (),
+        *,
+        trace: Trace | None = None,
         progress: Callable[..., Any] | None = None,
     ) -> Workspace:
         trace = trace or Trace("docs.workspace")
         model = load_model(model_path)
-        index = build_sql_index([Path(p) for p in sql_paths], trace=trace, progress=progress) if sql_paths else None
+        index = (
+            build_sql_index([Path(p) for p in sql_paths], trace=trace, progress=progress)
+            if sql_paths
+            else None
+        )
         if not sql_paths:
             trace.branch("no SQL folder given: lineage stops at partition sources")
         ws = cls(model, index, trace=trace)
@@ -90,7 +101,9 @@ class Workspace:
         """The index's column lineage of a view column, memoised (sqlglot lineage is costly)."""
         key = (view.lower(), column.lower())
         if key not in self._view_cols:
-            self._view_cols[key] = self.index.column_lineage(view, column) if self.index is not None else None
+            self._view_cols[key] = (
+                self.index.column_lineage(view, column) if self.index is not None else None
+            )
         return self._view_cols[key]
 
     def sources(self, table: str) -> list[SourceRef]:
@@ -100,7 +113,9 @@ class Workspace:
         return self._sources[table]
 
 
-def build_sql_index(paths: Sequence[Path], *, trace: Trace | None = None, progress: Callable[..., Any] | None = None) -> Any:
+def build_sql_index(
+    paths: Sequence[Path], *, trace: Trace | None = None, progress: Callable[..., Any] | None = None
+) -> Any:
     """Build the SQL object index (vitrina.docs.sqlindex) over the given folders/files."""
     missing = [p for p in paths if not p.exists()]
     if missing:

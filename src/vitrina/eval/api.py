@@ -1,7 +1,7 @@
 """The experiment endpoint: run a suite under a configuration or a matrix over HTTP.
 
-    POST /api/experiments        {"suite": "demo", "config": {...}} or {"suite": ..., "matrix": {...}}
-    GET  /api/experiments/{id}   a stored run or matrix
+    POST /api/experiments      {"suite": "demo", "config": {...}} or {"suite": ..., "matrix": {...}}
+    GET  /api/experiments/{id} a stored run or matrix
 
 The body takes the same override schema as `vitrina eval run --config/--matrix`; nothing is
 written but the stored runs. Suites are named, never given as paths: they are read from
@@ -41,8 +41,12 @@ class ExperimentRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     suite: str = Field(description="a suite name in the suites folder, e.g. demo")
-    config: dict[str, Any] | None = Field(default=None, description="one run configuration (as --config)")
-    matrix: dict[str, Any] | None = Field(default=None, description="a matrix of configurations (as --matrix)")
+    config: dict[str, Any] | None = Field(
+        default=None, description="one run configuration (as --config)"
+    )
+    matrix: dict[str, Any] | None = Field(
+        default=None, description="a matrix of configurations (as --matrix)"
+    )
     cases: list[str] | None = None
     tags: list[str] | None = None
     limit: int | None = Field(default=None, ge=1, le=MAX_CASES)
@@ -66,15 +70,26 @@ class ExperimentResponse(BaseModel):
 
 
 def _summary(run: RunRecord, with_cases: bool) -> RunSummary:
-    failing = [c.case_id for c in run.cases if c.final != "right" or (c.in_review and c.manual is None)]
-    return RunSummary(id=run.id, config_name=run.config_name, started_at=run.started_at, finished_at=run.finished_at,
-                      summary=summarize(run.cases), failures=failing, cases=run.cases if with_cases else None)
+    failing = [
+        c.case_id for c in run.cases if c.final != "right" or (c.in_review and c.manual is None)
+    ]
+    return RunSummary(
+        id=run.id,
+        config_name=run.config_name,
+        started_at=run.started_at,
+        finished_at=run.finished_at,
+        summary=summarize(run.cases),
+        failures=failing,
+        cases=run.cases if with_cases else None,
+    )
 
 
 def _error(status: int, code: str, exc: EvalError | str) -> JSONResponse:
     message = str(exc)
     message_ru = exc.message_ru if isinstance(exc, EvalError) and exc.message_ru else message
-    return JSONResponse({"error": {"code": code, "message": message, "message_ru": message_ru}}, status_code=status)
+    return JSONResponse(
+        {"error": {"code": code, "message": message, "message_ru": message_ru}}, status_code=status
+    )
 
 
 def suites_dir() -> Path:
@@ -85,9 +100,13 @@ def _local_owner() -> str:
     return LOCAL_OWNER
 
 
-def experiments_router(*, suites: Path | None = None, settings: Callable[[Request], Settings] | None = None,
-                       model_factory: ModelFactory | None = None,
-                       owner: Callable[..., str] = _local_owner) -> APIRouter:
+def experiments_router(
+    *,
+    suites: Path | None = None,
+    settings: Callable[[Request], Settings] | None = None,
+    model_factory: ModelFactory | None = None,
+    owner: Callable[..., str] = _local_owner,
+) -> APIRouter:
     """The router; `owner` is a dependency naming who asks (the app's token id); `suites`
     (folder), `settings` and `model_factory` are for tests and embedding."""
     router = APIRouter(prefix="/api/experiments", tags=["experiments"])
@@ -101,11 +120,15 @@ def experiments_router(*, suites: Path | None = None, settings: Callable[[Reques
 
     def find_suite(name: str) -> Suite:
         if not SUITE_NAME.match(name):
-            raise EvalError("a suite is named, not a path", message_ru="набор указывается по имени, не путём")
+            raise EvalError(
+                "a suite is named, not a path", message_ru="набор указывается по имени, не путём"
+            )
         folder = suites or suites_dir()
         path = folder / (name if name.endswith((".yaml", ".yml")) else f"{name}.yaml")
         if not path.is_file():
-            raise EvalError(f"no suite {name!r} in {folder}", message_ru=f"набор {name!r} не найден")
+            raise EvalError(
+                f"no suite {name!r} in {folder}", message_ru=f"набор {name!r} не найден"
+            )
         return load_suite(path)
 
     @router.post("", response_model=ExperimentResponse)
@@ -114,8 +137,14 @@ def experiments_router(*, suites: Path | None = None, settings: Callable[[Reques
         from vitrina.eval.runner import base_settings, run_matrix, run_suite
 
         if body.config is not None and body.matrix is not None:
-            return _error(400, "bad_experiment", EvalError("give config or matrix, not both",
-                                                           message_ru="укажите config или matrix, не оба"))
+            return _error(
+                400,
+                "bad_experiment",
+                EvalError(
+                    "give config or matrix, not both",
+                    message_ru="укажите config или matrix, не оба",
+                ),
+            )
         try:
             suite = find_suite(body.suite).select(body.cases, body.tags, body.limit)
             if not suite.cases:
@@ -126,21 +155,43 @@ def experiments_router(*, suites: Path | None = None, settings: Callable[[Reques
                 base = base_settings(suite)
                 if body.matrix is not None:
                     _, configs = parse_matrix(body.matrix)
-                    matrix_id, runs = run_matrix(suite, configs, store=store, settings=base,
-                                                 model_factory=model_factory, owner=who)
-                    return ExperimentResponse(id=matrix_id, kind="matrix", suite=suite.name,
-                                              runs=[_summary(r, False) for r in runs])
+                    matrix_id, runs = run_matrix(
+                        suite,
+                        configs,
+                        store=store,
+                        settings=base,
+                        model_factory=model_factory,
+                        owner=who,
+                    )
+                    return ExperimentResponse(
+                        id=matrix_id,
+                        kind="matrix",
+                        suite=suite.name,
+                        runs=[_summary(r, False) for r in runs],
+                    )
                 config = parse_config(body.config or {})
-                run = run_suite(suite, config, store=store, settings=base, model_factory=model_factory, owner=who)
-                return ExperimentResponse(id=run.id, kind="run", suite=suite.name, runs=[_summary(run, False)])
+                run = run_suite(
+                    suite,
+                    config,
+                    store=store,
+                    settings=base,
+                    model_factory=model_factory,
+                    owner=who,
+                )
+                return ExperimentResponse(
+                    id=run.id, kind="run", suite=suite.name, runs=[_summary(run, False)]
+                )
             finally:
                 store.close()
         except EvalError as exc:
             return _error(400, "bad_experiment", exc)
 
     @router.get("/{experiment_id}", response_model=ExperimentResponse)
-    def get_experiment(experiment_id: str, request: Request, cases: bool = False, who: str = Owner) -> Any:
-        """A stored run or matrix of this owner, by its exact id; `?cases=true` adds every case record."""
+    def get_experiment(
+        experiment_id: str, request: Request, cases: bool = False, who: str = Owner
+    ) -> Any:
+        """A stored run or matrix of this owner, by its exact id; `?cases=true` adds every case
+        record."""
         store = EvalStore.from_settings(settings_of(request))
         try:
             run_ids = store.matrix_runs(experiment_id, owner=who)
@@ -150,7 +201,11 @@ def experiments_router(*, suites: Path | None = None, settings: Callable[[Reques
             return _error(404, "not_found", exc)
         finally:
             store.close()
-        return ExperimentResponse(id=experiment_id if kind == "matrix" else runs[0].id, kind=kind,
-                                  suite=runs[0].suite, runs=[_summary(r, cases) for r in runs])
+        return ExperimentResponse(
+            id=experiment_id if kind == "matrix" else runs[0].id,
+            kind=kind,
+            suite=runs[0].suite,
+            runs=[_summary(r, cases) for r in runs],
+        )
 
     return router

@@ -24,10 +24,14 @@ def bank_key(clarification: dict[str, Any] | None) -> str:
     """
     clarification = clarification or {}
     ids = [str(o.get("id")) for o in clarification.get("options") or []]
-    return ",".join(ids) if ids else " ".join(str(clarification.get("question", "")).lower().split())
+    return (
+        ",".join(ids) if ids else " ".join(str(clarification.get("question", "")).lower().split())
+    )
 
 
-def bank_reply(store: EvalStore, suite: str, case: Case, clarification: dict[str, Any] | None) -> str | None:
+def bank_reply(
+    store: EvalStore, suite: str, case: Case, clarification: dict[str, Any] | None
+) -> str | None:
     """The stored or seeded reply to this clarification; None (and a stored request) if none."""
     key = bank_key(clarification)
     stored = store.bank_answer(suite, case.id, key)
@@ -35,7 +39,15 @@ def bank_reply(store: EvalStore, suite: str, case: Case, clarification: dict[str
         return stored
     clarification = clarification or {}
     seeded = case.answers.get(key) or case.answers.get(ANY)
-    store.bank_put(BankEntry(suite=suite, case_id=case.id, key=key, question=str(clarification.get("question", "")),
-                             options=list(clarification.get("options") or []), answer=seeded,
-                             source="suite" if seeded else None))
+    store.bank_put(
+        BankEntry(
+            suite=suite,
+            case_id=case.id,
+            key=key,
+            question=str(clarification.get("question", "")),
+            options=list(clarification.get("options") or []),
+            answer=seeded,
+            source="suite" if seeded else None,
+        )
+    )
     return seeded

@@ -23,8 +23,11 @@ if TYPE_CHECKING:
 console = Console()
 err = Console(stderr=True)
 
-eval_app = typer.Typer(help="Measure whether answers are right, and which configuration answers best. / "
-                            "Оценка качества ответов и сравнение конфигураций.", no_args_is_help=True)
+eval_app = typer.Typer(
+    help="Measure whether answers are right, and which configuration answers best. / "
+    "Оценка качества ответов и сравнение конфигураций.",
+    no_args_is_help=True,
+)
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -54,12 +57,18 @@ def resolve_suite_path(ref: str) -> Path:
     for candidate in (Path("suites") / f"{ref}.yaml", Path("suites") / ref):
         if candidate.is_file():
             return candidate
-    raise EvalError(f"suite not found: {ref} (a YAML file, or a name in ./suites/)",
-                    message_ru=f"набор не найден: {ref}")
+    raise EvalError(
+        f"suite not found: {ref} (a YAML file, or a name in ./suites/)",
+        message_ru=f"набор не найден: {ref}",
+    )
 
 
-def load_suite_ref(ref: str, cases: list[str] | None = None, tags: list[str] | None = None,
-                   limit: int | None = None) -> Suite:
+def load_suite_ref(
+    ref: str,
+    cases: list[str] | None = None,
+    tags: list[str] | None = None,
+    limit: int | None = None,
+) -> Suite:
     from vitrina.eval.suite import load_suite
 
     suite = load_suite(resolve_suite_path(ref)).select(cases, tags, limit)
@@ -80,12 +89,20 @@ def _show(runs: list[RunRecord], html: Path | None, title: str | None = None) ->
 @eval_app.command("run")
 def run_command(
     suite: Annotated[str, typer.Argument(help="suite YAML file, or a name in ./suites/")],
-    config: Annotated[Path | None, typer.Option("--config", help="one run configuration (YAML)")] = None,
-    matrix: Annotated[Path | None, typer.Option("--matrix", help="a matrix of configurations (YAML)")] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="one run configuration (YAML)")
+    ] = None,
+    matrix: Annotated[
+        Path | None, typer.Option("--matrix", help="a matrix of configurations (YAML)")
+    ] = None,
     html: Annotated[Path | None, typer.Option("--html", help="write the HTML report here")] = None,
-    db: Annotated[str | None, typer.Option("--db", help="warehouse URL instead of the suite's")] = None,
+    db: Annotated[
+        str | None, typer.Option("--db", help="warehouse URL instead of the suite's")
+    ] = None,
     case: Annotated[list[str] | None, typer.Option("--case", help="only these case ids")] = None,
-    tag: Annotated[list[str] | None, typer.Option("--tag", help="only cases with these tags")] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option("--tag", help="only cases with these tags")
+    ] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="only the first N cases")] = None,
 ) -> None:
     """Run a suite (under one configuration or a matrix), store the run(s), print the report."""
@@ -98,20 +115,30 @@ def run_command(
         raise _fail("give --config or --matrix, not both / укажите --config или --matrix, не оба")
     with _store() as store:
         the_suite = load_suite_ref(suite, case, tag, limit)
-        columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                   TextColumn("[dim]{task.fields[case]}"))
+        columns = (
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("[dim]{task.fields[case]}"),
+        )
         with Progress(*columns, console=err, transient=True) as bar:
+
             def tracker(name: str):  # one bar per configuration
                 task = bar.add_task(name, total=len(the_suite.cases), case="")
                 return lambda done, total, case_id: bar.update(task, completed=done, case=case_id)
 
             if matrix is not None:
                 spec, configs = load_matrix(matrix)
-                matrix_id, runs = run_matrix(the_suite, configs, store=store, db_url=db, progress=tracker)
+                matrix_id, runs = run_matrix(
+                    the_suite, configs, store=store, db_url=db, progress=tracker
+                )
                 title = f"{spec.name} ({matrix_id}): {the_suite.name}"
             else:
                 cfg = load_config(config) if config is not None else RunConfig()
-                runs = [run_suite(the_suite, cfg, store=store, db_url=db, progress=tracker(cfg.name))]
+                runs = [
+                    run_suite(the_suite, cfg, store=store, db_url=db, progress=tracker(cfg.name))
+                ]
                 title = f"{the_suite.name}: {runs[0].config_name}"
         _show(runs, html, title)
         console.print("runs / запуски: " + ", ".join(r.id for r in runs))
@@ -121,7 +148,9 @@ def run_command(
 def compare_command(
     a: Annotated[str, typer.Argument(help="run id (or prefix, or 'last')")],
     b: Annotated[str, typer.Argument(help="run id (or prefix, or 'last')")],
-    html: Annotated[Path | None, typer.Option("--html", help="write both runs as one HTML report")] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="write both runs as one HTML report")
+    ] = None,
 ) -> None:
     """Compare two stored runs: metrics with their change, and the cases that changed."""
     from vitrina.eval.run_compare import diff_runs, render_diff
@@ -159,18 +188,31 @@ def list_command(limit: Annotated[int, typer.Option("--limit", help="newest N ru
         return
     table = Table(title="eval runs / запуски оценки", title_justify="left")
     for name in ("run", "suite", "config", "matrix", "started", "cases", "accuracy", "in review"):
-        table.add_column(name, justify="right" if name in ("cases", "accuracy", "in review") else "left")
+        table.add_column(
+            name, justify="right" if name in ("cases", "accuracy", "in review") else "left"
+        )
     for run in runs:
         s = summarize(run.cases)
-        table.add_row(run.id, run.suite, run.config_name, run.matrix_id or "", run.started_at, str(s.cases),
-                      format_metric(s.accuracy, "rate"), str(s.in_review))
+        table.add_row(
+            run.id,
+            run.suite,
+            run.config_name,
+            run.matrix_id or "",
+            run.started_at,
+            str(s.cases),
+            format_metric(s.accuracy, "rate"),
+            str(s.in_review),
+        )
     console.print(table)
 
 
 def _review_panel(item: ReviewItem) -> Panel:
     c = item.case
-    lines = [f"[bold]{' → '.join(c.turns)}[/]", f"reason / причина: {c.reason}",
-             f"judge / судья: {'equivalent' if c.judge_ok else 'different'} — {c.judge_reason or ''}"]
+    lines = [
+        f"[bold]{' → '.join(c.turns)}[/]",
+        f"reason / причина: {c.reason}",
+        f"judge / судья: {'equivalent' if c.judge_ok else 'different'} — {c.judge_reason or ''}",
+    ]
     if c.sql:
         lines.append(f"[dim]{c.sql}[/]")
     lines.append(f"expected / ожидалось ({c.expected_count}): {c.expected[:5]}")
@@ -183,7 +225,9 @@ def _review_panel(item: ReviewItem) -> Panel:
 @eval_app.command("review")
 def review_command(
     run: Annotated[str | None, typer.Option("--run", help="only this run's queue")] = None,
-    case: Annotated[str | None, typer.Option("--case", help="decide this case without prompts")] = None,
+    case: Annotated[
+        str | None, typer.Option("--case", help="decide this case without prompts")
+    ] = None,
     verdict: Annotated[str | None, typer.Option("--verdict", help="right | wrong")] = None,
     comment: Annotated[str | None, typer.Option("--comment", help="why (required)")] = None,
 ) -> None:
@@ -193,10 +237,14 @@ def review_command(
         if case is not None:
             items = [i for i in store.open_reviews(run) if i.case.case_id == case]
             if not items and run is None:
-                raise _fail(f"case {case!r} is not waiting for review / случай {case!r} не ждёт проверки")
+                raise _fail(
+                    f"case {case!r} is not waiting for review / случай {case!r} не ждёт проверки"
+                )
             run_id = run or items[0].run_id
             if verdict is None:
-                raise _fail("--verdict right|wrong is required with --case / нужен --verdict right|wrong")
+                raise _fail(
+                    "--verdict right|wrong is required with --case / нужен --verdict right|wrong"
+                )
             store.decide(run_id, case, verdict, comment)
             console.print(f"recorded / записано: {case} = {verdict}")
             return
@@ -207,12 +255,16 @@ def review_command(
         for n, item in enumerate(items, start=1):
             console.print(f"[dim]{n}/{len(items)}[/]")
             console.print(_review_panel(item))
-            choice = typer.prompt("verdict / вердикт [right/wrong/skip]", default="skip").strip().lower()
+            choice = (
+                typer.prompt("verdict / вердикт [right/wrong/skip]", default="skip").strip().lower()
+            )
             if choice not in ("right", "wrong"):
                 continue
             text = ""
             while not text.strip():
-                text = typer.prompt("comment (required) / комментарий (обязателен)", default="", show_default=False)
+                text = typer.prompt(
+                    "comment (required) / комментарий (обязателен)", default="", show_default=False
+                )
                 if not text.strip():
                     err.print("[yellow]a verdict needs a comment / вердикту нужен комментарий[/]")
             store.decide(item.run_id, item.case.case_id, choice, text)
@@ -222,8 +274,10 @@ def review_command(
 @eval_app.command("bank")
 def bank_command(
     suite: Annotated[str | None, typer.Option("--suite", help="only this suite's answers")] = None,
-    answer: Annotated[tuple[str, str, str] | None, typer.Option(
-        "--answer", help="store an answer: SUITE:CASE KEY TEXT (KEY as listed)")] = None,
+    answer: Annotated[
+        tuple[str, str, str] | None,
+        typer.Option("--answer", help="store an answer: SUITE:CASE KEY TEXT (KEY as listed)"),
+    ] = None,
 ) -> None:
     """The clarification bank: stored answers to clarifying questions, and those still missing."""
     from vitrina.eval.store import BankEntry
@@ -232,10 +286,14 @@ def bank_command(
         if answer is not None:
             where, key, text = answer
             suite_name, _, case_id = where.rpartition(":")
-            known = [e for e in store.bank(suite_name or suite) if e.case_id == case_id and e.key == key]
+            known = [
+                e for e in store.bank(suite_name or suite) if e.case_id == case_id and e.key == key
+            ]
             if not known or not (suite_name or suite):
-                raise _fail(f"no clarification {key!r} for case {where!r}; see `vitrina eval bank` / "
-                            "такого уточнения нет в банке")
+                raise _fail(
+                    f"no clarification {key!r} for case {where!r}; see `vitrina eval bank` / "
+                    "такого уточнения нет в банке"
+                )
             entry = known[0]
             store.bank_put(BankEntry(**{**entry.model_dump(), "answer": text, "source": "manual"}))
             console.print(f"stored / сохранено: {entry.suite}:{case_id} [{key}] → {text}")
@@ -248,7 +306,9 @@ def bank_command(
     for name in ("suite:case", "key", "question", "answer"):
         table.add_column(name, overflow="fold")
     for e in entries:
-        table.add_row(f"{e.suite}:{e.case_id}", e.key, e.question, e.answer or "[yellow]needed / нужен[/]")
+        table.add_row(
+            f"{e.suite}:{e.case_id}", e.key, e.question, e.answer or "[yellow]needed / нужен[/]"
+        )
     console.print(table)
 
 

@@ -70,7 +70,9 @@ def parse_number_text(text: str) -> tuple[Decimal, int] | None:
     >>> parse_number_text("007"), parse_number_text("Москва")
     (None, None)
     """
-    t = _SUFFIX.sub("", _PREFIX.sub("", text.strip(), count=1), count=1)  # one mark: "RUB 1 234", "1 234 ₽"
+    t = _SUFFIX.sub(
+        "", _PREFIX.sub("", text.strip(), count=1), count=1
+    )  # one mark: "RUB 1 234", "1 234 ₽"
     if _GROUPED_COMMA.match(t):
         t = t.replace(",", "")
     elif _GROUPED_SPACE.match(t):
@@ -141,10 +143,14 @@ class _Table:
     def at(self, places: Sequence[int], columns: Sequence[int] | None = None) -> list[Row]:
         """The rows (only `columns`, in that order) with column k rounded to places[k]."""
         cols = list(columns) if columns is not None else list(range(self.width))
-        return [tuple(_round(row[c], p) for c, p in zip(cols, places, strict=True)) for row in self.rows]
+        return [
+            tuple(_round(row[c], p) for c, p in zip(cols, places, strict=True)) for row in self.rows
+        ]
 
     def project(self, columns: Sequence[int]) -> _Table:
-        return _Table([tuple(row[c] for c in columns) for row in self.rows], [self.places[c] for c in columns])
+        return _Table(
+            [tuple(row[c] for c in columns) for row in self.rows], [self.places[c] for c in columns]
+        )
 
 
 def _round(cell: Cell, places: int) -> Cell:
@@ -194,9 +200,14 @@ def _pair_places(expected: _Table, got: _Table) -> list[list[int]]:
 def _column_mappings(expected: _Table, got: _Table, places: list[list[int]]) -> Iterable[list[int]]:
     """Candidate maps expected column -> got column whose values agree as multisets."""
     width = expected.width
-    candidates = [[j for j in range(width)
-                   if _signature(got, j, places[i][j]) == _signature(expected, i, places[i][j])]
-                  for i in range(width)]
+    candidates = [
+        [
+            j
+            for j in range(width)
+            if _signature(got, j, places[i][j]) == _signature(expected, i, places[i][j])
+        ]
+        for i in range(width)
+    ]
 
     def walk(i: int, taken: list[int]) -> Iterable[list[int]]:
         if i == width:
@@ -211,8 +222,9 @@ def _column_mappings(expected: _Table, got: _Table, places: list[list[int]]) -> 
     return walk(0, [])
 
 
-def _aligned(expected: _Table, got: _Table, mapping: list[int], places: list[list[int]]
-             ) -> tuple[list[Row], list[Row]]:
+def _aligned(
+    expected: _Table, got: _Table, mapping: list[int], places: list[list[int]]
+) -> tuple[list[Row], list[Row]]:
     """Both sides rounded pairwise, got's columns in expected's order."""
     pair = [places[i][j] for i, j in enumerate(mapping)]
     return expected.at(pair), got.at(pair, mapping)
@@ -297,8 +309,12 @@ def _references(rows: list[Row], ref: int, label: int) -> bool:
     merges two of its values, and is not a constant (unless there is a single row)."""
     labels = {row[label] for row in rows}
     refs = {row[ref] for row in rows}
-    return (all(isinstance(v, str) for v in labels) and _determines(rows, ref, label)
-            and len(refs) >= len(labels) and (len(rows) == 1 or len(refs) > 1))
+    return (
+        all(isinstance(v, str) for v in labels)
+        and _determines(rows, ref, label)
+        and len(refs) >= len(labels)
+        and (len(rows) == 1 or len(refs) > 1)
+    )
 
 
 def _reference_keeps(rows: list[Row], width: int) -> Iterator[list[int]]:

@@ -8,8 +8,14 @@ from pathlib import Path
 class EvalError(Exception):
     """A suite, config or run problem the user can fix; the message says where."""
 
-    def __init__(self, message: str, *, file: Path | str | None = None, where: str = "",
-                 message_ru: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: Path | str | None = None,
+        where: str = "",
+        message_ru: str | None = None,
+    ) -> None:
         self.file = Path(file) if file is not None else None
         self.where = where
         self.message_ru = message_ru

@@ -59,9 +59,11 @@ class ModelParams(_Strict):
     def _no_addresses(cls, data: Any) -> Any:
         given = sorted(k for k in ADDRESS_KEYS if isinstance(data, dict) and k in data)
         if given:
-            raise ValueError(f"{', '.join(given)} cannot be given in a run configuration: name an endpoint "
-                             "configured on the server instead (model.endpoint: NAME, from [llm.endpoints.NAME] "
-                             "in vitrina.toml)")
+            raise ValueError(
+                f"{', '.join(given)} cannot be given in a run configuration: name an endpoint "
+                "configured on the server instead (model.endpoint: NAME, from [llm.endpoints.NAME] "
+                "in vitrina.toml)"
+            )
         return data
 
     def settings(self, endpoints: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -71,12 +73,21 @@ class ModelParams(_Strict):
             known = endpoints or {}
             if self.endpoint not in known:
                 names = ", ".join(sorted(known)) or "none configured"
-                raise EvalError(f"model.endpoint {self.endpoint!r} is not configured on this server; known: {names}",
-                                message_ru=f"конечная точка модели {self.endpoint!r} не настроена на сервере")
+                raise EvalError(
+                    f"model.endpoint {self.endpoint!r} is not configured on this server; "
+                    f"known: {names}",
+                    message_ru=f"конечная точка модели {self.endpoint!r} не настроена на сервере",
+                )
             out.update({f"llm_{k}": v for k, v in known[self.endpoint].items()})
-        names = {"model": "llm_model", "temperature": "llm_temperature", "timeout_s": "llm_timeout_s",
-                 "max_retries": "llm_max_retries"}
-        out.update({names[k]: v for k, v in self.model_dump().items() if v is not None and k in names})
+        names = {
+            "model": "llm_model",
+            "temperature": "llm_temperature",
+            "timeout_s": "llm_timeout_s",
+            "max_retries": "llm_max_retries",
+        }
+        out.update(
+            {names[k]: v for k, v in self.model_dump().items() if v is not None and k in names}
+        )
         return out
 
 
@@ -190,7 +201,11 @@ def merge(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
     """`change` over `base`, mappings merged key by key, everything else replaced."""
     out = dict(base)
     for key, value in change.items():
-        out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+        out[key] = (
+            merge(out[key], value)
+            if isinstance(value, dict) and isinstance(out.get(key), dict)
+            else value
+        )
     return out
 
 
@@ -202,7 +217,11 @@ def _read(path: Path) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         raise EvalError(f"invalid YAML: {exc}", file=path, message_ru="неверный YAML") from exc
     if not isinstance(data, dict):
-        raise EvalError("top level must be a mapping", file=path, message_ru="верхний уровень должен быть словарём")
+        raise EvalError(
+            "top level must be a mapping",
+            file=path,
+            message_ru="верхний уровень должен быть словарём",
+        )
     return data
 
 
@@ -216,15 +235,21 @@ def parse_config(data: dict[str, Any], *, file: Path | None = None) -> RunConfig
     try:
         return RunConfig.model_validate(data)
     except ValidationError as exc:
-        raise EvalError(_problem(exc), file=file, message_ru="неверная конфигурация запуска") from exc
+        raise EvalError(
+            _problem(exc), file=file, message_ru="неверная конфигурация запуска"
+        ) from exc
 
 
-def parse_matrix(data: dict[str, Any], *, file: Path | None = None) -> tuple[Matrix, list[RunConfig]]:
+def parse_matrix(
+    data: dict[str, Any], *, file: Path | None = None
+) -> tuple[Matrix, list[RunConfig]]:
     try:
         matrix = Matrix.model_validate(data)
         return matrix, matrix.expand()
     except ValidationError as exc:
-        raise EvalError(_problem(exc), file=file, message_ru="неверная матрица экспериментов") from exc
+        raise EvalError(
+            _problem(exc), file=file, message_ru="неверная матрица экспериментов"
+        ) from exc
     except ValueError as exc:
         raise EvalError(str(exc), file=file, message_ru="неверная матрица экспериментов") from exc
 
@@ -244,10 +269,16 @@ def _resolve_files(config: RunConfig, folder: Path) -> RunConfig:
     prompts = {}
     for task, override in config.prompts.items():
         if override.file is not None:
-            file = Path(override.file) if Path(override.file).is_absolute() else folder / override.file
+            file = (
+                Path(override.file) if Path(override.file).is_absolute() else folder / override.file
+            )
             if not file.is_file():
-                raise EvalError("prompt file not found", file=file, where=f"prompts.{task}",
-                                message_ru="файл промпта не найден")
+                raise EvalError(
+                    "prompt file not found",
+                    file=file,
+                    where=f"prompts.{task}",
+                    message_ru="файл промпта не найден",
+                )
             override = PromptOverride(template=file.read_text(encoding="utf-8"))
         prompts[task] = override
     return config.model_copy(update={"prompts": prompts})

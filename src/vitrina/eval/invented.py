@@ -50,13 +50,22 @@ def _date_parts(values: Iterable[Any]) -> set[Decimal]:
             continue
         for day in (d, d + timedelta(days=6)):
             iso = day.isocalendar()
-            out.update(Decimal(n) for n in (day.year, day.month, day.day, (day.month - 1) // 3 + 1, iso.week))
+            out.update(
+                Decimal(n)
+                for n in (day.year, day.month, day.day, (day.month - 1) // 3 + 1, iso.week)
+            )
     return out
 
 
-def invented_numbers(answer: str | None, columns: list[str], rows: list[list[Any]], *,
-                     trusted: Iterable[str | None] = (), period: dict[str, Any] | None = None,
-                     extra: Iterable[int] = ()) -> list[Decimal]:
+def invented_numbers(
+    answer: str | None,
+    columns: list[str],
+    rows: list[list[Any]],
+    *,
+    trusted: Iterable[str | None] = (),
+    period: dict[str, Any] | None = None,
+    extra: Iterable[int] = (),
+) -> list[Decimal]:
     """Numbers of `answer` not found in the data (empty when every number checks out)."""
     if not answer:
         return []

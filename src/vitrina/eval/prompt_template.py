@@ -12,7 +12,8 @@ nothing but the placeholder strings.
 >>> check_template("{{ cycler.__init__.__globals__.os.popen('id').read() }}")
 Traceback (most recent call last):
 ...
-ValueError: line 1: only plain text and {{ prompt }} are allowed in a prompt template, not a call (Call)
+ValueError: line 1: only plain text and {{ prompt }} are allowed in a prompt template, not a call
+(Call)
 """
 
 from __future__ import annotations
@@ -24,8 +25,14 @@ from jinja2.sandbox import SandboxedEnvironment
 PLACEHOLDERS = ("prompt",)
 MAX_TEMPLATE_CHARS = 50_000
 
-_KINDS = {"Getattr": "an attribute access", "Getitem": "an item access", "Call": "a call",
-          "Filter": "a filter", "Test": "a test", "Const": "a constant expression"}
+_KINDS = {
+    "Getattr": "an attribute access",
+    "Getitem": "an item access",
+    "Call": "a call",
+    "Filter": "a filter",
+    "Test": "a test",
+    "Const": "a constant expression",
+}
 
 
 def _environment() -> SandboxedEnvironment:
@@ -38,15 +45,22 @@ def _environment() -> SandboxedEnvironment:
 
 def _problem(node: nodes.Node) -> str:
     kind = type(node).__name__
-    what = _KINDS.get(kind, f"a {kind.lower()} block" if isinstance(node, nodes.Stmt) else "an expression")
+    what = _KINDS.get(
+        kind, f"a {kind.lower()} block" if isinstance(node, nodes.Stmt) else "an expression"
+    )
     allowed = ", ".join("{{ " + p + " }}" for p in PLACEHOLDERS)
-    return f"line {node.lineno}: only plain text and {allowed} are allowed in a prompt template, not {what} ({kind})"
+    return (
+        f"line {node.lineno}: only plain text and {allowed} are allowed in a prompt "
+        f"template, not {what} ({kind})"
+    )
 
 
 def check_template(text: str) -> None:
     """Raise ValueError (with the line) unless `text` is literal text and known placeholders."""
     if len(text) > MAX_TEMPLATE_CHARS:
-        raise ValueError(f"a prompt template is at most {MAX_TEMPLATE_CHARS} characters, got {len(text)}")
+        raise ValueError(
+            f"a prompt template is at most {MAX_TEMPLATE_CHARS} characters, got {len(text)}"
+        )
     try:
         tree = _environment().parse(text)
     except jinja2.TemplateSyntaxError as exc:
@@ -61,7 +75,9 @@ def check_template(text: str) -> None:
                 continue
             if isinstance(part, nodes.Name):
                 known = ", ".join(PLACEHOLDERS)
-                raise ValueError(f"line {part.lineno}: unknown placeholder {{{{ {part.name} }}}}; known: {known}")
+                raise ValueError(
+                    f"line {part.lineno}: unknown placeholder {{{{ {part.name} }}}}; known: {known}"
+                )
             raise ValueError(_problem(part))
 
 

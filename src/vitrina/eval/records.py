@@ -1,4 +1,5 @@
-"""What a run leaves behind: one record per case and per run, JSON-safe for the store and the API."""
+"""What a run leaves behind: one record per case and per run, JSON-safe for the store and the
+API."""
 
 from __future__ import annotations
 
@@ -19,7 +20,11 @@ def json_cell(value: Any) -> Any:
     if isinstance(value, float):
         return value if value == value and abs(value) != float("inf") else str(value)
     if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() and abs(value) < 2**53 else float(value)
+        return (
+            int(value)
+            if value == value.to_integral_value() and abs(value) < 2**53
+            else float(value)
+        )
     if isinstance(value, dt.date | dt.datetime | dt.time):
         return value.isoformat()
     return str(value)

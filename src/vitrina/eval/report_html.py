@@ -55,24 +55,39 @@ pre{background:#f6f8fa;padding:.5rem;overflow:auto;white-space:pre-wrap;margin:.
 {% endfor %}
 {% endfor %}
 </body></html>
-"""
+"""  # noqa: E501
 
 
 def _failing(run: RunRecord) -> list[CaseRecord]:
-    return [c for c in run.cases if c.final != "right" or c.invented or (c.in_review and c.manual is None)]
+    return [
+        c
+        for c in run.cases
+        if c.final != "right" or c.invented or (c.in_review and c.manual is None)
+    ]
 
 
 def render_html(runs: list[RunRecord], title: str | None = None) -> str:
     """The report as an HTML page."""
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     summaries = [summarize(r.cases) for r in runs]
-    rows = [{"label": f"{en} / {ru}", "cells": [format_metric(metric_value(s, key), kind) for s in summaries]}
-            for key, en, ru, kind in METRICS]
+    rows = [
+        {
+            "label": f"{en} / {ru}",
+            "cells": [format_metric(metric_value(s, key), kind) for s in summaries],
+        }
+        for key, en, ru, kind in METRICS
+    ]
     suite = ", ".join(dict.fromkeys(r.suite for r in runs))
     matrix_id = runs[0].matrix_id if runs and len({r.matrix_id for r in runs}) == 1 else None
     return env.from_string(TEMPLATE).render(
-        title=title or f"Vitrina eval: {suite}", suite=suite, matrix_id=matrix_id, runs=runs, metric_rows=rows,
-        failing={r.id: _failing(r) for r in runs}, rows_shown=ROWS_SHOWN)
+        title=title or f"Vitrina eval: {suite}",
+        suite=suite,
+        matrix_id=matrix_id,
+        runs=runs,
+        metric_rows=rows,
+        failing={r.id: _failing(r) for r in runs},
+        rows_shown=ROWS_SHOWN,
+    )
 
 
 def write_html(runs: list[RunRecord], path: Path, title: str | None = None) -> Path:

@@ -56,12 +56,18 @@ def metrics_table(runs: list[RunRecord], title: str | None = None) -> Table:
     for run in runs:
         table.add_column(f"{run.config_name}\n{run.id}", justify="right")
     for key, en, ru, kind in METRICS:
-        table.add_row(f"{en} / {ru}", *(format_metric(metric_value(s, key), kind) for s in summaries))
+        table.add_row(
+            f"{en} / {ru}", *(format_metric(metric_value(s, key), kind) for s in summaries)
+        )
     return table
 
 
 def _failing(run: RunRecord) -> list[CaseRecord]:
-    return [c for c in run.cases if c.final != "right" or c.invented or (c.in_review and c.manual is None)]
+    return [
+        c
+        for c in run.cases
+        if c.final != "right" or c.invented or (c.in_review and c.manual is None)
+    ]
 
 
 def failures_table(run: RunRecord, limit: int = MAX_FAILURES) -> Table | None:
@@ -69,19 +75,29 @@ def failures_table(run: RunRecord, limit: int = MAX_FAILURES) -> Table | None:
     cases = _failing(run)
     if not cases:
         return None
-    table = Table(title=f"{run.config_name} ({run.id}): {len(cases)} case(s) to look at / случаи для разбора",
-                  title_justify="left", show_lines=False)
+    table = Table(
+        title=f"{run.config_name} ({run.id}): {len(cases)} case(s) to look at / случаи для разбора",
+        title_justify="left",
+        show_lines=False,
+    )
     for name in ("case", "verdict", "why / причина"):
         table.add_column(name, overflow="fold")
     for case in cases[:limit]:
-        verdict = case.final + (" (manual)" if case.manual else "") + (" ⚑review" if case.in_review and not case.manual
-                                                                       else "")
-        why = case.reason + (f"; invented numbers: {', '.join(case.invented)}" if case.invented else "")
+        verdict = (
+            case.final
+            + (" (manual)" if case.manual else "")
+            + (" ⚑review" if case.in_review and not case.manual else "")
+        )
+        why = case.reason + (
+            f"; invented numbers: {', '.join(case.invented)}" if case.invented else ""
+        )
         if case.diff:
             why += "\n" + case.diff.splitlines()[0]
         table.add_row(case.case_id, verdict, why)
     if len(cases) > limit:
-        table.caption = f"… and {len(cases) - limit} more in the HTML report / остальные в HTML-отчёте"
+        table.caption = (
+            f"… and {len(cases) - limit} more in the HTML report / остальные в HTML-отчёте"
+        )
     return table
 
 

@@ -55,22 +55,38 @@ def _delta(a: float | int | None, b: float | int | None, kind: str) -> str:
 def render_diff(d: RunDiff) -> Group:
     """A metrics table (A, B, change) and the lists of changed cases."""
     sa, sb = summarize(d.a.cases), summarize(d.b.cases)
-    table = Table(title=f"A = {d.a.config_name} ({d.a.id}, {d.a.suite})   B = {d.b.config_name} ({d.b.id}, {d.b.suite})",
-                  title_justify="left")
-    for name, justify in (("metric / метрика", "left"), ("A", "right"), ("B", "right"), ("B − A", "right")):
+    table = Table(
+        title=f"A = {d.a.config_name} ({d.a.id}, {d.a.suite})   B = {d.b.config_name} "
+        f"({d.b.id}, {d.b.suite})",
+        title_justify="left",
+    )
+    for name, justify in (
+        ("metric / метрика", "left"),
+        ("A", "right"),
+        ("B", "right"),
+        ("B − A", "right"),
+    ):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for key, en, ru, kind in METRICS:
         va, vb = metric_value(sa, key), metric_value(sb, key)
-        table.add_row(f"{en} / {ru}", format_metric(va, kind), format_metric(vb, kind), _delta(va, vb, kind))
+        table.add_row(
+            f"{en} / {ru}", format_metric(va, kind), format_metric(vb, kind), _delta(va, vb, kind)
+        )
     cases = Table(title="cases that changed / изменившиеся случаи", title_justify="left")
     cases.add_column("change")
     cases.add_column("cases", overflow="fold")
-    for label, ids in (("fixed / исправлено", d.fixed), ("broken / сломано", d.broken),
-                       ("only in A / только в A", d.only_a), ("only in B / только в B", d.only_b)):
+    for label, ids in (
+        ("fixed / исправлено", d.fixed),
+        ("broken / сломано", d.broken),
+        ("only in A / только в A", d.only_a),
+        ("only in B / только в B", d.only_b),
+    ):
         if ids:
             cases.add_row(f"{label} ({len(ids)})", ", ".join(ids))
     if d.other:
-        cases.add_row(f"other / другое ({len(d.other)})", ", ".join(f"{c}: {x}→{y}" for c, x, y in d.other))
+        cases.add_row(
+            f"other / другое ({len(d.other)})", ", ".join(f"{c}: {x}→{y}" for c, x, y in d.other)
+        )
     if not cases.row_count:
         cases.add_row("none / нет", "")
     return Group(table, cases)

@@ -81,7 +81,9 @@ class EvalStore:
         for table in OWNER_COLUMNS:
             names = {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
             if "owner" not in names:
-                self._conn.execute(f"ALTER TABLE {table} ADD COLUMN owner TEXT NOT NULL DEFAULT '{LOCAL_OWNER}'")
+                self._conn.execute(
+                    f"ALTER TABLE {table} ADD COLUMN owner TEXT NOT NULL DEFAULT '{LOCAL_OWNER}'"
+                )
         self._conn.commit()
         self._lock = threading.Lock()
 
@@ -106,19 +108,32 @@ class EvalStore:
         """Insert or replace a run and all its cases."""
         with self._lock, self._conn:
             self._conn.execute(
-                "INSERT OR REPLACE INTO eval_runs (id, suite, config_name, matrix_id, started_at, finished_at, config, "
+                "INSERT OR REPLACE INTO eval_runs (id, suite, config_name, matrix_id, "
+                "started_at, finished_at, config, "
                 "owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (run.id, run.suite, run.config_name, run.matrix_id, run.started_at, run.finished_at,
-                 json.dumps(run.config, ensure_ascii=False), run.owner))
+                (
+                    run.id,
+                    run.suite,
+                    run.config_name,
+                    run.matrix_id,
+                    run.started_at,
+                    run.finished_at,
+                    json.dumps(run.config, ensure_ascii=False),
+                    run.owner,
+                ),
+            )
             self._conn.execute("DELETE FROM eval_cases WHERE run_id = ?", (run.id,))
             self._conn.executemany(
                 "INSERT INTO eval_cases VALUES (?, ?, ?, ?)",
-                [(run.id, c.case_id, n, c.model_dump_json()) for n, c in enumerate(run.cases)])
+                [(run.id, c.case_id, n, c.model_dump_json()) for n, c in enumerate(run.cases)],
+            )
             for case in run.cases:
                 if case.in_review:
                     self._conn.execute(
-                        "INSERT OR IGNORE INTO eval_reviews (run_id, case_id, fingerprint) VALUES (?, ?, ?)",
-                        (run.id, case.case_id, case.fingerprint))
+                        "INSERT OR IGNORE INTO eval_reviews (run_id, case_id, "
+                        "fingerprint) VALUES (?, ?, ?)",
+                        (run.id, case.case_id, case.fingerprint),
+                    )
 
     def resolve_run_id(self, ref: str, owner: str | None = None) -> str:
         """A run id from an id, a unique id prefix, or "last" (the CLI, which sees every run);
@@ -129,43 +144,75 @@ class EvalStore:
                 raise EvalError(f"no run {ref[:64]!r}", message_ru=f"запуск {ref[:64]!r} не найден")
             return rows[0][0]
         if ref == "last":
-            rows = self._rows("SELECT id FROM eval_runs ORDER BY started_at DESC, rowid DESC LIMIT 1")
+            rows = self._rows(
+                "SELECT id FROM eval_runs ORDER BY started_at DESC, rowid DESC LIMIT 1"
+            )
         else:
-            rows = self._rows("SELECT id FROM eval_runs WHERE id = ? OR id LIKE ?", (ref, f"{ref}%"))
+            rows = self._rows(
+                "SELECT id FROM eval_runs WHERE id = ? OR id LIKE ?", (ref, f"{ref}%")
+            )
             exact = [r for r in rows if r[0] == ref]
             rows = exact or rows
         if len(rows) != 1:
             what = "no run" if not rows else f"{len(rows)} runs"
-            raise EvalError(f"{what} matches {ref!r}; see `vitrina eval list`",
-                            message_ru=f"запуск {ref!r} не найден однозначно; см. `vitrina eval list`")
+            raise EvalError(
+                f"{what} matches {ref!r}; see `vitrina eval list`",
+                message_ru=f"запуск {ref!r} не найден однозначно; см. `vitrina eval list`",
+            )
         return rows[0][0]
 
     def load_run(self, ref: str, owner: str | None = None) -> RunRecord:
-        """A stored run with its cases, manual verdicts applied (with `owner`: by exact id, its own only)."""
+        """A stored run with its cases, manual verdicts applied (with `owner`: by exact id, its
+        own only)."""
         run_id = self.resolve_run_id(ref, owner)
-        head = self._rows("SELECT id, suite, config_name, matrix_id, started_at, finished_at, config, owner "
-                          "FROM eval_runs WHERE id = ?", (run_id,))[0]
-        reviews = {r[0]: r for r in self._rows(
-            "SELECT case_id, verdict, comment FROM eval_reviews WHERE run_id = ?", (run_id,))}
+        head = self._rows(
+            "SELECT id, suite, config_name, matrix_id, started_at, finished_at, config, owner "
+            "FROM eval_runs WHERE id = ?",
+            (run_id,),
+        )[0]
+        reviews = {
+            r[0]: r
+            for r in self._rows(
+                "SELECT case_id, verdict, comment FROM eval_reviews WHERE run_id = ?", (run_id,)
+            )
+        }
         cases = []
-        for (data,) in self._rows("SELECT data FROM eval_cases WHERE run_id = ? ORDER BY position", (run_id,)):
+        for (data,) in self._rows(
+            "SELECT data FROM eval_cases WHERE run_id = ? ORDER BY position", (run_id,)
+        ):
             case = CaseRecord.model_validate_json(data)
             review = reviews.get(case.case_id)
             if review is not None and review[1]:
                 case = case.model_copy(update={"manual": review[1], "manual_comment": review[2]})
             cases.append(case)
-        return RunRecord(id=head[0], suite=head[1], config_name=head[2], matrix_id=head[3], started_at=head[4],
-                         finished_at=head[5], config=json.loads(head[6]), owner=head[7], cases=cases)
+        return RunRecord(
+            id=head[0],
+            suite=head[1],
+            config_name=head[2],
+            matrix_id=head[3],
+            started_at=head[4],
+            finished_at=head[5],
+            config=json.loads(head[6]),
+            owner=head[7],
+            cases=cases,
+        )
 
     def list_runs(self, limit: int = 50) -> list[RunRecord]:
-        ids = self._rows("SELECT id FROM eval_runs ORDER BY started_at DESC, rowid DESC LIMIT ?", (limit,))
+        ids = self._rows(
+            "SELECT id FROM eval_runs ORDER BY started_at DESC, rowid DESC LIMIT ?", (limit,)
+        )
         return [self.load_run(i) for (i,) in ids]
 
     # --- matrices -------------------------------------------------------------------------
 
-    def save_matrix(self, matrix_id: str, suite: str, run_ids: list[str], owner: str = LOCAL_OWNER) -> None:
-        self._write("INSERT OR REPLACE INTO eval_matrices (id, suite, created_at, run_ids, owner) VALUES (?, ?, ?, ?, ?)",
-                    (matrix_id, suite, now(), json.dumps(run_ids), owner))
+    def save_matrix(
+        self, matrix_id: str, suite: str, run_ids: list[str], owner: str = LOCAL_OWNER
+    ) -> None:
+        self._write(
+            "INSERT OR REPLACE INTO eval_matrices (id, suite, created_at, run_ids, "
+            "owner) VALUES (?, ?, ?, ?, ?)",
+            (matrix_id, suite, now(), json.dumps(run_ids), owner),
+        )
 
     def matrix_runs(self, matrix_id: str, owner: str | None = None) -> list[str] | None:
         """The runs of a matrix (with `owner`: only when that owner created it)."""
@@ -177,7 +224,9 @@ class EvalStore:
 
     # --- review queue ---------------------------------------------------------------------
 
-    def open_reviews(self, run_ref: str | None = None, owner: str | None = None) -> list[ReviewItem]:
+    def open_reviews(
+        self, run_ref: str | None = None, owner: str | None = None
+    ) -> list[ReviewItem]:
         """Cases waiting for a person, oldest run first (of one run when `run_ref` is given; of
         `owner`'s runs only when it is given)."""
         sql = "SELECT run_id, case_id FROM eval_reviews WHERE verdict IS NULL"
@@ -185,57 +234,110 @@ class EvalStore:
         if run_ref is not None:
             sql, params = sql + " AND run_id = ?", (self.resolve_run_id(run_ref, owner),)
         elif owner is not None:
-            sql, params = sql + " AND run_id IN (SELECT id FROM eval_runs WHERE owner = ?)", (owner,)
+            sql, params = (
+                sql + " AND run_id IN (SELECT id FROM eval_runs WHERE owner = ?)",
+                (owner,),
+            )
         items = []
         for run_id, case_id in self._rows(sql + " ORDER BY rowid", params):
-            data = self._rows("SELECT data FROM eval_cases WHERE run_id = ? AND case_id = ?", (run_id, case_id))
+            data = self._rows(
+                "SELECT data FROM eval_cases WHERE run_id = ? AND case_id = ?", (run_id, case_id)
+            )
             if data:
-                items.append(ReviewItem(run_id=run_id, case=CaseRecord.model_validate_json(data[0][0])))
+                items.append(
+                    ReviewItem(run_id=run_id, case=CaseRecord.model_validate_json(data[0][0]))
+                )
         return items
 
-    def decide(self, run_ref: str, case_id: str, verdict: str, comment: str | None, owner: str | None = None) -> None:
+    def decide(
+        self,
+        run_ref: str,
+        case_id: str,
+        verdict: str,
+        comment: str | None,
+        owner: str | None = None,
+    ) -> None:
         """Record a person's verdict; a comment is required."""
         if verdict not in ("right", "wrong"):
-            raise EvalError(f"verdict must be right or wrong, not {verdict!r}",
-                            message_ru="вердикт: right (верно) или wrong (неверно)")
+            raise EvalError(
+                f"verdict must be right or wrong, not {verdict!r}",
+                message_ru="вердикт: right (верно) или wrong (неверно)",
+            )
         if not comment or not comment.strip():
-            raise EvalError("a verdict needs a comment that says why (--comment TEXT)",
-                            message_ru="вердикту нужен комментарий с объяснением (--comment ТЕКСТ)")
+            raise EvalError(
+                "a verdict needs a comment that says why (--comment TEXT)",
+                message_ru="вердикту нужен комментарий с объяснением (--comment ТЕКСТ)",
+            )
         run_id = self.resolve_run_id(run_ref, owner)
-        rows = self._rows("SELECT 1 FROM eval_reviews WHERE run_id = ? AND case_id = ?", (run_id, case_id))
+        rows = self._rows(
+            "SELECT 1 FROM eval_reviews WHERE run_id = ? AND case_id = ?", (run_id, case_id)
+        )
         if not rows:
-            raise EvalError(f"case {case_id!r} of run {run_id} is not in the review queue",
-                            message_ru=f"случая {case_id!r} запуска {run_id} нет в очереди проверки")
-        self._write("UPDATE eval_reviews SET verdict = ?, comment = ?, decided_at = ? WHERE run_id = ? AND case_id = ?",
-                    (verdict, comment.strip(), now(), run_id, case_id))
+            raise EvalError(
+                f"case {case_id!r} of run {run_id} is not in the review queue",
+                message_ru=f"случая {case_id!r} запуска {run_id} нет в очереди проверки",
+            )
+        self._write(
+            "UPDATE eval_reviews SET verdict = ?, comment = ?, decided_at = ? WHERE "
+            "run_id = ? AND case_id = ?",
+            (verdict, comment.strip(), now(), run_id, case_id),
+        )
 
     def manual_verdict(self, case_id: str, fingerprint: str) -> tuple[ManualVerdict, str] | None:
         """A verdict a person already gave for the same case and the same pair of results."""
         rows = self._rows(
-            "SELECT verdict, comment FROM eval_reviews WHERE case_id = ? AND fingerprint = ? AND verdict IS NOT NULL "
-            "ORDER BY decided_at DESC LIMIT 1", (case_id, fingerprint))
+            "SELECT verdict, comment FROM eval_reviews WHERE case_id = ? AND fingerprint "
+            "= ? AND verdict IS NOT NULL "
+            "ORDER BY decided_at DESC LIMIT 1",
+            (case_id, fingerprint),
+        )
         return (rows[0][0], rows[0][1]) if rows else None
 
     # --- clarification bank ---------------------------------------------------------------
 
     def bank_answer(self, suite: str, case_id: str, key: str) -> str | None:
-        rows = self._rows("SELECT answer FROM eval_bank WHERE suite = ? AND case_id = ? AND key = ?",
-                          (suite, case_id, key))
+        rows = self._rows(
+            "SELECT answer FROM eval_bank WHERE suite = ? AND case_id = ? AND key = ?",
+            (suite, case_id, key),
+        )
         return rows[0][0] if rows else None
 
     def bank_put(self, entry: BankEntry) -> None:
         """Store an answer, or a question still waiting for one (never erasing an answer)."""
         self._write(
-            "INSERT INTO eval_bank VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (suite, case_id, key) DO UPDATE SET "
+            "INSERT INTO eval_bank VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (suite, "
+            "case_id, key) DO UPDATE SET "
             "question = excluded.question, options = excluded.options, "
-            "answer = COALESCE(excluded.answer, eval_bank.answer), source = COALESCE(excluded.source, eval_bank.source), "
+            "answer = COALESCE(excluded.answer, eval_bank.answer), source = "
+            "COALESCE(excluded.source, eval_bank.source), "
             "updated_at = excluded.updated_at",
-            (entry.suite, entry.case_id, entry.key, entry.question, json.dumps(entry.options, ensure_ascii=False),
-             entry.answer, entry.source, now()))
+            (
+                entry.suite,
+                entry.case_id,
+                entry.key,
+                entry.question,
+                json.dumps(entry.options, ensure_ascii=False),
+                entry.answer,
+                entry.source,
+                now(),
+            ),
+        )
 
     def bank(self, suite: str | None = None) -> list[BankEntry]:
         sql = "SELECT suite, case_id, key, question, options, answer, source FROM eval_bank"
-        rows = self._rows(sql + (" WHERE suite = ?" if suite else "") + " ORDER BY suite, case_id",
-                          (suite,) if suite else ())
-        return [BankEntry(suite=r[0], case_id=r[1], key=r[2], question=r[3], options=json.loads(r[4]),
-                          answer=r[5], source=r[6]) for r in rows]
+        rows = self._rows(
+            sql + (" WHERE suite = ?" if suite else "") + " ORDER BY suite, case_id",
+            (suite,) if suite else (),
+        )
+        return [
+            BankEntry(
+                suite=r[0],
+                case_id=r[1],
+                key=r[2],
+                question=r[3],
+                options=json.loads(r[4]),
+                answer=r[5],
+                source=r[6],
+            )
+            for r in rows
+        ]

@@ -48,7 +48,9 @@ class Case(BaseModel):
     segment: str | None = None
     topics: list[str] = Field(default_factory=list)  # explicit topics, as `vitrina ask --topic`
     tags: list[str] = Field(default_factory=list)
-    answers: dict[str, str] = Field(default_factory=dict)  # clarification bank seeds: options key -> reply
+    answers: dict[str, str] = Field(
+        default_factory=dict
+    )  # clarification bank seeds: options key -> reply
     xfail: str | None = None  # a known gap; reported, still scored
 
     @model_validator(mode="after")
@@ -114,10 +116,15 @@ class Suite(BaseModel):
         """The warehouse URL (None: the embedded demo warehouse)."""
         return None if self.warehouse in ("", "demo") else os.path.expandvars(self.warehouse)
 
-    def select(self, ids: list[str] | None = None, tags: list[str] | None = None,
-               limit: int | None = None) -> Suite:
+    def select(
+        self, ids: list[str] | None = None, tags: list[str] | None = None, limit: int | None = None
+    ) -> Suite:
         """A copy with only some cases: by id, by tag (any of), then the first `limit`."""
-        cases = [c for c in self.cases if (not ids or c.id in ids) and (not tags or set(tags) & set(c.tags))]
+        cases = [
+            c
+            for c in self.cases
+            if (not ids or c.id in ids) and (not tags or set(tags) & set(c.tags))
+        ]
         return self.model_copy(update={"cases": cases[:limit] if limit else cases})
 
 
@@ -132,7 +139,9 @@ def _read_yaml(path: Path) -> Any:
 
 def _cases(path: Path, raw_cases: Any) -> list[Case]:
     if not isinstance(raw_cases, list):
-        raise EvalError("`cases` must be a list", file=path, message_ru="`cases` должен быть списком")
+        raise EvalError(
+            "`cases` must be a list", file=path, message_ru="`cases` должен быть списком"
+        )
     cases = []
     for n, raw in enumerate(raw_cases, start=1):
         where = f"case {raw.get('id', f'#{n}') if isinstance(raw, dict) else f'#{n}'}"
@@ -141,7 +150,9 @@ def _cases(path: Path, raw_cases: Any) -> list[Case]:
         except ValidationError as exc:
             first = exc.errors()[0]
             loc = ".".join(str(p) for p in first["loc"])
-            raise EvalError(f"{loc + ': ' if loc else ''}{first['msg']}", file=path, where=where) from exc
+            raise EvalError(
+                f"{loc + ': ' if loc else ''}{first['msg']}", file=path, where=where
+            ) from exc
     return cases
 
 
@@ -150,7 +161,11 @@ def load_suite(path: Path | str) -> Suite:
     path = Path(path).resolve()
     data = _read_yaml(path)
     if not isinstance(data, dict):
-        raise EvalError("top level must be a mapping", file=path, message_ru="верхний уровень должен быть словарём")
+        raise EvalError(
+            "top level must be a mapping",
+            file=path,
+            message_ru="верхний уровень должен быть словарём",
+        )
     cases = _cases(path, data.get("cases", []))
     included: list[Case] = []
     for ref in data.get("cases_from") or []:
@@ -162,11 +177,16 @@ def load_suite(path: Path | str) -> Suite:
         suite = Suite.model_validate({**head, "cases": []})
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise EvalError(f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}", file=path) from exc
+        raise EvalError(
+            f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}", file=path
+        ) from exc
     all_cases = included + cases
     ids = [c.id for c in all_cases]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
-        raise EvalError(f"case ids must be unique; repeated: {', '.join(dupes)}", file=path,
-                        message_ru="идентификаторы случаев должны быть уникальны")
+        raise EvalError(
+            f"case ids must be unique; repeated: {', '.join(dupes)}",
+            file=path,
+            message_ru="идентификаторы случаев должны быть уникальны",
+        )
     return suite.model_copy(update={"cases": all_cases, "path": path})

@@ -84,7 +84,9 @@ def message_text(message: BaseMessage) -> str:
     if isinstance(content, str):
         text = content
     else:
-        text = "".join(part if isinstance(part, str) else str(part.get("text", "")) for part in content)
+        text = "".join(
+            part if isinstance(part, str) else str(part.get("text", "")) for part in content
+        )
     if isinstance(message, AIMessage) and message.tool_calls:
         text += "".join(f"{call['name']}{call['args']}" for call in message.tool_calls)
     return text
@@ -117,7 +119,14 @@ def calls_summary(calls: Sequence[LLMCall]) -> dict[str, Any]:
 
 def usage_summary(budget: TurnBudget) -> dict[str, Any]:
     """One turn's `llm_usage`: its calls, the slots answered without a request, the budget."""
-    return {**calls_summary(budget.calls), "skipped": budget.skipped,
-            "budget": {"seconds": budget.seconds, "tokens": budget.tokens,
-                       "used_s": round(budget.used_s(), 3), "used_tokens": budget.used_tokens},
-            "down": budget.down}
+    return {
+        **calls_summary(budget.calls),
+        "skipped": budget.skipped,
+        "budget": {
+            "seconds": budget.seconds,
+            "tokens": budget.tokens,
+            "used_s": round(budget.used_s(), 3),
+            "used_tokens": budget.used_tokens,
+        },
+        "down": budget.down,
+    }

@@ -27,8 +27,15 @@ Status = Literal["ok", "off", "down", "unauthorized", "model_not_found", "error"
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 FALLBACK = "runs fall back to the rules"
 # GET /models "owned_by" -> the server, for the messages
-SERVERS = {"llamacpp": "llama.cpp server", "me": "llama-cpp-python server", "library": "Ollama",
-           "ollama": "Ollama", "vllm": "vLLM", "organization_owner": "LM Studio", "system": "LM Studio"}
+SERVERS = {
+    "llamacpp": "llama.cpp server",
+    "me": "llama-cpp-python server",
+    "library": "Ollama",
+    "ollama": "Ollama",
+    "vllm": "vLLM",
+    "organization_owner": "LM Studio",
+    "system": "LM Studio",
+}
 
 
 @dataclass(frozen=True)
@@ -52,7 +59,9 @@ def _served(model: str, models: tuple[str, ...]) -> bool:
     return model in models or f"{model}:latest" in models
 
 
-def list_models(base_url: str, api_key: str | None, timeout_s: float) -> tuple[tuple[str, ...], str | None]:
+def list_models(
+    base_url: str, api_key: str | None, timeout_s: float
+) -> tuple[tuple[str, ...], str | None]:
     """Model ids from GET /models and the server they name; raises httpx errors."""
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     response = httpx.get(f"{base_url}/models", headers=headers, timeout=timeout_s)
@@ -66,9 +75,23 @@ def list_models(base_url: str, api_key: str | None, timeout_s: float) -> tuple[t
 def _names_model(exc: BaseException, model: str) -> bool:
     """A 4xx whose message is about the model (vLLM: 'does not exist'; Ollama: 'not found')."""
     text = str(exc).lower()
-    return status_code(exc) in (400, 404, 422) and ("model" in text or model.lower() in text) and any(
-        word in text for word in ("not found", "does not exist", "not exist", "unknown", "no such",
-                                  "not loaded", "invalid model", "model_not_found"))
+    return (
+        status_code(exc) in (400, 404, 422)
+        and ("model" in text or model.lower() in text)
+        and any(
+            word in text
+            for word in (
+                "not found",
+                "does not exist",
+                "not exist",
+                "unknown",
+                "no such",
+                "not loaded",
+                "invalid model",
+                "model_not_found",
+            )
+        )
+    )
 
 
 def check_endpoint(settings: Settings, *, timeout_s: float = 5.0) -> EndpointCheck:
@@ -80,8 +103,9 @@ def check_endpoint(settings: Settings, *, timeout_s: float = 5.0) -> EndpointChe
     if provider == "none":
         return EndpointCheck("off", f"no model configured (llm_provider none): {FALLBACK}")
     endpoint = resolve_base_url(settings, provider) or OPENAI_BASE_URL
-    api_key = settings.llm_api_key or (None if settings.llm_base_url or provider == "ollama"
-                                       else os.environ.get("OPENAI_API_KEY"))
+    api_key = settings.llm_api_key or (
+        None if settings.llm_base_url or provider == "ollama" else os.environ.get("OPENAI_API_KEY")
+    )
     model = build_chat_model(settings, timeout=timeout_s)  # settings errors before any request
     models: tuple[str, ...] = ()
     server: str | None = None
@@ -97,8 +121,13 @@ def check_endpoint(settings: Settings, *, timeout_s: float = 5.0) -> EndpointChe
         pass  # /models answered something that is not JSON: the chat request decides
     if not settings.llm_model:
         listed = f"; it serves: {', '.join(models)}" if models else ""
-        return EndpointCheck("off", f"no model set (llm_model){listed}: {FALLBACK}", endpoint, models=models,
-                             server=server)
+        return EndpointCheck(
+            "off",
+            f"no model set (llm_model){listed}: {FALLBACK}",
+            endpoint,
+            models=models,
+            server=server,
+        )
 
     assert model is not None  # provider and model are set
     name = settings.llm_model
@@ -113,31 +142,50 @@ def check_endpoint(settings: Settings, *, timeout_s: float = 5.0) -> EndpointChe
             return _not_found(endpoint, name, models, provider, server)
         if isinstance(exc, transport_errors()):
             return _down(endpoint, describe(exc))
-        return EndpointCheck("error", f"{endpoint} failed the test request: {describe(exc)}; {FALLBACK}",
-                             endpoint, models=models, server=server)
+        return EndpointCheck(
+            "error",
+            f"{endpoint} failed the test request: {describe(exc)}; {FALLBACK}",
+            endpoint,
+            models=models,
+            server=server,
+        )
     latency = round((time.perf_counter() - start) * 1000, 1)
     message = f"OK: {name} at {endpoint} answered in {latency:.0f} ms"
     if server:
         message += f" ({server})"
     if models and not _served(name, models):
-        message += (f"; the server does not list {name!r} but answers under any name: it serves "
-                    f"{', '.join(models[:3])}")
+        message += (
+            f"; the server does not list {name!r} but answers under any name: it serves "
+            f"{', '.join(models[:3])}"
+        )
     return EndpointCheck("ok", message, endpoint, latency, models, server)
 
 
 def _down(endpoint: str, error: str) -> EndpointCheck:
-    return EndpointCheck("down", f"the LLM endpoint {endpoint} is not reachable ({error}); {FALLBACK}", endpoint)
+    return EndpointCheck(
+        "down", f"the LLM endpoint {endpoint} is not reachable ({error}); {FALLBACK}", endpoint
+    )
 
 
 def _unauthorized(endpoint: str, code: int) -> EndpointCheck:
-    return EndpointCheck("unauthorized", f"{endpoint} rejected the API key (HTTP {code}): set "
-                         f"VITRINA_LLM_API_KEY or [llm] api_key; {FALLBACK}", endpoint)
+    return EndpointCheck(
+        "unauthorized",
+        f"{endpoint} rejected the API key (HTTP {code}): set "
+        f"VITRINA_LLM_API_KEY or [llm] api_key; {FALLBACK}",
+        endpoint,
+    )
 
 
-def _not_found(endpoint: str, model: str, models: tuple[str, ...], provider: str,
-               server: str | None) -> EndpointCheck:
+def _not_found(
+    endpoint: str, model: str, models: tuple[str, ...], provider: str, server: str | None
+) -> EndpointCheck:
     hint = f" (available: {', '.join(models[:10])})" if models else ""
     ollama = provider == "ollama" or server == "Ollama"
     pull = f"; run `ollama pull {model}`" if ollama else ""
-    return EndpointCheck("model_not_found", f"model {model!r} is not served by {endpoint}{hint}{pull}; "
-                         f"{FALLBACK}", endpoint, models=models, server=server)
+    return EndpointCheck(
+        "model_not_found",
+        f"model {model!r} is not served by {endpoint}{hint}{pull}; {FALLBACK}",
+        endpoint,
+        models=models,
+        server=server,
+    )

@@ -307,7 +307,10 @@ class LLMClient:
                 parsed["value"] = parse_into(schema, reply.text)
             except OutputError as exc:
                 if finish_reason(reply) == LENGTH:
-                    return f"the reply was cut at the length limit before its JSON was complete ({exc})"
+                    return (
+                        "the reply was cut at the length limit before its JSON was complete "
+                        f"({exc})"
+                    )
                 return str(exc)
             return None
 
@@ -483,7 +486,8 @@ class LLMClient:
         runnable: Any = None,
         on_chunk: Callable[[str], None] | None = None,
     ) -> _Outcome:
-        """Send until a reply arrives, the retries or the budget are spent; judge it with `check`."""
+        """Send until a reply arrives, the retries or the budget are spent; judge it with
+        `check`."""
         runnable = runnable if runnable is not None else self.model
         calls: list[LLMCall] = []
         prompt_tokens = sum(estimate_tokens(message_text(m)) for m in messages)

@@ -19,8 +19,14 @@ if TYPE_CHECKING:  # settings and the factory load inside the command: `vitrina 
     from vitrina.config import Settings
     from vitrina.llm.check import EndpointCheck
 
-STYLE = {"ok": "green", "off": "yellow", "down": "red", "unauthorized": "red", "model_not_found": "red",
-         "error": "red"}
+STYLE = {
+    "ok": "green",
+    "off": "yellow",
+    "down": "red",
+    "unauthorized": "red",
+    "model_not_found": "red",
+    "error": "red",
+}
 
 
 def register(app: typer.Typer) -> None:
@@ -28,11 +34,17 @@ def register(app: typer.Typer) -> None:
 
 
 def config_command(
-    base_url: Annotated[str | None, typer.Option("--base-url", help="Override llm_base_url for this check.")] = None,
+    base_url: Annotated[
+        str | None, typer.Option("--base-url", help="Override llm_base_url for this check.")
+    ] = None,
     model: Annotated[str | None, typer.Option("--model", help="Override llm_model.")] = None,
     api_key: Annotated[str | None, typer.Option("--api-key", help="Override llm_api_key.")] = None,
-    provider: Annotated[str | None, typer.Option("--provider", help="auto, openai, ollama or none.")] = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Seconds for the endpoint check.")] = 5.0,
+    provider: Annotated[
+        str | None, typer.Option("--provider", help="auto, openai, ollama or none.")
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", help="Seconds for the endpoint check.")
+    ] = 5.0,
     no_check: Annotated[bool, typer.Option("--no-check", help="Show the settings only.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
@@ -42,7 +54,12 @@ def config_command(
     from vitrina.llm.sources import describe_settings
 
     console, err = Console(), Console(stderr=True)
-    arguments = {"llm_base_url": base_url, "llm_model": model, "llm_api_key": api_key, "llm_provider": provider}
+    arguments = {
+        "llm_base_url": base_url,
+        "llm_model": model,
+        "llm_api_key": api_key,
+        "llm_provider": provider,
+    }
     try:
         settings = load_settings(**arguments)
     except (ValueError, TypeError) as exc:
@@ -67,16 +84,20 @@ def config_command(
             problem = str(exc)
 
     if as_json:
-        console.print_json(json.dumps({
-            "settings": [asdict(r) for r in rows],
-            "toml": str(toml_path(settings.home) or "") or None,
-            "paths": paths,
-            "unknown": warnings,
-            "breaker": breaker,
-            "provider": None if problem else resolve_provider(settings),
-            "error": problem,
-            "check": asdict(check) if check else None,
-        }))
+        console.print_json(
+            json.dumps(
+                {
+                    "settings": [asdict(r) for r in rows],
+                    "toml": str(toml_path(settings.home) or "") or None,
+                    "paths": paths,
+                    "unknown": warnings,
+                    "breaker": breaker,
+                    "provider": None if problem else resolve_provider(settings),
+                    "error": problem,
+                    "check": asdict(check) if check else None,
+                }
+            )
+        )
     else:
         path = toml_path(settings.home)
         table = Table(title="Vitrina settings", caption=f"vitrina.toml: {path or 'none found'}")
@@ -105,8 +126,11 @@ def _paths(settings: Settings) -> dict[str, str]:
     demo = settings.demo_db_path
     built = "built" if demo.exists() else "not built yet: `vitrina demo` builds it"
     used = "" if settings.db_url else " (the warehouse in use: db_url is not set)"
-    return {"home": str(settings.home), "demo warehouse": f"{demo} ({built}){used}",
-            "state": settings.state_url or str(settings.state_path)}
+    return {
+        "home": str(settings.home),
+        "demo warehouse": f"{demo} ({built}){used}",
+        "state": settings.state_url or str(settings.state_path),
+    }
 
 
 def _breaker(settings: Settings) -> str | None:
@@ -124,6 +148,9 @@ def _breaker(settings: Settings) -> str | None:
         return None
     now = time.time()
     if state.is_open(now):
-        return (f"circuit breaker open: {state.failures} failures in a row ({state.last_error}); runs use "
-                f"the rules for {state.open_until - now:.0f} s more, then try the endpoint once")
+        return (
+            f"circuit breaker open: {state.failures} failures in a row "
+            f"({state.last_error}); runs use "
+            f"the rules for {state.open_until - now:.0f} s more, then try the endpoint once"
+        )
     return f"circuit breaker: {state.failures} recent failures ({state.last_error})"

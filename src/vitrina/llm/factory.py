@@ -45,7 +45,9 @@ def resolve_provider(settings: Settings) -> Provider:
     """
     raw = (settings.llm_provider or "auto").strip().lower()
     if raw not in PROVIDERS:
-        raise LLMSettingsError(f"llm_provider must be one of {', '.join(PROVIDERS)}; got {settings.llm_provider!r}")
+        raise LLMSettingsError(
+            f"llm_provider must be one of {', '.join(PROVIDERS)}; got {settings.llm_provider!r}"
+        )
     if raw == "auto":
         return "openai" if settings.llm_base_url or settings.llm_model else "none"
     return raw  # type: ignore[return-value]
@@ -70,7 +72,9 @@ def validate(settings: Settings) -> Provider:
     if settings.llm_timeout_s <= 0:
         raise LLMSettingsError(f"llm_timeout_s must be positive; got {settings.llm_timeout_s}")
     if not 0 <= settings.llm_temperature <= 2:
-        raise LLMSettingsError(f"llm_temperature must be between 0 and 2; got {settings.llm_temperature}")
+        raise LLMSettingsError(
+            f"llm_temperature must be between 0 and 2; got {settings.llm_temperature}"
+        )
     if settings.llm_max_retries < 0:
         raise LLMSettingsError("llm_max_retries must not be negative")
     if settings.llm_turn_budget_s <= 0 or settings.llm_turn_budget_tokens <= 0:
@@ -79,7 +83,6 @@ def validate(settings: Settings) -> Provider:
     if bad:
         raise LLMSettingsError(f"llm_max_tokens must be at least 16 per task; got {bad}")
     return provider
-
 
 
 def build_chat_model(settings: Settings, **overrides: Any) -> BaseChatModel | None:
@@ -113,8 +116,12 @@ def build_chat_model(settings: Settings, **overrides: Any) -> BaseChatModel | No
         raise LLMSettingsError(f"cannot build the chat model: {exc}") from exc
 
 
-def build_client(settings: Settings, *, tracer: Callable[[LLMCall], None] | None = None,
-                 model: BaseChatModel | None = None) -> LLMClient | None:
+def build_client(
+    settings: Settings,
+    *,
+    tracer: Callable[[LLMCall], None] | None = None,
+    model: BaseChatModel | None = None,
+) -> LLMClient | None:
     """An LLMClient over `model` (default: the configured one), or None when there is none.
 
     Every `llm_*` setting is honoured: retries, backoff, JSON mode, per-task max_tokens, the
@@ -135,9 +142,12 @@ def build_client(settings: Settings, *, tracer: Callable[[LLMCall], None] | None
         max_tokens=settings.llm_max_tokens,
         turn_seconds=settings.llm_turn_budget_s,
         turn_tokens=settings.llm_turn_budget_tokens,
-        breaker=Breaker(settings.home / BREAKER_FILE, endpoint_key(settings),
-                        failures=settings.llm_breaker_failures,
-                        cooldown_s=settings.llm_breaker_cooldown_s),
+        breaker=Breaker(
+            settings.home / BREAKER_FILE,
+            endpoint_key(settings),
+            failures=settings.llm_breaker_failures,
+            cooldown_s=settings.llm_breaker_cooldown_s,
+        ),
         tracer=tracer,
     )
 

@@ -129,14 +129,17 @@ class Prompt:
 _ids = itertools.count(1)
 
 
-def calling(name: str, args: Mapping[str, Any] | None = None, *, id: str | None = None,
-            content: str = "") -> AIMessage:
+def calling(
+    name: str, args: Mapping[str, Any] | None = None, *, id: str | None = None, content: str = ""
+) -> AIMessage:
     """An AIMessage that calls one tool (chain several with `calls`)."""
     return calls((name, args or {}, id), content=content)
 
 
-def calls(*specs: tuple[str, Mapping[str, Any]] | tuple[str, Mapping[str, Any], str | None],
-          content: str = "") -> AIMessage:
+def calls(
+    *specs: tuple[str, Mapping[str, Any]] | tuple[str, Mapping[str, Any], str | None],
+    content: str = "",
+) -> AIMessage:
     """An AIMessage with several tool calls: `calls(("search", {"q": "x"}), ("get", {"id": 1}))`."""
     tool_calls: list[ToolCall] = []
     for spec in specs:
@@ -151,7 +154,9 @@ class ScriptedChatModel(BaseChatModel):
 
     model_name: str = "scripted"
     report_usage: bool = True  # False: no usage metadata, so callers must estimate
-    every: Any = None  # a reply for every task without a script, never spent ("a model that always ...")
+    every: Any = (
+        None  # a reply for every task without a script, never spent ("a model that always ...")
+    )
 
     _queues: dict[str, deque[Any]] = PrivateAttr(default_factory=dict)
     _prompts: list[Prompt] = PrivateAttr(default_factory=list)
@@ -162,6 +167,7 @@ class ScriptedChatModel(BaseChatModel):
         # a real chat model has loaded the OpenAI SDK when it is built; so does the fake, whose cut
         # replies raise the SDK's error: loading it inside a call would eat the call's deadline
         import openai  # noqa: F401
+
         for task, replies in (scripts or {}).items():
             self.add(task, *replies)
 
@@ -198,27 +204,51 @@ class ScriptedChatModel(BaseChatModel):
             kwargs["tool_choice"] = tool_choice
         return self.bind(tools=formatted, **kwargs)
 
-    def stream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
-               **kwargs: Any) -> Iterator[AIMessageChunk]:
+    def stream(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> Iterator[AIMessageChunk]:
         """BaseChatModel.stream gives _stream no run manager, so the task travels as a kwarg."""
-        yield from super().stream(input, config, stop=stop, **{_TASK_KWARG: _task_of(config)}, **kwargs)
+        yield from super().stream(
+            input, config, stop=stop, **{_TASK_KWARG: _task_of(config)}, **kwargs
+        )
 
-    async def astream(self, input: Any, config: RunnableConfig | None = None, *, stop: list[str] | None = None,
-                      **kwargs: Any) -> AsyncIterator[AIMessageChunk]:
-        async for chunk in super().astream(input, config, stop=stop, **{_TASK_KWARG: _task_of(config)},
-                                           **kwargs):
+    async def astream(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        stop: list[str] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[AIMessageChunk]:
+        async for chunk in super().astream(
+            input, config, stop=stop, **{_TASK_KWARG: _task_of(config)}, **kwargs
+        ):
             yield chunk
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         message, _, _ = self._reply(messages, run_manager, kwargs)
         if _is_cut(message) and "response_format" in kwargs:
             raise _length_error(message)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
-    def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any
-                ) -> Iterator[ChatGenerationChunk]:
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
         parse = "response_format" in kwargs
         message, prompt, pace = self._reply(messages, run_manager, kwargs)
         pieces = re.findall(r"\s*\S+", message.text) or [""]
@@ -229,10 +259,17 @@ class ScriptedChatModel(BaseChatModel):
             chunk = AIMessageChunk(
                 content=piece,
                 tool_call_chunks=[
-                    {"name": c["name"], "args": json.dumps(c["args"]), "id": c["id"], "index": n,
-                     "type": "tool_call_chunk"}
+                    {
+                        "name": c["name"],
+                        "args": json.dumps(c["args"]),
+                        "id": c["id"],
+                        "index": n,
+                        "type": "tool_call_chunk",
+                    }
                     for n, c in enumerate(message.tool_calls)
-                ] if last else [],
+                ]
+                if last
+                else [],
                 usage_metadata=message.usage_metadata if last else None,
                 response_metadata=message.response_metadata if last else {},
             )
@@ -245,15 +282,21 @@ class ScriptedChatModel(BaseChatModel):
 
     # --- replies ------------------------------------------------------------------------
 
-    def _reply(self, messages: list[BaseMessage], run_manager: CallbackManagerForLLMRun | None,
-               kwargs: dict[str, Any]) -> tuple[AIMessage, Prompt, float]:
+    def _reply(
+        self,
+        messages: list[BaseMessage],
+        run_manager: CallbackManagerForLLMRun | None,
+        kwargs: dict[str, Any],
+    ) -> tuple[AIMessage, Prompt, float]:
         """The scripted reply (cut at max_tokens), its Prompt record, the per-piece delay."""
         metadata = run_manager.metadata if run_manager is not None else {}
         task = kwargs.pop(_TASK_KWARG, None) or metadata.get(TASK_KEY) or metadata.get(NODE_KEY)
         if not task:
             raise FakeScriptError(
                 "ScriptedChatModel got a request without a task: call it through LLMClient or "
-                f"invoke with config={{'metadata': {{'{TASK_KEY}': ...}}}}; scripted: {sorted(self._queues)}")
+                f"invoke with config={{'metadata': {{'{TASK_KEY}': ...}}}}; scripted: "
+                f"{sorted(self._queues)}"
+            )
         prompt = Prompt(task=task, messages=list(messages), kwargs=dict(kwargs))
         with self._lock:
             self._prompts.append(prompt)
@@ -261,7 +304,9 @@ class ScriptedChatModel(BaseChatModel):
             if queue is None and self.every is not None:
                 queue = deque([self.every])
             if queue is None:
-                raise FakeScriptError(f"no script for task {task!r}; scripted tasks: {sorted(self._queues)}")
+                raise FakeScriptError(
+                    f"no script for task {task!r}; scripted tasks: {sorted(self._queues)}"
+                )
             if not queue:
                 used = len(self.prompts_for(task)) - 1
                 raise FakeScriptError(f"the script for task {task!r} is spent after {used} replies")
@@ -300,20 +345,31 @@ class ScriptedChatModel(BaseChatModel):
 
     def _finish(self, message: AIMessage, messages: list[BaseMessage]) -> AIMessage:
         """Add what a real server adds: finish_reason, model name and (optionally) usage."""
-        metadata = {"finish_reason": "tool_calls" if message.tool_calls else "stop",
-                    "model_name": self.model_name, **message.response_metadata}
+        metadata = {
+            "finish_reason": "tool_calls" if message.tool_calls else "stop",
+            "model_name": self.model_name,
+            **message.response_metadata,
+        }
         usage = message.usage_metadata
         if usage is None and self.report_usage:
             prompt = sum(estimate_tokens(message_text(m)) for m in messages)
             completion = estimate_tokens(message_text(message))
-            usage = {"input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion}
+            usage = {
+                "input_tokens": prompt,
+                "output_tokens": completion,
+                "total_tokens": prompt + completion,
+            }
         return message.model_copy(update={"response_metadata": metadata, "usage_metadata": usage})
 
 
 def _max_tokens(kwargs: Mapping[str, Any]) -> int | None:
     """The reply limit of a request, however ChatOpenAI would send it."""
     extra = kwargs.get("extra_body") or {}
-    for value in (kwargs.get("max_tokens"), kwargs.get("max_completion_tokens"), extra.get("max_tokens")):
+    for value in (
+        kwargs.get("max_tokens"),
+        kwargs.get("max_completion_tokens"),
+        extra.get("max_tokens"),
+    ):
         if isinstance(value, int):
             return value
     return None
@@ -328,7 +384,9 @@ def _limit(message: AIMessage, max_tokens: int | None) -> AIMessage:
     if max_tokens is None or message.tool_calls or estimate_tokens(message.text) <= max_tokens:
         return message
     text = message.text.encode("utf-8")[: max_tokens * 4].decode("utf-8", errors="ignore")
-    return AIMessage(text, response_metadata={**message.response_metadata, "finish_reason": "length"})
+    return AIMessage(
+        text, response_metadata={**message.response_metadata, "finish_reason": "length"}
+    )
 
 
 def _length_error(message: AIMessage) -> Exception:
@@ -337,16 +395,40 @@ def _length_error(message: AIMessage) -> Exception:
     from openai.types.chat import ChatCompletion
 
     usage = message.usage_metadata or {}
-    completion = ChatCompletion.model_validate({
-        "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0,
-        "model": message.response_metadata.get("model_name", "scripted"),
-        "choices": [{"index": 0, "finish_reason": "length",
-                     "message": {"role": "assistant", "content": message.text}}],
-        "usage": {"prompt_tokens": usage.get("input_tokens", 0),
-                  "completion_tokens": usage.get("output_tokens", 0),
-                  "total_tokens": usage.get("total_tokens", 0)}})
+    completion = ChatCompletion.model_validate(
+        {
+            "id": "chatcmpl-scripted",
+            "object": "chat.completion",
+            "created": 0,
+            "model": message.response_metadata.get("model_name", "scripted"),
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "length",
+                    "message": {"role": "assistant", "content": message.text},
+                }
+            ],
+            "usage": {
+                "prompt_tokens": usage.get("input_tokens", 0),
+                "completion_tokens": usage.get("output_tokens", 0),
+                "total_tokens": usage.get("total_tokens", 0),
+            },
+        }
+    )
     return openai.LengthFinishReasonError(completion=completion)
 
 
-Reply = str | dict[str, Any] | list[Any] | BaseModel | AIMessage | BaseException | type[BaseException] | \
-    Malformed | NoToolCalls | Cut | Slow | Callable[[list[BaseMessage]], Any]
+Reply = (
+    str
+    | dict[str, Any]
+    | list[Any]
+    | BaseModel
+    | AIMessage
+    | BaseException
+    | type[BaseException]
+    | Malformed
+    | NoToolCalls
+    | Cut
+    | Slow
+    | Callable[[list[BaseMessage]], Any]
+)

@@ -47,8 +47,10 @@ def extract_json(text: str) -> Any:
             if isinstance(value, dict):
                 return value
     if first_error is not None:
-        raise OutputError(f"invalid JSON: {first_error.msg} (line {first_error.lineno}, "
-                          f"column {first_error.colno})")
+        raise OutputError(
+            f"invalid JSON: {first_error.msg} (line {first_error.lineno}, "
+            f"column {first_error.colno})"
+        )
     raise OutputError("no JSON object found in the reply")
 
 
@@ -59,9 +61,12 @@ def parse_into(schema: type[T], text: str) -> T:
         return schema.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in exc.errors()
+            f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
+            for err in exc.errors()
         )
-        raise OutputError(f"the JSON does not match the schema {schema.__name__}: {problems}") from exc
+        raise OutputError(
+            f"the JSON does not match the schema {schema.__name__}: {problems}"
+        ) from exc
 
 
 class ObjectCloser:
@@ -114,7 +119,7 @@ class ObjectCloser:
                 self._depth += 1
             elif ch == "}" and self._depth > 0:
                 self._depth -= 1
-                if self._depth == 0 and self._complete(text[self._start:i + 1]):
+                if self._depth == 0 and self._complete(text[self._start : i + 1]):
                     self.closed = True
                     self._pos = i + 1
                     return True

@@ -47,7 +47,12 @@ def timeout_errors() -> tuple[type[BaseException], ...]:
 
 
 def transport_errors() -> tuple[type[BaseException], ...]:
-    return (ConnectionError, httpx.TransportError, *timeout_errors(), *_openai_types("APIConnectionError"))
+    return (
+        ConnectionError,
+        httpx.TransportError,
+        *timeout_errors(),
+        *_openai_types("APIConnectionError"),
+    )
 
 
 def status_code(exc: BaseException) -> int | None:

@@ -44,8 +44,9 @@ class TokenTable:
 
 def auth_settings(host: str, port: int) -> AuthSettings:
     """This server is its own issuer: tokens come from `vitrina token create`, not OAuth."""
-    return AuthSettings(issuer_url=f"http://{host}:{port}", resource_server_url=None,
-                        validate_token_resource=False)
+    return AuthSettings(
+        issuer_url=f"http://{host}:{port}", resource_server_url=None, validate_token_resource=False
+    )
 
 
 def caller() -> Caller:
@@ -61,6 +62,8 @@ def need(role: Role) -> Caller:
     """The caller when its role is `role` or above; PermissionError otherwise."""
     who = caller()
     if not allows(who.role, role):
-        raise PermissionError(f"this tool needs the {role} role; the token is {who.role} "
-                              f"(create one with `vitrina token create NAME --role {role}`)")
+        raise PermissionError(
+            f"this tool needs the {role} role; the token is {who.role} "
+            f"(create one with `vitrina token create NAME --role {role}`)"
+        )
     return who

@@ -12,18 +12,37 @@ err = Console(stderr=True)  # stdout belongs to the protocol under stdio
 
 
 def mcp_command(
-    transport: Annotated[Literal["stdio", "http"], typer.Option(help="stdio (an editor starts the process) or http (streamable HTTP).")] = "stdio",
+    transport: Annotated[
+        Literal["stdio", "http"],
+        typer.Option(help="stdio (an editor starts the process) or http (streamable HTTP)."),
+    ] = "stdio",
     host: Annotated[str, typer.Option(help="HTTP interface (http transport).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP port (http transport).")] = 8765,
-    db: Annotated[str | None, typer.Option(help="Warehouse SQLAlchemy URL (default: the demo warehouse).")] = None,
-    catalog: Annotated[Path | None, typer.Option(help="Catalog folder (default: the demo catalog).")] = None,
-    docs: Annotated[Path | None, typer.Option(help="A `vitrina docs` output folder (env VITRINA_DOCS_DIR).")] = None,
-    model: Annotated[Path | None, typer.Option("--model", help="A .bim / TMDL model: describe_measure and "
-                                               "trace_lineage answer from it directly.")] = None,
-    sql: Annotated[list[Path] | None, typer.Option("--sql", help="SQL folder for --model; repeatable.")] = None,
-    no_auth: Annotated[bool, typer.Option("--no-auth", help="HTTP without tokens (loopback hosts only).")] = False,
+    db: Annotated[
+        str | None, typer.Option(help="Warehouse SQLAlchemy URL (default: the demo warehouse).")
+    ] = None,
+    catalog: Annotated[
+        Path | None, typer.Option(help="Catalog folder (default: the demo catalog).")
+    ] = None,
+    docs: Annotated[
+        Path | None, typer.Option(help="A `vitrina docs` output folder (env VITRINA_DOCS_DIR).")
+    ] = None,
+    model: Annotated[
+        Path | None,
+        typer.Option(
+            "--model",
+            help="A .bim / TMDL model: describe_measure and trace_lineage answer from it directly.",
+        ),
+    ] = None,
+    sql: Annotated[
+        list[Path] | None, typer.Option("--sql", help="SQL folder for --model; repeatable.")
+    ] = None,
+    no_auth: Annotated[
+        bool, typer.Option("--no-auth", help="HTTP without tokens (loopback hosts only).")
+    ] = False,
 ) -> None:
-    """Serve Vitrina's tools over MCP: ask, run_sql, search_catalog, describe_table, describe_measure, trace_lineage."""
+    """Serve Vitrina's tools over MCP: ask, run_sql, search_catalog, describe_table,
+    describe_measure, trace_lineage."""
     from vitrina.config import load_settings
     from vitrina.mcp.server import build_server
     from vitrina.mcp.tools import Toolbox
@@ -34,8 +53,12 @@ def mcp_command(
         err.print(f"[bold red]error:[/] catalog folder not found: {catalog}")
         raise typer.Exit(2)
     if transport == "http" and no_auth and not is_loopback(host):
-        err.print(f"[bold red]error:[/] --no-auth is allowed only on a loopback host, not on {host!r}: create a "
-                  "token with `vitrina token create NAME` and send 'Authorization: Bearer TOKEN'", highlight=False)
+        err.print(
+            "[bold red]error:[/] --no-auth is allowed only on a loopback host, not on "
+            f"{host!r}: create a "
+            "token with `vitrina token create NAME` and send 'Authorization: Bearer TOKEN'",
+            highlight=False,
+        )
         raise typer.Exit(2)
     settings = load_settings(db_url=db, catalog_dir=catalog)
     if not settings.db_url:

@@ -18,7 +18,8 @@ MAX_LOGGED = 300
 
 
 class LogRejected:
-    """ASGI middleware: log every 400/401/403/413/422 reply of the MCP endpoint with its body start."""
+    """ASGI middleware: log every 400/401/403/413/422 reply of the MCP endpoint with its body
+    start."""
 
     STATUSES = frozenset({400, 401, 403, 413, 422})
 
@@ -36,9 +37,13 @@ class LogRejected:
             if message["type"] == "http.response.start":
                 status = message["status"]
             elif message["type"] == "http.response.body" and status in self.STATUSES:
-                body = bytes(message.get("body", b""))[:MAX_LOGGED].decode("utf-8", errors="replace")
+                body = bytes(message.get("body", b""))[:MAX_LOGGED].decode(
+                    "utf-8", errors="replace"
+                )
                 client = scope.get("client") or ("?", 0)
-                log.warning("MCP HTTP: rejected a request from %s (%s): %s", client[0], status, body)
+                log.warning(
+                    "MCP HTTP: rejected a request from %s (%s): %s", client[0], status, body
+                )
                 status = 0  # once per reply
             await send(message)
 

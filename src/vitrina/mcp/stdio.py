@@ -22,13 +22,20 @@ MAX_LOGGED = 300  # characters of the rejected input's error kept in the log
 def error_reply(exc: Exception) -> SessionMessage:
     """The JSON-RPC error for a line that could not be read as a message."""
     text = str(exc)
-    parse = "json" in text.lower() and ("invalid json" in text.lower() or "eof" in text.lower()
-                                        or "expected" in text.lower())
+    parse = "json" in text.lower() and (
+        "invalid json" in text.lower() or "eof" in text.lower() or "expected" in text.lower()
+    )
     code = types.PARSE_ERROR if parse else types.INVALID_REQUEST
-    message = ("Parse error: the line is not valid JSON (UTF-8)" if parse
-               else "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message")
-    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None,
-                                             error=types.ErrorData(code=code, message=message)))
+    message = (
+        "Parse error: the line is not valid JSON (UTF-8)"
+        if parse
+        else "Invalid Request: the line is JSON but not a JSON-RPC 2.0 message"
+    )
+    return SessionMessage(
+        types.JSONRPCError(
+            jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=message)
+        )
+    )
 
 
 async def _answer_bad_lines(source: Any, sink: Any, write: Any) -> None:
@@ -36,8 +43,11 @@ async def _answer_bad_lines(source: Any, sink: Any, write: Any) -> None:
         async for item in source:
             if isinstance(item, Exception):
                 reply = error_reply(item)
-                log.warning("MCP stdio: rejected an input line (%s): %s", reply.message.error.code,
-                            str(item).replace("\n", " ")[:MAX_LOGGED])
+                log.warning(
+                    "MCP stdio: rejected an input line (%s): %s",
+                    reply.message.error.code,
+                    str(item).replace("\n", " ")[:MAX_LOGGED],
+                )
                 await write.send(reply)
                 continue
             await sink.send(item)

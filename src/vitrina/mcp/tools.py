@@ -65,8 +65,10 @@ class Toolbox:
     def docs(self) -> DocsSource:
         root = find_docs_dir(self.docs_dir, self.settings.outputs_dir)
         if root is None:
-            raise ToolFailure("no measure manual found: run `vitrina docs --model PATH --sql DIR` first, "
-                              "or start `vitrina mcp --docs DIR` (env VITRINA_DOCS_DIR)")
+            raise ToolFailure(
+                "no measure manual found: run `vitrina docs --model PATH --sql DIR` first, "
+                "or start `vitrina mcp --docs DIR` (env VITRINA_DOCS_DIR)"
+            )
         return DocsSource(root)
 
     @property
@@ -77,8 +79,12 @@ class Toolbox:
                 from vitrina.task import TaskService
 
                 service = self._service_unlocked()
-                self._tasks = TaskService(self.settings, catalog=service.catalog, warehouse=service.warehouse,
-                                          ask=lambda question: service.ask(question))
+                self._tasks = TaskService(
+                    self.settings,
+                    catalog=service.catalog,
+                    warehouse=service.warehouse,
+                    ask=lambda question: service.ask(question),
+                )
             return self._tasks
 
     def _service_unlocked(self) -> Any:
@@ -95,16 +101,26 @@ class Toolbox:
             self._store.close()
 
 
-def start_task(box: Toolbox, request: str, approve_all: bool = False, owner: str = LOCAL) -> dict[str, Any]:
-    """Start a multi-step task: the plan waits for approval unless approve_all runs it to its summary."""
+def start_task(
+    box: Toolbox, request: str, approve_all: bool = False, owner: str = LOCAL
+) -> dict[str, Any]:
+    """Start a multi-step task: the plan waits for approval unless approve_all runs it to its
+    summary."""
     from vitrina.task import start_task_tool
 
     return start_task_tool(request, approve_all=approve_all, service=box.tasks, owner=owner)
 
 
-def task_decision(box: Toolbox, task_id: str, action: str, comment: str | None = None,
-                  steps: list[str] | None = None, owner: str = LOCAL) -> dict[str, Any]:
-    """Answer a waiting task of this owner: approve, edit (steps), replan or redo (comment), skip, stop."""
+def task_decision(
+    box: Toolbox,
+    task_id: str,
+    action: str,
+    comment: str | None = None,
+    steps: list[str] | None = None,
+    owner: str = LOCAL,
+) -> dict[str, Any]:
+    """Answer a waiting task of this owner: approve, edit (steps), replan or redo (comment),
+    skip, stop."""
     from vitrina.task import InvalidDecision, task_decision_tool
 
     try:
@@ -125,8 +141,13 @@ def _owned_dialog(box: Toolbox, thread_id: str, owner: str) -> None:
     raise ToolFailure(f"no dialog {thread_id!r}: call ask without thread_id to start one")
 
 
-def ask(box: Toolbox, question: str, thread_id: str | None = None, segment: str = "auto",
-        owner: str = LOCAL) -> dict[str, Any]:
+def ask(
+    box: Toolbox,
+    question: str,
+    thread_id: str | None = None,
+    segment: str = "auto",
+    owner: str = LOCAL,
+) -> dict[str, Any]:
     """Answer a business question from the warehouse; a clarification lists its options."""
     if thread_id is not None:
         _owned_dialog(box, thread_id, owner)
@@ -134,11 +155,19 @@ def ask(box: Toolbox, question: str, thread_id: str | None = None, segment: str 
     if result.thread_id and box.store.thread(result.thread_id) is None:
         box.store.create_thread(result.thread_id, owner, segment, [])
     return {
-        "status": result.status, "thread_id": result.thread_id, "run_id": result.run_id,
-        "answer": result.answer, "rewritten_question": result.rewritten_question, "topic": result.topic,
-        "sql": result.sql, "columns": result.columns, "rows": result.rows[:MAX_ROWS],
-        "row_count": result.row_count, "rows_truncated": len(result.rows) > MAX_ROWS,
-        "clarification": result.clarification, "excel": result.excel,
+        "status": result.status,
+        "thread_id": result.thread_id,
+        "run_id": result.run_id,
+        "answer": result.answer,
+        "rewritten_question": result.rewritten_question,
+        "topic": result.topic,
+        "sql": result.sql,
+        "columns": result.columns,
+        "rows": result.rows[:MAX_ROWS],
+        "row_count": result.row_count,
+        "rows_truncated": len(result.rows) > MAX_ROWS,
+        "clarification": result.clarification,
+        "excel": result.excel,
         "checks": result.checks,
     }
 
@@ -146,7 +175,9 @@ def ask(box: Toolbox, question: str, thread_id: str | None = None, segment: str 
 def run_sql(box: Toolbox, sql: str, max_rows: int = 100) -> dict[str, Any]:
     """Run one guarded, read-only SELECT over the catalog's tables."""
     catalog = box.catalog
-    checked = guard_with_catalog(sql, catalog, dialect=box.warehouse.dialect, row_cap=box.settings.row_cap)
+    checked = guard_with_catalog(
+        sql, catalog, dialect=box.warehouse.dialect, row_cap=box.settings.row_cap
+    )
     if not checked.ok:
         problems = "; ".join(f"{v.rule}: {v.message_en}" for v in checked.violations)
         raise ToolFailure(f"SQL rejected by the guard: {problems}")
@@ -155,9 +186,14 @@ def run_sql(box: Toolbox, sql: str, max_rows: int = 100) -> dict[str, Any]:
     except WarehouseError as exc:
         raise ToolFailure(f"warehouse {exc.kind} error: {exc}") from None
     limit = max(1, min(max_rows, MAX_ROWS))
-    return {"sql": checked.sql, "columns": result.columns,
-            "rows": [list(r) for r in result.rows[:limit]], "row_count": result.row_count,
-            "rows_truncated": result.row_count > limit or result.truncated, "elapsed_ms": result.elapsed_ms}
+    return {
+        "sql": checked.sql,
+        "columns": result.columns,
+        "rows": [list(r) for r in result.rows[:limit]],
+        "row_count": result.row_count,
+        "rows_truncated": result.row_count > limit or result.truncated,
+        "elapsed_ms": result.elapsed_ms,
+    }
 
 
 def _score(query: str, *texts: str | None) -> float:
@@ -174,21 +210,52 @@ def search_catalog(box: Toolbox, query: str, limit: int = 20) -> list[dict[str, 
     hits: list[tuple[float, dict[str, Any]]] = []
     for t in catalog.topics.values():
         s = _score(query, t.id, t.name_ru, t.name_en, t.description, " ".join(t.keywords))
-        hits.append((s, {"kind": "topic", "id": t.id, "name": t.name_en, "name_ru": t.name_ru,
-                         "description": t.description}))
+        hits.append(
+            (
+                s,
+                {
+                    "kind": "topic",
+                    "id": t.id,
+                    "name": t.name_en,
+                    "name_ru": t.name_ru,
+                    "description": t.description,
+                },
+            )
+        )
     for m in catalog.metrics.values():
         s = _score(query, m.id, m.name_ru, m.name_en, m.description, " ".join(m.synonyms))
-        hits.append((s, {"kind": "metric", "id": m.id, "name": m.name_en, "name_ru": m.name_ru,
-                         "table": m.table, "expression": m.expression}))
+        hits.append(
+            (
+                s,
+                {
+                    "kind": "metric",
+                    "id": m.id,
+                    "name": m.name_en,
+                    "name_ru": m.name_ru,
+                    "table": m.table,
+                    "expression": m.expression,
+                },
+            )
+        )
     for table in catalog.tables.values():
         s = _score(query, table.name, table.description, table.description_ru)
         hits.append((s, {"kind": "table", "id": table.name, "description": table.description}))
         for c in table.columns:
             s = _score(query, c.name, c.description, c.label_ru, c.label_en, " ".join(c.synonyms))
-            hits.append((s * 0.9, {"kind": "column", "id": f"{table.name}.{c.name}", "type": c.type,
-                                   "description": c.description, "label_ru": c.label_ru}))
+            hits.append(
+                (
+                    s * 0.9,
+                    {
+                        "kind": "column",
+                        "id": f"{table.name}.{c.name}",
+                        "type": c.type,
+                        "description": c.description,
+                        "label_ru": c.label_ru,
+                    },
+                )
+            )
     ranked = sorted((h for h in hits if h[0] > 0), key=lambda h: -h[0])
-    return [dict(item, score=round(score, 2)) for score, item in ranked[:max(1, limit)]]
+    return [dict(item, score=round(score, 2)) for score, item in ranked[: max(1, limit)]]
 
 
 def describe_table(box: Toolbox, table: str) -> dict[str, Any]:
@@ -196,18 +263,42 @@ def describe_table(box: Toolbox, table: str) -> dict[str, Any]:
     catalog = box.catalog
     wanted = table.strip().lower()
     found = catalog.tables.get(wanted) or next(
-        (t for name, t in catalog.tables.items() if name.split(".")[-1] == wanted), None)
+        (t for name, t in catalog.tables.items() if name.split(".")[-1] == wanted), None
+    )
     if found is None:
         close = difflib.get_close_matches(wanted, list(catalog.tables), n=3, cutoff=0.4)
-        raise ToolFailure(f"table {table!r} is not in the catalog" + (f"; did you mean {', '.join(close)}?" if close else
-                                                                      f"; tables: {', '.join(sorted(catalog.tables))}"))
-    relations = [{"left": r.left, "right": r.right, "kind": r.kind}
-                 for r in catalog.relations if found.name in (r.left.rsplit(".", 1)[0], r.right.rsplit(".", 1)[0])]
-    return {"name": found.name, "description": found.description, "description_ru": found.description_ru,
-            "topics": found.topics, "default_date": found.default_date,
-            "columns": [{"name": c.name, "type": c.type, "role": str(c.role.value), "description": c.description,
-                         "label_ru": c.label_ru, "label_en": c.label_en} for c in found.columns],
-            "relations": relations}
+        raise ToolFailure(
+            f"table {table!r} is not in the catalog"
+            + (
+                f"; did you mean {', '.join(close)}?"
+                if close
+                else f"; tables: {', '.join(sorted(catalog.tables))}"
+            )
+        )
+    relations = [
+        {"left": r.left, "right": r.right, "kind": r.kind}
+        for r in catalog.relations
+        if found.name in (r.left.rsplit(".", 1)[0], r.right.rsplit(".", 1)[0])
+    ]
+    return {
+        "name": found.name,
+        "description": found.description,
+        "description_ru": found.description_ru,
+        "topics": found.topics,
+        "default_date": found.default_date,
+        "columns": [
+            {
+                "name": c.name,
+                "type": c.type,
+                "role": str(c.role.value),
+                "description": c.description,
+                "label_ru": c.label_ru,
+                "label_en": c.label_en,
+            }
+            for c in found.columns
+        ],
+        "relations": relations,
+    }
 
 
 def _measure(box: Toolbox, measure: str) -> tuple[DocsSource, dict[str, Any]]:
@@ -216,7 +307,11 @@ def _measure(box: Toolbox, measure: str) -> tuple[DocsSource, dict[str, Any]]:
     if entry is None:
         names = source.measure_names()
         close = difflib.get_close_matches(measure.strip("[] "), names, n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(f'[{c}]' for c in close)}?" if close else f"; {len(names)} measures documented"
+        hint = (
+            f"; did you mean {', '.join(f'[{c}]' for c in close)}?"
+            if close
+            else f"; {len(names)} measures documented"
+        )
         raise ToolFailure(f"measure {measure!r} is not in the manual at {source.root}{hint}")
     return source, entry
 
@@ -229,7 +324,9 @@ def _llm_client(box: Toolbox) -> Any:
     except LLMSettingsError as exc:
         raise ToolFailure(f"llm=true: {exc}") from None
     if client is None:
-        raise ToolFailure("llm=true but no model is configured (see `vitrina config`); call again without llm")
+        raise ToolFailure(
+            "llm=true but no model is configured (see `vitrina config`); call again without llm"
+        )
     return client
 
 
@@ -257,15 +354,30 @@ def describe_measure(box: Toolbox, measure: str, llm: bool = False) -> dict[str,
         except (MeasureNotFound, DocsInputError) as exc:
             raise ToolFailure(str(exc)) from None
         lin = doc["lineage"]
-        return {"measure": doc["measure"], "topic": None, "table": doc["table"], "expression": lin.expression,
-                "direct_measures": lin.direct_measures, "columns": lin.columns, "level": lin.level,
-                "markdown": doc["markdown"], "source": "model"}
+        return {
+            "measure": doc["measure"],
+            "topic": None,
+            "table": doc["table"],
+            "expression": lin.expression,
+            "direct_measures": lin.direct_measures,
+            "columns": lin.columns,
+            "level": lin.level,
+            "markdown": doc["markdown"],
+            "source": "model",
+        }
     source, entry = _measure(box, measure)
     lineage = entry.get("lineage") or {}
-    out = {"measure": entry["measure"], "topic": entry.get("topic"), "table": entry.get("table"),
-           "expression": lineage.get("expression"), "direct_measures": lineage.get("direct_measures", []),
-           "columns": lineage.get("columns", []), "level": lineage.get("level"),
-           "markdown": source.measure_markdown(entry), "source": "manual"}
+    out = {
+        "measure": entry["measure"],
+        "topic": entry.get("topic"),
+        "table": entry.get("table"),
+        "expression": lineage.get("expression"),
+        "direct_measures": lineage.get("direct_measures", []),
+        "columns": lineage.get("columns", []),
+        "level": lineage.get("level"),
+        "markdown": source.measure_markdown(entry),
+        "source": "manual",
+    }
     if client is not None and lineage:
         from vitrina.docs import reword
 
@@ -282,11 +394,25 @@ def trace_lineage(box: Toolbox, measure: str) -> dict[str, Any]:
         _source, entry = _measure(box, measure)
         lin = entry.get("lineage") or {}
         name = entry["measure"]
-    return {"measure": name, "level": lin.get("level"), "nodes": lin.get("nodes", []),
-            "edges": lin.get("edges", []), "sql_objects": lin.get("sql_objects", []),
-            "procedures": [{"name": p.get("name"), "file": p.get("file"), "line": p.get("line"),
-                            "order": p.get("order"), "called_by": p.get("called_by", []),
-                            "writes": p.get("writes", []), "reads": p.get("reads", [])}
-                           for p in lin.get("procedures", [])],
-            "column_steps": lin.get("column_steps", []),
-            "warnings": lin.get("warnings", []), "unresolved": lin.get("unresolved", [])}
+    return {
+        "measure": name,
+        "level": lin.get("level"),
+        "nodes": lin.get("nodes", []),
+        "edges": lin.get("edges", []),
+        "sql_objects": lin.get("sql_objects", []),
+        "procedures": [
+            {
+                "name": p.get("name"),
+                "file": p.get("file"),
+                "line": p.get("line"),
+                "order": p.get("order"),
+                "called_by": p.get("called_by", []),
+                "writes": p.get("writes", []),
+                "reads": p.get("reads", []),
+            }
+            for p in lin.get("procedures", [])
+        ],
+        "column_steps": lin.get("column_steps", []),
+        "warnings": lin.get("warnings", []),
+        "unresolved": lin.get("unresolved", []),
+    }

@@ -57,7 +57,9 @@ __all__ = [
 
 
 # the OData client pulls in httpx: imported on first use
-__getattr__ = lazy_exports(__name__, {"ODataClient": "vitrina.onec.odata", "ODataError": "vitrina.onec.odata"})
+__getattr__ = lazy_exports(
+    __name__, {"ODataClient": "vitrina.onec.odata", "ODataError": "vitrina.onec.odata"}
+)
 
 
 @dataclass
@@ -74,4 +76,6 @@ class OneCSource:
 
     def object_of(self, table: str) -> MetaObject | None:
         """The metadata object behind a catalog table name (`регистрнакопления.продажи`)."""
-        return next((o for o in self.config.objects.values() if table_name(o) == table.lower()), None)
+        return next(
+            (o for o in self.config.objects.values() if table_name(o) == table.lower()), None
+        )

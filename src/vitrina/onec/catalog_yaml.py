@@ -8,8 +8,11 @@ import yaml
 
 from vitrina.catalog import Catalog
 
-HEADER = ("# Drafted from a 1C:Enterprise configuration by vitrina.onec. Edit synonyms and topic\n"
-          "# keywords, then run `vitrina catalog check`. Tables are <Russian kind>.<Name> in lower case.\n")
+HEADER = (
+    "# Drafted from a 1C:Enterprise configuration by vitrina.onec. Edit synonyms and topic\n"
+    "# keywords, then run `vitrina catalog check`. Tables are <Russian kind>.<Name> in "
+    "lower case.\n"
+)
 
 
 def write_catalog_yaml(catalog: Catalog, out: Path | str) -> Path:
@@ -29,5 +32,8 @@ def write_catalog_yaml(catalog: Catalog, out: Path | str) -> Path:
         "dictionaries": dump(list(catalog.dictionaries.values())),
     }
     path = out / "catalog.yaml"
-    path.write_text(HEADER + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120), encoding="utf-8")
+    path.write_text(
+        HEADER + yaml.safe_dump(data, allow_unicode=True, sort_keys=False, width=120),
+        encoding="utf-8",
+    )
     return path

@@ -26,7 +26,8 @@ HEADER = (
     'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">'
 )
 SETTINGS_NS = (
-    'xmlns:style="http://v8.1c.ru/8.1/data/ui/style" xmlns:sys="http://v8.1c.ru/8.1/data/ui/fonts/system" '
+    'xmlns:style="http://v8.1c.ru/8.1/data/ui/style" '
+    'xmlns:sys="http://v8.1c.ru/8.1/data/ui/fonts/system" '
     'xmlns:web="http://v8.1c.ru/8.1/data/ui/colors/web" '
     'xmlns:win="http://v8.1c.ru/8.1/data/ui/colors/windows"'
 )
@@ -35,7 +36,8 @@ CFG = 'xmlns:d5p1="http://v8.1c.ru/8.1/data/enterprise/current-config"'
 
 def _title(tag: str, text: str, indent: str) -> str:
     return (
-        f'{indent}<{tag} xsi:type="v8:LocalStringType">\n{indent}\t<v8:item>\n{indent}\t\t<v8:lang>ru</v8:lang>\n'
+        f"{indent}<{tag} "
+        f'xsi:type="v8:LocalStringType">\n{indent}\t<v8:item>\n{indent}\t\t<v8:lang>ru</v8:lang>\n'
         f"{indent}\t\t<v8:content>{escape(text)}</v8:content>\n{indent}\t</v8:item>\n{indent}</{tag}>\n"
     )
 
@@ -47,7 +49,11 @@ def _role(role: str, indent: str) -> str:
             f"{indent}\t<dcscom:periodType>Main</dcscom:periodType>\n{indent}</role>\n"
         )
     if role == "dimension":
-        return f"{indent}<role>\n{indent}\t<dcscom:dimension>true</dcscom:dimension>\n{indent}</role>\n"
+        return (
+            f"{indent}<role>\n"
+            f"{indent}\t<dcscom:dimension>true</dcscom:dimension>\n"
+            f"{indent}</role>\n"
+        )
     return ""
 
 
@@ -61,7 +67,10 @@ def _value_type(register: MetaObject, alias: str, role: str, indent: str) -> str
         )
     if f is not None and f.ref_target:
         head, _, name = f.ref_target.partition(".")
-        return f"{indent}<valueType>\n{indent}\t<v8:Type {CFG}>d5p1:{head}Ref.{name}</v8:Type>\n{indent}</valueType>\n"
+        return (
+            f"{indent}<valueType>\n{indent}\t<v8:Type "
+            f"{CFG}>d5p1:{head}Ref.{name}</v8:Type>\n{indent}</valueType>\n"
+        )
     return ""
 
 
@@ -105,21 +114,28 @@ def _settings(q: OneCQuery, values: dict[str, str]) -> str:
     if group_by:
         group = (
             f'{i}<dcsset:item xsi:type="dcsset:StructureItemGroup">\n{i}\t<dcsset:groupItems>\n'
-            f'{i}\t\t<dcsset:item xsi:type="dcsset:GroupItemField">\n{i}\t\t\t<dcsset:field>{group_by}'
+            f"{i}\t\t<dcsset:item "
+            f'xsi:type="dcsset:GroupItemField">\n{i}\t\t\t<dcsset:field>{group_by}'
             f"</dcsset:field>\n{i}\t\t\t<dcsset:groupType>Items</dcsset:groupType>\n"
             f"{i}\t\t\t<dcsset:periodAdditionType>None</dcsset:periodAdditionType>\n{i}\t\t</dcsset:item>\n"
-            f'{i}\t</dcsset:groupItems>\n{i}\t<dcsset:order>\n{i}\t\t<dcsset:item xsi:type="dcsset:OrderItemAuto"/>\n'
-            f'{i}\t</dcsset:order>\n{i}\t<dcsset:selection>\n{i}\t\t<dcsset:item xsi:type="dcsset:SelectedItemAuto"/>\n'
+            f"{i}\t</dcsset:groupItems>\n{i}\t<dcsset:order>\n{i}\t\t<dcsset:item "
+            'xsi:type="dcsset:OrderItemAuto"/>\n'
+            f"{i}\t</dcsset:order>\n{i}\t<dcsset:selection>\n{i}\t\t<dcsset:item "
+            'xsi:type="dcsset:SelectedItemAuto"/>\n'
             f'{i}\t</dcsset:selection>\n{i}\t<dcsset:item xsi:type="dcsset:StructureItemGroup">\n'
-            f'{i}\t\t<dcsset:order>\n{i}\t\t\t<dcsset:item xsi:type="dcsset:OrderItemAuto"/>\n{i}\t\t</dcsset:order>\n'
-            f'{i}\t\t<dcsset:selection>\n{i}\t\t\t<dcsset:item xsi:type="dcsset:SelectedItemAuto"/>\n'
+            f"{i}\t\t<dcsset:order>\n{i}\t\t\t<dcsset:item "
+            f'xsi:type="dcsset:OrderItemAuto"/>\n{i}\t\t</dcsset:order>\n'
+            f"{i}\t\t<dcsset:selection>\n{i}\t\t\t<dcsset:item "
+            'xsi:type="dcsset:SelectedItemAuto"/>\n'
             f"{i}\t\t</dcsset:selection>\n{i}\t</dcsset:item>\n{i}</dcsset:item>\n"
         )
     else:
         group = (
             f'{i}<dcsset:item xsi:type="dcsset:StructureItemGroup">\n{i}\t<dcsset:order>\n'
-            f'{i}\t\t<dcsset:item xsi:type="dcsset:OrderItemAuto"/>\n{i}\t</dcsset:order>\n{i}\t<dcsset:selection>\n'
-            f'{i}\t\t<dcsset:item xsi:type="dcsset:SelectedItemAuto"/>\n{i}\t</dcsset:selection>\n{i}</dcsset:item>\n'
+            f"{i}\t\t<dcsset:item "
+            f'xsi:type="dcsset:OrderItemAuto"/>\n{i}\t</dcsset:order>\n{i}\t<dcsset:selection>\n'
+            f"{i}\t\t<dcsset:item "
+            f'xsi:type="dcsset:SelectedItemAuto"/>\n{i}\t</dcsset:selection>\n{i}</dcsset:item>\n'
         )
     return (
         "\t<settingsVariant>\n\t\t<dcsset:name>Основной</dcsset:name>\n"

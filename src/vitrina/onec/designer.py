@@ -14,7 +14,12 @@ from vitrina.onec.model import Configuration, MetaField, MetaObject, OneCWarning
 from vitrina.onec.query_texts import configuration_queries
 from vitrina.onec.xmlutil import child, children, local, parse_file, text
 
-FIELD_TAGS = {"Attribute": "attribute", "Dimension": "dimension", "Resource": "resource", "EnumValue": "enum_value"}
+FIELD_TAGS = {
+    "Attribute": "attribute",
+    "Dimension": "dimension",
+    "Resource": "resource",
+    "EnumValue": "enum_value",
+}
 
 
 def synonyms(props: ET.Element | None) -> dict[str, str]:
@@ -37,7 +42,9 @@ def read_object(path: Path) -> MetaObject:
     root = parse_file(path)
     node = next(iter(root))
     props = child(node, "Properties")
-    obj = MetaObject(kind=local(node.tag), name=text(props, "Name"), synonyms=synonyms(props), file=str(path))
+    obj = MetaObject(
+        kind=local(node.tag), name=text(props, "Name"), synonyms=synonyms(props), file=str(path)
+    )
     register_type = text(props, "RegisterType")
     if obj.kind == "AccumulationRegister":
         obj.register_type = "Turnovers" if register_type == "Turnovers" else "Balance"
@@ -45,19 +52,26 @@ def read_object(path: Path) -> MetaObject:
         obj.periodicity = text(props, "InformationRegisterPeriodicity", "Nonperiodical")
         obj.write_mode = text(props, "WriteMode", "Independent")
     obj.chart_of_accounts = text(props, "ChartOfAccounts") or None
-    obj.register_records = [(i.text or "").strip() for i in children(child(props, "RegisterRecords"), "Item")
-                            if i.text]
+    obj.register_records = [
+        (i.text or "").strip() for i in children(child(props, "RegisterRecords"), "Item") if i.text
+    ]
     kids = child(node, "ChildObjects")
     for item in kids if kids is not None else []:
         tag = local(item.tag)
         if tag in FIELD_TAGS:
             field = _field(item, FIELD_TAGS[tag])
-            {"attribute": obj.attributes, "dimension": obj.dimensions, "resource": obj.resources,
-             "enum_value": obj.enum_values}[field.role].append(field)
+            {
+                "attribute": obj.attributes,
+                "dimension": obj.dimensions,
+                "resource": obj.resources,
+                "enum_value": obj.enum_values,
+            }[field.role].append(field)
         elif tag == "TabularSection":
             tprops = child(item, "Properties")
             section = TabularSection(name=text(tprops, "Name"), synonyms=synonyms(tprops))
-            section.attributes = [_field(a, "attribute") for a in children(child(item, "ChildObjects"), "Attribute")]
+            section.attributes = [
+                _field(a, "attribute") for a in children(child(item, "ChildObjects"), "Attribute")
+            ]
             obj.tabular_sections.append(section)
         elif tag == "Template":
             obj.templates.append((item.text or "").strip())
@@ -66,7 +80,9 @@ def read_object(path: Path) -> MetaObject:
     if predefined.is_file():
         obj.predefined = read_predefined(predefined)
     if obj.kind == "Report":
-        obj.queries = [q.text for q in configuration_queries(folder / "Templates") if q.file.endswith(".xml")]
+        obj.queries = [
+            q.text for q in configuration_queries(folder / "Templates") if q.file.endswith(".xml")
+        ]
     return obj
 
 
@@ -76,8 +92,13 @@ def read_predefined(path: Path) -> list[MetaField]:
     for item in parse_file(path).iter():
         if local(item.tag) == "Item" and text(item, "Name"):
             description = text(item, "Description")
-            out.append(MetaField(name=text(item, "Name"), role="predefined",
-                                 synonyms={"ru": description} if description else {}))
+            out.append(
+                MetaField(
+                    name=text(item, "Name"),
+                    role="predefined",
+                    synonyms={"ru": description} if description else {},
+                )
+            )
     return out
 
 
@@ -86,7 +107,9 @@ def read_designer(root: Path) -> Configuration:
     cfg_root = parse_file(root / "Configuration.xml")
     node = child(cfg_root, "Configuration")
     props = child(node, "Properties")
-    config = Configuration(name=text(props, "Name"), format="designer", root=str(root), synonyms=synonyms(props))
+    config = Configuration(
+        name=text(props, "Name"), format="designer", root=str(root), synonyms=synonyms(props)
+    )
     for item in child(node, "ChildObjects") or []:
         kind_name, name = local(item.tag), (item.text or "").strip()
         config.listed.setdefault(kind_name, []).append(name)
@@ -95,14 +118,26 @@ def read_designer(root: Path) -> Configuration:
             continue  # languages, subsystems, roles, modules: not metadata a report reads
         path = root / kind.folder / f"{name}.xml"
         if not path.is_file():
-            config.warnings.append(OneCWarning(code="missing_file", name=f"{kind_name}.{name}", file=str(path),
-                                               message=f"{kind_name}.{name}: object file {path.name} not found"))
+            config.warnings.append(
+                OneCWarning(
+                    code="missing_file",
+                    name=f"{kind_name}.{name}",
+                    file=str(path),
+                    message=f"{kind_name}.{name}: object file {path.name} not found",
+                )
+            )
             continue
         try:
             obj = read_object(path)
         except (ET.ParseError, StopIteration, OSError) as exc:
-            config.warnings.append(OneCWarning(code="unreadable_file", name=f"{kind_name}.{name}", file=str(path),
-                                               message=f"{path}: {exc}"))
+            config.warnings.append(
+                OneCWarning(
+                    code="unreadable_file",
+                    name=f"{kind_name}.{name}",
+                    file=str(path),
+                    message=f"{path}: {exc}",
+                )
+            )
             continue
         config.objects[obj.full_name] = obj
     return config

@@ -17,27 +17,35 @@ class Kind:
     data: bool = True  # holds data a report can read (a table in the catalog)
 
 
-KINDS: dict[str, Kind] = {k.name: k for k in (
-    Kind("Catalog", "Справочник", "Catalogs"),
-    Kind("Document", "Документ", "Documents"),
-    Kind("Enum", "Перечисление", "Enums"),
-    Kind("InformationRegister", "РегистрСведений", "InformationRegisters"),
-    Kind("AccumulationRegister", "РегистрНакопления", "AccumulationRegisters"),
-    Kind("AccountingRegister", "РегистрБухгалтерии", "AccountingRegisters"),
-    Kind("CalculationRegister", "РегистрРасчета", "CalculationRegisters"),
-    Kind("ChartOfAccounts", "ПланСчетов", "ChartsOfAccounts"),
-    Kind("ChartOfCharacteristicTypes", "ПланВидовХарактеристик", "ChartsOfCharacteristicTypes"),
-    Kind("ChartOfCalculationTypes", "ПланВидовРасчета", "ChartsOfCalculationTypes"),
-    Kind("ExchangePlan", "ПланОбмена", "ExchangePlans"),
-    Kind("BusinessProcess", "БизнесПроцесс", "BusinessProcesses"),
-    Kind("Task", "Задача", "Tasks"),
-    Kind("Constant", "Константа", "Constants"),
-    Kind("DocumentJournal", "ЖурналДокументов", "DocumentJournals", data=False),
-    Kind("Report", "Отчет", "Reports", data=False),
-    Kind("DataProcessor", "Обработка", "DataProcessors", data=False),
-)}
+KINDS: dict[str, Kind] = {
+    k.name: k
+    for k in (
+        Kind("Catalog", "Справочник", "Catalogs"),
+        Kind("Document", "Документ", "Documents"),
+        Kind("Enum", "Перечисление", "Enums"),
+        Kind("InformationRegister", "РегистрСведений", "InformationRegisters"),
+        Kind("AccumulationRegister", "РегистрНакопления", "AccumulationRegisters"),
+        Kind("AccountingRegister", "РегистрБухгалтерии", "AccountingRegisters"),
+        Kind("CalculationRegister", "РегистрРасчета", "CalculationRegisters"),
+        Kind("ChartOfAccounts", "ПланСчетов", "ChartsOfAccounts"),
+        Kind("ChartOfCharacteristicTypes", "ПланВидовХарактеристик", "ChartsOfCharacteristicTypes"),
+        Kind("ChartOfCalculationTypes", "ПланВидовРасчета", "ChartsOfCalculationTypes"),
+        Kind("ExchangePlan", "ПланОбмена", "ExchangePlans"),
+        Kind("BusinessProcess", "БизнесПроцесс", "BusinessProcesses"),
+        Kind("Task", "Задача", "Tasks"),
+        Kind("Constant", "Константа", "Constants"),
+        Kind("DocumentJournal", "ЖурналДокументов", "DocumentJournals", data=False),
+        Kind("Report", "Отчет", "Reports", data=False),
+        Kind("DataProcessor", "Обработка", "DataProcessors", data=False),
+    )
+}
 BY_RU: dict[str, Kind] = {k.ru.lower(): k for k in KINDS.values()}
-REGISTERS = ("AccumulationRegister", "InformationRegister", "AccountingRegister", "CalculationRegister")
+REGISTERS = (
+    "AccumulationRegister",
+    "InformationRegister",
+    "AccountingRegister",
+    "CalculationRegister",
+)
 
 
 def kind_of(reference: str) -> tuple[Kind | None, str]:

@@ -19,7 +19,8 @@ def report_link(report_name: str) -> str:
 
 
 def report_name(words: str) -> str:
-    """A 1C identifier for a report from a phrase: 'остатки товаров на складах' -> 'ОстаткиТоваровНаСкладах'.
+    """A 1C identifier for a report from a phrase:
+    'остатки товаров на складах' -> 'ОстаткиТоваровНаСкладах'.
 
     >>> report_name("продажи по номенклатуре за месяц")
     'ПродажиПоНоменклатуреЗаМесяц'

@@ -53,7 +53,9 @@ class MetaObject(BaseModel):
     dimensions: list[MetaField] = Field(default_factory=list)
     resources: list[MetaField] = Field(default_factory=list)
     enum_values: list[MetaField] = Field(default_factory=list)
-    predefined: list[MetaField] = Field(default_factory=list)  # predefined items; ru synonym = description
+    predefined: list[MetaField] = Field(
+        default_factory=list
+    )  # predefined items; ru synonym = description
     register_type: Literal["Balance", "Turnovers"] | None = None  # accumulation registers
     periodicity: str | None = None  # information registers: Nonperiodical, Second, Day, Month...
     write_mode: str | None = None  # information registers: Independent, RecorderSubordinate
@@ -77,8 +79,14 @@ class MetaObject(BaseModel):
 
     @property
     def periodic(self) -> bool:
-        return self.kind in ("AccumulationRegister", "AccountingRegister", "CalculationRegister") or (
-            self.kind == "InformationRegister" and (self.periodicity or "Nonperiodical") != "Nonperiodical")
+        return self.kind in (
+            "AccumulationRegister",
+            "AccountingRegister",
+            "CalculationRegister",
+        ) or (
+            self.kind == "InformationRegister"
+            and (self.periodicity or "Nonperiodical") != "Nonperiodical"
+        )
 
     def field(self, name: str) -> MetaField | None:
         for f in (*self.dimensions, *self.resources, *self.attributes):
@@ -101,7 +109,9 @@ class Configuration(BaseModel):
     format: Literal["designer", "edt"]
     root: str
     synonyms: dict[str, str] = Field(default_factory=dict)
-    listed: dict[str, list[str]] = Field(default_factory=dict)  # kind -> names listed in the configuration
+    listed: dict[str, list[str]] = Field(
+        default_factory=dict
+    )  # kind -> names listed in the configuration
     objects: dict[str, MetaObject] = Field(default_factory=dict)  # full name -> object
     warnings: list[OneCWarning] = Field(default_factory=list)
 
@@ -122,4 +132,6 @@ class Configuration(BaseModel):
 
     def recorders(self, register: str) -> list[str]:
         """Documents that record into a register (full names), from their RegisterRecords."""
-        return sorted(o.full_name for o in self.of_kind("Document") if register in o.register_records)
+        return sorted(
+            o.full_name for o in self.of_kind("Document") if register in o.register_records
+        )

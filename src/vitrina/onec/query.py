@@ -10,6 +10,7 @@ plain table. Field names follow the platform: `<Resource>Остаток` in Ос
 asked: a data composition schema computes totals from its resources, and the platform's
 own schemas carry none.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -18,9 +19,20 @@ from typing import Literal
 from vitrina.onec.model import MetaObject
 
 VirtualTable = Literal["Остатки", "Обороты", "ОстаткиИОбороты", "СрезПоследних", ""]
-PERIODICITY = {"day": "День", "week": "Неделя", "month": "Месяц", "quarter": "Квартал", "year": "Год"}
-SUFFIX = {"Остатки": "Остаток", "Обороты": "Оборот", "ОстаткиИОбороты": "КонечныйОстаток", "СрезПоследних": "",
-          "": ""}
+PERIODICITY = {
+    "day": "День",
+    "week": "Неделя",
+    "month": "Месяц",
+    "quarter": "Квартал",
+    "year": "Год",
+}
+SUFFIX = {
+    "Остатки": "Остаток",
+    "Обороты": "Оборот",
+    "ОстаткиИОбороты": "КонечныйОстаток",
+    "СрезПоследних": "",
+    "": "",
+}
 # where the condition goes among a virtual table's parameters (0-based slot)
 CONDITION_SLOT = {"Остатки": 1, "СрезПоследних": 1, "Обороты": 3, "ОстаткиИОбороты": 4}
 MOVEMENTS = ("Приход", "Расход")
@@ -44,7 +56,8 @@ class Condition:
 
 @dataclass
 class OneCQuery:
-    """What to select from which table; `text`, `parameters` and `fields` are written by `write_query`."""
+    """What to select from which table; `text`, `parameters` and `fields` are written by
+    `write_query`."""
 
     register: MetaObject  # the object read: a register, a document or a catalog
     virtual_table: VirtualTable
@@ -71,7 +84,10 @@ class OneCQuery:
     @property
     def aggregate(self) -> bool:
         return self.register.kind in ("AccumulationRegister", "AccountingRegister") or (
-            self.virtual_table == "" and bool(self.resources) and self.register.kind == "InformationRegister")
+            self.virtual_table == ""
+            and bool(self.resources)
+            and self.register.kind == "InformationRegister"
+        )
 
 
 def resource_field(resource: str, virtual_table: VirtualTable) -> str:
@@ -80,17 +96,27 @@ def resource_field(resource: str, virtual_table: VirtualTable) -> str:
 
 def resource_fields(q: OneCQuery) -> list[tuple[str, str]]:
     """(resource, field name in the table) for each resource the query selects."""
-    if q.movements and q.virtual_table in ("Обороты", "ОстаткиИОбороты") and q.register.register_type == "Balance":
+    if (
+        q.movements
+        and q.virtual_table in ("Обороты", "ОстаткиИОбороты")
+        and q.register.register_type == "Balance"
+    ):
         return [(r, f"{r}{m}") for r in q.resources for m in MOVEMENTS]
     return [(r, resource_field(r, q.virtual_table)) for r in q.resources]
 
 
 def _params(q: OneCQuery) -> tuple[list[str], dict[str, str]]:
     if q.virtual_table in ("Остатки", "СрезПоследних"):
-        meaning = ("Граница: остатки на конец этого дня, включая его движения" if q.virtual_table == "Остатки"
-                   else "Дата: последние значения на конец этого дня")
+        meaning = (
+            "Граница: остатки на конец этого дня, включая его движения"
+            if q.virtual_table == "Остатки"
+            else "Дата: последние значения на конец этого дня"
+        )
         return ["&Период", ""], {"Период": meaning}
-    params = {"НачалоПериода": "Дата: начало периода", "КонецПериода": "Дата: конец периода (конец дня)"}
+    params = {
+        "НачалоПериода": "Дата: начало периода",
+        "КонецПериода": "Дата: конец периода (конец дня)",
+    }
     if q.virtual_table in ("Обороты", "ОстаткиИОбороты"):
         grain = PERIODICITY.get(q.periodicity or "", "")
         args = ["&НачалоПериода", "&КонецПериода", grain]
@@ -126,7 +152,9 @@ def write_query(q: OneCQuery) -> OneCQuery:
         q.fields.append((name, "dimension", dim.synonym("ru") if dim else name))
         if dim is not None and dim.ref_target:
             select.append(f"\tПРЕДСТАВЛЕНИЕ({alias}.{name}) КАК {name}Представление")
-            q.fields.append((f"{name}Представление", "presentation", f"{dim.synonym('ru')} (представление)"))
+            q.fields.append(
+                (f"{name}Представление", "presentation", f"{dim.synonym('ru')} (представление)")
+            )
     measures = resource_fields(q)
     for r, m in measures:
         res = q.register.field(r)
@@ -154,12 +182,17 @@ def write_query(q: OneCQuery) -> OneCQuery:
     if q.aggregate and group:
         lines += ["СГРУППИРОВАТЬ ПО", ",\n".join(group)]
     order = (["\tПериод"] if q.fields and q.fields[0][1] == "period" else []) + (
-        [f"\t{measures[0][1]} УБЫВ"] if measures and q.dimensions and q.aggregate else [])
+        [f"\t{measures[0][1]} УБЫВ"] if measures and q.dimensions and q.aggregate else []
+    )
     if order:
         lines += ["УПОРЯДОЧИТЬ ПО", ",\n".join(order)]
     if q.totals and q.aggregate and measures:
         by = ["ОБЩИЕ", *q.dimensions[:1]]
-        lines += ["ИТОГИ", ",\n".join(f"\tСУММА({m})" for _, m in measures), "ПО",
-                  ",\n".join(f"\t{b}" for b in by)]
+        lines += [
+            "ИТОГИ",
+            ",\n".join(f"\tСУММА({m})" for _, m in measures),
+            "ПО",
+            ",\n".join(f"\t{b}" for b in by),
+        ]
     q.text = "\n".join(lines)
     return q

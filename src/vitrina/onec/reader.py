@@ -19,7 +19,9 @@ def detect_format(root: Path) -> str:
         return "designer"
     if (root / "Configuration" / "Configuration.mdo").is_file():
         return "edt"
-    raise OneCInputError(f"{root}: neither Configuration.xml (Designer) nor Configuration/Configuration.mdo (EDT)")
+    raise OneCInputError(
+        f"{root}: neither Configuration.xml (Designer) nor Configuration/Configuration.mdo (EDT)"
+    )
 
 
 def read_configuration(path: Path | str, *, trace: Trace | None = None) -> Configuration:
@@ -34,10 +36,17 @@ def read_configuration(path: Path | str, *, trace: Trace | None = None) -> Confi
     for obj in config.of_kind("Document"):
         for ref in obj.register_records:
             if ref not in config.objects:
-                config.warnings.append(OneCWarning(code="unknown_reference", name=ref, file=obj.file,
-                                                   message=f"{obj.full_name} records into {ref}, which was not read"))
+                config.warnings.append(
+                    OneCWarning(
+                        code="unknown_reference",
+                        name=ref,
+                        file=obj.file,
+                        message=f"{obj.full_name} records into {ref}, which was not read",
+                    )
+                )
     for warning in config.warnings:
         trace.warning(warning.message, code=warning.code, name=warning.name)
-    trace.measurement("configuration read", format=fmt, objects=len(config.objects),
-                      warnings=len(config.warnings))
+    trace.measurement(
+        "configuration read", format=fmt, objects=len(config.objects), warnings=len(config.warnings)
+    )
     return config

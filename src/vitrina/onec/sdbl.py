@@ -31,7 +31,9 @@ class SyntaxIssue:
     problem: str = ""  # a source the configuration lacks (check_sources)
 
     def __str__(self) -> str:
-        what = self.problem or (f"missing {self.missing}" if self.missing else f"unexpected {self.text!r}")
+        what = self.problem or (
+            f"missing {self.missing}" if self.missing else f"unexpected {self.text!r}"
+        )
         return f"line {self.line}, column {self.column}: {what}"
 
 
@@ -41,13 +43,17 @@ class QueryCheck:
     ok: bool
     errors: list[SyntaxIssue] = field(default_factory=list)
     forgiven: list[SyntaxIssue] = field(default_factory=list)
-    virtual_tables: list[str] = field(default_factory=list)  # 'РегистрНакопления.Продажи.Обороты', from the tree
+    virtual_tables: list[str] = field(
+        default_factory=list
+    )  # 'РегистрНакопления.Продажи.Обороты', from the tree
     parser: str = ""
-    rewrites: list[str] = field(default_factory=list)  # rules of `sdbl_rewrite` applied before parsing
+    rewrites: list[str] = field(
+        default_factory=list
+    )  # rules of `sdbl_rewrite` applied before parsing
 
 
 def _text(node: Any, source: bytes) -> str:
-    return source[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+    return source[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
 
 
 def _inside(node: Any, kind: str) -> bool:
@@ -63,7 +69,10 @@ def empty_virtual_table_parameter(node: Any, source: bytes) -> bool:
     """1C lets any virtual-table parameter be omitted: `Обороты(&Н, &К, , Склад = &С)` and a
     trailing `Обороты(&Н, &К, Месяц, )` are valid (the Query Designer writes them). Grammar
     0.1.11 accepts an empty slot only in some positions and reports the bare commas."""
-    return _inside(node, "virtual_table_parameters") and not _text(node, source).replace(",", "").strip()
+    return (
+        _inside(node, "virtual_table_parameters")
+        and not _text(node, source).replace(",", "").strip()
+    )
 
 
 FALSE_ALARMS: tuple[Callable[[Any, bytes], bool], ...] = (empty_virtual_table_parameter,)
@@ -77,13 +86,16 @@ _RESERVED_WORDS = """выбрать разрешенные различные п
 уничтожить и или не в иерархии между подобно спецсимвол есть выбор когда тогда иначе конец
 select allowed distinct top as emptytable into from inner left outer right full join where group by
 having union all order autoorder totals overall only hierarchy periods for update desc asc index drop
-and or not in between like escape is case when then else end"""
+and or not in between like escape is case when then else end"""  # noqa: E501
 RESERVED = frozenset(_RESERVED_WORDS.split())
 
 
 def _errors(node: Any, out: list[Any], source: bytes) -> list[Any]:
-    if node.is_error or node.is_missing or (
-            node.type == "identifier" and _text(node, source).lower() in RESERVED):
+    if (
+        node.is_error
+        or node.is_missing
+        or (node.type == "identifier" and _text(node, source).lower() in RESERVED)
+    ):
         out.append(node)
         return out
     for child in node.children:
@@ -108,7 +120,9 @@ def _parser() -> tuple[Any, str] | None:
         import tree_sitter_hbk
     except ImportError:
         return None
-    return tree_sitter.Parser(tree_sitter_hbk.SDBLLanguage()), f"{PARSER_PACKAGE} {version(PARSER_PACKAGE)}"
+    return tree_sitter.Parser(
+        tree_sitter_hbk.SDBLLanguage()
+    ), f"{PARSER_PACKAGE} {version(PARSER_PACKAGE)}"
 
 
 def _point(text: str, source: bytes, byte: int) -> tuple[int, int]:
@@ -128,18 +142,32 @@ def check_query(text: str, *, trace: Trace | None = None) -> QueryCheck:
     parser, name = found
     rewritten = rewrite(text)
     for rule, offset in rewritten.applied:
-        trace.suppressed("1C syntax the grammar lacks rewritten before parsing", rule=rule, offset=offset)
+        trace.suppressed(
+            "1C syntax the grammar lacks rewritten before parsing", rule=rule, offset=offset
+        )
     source = rewritten.text.encode("utf-8")
     tree = parser.parse(source)
-    result = QueryCheck(checked=True, ok=True, parser=name, rewrites=[r for r, _ in rewritten.applied],
-                        virtual_tables=_virtual_tables(tree.root_node, source, []))
+    result = QueryCheck(
+        checked=True,
+        ok=True,
+        parser=name,
+        rewrites=[r for r, _ in rewritten.applied],
+        virtual_tables=_virtual_tables(tree.root_node, source, []),
+    )
     for node in _errors(tree.root_node, [], source):
         line, column = _point(text, source, node.start_byte)
-        shown = text[len(source[:node.start_byte].decode("utf-8", errors="replace")):][
-            :max(1, len(_text(node, source)))]
-        issue = SyntaxIssue(line=line, column=column, text=shown.strip() or node.type,
-                            missing=node.type if node.is_missing else "")
-        rule = next((r.__name__ for r in FALSE_ALARMS if not node.is_missing and r(node, source)), None)
+        shown = text[len(source[: node.start_byte].decode("utf-8", errors="replace")) :][
+            : max(1, len(_text(node, source)))
+        ]
+        issue = SyntaxIssue(
+            line=line,
+            column=column,
+            text=shown.strip() or node.type,
+            missing=node.type if node.is_missing else "",
+        )
+        rule = next(
+            (r.__name__ for r in FALSE_ALARMS if not node.is_missing and r(node, source)), None
+        )
         if rule:
             issue.rule = rule
             result.forgiven.append(issue)
@@ -154,18 +182,37 @@ def check_query(text: str, *, trace: Trace | None = None) -> QueryCheck:
 
 # Virtual tables the platform offers per register kind (Russian and English names).
 VIRTUAL_TABLES: dict[str, frozenset[str]] = {
-    "Balance": frozenset({"остатки", "обороты", "остаткииобороты", "balance", "turnovers", "balanceandturnovers"}),
+    "Balance": frozenset(
+        {"остатки", "обороты", "остаткииобороты", "balance", "turnovers", "balanceandturnovers"}
+    ),
     "Turnovers": frozenset({"обороты", "turnovers"}),
     "InformationRegister": frozenset({"срезпоследних", "срезпервых", "slicelast", "slicefirst"}),
-    "AccountingRegister": frozenset({"остатки", "обороты", "остаткииобороты", "оборотыдткт", "движенияссубконто",
-                                     "balance", "turnovers", "balanceandturnovers", "drcrturnovers",
-                                     "recordswithextdimensions"}),
+    "AccountingRegister": frozenset(
+        {
+            "остатки",
+            "обороты",
+            "остаткииобороты",
+            "оборотыдткт",
+            "движенияссубконто",
+            "balance",
+            "turnovers",
+            "balanceandturnovers",
+            "drcrturnovers",
+            "recordswithextdimensions",
+        }
+    ),
 }
 SOURCE_PARENTS = ("table_source", "virtual_table_source", "join_clause")
 
 
-def _sources(node: Any, source: bytes, out: list[tuple[str, bool, Any]]) -> list[tuple[str, bool, Any]]:
-    if node.type == "dotted_identifier" and node.parent is not None and node.parent.type in SOURCE_PARENTS:
+def _sources(
+    node: Any, source: bytes, out: list[tuple[str, bool, Any]]
+) -> list[tuple[str, bool, Any]]:
+    if (
+        node.type == "dotted_identifier"
+        and node.parent is not None
+        and node.parent.type in SOURCE_PARENTS
+    ):
         out.append((_text(node, source), node.parent.type == "virtual_table_source", node))
     for child in node.children:
         _sources(child, source, out)
@@ -197,9 +244,12 @@ def _source_problem(name: str, virtual: bool, config: Configuration) -> str | No
     return None
 
 
-def check_sources(text: str, config: Configuration, *, trace: Trace | None = None) -> list[SyntaxIssue]:
+def check_sources(
+    text: str, config: Configuration, *, trace: Trace | None = None
+) -> list[SyntaxIssue]:
     """Sources the platform would refuse for this configuration: an object it lacks, a virtual
-    table the register does not have (Остатки of a turnovers register), a tabular section it lacks."""
+    table the register does not have (Остатки of a turnovers register), a tabular section it
+    lacks."""
     trace = trace or Trace("onec_query_check")
     found = _parser()
     if found is None:
@@ -212,5 +262,7 @@ def check_sources(text: str, config: Configuration, *, trace: Trace | None = Non
         if problem:
             line, column = _point(text, source, node.start_byte)
             issues.append(SyntaxIssue(line=line, column=column, text=name, problem=problem))
-            trace.rejected("1C query reads what the configuration lacks", source=name, problem=problem)
+            trace.rejected(
+                "1C query reads what the configuration lacks", source=name, problem=problem
+            )
     return issues

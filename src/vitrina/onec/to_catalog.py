@@ -37,7 +37,9 @@ KIND_WORDS: dict[str, dict[str, float]] = {
     "AccountingRegister": {"проводк": 2, "бухгалтер": 2, "счет": 1, "posting": 2},
 }
 KIND_LABELS = {
-    "Catalog": ("справочник", "catalog"), "Document": ("документ", "document"), "Enum": ("перечисление", "enum"),
+    "Catalog": ("справочник", "catalog"),
+    "Document": ("документ", "document"),
+    "Enum": ("перечисление", "enum"),
     "InformationRegister": ("регистр сведений", "information register"),
     "AccumulationRegister": ("регистр накопления", "accumulation register"),
     "AccountingRegister": ("регистр бухгалтерии", "accounting register"),
@@ -54,19 +56,29 @@ def _label(name: str, synonyms: dict[str, str], lang: str) -> str:
 
 
 def _synonyms(name: str, synonyms: dict[str, str]) -> list[str]:
-    return list(dict.fromkeys(p for p in (phrase(name), *(phrase(s) for s in synonyms.values())) if p))
+    return list(
+        dict.fromkeys(p for p in (phrase(name), *(phrase(s) for s in synonyms.values())) if p)
+    )
 
 
 def _column(field: MetaField, role: ColumnRole) -> Column:
     kind = "decimal" if field.numeric else ("reference" if field.ref_target else "varchar")
-    return Column(name=field.name.lower(), type=kind, role=role, label_ru=_label(field.name, field.synonyms, "ru"),
-                  label_en=_label(field.name, field.synonyms, "en"), synonyms=_synonyms(field.name, field.synonyms),
-                  dictionary=bool(field.ref_target and field.ref_target.startswith("Enum.")),
-                  description=", ".join(field.types))
+    return Column(
+        name=field.name.lower(),
+        type=kind,
+        role=role,
+        label_ru=_label(field.name, field.synonyms, "ru"),
+        label_en=_label(field.name, field.synonyms, "en"),
+        synonyms=_synonyms(field.name, field.synonyms),
+        dictionary=bool(field.ref_target and field.ref_target.startswith("Enum.")),
+        description=", ".join(field.types),
+    )
 
 
 def _std(name: str, role: ColumnRole, ru: str, en: str, kind: str = "varchar") -> Column:
-    return Column(name=name, type=kind, role=role, label_ru=ru, label_en=en, synonyms=[phrase(ru), phrase(en)])
+    return Column(
+        name=name, type=kind, role=role, label_ru=ru, label_en=en, synonyms=[phrase(ru), phrase(en)]
+    )
 
 
 def _object_columns(obj: MetaObject) -> tuple[list[Column], str | None]:
@@ -76,23 +88,38 @@ def _object_columns(obj: MetaObject) -> tuple[list[Column], str | None]:
     if obj.kind in ("Catalog", "Document", "Enum"):
         cols.append(_std("ссылка", ColumnRole.KEY, "Ссылка", "Ref", "reference"))
     if obj.kind == "Catalog":
-        cols += [_std("код", ColumnRole.ATTRIBUTE, "Код", "Code"),
-                 _std("наименование", ColumnRole.DIMENSION, "Наименование", "Description")]
+        cols += [
+            _std("код", ColumnRole.ATTRIBUTE, "Код", "Code"),
+            _std("наименование", ColumnRole.DIMENSION, "Наименование", "Description"),
+        ]
     if obj.kind == "Document":
-        cols += [_std("дата", ColumnRole.DATE, "Дата", "Date", "date"), _std("номер", ColumnRole.ATTRIBUTE, "Номер", "Number"),
-                 _std("проведен", ColumnRole.ATTRIBUTE, "Проведен", "Posted", "boolean")]
+        cols += [
+            _std("дата", ColumnRole.DATE, "Дата", "Date", "date"),
+            _std("номер", ColumnRole.ATTRIBUTE, "Номер", "Number"),
+            _std("проведен", ColumnRole.ATTRIBUTE, "Проведен", "Posted", "boolean"),
+        ]
         default_date = "дата"
     if obj.periodic:
         cols.append(_std("период", ColumnRole.DATE, "Период", "Period", "date"))
         default_date = "период"
-    if obj.kind in ("AccumulationRegister", "AccountingRegister") or obj.write_mode == "RecorderSubordinate":
-        cols.append(_std("регистратор", ColumnRole.ATTRIBUTE, "Регистратор", "Recorder", "reference"))
+    if (
+        obj.kind in ("AccumulationRegister", "AccountingRegister")
+        or obj.write_mode == "RecorderSubordinate"
+    ):
+        cols.append(
+            _std("регистратор", ColumnRole.ATTRIBUTE, "Регистратор", "Recorder", "reference")
+        )
     if obj.kind == "AccountingRegister":
         cols.append(_std("счет", ColumnRole.DIMENSION, "Счет", "Account", "reference"))
     seen = {c.name for c in cols}
-    for field, role in [*((d, ColumnRole.DIMENSION) for d in obj.dimensions),
-                        *((r, ColumnRole.MEASURE) for r in obj.resources),
-                        *((a, ColumnRole.DIMENSION if a.ref_target else ColumnRole.ATTRIBUTE) for a in obj.attributes)]:
+    for field, role in [
+        *((d, ColumnRole.DIMENSION) for d in obj.dimensions),
+        *((r, ColumnRole.MEASURE) for r in obj.resources),
+        *(
+            (a, ColumnRole.DIMENSION if a.ref_target else ColumnRole.ATTRIBUTE)
+            for a in obj.attributes
+        ),
+    ]:
         if field.name.lower() not in seen:
             seen.add(field.name.lower())
             cols.append(_column(field, role))
@@ -115,8 +142,12 @@ def _description(obj: MetaObject, config: Configuration) -> tuple[str, str]:
     if obj.register_records:
         extra_ru.append("движения: " + ", ".join(obj.register_records))
         extra_en.append("records into: " + ", ".join(obj.register_records))
-    ru = f"{ru_kind.capitalize()} «{obj.synonym('ru')}» ({obj.ru_name})" + (f"; {'; '.join(extra_ru)}" if extra_ru else "")
-    en = f"{en_kind.capitalize()} '{obj.synonym('en')}' ({obj.full_name})" + (f"; {'; '.join(extra_en)}" if extra_en else "")
+    ru = f"{ru_kind.capitalize()} «{obj.synonym('ru')}» ({obj.ru_name})" + (
+        f"; {'; '.join(extra_ru)}" if extra_ru else ""
+    )
+    en = f"{en_kind.capitalize()} '{obj.synonym('en')}' ({obj.full_name})" + (
+        f"; {'; '.join(extra_en)}" if extra_en else ""
+    )
     return ru, en
 
 
@@ -128,8 +159,13 @@ def _topic(obj: MetaObject) -> Topic:
     hint = obj.register_type or obj.kind
     for stem_, weight in KIND_WORDS.get(hint, {}).items():
         keywords.setdefault(stem_, weight)
-    return Topic(id=table_name(obj), name_ru=obj.synonyms.get("ru") or split_name(obj.name).capitalize(),
-                 name_en=obj.synonyms.get("en") or obj.name, keywords=keywords, tables=[table_name(obj)])
+    return Topic(
+        id=table_name(obj),
+        name_ru=obj.synonyms.get("ru") or split_name(obj.name).capitalize(),
+        name_en=obj.synonyms.get("en") or obj.name,
+        keywords=keywords,
+        tables=[table_name(obj)],
+    )
 
 
 def _metrics(obj: MetaObject) -> list[Metric]:
@@ -139,75 +175,166 @@ def _metrics(obj: MetaObject) -> list[Metric]:
     for res in obj.resources:
         label_ru = _label(res.name, res.synonyms, "ru")
         money = any(s in res.name.lower() for s in MONEY_STEMS)
-        out.append(Metric(
-            id=f"{obj.name}_{res.name}".lower(), table=table_name(obj), expression=f"SUM({res.name.lower()})",
-            name_ru=f"{label_ru} ({obj.synonym('ru')})", name_en=f"{_label(res.name, res.synonyms, 'en')} ({obj.synonym('en')})",
-            format="money" if money else "number", topic=table_name(obj), non_negative=obj.register_type != "Balance",
-            synonyms=list(dict.fromkeys(p for p in (phrase(f"{res.name} {obj.name}"),
-                                                    *(phrase(f"{s} {obj.synonym(k)}") for k, s in res.synonyms.items()))
-                                        if p)),
-            description=f"{obj.ru_name}.{res.name}",
-        ))
+        out.append(
+            Metric(
+                id=f"{obj.name}_{res.name}".lower(),
+                table=table_name(obj),
+                expression=f"SUM({res.name.lower()})",
+                name_ru=f"{label_ru} ({obj.synonym('ru')})",
+                name_en=f"{_label(res.name, res.synonyms, 'en')} ({obj.synonym('en')})",
+                format="money" if money else "number",
+                topic=table_name(obj),
+                non_negative=obj.register_type != "Balance",
+                synonyms=list(
+                    dict.fromkeys(
+                        p
+                        for p in (
+                            phrase(f"{res.name} {obj.name}"),
+                            *(phrase(f"{s} {obj.synonym(k)}") for k, s in res.synonyms.items()),
+                        )
+                        if p
+                    )
+                ),
+                description=f"{obj.ru_name}.{res.name}",
+            )
+        )
     return out
 
 
 def _enum_values(obj: MetaObject) -> list[DictionaryValue]:
-    return [DictionaryValue(value=v.name, label_en=v.synonyms.get("en"), synonyms=_synonyms(v.name, v.synonyms))
-            for v in obj.enum_values]
+    return [
+        DictionaryValue(
+            value=v.name, label_en=v.synonyms.get("en"), synonyms=_synonyms(v.name, v.synonyms)
+        )
+        for v in obj.enum_values
+    ]
 
 
 def to_catalog(config: Configuration, *, trace: Trace | None = None) -> Catalog:
-    """Build (and cross-check) a Catalog from a configuration; broken items are problems, not errors."""
+    """Build (and cross-check) a Catalog from a configuration; broken items are problems, not
+    errors."""
     trace = trace or Trace("onec")
     origin = Path(config.root)
-    sections: dict[str, list] = {k: [] for k in ("tables", "topics", "relations", "requires", "metrics",
-                                                  "dictionaries", "instructions", "examples")}
+    sections: dict[str, list] = {
+        k: []
+        for k in (
+            "tables",
+            "topics",
+            "relations",
+            "requires",
+            "metrics",
+            "dictionaries",
+            "instructions",
+            "examples",
+        )
+    }
     by_full = {o.full_name: o for o in config.objects.values() if KINDS[o.kind].data}
     fields_of: dict[str, dict[str, MetaField]] = {}  # table -> column -> the field it came from
     for obj in by_full.values():
-        fields_of[table_name(obj)] = {f.name.lower(): f for f in (*obj.dimensions, *obj.resources, *obj.attributes)}
+        fields_of[table_name(obj)] = {
+            f.name.lower(): f for f in (*obj.dimensions, *obj.resources, *obj.attributes)
+        }
         cols, default_date = _object_columns(obj)
         ru, en = _description(obj, config)
         topic = _topic(obj)
-        sections["tables"].append((Table(name=table_name(obj), description=en, description_ru=ru, columns=cols,
-                                         default_date=default_date, topics=[topic.id]), origin, None))
+        sections["tables"].append(
+            (
+                Table(
+                    name=table_name(obj),
+                    description=en,
+                    description_ru=ru,
+                    columns=cols,
+                    default_date=default_date,
+                    topics=[topic.id],
+                ),
+                origin,
+                None,
+            )
+        )
         sections["topics"].append((topic, origin, None))
         sections["metrics"] += [(m, origin, None) for m in _metrics(obj)]
         for section in obj.tabular_sections:
-            ts_cols = [_std("ссылка", ColumnRole.KEY, "Ссылка", "Ref", "reference"),
-                       _std("номерстроки", ColumnRole.ATTRIBUTE, "Номер строки", "Line number", "decimal")]
-            ts_cols += [_column(a, ColumnRole.DIMENSION if a.ref_target else
-                                (ColumnRole.MEASURE if a.numeric else ColumnRole.ATTRIBUTE))
-                        for a in section.attributes if a.name.lower() not in ("ссылка", "номерстроки")]
+            ts_cols = [
+                _std("ссылка", ColumnRole.KEY, "Ссылка", "Ref", "reference"),
+                _std("номерстроки", ColumnRole.ATTRIBUTE, "Номер строки", "Line number", "decimal"),
+            ]
+            ts_cols += [
+                _column(
+                    a,
+                    ColumnRole.DIMENSION
+                    if a.ref_target
+                    else (ColumnRole.MEASURE if a.numeric else ColumnRole.ATTRIBUTE),
+                )
+                for a in section.attributes
+                if a.name.lower() not in ("ссылка", "номерстроки")
+            ]
             name = f"{table_name(obj)}.{section.name.lower()}"
             fields_of[name] = {a.name.lower(): a for a in section.attributes}
-            sections["tables"].append((Table(
-                name=name, columns=ts_cols, topics=[topic.id],
-                description=f"Tabular section {section.name} of {obj.full_name}",
-                description_ru=f"Табличная часть «{_label(section.name, section.synonyms, 'ru')}» ({obj.ru_name}.{section.name})"),
-                origin, None))
-            sections["relations"].append((Relation(left=f"{name}.ссылка", right=f"{table_name(obj)}.ссылка"), origin, None))
+            sections["tables"].append(
+                (
+                    Table(
+                        name=name,
+                        columns=ts_cols,
+                        topics=[topic.id],
+                        description=f"Tabular section {section.name} of {obj.full_name}",
+                        description_ru="Табличная часть "
+                        f"«{_label(section.name, section.synonyms, 'ru')}» "
+                        f"({obj.ru_name}.{section.name})",
+                    ),
+                    origin,
+                    None,
+                )
+            )
+            sections["relations"].append(
+                (Relation(left=f"{name}.ссылка", right=f"{table_name(obj)}.ссылка"), origin, None)
+            )
         if obj.kind == "Enum":
-            sections["dictionaries"].append((Dictionary(column=f"{table_name(obj)}.ссылка",
-                                                        values=_enum_values(obj)), origin, None))
+            sections["dictionaries"].append(
+                (
+                    Dictionary(column=f"{table_name(obj)}.ссылка", values=_enum_values(obj)),
+                    origin,
+                    None,
+                )
+            )
     for table, _, _ in list(sections["tables"]):
         for col in table.columns:
             field = fields_of.get(table.name, {}).get(col.name)
             target = by_full.get(field.ref_target) if field and field.ref_target else None
             if target is None:
                 if field and field.ref_target:
-                    trace.rejected("reference to an object that was not read: no relation", column=f"{table.name}.{col.name}",
-                                   target=field.ref_target)
+                    trace.rejected(
+                        "reference to an object that was not read: no relation",
+                        column=f"{table.name}.{col.name}",
+                        target=field.ref_target,
+                    )
                 continue
             if target.kind == "Enum":
-                sections["dictionaries"].append((Dictionary(column=f"{table.name}.{col.name}",
-                                                            values=_enum_values(target)), origin, None))
-            sections["relations"].append((Relation(left=f"{table.name}.{col.name}",
-                                                   right=f"{table_name(target)}.ссылка"), origin, None))
-    info = CatalogInfo(name=f"1c-{config.name}", description=f"1C:Enterprise configuration {config.name} ({config.format})")
+                sections["dictionaries"].append(
+                    (
+                        Dictionary(column=f"{table.name}.{col.name}", values=_enum_values(target)),
+                        origin,
+                        None,
+                    )
+                )
+            sections["relations"].append(
+                (
+                    Relation(left=f"{table.name}.{col.name}", right=f"{table_name(target)}.ссылка"),
+                    origin,
+                    None,
+                )
+            )
+    info = CatalogInfo(
+        name=f"1c-{config.name}",
+        description=f"1C:Enterprise configuration {config.name} ({config.format})",
+    )
     catalog = Catalog.build(info, sections, [])
     for problem in catalog.problems:
         trace.rejected("catalog item dropped", problem=str(problem))
-    trace.measurement("1C catalog built", tables=len(catalog.tables), metrics=len(catalog.metrics),
-                      relations=len(catalog.relations), dictionaries=len(catalog.dictionaries))
+    trace.measurement(
+        "1C catalog built",
+        tables=len(catalog.tables),
+        metrics=len(catalog.metrics),
+        relations=len(catalog.relations),
+        dictionaries=len(catalog.dictionaries),
+    )
     return catalog

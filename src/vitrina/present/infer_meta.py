@@ -11,8 +11,31 @@ from vitrina.catalog.model import ColumnRole as CatalogRole
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.warehouse.result import QueryResult
 
-MONEY = ("amount", "sum", "revenue", "rub", "fee", "gmv", "turnover", "ticket", "volume", "выручк", "сумм")
-COUNTS = ("count", "cnt", "num", "qty", "number", "opened", "issued", "clients", "users", "количеств")
+MONEY = (
+    "amount",
+    "sum",
+    "revenue",
+    "rub",
+    "fee",
+    "gmv",
+    "turnover",
+    "ticket",
+    "volume",
+    "выручк",
+    "сумм",
+)
+COUNTS = (
+    "count",
+    "cnt",
+    "num",
+    "qty",
+    "number",
+    "opened",
+    "issued",
+    "clients",
+    "users",
+    "количеств",
+)
 PERCENT = ("rate", "share", "pct", "percent", "ratio", "доля")
 
 
@@ -28,7 +51,9 @@ def _grain(values: list[date]) -> Grain:
     return Grain.DAY
 
 
-def infer_metas(result: QueryResult, catalog: Catalog, tables: list[str], grain: str | None) -> list[ColumnMeta]:
+def infer_metas(
+    result: QueryResult, catalog: Catalog, tables: list[str], grain: str | None
+) -> list[ColumnMeta]:
     known = {c.name: c for t in tables if t in catalog.tables for c in catalog.tables[t].columns}
     metas = []
     for index, name in enumerate(result.columns):
@@ -40,21 +65,60 @@ def infer_metas(result: QueryResult, catalog: Catalog, tables: list[str], grain:
         label_en = metric.name_en if metric else column.label("en") if column else name
         if values and all(isinstance(v, date) for v in values):
             days = [v.date() if isinstance(v, datetime) else v for v in values]
-            metas.append(ColumnMeta(name=name, role=ColumnRole.PERIOD, label_ru=label_ru, label_en=label_en,
-                                    fmt=ValueFormat.DATE, grain=Grain(grain) if grain else _grain(days)))
-        elif lower == "id" or lower.endswith("_id") or (column is not None and column.role is CatalogRole.KEY):
-            metas.append(ColumnMeta(name=name, role=ColumnRole.ID, label_ru=label_ru, label_en=label_en))
-        elif values and all(isinstance(v, int | float | Decimal) and not isinstance(v, bool) for v in values):
-            fmt = ({"money": ValueFormat.MONEY, "count": ValueFormat.COUNT, "percent": ValueFormat.PERCENT}
-                   .get(metric.format, ValueFormat.NUMBER) if metric else
-                   ValueFormat.PERCENT if any(w in lower for w in PERCENT) else
-                   ValueFormat.MONEY if any(w in lower for w in MONEY) else
-                   ValueFormat.COUNT if any(w in lower for w in COUNTS) else ValueFormat.NUMBER)
-            metas.append(ColumnMeta(name=name, role=ColumnRole.METRIC, label_ru=label_ru, label_en=label_en,
-                                    fmt=fmt, unit=(metric.unit if metric else None) if fmt is ValueFormat.MONEY else None,
-                                    additive=metric.additive if metric else fmt in (ValueFormat.MONEY,
-                                                                                   ValueFormat.COUNT),
-                                    non_negative=fmt in (ValueFormat.COUNT,)))
+            metas.append(
+                ColumnMeta(
+                    name=name,
+                    role=ColumnRole.PERIOD,
+                    label_ru=label_ru,
+                    label_en=label_en,
+                    fmt=ValueFormat.DATE,
+                    grain=Grain(grain) if grain else _grain(days),
+                )
+            )
+        elif (
+            lower == "id"
+            or lower.endswith("_id")
+            or (column is not None and column.role is CatalogRole.KEY)
+        ):
+            metas.append(
+                ColumnMeta(name=name, role=ColumnRole.ID, label_ru=label_ru, label_en=label_en)
+            )
+        elif values and all(
+            isinstance(v, int | float | Decimal) and not isinstance(v, bool) for v in values
+        ):
+            fmt = (
+                {
+                    "money": ValueFormat.MONEY,
+                    "count": ValueFormat.COUNT,
+                    "percent": ValueFormat.PERCENT,
+                }.get(metric.format, ValueFormat.NUMBER)
+                if metric
+                else ValueFormat.PERCENT
+                if any(w in lower for w in PERCENT)
+                else ValueFormat.MONEY
+                if any(w in lower for w in MONEY)
+                else ValueFormat.COUNT
+                if any(w in lower for w in COUNTS)
+                else ValueFormat.NUMBER
+            )
+            metas.append(
+                ColumnMeta(
+                    name=name,
+                    role=ColumnRole.METRIC,
+                    label_ru=label_ru,
+                    label_en=label_en,
+                    fmt=fmt,
+                    unit=(metric.unit if metric else None) if fmt is ValueFormat.MONEY else None,
+                    additive=metric.additive
+                    if metric
+                    else fmt in (ValueFormat.MONEY, ValueFormat.COUNT),
+                    non_negative=fmt in (ValueFormat.COUNT,),
+                )
+            )
         else:
-            metas.append(ColumnMeta(name=name, role=ColumnRole.DIMENSION, label_ru=label_ru, label_en=label_en))
+            metas.append(
+                ColumnMeta(
+                    name=name, role=ColumnRole.DIMENSION, label_ru=label_ru, label_en=label_en
+                )
+            )
     return metas

@@ -66,8 +66,14 @@ def is_period(meta: ColumnMeta) -> bool:
 
 
 def is_summable(meta: ColumnMeta) -> bool:
-    """Totals make sense for additive money and counts, never for ids, distinct counts, averages or ratios."""
-    return meta.role is ColumnRole.METRIC and meta.fmt in SUMMABLE and meta.additive and not is_period(meta)
+    """Totals make sense for additive money and counts, never for ids, distinct counts, averages
+    or ratios."""
+    return (
+        meta.role is ColumnRole.METRIC
+        and meta.fmt in SUMMABLE
+        and meta.additive
+        and not is_period(meta)
+    )
 
 
 def metric_columns(result: QueryResult, metas: Sequence[ColumnMeta]) -> list[ColumnMeta]:

@@ -22,16 +22,32 @@ from vitrina.route.tools import (
 from vitrina.trace import Trace
 
 THOUGHTS = {
-    "search_catalog": ("Ищу в каталоге объекты, названные в запросе: {arg}",
-                       "Searching the catalog for objects the request names: {arg}"),
-    "lookup_columns": ("Смотрю поля лучшего кандидата {arg}", "Looking at the columns of the best candidate {arg}"),
-    "lookup_values": ("Проверяю, нет ли в запросе значений из справочников", "Checking the request for dictionary values"),
+    "search_catalog": (
+        "Ищу в каталоге объекты, названные в запросе: {arg}",
+        "Searching the catalog for objects the request names: {arg}",
+    ),
+    "lookup_columns": (
+        "Смотрю поля лучшего кандидата {arg}",
+        "Looking at the columns of the best candidate {arg}",
+    ),
+    "lookup_values": (
+        "Проверяю, нет ли в запросе значений из справочников",
+        "Checking the request for dictionary values",
+    ),
     "relation_path": ("Проверяю путь связей {arg}", "Checking the relation path {arg}"),
-    "search_catalog_loose": ("Точных совпадений нет: ищу по началам слов", "No exact match: searching by word beginnings"),
-    "search_measures": ("Ищу меры в индексе документации", "Searching the measures of the docs index"),
+    "search_catalog_loose": (
+        "Точных совпадений нет: ищу по началам слов",
+        "No exact match: searching by word beginnings",
+    ),
+    "search_measures": (
+        "Ищу меры в индексе документации",
+        "Searching the measures of the docs index",
+    ),
     "search_word": ("Ищу по одному слову: {arg}", "Searching for one word: {arg}"),
-    "recorders": ("Ищу документы, которые делают движения по регистру {arg}",
-                  "Looking up the documents that record into {arg}"),
+    "recorders": (
+        "Ищу документы, которые делают движения по регистру {arg}",
+        "Looking up the documents that record into {arg}",
+    ),
 }
 
 
@@ -59,8 +75,15 @@ def next_action(facts: dict[str, Any], *, has_docs: bool) -> str | None:
     return next((a for a in order if a not in done), None)
 
 
-def run_action(action: str, facts: dict[str, Any], catalog: Catalog, *, docs_index: Any = None,
-               docs_model: Any = None, trace: Trace) -> tuple[dict[str, Any], str, int]:
+def run_action(
+    action: str,
+    facts: dict[str, Any],
+    catalog: Catalog,
+    *,
+    docs_index: Any = None,
+    docs_model: Any = None,
+    trace: Trace,
+) -> tuple[dict[str, Any], str, int]:
     """Do one action: (new facts, observation text, count of new things found)."""
     name, _, arg = action.partition(":")
     words = facts.get("words", [])
@@ -73,13 +96,21 @@ def run_action(action: str, facts: dict[str, Any], catalog: Catalog, *, docs_ind
         new["hits"] = _merge(facts.get("hits", []), [h.as_dict() for h in hits])
         new["tables"] = [h["name"] for h in new["hits"] if h["kind"] == "table"]
         new["metrics"] = [h["name"] for h in new["hits"] if h["kind"] == "metric"]
-        new["column_tables"] = [h["name"] for h in new["hits"] if h["kind"] == "table"
-                                and any(w.startswith("column") for w in h["why"])]
+        new["column_tables"] = [
+            h["name"]
+            for h in new["hits"]
+            if h["kind"] == "table" and any(w.startswith("column") for w in h["why"])
+        ]
         observation = "; ".join(f"{h['name']} ({h['score']})" for h in new["hits"][:6]) or "—"
     elif name == "lookup_columns":
         cols = lookup_columns(catalog, arg, words)
         new["columns"] = _merge(facts.get("columns", []), cols, key=("table", "column"))
-        observation = ", ".join(f"{c['column']} [{c['role']}{', named' if c['named'] else ''}]" for c in cols[:10]) or "—"
+        observation = (
+            ", ".join(
+                f"{c['column']} [{c['role']}{', named' if c['named'] else ''}]" for c in cols[:10]
+            )
+            or "—"
+        )
     elif name == "lookup_values":
         values = lookup_values(catalog, words)
         new["values"] = values
@@ -101,7 +132,9 @@ def run_action(action: str, facts: dict[str, Any], catalog: Catalog, *, docs_ind
 
 
 def _known(facts: dict[str, Any]) -> set[str]:
-    keys = {f"t:{t}" for t in facts.get("tables", [])} | {f"m:{m}" for m in facts.get("metrics", [])}
+    keys = {f"t:{t}" for t in facts.get("tables", [])} | {
+        f"m:{m}" for m in facts.get("metrics", [])
+    }
     keys |= {f"c:{c['table']}.{c['column']}" for c in facts.get("columns", []) if c.get("named")}
     keys |= {f"v:{v['column']}={v['value']}" for v in facts.get("values", [])}
     keys |= {f"p:{k}" for k, v in facts.get("paths", {}).items() if v}
@@ -116,5 +149,8 @@ def _merge(old: list[dict], new: list[dict], key: tuple[str, ...] = ("kind", "na
         k = tuple(item.get(f) for f in key)
         if k not in best or item.get("score", 0) > best[k].get("score", 0):
             best[k] = item
-    return sorted(best.values(), key=lambda i: -i.get("score", 0)) if "score" in next(iter(best.values()), {}) \
+    return (
+        sorted(best.values(), key=lambda i: -i.get("score", 0))
+        if "score" in next(iter(best.values()), {})
         else list(best.values())
+    )

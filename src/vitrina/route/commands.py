@@ -15,15 +15,28 @@ console = Console()
 MAX_CHAT_TURNS = 1000  # a terminal dialog's hard bound
 
 
-def _service(db: str | None, catalog: Path | None, onec: Path | None, model: Path | None, sql: list[Path] | None,
-             docs_index: Path | None, max_steps: int | None, no_llm: bool = False) -> Any:
+def _service(
+    db: str | None,
+    catalog: Path | None,
+    onec: Path | None,
+    model: Path | None,
+    sql: list[Path] | None,
+    docs_index: Path | None,
+    max_steps: int | None,
+    no_llm: bool = False,
+) -> Any:
     from vitrina.config import load_settings
     from vitrina.route.context import MAX_STEPS
     from vitrina.route.service import RouteService
 
     settings = load_settings(db_url=db, catalog_dir=catalog)
-    common: dict[str, Any] = {"docs_model": model, "docs_sql": sql or [], "docs_index": docs_index,
-                              "max_steps": max_steps or MAX_STEPS, "use_llm": not no_llm}
+    common: dict[str, Any] = {
+        "docs_model": model,
+        "docs_sql": sql or [],
+        "docs_index": docs_index,
+        "max_steps": max_steps or MAX_STEPS,
+        "use_llm": not no_llm,
+    }
     if onec is not None:
         from vitrina.onec import OneCInputError, OneCSource
 
@@ -41,20 +54,45 @@ def _service(db: str | None, catalog: Path | None, onec: Path | None, model: Pat
 
 Db = Annotated[str | None, typer.Option("--db", help="Warehouse SQLAlchemy URL.")]
 CatalogDir = Annotated[Path | None, typer.Option("--catalog", help="Catalog folder.")]
-OneC = Annotated[Path | None, typer.Option("--onec", help="A 1C configuration dumped to files (Designer or EDT).")]
-Model = Annotated[Path | None, typer.Option("--model", help="Tabular model (.bim / TMDL) for measure docs.")]
-Sql = Annotated[list[Path] | None, typer.Option("--sql", help="SQL folder for measure lineage; repeatable.")]
-DocsIndex = Annotated[Path | None, typer.Option("--docs-index", help="index.json of `vitrina docs` (measure search).")]
-MaxSteps = Annotated[int | None, typer.Option("--max-steps", help="Metadata analyst: most ReAct steps.")]
-NoLlm = Annotated[bool, typer.Option("--no-llm", help="Rules only, even when a model is configured.")]
+OneC = Annotated[
+    Path | None,
+    typer.Option("--onec", help="A 1C configuration dumped to files (Designer or EDT)."),
+]
+Model = Annotated[
+    Path | None, typer.Option("--model", help="Tabular model (.bim / TMDL) for measure docs.")
+]
+Sql = Annotated[
+    list[Path] | None, typer.Option("--sql", help="SQL folder for measure lineage; repeatable.")
+]
+DocsIndex = Annotated[
+    Path | None, typer.Option("--docs-index", help="index.json of `vitrina docs` (measure search).")
+]
+MaxSteps = Annotated[
+    int | None, typer.Option("--max-steps", help="Metadata analyst: most ReAct steps.")
+]
+NoLlm = Annotated[
+    bool, typer.Option("--no-llm", help="Rules only, even when a model is configured.")
+]
 
 
 def route_command(
-    request: Annotated[str, typer.Argument(help="A question, a report request, a metadata search, ...")],
-    db: Db = None, catalog: CatalogDir = None, onec: OneC = None, model: Model = None, sql: Sql = None,
-    docs_index: DocsIndex = None, max_steps: MaxSteps = None, no_llm: NoLlm = False,
-    face: Annotated[str, typer.Option("--face", help="cli, web or mcp: the reply's shape.")] = "cli",
-    as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
+    request: Annotated[
+        str, typer.Argument(help="A question, a report request, a metadata search, ...")
+    ],
+    db: Db = None,
+    catalog: CatalogDir = None,
+    onec: OneC = None,
+    model: Model = None,
+    sql: Sql = None,
+    docs_index: DocsIndex = None,
+    max_steps: MaxSteps = None,
+    no_llm: NoLlm = False,
+    face: Annotated[
+        str, typer.Option("--face", help="cli, web or mcp: the reply's shape.")
+    ] = "cli",
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the whole result as JSON.")
+    ] = False,
 ) -> None:
     """Send one request to the supervisor: it picks the role (ask, report, metadata, docs...)."""
     service = _service(db, catalog, onec, model, sql, docs_index, max_steps, no_llm)
@@ -63,14 +101,23 @@ def route_command(
     finally:
         service.close()
     if as_json or face != "cli":
-        console.print_json(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, default=str))
+        console.print_json(
+            json.dumps(result.model_dump(mode="json"), ensure_ascii=False, default=str)
+        )
         return
     console.print(f"[bold]{result.intent}[/] → {result.role} · {result.status}", highlight=False)
     console.print(result.reply.get("text", ""), highlight=False, markup=False)
 
 
-def chat_command(db: Db = None, catalog: CatalogDir = None, onec: OneC = None, model: Model = None,
-                 sql: Sql = None, docs_index: DocsIndex = None, no_llm: NoLlm = False) -> None:
+def chat_command(
+    db: Db = None,
+    catalog: CatalogDir = None,
+    onec: OneC = None,
+    model: Model = None,
+    sql: Sql = None,
+    docs_index: DocsIndex = None,
+    no_llm: NoLlm = False,
+) -> None:
     """A dialog in the terminal with the supervisor (every request routed to its role)."""
     service = _service(db, catalog, onec, model, sql, docs_index, None, no_llm)
     thread_id = uuid.uuid4().hex[:12]
@@ -95,8 +142,13 @@ def chat_command(db: Db = None, catalog: CatalogDir = None, onec: OneC = None, m
 
 
 def onec_command(
-    path: Annotated[Path, typer.Argument(help="Configuration dump: Configuration.xml folder or EDT project src.")],
-    out: Annotated[Path | None, typer.Option("--out", help="Write the catalog draft (catalog.yaml) here.")] = None,
+    path: Annotated[
+        Path,
+        typer.Argument(help="Configuration dump: Configuration.xml folder or EDT project src."),
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the catalog draft (catalog.yaml) here.")
+    ] = None,
 ) -> None:
     """Read a 1C configuration dump: objects, warnings (missing files), and a catalog draft."""
     from vitrina.onec import OneCInputError, OneCSource, write_catalog_yaml
@@ -107,8 +159,11 @@ def onec_command(
         Console(stderr=True).print(f"[bold red]error:[/] {exc}", highlight=False)
         raise typer.Exit(code=2) from None
     cfg = source.config
-    console.print(f"[bold]{cfg.name}[/] ({cfg.format}): {len(cfg.objects)} objects, "
-                  f"{len(source.catalog.tables)} tables, {len(source.catalog.metrics)} metrics", highlight=False)
+    console.print(
+        f"[bold]{cfg.name}[/] ({cfg.format}): {len(cfg.objects)} objects, "
+        f"{len(source.catalog.tables)} tables, {len(source.catalog.metrics)} metrics",
+        highlight=False,
+    )
     for w in cfg.warnings:
         console.print(f"[yellow]warning:[/] {w.message}", highlight=False)
     if out is not None:

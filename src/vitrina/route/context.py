@@ -21,7 +21,9 @@ class RouteContext:
     catalog: Catalog  # the warehouse catalog, or the one built from a 1C configuration
     warehouse: Any = None  # vitrina.warehouse.Warehouse for warehouse reports; None for a 1C target
     ask: Callable[[str, str | None], Any] | None = None  # (question, thread_id) -> AskResult
-    run_plan: Callable[..., Any] | None = None  # AskService.run_plan(plan, question=, lang=) -> AskResult
+    run_plan: Callable[..., Any] | None = (
+        None  # AskService.run_plan(plan, question=, lang=) -> AskResult
+    )
     onec: Any = None  # vitrina.onec.OneCSource when the target is a 1C configuration
     docs_model: Path | None = None  # a .bim / TMDL model for measure documentation
     docs_sql: list[Path] = field(default_factory=list)

@@ -20,16 +20,27 @@ from vitrina.route.nodes.task import task
 from vitrina.route.routes import after_analyst, after_classify, after_plan
 from vitrina.route.state import RouteState
 
-RECURSION_LIMIT = 40  # global bound on steps per request, above MAX analyst steps plus the fixed path
+RECURSION_LIMIT = (
+    40  # global bound on steps per request, above MAX analyst steps plus the fixed path
+)
 TERMINAL = "deliver"
 
 
 def build_graph(*, checkpointer: Any = None) -> Any:
     """Compile the supervisor; every role's edge leads to `deliver`, and only `deliver` to END."""
     builder = StateGraph(RouteState, context_schema=RouteContext)
-    for name, node in [("classify", classify), ("analyst", analyst), ("plan_report", plan_report),
-                       ("execute_report", execute_report), ("onec_report", onec_report), ("ask", ask),
-                       ("docs", docs), ("task", task), ("general", general), (TERMINAL, deliver)]:
+    for name, node in [
+        ("classify", classify),
+        ("analyst", analyst),
+        ("plan_report", plan_report),
+        ("execute_report", execute_report),
+        ("onec_report", onec_report),
+        ("ask", ask),
+        ("docs", docs),
+        ("task", task),
+        ("general", general),
+        (TERMINAL, deliver),
+    ]:
         builder.add_node(name, node)
     builder.add_edge(START, "classify")
     builder.add_conditional_edges("classify", after_classify)

@@ -18,35 +18,92 @@ from vitrina.route.state import INTENTS, Intent
 from vitrina.trace import Trace
 
 RULES: tuple[tuple[Intent, str, tuple[str, ...]], ...] = (
-    ("docs", "documentation of a measure", (
-        r"\bдокументац\w*\b.*\b(мер[аыеу]?|measure)", r"\bзадокументир\w*", r"\blineage\b", r"\bлинидж\w*",
-        r"\bdocument(ation)?\b.*\bmeasures?\b", r"\bdocs? for\b.*\[", r"\bчто считает мера\b",
-        r"\bформул\w* мер\w*", r"\bdax\b",
-    )),
-    ("task", "a multi-step task", (
-        r"^(задача|task)\s*:", r"\bпо шагам\b", r"\bпошагов\w*", r"\bмногошагов\w*", r"\bstep[- ]by[- ]step\b",
-        r"\bmulti-?step\b", r"\bсоставь план\b", r"\bплан анализа\b", r"\bmake a plan\b", r"\bplan (an|the) analysis\b",
-        # analysis past one query: a forecast, finding where a change happened, chained actions
-        r"\bпрогноз\w*", r"\bforecast\w*", r"\bнайди,? где\b", r"\bfind (out )?where\b",
-        r"\bпроанализируй\b", r"\banaly[sz]e\b.*\band\b", r"\bсравни\b.*\b(и|затем|потом)\b.*\b(найди|посчитай|сделай)\b",
-        r"\bcompare\b.*\b(and|then)\b.*\b(find|compute|make)\b",
-    )),
-    ("general", "help or small talk", (
-        r"^(привет|здравствуй\w*|добрый (день|вечер)|hi|hello|hey)\b[\s!.,?]*$", r"\bчто ты умеешь\b",
-        r"\bкто ты\b", r"^(помощь|справка|help)\b", r"\bwhat can you do\b", r"\bwho are you\b", r"\bкак тобой пользоваться\b",
-        r"\bhow do i use\b", r"^спасибо\b", r"^thanks?\b",
-    )),
-    ("metadata", "a metadata search", (
-        r"\bнайди\b.*\b(таблиц|регистр|пол[еяю]|пол[еь]|данн|метаданн|справочник|документ|мер[уы])", r"\bметаданн\w*",
-        r"\bгде (хранится|хранятся|лежит|лежат|находится|находятся|искать)\b", r"\bв как(ой|их) (таблиц|регистр)\w*",
-        r"\bкаки[ея] (таблиц|регистр|пол|пол[ея]|данные|измерени|справочник|документ|меры)\w*",
-        r"\bкакой регистр\b", r"\bwhere (is|are)\b.*\b(stored|kept|held)\b", r"\bwhich (tables?|registers?|columns?|fields?)\b",
-        r"\bwhat (tables|registers|columns|fields|data)\b", r"\bfind (the )?(tables?|registers?|columns?|metadata|fields?)\b",
-        r"\bmetadata\b", r"\bsearch the catalog\b",
-    )),
-    ("report", "a report request", (
-        r"\bотч[её]т\w*", r"\breport\b", r"\bсформируй\b", r"\bпострой\b", r"\bbuild (me )?a\b", r"\bсделай выгрузк\w*",
-    )),
+    (
+        "docs",
+        "documentation of a measure",
+        (
+            r"\bдокументац\w*\b.*\b(мер[аыеу]?|measure)",
+            r"\bзадокументир\w*",
+            r"\blineage\b",
+            r"\bлинидж\w*",
+            r"\bdocument(ation)?\b.*\bmeasures?\b",
+            r"\bdocs? for\b.*\[",
+            r"\bчто считает мера\b",
+            r"\bформул\w* мер\w*",
+            r"\bdax\b",
+        ),
+    ),
+    (
+        "task",
+        "a multi-step task",
+        (
+            r"^(задача|task)\s*:",
+            r"\bпо шагам\b",
+            r"\bпошагов\w*",
+            r"\bмногошагов\w*",
+            r"\bstep[- ]by[- ]step\b",
+            r"\bmulti-?step\b",
+            r"\bсоставь план\b",
+            r"\bплан анализа\b",
+            r"\bmake a plan\b",
+            r"\bplan (an|the) analysis\b",
+            # analysis past one query: a forecast, finding where a change happened, chained actions
+            r"\bпрогноз\w*",
+            r"\bforecast\w*",
+            r"\bнайди,? где\b",
+            r"\bfind (out )?where\b",
+            r"\bпроанализируй\b",
+            r"\banaly[sz]e\b.*\band\b",
+            r"\bсравни\b.*\b(и|затем|потом)\b.*\b(найди|посчитай|сделай)\b",
+            r"\bcompare\b.*\b(and|then)\b.*\b(find|compute|make)\b",
+        ),
+    ),
+    (
+        "general",
+        "help or small talk",
+        (
+            r"^(привет|здравствуй\w*|добрый (день|вечер)|hi|hello|hey)\b[\s!.,?]*$",
+            r"\bчто ты умеешь\b",
+            r"\bкто ты\b",
+            r"^(помощь|справка|help)\b",
+            r"\bwhat can you do\b",
+            r"\bwho are you\b",
+            r"\bкак тобой пользоваться\b",
+            r"\bhow do i use\b",
+            r"^спасибо\b",
+            r"^thanks?\b",
+        ),
+    ),
+    (
+        "metadata",
+        "a metadata search",
+        (
+            r"\bнайди\b.*\b(таблиц|регистр|пол[еяю]|пол[еь]|данн|метаданн|справочник|документ|мер[уы])",
+            r"\bметаданн\w*",
+            r"\bгде (хранится|хранятся|лежит|лежат|находится|находятся|искать)\b",
+            r"\bв как(ой|их) (таблиц|регистр)\w*",
+            r"\bкаки[ея] (таблиц|регистр|пол|пол[ея]|данные|измерени|справочник|документ|меры)\w*",
+            r"\bкакой регистр\b",
+            r"\bwhere (is|are)\b.*\b(stored|kept|held)\b",
+            r"\bwhich (tables?|registers?|columns?|fields?)\b",
+            r"\bwhat (tables|registers|columns|fields|data)\b",
+            r"\bfind (the )?(tables?|registers?|columns?|metadata|fields?)\b",
+            r"\bmetadata\b",
+            r"\bsearch the catalog\b",
+        ),
+    ),
+    (
+        "report",
+        "a report request",
+        (
+            r"\bотч[её]т\w*",
+            r"\breport\b",
+            r"\bсформируй\b",
+            r"\bпострой\b",
+            r"\bbuild (me )?a\b",
+            r"\bсделай выгрузк\w*",
+        ),
+    ),
 )
 HANDOFF = re.compile(r"\b(отч[её]т\w*|report|построй|сформируй|запрос 1с|1c query)\b")
 
@@ -83,9 +140,18 @@ def classify(request: str, *, llm: Any = None, trace: Trace | None = None) -> In
     if decided is not None:
         return decided
     if llm is not None:
-        reply = llm.structured("route_intent", [
-            {"role": "system", "content": "Classify the analytics request into one of: " + ", ".join(INTENTS)},
-            {"role": "user", "content": request}], IntentChoice, trace=trace)
+        reply = llm.structured(
+            "route_intent",
+            [
+                {
+                    "role": "system",
+                    "content": "Classify the analytics request into one of: " + ", ".join(INTENTS),
+                },
+                {"role": "user", "content": request},
+            ],
+            IntentChoice,
+            trace=trace,
+        )
         if reply.value is not None:  # IntentChoice validates the Literal: only known intents pass
             return IntentDecision(reply.value.intent, reply.value.reason or "model", "model")
         trace.suppressed("model intent classification failed: the rule default", error=reply.error)

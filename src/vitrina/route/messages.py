@@ -6,51 +6,90 @@ from vitrina.i18n import Messages
 
 TEXTS: dict[str, dict[str, str]] = {
     "help": {
-        "ru": ("Я Витрина, аналитический помощник. Что я умею:\n"
-               "• отвечать на вопросы по данным: «Сумма платежей по регионам за 2025 год»;\n"
-               "• строить отчёты: «Отчёт: количество карт по месяцам за 2025» (несколько планов, лучший выполняется, "
-               "с графиком и Excel);\n"
-               "• искать метаданные: «Где хранятся остатки товаров на складах?», «Какие таблицы есть о платежах?»;\n"
-               "• документировать меры BI: «Документация по мере [Total Sales]»;\n"
-               "• для 1С:Предприятия — находить регистры и писать запрос 1С, схему СКД и навигационные ссылки."),
-        "en": ("I am Vitrina, an analytics assistant. I can:\n"
-               "• answer questions about your data: \"Payment volume by region in 2025\";\n"
-               "• build reports: \"Report: cards issued by month in 2025\" (several plans, the best is run, "
-               "with a chart and Excel);\n"
-               "• search metadata: \"Where are warehouse stock balances stored?\", \"Which tables hold payments?\";\n"
-               "• document BI measures: \"Documentation for measure [Total Sales]\";\n"
-               "• for 1C:Enterprise: find registers and write a 1C query, a data composition schema and links."),
+        "ru": (
+            "Я Витрина, аналитический помощник. Что я умею:\n"
+            "• отвечать на вопросы по данным: «Сумма платежей по регионам за 2025 год»;\n"
+            "• строить отчёты: «Отчёт: количество карт по месяцам за 2025» (несколько "
+            "планов, лучший выполняется, "
+            "с графиком и Excel);\n"
+            "• искать метаданные: «Где хранятся остатки товаров на складах?», «Какие "
+            "таблицы есть о платежах?»;\n"
+            "• документировать меры BI: «Документация по мере [Total Sales]»;\n"
+            "• для 1С:Предприятия — находить регистры и писать запрос 1С, схему СКД и "
+            "навигационные ссылки."
+        ),
+        "en": (
+            "I am Vitrina, an analytics assistant. I can:\n"
+            '• answer questions about your data: "Payment volume by region in 2025";\n'
+            '• build reports: "Report: cards issued by month in 2025" (several plans, '
+            "the best is run, "
+            "with a chart and Excel);\n"
+            '• search metadata: "Where are warehouse stock balances stored?", "Which '
+            'tables hold payments?";\n'
+            '• document BI measures: "Documentation for measure [Total Sales]";\n'
+            "• for 1C:Enterprise: find registers and write a 1C query, a data "
+            "composition schema and links."
+        ),
     },
     "task_started": {
-        "ru": "Предлагаю план задачи {task_id}:\n{plan}\nСогласуйте план и шаги: vitrina task \"\" --task {task_id} "
-              "или на странице /task веб-приложения.",
+        "ru": "Предлагаю план задачи {task_id}:\n{plan}\nСогласуйте план и шаги: vitrina task "
+        '"" --task {task_id} '
+        "или на странице /task веб-приложения.",
         "en": "Proposed plan for task {task_id}:\n{plan}\nApprove the plan and its steps with "
-              "vitrina task \"\" --task {task_id} or on the /task page of the web app.",
+        'vitrina task "" --task {task_id} or on the /task page of the web app.',
     },
     "task_unavailable": {
-        "ru": ("Многошаговые аналитические задачи (план → согласование → выполнение по шагам) появятся в задании "
-               "«task»; пока он недоступен. Могу ответить на отдельный вопрос или построить отчёт."),
-        "en": ("Multi-step analytical tasks (plan -> approval -> step-by-step execution) come with the task job, "
-               "which is not available yet. I can answer a single question or build a report."),
+        "ru": (
+            "Многошаговые аналитические задачи (план → согласование → выполнение по "
+            "шагам) появятся в задании "
+            "«task»; пока он недоступен. Могу ответить на отдельный вопрос или построить отчёт."
+        ),
+        "en": (
+            "Multi-step analytical tasks (plan -> approval -> step-by-step execution) "
+            "come with the task job, "
+            "which is not available yet. I can answer a single question or build a report."
+        ),
     },
     "docs_no_model": {
-        "ru": "Модель Tabular не настроена: укажите файл .bim или папку TMDL (VITRINA_DOCS_MODEL или --model).",
-        "en": "No Tabular model is configured: give a .bim file or a TMDL folder (VITRINA_DOCS_MODEL or --model).",
+        "ru": "Модель Tabular не настроена: укажите файл .bim или папку TMDL "
+        "(VITRINA_DOCS_MODEL или --model).",
+        "en": "No Tabular model is configured: give a .bim file or a TMDL folder "
+        "(VITRINA_DOCS_MODEL or --model).",
     },
     "docs_no_measure": {
-        "ru": "Не понял, какую меру документировать: напишите её имя в квадратных скобках, например [Total Sales].",
+        "ru": "Не понял, какую меру документировать: напишите её имя в квадратных скобках, "
+        "например [Total Sales].",
         "en": "Which measure? Write its name in square brackets, e.g. [Total Sales].",
     },
-    "docs_missed": {"ru": "Мера [{measure}] не задокументирована: {reason}.",
-                    "en": "Measure [{measure}] was not documented: {reason}."},
-    "docs_done": {"ru": "Документация по мере [{measure}]: {path}", "en": "Documentation of measure [{measure}]: {path}"},
+    "docs_missed": {
+        "ru": "Мера [{measure}] не задокументирована: {reason}.",
+        "en": "Measure [{measure}] was not documented: {reason}.",
+    },
+    "docs_done": {
+        "ru": "Документация по мере [{measure}]: {path}",
+        "en": "Documentation of measure [{measure}]: {path}",
+    },
     "found": {"ru": "Нашёл в каталоге:", "en": "Found in the catalog:"},
-    "not_found": {"ru": "Ничего подходящего в каталоге не нашлось ({steps} шагов поиска).",
-                  "en": "Nothing matching was found in the catalog ({steps} search steps)."},
-    "guard": {"ru": "Поиск остановлен после {steps} шагов (предел).", "en": "Search stopped after {steps} steps (the limit)."},
-    "no_plan": {"ru": "Не удалось составить план отчёта: {reason}", "en": "Could not plan a report: {reason}"},
-    "no_metric": {"ru": "в каталоге не нашлось меры для этого запроса", "en": "no measure in the catalog fits this request"},
-    "report_failed": {"ru": "Отчёт не выполнен: {reason}", "en": "The report did not run: {reason}"},
+    "not_found": {
+        "ru": "Ничего подходящего в каталоге не нашлось ({steps} шагов поиска).",
+        "en": "Nothing matching was found in the catalog ({steps} search steps).",
+    },
+    "guard": {
+        "ru": "Поиск остановлен после {steps} шагов (предел).",
+        "en": "Search stopped after {steps} steps (the limit).",
+    },
+    "no_plan": {
+        "ru": "Не удалось составить план отчёта: {reason}",
+        "en": "Could not plan a report: {reason}",
+    },
+    "no_metric": {
+        "ru": "в каталоге не нашлось меры для этого запроса",
+        "en": "no measure in the catalog fits this request",
+    },
+    "report_failed": {
+        "ru": "Отчёт не выполнен: {reason}",
+        "en": "The report did not run: {reason}",
+    },
     "steps": {"ru": "Шаги поиска", "en": "Search steps"},
     "plans": {"ru": "Варианты отчёта", "en": "Report plans"},
     "chosen": {"ru": "выбран", "en": "chosen"},
@@ -58,20 +97,33 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Запрос 1С для отчёта «{title}» по {source} (виртуальная таблица {vt}).",
         "en": "1C query for the report '{title}' over {source} (virtual table {vt}).",
     },
-    "onec_no_register": {"ru": "в конфигурации не нашлось объекта (регистра, документа, справочника или отчёта), "
-                               "который называет этот запрос",
-                         "en": "no object of the configuration (register, document, catalog or report) is named by "
-                               "this request"},
-    "onec_filters": {"ru": "Отборы из запроса: {filters}.", "en": "Filters from the request: {filters}."},
-    "onec_unplaced": {"ru": "Не применены отборы {filters}: у {source} нет поля этого типа; уточните запрос.",
-                      "en": "Filters {filters} were not applied: {source} has no field of that type; please "
-                            "rephrase."},
-    "onec_unsure": {"ru": "Не уверен в выборе: {why}. Проверьте варианты ниже.",
-                    "en": "Not sure of the choice: {why}. Check the plans below."},
-    "onec_recorders": {"ru": "Регистр {register} двигают документы: {documents}.",
-                       "en": "Documents recording into {register}: {documents}."},
-    "onec_no_recorders": {"ru": "У регистра {register} нет документов-регистраторов в конфигурации.",
-                          "en": "No document of the configuration records into {register}."},
+    "onec_no_register": {
+        "ru": "в конфигурации не нашлось объекта (регистра, документа, справочника или отчёта), "
+        "который называет этот запрос",
+        "en": "no object of the configuration (register, document, catalog or report) is named by "
+        "this request",
+    },
+    "onec_filters": {
+        "ru": "Отборы из запроса: {filters}.",
+        "en": "Filters from the request: {filters}.",
+    },
+    "onec_unplaced": {
+        "ru": "Не применены отборы {filters}: у {source} нет поля этого типа; уточните запрос.",
+        "en": "Filters {filters} were not applied: {source} has no field of that type; please "
+        "rephrase.",
+    },
+    "onec_unsure": {
+        "ru": "Не уверен в выборе: {why}. Проверьте варианты ниже.",
+        "en": "Not sure of the choice: {why}. Check the plans below.",
+    },
+    "onec_recorders": {
+        "ru": "Регистр {register} двигают документы: {documents}.",
+        "en": "Documents recording into {register}: {documents}.",
+    },
+    "onec_no_recorders": {
+        "ru": "У регистра {register} нет документов-регистраторов в конфигурации.",
+        "en": "No document of the configuration records into {register}.",
+    },
 }
 
 

@@ -1,4 +1,5 @@
-"""Routers: pure functions of state with Literal returns, so the drawn graph shows the real edges."""
+"""Routers: pure functions of state with Literal returns, so the drawn graph shows the real
+edges."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from typing import Literal
 from vitrina.route.state import RouteState
 
 
-def after_classify(state: RouteState) -> Literal["ask", "docs", "task", "general", "analyst", "plan_report"]:
+def after_classify(
+    state: RouteState,
+) -> Literal["ask", "docs", "task", "general", "analyst", "plan_report"]:
     """Roles by intent. A report goes straight to the planner when the target is a warehouse
     (its rules read the request); for a 1C target, and for metadata searches, the analyst
     looks first. A data question about a 1C configuration becomes a report request (there

@@ -39,7 +39,9 @@ class RouteResult(BaseModel):
     docs: dict[str, Any] | None = None
     trace: list[TraceEvent] = Field(default_factory=list)
     nodes: list[str] = Field(default_factory=list)  # the nodes that ran, in order
-    llm_usage: dict[str, Any] = Field(default_factory=dict)  # the supervisor's own model use this turn
+    llm_usage: dict[str, Any] = Field(
+        default_factory=dict
+    )  # the supervisor's own model use this turn
 
 
 class RouteService:
@@ -51,22 +53,46 @@ class RouteService:
     service's, or one built from the settings); `use_llm=False` (`--no-llm`) means rules only.
     """
 
-    def __init__(self, settings: Settings | None = None, *, ask_service: Any = None, catalog: Catalog | None = None,
-                 warehouse: Any = None, onec: Any = None, docs_model: Path | str | None = None,
-                 docs_sql: Sequence[Path | str] = (), docs_index: Path | str | None = None, llm: Any = None,
-                 task_runner: Any = None, today: date | None = None, write_files: bool = True,
-                 max_steps: int = MAX_STEPS, use_llm: bool = True) -> None:
-        self.settings = settings or (ask_service.settings if ask_service is not None else load_settings())
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        ask_service: Any = None,
+        catalog: Catalog | None = None,
+        warehouse: Any = None,
+        onec: Any = None,
+        docs_model: Path | str | None = None,
+        docs_sql: Sequence[Path | str] = (),
+        docs_index: Path | str | None = None,
+        llm: Any = None,
+        task_runner: Any = None,
+        today: date | None = None,
+        write_files: bool = True,
+        max_steps: int = MAX_STEPS,
+        use_llm: bool = True,
+    ) -> None:
+        self.settings = settings or (
+            ask_service.settings if ask_service is not None else load_settings()
+        )
         if onec is None and ask_service is None and warehouse is None:
             from vitrina.ask import AskService
 
-            ask_service = AskService(self.settings, catalog=catalog, today=today, write_files=write_files,
-                                     use_llm=use_llm)
+            ask_service = AskService(
+                self.settings,
+                catalog=catalog,
+                today=today,
+                write_files=write_files,
+                use_llm=use_llm,
+            )
         self.ask_service = ask_service
         if onec is not None:
             catalog = onec.catalog
         elif catalog is None:
-            catalog = ask_service.catalog if ask_service is not None else load_catalog(self.settings.catalog_dir)
+            catalog = (
+                ask_service.catalog
+                if ask_service is not None
+                else load_catalog(self.settings.catalog_dir)
+            )
         if warehouse is None and ask_service is not None:
             warehouse = ask_service.warehouse
         if llm is None and use_llm:  # the configured model (None when none is set)
@@ -76,12 +102,21 @@ class RouteService:
             task_runner = self._task
         self._task_service: Any = None
         self.context = RouteContext(
-            settings=self.settings, catalog=catalog, warehouse=warehouse, onec=onec,
+            settings=self.settings,
+            catalog=catalog,
+            warehouse=warehouse,
+            onec=onec,
             ask=self._ask if ask_service is not None else None,
             run_plan=ask_service.run_plan if ask_service is not None else None,
-            docs_model=Path(docs_model) if docs_model else None, docs_sql=[Path(p) for p in docs_sql],
-            docs_index=Path(docs_index) if docs_index else None, llm=self.llm, task_runner=task_runner,
-            today=today or date.today(), write_files=write_files, max_steps=max_steps)
+            docs_model=Path(docs_model) if docs_model else None,
+            docs_sql=[Path(p) for p in docs_sql],
+            docs_index=Path(docs_index) if docs_index else None,
+            llm=self.llm,
+            task_runner=task_runner,
+            today=today or date.today(),
+            write_files=write_files,
+            max_steps=max_steps,
+        )
         self.graph = build_graph()
 
     def _ask(self, question: str, thread_id: str | None) -> Any:
@@ -95,36 +130,61 @@ class RouteService:
 
         if self._task_service is None:
             ask_service = self.ask_service
-            self._task_service = TaskService(self.settings, catalog=ask_service.catalog,
-                                             warehouse=ask_service.warehouse, llm=self.llm,
-                                             use_llm=self.llm is not None,
-                                             ask=lambda question: ask_service.ask(question))
+            self._task_service = TaskService(
+                self.settings,
+                catalog=ask_service.catalog,
+                warehouse=ask_service.warehouse,
+                llm=self.llm,
+                use_llm=self.llm is not None,
+                ask=lambda question: ask_service.ask(question),
+            )
         result = start_task_tool(request, approve_all=False, service=self._task_service)
         plan = "\n".join(f"{step['n']}. {step['title']}" for step in result["plan"])
-        result["answer"] = text("task_started", detect_lang(request), task_id=result["task_id"], plan=plan)
+        result["answer"] = text(
+            "task_started", detect_lang(request), task_id=result["task_id"], plan=plan
+        )
         return result
 
-    def handle(self, request: str, *, face: str = "cli", thread_id: str | None = None) -> RouteResult:
+    def handle(
+        self, request: str, *, face: str = "cli", thread_id: str | None = None
+    ) -> RouteResult:
         """Route one request to its role and return the delivered reply."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
         nodes: list[str] = []
         state: dict[str, Any] = {}
         config = {"recursion_limit": max(RECURSION_LIMIT, self.context.max_steps + 10)}
-        turn = self.llm.turn() if hasattr(self.llm, "turn") else self.llm  # one model budget per request
+        turn = (
+            self.llm.turn() if hasattr(self.llm, "turn") else self.llm
+        )  # one model budget per request
         context = dataclasses.replace(self.context, llm=turn)
-        for update in self.graph.stream({"request": request, "face": face, "thread_id": thread_id}, config,
-                                        context=context, stream_mode=["updates", "values"]):
+        for update in self.graph.stream(
+            {"request": request, "face": face, "thread_id": thread_id},
+            config,
+            context=context,
+            stream_mode=["updates", "values"],
+        ):
             mode, data = update
             if mode == "updates":
                 nodes += [n for n in data if not n.startswith("__")]
             else:
                 state = data
         return RouteResult(
-            thread_id=thread_id, intent=state.get("intent", "ask"), role=state.get("role", ""),
-            status=state.get("status", "failed"), answer=state.get("answer"), reply=state.get("reply") or {},
-            steps=state.get("steps") or [], candidates=state.get("candidates") or [], chosen=state.get("chosen"),
-            report=state.get("report"), ask=state.get("ask"), docs=state.get("docs"), trace=state.get("trace") or [],
-            nodes=nodes, llm_usage=turn.usage() if hasattr(turn, "usage") else {})
+            thread_id=thread_id,
+            intent=state.get("intent", "ask"),
+            role=state.get("role", ""),
+            status=state.get("status", "failed"),
+            answer=state.get("answer"),
+            reply=state.get("reply") or {},
+            steps=state.get("steps") or [],
+            candidates=state.get("candidates") or [],
+            chosen=state.get("chosen"),
+            report=state.get("report"),
+            ask=state.get("ask"),
+            docs=state.get("docs"),
+            trace=state.get("trace") or [],
+            nodes=nodes,
+            llm_usage=turn.usage() if hasattr(turn, "usage") else {},
+        )
 
     def close(self) -> None:
         if self.ask_service is not None:

@@ -37,7 +37,8 @@ class RouteState(TypedDict, total=False):
     report: dict[str, Any] | None
     # roles' results
     role: str
-    status: str  # answered | clarification | refused | failed | found | not_found | unavailable | planned
+    # answered | clarification | refused | failed | found | not_found | unavailable | planned
+    status: str
     answer: str | None
     ask: dict[str, Any] | None
     docs: dict[str, Any] | None

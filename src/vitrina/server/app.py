@@ -33,7 +33,9 @@ def build_service(settings: Settings) -> Any:
     """The ask service over this process's checkpointer (SQLite, or PostgreSQL at scale)."""
     from vitrina.ask import AskService
 
-    return AskService(settings, checkpointer=make_checkpointer(settings), write_files=False)  # files on download
+    return AskService(
+        settings, checkpointer=make_checkpointer(settings), write_files=False
+    )  # files on download
 
 
 def job_routers(settings: Settings, service: Any, streams: Any = None) -> list[APIRouter]:
@@ -45,14 +47,27 @@ def job_routers(settings: Settings, service: Any, streams: Any = None) -> list[A
 
     guarded = APIRouter(dependencies=[Depends(require("admin"))])
     guarded.include_router(experiments_router(owner=owner_id))
-    tasks = TaskService(settings, catalog=service.catalog, warehouse=service.warehouse,
-                        ask=lambda question: service.ask(question))
-    return [guarded, build_router(tasks, dependencies=[Depends(require("analyst"))], owner=owner_id,
-                                  streams=streams)]
+    tasks = TaskService(
+        settings,
+        catalog=service.catalog,
+        warehouse=service.warehouse,
+        ask=lambda question: service.ask(question),
+    )
+    return [
+        guarded,
+        build_router(
+            tasks, dependencies=[Depends(require("analyst"))], owner=owner_id, streams=streams
+        ),
+    ]
 
 
-def create_app(settings: Settings | None = None, options: ServeOptions | None = None, *,
-               service: Any = None, store: Store | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None,
+    options: ServeOptions | None = None,
+    *,
+    service: Any = None,
+    store: Store | None = None,
+) -> FastAPI:
     """The whole app. ``service`` may be given (tests pass one with a fixed "today")."""
     settings = settings or load_settings()
     options = options or ServeOptions()
@@ -60,10 +75,20 @@ def create_app(settings: Settings | None = None, options: ServeOptions | None = 
     owns_service = service is None
     service = service or build_service(settings)
     store = store or Store.from_settings(settings)
-    state = ServerState(settings=settings, options=options, service=service, store=store,
-                        runner=TurnRunner(service, store, workers=options.threads, max_rows=options.max_result_rows,
-                                          streams_per_token=options.streams_per_token),
-                        buckets=TokenBuckets(options.rate_per_minute, options.burst))
+    state = ServerState(
+        settings=settings,
+        options=options,
+        service=service,
+        store=store,
+        runner=TurnRunner(
+            service,
+            store,
+            workers=options.threads,
+            max_rows=options.max_result_rows,
+            streams_per_token=options.streams_per_token,
+        ),
+        buckets=TokenBuckets(options.rate_per_minute, options.burst),
+    )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -77,14 +102,28 @@ def create_app(settings: Settings | None = None, options: ServeOptions | None = 
             close_checkpointer(service.checkpointer)
         store.close()
 
-    app = FastAPI(title="Vitrina", version=__version__, description=DESCRIPTION, lifespan=lifespan,
-                  docs_url=None, redoc_url=None)  # the stock API pages load scripts from a CDN
+    app = FastAPI(
+        title="Vitrina",
+        version=__version__,
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )  # the stock API pages load scripts from a CDN
     app.state.vitrina = state
     for route in ROUTES:
-        app.add_api_route(route.path, route.view, methods=[route.method], name=route.name,
-                          include_in_schema=route.api, responses=ERRORS if route.api else None)
+        app.add_api_route(
+            route.path,
+            route.view,
+            methods=[route.method],
+            name=route.name,
+            include_in_schema=route.api,
+            responses=ERRORS if route.api else None,
+        )
     routers = job_routers(settings, service, streams=state.runner.slots.acquire)
-    state.runner.start_task = next((r.start_task for r in routers if hasattr(r, "start_task")), None)
+    state.runner.start_task = next(
+        (r.start_task for r in routers if hasattr(r, "start_task")), None
+    )
     for router in routers:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -31,31 +31,47 @@ def vendor_status() -> dict[str, bool]:
     return {LIBRARY_OF[name]: (VENDOR_DIR / name).is_file() for name in VENDOR_FILES}
 
 
-def install(web_dir: Path = WEB_DIR, vendor_dir: Path = VENDOR_DIR, *, npm: str = "npm") -> dict[str, str]:
+def install(
+    web_dir: Path = WEB_DIR, vendor_dir: Path = VENDOR_DIR, *, npm: str = "npm"
+) -> dict[str, str]:
     """npm ci in ``web_dir``, then copy the pinned dist files; returns {file: version}."""
     if not (web_dir / "package-lock.json").is_file():
-        raise FileNotFoundError(f"{web_dir / 'package-lock.json'} not found: run this from a source checkout")
+        raise FileNotFoundError(
+            f"{web_dir / 'package-lock.json'} not found: run this from a source checkout"
+        )
     if shutil.which(npm) is None:
         raise FileNotFoundError("npm not found: install Node.js 20+ (it includes npm)")
-    subprocess.run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=web_dir, check=True)
+    subprocess.run(
+        [npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], cwd=web_dir, check=True
+    )
     vendor_dir.mkdir(parents=True, exist_ok=True)
     versions: dict[str, str] = {}
     for target, (package, inner) in VENDOR_FILES.items():
         source = web_dir / "node_modules" / package / inner
         shutil.copyfile(source, vendor_dir / target)
-        meta = json.loads((web_dir / "node_modules" / package / "package.json").read_text(encoding="utf-8"))
+        meta = json.loads(
+            (web_dir / "node_modules" / package / "package.json").read_text(encoding="utf-8")
+        )
         versions[target] = f"{package}@{meta['version']}"
         license_file = web_dir / "node_modules" / package / "LICENSE"
         if license_file.is_file():
             shutil.copyfile(license_file, vendor_dir / f"{package}.LICENSE")
-    (vendor_dir / "versions.json").write_text(json.dumps(versions, indent=2) + "\n", encoding="utf-8")
+    (vendor_dir / "versions.json").write_text(
+        json.dumps(versions, indent=2) + "\n", encoding="utf-8"
+    )
     return versions
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vitrina.server.assets", description=__doc__.splitlines()[0])
-    parser.add_argument("--web", type=Path, default=WEB_DIR, help="folder with package.json and package-lock.json")
-    parser.add_argument("--check", action="store_true", help="only report whether the files are installed")
+    parser = argparse.ArgumentParser(
+        prog="python -m vitrina.server.assets", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "--web", type=Path, default=WEB_DIR, help="folder with package.json and package-lock.json"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="only report whether the files are installed"
+    )
     args = parser.parse_args(argv)
     if args.check:
         status = vendor_status()

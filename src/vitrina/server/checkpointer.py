@@ -28,8 +28,14 @@ def make_checkpointer(settings: Settings, *, pool_size: int = 10) -> Any:
     from psycopg_pool import ConnectionPool
 
     conninfo = "postgresql://" + str(settings.state_url).split("://", 1)[1]
-    pool = ConnectionPool(conninfo, min_size=1, max_size=pool_size, open=True, timeout=10,
-                          kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row})
+    pool = ConnectionPool(
+        conninfo,
+        min_size=1,
+        max_size=pool_size,
+        open=True,
+        timeout=10,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+    )
     saver = PostgresSaver(pool, serde=serializer())  # type: ignore[arg-type]
     saver.setup()
     return saver

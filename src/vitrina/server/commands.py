@@ -11,8 +11,10 @@ from rich.console import Console
 
 err = Console(stderr=True)
 
-token_app = typer.Typer(help="API tokens of `vitrina serve` (stored hashed in the state database).",
-                        no_args_is_help=True)
+token_app = typer.Typer(
+    help="API tokens of `vitrina serve` (stored hashed in the state database).",
+    no_args_is_help=True,
+)
 
 
 WORKER_HEALTHCHECK_S = 60  # seconds a worker process may take to answer uvicorn's health ping
@@ -31,10 +33,16 @@ def _store():
 
 
 @token_app.command("create")
-def token_create(name: Annotated[str, typer.Argument(help="Who or what the token is for, e.g. 'bi-bot'.")],
-                 role: Annotated[str, typer.Option(help="viewer (ask only), analyst (also tasks and run_sql) or "
-                                                        "admin (also experiments and evaluations).")] = "analyst",
-                 ) -> None:
+def token_create(
+    name: Annotated[str, typer.Argument(help="Who or what the token is for, e.g. 'bi-bot'.")],
+    role: Annotated[
+        str,
+        typer.Option(
+            help="viewer (ask only), analyst (also tasks and run_sql) or "
+            "admin (also experiments and evaluations)."
+        ),
+    ] = "analyst",
+) -> None:
     """Create a token; it is printed once, as the last word of the output."""
     from vitrina.server.roles import ROLES
     from vitrina.server.tokens import create_token
@@ -48,7 +56,9 @@ def token_create(name: Annotated[str, typer.Argument(help="Who or what the token
         token = create_token(store, name.strip(), role)
     finally:
         store.close()
-    typer.echo(f"Created token {name.strip()!r}; it is shown only once / токен показан один раз: {token}")
+    typer.echo(
+        f"Created token {name.strip()!r}; it is shown only once / токен показан один раз: {token}"
+    )
 
 
 @token_app.command("list")
@@ -80,15 +90,30 @@ def token_revoke(name: Annotated[str, typer.Argument(help="Token name or id.")])
 def serve_command(
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
-    no_auth: Annotated[bool, typer.Option("--no-auth", help="No tokens (loopback hosts only).")] = False,
-    db: Annotated[str | None, typer.Option(help="Warehouse SQLAlchemy URL (default: the demo warehouse).")] = None,
-    catalog: Annotated[Path | None, typer.Option(help="Catalog folder (default: the demo catalog).")] = None,
-    docs: Annotated[Path | None, typer.Option(help="A `vitrina docs` output folder to show (env VITRINA_DOCS_DIR).")] = None,
-    rate_limit: Annotated[float, typer.Option(help="Requests per minute per token; 0 switches it off.")] = 120.0,
+    no_auth: Annotated[
+        bool, typer.Option("--no-auth", help="No tokens (loopback hosts only).")
+    ] = False,
+    db: Annotated[
+        str | None, typer.Option(help="Warehouse SQLAlchemy URL (default: the demo warehouse).")
+    ] = None,
+    catalog: Annotated[
+        Path | None, typer.Option(help="Catalog folder (default: the demo catalog).")
+    ] = None,
+    docs: Annotated[
+        Path | None,
+        typer.Option(help="A `vitrina docs` output folder to show (env VITRINA_DOCS_DIR)."),
+    ] = None,
+    rate_limit: Annotated[
+        float, typer.Option(help="Requests per minute per token; 0 switches it off.")
+    ] = 120.0,
     burst: Annotated[int, typer.Option(help="Requests a token may make at once.")] = 30,
     max_body: Annotated[int, typer.Option(help="Largest request body, bytes.")] = 64 * 1024,
-    workers: Annotated[int, typer.Option(help="Server processes (uvicorn workers); about one per CPU core.")] = 1,
-    threads: Annotated[int, typer.Option(help="Questions answered at the same time in one process.")] = 8,
+    workers: Annotated[
+        int, typer.Option(help="Server processes (uvicorn workers); about one per CPU core.")
+    ] = 1,
+    threads: Annotated[
+        int, typer.Option(help="Questions answered at the same time in one process.")
+    ] = 8,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "info",
 ) -> None:
     """Serve the web UI and the HTTP API (OpenAPI at /openapi.json)."""
@@ -101,9 +126,17 @@ def serve_command(
     from vitrina.server.options import OPTIONS_ENV, ServeOptions, docs_dir_from_env, options_to_env
     from vitrina.warehouse.demo import ensure_demo_warehouse
 
-    options = ServeOptions(host=host, port=port, auth=not no_auth, max_body_bytes=max_body,
-                           rate_per_minute=rate_limit, burst=burst, workers=max(1, workers), threads=max(1, threads),
-                           docs_dir=docs or docs_dir_from_env())
+    options = ServeOptions(
+        host=host,
+        port=port,
+        auth=not no_auth,
+        max_body_bytes=max_body,
+        rate_per_minute=rate_limit,
+        burst=burst,
+        workers=max(1, workers),
+        threads=max(1, threads),
+        docs_dir=docs or docs_dir_from_env(),
+    )
     try:
         options.check()
     except ValueError as exc:
@@ -114,11 +147,19 @@ def serve_command(
     if not settings.db_url:
         ensure_demo_warehouse(settings.demo_db_path)
     where = f"http://{host if ':' not in host else f'[{host}]'}:{port}/"
-    err.print(f"Vitrina on {where} · auth {'on' if options.auth else 'off (loopback)'} · "
-              f"{options.workers} process(es) x {options.threads} turn(s)", highlight=False)
+    err.print(
+        f"Vitrina on {where} · auth {'on' if options.auth else 'off (loopback)'} · "
+        f"{options.workers} process(es) x {options.threads} turn(s)",
+        highlight=False,
+    )
     if options.workers == 1:
-        uvicorn.run(create_app(settings, options), host=host, port=port, log_level=log_level,
-                    timeout_graceful_shutdown=5)
+        uvicorn.run(
+            create_app(settings, options),
+            host=host,
+            port=port,
+            log_level=log_level,
+            timeout_graceful_shutdown=5,
+        )
         return
     # several processes: each worker builds its own app from the environment (uvicorn's factory)
     if db:
@@ -128,8 +169,16 @@ def serve_command(
     os.environ[OPTIONS_ENV] = options_to_env(options)
     # a worker busy with turns may hold the GIL past uvicorn's 5 s health check on a loaded
     # machine and be killed mid-request: give it longer before it counts as hung
-    uvicorn.run("vitrina.server.app:app_from_env", factory=True, workers=options.workers, host=host, port=port,
-                log_level=log_level, timeout_graceful_shutdown=5, timeout_worker_healthcheck=WORKER_HEALTHCHECK_S)
+    uvicorn.run(
+        "vitrina.server.app:app_from_env",
+        factory=True,
+        workers=options.workers,
+        host=host,
+        port=port,
+        log_level=log_level,
+        timeout_graceful_shutdown=5,
+        timeout_worker_healthcheck=WORKER_HEALTHCHECK_S,
+    )
 
 
 def register(app: typer.Typer) -> None:

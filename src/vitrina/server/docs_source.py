@@ -25,12 +25,15 @@ def find_docs_dir(configured: Path | None, outputs_dir: Path) -> Path | None:
     """The configured manual, else the most recently written one under outputs/docs."""
     if configured is not None:
         return configured if (configured / "index.json").is_file() else None
-    candidates = sorted((outputs_dir / "docs").glob("*/index.json"), key=lambda p: p.stat().st_mtime)
+    candidates = sorted(
+        (outputs_dir / "docs").glob("*/index.json"), key=lambda p: p.stat().st_mtime
+    )
     return candidates[-1].parent if candidates else None
 
 
 def _renderer() -> MarkdownIt:
-    """CommonMark + tables; raw HTML only as the manual's own `<a id>` anchors; Mermaid kept for the page."""
+    """CommonMark + tables; raw HTML only as the manual's own `<a id>` anchors; Mermaid kept for
+    the page."""
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
 
     def fence(_self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
@@ -51,7 +54,9 @@ def _renderer() -> MarkdownIt:
     def link_open(_self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
         token = tokens[idx]
         href = str(token.attrGet("href") or "")
-        match = _MD_LINK.match(unquote(href)) if not href.startswith(("http:", "https:", "#")) else None
+        match = (
+            _MD_LINK.match(unquote(href)) if not href.startswith(("http:", "https:", "#")) else None
+        )
         if match:
             token.attrSet("href", "#measure=" + quote(match.group(1)))
             token.attrSet("data-measure", match.group(1))
@@ -89,12 +94,21 @@ class DocsSource:
         topics: dict[str, list[dict[str, Any]]] = {}
         for entry in self.index.get("measures", {}).values():
             lineage = entry.get("lineage") or {}
-            topics.setdefault(entry.get("topic") or "General", []).append({
-                "name": entry["measure"], "table": entry.get("table"), "level": lineage.get("level"),
-                "file": Path(entry.get("file", "")).stem})
-        return {"available": True, "model": self.index.get("model"), "lang": self.index.get("lang"),
-                "topics": [{"topic": t, "measures": m} for t, m in topics.items()],
-                "missed": self.index.get("missed", [])}
+            topics.setdefault(entry.get("topic") or "General", []).append(
+                {
+                    "name": entry["measure"],
+                    "table": entry.get("table"),
+                    "level": lineage.get("level"),
+                    "file": Path(entry.get("file", "")).stem,
+                }
+            )
+        return {
+            "available": True,
+            "model": self.index.get("model"),
+            "lang": self.index.get("lang"),
+            "topics": [{"topic": t, "measures": m} for t, m in topics.items()],
+            "missed": self.index.get("missed", []),
+        }
 
     def _read(self, relative: str) -> str:
         path = (self.root / relative).resolve()
@@ -111,8 +125,11 @@ class DocsSource:
         if wanted.startswith("[") and wanted.endswith("]"):
             wanted = wanted[1:-1]
         entries = list(self.index.get("measures", {}).values())
-        for test in (lambda e: e["measure"] == wanted, lambda e: Path(e.get("file", "")).stem == wanted,
-                     lambda e: e["measure"].casefold() == wanted.casefold()):
+        for test in (
+            lambda e: e["measure"] == wanted,
+            lambda e: Path(e.get("file", "")).stem == wanted,
+            lambda e: e["measure"].casefold() == wanted.casefold(),
+        ):
             found = next((e for e in entries if test(e)), None)
             if found:
                 return found

@@ -32,8 +32,16 @@ _HTTP_CODES = {
 class ApiError(Exception):
     """A failure a client should see: HTTP status, a stable code and a message in two languages."""
 
-    def __init__(self, status: int, code: str, message: str, message_ru: str | None = None, *,
-                 headers: dict[str, str] | None = None, **extra: Any) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        message_ru: str | None = None,
+        *,
+        headers: dict[str, str] | None = None,
+        **extra: Any,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
@@ -43,40 +51,77 @@ class ApiError(Exception):
         self.extra = extra
 
 
-def error_body(code: str, message: str, message_ru: str | None = None, **extra: Any) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, "message_ru": message_ru or message, **extra}}
+def error_body(
+    code: str, message: str, message_ru: str | None = None, **extra: Any
+) -> dict[str, Any]:
+    return {
+        "error": {"code": code, "message": message, "message_ru": message_ru or message, **extra}
+    }
 
 
-def error_response(status: int, code: str, message: str, message_ru: str | None = None, *,
-                   headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
-    return JSONResponse(error_body(code, message, message_ru, **extra), status_code=status, headers=headers)
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    message_ru: str | None = None,
+    *,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> JSONResponse:
+    return JSONResponse(
+        error_body(code, message, message_ru, **extra), status_code=status, headers=headers
+    )
 
 
 async def _api_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
-    return error_response(exc.status, exc.code, exc.message, exc.message_ru, headers=exc.headers, **exc.extra)
+    return error_response(
+        exc.status, exc.code, exc.message, exc.message_ru, headers=exc.headers, **exc.extra
+    )
 
 
 async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
-    code, en, ru = _HTTP_CODES.get(exc.status_code, ("http_error", "request failed", "запрос не выполнен"))
-    detail = exc.detail if isinstance(exc.detail, str) and exc.detail not in ("Not Found", "Method Not Allowed") else None
-    return error_response(exc.status_code, code, detail or en, ru, headers=getattr(exc, "headers", None))
+    code, en, ru = _HTTP_CODES.get(
+        exc.status_code, ("http_error", "request failed", "запрос не выполнен")
+    )
+    detail = (
+        exc.detail
+        if isinstance(exc.detail, str) and exc.detail not in ("Not Found", "Method Not Allowed")
+        else None
+    )
+    return error_response(
+        exc.status_code, code, detail or en, ru, headers=getattr(exc, "headers", None)
+    )
 
 
 async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, RequestValidationError)
-    problems = [{"field": ".".join(str(p) for p in err.get("loc", ()) if p != "body"), "message": err.get("msg", "")}
-                for err in exc.errors()]
+    problems = [
+        {
+            "field": ".".join(str(p) for p in err.get("loc", ()) if p != "body"),
+            "message": err.get("msg", ""),
+        }
+        for err in exc.errors()
+    ]
     where = "; ".join(f"{p['field'] or 'body'}: {p['message']}" for p in problems[:5])
-    return error_response(422, "invalid_request", f"invalid request: {where}", f"неверный запрос: {where}",
-                          details=problems)
+    return error_response(
+        422,
+        "invalid_request",
+        f"invalid request: {where}",
+        f"неверный запрос: {where}",
+        details=problems,
+    )
 
 
 async def _internal_error(request: Request, exc: Exception) -> JSONResponse:
     log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return error_response(500, "internal", "internal error; the server log has the details",
-                          "внутренняя ошибка; подробности в журнале сервера")
+    return error_response(
+        500,
+        "internal",
+        "internal error; the server log has the details",
+        "внутренняя ошибка; подробности в журнале сервера",
+    )
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -30,11 +30,28 @@ def result_links(result: Any) -> dict[str, str | None]:
     """The file links of an AskResult: the files are made on the first download, so a link
     is there whenever the run has something to put in them (rows for Excel, a chart)."""
     answered = result.status == "answered"
-    return run_links(result.run_id, excel=answered and bool(result.columns), chart=answered and bool(result.chart))
+    return run_links(
+        result.run_id,
+        excel=answered and bool(result.columns),
+        chart=answered and bool(result.chart),
+    )
 
 
-TURN_FIELDS = {"run_id", "status", "question", "rewritten_question", "topic", "period", "sql", "answer",
-               "table", "chart", "clarification", "checks", "trace"}
+TURN_FIELDS = {
+    "run_id",
+    "status",
+    "question",
+    "rewritten_question",
+    "topic",
+    "period",
+    "sql",
+    "answer",
+    "table",
+    "chart",
+    "clarification",
+    "checks",
+    "trace",
+}
 
 
 def turn_from_values(values: dict[str, Any], pending: dict[str, Any] | None) -> dict[str, Any]:
@@ -76,13 +93,15 @@ def _epoch(created_at: str | None) -> float:
 
 
 def last_checkpoint_id(graph: Any, thread_id: str) -> str | None:
-    """The id of the thread's latest checkpoint: the one `thread_turns` shows for a finished turn."""
+    """The id of the thread's latest checkpoint: the one `thread_turns` shows for a finished
+    turn."""
     snapshot = graph.get_state({"configurable": {"thread_id": thread_id}})
     return (snapshot.config or {}).get("configurable", {}).get("checkpoint_id")
 
 
-def with_notes(turns: list[dict[str, Any]], steps: list[dict[str, Any]],
-               routed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def with_notes(
+    turns: list[dict[str, Any]], steps: list[dict[str, Any]], routed: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """The dialog as the page shows it: each ask turn with its step durations (when recorded),
     and the supervisor's replies to other requests, in the order they happened."""
     durations = {n["ref"]: n["data"].get("steps", []) for n in steps}
@@ -96,4 +115,6 @@ def with_notes(turns: list[dict[str, Any]], steps: list[dict[str, Any]],
 
 def find_run(graph: Any, thread_id: str, run_id: str) -> dict[str, Any] | None:
     """The last turn of a thread that carries ``run_id``."""
-    return next((t for t in reversed(thread_turns(graph, thread_id)) if t["run_id"] == run_id), None)
+    return next(
+        (t for t in reversed(thread_turns(graph, thread_id)) if t["run_id"] == run_id), None
+    )

@@ -14,7 +14,8 @@ from vitrina.server.errors import error_body
 
 
 class TokenBuckets:
-    """One bucket per key (an API token): ``burst`` requests at once, refilled at ``rate_per_minute``.
+    """One bucket per key (an API token): ``burst`` requests at once, refilled at
+    ``rate_per_minute``.
 
     In memory, per process: behind a load balancer each process limits its own share.
     """
@@ -95,9 +96,21 @@ class BodyLimitMiddleware:
 
     async def _reject(self, send: Send) -> None:
         kib = math.ceil(self.max_bytes / 1024)
-        body = json.dumps(error_body("payload_too_large", f"request body is larger than {kib} KiB",
-                                     f"тело запроса больше {kib} КиБ")).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode())]})
+        body = json.dumps(
+            error_body(
+                "payload_too_large",
+                f"request body is larger than {kib} KiB",
+                f"тело запроса больше {kib} КиБ",
+            )
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})

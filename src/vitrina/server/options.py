@@ -35,7 +35,9 @@ class ServeOptions:
     workers: int = 1  # server processes (uvicorn workers), each with its own pipeline
     threads: int = 8  # turns running at the same time in one process
     max_result_rows: int = 1000  # rows of a result sent in the SSE result event
-    streams_per_token: int = 20  # event streams (turns, task events) one token may hold open at once
+    streams_per_token: int = (
+        20  # event streams (turns, task events) one token may hold open at once
+    )
     docs_dir: Path | None = None  # a `vitrina docs` output folder (index.json, combined_manual.md)
 
     def check(self) -> None:
@@ -44,7 +46,8 @@ class ServeOptions:
             raise ValueError(
                 f"--no-auth is allowed only on a loopback host (127.0.0.1, ::1, localhost), not on "
                 f"{self.host!r}: create a token with `vitrina token create NAME` instead. / "
-                f"--no-auth разрешён только на локальном адресе (127.0.0.1, ::1, localhost), а не на "
+                "--no-auth разрешён только на локальном адресе (127.0.0.1, ::1, "
+                "localhost), а не на "
                 f"{self.host!r}: создайте токен командой `vitrina token create ИМЯ`."
             )
 

@@ -38,28 +38,51 @@ class ServerProcess:
 
 
 @contextmanager
-def spawn_server(env: Mapping[str, str], *args: str, log: Path, port: int | None = None,
-                 ready_timeout_s: float = 60.0) -> Iterator[ServerProcess]:
+def spawn_server(
+    env: Mapping[str, str],
+    *args: str,
+    log: Path,
+    port: int | None = None,
+    ready_timeout_s: float = 60.0,
+) -> Iterator[ServerProcess]:
     """Run ``vitrina serve --host 127.0.0.1 --port P ARGS`` until /readyz answers 200."""
     port = port or free_port()
-    cmd = [sys.executable, "-m", "vitrina.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-           "--log-level", "warning", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "vitrina.cli",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        *args,
+    ]
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("wb") as out:
-        process = subprocess.Popen(cmd, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            cmd, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT
+        )
         url = f"http://127.0.0.1:{port}"
         try:
             deadline = time.monotonic() + ready_timeout_s
             while True:
                 if process.poll() is not None:
-                    raise RuntimeError(f"vitrina serve exited with {process.returncode}: {log.read_text()[-2000:]}")
+                    raise RuntimeError(
+                        f"vitrina serve exited with {process.returncode}: {log.read_text()[-2000:]}"
+                    )
                 try:
                     if httpx.get(url + "/readyz", timeout=2).status_code == 200:
                         break
                 except httpx.HTTPError:
                     pass
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"vitrina serve not ready after {ready_timeout_s} s: {log.read_text()[-2000:]}")
+                    raise RuntimeError(
+                        f"vitrina serve not ready after {ready_timeout_s} s: "
+                        f"{log.read_text()[-2000:]}"
+                    )
                 time.sleep(0.2)
             yield ServerProcess(url, process, log)
         finally:

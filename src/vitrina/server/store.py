@@ -38,7 +38,8 @@ from vitrina.server.roles import DEFAULT_ROLE, check_role
 metadata = MetaData()
 
 tokens = Table(
-    "vitrina_tokens", metadata,
+    "vitrina_tokens",
+    metadata,
     Column("id", String(32), primary_key=True),  # public part of the token
     Column("name", String(200), nullable=False),
     Column("secret_sha256", String(64), nullable=False),  # the secret part is never stored
@@ -48,7 +49,8 @@ tokens = Table(
 )
 
 threads = Table(
-    "vitrina_threads", metadata,
+    "vitrina_threads",
+    metadata,
     Column("id", String(64), primary_key=True),
     Column("owner", String(32), nullable=False),  # a token id, or "local" without auth
     Column("segment", String(16), nullable=False, default="auto"),
@@ -60,7 +62,8 @@ threads = Table(
 )
 
 runs = Table(
-    "vitrina_runs", metadata,
+    "vitrina_runs",
+    metadata,
     Column("run_id", String(64), primary_key=True),
     Column("thread_id", String(64), nullable=False),
     Column("created_at", Float, nullable=False),
@@ -70,7 +73,8 @@ runs = Table(
 # turn's final checkpoint), the supervisor's replies to requests that were not data questions
 # (metadata search, docs, tasks), and users' answer feedback. Rows are small JSON documents.
 turn_notes = Table(
-    "vitrina_turn_notes", metadata,
+    "vitrina_turn_notes",
+    metadata,
     Column("id", String(64), primary_key=True),
     Column("thread_id", String(64), nullable=False),
     Column("kind", String(16), nullable=False),  # steps | route | feedback
@@ -92,8 +96,14 @@ class ThreadRecord:
     updated_at: float = 0.0
 
     def public(self) -> dict[str, Any]:
-        return {"id": self.id, "segment": self.segment, "topics": self.topics, "title": self.title,
-                "created_at": self.created_at, "updated_at": self.updated_at}
+        return {
+            "id": self.id,
+            "segment": self.segment,
+            "topics": self.topics,
+            "title": self.title,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
 
 
 @dataclass
@@ -140,8 +150,12 @@ class Store:
         have = {c["name"] for c in inspect(self.engine).get_columns("vitrina_tokens")}
         if "role" not in have:
             with self.engine.begin() as conn:
-                conn.execute(text(f"ALTER TABLE vitrina_tokens ADD COLUMN role VARCHAR(16) NOT NULL "
-                                  f"DEFAULT '{DEFAULT_ROLE}'"))
+                conn.execute(
+                    text(
+                        f"ALTER TABLE vitrina_tokens ADD COLUMN role VARCHAR(16) NOT NULL "
+                        f"DEFAULT '{DEFAULT_ROLE}'"
+                    )
+                )
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:
@@ -149,10 +163,19 @@ class Store:
         return cls(sqlalchemy_url(settings))
 
     # ---- tokens ---------------------------------------------------------------
-    def add_token(self, token_id: str, name: str, secret_sha256: str, role: str = DEFAULT_ROLE) -> None:
+    def add_token(
+        self, token_id: str, name: str, secret_sha256: str, role: str = DEFAULT_ROLE
+    ) -> None:
         with self.engine.begin() as conn:
-            conn.execute(tokens.insert().values(id=token_id, name=name, secret_sha256=secret_sha256,
-                                                created_at=time.time(), role=check_role(role)))
+            conn.execute(
+                tokens.insert().values(
+                    id=token_id,
+                    name=name,
+                    secret_sha256=secret_sha256,
+                    created_at=time.time(),
+                    role=check_role(role),
+                )
+            )
 
     def token(self, token_id: str) -> TokenRecord | None:
         with self.engine.connect() as conn:
@@ -167,18 +190,31 @@ class Store:
     def revoke_tokens(self, name_or_id: str) -> int:
         """Revoke by id or by name; returns how many tokens were revoked."""
         with self.engine.begin() as conn:
-            result = conn.execute(update(tokens)
-                                  .where((tokens.c.id == name_or_id) | (tokens.c.name == name_or_id))
-                                  .where(tokens.c.revoked_at.is_(None)).values(revoked_at=time.time()))
+            result = conn.execute(
+                update(tokens)
+                .where((tokens.c.id == name_or_id) | (tokens.c.name == name_or_id))
+                .where(tokens.c.revoked_at.is_(None))
+                .values(revoked_at=time.time())
+            )
         return result.rowcount or 0
 
     # ---- dialogs --------------------------------------------------------------
-    def create_thread(self, thread_id: str, owner: str, segment: str, topics: list[str]) -> ThreadRecord:
+    def create_thread(
+        self, thread_id: str, owner: str, segment: str, topics: list[str]
+    ) -> ThreadRecord:
         now = time.time()
         record = ThreadRecord(thread_id, owner, segment, topics, None, now, now)
         with self.engine.begin() as conn:
-            conn.execute(threads.insert().values(id=thread_id, owner=owner, segment=segment,
-                                                 topics=json.dumps(topics), created_at=now, updated_at=now))
+            conn.execute(
+                threads.insert().values(
+                    id=thread_id,
+                    owner=owner,
+                    segment=segment,
+                    topics=json.dumps(topics),
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
         return record
 
     def thread(self, thread_id: str) -> ThreadRecord | None:
@@ -188,17 +224,31 @@ class Store:
 
     def list_threads(self, owner: str, limit: int = 100) -> list[ThreadRecord]:
         with self.engine.connect() as conn:
-            rows = conn.execute(select(threads).where(threads.c.owner == owner)
-                                .order_by(threads.c.updated_at.desc()).limit(limit)).mappings().all()
+            rows = (
+                conn.execute(
+                    select(threads)
+                    .where(threads.c.owner == owner)
+                    .order_by(threads.c.updated_at.desc())
+                    .limit(limit)
+                )
+                .mappings()
+                .all()
+            )
         return [_thread(r) for r in rows]
 
     def touch_thread(self, thread_id: str, title: str | None) -> None:
         """Mark a dialog as used now; the first question becomes its title."""
         with self.engine.begin() as conn:
-            conn.execute(update(threads).where(threads.c.id == thread_id).values(updated_at=time.time()))
+            conn.execute(
+                update(threads).where(threads.c.id == thread_id).values(updated_at=time.time())
+            )
             if title:
-                conn.execute(update(threads).where(threads.c.id == thread_id)
-                             .where(threads.c.title.is_(None)).values(title=title[:200]))
+                conn.execute(
+                    update(threads)
+                    .where(threads.c.id == thread_id)
+                    .where(threads.c.title.is_(None))
+                    .values(title=title[:200])
+                )
 
     def rename_thread(self, thread_id: str, title: str) -> None:
         with self.engine.begin() as conn:
@@ -212,26 +262,52 @@ class Store:
             conn.execute(delete(threads).where(threads.c.id == thread_id))
 
     # ---- turn notes -----------------------------------------------------------
-    def add_note(self, note_id: str, thread_id: str, kind: str, data: dict[str, Any], ref: str | None = None) -> None:
+    def add_note(
+        self, note_id: str, thread_id: str, kind: str, data: dict[str, Any], ref: str | None = None
+    ) -> None:
         with self.engine.begin() as conn:
-            conn.execute(turn_notes.insert().values(id=note_id, thread_id=thread_id, kind=kind, ref=ref,
-                                                    data=json.dumps(data, ensure_ascii=False, default=str),
-                                                    created_at=time.time()))
+            conn.execute(
+                turn_notes.insert().values(
+                    id=note_id,
+                    thread_id=thread_id,
+                    kind=kind,
+                    ref=ref,
+                    data=json.dumps(data, ensure_ascii=False, default=str),
+                    created_at=time.time(),
+                )
+            )
 
     def notes(self, thread_id: str, kind: str, limit: int = 2000) -> list[dict[str, Any]]:
         """A dialog's notes of one kind, oldest first: {"id", "ref", "data", "created_at"}."""
         with self.engine.connect() as conn:
-            rows = conn.execute(select(turn_notes).where(turn_notes.c.thread_id == thread_id)
-                                .where(turn_notes.c.kind == kind).order_by(turn_notes.c.created_at)
-                                .limit(limit)).mappings().all()
-        return [{"id": r["id"], "ref": r["ref"], "data": json.loads(r["data"]), "created_at": r["created_at"]}
-                for r in rows]
+            rows = (
+                conn.execute(
+                    select(turn_notes)
+                    .where(turn_notes.c.thread_id == thread_id)
+                    .where(turn_notes.c.kind == kind)
+                    .order_by(turn_notes.c.created_at)
+                    .limit(limit)
+                )
+                .mappings()
+                .all()
+            )
+        return [
+            {
+                "id": r["id"],
+                "ref": r["ref"],
+                "data": json.loads(r["data"]),
+                "created_at": r["created_at"],
+            }
+            for r in rows
+        ]
 
     # ---- runs -----------------------------------------------------------------
     def add_run(self, run_id: str, thread_id: str) -> None:
         try:
             with self.engine.begin() as conn:
-                conn.execute(runs.insert().values(run_id=run_id, thread_id=thread_id, created_at=time.time()))
+                conn.execute(
+                    runs.insert().values(run_id=run_id, thread_id=thread_id, created_at=time.time())
+                )
         except IntegrityError:
             pass  # a clarification and its answer share one run id: recorded once
 
@@ -248,6 +324,12 @@ class Store:
 
 
 def _thread(row: Any) -> ThreadRecord:
-    return ThreadRecord(id=row["id"], owner=row["owner"], segment=row["segment"],
-                        topics=json.loads(row["topics"] or "[]"), title=row["title"],
-                        created_at=row["created_at"], updated_at=row["updated_at"])
+    return ThreadRecord(
+        id=row["id"],
+        owner=row["owner"],
+        segment=row["segment"],
+        topics=json.loads(row["topics"] or "[]"),
+        title=row["title"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+    )

@@ -34,15 +34,22 @@ class StreamSlots:
             return self._open.get(owner, 0)
 
     def acquire(self, owner: str) -> Callable[[], None]:
-        """Take a slot (ApiError 429 when the owner has none left); returns an idempotent release."""
+        """Take a slot (ApiError 429 when the owner has none left); returns an idempotent
+        release."""
         with self._lock:
             count = self._open.get(owner, 0)
             if count >= self.per_owner:
-                raise ApiError(429, "too_many_streams",
-                               f"this token already has {count} open event streams (at most {self.per_owner}); "
-                               "close one first",
-                               f"у токена уже открыто потоков событий: {count} (не больше {self.per_owner}); "
-                               "закройте один из них", headers={"Retry-After": "5"}, retry_after=5)
+                raise ApiError(
+                    429,
+                    "too_many_streams",
+                    f"this token already has {count} open event streams (at most "
+                    f"{self.per_owner}); "
+                    "close one first",
+                    f"у токена уже открыто потоков событий: {count} (не больше {self.per_owner}); "
+                    "закройте один из них",
+                    headers={"Retry-After": "5"},
+                    retry_after=5,
+                )
             self._open[owner] = count + 1
         released = False
 

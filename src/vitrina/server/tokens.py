@@ -21,7 +21,8 @@ def digest(secret: str) -> str:
 
 
 def create_token(store: Store, name: str, role: str = DEFAULT_ROLE) -> str:
-    """Store a new token under ``name`` with ``role`` and return it: the only time it is ever shown."""
+    """Store a new token under ``name`` with ``role`` and return it: the only time it is ever
+    shown."""
     token_id = secrets.token_hex(6)
     secret = secrets.token_urlsafe(32)
     store.add_token(token_id, name, digest(secret), role)

@@ -47,11 +47,17 @@ def sse(payload: dict[str, Any]) -> ServerSentEvent:
     return ServerSentEvent(data=json.dumps(payload, ensure_ascii=False, default=str), sep=SEP)
 
 
-def event_stream(events: AsyncIterator[ServerSentEvent], release: Any = None) -> EventSourceResponse:
+def event_stream(
+    events: AsyncIterator[ServerSentEvent], release: Any = None
+) -> EventSourceResponse:
     """The response of a stream: async, pinged, never cached; `release` runs when it ends."""
-    return EventSourceResponse(events, sep=SEP, ping=PING_S,
-                               background=BackgroundTask(release) if release is not None else None,
-                               headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return EventSourceResponse(
+        events,
+        sep=SEP,
+        ping=PING_S,
+        background=BackgroundTask(release) if release is not None else None,
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
 
 
 def public_result(result: Any, max_rows: int) -> dict[str, Any]:
@@ -79,9 +85,17 @@ class TurnRunner:
     /task page follows); ``route`` is the supervisor (a RouteService over the same ask
     service), built on the first request that is not a data question."""
 
-    def __init__(self, service: Any, store: Store, *, workers: int, max_rows: int,
-                 start_task: Callable[..., str] | None = None, route: Any = None,
-                 streams_per_token: int = DEFAULT_PER_OWNER) -> None:
+    def __init__(
+        self,
+        service: Any,
+        store: Store,
+        *,
+        workers: int,
+        max_rows: int,
+        start_task: Callable[..., str] | None = None,
+        route: Any = None,
+        streams_per_token: int = DEFAULT_PER_OWNER,
+    ) -> None:
         self.service = service
         self.store = store
         self.max_rows = max_rows
@@ -96,8 +110,12 @@ class TurnRunner:
     def claim(self, thread_id: str) -> None:
         with self._lock:
             if thread_id in self._busy:
-                raise ApiError(409, "thread_busy", "this dialog is still answering the previous message",
-                               "диалог ещё отвечает на предыдущее сообщение")
+                raise ApiError(
+                    409,
+                    "thread_busy",
+                    "this dialog is still answering the previous message",
+                    "диалог ещё отвечает на предыдущее сообщение",
+                )
             self._busy.add(thread_id)
 
     def release(self, thread_id: str) -> None:
@@ -113,7 +131,8 @@ class TurnRunner:
             return self._route
 
     def intent(self, thread: ThreadRecord, text: str) -> str:
-        """The supervisor's intent by its rules (no model call); "ask" while a clarification waits."""
+        """The supervisor's intent by its rules (no model call); "ask" while a clarification
+        waits."""
         from vitrina.ask import pending_of
         from vitrina.route import classify
 
@@ -124,24 +143,40 @@ class TurnRunner:
 
     def _ask(self, thread: ThreadRecord, text: str, emit: Any) -> None:
         steps: list[dict[str, Any]] = []
-        for item in self.service.stream(text, thread_id=thread.id, segment=thread.segment,
-                                        topics=thread.topics or None):
+        for item in self.service.stream(
+            text, thread_id=thread.id, segment=thread.segment, topics=thread.topics or None
+        ):
             if hasattr(item, "step"):
                 steps.append({"step": item.step, "ms": item.ms})
-                emit({"type": "step", "step": item.step, "ms": item.ms,
-                      "trace": [e.model_dump(mode="json") for e in item.trace]})
+                emit(
+                    {
+                        "type": "step",
+                        "step": item.step,
+                        "ms": item.ms,
+                        "trace": [e.model_dump(mode="json") for e in item.trace],
+                    }
+                )
                 continue
             if item.run_id:
                 self.store.add_run(item.run_id, thread.id)
             self.store.touch_thread(thread.id, item.question or text)
             checkpoint = last_checkpoint_id(self.service.graph, thread.id)
             if checkpoint:  # the durations survive a reload
-                self.store.add_note(uuid.uuid4().hex, thread.id, "steps", {"steps": steps}, ref=checkpoint)
-            emit({"type": "result", "run_id": item.run_id, "thread_id": thread.id,
-                  "result": {**public_result(item, self.max_rows), "kind": "ask"}})
+                self.store.add_note(
+                    uuid.uuid4().hex, thread.id, "steps", {"steps": steps}, ref=checkpoint
+                )
+            emit(
+                {
+                    "type": "result",
+                    "run_id": item.run_id,
+                    "thread_id": thread.id,
+                    "result": {**public_result(item, self.max_rows), "kind": "ask"},
+                }
+            )
 
     def _may_run_tasks(self, owner: str) -> bool:
-        """Only analysts and admins start tasks (a dialog's owner is its token; "local" without auth)."""
+        """Only analysts and admins start tasks (a dialog's owner is its token; "local" without
+        auth)."""
         if owner == "local":
             return True
         record = self.store.token(owner)
@@ -152,18 +187,43 @@ class TurnRunner:
         from vitrina.language.detect import detect_lang
 
         started = time.perf_counter()
-        turn: dict[str, Any] = {"kind": "route", "question": text, "intent": intent, "lang": detect_lang(text)}
-        if intent == "task" and self.start_task is not None and not self._may_run_tasks(thread.owner):
-            answer = ("Задачи доступны токенам с ролью analyst; у этого токена роль viewer."
-                      if turn["lang"] == "ru" else "Tasks need a token with the analyst role; this token is a viewer.")
-            turn.update(status="refused", role="task", answer=answer, answer_html=render_markdown(answer))
+        turn: dict[str, Any] = {
+            "kind": "route",
+            "question": text,
+            "intent": intent,
+            "lang": detect_lang(text),
+        }
+        if (
+            intent == "task"
+            and self.start_task is not None
+            and not self._may_run_tasks(thread.owner)
+        ):
+            answer = (
+                "Задачи доступны токенам с ролью analyst; у этого токена роль viewer."
+                if turn["lang"] == "ru"
+                else "Tasks need a token with the analyst role; this token is a viewer."
+            )
+            turn.update(
+                status="refused", role="task", answer=answer, answer_html=render_markdown(answer)
+            )
         elif intent == "task" and self.start_task is not None:
-            turn.update(status="task", role="task", task_id=self.start_task(text, owner=thread.owner), answer=None)
+            turn.update(
+                status="task",
+                role="task",
+                task_id=self.start_task(text, owner=thread.owner),
+                answer=None,
+            )
         else:
             result = self.route_service().handle(text, face="web", thread_id=f"{thread.id}-route")
             markdown = web_markdown(str(result.reply.get("markdown") or result.answer or ""))
-            turn.update(status=result.status, role=result.role, intent=result.intent, answer=markdown,
-                        answer_html=render_markdown(markdown), nodes=result.nodes)
+            turn.update(
+                status=result.status,
+                role=result.role,
+                intent=result.intent,
+                answer=markdown,
+                answer_html=render_markdown(markdown),
+                nodes=result.nodes,
+            )
         ms = round((time.perf_counter() - started) * 1000, 2)
         turn["steps"] = [{"step": turn.get("role") or intent, "ms": ms}]
         emit({"type": "step", "step": turn["steps"][0]["step"], "ms": ms, "trace": []})
@@ -180,9 +240,16 @@ class TurnRunner:
                 self._routed(thread, text, intent, emit)
         except Exception as exc:  # the stream must end with an event the client can show
             log.error("turn failed on dialog %s", thread.id, exc_info=exc)
-            emit({"type": "error", "error": {"code": "turn_failed",
-                                             "message": f"the question could not be answered: {type(exc).__name__}",
-                                             "message_ru": f"на вопрос не удалось ответить: {type(exc).__name__}"}})
+            emit(
+                {
+                    "type": "error",
+                    "error": {
+                        "code": "turn_failed",
+                        "message": f"the question could not be answered: {type(exc).__name__}",
+                        "message_ru": f"на вопрос не удалось ответить: {type(exc).__name__}",
+                    },
+                }
+            )
         finally:
             self.release(thread.id)
             emit(_DONE)
@@ -193,7 +260,9 @@ class TurnRunner:
         queue: asyncio.Queue[Any] = asyncio.Queue()
 
         def emit(item: Any) -> None:
-            with contextlib.suppress(RuntimeError):  # loop gone (shutdown): the turn itself still finished
+            with contextlib.suppress(
+                RuntimeError
+            ):  # loop gone (shutdown): the turn itself still finished
                 loop.call_soon_threadsafe(queue.put_nowait, item)
 
         try:

@@ -35,7 +35,11 @@ def _aliases(tree: exp.Expression) -> dict[str, str]:
 def _column_table(col: exp.Column, aliases: dict[str, str], catalog: Catalog) -> str | None:
     if col.table:
         return aliases.get(col.table.lower())
-    owners = [t for t in set(aliases.values()) if t in catalog.tables and catalog.tables[t].column(col.name)]
+    owners = [
+        t
+        for t in set(aliases.values())
+        if t in catalog.tables and catalog.tables[t].column(col.name)
+    ]
     return owners[0] if len(owners) == 1 else None
 
 
@@ -56,8 +60,13 @@ def check_dictionary_values(tree: exp.Expression, catalog: Catalog) -> list[Chec
         allowed = {v.value for v in dictionary.values}
         for value in values:
             if value not in allowed:
-                problems.append(CheckProblem("dictionary_value", f"value '{value}' is not in the dictionary of "
-                                             f"{table}.{col.name} (allowed: {', '.join(sorted(allowed))})"))
+                problems.append(
+                    CheckProblem(
+                        "dictionary_value",
+                        f"value '{value}' is not in the dictionary of "
+                        f"{table}.{col.name} (allowed: {', '.join(sorted(allowed))})",
+                    )
+                )
     return problems
 
 
@@ -69,15 +78,22 @@ def _date_literals(tree: exp.Expression) -> set[str]:
     return found
 
 
-def check_period(tree: exp.Expression, period_start: date | None, period_end: date | None) -> list[CheckProblem]:
+def check_period(
+    tree: exp.Expression, period_start: date | None, period_end: date | None
+) -> list[CheckProblem]:
     """A period in the question must appear in the SQL as its bounds."""
     if period_start is None or period_end is None:
         return []
     literals = _date_literals(tree)
     ends = {period_end.isoformat(), (period_end + timedelta(days=1)).isoformat()}
     if period_start.isoformat() not in literals or not (ends & literals):
-        return [CheckProblem("period_missing", f"the question asks for {period_start}..{period_end} "
-                             "but the SQL does not filter on these dates")]
+        return [
+            CheckProblem(
+                "period_missing",
+                f"the question asks for {period_start}..{period_end} "
+                "but the SQL does not filter on these dates",
+            )
+        ]
     return []
 
 
@@ -95,9 +111,17 @@ def check_group_by(tree: exp.Expression) -> list[CheckProblem]:
         inner = proj.this if isinstance(proj, exp.Alias) else proj
         if inner.find(exp.AggFunc) or isinstance(inner, exp.Literal | exp.Star):
             continue
-        if inner.sql().lower() not in grouped and str(index) not in grouped and proj.alias_or_name.lower() not in grouped:
-            problems.append(CheckProblem("aggregate_without_group_by",
-                                         f"'{proj.sql()}' is selected next to an aggregate but not grouped"))
+        if (
+            inner.sql().lower() not in grouped
+            and str(index) not in grouped
+            and proj.alias_or_name.lower() not in grouped
+        ):
+            problems.append(
+                CheckProblem(
+                    "aggregate_without_group_by",
+                    f"'{proj.sql()}' is selected next to an aggregate but not grouped",
+                )
+            )
     return problems
 
 
@@ -107,7 +131,11 @@ def _grouped_expressions(select: exp.Select, group: exp.Group) -> list[str]:
     out = []
     for item in group.expressions:
         target = item
-        if isinstance(item, exp.Literal) and item.is_int and 0 < int(item.this) <= len(select.expressions):
+        if (
+            isinstance(item, exp.Literal)
+            and item.is_int
+            and 0 < int(item.this) <= len(select.expressions)
+        ):
             target = select.expressions[int(item.this) - 1]
         elif isinstance(item, exp.Column) and not item.table and item.name.lower() in by_alias:
             target = by_alias[item.name.lower()]
@@ -116,7 +144,7 @@ def _grouped_expressions(select: exp.Select, group: exp.Group) -> list[str]:
 
 
 def check_grain(tree: exp.Expression, grain: str | None) -> list[CheckProblem]:
-    """"по месяцам" needs a GROUP BY on the month (date_trunc or extract)."""
+    """ "по месяцам" needs a GROUP BY on the month (date_trunc or extract)."""
     if not grain:
         return []
     select = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
@@ -126,16 +154,34 @@ def check_grain(tree: exp.Expression, grain: str | None) -> list[CheckProblem]:
     if grain in text or (grain == "day" and "date" in text):
         return []
     # SQLite has no date_trunc: a grouped bucket expression named after the grain counts
-    named = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias) and p.this.sql() in grouped} \
-        if select else set()
+    named = (
+        {
+            p.alias.lower()
+            for p in select.expressions
+            if isinstance(p, exp.Alias) and p.this.sql() in grouped
+        }
+        if select
+        else set()
+    )
     if grain in named:
         return []
-    return [CheckProblem("grain_missing", f"the question asks for a breakdown by {grain} "
-                         "but the SQL does not group by it")]
+    return [
+        CheckProblem(
+            "grain_missing",
+            f"the question asks for a breakdown by {grain} but the SQL does not group by it",
+        )
+    ]
 
 
-def run_checks(sql: str, dialect: str, catalog: Catalog, *, period_start: date | None = None,
-               period_end: date | None = None, grain: str | None = None) -> list[CheckProblem]:
+def run_checks(
+    sql: str,
+    dialect: str,
+    catalog: Catalog,
+    *,
+    period_start: date | None = None,
+    period_end: date | None = None,
+    grain: str | None = None,
+) -> list[CheckProblem]:
     tree = sqlglot.parse_one(sql, read=dialect)
     return [
         *check_dictionary_values(tree, catalog),

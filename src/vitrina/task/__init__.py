@@ -8,7 +8,7 @@
 Faces: `vitrina task` (commands.py), the web page (api.build_router), MCP (mcp_tool).
 This package is task's public entry point: other packages import task only from here
 (names imported on first use, so `vitrina --help` stays fast).
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ anyone else it does not exist (404). Event streams are async (sse-starlette: no 
 held per open stream) and capped per owner (`streams`). `stop` is always accepted: a
 running task stops at its next node, a task wedged without a pending approval is marked
 stopped at once.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 
@@ -61,8 +61,12 @@ def _local_owner() -> str:
 
 
 def _sse(index: int, event: dict[str, Any]) -> ServerSentEvent:
-    return ServerSentEvent(data=json.dumps(event, ensure_ascii=False, default=str), id=str(index),
-                           event=str(event.get("node", "message")), sep="\n")
+    return ServerSentEvent(
+        data=json.dumps(event, ensure_ascii=False, default=str),
+        id=str(index),
+        event=str(event.get("node", "message")),
+        sep="\n",
+    )
 
 
 def summary_html(summary: str | None, lang: str) -> str | None:
@@ -86,9 +90,14 @@ def downloads(task_id: str, files: list[str], out_dir: str | None) -> list[dict[
     return links
 
 
-def build_router(service: TaskService, *, dependencies: Sequence[Any] = (), workers: int = 2,
-                 owner: Callable[..., str] = _local_owner,
-                 streams: Callable[[str], Callable[[], None]] | None = None) -> APIRouter:
+def build_router(
+    service: TaskService,
+    *,
+    dependencies: Sequence[Any] = (),
+    workers: int = 2,
+    owner: Callable[..., str] = _local_owner,
+    streams: Callable[[str], Callable[[], None]] | None = None,
+) -> APIRouter:
     """The router over one TaskService; `dependencies` (e.g. the app's auth and role) guard the API
     routes, `owner` (a dependency) names who is asking, `streams(owner)` takes one of the owner's
     stream slots (raising, e.g. 429, when none is free) and returns its idempotent release."""
@@ -116,8 +125,12 @@ def build_router(service: TaskService, *, dependencies: Sequence[Any] = (), work
 
     def submit(request: str, mode: str = "semi", owner: str = LOCAL_OWNER) -> str:
         task_id = uuid.uuid4().hex[:12]
-        runner.submit(task_id, lambda on_event: service.start(request, mode=mode, task_id=task_id,
-                                                               on_event=on_event, owner=owner))
+        runner.submit(
+            task_id,
+            lambda on_event: service.start(
+                request, mode=mode, task_id=task_id, on_event=on_event, owner=owner
+            ),
+        )
         return task_id
 
     router.start_task = submit  # type: ignore[attr-defined]  # the web chat starts tasks here too
@@ -138,7 +151,9 @@ def build_router(service: TaskService, *, dependencies: Sequence[Any] = (), work
             if runner.request_stop(task_id):
                 return {"task_id": task_id, "status": "stopping"}
             if view["status"] not in ("done", "stopped", "failed"):
-                service.force_stop(task_id, reason="stopped by its owner while no approval was pending")
+                service.force_stop(
+                    task_id, reason="stopped by its owner while no approval was pending"
+                )
             return {"task_id": task_id, "status": "stopped"}
         if runner.busy(task_id):
             raise HTTPException(409, "the task is running; wait for it to ask (or send stop)")
@@ -146,7 +161,9 @@ def build_router(service: TaskService, *, dependencies: Sequence[Any] = (), work
             service.check_decision(task_id, decision)
         except InvalidDecision as exc:
             raise HTTPException(409, str(exc)) from None
-        runner.submit(task_id, lambda on_event: service.decide(task_id, decision, on_event=on_event))
+        runner.submit(
+            task_id, lambda on_event: service.decide(task_id, decision, on_event=on_event)
+        )
         return {"task_id": task_id}
 
     @api.get("/{task_id}/files/{n}")
@@ -173,7 +190,9 @@ def build_router(service: TaskService, *, dependencies: Sequence[Any] = (), work
         from starlette.concurrency import run_in_threadpool
 
         await run_in_threadpool(view_or_404, task_id, who)
-        release = streams(who) if streams is not None else (lambda: None)  # raises when none is free
+        release = (
+            streams(who) if streams is not None else (lambda: None)
+        )  # raises when none is free
 
         async def produce() -> AsyncIterator[ServerSentEvent]:
             try:
@@ -191,8 +210,13 @@ def build_router(service: TaskService, *, dependencies: Sequence[Any] = (), work
             finally:
                 release()
 
-        return EventSourceResponse(produce(), ping=int(PING_S), sep="\n", background=BackgroundTask(release),
-                                   headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return EventSourceResponse(
+            produce(),
+            ping=int(PING_S),
+            sep="\n",
+            background=BackgroundTask(release),
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
 
     @router.get("/task", include_in_schema=False)
     def page() -> FileResponse:

@@ -44,13 +44,23 @@ class _Spill:
                 path = self.folder / f"{hashlib.sha256(data).hexdigest()[:16]}.txt"
                 if not path.exists():
                     path.write_bytes(data)
-                self.events.append(TraceEvent(node="state", kind=EventKind.MEASUREMENT,
-                                              message="a large value went to a file", data={"chars": len(value),
-                                                                                           "file": str(path)}))
+                self.events.append(
+                    TraceEvent(
+                        node="state",
+                        kind=EventKind.MEASUREMENT,
+                        message="a large value went to a file",
+                        data={"chars": len(value), "file": str(path)},
+                    )
+                )
                 return f"{head}… [{len(value)} characters; the whole value is in {path}]"
-        self.events.append(TraceEvent(node="state", kind=EventKind.REJECTED,
-                                      message="a large value was cut: the task's file quota is used up",
-                                      data={"chars": len(value), "kept": HEAD_CHARS}))
+        self.events.append(
+            TraceEvent(
+                node="state",
+                kind=EventKind.REJECTED,
+                message="a large value was cut: the task's file quota is used up",
+                data={"chars": len(value), "kept": HEAD_CHARS},
+            )
+        )
         return f"{head}… [{len(value)} characters, cut: over the task's file quota]"
 
 

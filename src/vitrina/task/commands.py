@@ -16,15 +16,43 @@ from rich.markup import escape
 from rich.table import Table
 
 console = Console()
-NUMBERS = {"plan": ("approve", "edit", "replan", "stop"), "step": ("approve", "redo", "skip", "stop")}
+NUMBERS = {
+    "plan": ("approve", "edit", "replan", "stop"),
+    "step": ("approve", "redo", "skip", "stop"),
+}
 LABELS = {
-    "ru": {"approve": "одобрить", "edit": "изменить", "replan": "перепланировать", "stop": "остановить",
-           "redo": "повторить", "skip": "пропустить", "plan": "План", "step": "Шаг", "tool": "Инструмент",
-           "status": "Статус", "choose": "Выбор", "comment": "Комментарий", "steps": "Новые шаги, по одному в строке "
-           "(пустая строка — конец)", "task": "задача"},
-    "en": {"approve": "approve", "edit": "edit", "replan": "replan", "stop": "stop", "redo": "redo", "skip": "skip",
-           "plan": "Plan", "step": "Step", "tool": "Tool", "status": "Status", "choose": "Choice",
-           "comment": "Comment", "steps": "New steps, one per line (empty line ends)", "task": "task"},
+    "ru": {
+        "approve": "одобрить",
+        "edit": "изменить",
+        "replan": "перепланировать",
+        "stop": "остановить",
+        "redo": "повторить",
+        "skip": "пропустить",
+        "plan": "План",
+        "step": "Шаг",
+        "tool": "Инструмент",
+        "status": "Статус",
+        "choose": "Выбор",
+        "comment": "Комментарий",
+        "steps": "Новые шаги, по одному в строке (пустая строка — конец)",
+        "task": "задача",
+    },
+    "en": {
+        "approve": "approve",
+        "edit": "edit",
+        "replan": "replan",
+        "stop": "stop",
+        "redo": "redo",
+        "skip": "skip",
+        "plan": "Plan",
+        "step": "Step",
+        "tool": "Tool",
+        "status": "Status",
+        "choose": "Choice",
+        "comment": "Comment",
+        "steps": "New steps, one per line (empty line ends)",
+        "task": "task",
+    },
 }
 MAX_EDIT_LINES = 20
 
@@ -93,13 +121,24 @@ def ask_decision(view: Any, out: Console = console) -> dict[str, Any]:
 
 
 def task_command(
-    request: Annotated[str, typer.Argument(help="A multi-step analytical task in Russian or English.")],
-    auto: Annotated[bool, typer.Option("--auto", help="Autonomous: an evaluator approves each step.")] = False,
-    yes: Annotated[bool, typer.Option("--yes", "-y", help="Approve every plan and step (failed steps skipped).")] = False,
+    request: Annotated[
+        str, typer.Argument(help="A multi-step analytical task in Russian or English.")
+    ],
+    auto: Annotated[
+        bool, typer.Option("--auto", help="Autonomous: an evaluator approves each step.")
+    ] = False,
+    yes: Annotated[
+        bool,
+        typer.Option("--yes", "-y", help="Approve every plan and step (failed steps skipped)."),
+    ] = False,
     db: Annotated[str | None, typer.Option("--db", help="Warehouse SQLAlchemy URL.")] = None,
     catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog folder.")] = None,
-    no_llm: Annotated[bool, typer.Option("--no-llm", help="Rules only: the plan from a template.")] = False,
-    task_id: Annotated[str | None, typer.Option("--task", help="Continue this task (after a crash or a pause).")] = None,
+    no_llm: Annotated[
+        bool, typer.Option("--no-llm", help="Rules only: the plan from a template.")
+    ] = False,
+    task_id: Annotated[
+        str | None, typer.Option("--task", help="Continue this task (after a crash or a pause).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the final task as JSON.")] = False,
 ) -> None:
     """Plan a task, approve the plan and each step, get files and a summary."""
@@ -137,8 +176,14 @@ def task_command(
     finally:
         service.close()
     if as_json:
-        typer.echo(json.dumps(view.model_dump(mode="json", exclude={"trace"}), ensure_ascii=False, default=str,
-                              indent=2))
+        typer.echo(
+            json.dumps(
+                view.model_dump(mode="json", exclude={"trace"}),
+                ensure_ascii=False,
+                default=str,
+                indent=2,
+            )
+        )
         return
     out.print(view.summary or view.status, highlight=False, markup=False)
 

@@ -26,14 +26,26 @@ from vitrina.task.state import TaskState
 def recursion_limit(limits: TaskLimits) -> int:
     """A backstop above every bound in code: plan rounds, and per step its iterations and redos."""
     per_step = (limits.max_step_iterations + 4) * (limits.max_redos + 1)
-    return 10 + 3 * (limits.max_plan_rounds + 1) + limits.max_plan_steps * per_step + limits.max_total_iterations
+    return (
+        10
+        + 3 * (limits.max_plan_rounds + 1)
+        + limits.max_plan_steps * per_step
+        + limits.max_total_iterations
+    )
 
 
 def build_graph(*, checkpointer: Any = None) -> Any:
     builder = StateGraph(TaskState, context_schema=TaskContext)
-    for name, node in [("planner", planner), ("approve_plan", approve_plan), ("inject_step", inject_step),
-                       ("execute", execute), ("approve_step", approve_step), ("evaluate", evaluate),
-                       ("compress", compress), ("finalize", finalize)]:
+    for name, node in [
+        ("planner", planner),
+        ("approve_plan", approve_plan),
+        ("inject_step", inject_step),
+        ("execute", execute),
+        ("approve_step", approve_step),
+        ("evaluate", evaluate),
+        ("compress", compress),
+        ("finalize", finalize),
+    ]:
         builder.add_node(name, bounded(node))  # no value in state above MAX_VALUE_CHARS
     builder.add_edge(START, "planner")
     builder.add_edge("planner", "approve_plan")

@@ -1,4 +1,5 @@
-"""Every bound of the task job in one place, read from `[task]` in vitrina.toml and VITRINA_TASK_*."""
+"""Every bound of the task job in one place, read from `[task]` in vitrina.toml and
+VITRINA_TASK_*."""
 
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ class TaskConfig:
     limits: TaskLimits = field(default_factory=TaskLimits)
     sandbox: SandboxLimits = field(default_factory=SandboxLimits)
     prompt_label: str = "production"
-    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)  # name -> {command, args, env}
+    mcp_servers: dict[str, dict[str, Any]] = field(
+        default_factory=dict
+    )  # name -> {command, args, env}
     mcp_timeout_s: float = 20.0
 
 
@@ -42,7 +45,9 @@ def _typed(cls: type, values: dict[str, Any]) -> Any:
     for key, value in values.items():
         if key in known:
             kind = str(known[key])
-            kwargs[key] = float(value) if kind == "float" else int(value) if kind == "int" else value
+            kwargs[key] = (
+                float(value) if kind == "float" else int(value) if kind == "int" else value
+            )
     return cls(**kwargs)
 
 
@@ -71,6 +76,10 @@ def load_task_config(settings: Any) -> TaskConfig:
         if env is not None:
             sandbox[f.name] = env
     label = os.environ.get("VITRINA_TASK_PROMPT_LABEL") or raw.get("prompt_label") or "production"
-    return TaskConfig(limits=_typed(TaskLimits, limits), sandbox=_typed(SandboxLimits, sandbox),
-                      prompt_label=str(label), mcp_servers=dict(raw.get("mcp_servers") or {}),
-                      mcp_timeout_s=float(raw.get("mcp_timeout_s", 20.0)))
+    return TaskConfig(
+        limits=_typed(TaskLimits, limits),
+        sandbox=_typed(SandboxLimits, sandbox),
+        prompt_label=str(label),
+        mcp_servers=dict(raw.get("mcp_servers") or {}),
+        mcp_timeout_s=float(raw.get("mcp_timeout_s", 20.0)),
+    )

@@ -27,25 +27,56 @@ def _service(settings: Any = None) -> TaskService:
 
 
 def _result(view: TaskView) -> dict[str, Any]:
-    return {"task_id": view.task_id, "status": view.status, "plan_source": view.plan_source,
-            "plan": [{"n": s.n, "title": s.title, "tool": s.tool, "status": s.status, "report": s.report,
-                      "error": s.error} for s in view.plan],
-            "pending": view.pending, "summary": view.summary, "answer": view.summary, "files": view.files,
-            "out_dir": view.out_dir}
+    return {
+        "task_id": view.task_id,
+        "status": view.status,
+        "plan_source": view.plan_source,
+        "plan": [
+            {
+                "n": s.n,
+                "title": s.title,
+                "tool": s.tool,
+                "status": s.status,
+                "report": s.report,
+                "error": s.error,
+            }
+            for s in view.plan
+        ],
+        "pending": view.pending,
+        "summary": view.summary,
+        "answer": view.summary,
+        "files": view.files,
+        "out_dir": view.out_dir,
+    }
 
 
-def start_task_tool(request: str, mode: str = "semi", approve_all: bool = True, *, service: TaskService | None = None,
-                    settings: Any = None, owner: str = LOCAL_OWNER) -> dict[str, Any]:
-    """Start a multi-step analytical task; with approve_all the whole task runs and its summary returns."""
+def start_task_tool(
+    request: str,
+    mode: str = "semi",
+    approve_all: bool = True,
+    *,
+    service: TaskService | None = None,
+    settings: Any = None,
+    owner: str = LOCAL_OWNER,
+) -> dict[str, Any]:
+    """Start a multi-step analytical task; with approve_all the whole task runs and its summary
+    returns."""
     svc = service or _service(settings)
     if approve_all:
         return _result(svc.run(request, mode="auto" if mode == "auto" else "semi", owner=owner))
     return _result(svc.start(request, mode="auto" if mode == "auto" else "semi", owner=owner))
 
 
-def task_decision_tool(task_id: str, action: str, comment: str | None = None, steps: list[str] | None = None, *,
-                       service: TaskService | None = None, settings: Any = None,
-                       owner: str = LOCAL_OWNER) -> dict[str, Any]:
+def task_decision_tool(
+    task_id: str,
+    action: str,
+    comment: str | None = None,
+    steps: list[str] | None = None,
+    *,
+    service: TaskService | None = None,
+    settings: Any = None,
+    owner: str = LOCAL_OWNER,
+) -> dict[str, Any]:
     """Answer a waiting task: plan (approve, edit with steps, replan with comment, stop) or step
     (approve, redo with comment, skip, stop). Another owner's task is "no task" (KeyError)."""
     svc = service or _service(settings)

@@ -1,4 +1,5 @@
-"""Routers: plain functions of the state with Literal returns, so the drawn graph is the real one."""
+"""Routers: plain functions of the state with Literal returns, so the drawn graph is the real
+one."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from typing import Literal
 from vitrina.task.state import TaskState
 
 
-def after_plan_approval(state: TaskState) -> Literal["planner", "approve_plan", "inject_step", "finalize"]:
+def after_plan_approval(
+    state: TaskState,
+) -> Literal["planner", "approve_plan", "inject_step", "finalize"]:
     action = (state.get("decision") or {}).get("action")
     if action == "replan":
         return "planner"
@@ -33,4 +36,6 @@ def after_execute(state: TaskState) -> Literal["execute", "approve_step", "evalu
 def after_compress(state: TaskState) -> Literal["inject_step", "finalize"]:
     if state.get("status") == "stopped" or state.get("halt"):
         return "finalize"
-    return "inject_step" if any(s.status == "pending" for s in state.get("plan") or []) else "finalize"
+    return (
+        "inject_step" if any(s.status == "pending" for s in state.get("plan") or []) else "finalize"
+    )

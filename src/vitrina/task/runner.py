@@ -54,7 +54,8 @@ class TaskRunner:
             self._lock.notify_all()
 
     def submit(self, task_id: str, work: Callable[[Callable[[dict[str, Any]], None]], Any]) -> None:
-        """Run `work(on_event)` in the pool; the log ends the run with an `idle` (or `error`) event."""
+        """Run `work(on_event)` in the pool; the log ends the run with an `idle` (or `error`)
+        event."""
         with self._lock:
             if task_id in self._busy:
                 raise RuntimeError(f"task {task_id} is already running")
@@ -88,7 +89,9 @@ class TaskRunner:
         """Like `events` without waiting (for async streams, which sleep on the event loop)."""
         return self.events(task_id, after, 0.0)
 
-    def events(self, task_id: str, after: int, wait_s: float) -> tuple[list[dict[str, Any]], int, bool]:
+    def events(
+        self, task_id: str, after: int, wait_s: float
+    ) -> tuple[list[dict[str, Any]], int, bool]:
         """Events with index >= `after` (waiting up to `wait_s` for some), the next index, and
         whether the task is idle."""
         with self._lock:

@@ -57,15 +57,28 @@ class TaskView(BaseModel):
     out_dir: str | None = None
     history: list[dict[str, Any]] = Field(default_factory=list)
     prompts: list[dict[str, Any]] = Field(default_factory=list)
-    llm_usage: dict[str, Any] = Field(default_factory=dict)  # the last turn's model use (this process)
+    llm_usage: dict[str, Any] = Field(
+        default_factory=dict
+    )  # the last turn's model use (this process)
     trace: list[TraceEvent] = Field(default_factory=list)
 
 
 class TaskService:
-    def __init__(self, settings: Settings | None = None, *, catalog: Any = None, warehouse: Any = None,
-                 ask: Callable[[str], Any] | None = None, llm: Any = None, use_llm: bool = True,
-                 today: date | None = None, checkpointer: Any = None, config: TaskConfig | None = None,
-                 tools: dict[str, Any] | None = None, prompts: PromptStore | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        catalog: Any = None,
+        warehouse: Any = None,
+        ask: Callable[[str], Any] | None = None,
+        llm: Any = None,
+        use_llm: bool = True,
+        today: date | None = None,
+        checkpointer: Any = None,
+        config: TaskConfig | None = None,
+        tools: dict[str, Any] | None = None,
+        prompts: PromptStore | None = None,
+    ) -> None:
         self.settings = settings or load_settings()
         self.config = config or load_task_config(self.settings)
         self.today = today or date.today()
@@ -75,11 +88,20 @@ class TaskService:
             ask, catalog, warehouse = self._ask_pipeline(catalog, warehouse)
         self.setup_trace = Trace("task_setup")
         self.tools = tools if tools is not None else default_tools(self._mcp_tools())
-        self.context = TaskContext(settings=self.settings, config=self.config,
-                                   prompts=prompts or PromptStore.from_env(label=self.config.prompt_label),
-                                   tools=self.tools, catalog=catalog, warehouse=warehouse, ask=ask, llm=self.llm,
-                                   today=self.today)
-        self.turns: dict[str, Any] = {}  # task id -> its last ModelTurn in this process, for llm_usage
+        self.context = TaskContext(
+            settings=self.settings,
+            config=self.config,
+            prompts=prompts or PromptStore.from_env(label=self.config.prompt_label),
+            tools=self.tools,
+            catalog=catalog,
+            warehouse=warehouse,
+            ask=ask,
+            llm=self.llm,
+            today=self.today,
+        )
+        self.turns: dict[
+            str, Any
+        ] = {}  # task id -> its last ModelTurn in this process, for llm_usage
         self.checkpointer = checkpointer or sqlite_checkpointer(self.settings.home / "tasks.sqlite")
         self.graph = build_graph(checkpointer=self.checkpointer)
 
@@ -97,8 +119,15 @@ class TaskService:
     def _ask_pipeline(self, catalog: Any, warehouse: Any) -> tuple[Callable[[str], Any], Any, Any]:
         from vitrina.ask import AskService
 
-        self._ask_service = AskService(self.settings, catalog=catalog, warehouse=warehouse, today=self.today,
-                                       write_files=True, llm=self.llm, use_llm=self.llm is not None)
+        self._ask_service = AskService(
+            self.settings,
+            catalog=catalog,
+            warehouse=warehouse,
+            today=self.today,
+            write_files=True,
+            llm=self.llm,
+            use_llm=self.llm is not None,
+        )
         service = self._ask_service
         return (lambda q: service.ask(q)), service.catalog, service.warehouse
 
@@ -107,10 +136,15 @@ class TaskService:
             return []
         from vitrina.task.tools.mcp import load_mcp_tools
 
-        return load_mcp_tools(self.config.mcp_servers, timeout_s=self.config.mcp_timeout_s, trace=self.setup_trace)
+        return load_mcp_tools(
+            self.config.mcp_servers, timeout_s=self.config.mcp_timeout_s, trace=self.setup_trace
+        )
 
     def _config(self, task_id: str) -> dict[str, Any]:
-        return {"configurable": {"thread_id": task_id}, "recursion_limit": recursion_limit(self.config.limits)}
+        return {
+            "configurable": {"thread_id": task_id},
+            "recursion_limit": recursion_limit(self.config.limits),
+        }
 
     # --- running ------------------------------------------------------------------------
 
@@ -123,28 +157,59 @@ class TaskService:
         context = dataclasses.replace(self.context, llm=turn)
         if hasattr(turn, "usage"):
             self.turns[task_id] = turn
-        for update in self.graph.stream(payload, self._config(task_id), context=context,
-                                        stream_mode="updates", durability="sync"):
+        for update in self.graph.stream(
+            payload,
+            self._config(task_id),
+            context=context,
+            stream_mode="updates",
+            durability="sync",
+        ):
             for node, values in update.items():
                 if node.startswith("__") or not isinstance(values, dict):
                     continue
                 yield node_event(node, values)
 
-    def start_payload(self, request: str, *, mode: Mode = "semi", task_id: str | None = None,
-                      lang: str | None = None, owner: str = LOCAL_OWNER) -> tuple[str, dict[str, Any]]:
+    def start_payload(
+        self,
+        request: str,
+        *,
+        mode: Mode = "semi",
+        task_id: str | None = None,
+        lang: str | None = None,
+        owner: str = LOCAL_OWNER,
+    ) -> tuple[str, dict[str, Any]]:
         if mode not in ("semi", "auto"):
             raise ValueError(f"mode must be semi or auto, got {mode!r}")
         task_id = task_id or uuid.uuid4().hex[:12]
         out_dir = self.settings.outputs_dir / f"task-{task_id}"
-        state = {"task_id": task_id, "owner": owner, "request": request.strip(), "lang": lang or detect_lang(request), "mode": mode,
-                 "out_dir": str(out_dir), "status": "planning", "total_iterations": 0, "plan_rounds": 0,
-                 "trace": list(self.setup_trace.events)}
+        state = {
+            "task_id": task_id,
+            "owner": owner,
+            "request": request.strip(),
+            "lang": lang or detect_lang(request),
+            "mode": mode,
+            "out_dir": str(out_dir),
+            "status": "planning",
+            "total_iterations": 0,
+            "plan_rounds": 0,
+            "trace": list(self.setup_trace.events),
+        }
         return task_id, state
 
-    def start(self, request: str, *, mode: Mode = "semi", task_id: str | None = None, lang: str | None = None,
-              on_event: Callable[[dict[str, Any]], None] | None = None, owner: str = LOCAL_OWNER) -> TaskView:
+    def start(
+        self,
+        request: str,
+        *,
+        mode: Mode = "semi",
+        task_id: str | None = None,
+        lang: str | None = None,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+        owner: str = LOCAL_OWNER,
+    ) -> TaskView:
         """Plan the task and run it until the first approval (or to the end in autonomous mode)."""
-        task_id, state = self.start_payload(request, mode=mode, task_id=task_id, lang=lang, owner=owner)
+        task_id, state = self.start_payload(
+            request, mode=mode, task_id=task_id, lang=lang, owner=owner
+        )
         for event in self.stream(state, task_id):
             if on_event is not None:
                 on_event(event)
@@ -157,10 +222,16 @@ class TaskService:
         action = decision.get("action")
         known = PLAN_ACTIONS if pending["kind"] == "plan" else STEP_ACTIONS
         if action not in known or action not in pending["options"]:
-            raise InvalidDecision(f"{action!r} is not possible now; choose one of {', '.join(pending['options'])}")
+            raise InvalidDecision(
+                f"{action!r} is not possible now; choose one of {', '.join(pending['options'])}"
+            )
 
-    def decide(self, task_id: str, decision: dict[str, Any],
-               on_event: Callable[[dict[str, Any]], None] | None = None) -> TaskView:
+    def decide(
+        self,
+        task_id: str,
+        decision: dict[str, Any],
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+    ) -> TaskView:
         """Answer the pending approval and run on to the next one (or the end)."""
         self.check_decision(task_id, decision)
         for event in self.stream(Command(resume=decision), task_id):
@@ -168,16 +239,27 @@ class TaskService:
                 on_event(event)
         return self.view(task_id)
 
-    def resume(self, task_id: str, on_event: Callable[[dict[str, Any]], None] | None = None) -> TaskView:
+    def resume(
+        self, task_id: str, on_event: Callable[[dict[str, Any]], None] | None = None
+    ) -> TaskView:
         """Continue a task interrupted by a crash from its last checkpoint."""
         for event in self.stream(None, task_id):
             if on_event is not None:
                 on_event(event)
         return self.view(task_id)
 
-    def run(self, request: str, *, mode: Mode = "semi", approve_all: bool = True, task_id: str | None = None,
-            on_event: Callable[[dict[str, Any]], None] | None = None, owner: str = LOCAL_OWNER) -> TaskView:
-        """Start and answer every approval by policy: plans approved; steps approved, failed ones skipped."""
+    def run(
+        self,
+        request: str,
+        *,
+        mode: Mode = "semi",
+        approve_all: bool = True,
+        task_id: str | None = None,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+        owner: str = LOCAL_OWNER,
+    ) -> TaskView:
+        """Start and answer every approval by policy: plans approved; steps approved, failed ones
+        skipped."""
         view = self.start(request, mode=mode, task_id=task_id, on_event=on_event, owner=owner)
         for _ in range(self.config.limits.max_decisions):
             if view.pending is None or not approve_all:
@@ -189,8 +271,11 @@ class TaskService:
         """Mark a task stopped whatever it was doing: the graph ends (as if `finalize` ran) and a
         trace event says why. For a run that was interrupted, or a task left without an approval."""
         event = TraceEvent(node="stop", kind=EventKind.BRANCH, message=reason)
-        self.graph.update_state(self._config(task_id), {"status": "stopped", "halt": "stopped", "trace": [event]},
-                                as_node="finalize")
+        self.graph.update_state(
+            self._config(task_id),
+            {"status": "stopped", "halt": "stopped", "trace": [event]},
+            as_node="finalize",
+        )
 
     # --- reading ------------------------------------------------------------------------
 
@@ -206,14 +291,24 @@ class TaskService:
             status = "awaiting_plan" if pending.get("kind") == "plan" else "awaiting_step"
         elif snapshot.next and status not in ("done", "stopped", "failed"):
             status = "running"
-        return TaskView(task_id=task_id, status=status, owner=values.get("owner") or LOCAL_OWNER,
-                        request=values.get("request", ""),
-                        mode=values.get("mode", "semi"), lang=values.get("lang", "ru"), plan=values.get("plan") or [],
-                        plan_source=values.get("plan_source"), pending=pending, summary=values.get("summary"),
-                        files=sorted(set(values.get("files") or [])), out_dir=values.get("out_dir"),
-                        history=values.get("history") or [], prompts=values.get("prompts") or [],
-                        llm_usage=self.turns[task_id].usage() if task_id in self.turns else {},
-                        trace=values.get("trace") or [])
+        return TaskView(
+            task_id=task_id,
+            status=status,
+            owner=values.get("owner") or LOCAL_OWNER,
+            request=values.get("request", ""),
+            mode=values.get("mode", "semi"),
+            lang=values.get("lang", "ru"),
+            plan=values.get("plan") or [],
+            plan_source=values.get("plan_source"),
+            pending=pending,
+            summary=values.get("summary"),
+            files=sorted(set(values.get("files") or [])),
+            out_dir=values.get("out_dir"),
+            history=values.get("history") or [],
+            prompts=values.get("prompts") or [],
+            llm_usage=self.turns[task_id].usage() if task_id in self.turns else {},
+            trace=values.get("trace") or [],
+        )
 
     def close(self) -> None:
         if self._ask_service is not None:
@@ -237,9 +332,15 @@ def node_event(node: str, values: dict[str, Any]) -> dict[str, Any]:
     if plan is not None:
         running = next((s for s in plan if s.status == "in_progress"), None)
         if running is not None:
-            event["step"] = {"n": running.n, "title": running.title, "report": running.report,
-                             "error": running.error, "outputs": [o.model_dump(mode="json", exclude={"preview"})
-                                                                 for o in running.outputs]}
+            event["step"] = {
+                "n": running.n,
+                "title": running.title,
+                "report": running.report,
+                "error": running.error,
+                "outputs": [
+                    o.model_dump(mode="json", exclude={"preview"}) for o in running.outputs
+                ],
+            }
     if current is not None:
         event["current"] = current
     event["trace"] = [e.model_dump(mode="json") for e in values.get("trace") or []]

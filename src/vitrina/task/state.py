@@ -15,7 +15,9 @@ from pydantic import BaseModel, Field
 from vitrina.trace import TraceEvent
 
 StepStatus = Literal["pending", "in_progress", "done", "skipped"]
-TaskStatus = Literal["planning", "awaiting_plan", "running", "awaiting_step", "done", "stopped", "failed"]
+TaskStatus = Literal[
+    "planning", "awaiting_plan", "running", "awaiting_step", "done", "stopped", "failed"
+]
 Mode = Literal["semi", "auto"]
 PlanAction = Literal["approve", "edit", "replan", "stop"]
 StepAction = Literal["approve", "redo", "skip", "stop"]
@@ -64,7 +66,6 @@ class DraftStep(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
 
 
-
 class PlanDraft(BaseModel):
     """What the planner model must return: short steps, each one action."""
 
@@ -104,7 +105,9 @@ class TaskState(TypedDict, total=False):
 
 def replace_step(plan: list[Step], index: int, **changes: Any) -> list[Step]:
     """A new plan with step `index` changed (copies; the old plan is untouched)."""
-    return [s.model_copy(update=changes, deep=True) if i == index else s for i, s in enumerate(plan)]
+    return [
+        s.model_copy(update=changes, deep=True) if i == index else s for i, s in enumerate(plan)
+    ]
 
 
 def renumber(steps: list[Step]) -> list[Step]:

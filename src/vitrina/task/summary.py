@@ -224,7 +224,8 @@ def _forecast(step: Step, out: ToolOutput, catalog: Any, lang: str, trace: Trace
     )
     if "ConvergenceWarning" in (meta.get("warnings") or []):
         how += (
-            "; подбор параметров не сошёлся (statsmodels ConvergenceWarning): прогноз — грубая оценка"
+            "; подбор параметров не сошёлся (statsmodels ConvergenceWarning): прогноз — "
+            "грубая оценка"
             if lang == "ru"
             else "; the parameter fit did not converge (statsmodels ConvergenceWarning): "
             "the forecast is a rough estimate"
@@ -285,7 +286,8 @@ def _growth(step: Step, out: ToolOutput, catalog: Any, lang: str, trace: Trace) 
     parts = [
         f"{name}: {label(last)} — {format_value(last[value_i], value, lang)}"
         + (
-            f" ({signed(format_value(last[c], change, lang))}, {signed(format_value(last[p], pct, lang))} "
+            f" ({signed(format_value(last[c], change, lang))}, "
+            f"{signed(format_value(last[p], pct, lang))} "
             + (
                 f"по сравнению с периодом «{label(before)}»)"
                 if lang == "ru"
@@ -299,12 +301,14 @@ def _growth(step: Step, out: ToolOutput, catalog: Any, lang: str, trace: Trace) 
         up, down = max(moved, key=lambda r: r[p]), min(moved, key=lambda r: r[p])
         parts.append(
             (
-                f"наибольший рост — {label(up)} ({signed(format_value(up[p], pct, lang))}), наибольшее "
+                f"наибольший рост — {label(up)} "
+                f"({signed(format_value(up[p], pct, lang))}), наибольшее "
                 f"падение — {label(down)} ({signed(format_value(down[p], pct, lang))})"
             )
             if lang == "ru"
             else (
-                f"the largest rise {label(up)} ({signed(format_value(up[p], pct, lang))}), the largest fall "
+                f"the largest rise {label(up)} "
+                f"({signed(format_value(up[p], pct, lang))}), the largest fall "
                 f"{label(down)} ({signed(format_value(down[p], pct, lang))})"
             )
         )
@@ -399,7 +403,7 @@ def summary_markdown(state: dict[str, Any], closing: str | None, catalog: Any, t
         lines += [f"## {text('summary_findings', lang)}", ""]
         lines += [f"- {f}" for f in found]
         lines += [
-            f"- {text('summary_failed', lang, n=s.n, title=s.title, why=s.error or history[s.n]['error'])}"
+            f"- {text('summary_failed', lang, n=s.n, title=s.title, why=s.error or history[s.n]['error'])}"  # noqa: E501
             for s in failed
         ]
         lines.append("")

@@ -31,7 +31,9 @@ def save_table(folder: Path, name: str, columns: list[str], rows: list[Any]) -> 
     folder.mkdir(parents=True, exist_ok=True)
     plain = [[_plain(v) for v in row] for row in rows]
     path = folder / f"{name}.json"
-    path.write_text(json.dumps({"columns": list(columns), "rows": plain}, ensure_ascii=False), encoding="utf-8")
+    path.write_text(
+        json.dumps({"columns": list(columns), "rows": plain}, ensure_ascii=False), encoding="utf-8"
+    )
     with (folder / f"{name}.csv").open("w", encoding="utf-8-sig", newline="") as fh:
         writer = csv.writer(fh)
         writer.writerow(columns)
@@ -47,7 +49,12 @@ def load_table(path: str | Path) -> QueryResult:
     data = json.loads(path.read_text(encoding="utf-8"))
     rows = []
     for row in data.get("rows", []):
-        rows.append(tuple(date.fromisoformat(v) if isinstance(v, str) and ISO_DATE.match(v) else v for v in row))
+        rows.append(
+            tuple(
+                date.fromisoformat(v) if isinstance(v, str) and ISO_DATE.match(v) else v
+                for v in row
+            )
+        )
     return QueryResult(columns=list(data.get("columns", [])), rows=rows)
 
 

@@ -17,12 +17,16 @@ TEXTS = {
     "flags": {"ru": "Отмечено:", "en": "Flagged:"},
     # the manager gate
     "gate_questions": {
-        "ru": "Бриф не готов к работе команды: {count} вопрос(ов) заказчику. Ответьте в брифе и запустите сборку снова.",
-        "en": "The brief is not ready for the team: {count} question(s) for the requester. Answer them in the brief and run the build again.",
+        "ru": "Бриф не готов к работе команды: {count} вопрос(ов) заказчику. Ответьте в брифе "
+        "и запустите сборку снова.",
+        "en": "The brief is not ready for the team: {count} question(s) for the requester. "
+        "Answer them in the brief and run the build again.",
     },
     "gate_person": {
-        "ru": "Бриф остаётся неясным после {rounds} раундов вопросов: его должен разобрать человек.",
-        "en": "The brief is still unclear after {rounds} rounds of questions: a person must settle it.",
+        "ru": "Бриф остаётся неясным после {rounds} раундов вопросов: его должен разобрать "
+        "человек.",
+        "en": "The brief is still unclear after {rounds} rounds of questions: a person must "
+        "settle it.",
     },
     # generic
     "cannot_apply": {
@@ -45,7 +49,8 @@ TEXTS = {
         "en": "The planner could not plan these views:",
     },
     "data_done": {
-        "ru": "Данные собраны: {views} представлений, {rows} строк, всё через guard и только чтение.",
+        "ru": "Данные собраны: {views} представлений, {rows} строк, всё через guard и только "
+        "чтение.",
         "en": "Data built: {views} views, {rows} rows, all through the guard, read-only.",
     },
     "data_blocked": {"ru": "Представления не собираются:", "en": "These views do not build:"},

@@ -190,11 +190,7 @@ class Bottlenecks:
             )
         for step, count in sorted(self.rework_by_step.items(), key=lambda kv: -kv[1]):
             out.append(
-
-                    f"Доработок шага {step}: {count}"
-                    if ru
-                    else f"{step} was reworked {count} time(s)"
-
+                f"Доработок шага {step}: {count}" if ru else f"{step} was reworked {count} time(s)"
             )
         return out
 

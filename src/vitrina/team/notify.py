@@ -7,7 +7,8 @@ or the Telegram Bot API's ``sendMessage`` (the text as HTML, every value escaped
 target that fails is retried a bounded number of times and then written to the trace;
 a notification never stops a build.
 
->>> telegram_text(Notification(seq=1, event="build_blocked", build_id=3, title="A <b>", message="why?"))
+>>> note = Notification(seq=1, event="build_blocked", build_id=3, title="A <b>", message="why?")
+>>> telegram_text(note)
 '<b>Vitrina</b> · build 3 · A &lt;b&gt;\\n<b>blocked</b>\\nwhy?'
 """
 

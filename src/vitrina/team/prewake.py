@@ -68,7 +68,8 @@ def _last_handoff(primitives: Primitives, task: Task) -> dict[str, Any] | None:
 
 
 def required_reviewers(primitives: Primitives, task: Task) -> list[str]:
-    """The chain's reviewer of the step, plus reviewers the author asked for (reviewer roles only)."""
+    """The chain's reviewer of the step, plus reviewers the author asked for (reviewer roles
+    only)."""
     reviewers = [STEPS[task.step].reviewer]
     marker = primitives.store.marker(task.id, MARK_REVIEWERS, task.round)
     for role in json.loads(marker.value) if marker else []:
@@ -130,7 +131,8 @@ def plan_next_step(primitives: Primitives, build: Build) -> NextStep:
             task_id=task.id,
             mode="rework",
             amendments=reasons,
-            reason=f"task {task.id} came back for rework (round {task.round}): {task.role} fixes it",
+            reason=f"task {task.id} came back for rework (round {task.round}): {task.role} "
+            "fixes it",
         )
     if task.status is S.REVIEW:
         return _in_review(primitives, task)

@@ -45,7 +45,8 @@ class Outcome:
 
 def branch_name(step_id: str) -> str:
     """A work task's branch: one per chain step of the build, named before the task exists, so
-    the task row and its branch are written in one insert (a crash cannot leave one without the other)."""
+    the task row and its branch are written in one insert (a crash cannot leave one without the
+    other)."""
     return f"task/{step_id}"
 
 

@@ -166,7 +166,8 @@ def _verdict(lines: list[str], problems: list[str]) -> Verdict | None:
         kind = VerdictKind(text)
     except ValueError:
         problems.append(
-            f"VERDICT: REVIEW-VERDICT '{text}' is not one of {', '.join(v.value for v in VerdictKind)}"
+            f"VERDICT: REVIEW-VERDICT '{text}' is not one of "
+            f"{', '.join(v.value for v in VerdictKind)}"
         )
         return None
     amendments = _items(found.get("AMENDMENTS", []))

@@ -93,7 +93,8 @@ def superset_from(settings: Settings) -> SupersetTarget | None:
     uri = settings.superset_database_uri or settings.db_url
     if not uri:
         missing.append(
-            "VITRINA_SUPERSET_DATABASE_URI (the embedded demo warehouse is not reachable by Superset)"
+            "VITRINA_SUPERSET_DATABASE_URI (the embedded demo warehouse is not reachable "
+            "by Superset)"
         )
     if missing:
         raise TeamError(f"VITRINA_SUPERSET_URL is set but {', '.join(missing)} is not")
@@ -163,7 +164,8 @@ class BuildService:
         self.notifier = notifier if notifier is not None else notifier_from(self.settings)
 
     def key(self, brief_text: str, out: Path | None) -> str:
-        """A build is the same build when the brief, the warehouse, the catalog and the output are."""
+        """A build is the same build when the brief, the warehouse, the catalog and the output
+        are."""
         source = "\n".join(
             [
                 brief_text,

@@ -73,7 +73,8 @@ class Toolbox:
         self.calls += 1
         if self.calls > self.ctx.limits.max_tool_calls:
             raise ToolError(
-                f"{self.role.id} used more than {self.ctx.limits.max_tool_calls} tool calls in one turn"
+                f"{self.role.id} used more than {self.ctx.limits.max_tool_calls} tool "
+                "calls in one turn"
             )
 
     # reading --------------------------------------------------------------------------

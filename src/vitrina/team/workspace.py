@@ -64,7 +64,8 @@ class Workspace:
             ws.write(
                 MAIN,
                 {
-                    "README.md": "# Build workspace\n\nArtifacts of one `vitrina build`: one branch "
+                    "README.md": "# Build workspace\n\nArtifacts of one `vitrina build`: one "
+                    "branch "
                     "per task, merged into main on acceptance.\n"
                 },
                 "Start the workspace",

@@ -62,7 +62,9 @@ def _first_line(exc: BaseException) -> str:
 
 
 class _Backend(Protocol):
-    def run(self, sql: str, row_cap: int, timeout_s: float) -> tuple[list[str], list[tuple], bool]: ...
+    def run(
+        self, sql: str, row_cap: int, timeout_s: float
+    ) -> tuple[list[str], list[tuple], bool]: ...
     def close(self) -> None: ...
 
 
@@ -75,7 +77,9 @@ class _DuckDBBackend:
         try:
             self.conn = duckdb.connect(path, read_only=path != ":memory:")
         except duckdb.Error as exc:
-            raise WarehouseError(f"cannot open DuckDB file {path}: {_first_line(exc)}", kind="connect") from exc
+            raise WarehouseError(
+                f"cannot open DuckDB file {path}: {_first_line(exc)}", kind="connect"
+            ) from exc
         self._harden(path)
         self.lock = threading.Lock()
 
@@ -93,8 +97,10 @@ class _DuckDBBackend:
                 current = self.conn.execute("SELECT current_setting(?)", [name]).fetchone()[0]
                 if str(current).lower() != str(value).lower() and name != "memory_limit":
                     self.conn.close()
-                    raise WarehouseError(f"cannot harden DuckDB file {path} ({name}): {_first_line(exc)}",
-                                         kind="connect") from exc
+                    raise WarehouseError(
+                        f"cannot harden DuckDB file {path} ({name}): {_first_line(exc)}",
+                        kind="connect",
+                    ) from exc
 
     def run(self, sql: str, row_cap: int, timeout_s: float) -> tuple[list[str], list[tuple], bool]:
         import duckdb
@@ -108,8 +114,11 @@ class _DuckDBBackend:
                 columns = [d[0] for d in cursor.description or []]
                 rows = cursor.fetchmany(row_cap + 1)
             except duckdb.InterruptException as exc:
-                raise WarehouseError(f"query ran longer than {timeout_s:g} s and was stopped",
-                                     kind="timeout", sql=sql) from exc
+                raise WarehouseError(
+                    f"query ran longer than {timeout_s:g} s and was stopped",
+                    kind="timeout",
+                    sql=sql,
+                ) from exc
             except duckdb.Error as exc:
                 raise WarehouseError(_first_line(exc), kind="execute", sql=sql) from exc
             finally:
@@ -125,13 +134,19 @@ class _PostgresBackend:
     def __init__(self, url: str, timeout_s: float, *, allow_privileged: bool = False) -> None:
         import psycopg
 
-        dsn = url.replace("postgresql+psycopg://", "postgresql://").replace("postgres://", "postgresql://")
-        options = f"-c default_transaction_read_only=on -c statement_timeout={int(timeout_s * 1000)}"
+        dsn = url.replace("postgresql+psycopg://", "postgresql://").replace(
+            "postgres://", "postgresql://"
+        )
+        options = (
+            f"-c default_transaction_read_only=on -c statement_timeout={int(timeout_s * 1000)}"
+        )
         try:
             self.conn = psycopg.connect(dsn, options=options, connect_timeout=10, autocommit=True)
             report = inspect_postgres_role(self.conn)
         except psycopg.Error as exc:
-            raise WarehouseError(f"cannot connect to PostgreSQL: {_first_line(exc)}", kind="connect") from exc
+            raise WarehouseError(
+                f"cannot connect to PostgreSQL: {_first_line(exc)}", kind="connect"
+            ) from exc
         if report.privileged:
             if not allow_privileged:
                 schemas = self._schemas()
@@ -143,7 +158,8 @@ class _PostgresBackend:
     def _schemas(self) -> list[str]:
         with self.conn.cursor() as cur:
             cur.execute(
-                "SELECT DISTINCT table_schema FROM information_schema.tables WHERE table_schema NOT IN "
+                "SELECT DISTINCT table_schema FROM information_schema.tables WHERE "
+                "table_schema NOT IN "
                 "('pg_catalog', 'information_schema') ORDER BY 1 LIMIT 10"
             )
             return [name for (name,) in cur.fetchall()] or ["public"]
@@ -162,8 +178,11 @@ class _PostgresBackend:
                 columns = [d.name for d in cur.description or []]
                 rows = cur.fetchmany(row_cap + 1)
             except errors.QueryCanceled as exc:
-                raise WarehouseError(f"query ran longer than {timeout_s:g} s and was stopped",
-                                     kind="timeout", sql=sql) from exc
+                raise WarehouseError(
+                    f"query ran longer than {timeout_s:g} s and was stopped",
+                    kind="timeout",
+                    sql=sql,
+                ) from exc
             except psycopg.Error as exc:
                 raise WarehouseError(_first_line(exc), kind="execute", sql=sql) from exc
             finally:
@@ -194,7 +213,9 @@ class _SQLAlchemyBackend:
             with self.engine.connect():
                 pass
         except (SQLAlchemyError, ImportError) as exc:
-            raise WarehouseError(f"cannot connect to {scheme_of(url)}: {_first_line(exc)}", kind="connect") from exc
+            raise WarehouseError(
+                f"cannot connect to {scheme_of(url)}: {_first_line(exc)}", kind="connect"
+            ) from exc
 
     def run(self, sql: str, row_cap: int, timeout_s: float) -> tuple[list[str], list[tuple], bool]:
         from sqlalchemy import text
@@ -219,14 +240,23 @@ class Warehouse:
     """One warehouse connection, opened lazily, used by every read in a process."""
 
     def __init__(
-        self, url: str, *, timeout_s: float = 30.0, row_cap: int = 100_000, allow_privileged: bool = False
+        self,
+        url: str,
+        *,
+        timeout_s: float = 30.0,
+        row_cap: int = 100_000,
+        allow_privileged: bool = False,
     ) -> None:
         self.url = url
-        self.allow_privileged = allow_privileged  # VITRINA_ALLOW_PRIVILEGED_WAREHOUSE: loudly logged
+        self.allow_privileged = (
+            allow_privileged  # VITRINA_ALLOW_PRIVILEGED_WAREHOUSE: loudly logged
+        )
         self.dialect = dialect_of(url)
         self.timeout_s = timeout_s
         self.row_cap = row_cap
-        self.cache: dict[tuple[str, ...], Any] = {}  # facts about the data that do not change in a run
+        self.cache: dict[
+            tuple[str, ...], Any
+        ] = {}  # facts about the data that do not change in a run
         self._backend: _Backend | None = None
 
     @property
@@ -236,7 +266,9 @@ class Warehouse:
             if scheme == "duckdb":
                 self._backend = _DuckDBBackend(self.url.split(":///", 1)[-1] or ":memory:")
             elif scheme in ("postgresql", "postgres"):
-                self._backend = _PostgresBackend(self.url, self.timeout_s, allow_privileged=self.allow_privileged)
+                self._backend = _PostgresBackend(
+                    self.url, self.timeout_s, allow_privileged=self.allow_privileged
+                )
             else:
                 self._backend = _SQLAlchemyBackend(self.url)
         return self._backend
@@ -246,7 +278,9 @@ class Warehouse:
         start = time.perf_counter()
         columns, rows, truncated = self.backend.run(sql, row_cap or self.row_cap, self.timeout_s)
         elapsed = (time.perf_counter() - start) * 1000
-        return QueryResult(columns=columns, rows=rows, truncated=truncated, elapsed_ms=round(elapsed, 2))
+        return QueryResult(
+            columns=columns, rows=rows, truncated=truncated, elapsed_ms=round(elapsed, 2)
+        )
 
     def explain(self, sql: str) -> None:
         """Compile check on the real engine: EXPLAIN plans the query without running it."""

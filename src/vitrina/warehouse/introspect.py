@@ -119,7 +119,11 @@ class DatabaseSchema(BaseModel):
 def normalize_type(raw: str) -> str:
     """The family name of a database type, lowercase, without size or precision.
 
-    >>> normalize_type("DECIMAL(14,2)"), normalize_type("character varying(20)"), normalize_type("INT8")
+    >>> (
+    ...     normalize_type("DECIMAL(14,2)"),
+    ...     normalize_type("character varying(20)"),
+    ...     normalize_type("INT8"),
+    ... )
     ('decimal', 'varchar', 'bigint')
     """
     base = re.sub(r"\(.*?\)", "", raw.lower()).strip()
@@ -177,8 +181,10 @@ def _duckdb_metadata(conn: sa.Connection, schemas: list[str] | None) -> list[_Ra
     columns: dict[tuple[str, str], list[tuple[str, str, bool]]] = {}
     for s, t, c, typ, nullable in conn.execute(
         sa.text(
-            "SELECT schema_name, table_name, column_name, data_type, is_nullable FROM duckdb_columns() "
-            "WHERE database_name = current_database() AND NOT internal ORDER BY schema_name, table_name, column_index"
+            "SELECT schema_name, table_name, column_name, data_type, is_nullable FROM "
+            "duckdb_columns() "
+            "WHERE database_name = current_database() AND NOT internal ORDER BY "
+            "schema_name, table_name, column_index"
         )
     ):
         columns.setdefault((s, t), []).append((c, typ, bool(nullable)))
@@ -186,8 +192,10 @@ def _duckdb_metadata(conn: sa.Connection, schemas: list[str] | None) -> list[_Ra
     fks: dict[tuple[str, str], list[ForeignKeyInfo]] = {}
     for s, t, kind, cols, ref_table, ref_cols in conn.execute(
         sa.text(
-            "SELECT schema_name, table_name, constraint_type, constraint_column_names, referenced_table, "
-            "referenced_column_names FROM duckdb_constraints() WHERE database_name = current_database() "
+            "SELECT schema_name, table_name, constraint_type, constraint_column_names, "
+            "referenced_table, "
+            "referenced_column_names FROM duckdb_constraints() WHERE database_name = "
+            "current_database() "
             "AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY')"
         )
     ):
@@ -268,7 +276,10 @@ def _inspector_metadata(engine: sa.Engine, schemas: list[str] | None) -> list[_R
 
 def _first_line(exc: BaseException) -> str:
     text = str(getattr(exc, "orig", None) or exc).strip()
-    return f"{type(getattr(exc, 'orig', None) or exc).__name__}: {text.splitlines()[0] if text else ''}"
+    return (
+        f"{type(getattr(exc, 'orig', None) or exc).__name__}: "
+        f"{text.splitlines()[0] if text else ''}"
+    )
 
 
 def _table_stats(conn: sa.Connection, raw: _RawTable, sample_values: int) -> TableInfo:
@@ -346,7 +357,7 @@ def column_prefix(table: TableInfo) -> str:
 
 
 def _key_root(name: str) -> str | None:
-    """"custkey" -> "cust", "nation_id" -> "nation": the entity a key column names."""
+    """ "custkey" -> "cust", "nation_id" -> "nation": the entity a key column names."""
     for suffix in ("_key", "key", "_id", "id"):
         if name.endswith(suffix) and len(name) > len(suffix):
             return name[: -len(suffix)]
@@ -363,7 +374,7 @@ def infer_prefixed_keys(tables: list[TableInfo]) -> None:
         if not prefix:
             continue
         for col in t.columns:
-            stripped = col.name.lower()[len(prefix):]
+            stripped = col.name.lower()[len(prefix) :]
             root = _key_root(stripped)
             if root and t.name.lower().startswith(root):
                 owners.setdefault(stripped, []).append((t, col.name))
@@ -371,13 +382,20 @@ def infer_prefixed_keys(tables: list[TableInfo]) -> None:
         prefix = column_prefix(t)
         covered = {c for fk in t.foreign_keys for c in fk.columns}
         for col in t.columns:
-            stripped = col.name.lower()[len(prefix):]
+            stripped = col.name.lower()[len(prefix) :]
             found = [(o, name) for o, name in owners.get(stripped, []) if o is not t]
             if not prefix or col.name in covered or len(found) != 1:
                 continue
             ref, ref_column = found[0]
-            t.foreign_keys.append(ForeignKeyInfo(columns=[col.name], ref_table=ref.name, ref_columns=[ref_column],
-                                                 ref_schema=ref.schema_name, inferred=True))
+            t.foreign_keys.append(
+                ForeignKeyInfo(
+                    columns=[col.name],
+                    ref_table=ref.name,
+                    ref_columns=[ref_column],
+                    ref_schema=ref.schema_name,
+                    inferred=True,
+                )
+            )
 
 
 def introspect(

@@ -46,7 +46,6 @@ DUCKDB_HARDENING: tuple[tuple[str, Any], ...] = (
 )
 
 
-
 @dataclass(frozen=True)
 class RoleReport:
     """What the connected role can do beyond reading; empty ``problems`` means least privilege."""
@@ -64,7 +63,8 @@ def inspect_postgres_role(conn: Any) -> RoleReport:
     problems: list[str] = []
     with conn.cursor() as cur:
         cur.execute(
-            f"SELECT current_user, {', '.join(ROLE_FLAGS)} FROM pg_roles WHERE rolname = current_user"
+            f"SELECT current_user, {', '.join(ROLE_FLAGS)} FROM pg_roles WHERE rolname = "
+            "current_user"
         )
         role, *flags = cur.fetchone()
         if flags[0]:  # rolsuper: everything below is implied
@@ -77,13 +77,15 @@ def inspect_postgres_role(conn: Any) -> RoleReport:
             if on
         ]
         cur.execute(
-            "SELECT rolname FROM pg_roles WHERE rolname = ANY(%s) AND pg_has_role(current_user, oid, 'USAGE') "
+            "SELECT rolname FROM pg_roles WHERE rolname = ANY(%s) AND "
+            "pg_has_role(current_user, oid, 'USAGE') "
             "ORDER BY rolname",
             (list(DANGEROUS_ROLES),),
         )
         problems += [f"member of {name}" for (name,) in cur.fetchall()]
         cur.execute(
-            "SELECT n.nspname || '.' || c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "SELECT n.nspname || '.' || c.relname FROM pg_class c JOIN pg_namespace n ON "
+            "n.oid = c.relnamespace "
             f"WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND {SYSTEM_SCHEMA_SQL} AND ("
             "has_table_privilege(c.oid, 'INSERT') OR has_table_privilege(c.oid, 'UPDATE') OR "
             "has_table_privilege(c.oid, 'DELETE') OR has_table_privilege(c.oid, 'TRUNCATE')) "
@@ -91,8 +93,10 @@ def inspect_postgres_role(conn: Any) -> RoleReport:
         )
         problems += [f"can write table {name}" for (name,) in cur.fetchall()]
         cur.execute(
-            f"SELECT n.nspname, pg_has_role(current_user, n.nspowner, 'USAGE') FROM pg_namespace n WHERE {SYSTEM_SCHEMA_SQL} "
-            "AND (pg_has_role(current_user, n.nspowner, 'USAGE') OR has_schema_privilege(n.oid, 'CREATE')) "
+            "SELECT n.nspname, pg_has_role(current_user, n.nspowner, 'USAGE') FROM "
+            f"pg_namespace n WHERE {SYSTEM_SCHEMA_SQL} "
+            "AND (pg_has_role(current_user, n.nspowner, 'USAGE') OR "
+            "has_schema_privilege(n.oid, 'CREATE')) "
             "ORDER BY 1 LIMIT 5"
         )
         problems += [
@@ -107,7 +111,8 @@ def reader_role_sql(
 ) -> str:
     """The SQL an administrator runs once to create the read-only role Vitrina connects as."""
     lines = [
-        f"CREATE ROLE {role} LOGIN PASSWORD '{password}' NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION;",
+        f"CREATE ROLE {role} LOGIN PASSWORD '{password}' NOSUPERUSER NOCREATEDB "
+        "NOCREATEROLE NOREPLICATION;",
         f"ALTER ROLE {role} SET default_transaction_read_only = on;",
         "REVOKE CREATE ON SCHEMA public FROM PUBLIC;",
     ]
@@ -123,10 +128,13 @@ def reader_role_sql(
 def refusal_message(report: RoleReport, schemas: list[str]) -> str:
     """Why Vitrina will not run as this role, and the SQL that creates one it will run as."""
     return (
-        f"refusing to query the warehouse as PostgreSQL role {report.role!r}: it can do more than read "
-        f"({'; '.join(report.problems)}). Connect as a read-only role instead; an administrator creates "
+        f"refusing to query the warehouse as PostgreSQL role {report.role!r}: it can do "
+        "more than read "
+        f"({'; '.join(report.problems)}). Connect as a read-only role instead; an "
+        "administrator creates "
         f"one with:\n\n{reader_role_sql(schemas)}\n\nthen set VITRINA_DB_URL=postgresql+psycopg://"
-        f"{READER_ROLE}:<password>@<host>/<database>. To run as this role anyway (not recommended), "
+        f"{READER_ROLE}:<password>@<host>/<database>. To run as this role anyway (not "
+        "recommended), "
         "set VITRINA_ALLOW_PRIVILEGED_WAREHOUSE=1."
     )
 
@@ -134,7 +142,8 @@ def refusal_message(report: RoleReport, schemas: list[str]) -> str:
 def warn_privileged(report: RoleReport) -> None:
     """The loud log line of the override: on every connect, at CRITICAL."""
     log.critical(
-        "VITRINA_ALLOW_PRIVILEGED_WAREHOUSE is set: querying the warehouse as privileged role %r (%s). "
+        "VITRINA_ALLOW_PRIVILEGED_WAREHOUSE is set: querying the warehouse as privileged "
+        "role %r (%s). "
         "Any SQL that gets past the guard runs with these rights.",
         report.role,
         "; ".join(report.problems),

@@ -32,7 +32,8 @@ def create_reader_role(admin_url: str, schemas: list[str], *, role: str = READER
             admin.execute(sql.SQL("CREATE ROLE {} LOGIN").format(ident))
         admin.execute(
             sql.SQL(
-                "ALTER ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS PASSWORD {}"
+                "ALTER ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION "
+                "NOBYPASSRLS PASSWORD {}"
             ).format(ident, sql.Literal(password))
         )
         database = admin.execute("SELECT current_database()").fetchone()[0]

@@ -13,13 +13,21 @@ def connect(catalog: Catalog, tables: list[str], extra: list[str]) -> tuple[list
         return [], []
     base, everything, joins = tables[0], [tables[0]], []
     for table in [*tables[1:], *extra]:
-        path = catalog.join_path(base, table) or catalog.join_path(base, table, many_to_one_only=False) or []
+        path = (
+            catalog.join_path(base, table)
+            or catalog.join_path(base, table, many_to_one_only=False)
+            or []
+        )
         for rel in path:
             for name in (rel.left_table, rel.right_table):
                 if name not in everything:
                     everything.append(name)
-            join = Join(left_table=rel.left_table, left_column=rel.left_column, right_table=rel.right_table,
-                        right_column=rel.right_column)
+            join = Join(
+                left_table=rel.left_table,
+                left_column=rel.left_column,
+                right_table=rel.right_table,
+                right_column=rel.right_column,
+            )
             if join not in joins:
                 joins.append(join)
         if table not in everything:
@@ -34,4 +42,6 @@ def period_text(period: PeriodRef | None) -> str:
     """The period as a model must use it: explicit ISO bounds, never a phrase to interpret."""
     if period is None:
         return "all available dates (no period filter)"
-    return f"{period.label_en}: from {period.start.isoformat()} to {period.end.isoformat()} inclusive"
+    return (
+        f"{period.label_en}: from {period.start.isoformat()} to {period.end.isoformat()} inclusive"
+    )

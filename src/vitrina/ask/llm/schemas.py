@@ -8,7 +8,9 @@ from pydantic import BaseModel, Field
 
 
 class Rewrite(BaseModel):
-    question: str = Field(description="the follow-up rewritten as one standalone question, same language")
+    question: str = Field(
+        description="the follow-up rewritten as one standalone question, same language"
+    )
 
 
 class TopicChoice(BaseModel):
@@ -17,13 +19,17 @@ class TopicChoice(BaseModel):
 
 
 class PeriodSpan(BaseModel):
-    span: str | None = Field(description="the exact words of the question that name a period, or null")
+    span: str | None = Field(
+        description="the exact words of the question that name a period, or null"
+    )
 
 
 class Ambiguity(BaseModel):
     ambiguous: bool
     question: str = ""
-    options: list[str] = Field(default_factory=list, description="topic ids the question could be about")
+    options: list[str] = Field(
+        default_factory=list, description="topic ids the question could be about"
+    )
 
 
 class TableChoice(BaseModel):

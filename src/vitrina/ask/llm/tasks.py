@@ -36,7 +36,9 @@ LANGS = {"ru": "Russian", "en": "English"}
 TurnModel = ModelTurn
 
 
-def ask_model(model: ModelTurn, task: str, schema: type[T], trace: Trace, /, **variables: Any) -> T | None:
+def ask_model(
+    model: ModelTurn, task: str, schema: type[T], trace: Trace, /, **variables: Any
+) -> T | None:
     """One typed request; the prompt file is named after the task."""
     reply = model.structured(task, PROMPTS.render(task, **variables), schema, trace=trace)
     if reply.skipped:
@@ -48,14 +50,25 @@ def ask_model(model: ModelTurn, task: str, schema: type[T], trace: Trace, /, **v
     return reply.value
 
 
-def rewrite(model: TurnModel, trace: Trace, *, question: str, previous: str, summary: str | None,
-            lang: str) -> str | None:
-    value = ask_model(model, "rewrite", Rewrite, trace, question=question, previous=previous, summary=summary,
-                      lang=LANGS.get(lang, lang))
+def rewrite(
+    model: TurnModel, trace: Trace, *, question: str, previous: str, summary: str | None, lang: str
+) -> str | None:
+    value = ask_model(
+        model,
+        "rewrite",
+        Rewrite,
+        trace,
+        question=question,
+        previous=previous,
+        summary=summary,
+        lang=LANGS.get(lang, lang),
+    )
     return value.question.strip() if value and value.question.strip() else None
 
 
-def classify_topic(model: TurnModel, trace: Trace, *, question: str, topics: list[dict[str, str]]) -> str | None:
+def classify_topic(
+    model: TurnModel, trace: Trace, *, question: str, topics: list[dict[str, str]]
+) -> str | None:
     value = ask_model(model, "topic", TopicChoice, trace, question=question, topics=topics)
     ids = {t["id"] for t in topics}
     if value and value.topic not in ids:
@@ -72,10 +85,18 @@ def find_period_span(model: TurnModel, trace: Trace, *, question: str) -> str | 
     return value.span if value else None
 
 
-def detect_ambiguity(model: TurnModel, trace: Trace, *, question: str, topics: list[dict[str, str]],
-                     lang: str) -> Ambiguity | None:
-    value = ask_model(model, "ambiguity", Ambiguity, trace, question=question, topics=topics,
-                      lang=LANGS.get(lang, lang))
+def detect_ambiguity(
+    model: TurnModel, trace: Trace, *, question: str, topics: list[dict[str, str]], lang: str
+) -> Ambiguity | None:
+    value = ask_model(
+        model,
+        "ambiguity",
+        Ambiguity,
+        trace,
+        question=question,
+        topics=topics,
+        lang=LANGS.get(lang, lang),
+    )
     if value is None or not value.ambiguous:
         return None
     ids = {t["id"] for t in topics}
@@ -86,9 +107,17 @@ def detect_ambiguity(model: TurnModel, trace: Trace, *, question: str, topics: l
     return Ambiguity(ambiguous=True, question=value.question, options=options)
 
 
-def choose_tables(model: TurnModel, trace: Trace, *, question: str, tables: list[dict[str, str]],
-                  notes: str | None) -> list[str] | None:
-    value = ask_model(model, "tables", TableChoice, trace, question=question, tables=tables, notes=notes)
+def choose_tables(
+    model: TurnModel,
+    trace: Trace,
+    *,
+    question: str,
+    tables: list[dict[str, str]],
+    notes: str | None,
+) -> list[str] | None:
+    value = ask_model(
+        model, "tables", TableChoice, trace, question=question, tables=tables, notes=notes
+    )
     if value is None:
         return None
     known = {t["name"] for t in tables}
@@ -99,7 +128,9 @@ def choose_tables(model: TurnModel, trace: Trace, *, question: str, tables: list
     return chosen or None
 
 
-def check_feasibility(model: TurnModel, trace: Trace, *, question: str, schema: str) -> Feasibility | None:
+def check_feasibility(
+    model: TurnModel, trace: Trace, *, question: str, schema: str
+) -> Feasibility | None:
     return ask_model(model, "feasibility", Feasibility, trace, question=question, schema=schema)
 
 
@@ -107,24 +138,56 @@ def generate_sql(model: TurnModel, trace: Trace, **variables: Any) -> SqlDraft |
     return ask_model(model, "sql_generation", SqlDraft, trace, **variables)
 
 
-def semantic_check(model: TurnModel, trace: Trace, *, question: str, sql: str,
-                   checklist: list[str]) -> SemanticVerdict | None:
-    return ask_model(model, "semantic_check", SemanticVerdict, trace, question=question, sql=sql,
-                     checklist=checklist)
+def semantic_check(
+    model: TurnModel, trace: Trace, *, question: str, sql: str, checklist: list[str]
+) -> SemanticVerdict | None:
+    return ask_model(
+        model,
+        "semantic_check",
+        SemanticVerdict,
+        trace,
+        question=question,
+        sql=sql,
+        checklist=checklist,
+    )
 
 
-def write_answer(model: TurnModel, trace: Trace, *, question: str, lang: str, period: str,
-                 rows: list[dict[str, Any]], figures: dict[str, Any]) -> str | None:
-    value = ask_model(model, "answer", AnswerText, trace, question=question, lang=LANGS.get(lang, lang),
-                      period=period, rows=json.dumps(rows, ensure_ascii=False, default=str),
-                      figures=json.dumps(figures, ensure_ascii=False, default=str))
+def write_answer(
+    model: TurnModel,
+    trace: Trace,
+    *,
+    question: str,
+    lang: str,
+    period: str,
+    rows: list[dict[str, Any]],
+    figures: dict[str, Any],
+) -> str | None:
+    value = ask_model(
+        model,
+        "answer",
+        AnswerText,
+        trace,
+        question=question,
+        lang=LANGS.get(lang, lang),
+        period=period,
+        rows=json.dumps(rows, ensure_ascii=False, default=str),
+        figures=json.dumps(figures, ensure_ascii=False, default=str),
+    )
     return value.text.strip() if value and value.text.strip() else None
 
 
-def propose_chart(model: TurnModel, trace: Trace, *, question: str, columns: list[str],
-                  rows: list[list[Any]]) -> ChartProposal | None:
-    value = ask_model(model, "chart", ChartProposal, trace, question=question, columns=columns,
-                      rows=json.dumps(rows[:5], ensure_ascii=False, default=str))
+def propose_chart(
+    model: TurnModel, trace: Trace, *, question: str, columns: list[str], rows: list[list[Any]]
+) -> ChartProposal | None:
+    value = ask_model(
+        model,
+        "chart",
+        ChartProposal,
+        trace,
+        question=question,
+        columns=columns,
+        rows=json.dumps(rows[:5], ensure_ascii=False, default=str),
+    )
     if value is None or value.kind == "none":
         return None
     bad = [c for c in [value.x, *value.y] if c is not None and c not in columns]
@@ -134,8 +197,16 @@ def propose_chart(model: TurnModel, trace: Trace, *, question: str, columns: lis
     return value
 
 
-def summarize_dialog(model: TurnModel, trace: Trace, *, questions: list[str], summary: str | None,
-                     lang: str) -> str | None:
-    value = ask_model(model, "dialog_summary", DialogSummary, trace, questions=questions, summary=summary,
-                      lang=LANGS.get(lang, lang))
+def summarize_dialog(
+    model: TurnModel, trace: Trace, *, questions: list[str], summary: str | None, lang: str
+) -> str | None:
+    value = ask_model(
+        model,
+        "dialog_summary",
+        DialogSummary,
+        trace,
+        questions=questions,
+        summary=summary,
+        lang=LANGS.get(lang, lang),
+    )
     return value.summary.strip() if value else None

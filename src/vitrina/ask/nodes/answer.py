@@ -62,8 +62,10 @@ def _model_answer(
 ) -> str | None:
     assert ctx.llm is not None
     lang = state["lang"]
-    rows = [{m.label(lang): format_value(v, m, lang) for v, m in zip(row, metas, strict=False)}
-            for row in result.rows[:MODEL_ROWS]]
+    rows = [
+        {m.label(lang): format_value(v, m, lang) for v, m in zip(row, metas, strict=False)}
+        for row in result.rows[:MODEL_ROWS]
+    ]
     worded = tasks.write_answer(
         ctx.llm,
         trace,
@@ -77,14 +79,17 @@ def _model_answer(
         return None
     invented = unverified_numbers(worded, result, metas, texts=trusted, lang=lang)
     if invented:
-        trace.rejected("the model's answer holds numbers not in the data: rule answer used",
-                       numbers=[str(n) for n in invented])
+        trace.rejected(
+            "the model's answer holds numbers not in the data: rule answer used",
+            numbers=[str(n) for n in invented],
+        )
         return None
     return worded
 
 
-def _chart(state: AskState, ctx: AskContext, result: QueryResult, metas: list[ColumnMeta]
-           ) -> tuple[dict | None, ChartDecision | None, list[TraceEvent]]:
+def _chart(
+    state: AskState, ctx: AskContext, result: QueryResult, metas: list[ColumnMeta]
+) -> tuple[dict | None, ChartDecision | None, list[TraceEvent]]:
     lang = state["lang"]
     if ctx.options.chart == "off":
         return None, None, []
@@ -131,8 +136,10 @@ def scope_note(plan: QueryPlan, lang: str) -> str | None:
     return ("Учтено: " if lang == "ru" else "Applied: ") + "; ".join(parts) + "."
 
 
-DAY_KIND_LABELS = {"weekend": ("только выходные дни", "weekends only"),
-                   "weekday": ("только будние дни", "weekdays only")}
+DAY_KIND_LABELS = {
+    "weekend": ("только выходные дни", "weekends only"),
+    "weekday": ("только будние дни", "weekdays only"),
+}
 
 
 def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
@@ -192,18 +199,39 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
                 )
     invented = unverified_numbers(body, result, metas, texts=trusted, lang=lang)
     if invented:
-        trace.rejected("answer text held numbers not in the data: table-only answer used",
-                       numbers=[str(n) for n in invented])
+        trace.rejected(
+            "answer text held numbers not in the data: table-only answer used",
+            numbers=[str(n) for n in invented],
+        )
         body = view.note or ""
     spec, decision, chart_events = _chart(state, ctx, result, metas)
-    outputs = {"lang": lang, "sheet_title": topic_label, "question": state["rewritten"],
-               "sql": state["sql"] or "", "period_label": period_label,
-               "chart_decision": decision.model_dump(mode="json") if spec is not None and decision else None}
+    outputs = {
+        "lang": lang,
+        "sheet_title": topic_label,
+        "question": state["rewritten"],
+        "sql": state["sql"] or "",
+        "period_label": period_label,
+        "chart_decision": decision.model_dump(mode="json")
+        if spec is not None and decision
+        else None,
+    }
     reading = read_question(state["rewritten"], ctx.catalog)
     snap = snapshot(state["rewritten"], period.span if period else None, reading.grain_span)
-    turn = {"question": state["question"], "rewritten": state["rewritten"], "topic": topic,
-            "sql": state["sql"], "period": period.label(lang) if period else None,
-            "run_id": state["run_id"], "snapshot": snap}
-    return {"status": "answered", "answer": body, "table": view.model_dump(), "chart": spec,
-            "outputs": outputs, "history": [turn],
-            "trace": [*trace.events, *chart_events]}
+    turn = {
+        "question": state["question"],
+        "rewritten": state["rewritten"],
+        "topic": topic,
+        "sql": state["sql"],
+        "period": period.label(lang) if period else None,
+        "run_id": state["run_id"],
+        "snapshot": snap,
+    }
+    return {
+        "status": "answered",
+        "answer": body,
+        "table": view.model_dump(),
+        "chart": spec,
+        "outputs": outputs,
+        "history": [turn],
+        "trace": [*trace.events, *chart_events],
+    }

@@ -86,14 +86,27 @@ def check_ambiguity(state: AskState, runtime: Runtime[AskContext]) -> dict:
                 },
                 "trace": trace.events,
             }
-    if ctx.llm is not None and "topic" not in chosen and asked < limit and len(ctx.catalog.topics) > 1:
+    if (
+        ctx.llm is not None
+        and "topic" not in chosen
+        and asked < limit
+        and len(ctx.catalog.topics) > 1
+    ):
         topics = [{"id": t.id, "name": t.name(lang)} for t in ctx.catalog.topics.values()]
-        found = tasks.detect_ambiguity(ctx.llm, trace, question=state["rewritten"], topics=topics, lang=lang)
+        found = tasks.detect_ambiguity(
+            ctx.llm, trace, question=state["rewritten"], topics=topics, lang=lang
+        )
         if found is not None:
             options = [{"id": t, "label": ctx.catalog.topics[t].name(lang)} for t in found.options]
             trace.branch("model found an ambiguity of subject: asking", options=found.options)
-            return {"clarification": {"kind": "topic", "options": options,
-                                      "question": found.question or text("clarify_topic", lang)},
-                    "topic": None, "trace": trace.events}
+            return {
+                "clarification": {
+                    "kind": "topic",
+                    "options": options,
+                    "question": found.question or text("clarify_topic", lang),
+                },
+                "topic": None,
+                "trace": trace.events,
+            }
     trace.branch("no clarification needed")
     return {"clarification": None, "trace": trace.events}

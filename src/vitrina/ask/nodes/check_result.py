@@ -24,7 +24,9 @@ def key_is_unique(warehouse: Warehouse, table: str, column: str) -> bool:
     return warehouse.cache[cache_key]
 
 
-def data_range(warehouse: Warehouse, table: str, column: str, trace: Trace) -> tuple[date, date] | None:
+def data_range(
+    warehouse: Warehouse, table: str, column: str, trace: Trace
+) -> tuple[date, date] | None:
     """First and last date that a table holds, to tell the user where data exists."""
     try:
         low, high = warehouse.execute(f"SELECT MIN({column}), MAX({column}) FROM {table}").rows[0]
@@ -33,7 +35,9 @@ def data_range(warehouse: Warehouse, table: str, column: str, trace: Trace) -> t
         return None
     if low is None or high is None:
         return None
-    return (low.date() if isinstance(low, datetime) else low), (high.date() if isinstance(high, datetime) else high)
+    return (low.date() if isinstance(low, datetime) else low), (
+        high.date() if isinstance(high, datetime) else high
+    )
 
 
 def _fan_out(joins: list[Join], warehouse: Warehouse, trace: Trace) -> list[str]:
@@ -42,10 +46,14 @@ def _fan_out(joins: list[Join], warehouse: Warehouse, trace: Trace) -> list[str]
         try:
             unique = key_is_unique(warehouse, join.right_table, join.right_column)
         except WarehouseError as exc:
-            trace.suppressed("join key uniqueness not checked", table=join.right_table, error=str(exc))
+            trace.suppressed(
+                "join key uniqueness not checked", table=join.right_table, error=str(exc)
+            )
             continue
         if not unique:
-            problems.append(f"{join.right_table}.{join.right_column} is not unique: the join may multiply rows")
+            problems.append(
+                f"{join.right_table}.{join.right_column} is not unique: the join may multiply rows"
+            )
     return problems
 
 
@@ -66,9 +74,12 @@ def _shape(state: AskState, ctx: AskContext) -> _Shape:
     tables = state.get("llm_tables") or []
     base = tables[0] if tables else ""
     table = ctx.catalog.tables.get(base)
-    breakdown = bool(state.get("grain")) or any(m.role.value in ("dimension", "period")
-                                                for m in state.get("columns_meta", []))
-    return _Shape(base, table.default_date if table else None, breakdown, state["context"].get("joins", []))
+    breakdown = bool(state.get("grain")) or any(
+        m.role.value in ("dimension", "period") for m in state.get("columns_meta", [])
+    )
+    return _Shape(
+        base, table.default_date if table else None, breakdown, state["context"].get("joins", [])
+    )
 
 
 def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:

@@ -18,12 +18,20 @@ def check_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
     plan = state.get("plan")  # None on the model path: the question's own period and grain apply
     period = plan.period if plan else state.get("period")
     grain = plan.grain if plan else state.get("grain")
-    problems = run_checks(state["sql"] or "", runtime.context.dialect, runtime.context.catalog,
-                          period_start=period.start if period else None, period_end=period.end if period else None,
-                          grain=grain)
+    problems = run_checks(
+        state["sql"] or "",
+        runtime.context.dialect,
+        runtime.context.catalog,
+        period_start=period.start if period else None,
+        period_end=period.end if period else None,
+        grain=grain,
+    )
     if problems:
         for p in problems:
             trace.rejected(p.message, check=p.check)
-        return {"sql_error": "checks: " + "; ".join(p.message for p in problems), "trace": trace.events}
+        return {
+            "sql_error": "checks: " + "; ".join(p.message for p in problems),
+            "trace": trace.events,
+        }
     trace.branch("all deterministic checks passed")
     return {"trace": trace.events}

@@ -50,8 +50,12 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
     if verb:
         trace.branch("the question asks to change data: refused, Vitrina only reads", verb=verb)
         example = next(iter(ctx.catalog.metrics.values())).name(lang) if ctx.catalog.metrics else ""
-        return {**update, "status": "refused", "trace": trace.events,
-                "reason": text("write_request", lang, verb=verb, example=example)}
+        return {
+            **update,
+            "status": "refused",
+            "trace": trace.events,
+            "reason": text("write_request", lang, verb=verb, example=example),
+        }
 
     if reading.refuse:
         trace.branch("question names something the catalog marks as absent", words=reading.refuse)
@@ -94,8 +98,12 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
             "candidates": [],
             "status": "refused",
             "trace": trace.events,
-            "reason": text("no_topic", lang, topics=_topic_list(ctx, lang),
-                           examples=metric_examples(ctx.catalog, lang)),
+            "reason": text(
+                "no_topic",
+                lang,
+                topics=_topic_list(ctx, lang),
+                examples=metric_examples(ctx.catalog, lang),
+            ),
         }
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     best_score = ranked[0][1]
@@ -109,8 +117,11 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
     first = ctx.catalog.metrics[reading.metrics[0].phrase.target].topic if reading.metrics else None
     close = [t for t, s in ranked if t in named and best_score - s <= NEAR_TIE]
     if len(tied) == 1 and first != tied[0] and first in close and len(close) > 1:
-        trace.branch("the metric named first lost its topic by at most one metric word: the user decides",
-                     candidates=close, scores={t: scores[t] for t in close})
+        trace.branch(
+            "the metric named first lost its topic by at most one metric word: the user decides",
+            candidates=close,
+            scores={t: scores[t] for t in close},
+        )
         tied = close
     if len(scores) > 1 and ctx.llm is not None:
         tied = _merge_with_model(tied, list(scores), question, ctx, lang, trace)
@@ -121,12 +132,19 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
     return {**update, "topic": tied[0], "candidates": [], "trace": trace.events}
 
 
-def _merge_with_model(tied: list[str], left: list[str], question: str, ctx: AskContext, lang: str,
-                      trace: Trace) -> list[str]:
+def _merge_with_model(
+    tied: list[str], left: list[str], question: str, ctx: AskContext, lang: str, trace: Trace
+) -> list[str]:
     """Model slot: the classifier runs only when rules left several topics. It breaks a tie;
     when it disagrees with a clear rules winner, both go to the user."""
-    topics = [{"id": t, "name": ctx.catalog.topics[t].name(lang), "description": ctx.catalog.topics[t].description}
-              for t in left]
+    topics = [
+        {
+            "id": t,
+            "name": ctx.catalog.topics[t].name(lang),
+            "description": ctx.catalog.topics[t].description,
+        }
+        for t in left
+    ]
     assert ctx.llm is not None
     choice = tasks.classify_topic(ctx.llm, trace, question=question, topics=topics)
     if choice is None:

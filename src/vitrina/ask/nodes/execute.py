@@ -21,8 +21,9 @@ def execute(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace.measurement("query executed", rows=result.row_count, ms=result.elapsed_ms)
     update: dict = {}
     if state.get("mode") == "llm":
-        update["columns_meta"] = infer_metas(result, runtime.context.catalog, state.get("llm_tables") or [],
-                                             state.get("grain"))
+        update["columns_meta"] = infer_metas(
+            result, runtime.context.catalog, state.get("llm_tables") or [], state.get("grain")
+        )
     if result.truncated:
         trace.rejected("rows beyond the row cap dropped", row_cap=runtime.context.settings.row_cap)
     return {**update, "result": result, "trace": trace.events}

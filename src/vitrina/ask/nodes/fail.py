@@ -25,7 +25,11 @@ def explain_failure(error: str, attempts: int, lang: str, examples: str = "-") -
 def fail(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("fail")
     error = state.get("sql_error") or "unknown error"
-    reason = explain_failure(error, state.get("sql_attempts", 0), state["lang"],
-                             metric_examples(runtime.context.catalog, state["lang"]))
+    reason = explain_failure(
+        error,
+        state.get("sql_attempts", 0),
+        state["lang"],
+        metric_examples(runtime.context.catalog, state["lang"]),
+    )
     trace.error("request failed", error=error, attempts=state.get("sql_attempts", 0))
     return {"status": "failed", "reason": reason, "answer": reason, "trace": trace.events}

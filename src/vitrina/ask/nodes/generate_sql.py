@@ -27,25 +27,56 @@ def _rules(state: AskState, ctx: AskContext, trace: Trace, attempt: int) -> dict
     if plan is None:  # the model path failed: fall back to the rule plan of the same question
         unexplained = state.get("unexplained") or []
         if unexplained:
-            trace.rejected("model gave no usable SQL and the rules cannot read every word: not answered",
-                           words=unexplained)
-            return {"sql": None, "sql_attempts": attempt, "status": "refused", "trace": trace.events,
-                    "reason": unexplained_refusal(unexplained, ctx.catalog, state["lang"])}
+            trace.rejected(
+                "model gave no usable SQL and the rules cannot read every word: not answered",
+                words=unexplained,
+            )
+            return {
+                "sql": None,
+                "sql_attempts": attempt,
+                "status": "refused",
+                "trace": trace.events,
+                "reason": unexplained_refusal(unexplained, ctx.catalog, state["lang"]),
+            }
         period = state.get("period")
-        reading = read_question(state["rewritten"], ctx.catalog,
-                                period_span=period_offsets(state["rewritten"], period.span if period else None))
-        outcome = build_plan(reading, ctx.catalog, topic=state["topic"], lang=state["lang"], period=period,
-                             segment=state.get("resolved_segment"), trace=trace)
+        reading = read_question(
+            state["rewritten"],
+            ctx.catalog,
+            period_span=period_offsets(state["rewritten"], period.span if period else None),
+        )
+        outcome = build_plan(
+            reading,
+            ctx.catalog,
+            topic=state["topic"],
+            lang=state["lang"],
+            period=period,
+            segment=state.get("resolved_segment"),
+            trace=trace,
+        )
         if outcome.plan is None:
-            return {"sql": None, "sql_attempts": attempt, "sql_error": "llm: no usable SQL and no rule plan",
-                    "trace": trace.events}
+            return {
+                "sql": None,
+                "sql_attempts": attempt,
+                "sql_error": "llm: no usable SQL and no rule plan",
+                "trace": trace.events,
+            }
         plan = outcome.plan
-        trace.suppressed("model gave no usable SQL: answered by the rule plan (may miss a condition)")
+        trace.suppressed(
+            "model gave no usable SQL: answered by the rule plan (may miss a condition)"
+        )
     style = "filter" if attempt == 1 else "case"
     with trace.timed("compiled", attempt=attempt):
         sql = compile_plan(plan, ctx.catalog, ctx.dialect, filter_style=style)
-    return {"sql": sql, "sql_attempts": attempt, "sql_source": "rules", "sql_error": None, "plan": plan,
-            "mode": "rules", "columns_meta": column_metas(plan, ctx.catalog), "trace": trace.events}
+    return {
+        "sql": sql,
+        "sql_attempts": attempt,
+        "sql_source": "rules",
+        "sql_error": None,
+        "plan": plan,
+        "mode": "rules",
+        "columns_meta": column_metas(plan, ctx.catalog),
+        "trace": trace.events,
+    }
 
 
 def generate_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
@@ -59,13 +90,30 @@ def generate_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
         return _rules(state, ctx, trace, attempt)
     context = state["context"]
     draft = tasks.generate_sql(
-        ctx.llm, trace, dialect=ctx.dialect, grain=state.get("grain"),
+        ctx.llm,
+        trace,
+        dialect=ctx.dialect,
+        grain=state.get("grain"),
         context=context["full_schema_text"] if error else context["schema_text"],
-        error=error, previous_sql=state.get("sql") or "")
+        error=error,
+        previous_sql=state.get("sql") or "",
+    )
     if draft is None:
         return _rules(state, ctx, trace, attempt)
-    trace.measurement("model wrote SQL", attempt=attempt, sql=draft.sql, explanation=draft.explanation,
-                      confidence=draft.confidence)
-    return {"sql": draft.sql, "sql_attempts": attempt, "sql_source": "llm", "sql_error": None,
-            "sql_explanation": draft.explanation, "sql_confidence": draft.confidence, "columns_meta": [],
-            "trace": trace.events}
+    trace.measurement(
+        "model wrote SQL",
+        attempt=attempt,
+        sql=draft.sql,
+        explanation=draft.explanation,
+        confidence=draft.confidence,
+    )
+    return {
+        "sql": draft.sql,
+        "sql_attempts": attempt,
+        "sql_source": "llm",
+        "sql_error": None,
+        "sql_explanation": draft.explanation,
+        "sql_confidence": draft.confidence,
+        "columns_meta": [],
+        "trace": trace.events,
+    }

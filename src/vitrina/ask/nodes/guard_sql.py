@@ -14,7 +14,9 @@ from vitrina.warehouse import WarehouseError
 def guard_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("guard_sql")
     ctx = runtime.context
-    result = guard_with_catalog(state["sql"] or "", ctx.catalog, dialect=ctx.dialect, row_cap=ctx.settings.row_cap)
+    result = guard_with_catalog(
+        state["sql"] or "", ctx.catalog, dialect=ctx.dialect, row_cap=ctx.settings.row_cap
+    )
     if not result.ok:
         message = "; ".join(v.message_en for v in result.violations)
         trace.events.extend(result.events)  # why the guard failed closed, when it did
@@ -25,7 +27,10 @@ def guard_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
             ctx.warehouse.explain(result.sql)
     except WarehouseError as exc:
         if exc.kind in ("connect", "privileged"):
-            trace.error("warehouse unreachable" if exc.kind == "connect" else "warehouse role refused", error=str(exc))
+            trace.error(
+                "warehouse unreachable" if exc.kind == "connect" else "warehouse role refused",
+                error=str(exc),
+            )
             return {"sql_error": f"{exc.kind}: {exc}", "sql": result.sql, "trace": trace.events}
         trace.rejected("SQL failed the compile check", error=str(exc))
         return {"sql_error": f"compile: {exc}", "sql": result.sql, "trace": trace.events}

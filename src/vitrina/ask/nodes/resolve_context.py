@@ -27,7 +27,9 @@ def resolve_context(state: AskState, runtime: Runtime[AskContext]) -> dict:
         trace.branch("first question of the dialog: nothing to resolve")
         return {"rewritten": question, "follow_up": False, "trace": trace.events}
     period = extract_period(question, ctx.today)
-    reading = read_question(question, ctx.catalog, period_span=period_offsets(question, period.span if period else None))
+    reading = read_question(
+        question, ctx.catalog, period_span=period_offsets(question, period.span if period else None)
+    )
     if not is_follow_up(question, reading, True):
         trace.branch("standalone question: previous turn not used")
         return {"rewritten": question, "follow_up": False, "trace": trace.events}
@@ -36,11 +38,21 @@ def resolve_context(state: AskState, runtime: Runtime[AskContext]) -> dict:
     unexplained = unexplained_words(reading)
     if ctx.llm is not None and len(unexplained) >= MODEL_THRESHOLD:
         trace.branch("rules cannot read the follow-up: the model rewrites it", words=unexplained)
-        standalone = tasks.rewrite(ctx.llm, trace, question=question, previous=prev["rewritten"],
-                                   summary=state.get("dialog_summary"), lang=state["lang"])
+        standalone = tasks.rewrite(
+            ctx.llm,
+            trace,
+            question=question,
+            previous=prev["rewritten"],
+            summary=state.get("dialog_summary"),
+            lang=state["lang"],
+        )
     if standalone is None:
         standalone = rewrite(question, reading, prev["snapshot"], ctx.today, ctx.catalog)
-    trace.branch("follow-up rewritten with the previous turn", previous=prev["rewritten"], rewritten=standalone)
+    trace.branch(
+        "follow-up rewritten with the previous turn",
+        previous=prev["rewritten"],
+        rewritten=standalone,
+    )
     return {
         "rewritten": standalone,
         "follow_up": True,

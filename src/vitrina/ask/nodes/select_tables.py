@@ -22,8 +22,12 @@ from vitrina.trace import Trace
 def unexplained_refusal(words: list[str], catalog: Catalog, lang: str) -> str:
     """The refusal that names the words nothing in the catalog explains."""
     quote = ("«{}»" if lang == "ru" else '"{}"').format
-    return text("unexplained", lang, words=", ".join(quote(w) for w in words),
-                examples=metric_examples(catalog, lang))
+    return text(
+        "unexplained",
+        lang,
+        words=", ".join(quote(w) for w in words),
+        examples=metric_examples(catalog, lang),
+    )
 
 
 def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
@@ -32,25 +36,51 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
     lang = state["lang"]
     period = state.get("period")
     question = state["rewritten"]
-    reading = read_question(question, ctx.catalog, period_span=period_offsets(question, period.span if period else None))
+    reading = read_question(
+        question, ctx.catalog, period_span=period_offsets(question, period.span if period else None)
+    )
     if reading.unknown_names:
-        trace.rejected("names in the question match nothing in the catalog", names=reading.unknown_names)
-        return {"status": "refused", "reason": text("unknown_value", lang, name=reading.unknown_names[0]),
-                "trace": trace.events}
-    outcome = build_plan(reading, ctx.catalog, topic=state["topic"], lang=lang, period=period,
-                         segment=state.get("resolved_segment"), trace=trace)
+        trace.rejected(
+            "names in the question match nothing in the catalog", names=reading.unknown_names
+        )
+        return {
+            "status": "refused",
+            "reason": text("unknown_value", lang, name=reading.unknown_names[0]),
+            "trace": trace.events,
+        }
+    outcome = build_plan(
+        reading,
+        ctx.catalog,
+        topic=state["topic"],
+        lang=lang,
+        period=period,
+        segment=state.get("resolved_segment"),
+        trace=trace,
+    )
     vocabulary = plan_vocabulary(outcome.plan, ctx.catalog) if outcome.plan else frozenset()
     unexplained = unexplained_words(reading, vocabulary)
     if len(unexplained) >= MODEL_THRESHOLD:
         if ctx.llm is not None and not ctx.llm.down:
-            trace.branch("the rules cannot read the whole question: the model plans it", words=unexplained)
+            trace.branch(
+                "the rules cannot read the whole question: the model plans it", words=unexplained
+            )
             return {"mode": "llm", "unexplained": unexplained, "trace": trace.events}
-        trace.rejected("words the rules cannot place and no model to read them: not answered",
-                       words=unexplained)
-        return {"status": "refused", "unexplained": unexplained, "trace": trace.events,
-                "reason": unexplained_refusal(unexplained, ctx.catalog, lang)}
+        trace.rejected(
+            "words the rules cannot place and no model to read them: not answered",
+            words=unexplained,
+        )
+        return {
+            "status": "refused",
+            "unexplained": unexplained,
+            "trace": trace.events,
+            "reason": unexplained_refusal(unexplained, ctx.catalog, lang),
+        }
     if outcome.plan is None:
         return {"status": "refused", "reason": outcome.refusal, "trace": trace.events}
-    trace.measurement("plan", tables=outcome.plan.tables, metrics=outcome.plan.metrics,
-                      joins=len(outcome.plan.joins))
+    trace.measurement(
+        "plan",
+        tables=outcome.plan.tables,
+        metrics=outcome.plan.metrics,
+        joins=len(outcome.plan.joins),
+    )
     return {"plan": outcome.plan, "mode": "rules", "trace": trace.events}

@@ -40,8 +40,15 @@ def start_plan(state: AskState, runtime: Runtime[AskContext]) -> dict:
     plan = state["given_plan"]
     assert plan is not None, "start_plan runs only with a given plan"
     turn = fresh_turn((state.get("question") or "").strip())
-    update = {**turn, "lang": state.get("lang") or turn["lang"], "topic": plan.topic, "period": plan.period,
-              "grain": plan.grain, "plan": plan, "given_plan": None}
+    update = {
+        **turn,
+        "lang": state.get("lang") or turn["lang"],
+        "topic": plan.topic,
+        "period": plan.period,
+        "grain": plan.grain,
+        "plan": plan,
+        "given_plan": None,
+    }
     problems = plan_problems(plan, runtime.context.catalog)
     if problems:  # the fail node records the error (this node's update starts a fresh trace)
         return {**update, "plan": None, "sql_error": "plan: " + "; ".join(problems)}

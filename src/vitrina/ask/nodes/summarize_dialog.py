@@ -20,8 +20,14 @@ def rule_summary(history: list[dict], lang: str) -> str:
     periods = list(dict.fromkeys(t["period"] for t in recent if t.get("period")))
     last = recent[-1]["rewritten"] if recent else ""
     if lang == "ru":
-        return f"Темы: {', '.join(topics) or '—'}. Периоды: {', '.join(periods) or '—'}. Последний вопрос: {last}"
-    return f"Topics: {', '.join(topics) or '-'}. Periods: {', '.join(periods) or '-'}. Last question: {last}"
+        return (
+            f"Темы: {', '.join(topics) or '—'}. Периоды: {', '.join(periods) or '—'}. "
+            f"Последний вопрос: {last}"
+        )
+    return (
+        f"Topics: {', '.join(topics) or '-'}. Periods: {', '.join(periods) or '-'}. Last "
+        f"question: {last}"
+    )
 
 
 def summarize_dialog(state: AskState, runtime: Runtime[AskContext]) -> dict:
@@ -30,8 +36,13 @@ def summarize_dialog(state: AskState, runtime: Runtime[AskContext]) -> dict:
     history = state.get("history") or []
     summary = None
     if ctx.llm is not None:
-        summary = tasks.summarize_dialog(ctx.llm, trace, questions=[t["rewritten"] for t in history[-SUMMARY_TURNS:]],
-                                         summary=state.get("dialog_summary"), lang=state["lang"])
+        summary = tasks.summarize_dialog(
+            ctx.llm,
+            trace,
+            questions=[t["rewritten"] for t in history[-SUMMARY_TURNS:]],
+            summary=state.get("dialog_summary"),
+            lang=state["lang"],
+        )
     if summary is None:
         summary = rule_summary(history, state["lang"])
     trace.branch("dialog summary updated", turns=len(history))

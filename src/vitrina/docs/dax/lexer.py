@@ -113,13 +113,22 @@ def tokenize(text: str) -> list[Token]:
         elif ch.isdigit() or (ch == "." and i + 1 < n and text[i + 1].isdigit()):
             while i < n and (text[i].isdigit() or text[i] == "."):
                 i += 1
-            if i < n and text[i] in "eE" and i + 1 < n and (text[i + 1].isdigit() or text[i + 1] in "+-"):
+            if (
+                i < n
+                and text[i] in "eE"
+                and i + 1 < n
+                and (text[i + 1].isdigit() or text[i + 1] in "+-")
+            ):
                 i += 2
                 while i < n and text[i].isdigit():
                     i += 1
             kind = TokenKind.NUMBER
         elif ch.isalpha() or ch == "_":
-            while i < n and (text[i].isalnum() or text[i] == "_" or (text[i] == "." and i + 1 < n and text[i + 1].isalpha())):
+            while i < n and (
+                text[i].isalnum()
+                or text[i] == "_"
+                or (text[i] == "." and i + 1 < n and text[i + 1].isalpha())
+            ):
                 i += 1
             kind = TokenKind.IDENT
         elif text[i : i + 2] in _TWO_CHAR_OPS:
@@ -131,8 +140,11 @@ def tokenize(text: str) -> list[Token]:
         else:
             i += 1
             kind = {
-                "(": TokenKind.LPAREN, ")": TokenKind.RPAREN, "{": TokenKind.LBRACE,
-                "}": TokenKind.RBRACE, ",": TokenKind.COMMA,
+                "(": TokenKind.LPAREN,
+                ")": TokenKind.RPAREN,
+                "{": TokenKind.LBRACE,
+                "}": TokenKind.RBRACE,
+                ",": TokenKind.COMMA,
             }.get(ch, TokenKind.OTHER)
         piece = text[start:i]
         tokens.append(Token(kind, piece, start, line, error))

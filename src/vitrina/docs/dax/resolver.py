@@ -16,26 +16,106 @@ from vitrina.docs.dax.format import flat_text
 from vitrina.docs.dax.lexer import Token, TokenKind, code_tokens, tokenize
 from vitrina.docs.model.types import Model
 
-RELATIONSHIP_FUNCTIONS = frozenset({"USERELATIONSHIP", "RELATED", "RELATEDTABLE", "CROSSFILTER", "TREATAS"})
-TIME_INTELLIGENCE = frozenset({
-    "DATEADD", "DATESYTD", "DATESQTD", "DATESMTD", "TOTALYTD", "TOTALQTD", "TOTALMTD",
-    "SAMEPERIODLASTYEAR", "PARALLELPERIOD", "PREVIOUSYEAR", "PREVIOUSQUARTER", "PREVIOUSMONTH",
-    "PREVIOUSDAY", "NEXTYEAR", "NEXTQUARTER", "NEXTMONTH", "NEXTDAY", "DATESINPERIOD",
-    "DATESBETWEEN", "OPENINGBALANCEYEAR", "OPENINGBALANCEQUARTER", "OPENINGBALANCEMONTH",
-    "CLOSINGBALANCEYEAR", "CLOSINGBALANCEQUARTER", "CLOSINGBALANCEMONTH", "STARTOFYEAR",
-    "STARTOFQUARTER", "STARTOFMONTH", "ENDOFYEAR", "ENDOFQUARTER", "ENDOFMONTH", "FIRSTDATE",
-    "LASTDATE", "FIRSTNONBLANK", "LASTNONBLANK",
-})
-FILTER_FUNCTIONS = frozenset({
-    "CALCULATE", "CALCULATETABLE", "ALL", "ALLEXCEPT", "ALLSELECTED", "ALLNOBLANKROW",
-    "REMOVEFILTERS", "KEEPFILTERS", "FILTER",
-})
-KEYWORDS = frozenset({
-    "VAR", "RETURN", "DEFINE", "EVALUATE", "MEASURE", "ORDER", "BY", "ASC", "DESC", "IN", "NOT",
-    "TRUE", "FALSE", "AND", "OR", "TABLE", "COLUMN", "START", "AT", "YEAR", "QUARTER", "MONTH",
-    "DAY", "HOUR", "MINUTE", "SECOND", "WEEK", "BLANK", "INTEGER", "STRING", "DOUBLE",
-    "CURRENCY", "DATETIME", "BOOLEAN", "BOTH", "ONEWAY", "NONE", "SKIP", "DENSE", "ABS", "REL",
-})
+RELATIONSHIP_FUNCTIONS = frozenset(
+    {"USERELATIONSHIP", "RELATED", "RELATEDTABLE", "CROSSFILTER", "TREATAS"}
+)
+TIME_INTELLIGENCE = frozenset(
+    {
+        "DATEADD",
+        "DATESYTD",
+        "DATESQTD",
+        "DATESMTD",
+        "TOTALYTD",
+        "TOTALQTD",
+        "TOTALMTD",
+        "SAMEPERIODLASTYEAR",
+        "PARALLELPERIOD",
+        "PREVIOUSYEAR",
+        "PREVIOUSQUARTER",
+        "PREVIOUSMONTH",
+        "PREVIOUSDAY",
+        "NEXTYEAR",
+        "NEXTQUARTER",
+        "NEXTMONTH",
+        "NEXTDAY",
+        "DATESINPERIOD",
+        "DATESBETWEEN",
+        "OPENINGBALANCEYEAR",
+        "OPENINGBALANCEQUARTER",
+        "OPENINGBALANCEMONTH",
+        "CLOSINGBALANCEYEAR",
+        "CLOSINGBALANCEQUARTER",
+        "CLOSINGBALANCEMONTH",
+        "STARTOFYEAR",
+        "STARTOFQUARTER",
+        "STARTOFMONTH",
+        "ENDOFYEAR",
+        "ENDOFQUARTER",
+        "ENDOFMONTH",
+        "FIRSTDATE",
+        "LASTDATE",
+        "FIRSTNONBLANK",
+        "LASTNONBLANK",
+    }
+)
+FILTER_FUNCTIONS = frozenset(
+    {
+        "CALCULATE",
+        "CALCULATETABLE",
+        "ALL",
+        "ALLEXCEPT",
+        "ALLSELECTED",
+        "ALLNOBLANKROW",
+        "REMOVEFILTERS",
+        "KEEPFILTERS",
+        "FILTER",
+    }
+)
+KEYWORDS = frozenset(
+    {
+        "VAR",
+        "RETURN",
+        "DEFINE",
+        "EVALUATE",
+        "MEASURE",
+        "ORDER",
+        "BY",
+        "ASC",
+        "DESC",
+        "IN",
+        "NOT",
+        "TRUE",
+        "FALSE",
+        "AND",
+        "OR",
+        "TABLE",
+        "COLUMN",
+        "START",
+        "AT",
+        "YEAR",
+        "QUARTER",
+        "MONTH",
+        "DAY",
+        "HOUR",
+        "MINUTE",
+        "SECOND",
+        "WEEK",
+        "BLANK",
+        "INTEGER",
+        "STRING",
+        "DOUBLE",
+        "CURRENCY",
+        "DATETIME",
+        "BOOLEAN",
+        "BOTH",
+        "ONEWAY",
+        "NONE",
+        "SKIP",
+        "DENSE",
+        "ABS",
+        "REL",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -127,7 +207,9 @@ def resolve(expression: str, host_table: str | None, names: ModelNames) -> DaxDe
             if nxt.kind is TokenKind.IDENT:
                 variables.add(nxt.text.lower())
                 deps.variables.append(nxt.text)
-        elif t.kind is TokenKind.STRING and i + 1 < len(toks) and toks[i + 1].kind is TokenKind.COMMA:
+        elif (
+            t.kind is TokenKind.STRING and i + 1 < len(toks) and toks[i + 1].kind is TokenKind.COMMA
+        ):
             local_columns.add(t.value.lower())
     iterated: list[str] = []
     pending_unqualified: list[Token] = []
@@ -164,8 +246,10 @@ def resolve(expression: str, host_table: str | None, names: ModelNames) -> DaxDe
                 iterated.append(real)
         elif t.kind is TokenKind.BRACKET:
             name = t.value
-            if prev is not None and prev.kind in (TokenKind.TABLE, TokenKind.IDENT) and not (
-                prev.kind is TokenKind.IDENT and prev.text.lower() in variables
+            if (
+                prev is not None
+                and prev.kind in (TokenKind.TABLE, TokenKind.IDENT)
+                and not (prev.kind is TokenKind.IDENT and prev.text.lower() in variables)
             ):
                 table_name = prev.value if prev.kind is TokenKind.TABLE else prev.text
                 _qualified(table_name, name, names, deps)
@@ -185,7 +269,9 @@ def resolve(expression: str, host_table: str | None, names: ModelNames) -> DaxDe
         elif low in local_columns or low.lstrip("@") in local_columns:
             continue
         else:
-            found = next((names.column(tb, name) for tb in iterated if names.column(tb, name)), None)
+            found = next(
+                (names.column(tb, name) for tb in iterated if names.column(tb, name)), None
+            )
             if found:
                 deps.columns.add(found)
                 deps.row_context_columns.add(found)
@@ -212,7 +298,11 @@ def _qualified(table_name: str, name: str, names: ModelNames, deps: DaxDeps) -> 
 
 
 def _note_function(up: str, toks: list[Token], i: int, deps: DaxDeps) -> None:
-    if up not in RELATIONSHIP_FUNCTIONS and up not in TIME_INTELLIGENCE and up not in FILTER_FUNCTIONS:
+    if (
+        up not in RELATIONSHIP_FUNCTIONS
+        and up not in TIME_INTELLIGENCE
+        and up not in FILTER_FUNCTIONS
+    ):
         return
     spans, _ = _call_args(toks, i + 1)
     args = tuple(_span_text(toks, s, e) for s, e in spans)

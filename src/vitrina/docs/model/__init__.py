@@ -18,8 +18,17 @@ from vitrina.docs.model.types import (
 )
 
 __all__ = [
-    "CalculationItem", "Column", "DataSource", "Expression", "Measure", "Model",
-    "ModelReadError", "Partition", "Relationship", "Table", "load_model",
+    "CalculationItem",
+    "Column",
+    "DataSource",
+    "Expression",
+    "Measure",
+    "Model",
+    "ModelReadError",
+    "Partition",
+    "Relationship",
+    "Table",
+    "load_model",
 ]
 
 

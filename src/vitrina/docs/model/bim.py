@@ -56,12 +56,14 @@ def read_bim(path: Path | str) -> Model:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ModelReadError(f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno) from exc
+        raise ModelReadError(
+            f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno
+        ) from exc
     if not isinstance(data, dict):
         raise ModelReadError("invalid .bim: the top level is not a JSON object", path=path, line=1)
     model_data = data.get("model")
     if not isinstance(model_data, dict):
-        raise ModelReadError("invalid .bim: no \"model\" object", path=path, line=1)
+        raise ModelReadError('invalid .bim: no "model" object', path=path, line=1)
     return model_from_json(data, path=path)
 
 
@@ -184,7 +186,13 @@ def _data_source(d: dict[str, Any]) -> DataSource:
         )
         server = parts.get("data source") or parts.get("server")
         database = parts.get("initial catalog") or parts.get("database")
-    return DataSource(name=d.get("name", ""), kind="legacy", connection_string=conn, server=server, database=database)
+    return DataSource(
+        name=d.get("name", ""),
+        kind="legacy",
+        connection_string=conn,
+        server=server,
+        database=database,
+    )
 
 
 def _expression(e: dict[str, Any]) -> Expression:

@@ -197,7 +197,9 @@ def parse_tmdl(text: str, path: Path | str = "<tmdl>") -> list[Node]:
 
 def find_definition_dir(path: Path) -> Path | None:
     """Accept the `definition/` folder itself or a folder (PBIP semantic model) holding it."""
-    if (path / "model.tmdl").is_file() or ((path / "tables").is_dir() and any(path.glob("tables/*.tmdl"))):
+    if (path / "model.tmdl").is_file() or (
+        (path / "tables").is_dir() and any(path.glob("tables/*.tmdl"))
+    ):
         return path
     if (path / "definition").is_dir():
         return path / "definition"
@@ -210,7 +212,11 @@ def read_tmdl(folder: Path | str) -> Model:
     files = sorted(folder.rglob("*.tmdl"))
     if not files:
         raise ModelReadError("no .tmdl files found", path=folder)
-    model = Model(name=folder.parent.name.removesuffix(".SemanticModel") or "Model", path=str(folder), format="tmdl")
+    model = Model(
+        name=folder.parent.name.removesuffix(".SemanticModel") or "Model",
+        path=str(folder),
+        format="tmdl",
+    )
     for file in files:
         rel = file.relative_to(folder).parts
         if rel[0] in ("cultures", "roles", "perspectives"):
@@ -244,14 +250,20 @@ def _apply(model: Model, node: Node, file: Path) -> None:
         if ft and tt:
             model.relationships.append(
                 Relationship(
-                    name=node.name, from_table=ft, from_column=fc, to_table=tt, to_column=tc,
+                    name=node.name,
+                    from_table=ft,
+                    from_column=fc,
+                    to_table=tt,
+                    to_column=tc,
                     is_active=(node.prop("isActive") or "true").lower() != "false",
                     cross_filter=node.prop("crossFilteringBehavior"),
                 )
             )
     elif kw == "dataSource" and node.name:
         model.data_sources.append(
-            DataSource(name=node.name, kind="legacy", connection_string=node.prop("connectionString"))
+            DataSource(
+                name=node.name, kind="legacy", connection_string=node.prop("connectionString")
+            )
         )
     elif kw in ("model", "database"):
         if kw == "database" and node.prop("compatibilityLevel"):
@@ -336,7 +348,9 @@ def _table(node: Node, file: Path) -> Table:
         elif kw == "calculationGroup":
             for item in child.children:
                 if item.keyword == "calculationItem" and item.name:
-                    table.calculation_items.append(CalculationItem(name=item.name, expression=item.value or ""))
+                    table.calculation_items.append(
+                        CalculationItem(name=item.name, expression=item.value or "")
+                    )
             if not table.partitions:
                 table.partitions.append(Partition(name=name, kind="calculationGroup"))
     return table

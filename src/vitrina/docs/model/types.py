@@ -6,7 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, PrivateAttr
 
-PartitionKind = Literal["query", "m", "calculated", "calculationGroup", "entity", "policyRange", "unknown"]
+PartitionKind = Literal[
+    "query", "m", "calculated", "calculationGroup", "entity", "policyRange", "unknown"
+]
 
 
 class Column(BaseModel):

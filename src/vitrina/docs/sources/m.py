@@ -20,14 +20,62 @@ from vitrina.trace import Trace
 MAX_DEPTH = 8
 SUPPORTED = {"Sql.Database", "Sql.Databases", "Value.NativeQuery"}
 CONNECTOR_NAMESPACES = {
-    "Csv", "Web", "Excel", "File", "Folder", "SharePoint", "OData", "Json", "Xml", "Odbc", "OleDb",
-    "Oracle", "PostgreSQL", "MySQL", "Snowflake", "GoogleBigQuery", "AzureStorage", "AzureDataLakeStorage",
-    "Databricks", "Lakehouse", "PowerPlatform", "AnalysisServices", "Access", "Sybase", "DB2",
-    "Teradata", "Informix", "Exchange", "ActiveDirectory", "Salesforce", "Hdfs", "Spark", "Cdm",
-    "PowerBI", "Dataflows", "AmazonRedshift", "Impala", "Vertica", "SapHana", "SapBusinessWarehouse",
-    "Sql", "Pdf", "Hive", "Kusto", "AzureDataExplorer", "CommonDataService", "Fabric", "Binary",
+    "Csv",
+    "Web",
+    "Excel",
+    "File",
+    "Folder",
+    "SharePoint",
+    "OData",
+    "Json",
+    "Xml",
+    "Odbc",
+    "OleDb",
+    "Oracle",
+    "PostgreSQL",
+    "MySQL",
+    "Snowflake",
+    "GoogleBigQuery",
+    "AzureStorage",
+    "AzureDataLakeStorage",
+    "Databricks",
+    "Lakehouse",
+    "PowerPlatform",
+    "AnalysisServices",
+    "Access",
+    "Sybase",
+    "DB2",
+    "Teradata",
+    "Informix",
+    "Exchange",
+    "ActiveDirectory",
+    "Salesforce",
+    "Hdfs",
+    "Spark",
+    "Cdm",
+    "PowerBI",
+    "Dataflows",
+    "AmazonRedshift",
+    "Impala",
+    "Vertica",
+    "SapHana",
+    "SapBusinessWarehouse",
+    "Sql",
+    "Pdf",
+    "Hive",
+    "Kusto",
+    "AzureDataExplorer",
+    "CommonDataService",
+    "Fabric",
+    "Binary",
 }
-NOT_CONNECTORS = {"Binary.Decompress", "Binary.FromText", "Binary.ToText", "Json.FromValue", "Xml.Tables"}
+NOT_CONNECTORS = {
+    "Binary.Decompress",
+    "Binary.FromText",
+    "Binary.ToText",
+    "Json.FromValue",
+    "Xml.Tables",
+}
 
 
 # ---------------------------------------------------------------- tokens
@@ -74,7 +122,7 @@ def m_tokenize(text: str) -> list[MToken]:
         elif ch.isalpha() or ch == "_" or (ch == "#" and i + 1 < n and text[i + 1].isalpha()):
             start = i
             i += 1
-            while i < n and (text[i].isalnum() or text[i] in "_." ):
+            while i < n and (text[i].isalnum() or text[i] in "_."):
                 i += 1
             out.append(MToken("ident", text[start:i].rstrip(".")))
             if text[start:i].endswith("."):
@@ -86,7 +134,12 @@ def m_tokenize(text: str) -> list[MToken]:
             while i < n and (text[i].isdigit() or text[i] in ".eE"):
                 i += 1
             out.append(MToken("number", text[start:i]))
-        elif text.startswith("=>", i) or text.startswith("<>", i) or text.startswith("<=", i) or text.startswith(">=", i):
+        elif (
+            text.startswith("=>", i)
+            or text.startswith("<>", i)
+            or text.startswith("<=", i)
+            or text.startswith(">=", i)
+        ):
             out.append(MToken("op", text[i : i + 2]))
             i += 2
         else:
@@ -104,7 +157,9 @@ def _split_top(tokens: list[MToken], sep: str = ",") -> list[list[MToken]]:
     for t in tokens:
         if (t.kind == "punct" and t.text in _OPEN) or (t.kind == "ident" and t.text == "let"):
             depth += 1
-        elif (t.kind == "punct" and t.text in ")]}") or (t.kind == "ident" and t.text == "in" and depth > 0 and _let_open(parts)):
+        elif (t.kind == "punct" and t.text in ")]}") or (
+            t.kind == "ident" and t.text == "in" and depth > 0 and _let_open(parts)
+        ):
             depth -= 1
         if t.kind == "punct" and t.text == sep and depth == 0:
             parts.append([])
@@ -181,13 +236,20 @@ class _Ctx:
     seen_expressions: set[str] = field(default_factory=set)
 
 
-def m_sources(expression: str, model: Model | None = None, *, trace: Trace | None = None) -> list[SourceRef]:
+def m_sources(
+    expression: str, model: Model | None = None, *, trace: Trace | None = None
+) -> list[SourceRef]:
     """Sources of one M expression, with shared expressions and parameters resolved."""
     ctx = _Ctx(model=model, trace=trace)
     _eval_document(expression, ctx)
     if not ctx.found:
-        ctx.found.append(SourceRef(kind="unknown", detail="no data source recognised in the M expression",
-                                   warnings=["no data source recognised in the M expression"]))
+        ctx.found.append(
+            SourceRef(
+                kind="unknown",
+                detail="no data source recognised in the M expression",
+                warnings=["no data source recognised in the M expression"],
+            )
+        )
         if trace is not None:
             trace.warning("M expression without a recognised source", expression=expression[:200])
     return _dedupe(ctx.found)
@@ -232,15 +294,25 @@ def _lookup(name: str, env: dict[str, _Val], ctx: _Ctx) -> _Val | None:
         return _Val("literal", literal=expr.expression.split(" meta ")[0].strip())
     if expr.name in ctx.seen_expressions or ctx.depth >= MAX_DEPTH:
         if ctx.trace is not None:
-            ctx.trace.rejected("shared expression not followed (cycle or depth bound)", expression=expr.name)
+            ctx.trace.rejected(
+                "shared expression not followed (cycle or depth bound)", expression=expr.name
+            )
         return _Val("other")
     ctx.seen_expressions.add(expr.name)
     ctx.depth += 1
     ctx.via.append(expr.name)
     try:
         val = _eval_document(expr.expression, ctx)
-        return _Val(val.kind, val.server, val.database, val.schema, val.name, val.sql, val.literal,
-                    [expr.name, *val.via])
+        return _Val(
+            val.kind,
+            val.server,
+            val.database,
+            val.schema,
+            val.name,
+            val.sql,
+            val.literal,
+            [expr.name, *val.via],
+        )
     finally:
         ctx.via.pop()
         ctx.depth -= 1
@@ -282,7 +354,12 @@ def _eval(toks: list[MToken], env: dict[str, _Val], ctx: _Ctx) -> _Val:
                 continue
             i += 2
             continue
-        if t.kind in ("ident", "qident") and nxt is not None and nxt.text == "{" and nxt.kind == "punct":
+        if (
+            t.kind in ("ident", "qident")
+            and nxt is not None
+            and nxt.text == "{"
+            and nxt.kind == "punct"
+        ):
             base = _lookup(t.value, env, ctx)
             close = _match(toks, i + 1)
             inner = toks[i + 2 : close]
@@ -309,7 +386,13 @@ def _is_field_name(toks: list[MToken], i: int) -> bool:
     nxt = toks[i + 1] if i + 1 < len(toks) else None
     if toks[i].kind == "ident" and prev is not None and prev.kind == "punct" and prev.text == "[":
         return True
-    return nxt is not None and nxt.kind == "punct" and nxt.text == "=" and prev is not None and prev.text in "[,"
+    return (
+        nxt is not None
+        and nxt.kind == "punct"
+        and nxt.text == "="
+        and prev is not None
+        and prev.text in "[,"
+    )
 
 
 def _call(fn: str, args: list[list[MToken]], env: dict[str, _Val], ctx: _Ctx) -> _Val | None:
@@ -328,19 +411,34 @@ def _call(fn: str, args: list[list[MToken]], env: dict[str, _Val], ctx: _Ctx) ->
         target = _eval(args[0], env, ctx) if args else _Val("other")
         sql = _arg_value(args[1], env, ctx) if len(args) > 1 else None
         if sql is None:
-            ctx.found.append(SourceRef(kind="unknown", detail="Value.NativeQuery with a computed query text",
-                                       warnings=["the native query text is computed; its tables are unknown"],
-                                       via=list(ctx.via)))
+            ctx.found.append(
+                SourceRef(
+                    kind="unknown",
+                    detail="Value.NativeQuery with a computed query text",
+                    warnings=["the native query text is computed; its tables are unknown"],
+                    via=list(ctx.via),
+                )
+            )
             return None
         _add_query(sql, target.server, target.database, ctx)
         return _Val("query", server=target.server, database=target.database, sql=sql)
     if fn == "#table":
-        ctx.found.append(SourceRef(kind="inline", detail="#table(...) inline data in the model", via=list(ctx.via)))
+        ctx.found.append(
+            SourceRef(
+                kind="inline", detail="#table(...) inline data in the model", via=list(ctx.via)
+            )
+        )
         return None
     if _is_connector(fn):
         detail = _describe(fn, args, env, ctx)
-        ctx.found.append(SourceRef(kind="unsupported", detail=detail, via=list(ctx.via),
-                                   warnings=[f"unsupported source {fn}: lineage stops here"]))
+        ctx.found.append(
+            SourceRef(
+                kind="unsupported",
+                detail=detail,
+                via=list(ctx.via),
+                warnings=[f"unsupported source {fn}: lineage stops here"],
+            )
+        )
         if ctx.trace is not None:
             ctx.trace.warning("unsupported M source", function=fn, detail=detail)
     return None
@@ -348,7 +446,12 @@ def _call(fn: str, args: list[list[MToken]], env: dict[str, _Val], ctx: _Ctx) ->
 
 def _is_connector(fn: str) -> bool:
     ns = fn.split(".", 1)[0]
-    return "." in fn and ns in CONNECTOR_NAMESPACES and fn not in NOT_CONNECTORS and fn not in SUPPORTED
+    return (
+        "." in fn
+        and ns in CONNECTOR_NAMESPACES
+        and fn not in NOT_CONNECTORS
+        and fn not in SUPPORTED
+    )
 
 
 def _describe(fn: str, args: list[list[MToken]], env: dict[str, _Val], ctx: _Ctx) -> str:
@@ -361,27 +464,40 @@ def _describe(fn: str, args: list[list[MToken]], env: dict[str, _Val], ctx: _Ctx
         inner = _split_top(first[2:close])
         return f"{fn}({_describe(first[0].text, inner, env, ctx)})"
     value = _arg_value(first, env, ctx)
-    return f"{fn}(\"{value}\")" if value else f"{fn}(...)"
+    return f'{fn}("{value}")' if value else f"{fn}(...)"
 
 
 def _navigate(base: _Val | None, fields: dict[str, str], ctx: _Ctx) -> _Val | None:
     if base is None:
         return None
     if "schema" in fields and "item" in fields:
-        val = _Val("table", server=base.server, database=base.database, schema=fields["schema"], name=fields["item"])
+        val = _Val(
+            "table",
+            server=base.server,
+            database=base.database,
+            schema=fields["schema"],
+            name=fields["item"],
+        )
     elif base.kind == "server" and "name" in fields:
         return _Val("db", server=base.server, database=fields["name"])
     elif base.kind == "db" and ("name" in fields or "item" in fields):
         raw = fields.get("item") or fields["name"]
         schema, _, name = raw.rpartition(".")
-        val = _Val("table", server=base.server, database=base.database, schema=schema or "dbo", name=name)
+        val = _Val(
+            "table", server=base.server, database=base.database, schema=schema or "dbo", name=name
+        )
     else:
         return None
     via = list(ctx.via) + [v for v in base.via if v not in ctx.via]
-    ctx.found.append(SourceRef(
-        kind="table", objects=[f"{val.schema}.{val.name}".lower()], server=val.server, database=val.database,
-        via=via,
-    ))
+    ctx.found.append(
+        SourceRef(
+            kind="table",
+            objects=[f"{val.schema}.{val.name}".lower()],
+            server=val.server,
+            database=val.database,
+            via=via,
+        )
+    )
     return val
 
 

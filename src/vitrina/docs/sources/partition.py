@@ -9,20 +9,39 @@ from vitrina.docs.sources.types import SourceRef
 from vitrina.trace import Trace
 
 
-def partition_sources(partition: Partition, model: Model, *, trace: Trace | None = None) -> list[SourceRef]:
+def partition_sources(
+    partition: Partition, model: Model, *, trace: Trace | None = None
+) -> list[SourceRef]:
     """What one partition reads. Never an empty list: an unknown source says why."""
     kind = partition.kind
     expr = partition.expression or ""
     if kind == "query":
         if not expr.strip():
-            return [SourceRef(kind="unknown", detail="query partition without a query",
-                              warnings=["query partition has no query text"])]
+            return [
+                SourceRef(
+                    kind="unknown",
+                    detail="query partition without a query",
+                    warnings=["query partition has no query text"],
+                )
+            ]
         ds = model.data_source(partition.data_source or "") if partition.data_source else None
-        return [sql_source(expr, trace=trace, server=ds.server if ds else None, database=ds.database if ds else None)]
+        return [
+            sql_source(
+                expr,
+                trace=trace,
+                server=ds.server if ds else None,
+                database=ds.database if ds else None,
+            )
+        ]
     if kind == "m":
         if not expr.strip():
-            return [SourceRef(kind="unknown", detail="M partition without an expression",
-                              warnings=["M partition has no expression"])]
+            return [
+                SourceRef(
+                    kind="unknown",
+                    detail="M partition without an expression",
+                    warnings=["M partition has no expression"],
+                )
+            ]
         return m_sources(expr, model, trace=trace)
     if kind == "calculated":
         return [SourceRef(kind="calculated", detail="calculated table (DAX)", sql=None)]
@@ -30,8 +49,13 @@ def partition_sources(partition: Partition, model: Model, *, trace: Trace | None
         return [SourceRef(kind="calculation_group", detail="calculation group")]
     if trace is not None:
         trace.warning("partition kind not traced", partition=partition.name, kind=kind)
-    return [SourceRef(kind="unknown", detail=f"partition of kind {kind!r}",
-                      warnings=[f"partition kind {kind!r} is not traced"])]
+    return [
+        SourceRef(
+            kind="unknown",
+            detail=f"partition of kind {kind!r}",
+            warnings=[f"partition kind {kind!r} is not traced"],
+        )
+    ]
 
 
 def table_sources(table: Table, model: Model, *, trace: Trace | None = None) -> list[SourceRef]:
@@ -45,5 +69,11 @@ def table_sources(table: Table, model: Model, *, trace: Trace | None = None) -> 
                 seen.add(key)
                 out.append(ref)
     if not table.partitions:
-        out.append(SourceRef(kind="unknown", detail="table without partitions", warnings=["table has no partitions"]))
+        out.append(
+            SourceRef(
+                kind="unknown",
+                detail="table without partitions",
+                warnings=["table has no partitions"],
+            )
+        )
     return out

@@ -6,7 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-SourceKind = Literal["table", "query", "unsupported", "calculated", "calculation_group", "inline", "unknown"]
+SourceKind = Literal[
+    "table", "query", "unsupported", "calculated", "calculation_group", "inline", "unknown"
+]
 
 
 class SourceRef(BaseModel):

@@ -1,4 +1,5 @@
-"""SQL object index: tables, views, procedures and functions of T-SQL files with what each reads and writes.
+"""SQL object index: tables, views, procedures and functions of T-SQL files with what each reads and
+writes.
 
 The docs job calls `build_index` once over the warehouse project (an SSDT folder, install
 scripts) and asks the index who loads a table, what a view reads and where a view column

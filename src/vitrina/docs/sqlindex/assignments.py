@@ -6,7 +6,8 @@ and, one derived table deep at a time, through `(SELECT ...) AS s` and CTE proje
 
 >>> import sqlglot
 >>> sql = "UPDATE t SET t.Score = s.a * 2 FROM dw.F AS t JOIN ##S AS s ON s.k = t.k"
->>> [(a.target, a.column, a.expression, a.sources) for a in column_assignments(sqlglot.parse_one(sql, read="tsql"))]
+>>> tree = sqlglot.parse_one(sql, read="tsql")
+>>> [(a.target, a.column, a.expression, a.sources) for a in column_assignments(tree)]
 [('dw.f', 'Score', 's.a * 2', ['##s.a'])]
 """
 

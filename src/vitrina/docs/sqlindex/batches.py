@@ -5,7 +5,8 @@ optionally followed by a repeat count), never inside a string or a comment. SQLC
 directives (`:setvar`, `:r`, `:on error`) are dropped. Batches keep the tokens of the
 whole-file lexer, so every later line number is a line of the original file.
 
->>> [(b.line, b.count, len(b.tokens)) for b in split_batches(lex("SELECT 1\\ngo 3\\nSELECT 'GO'\\n").tokens)]
+>>> tokens = lex("SELECT 1\\ngo 3\\nSELECT 'GO'\\n").tokens
+>>> [(b.line, b.count, len(b.tokens)) for b in split_batches(tokens)]
 [(1, 3, 2), (3, 1, 2)]
 """
 
@@ -69,10 +70,30 @@ def _go_line(tokens: list[Tok], i: int) -> tuple[int, int]:
 
 def _is_sqlcmd(tokens: list[Tok], i: int) -> bool:
     nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-    return nxt is not None and nxt.kind == WORD and nxt.line == tokens[i].line and nxt.up in {
-        "SETVAR", "R", "ON", "CONNECT", "OUT", "ERROR", "EXIT", "QUIT", "RESET", "LIST",
-        "SERVERLIST", "HELP", "XML", "PERFTRACE", "LISTVAR", "ED",
-    }
+    return (
+        nxt is not None
+        and nxt.kind == WORD
+        and nxt.line == tokens[i].line
+        and nxt.up
+        in {
+            "SETVAR",
+            "R",
+            "ON",
+            "CONNECT",
+            "OUT",
+            "ERROR",
+            "EXIT",
+            "QUIT",
+            "RESET",
+            "LIST",
+            "SERVERLIST",
+            "HELP",
+            "XML",
+            "PERFTRACE",
+            "LISTVAR",
+            "ED",
+        }
+    )
 
 
 def _skip_line(tokens: list[Tok], i: int) -> int:

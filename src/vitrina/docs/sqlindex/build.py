@@ -36,10 +36,24 @@ from vitrina.trace import Trace
 NODE = "docs.sqlindex"
 DIALECT = "tsql"
 # A statement without any of these words cannot touch a table (SET NOCOUNT ON, RETURN 0).
-_DATA_WORDS = frozenset({
-    "FROM", "JOIN", "INTO", "UPDATE", "DELETE", "MERGE", "TRUNCATE", "INSERT", "EXEC",
-    "EXECUTE", "SELECT", "APPLY", "USING", "TABLE",
-})
+_DATA_WORDS = frozenset(
+    {
+        "FROM",
+        "JOIN",
+        "INTO",
+        "UPDATE",
+        "DELETE",
+        "MERGE",
+        "TRUNCATE",
+        "INSERT",
+        "EXEC",
+        "EXECUTE",
+        "SELECT",
+        "APPLY",
+        "USING",
+        "TABLE",
+    }
+)
 
 
 @dataclass(slots=True)
@@ -82,9 +96,13 @@ def build_index(
         kinds[obj.kind] = kinds.get(obj.kind, 0) + 1
     trace.measurement(
         "SQL object index built",
-        files=len(files), objects=len(index.objects), errors=len(index.errors),
+        files=len(files),
+        objects=len(index.objects),
+        errors=len(index.errors),
         partial=sum(o.partial for o in index.objects.values()),
-        ms=round((time.perf_counter() - started) * 1000, 1), statements_by_parser=counts, **kinds,
+        ms=round((time.perf_counter() - started) * 1000, 1),
+        statements_by_parser=counts,
+        **kinds,
     )
     return index
 
@@ -149,7 +167,17 @@ def _index_file(path: Path, index: SqlIndex, trace: Trace, counts: dict[str, int
 
 
 _SQL_OPENERS = ALWAYS_START | {
-    "SELECT", "INSERT", "UPDATE", "DELETE", "WITH", "EXEC", "EXECUTE", "SET", "BEGIN", "GO", "END",
+    "SELECT",
+    "INSERT",
+    "UPDATE",
+    "DELETE",
+    "WITH",
+    "EXEC",
+    "EXECUTE",
+    "SET",
+    "BEGIN",
+    "GO",
+    "END",
 }
 
 
@@ -157,30 +185,37 @@ def not_sql(text: str, tokens: list[Tok]) -> str | None:
     """Why a .sql file is not SQL text (binary data, prose renamed .sql), or None when it is.
 
     >>> not_sql("This folder holds the loaders.", lex("This folder holds the loaders.").tokens)
-    "no SQL statement: the file starts with 'This folder holds the loaders.' (a text file renamed .sql?)"
+    "no SQL statement: the file starts with 'This folder holds the loaders.' (a text file renamed
+    .sql?)"
     """
     sample = text[:8000]
     bad = sum(1 for ch in sample if ch == "\ufffd" or (ord(ch) < 32 and ch not in "\t\n\r\f\v"))
     if sample and bad * 100 > len(sample):
-        return f"binary data, not SQL text ({bad} control or undecodable characters in the first {len(sample)})"
+        return (
+            f"binary data, not SQL text ({bad} control or undecodable characters in the "
+            f"first {len(sample)})"
+        )
     first = next((t for t in tokens if t.kind != STRING), None)
     if first is None:
         return None  # empty, or comments only: nothing to index, nothing wrong
     if (first.kind == WORD and first.up in _SQL_OPENERS) or first.text in (":", "(", ";"):
         return None
-    head = text[first.start:].split("\n", 1)[0].strip()[:60]
+    head = text[first.start :].split("\n", 1)[0].strip()[:60]
     return f"no SQL statement: the file starts with {head!r} (a text file renamed .sql?)"
 
 
 def _remember_names(index: SqlIndex, statements: list[SqlStatementInfo]) -> None:
-    """The case a statement writes a name in (`##StagedSnapshot`), for objects without a definition."""
+    """The case a statement writes a name in (`##StagedSnapshot`), for objects without a
+    definition."""
     for st in statements:
         for name in (*st.targets, *st.sources):
             if name in index.names or ("." in name.lstrip("#@") and name in index.objects):
                 continue
             parts = name.split(".")
             pattern = r"\s*\.\s*".join(rf"[\[\"]?{re.escape(p)}[\]\"]?" for p in parts[-2:])
-            found = re.search(pattern, st.sql, re.IGNORECASE) if len(index.names) < 200_000 else None
+            found = (
+                re.search(pattern, st.sql, re.IGNORECASE) if len(index.names) < 200_000 else None
+            )
             if found:
                 shown = re.sub(r"[\[\]\"\s]", "", found.group(0))
                 index.names[name] = shown if "." in shown or name[:1] in "#@" else f"dbo.{shown}"
@@ -189,26 +224,38 @@ def _remember_names(index: SqlIndex, statements: list[SqlStatementInfo]) -> None
 def _add(index: SqlIndex, obj: SqlObject, trace: Trace) -> None:
     old = index.objects.get(obj.name)
     if old is not None:
-        message = f"{obj.name} is defined again: {old.file}:{old.line} and {obj.file}:{obj.line}; the later one is kept"
+        message = (
+            f"{obj.name} is defined again: {old.file}:{old.line} and {obj.file}:{obj.line}; "
+            "the later one is kept"
+        )
         obj.warnings.append(message)
         trace.warning(message, file=obj.file, line=obj.line, object=obj.name)
     index.objects[obj.name] = obj
 
 
 def _text(ctx: _File, tokens: list[Tok]) -> str:
-    return ctx.text[tokens[0].start:tokens[-1].end] if tokens else ""
+    return ctx.text[tokens[0].start : tokens[-1].end] if tokens else ""
 
 
 # --- data objects -----------------------------------------------------------------------
 
 
-def _ddl_object(raw: RawStatement, head: Header, ctx: _File, counts: dict[str, int], *, whole: bool) -> SqlObject:
+def _ddl_object(
+    raw: RawStatement, head: Header, ctx: _File, counts: dict[str, int], *, whole: bool
+) -> SqlObject:
     """Tables, sequences, types, synonyms: sqlglot for the columns, tokens when it fails."""
     definition = _text(ctx, raw.tokens)
     obj = SqlObject(
-        name=head.name, kind=head.kind, file=ctx.path, line=head.line,  # type: ignore[arg-type]
-        end_line=raw.tokens[-1].end_line, columns=list(head.columns), definition=definition,
-        parent=head.parent, encoding=ctx.encoding, display=head.display,
+        name=head.name,
+        kind=head.kind,
+        file=ctx.path,
+        line=head.line,  # type: ignore[arg-type]
+        end_line=raw.tokens[-1].end_line,
+        columns=list(head.columns),
+        definition=definition,
+        parent=head.parent,
+        encoding=ctx.encoding,
+        display=head.display,
     )
     if head.parent:
         obj.reads.add(head.parent)
@@ -226,7 +273,10 @@ def _ddl_object(raw: RawStatement, head: Header, ctx: _File, counts: dict[str, i
         counts["scan"] += 1
         ctx.trace.suppressed(
             "sqlglot could not parse CREATE TABLE; columns read from tokens",
-            file=ctx.path, line=head.line, object=head.name, error=_first_line(error),
+            file=ctx.path,
+            line=head.line,
+            object=head.name,
+            error=_first_line(error),
         )
     return obj
 
@@ -238,10 +288,16 @@ def _module(raw: RawStatement, ctx: _File, index: SqlIndex, counts: dict[str, in
     head = module_header(raw.tokens)
     assert head is not None  # split_statements marks only real module heads
     obj = SqlObject(
-        name=head.name or f"<unnamed {head.kind} at line {head.line}>", kind=head.kind,  # type: ignore[arg-type]
-        file=ctx.path, line=head.line, end_line=raw.tokens[-1].end_line,
-        definition=_text(ctx, raw.tokens), parent=head.parent, columns=list(head.columns),
-        encoding=ctx.encoding, display=head.display,
+        name=head.name or f"<unnamed {head.kind} at line {head.line}>",
+        kind=head.kind,  # type: ignore[arg-type]
+        file=ctx.path,
+        line=head.line,
+        end_line=raw.tokens[-1].end_line,
+        definition=_text(ctx, raw.tokens),
+        parent=head.parent,
+        columns=list(head.columns),
+        encoding=ctx.encoding,
+        display=head.display,
     )
     if head.problem or head.body_start is None:
         message = head.problem or "definition has no body"
@@ -249,7 +305,7 @@ def _module(raw: RawStatement, ctx: _File, index: SqlIndex, counts: dict[str, in
         index.errors.append({"file": ctx.path, "line": head.line, "message": message})
         body = raw.tokens[1:]
     else:
-        body = raw.tokens[head.body_start:]
+        body = raw.tokens[head.body_start :]
     if head.kind == "view" and body:
         _view(obj, raw, body, ctx, counts)
     else:
@@ -257,13 +313,20 @@ def _module(raw: RawStatement, ctx: _File, index: SqlIndex, counts: dict[str, in
             info = _statement(st, ctx, obj, counts, whole=False)
             if info is not None:
                 obj.statements.append(info)
-                if head.kind == "function" and st.lead == "RETURN" and info.kind == "select" and not obj.query:
+                if (
+                    head.kind == "function"
+                    and st.lead == "RETURN"
+                    and info.kind == "select"
+                    and not obj.query
+                ):
                     obj.query = _query_text(st, ctx)
     _finish(obj, body, ctx)
     return obj
 
 
-def _view(obj: SqlObject, raw: RawStatement, body: list[Tok], ctx: _File, counts: dict[str, int]) -> None:
+def _view(
+    obj: SqlObject, raw: RawStatement, body: list[Tok], ctx: _File, counts: dict[str, int]
+) -> None:
     """A view is one SELECT: sqlglot on the whole CREATE VIEW, then on the body, then scan."""
     obj.query = _text(ctx, body)
     line = body[0].line
@@ -294,7 +357,10 @@ def _view(obj: SqlObject, raw: RawStatement, body: list[Tok], ctx: _File, counts
     obj.statements.append(_info(found, line, body, ctx, "scan"))
     ctx.trace.suppressed(
         "sqlglot could not parse view; object names read by a token scan",
-        file=ctx.path, line=line, object=obj.name, error=_first_line(error),
+        file=ctx.path,
+        line=line,
+        object=obj.name,
+        error=_first_line(error),
     )
 
 
@@ -322,7 +388,9 @@ def _statement(
     error: Exception | None = None
     for candidate, parsed_by in attempts:
         try:
-            found = extract([e for e in sqlglot.parse(candidate, read=DIALECT) if e is not None], candidate)
+            found = extract(
+                [e for e in sqlglot.parse(candidate, read=DIALECT) if e is not None], candidate
+            )
         except Exception as exc:  # sqlglot raises several types; all mean "not parsed"
             error = error or exc
             continue
@@ -341,7 +409,10 @@ def _statement(
     where = obj.name if obj is not None else f"script {ctx.path}"
     ctx.trace.suppressed(
         "sqlglot could not parse a statement; object names read by a token scan (partial)",
-        file=ctx.path, line=toks[0].line, object=where, error=_first_line(error),
+        file=ctx.path,
+        line=toks[0].line,
+        object=where,
+        error=_first_line(error),
     )
     return _info(found, toks[0].line, toks, ctx, "scan")
 
@@ -374,19 +445,26 @@ def _sql_for_parser(raw: RawStatement, ctx: _File) -> tuple[str, list[Tok]]:
             if tok.up == "CURSOR":
                 after = [j for j in range(k, len(toks)) if toks[j].up == "FOR"]
                 if after and after[0] + 1 < len(toks):
-                    rest = toks[after[0] + 1:]
+                    rest = toks[after[0] + 1 :]
                     return _text(ctx, rest), rest
                 break
     return _text(ctx, toks), toks
 
 
-def _info(found: Extraction, line: int, toks: list[Tok], ctx: _File, parsed_by: str) -> SqlStatementInfo:
+def _info(
+    found: Extraction, line: int, toks: list[Tok], ctx: _File, parsed_by: str
+) -> SqlStatementInfo:
     return SqlStatementInfo(
         kind=found.kind,  # type: ignore[arg-type]
-        targets=found.targets, sources=found.sources, calls=found.calls, line=line,
-        end_line=toks[-1].end_line if toks else line, sql=_text(ctx, toks),
+        targets=found.targets,
+        sources=found.sources,
+        calls=found.calls,
+        line=line,
+        end_line=toks[-1].end_line if toks else line,
+        sql=_text(ctx, toks),
         parsed_by=parsed_by,  # type: ignore[arg-type]
-        assignments=found.assignments, external=found.external,
+        assignments=found.assignments,
+        external=found.external,
     )
 
 
@@ -404,8 +482,10 @@ def _finish(obj: SqlObject, body: list[Tok], ctx: _File) -> None:
         obj.statements.extend(found)
         obj.statements.sort(key=lambda s: s.line)
         message = (
-            f"dynamic SQL at line(s) {', '.join(map(str, dynamic_lines))}: the objects it touches are "
-            f"known only at run time; {len(found)} SQL-like string literal(s) were scanned for names"
+            f"dynamic SQL at line(s) {', '.join(map(str, dynamic_lines))}: the objects "
+            "it touches are "
+            f"known only at run time; {len(found)} SQL-like string literal(s) were "
+            "scanned for names"
         )
         obj.warnings.append(message)
         ctx.trace.warning(message, file=ctx.path, line=dynamic_lines[0], object=obj.name)
@@ -419,15 +499,19 @@ def _finish(obj: SqlObject, body: list[Tok], ctx: _File) -> None:
     obj.ordered_calls = _ordered_calls(obj.statements)
     obj.calls |= {c for c, _ in obj.ordered_calls}
     scanned = [s.line for s in obj.statements if s.parsed_by == "scan" and id(s) not in literal_ids]
-    obj.partial = obj.partial or bool(scanned) or bool(literal_ids)  # dynamic SQL strings: said by their own warning
+    obj.partial = (
+        obj.partial or bool(scanned) or bool(literal_ids)
+    )  # dynamic SQL strings: said by their own warning
     if scanned:
         obj.warnings.append(
             f"statement(s) at line(s) {', '.join(map(str, scanned))} were read by a token scan: "
             "reads and writes may be incomplete"
         )
     if c.unfilled:
-        message = (f"table variable(s) {', '.join(sorted(c.unfilled))} are read but not filled here "
-                   "(table-valued parameters: their rows come from the caller)")
+        message = (
+            f"table variable(s) {', '.join(sorted(c.unfilled))} are read but not filled here "
+            "(table-valued parameters: their rows come from the caller)"
+        )
         obj.warnings.append(message)
         ctx.trace.warning(message, file=ctx.path, line=obj.line, object=obj.name)
     if obj.kind != "view" and not obj.reads and not obj.writes:
@@ -462,7 +546,10 @@ def _empty_reason(obj: SqlObject) -> str:
             "no reads or writes of user tables: it touches only temp tables, table variables "
             f"or catalog views ({', '.join(sorted(touched))})"
         )
-    return "no reads or writes: its body references no table (it works on parameters and variables only)"
+    return (
+        "no reads or writes: its body references no table (it works on parameters and "
+        "variables only)"
+    )
 
 
 def _scan_literals(body: list[Tok], ctx: _File) -> list[SqlStatementInfo]:
@@ -478,20 +565,34 @@ def _scan_literals(body: list[Tok], ctx: _File) -> list[SqlStatementInfo]:
         if not (found.targets or found.sources or found.calls):
             continue
         ctx.trace.suppressed(
-            "dynamic SQL string scanned for object names (partial)", file=ctx.path, line=tok.line,
+            "dynamic SQL string scanned for object names (partial)",
+            file=ctx.path,
+            line=tok.line,
         )
-        out.append(SqlStatementInfo(
-            kind="dynamic", targets=found.targets, sources=found.sources, calls=found.calls,
-            line=tok.line, end_line=tok.end_line, sql=value, parsed_by="scan",
-        ))
+        out.append(
+            SqlStatementInfo(
+                kind="dynamic",
+                targets=found.targets,
+                sources=found.sources,
+                calls=found.calls,
+                line=tok.line,
+                end_line=tok.end_line,
+                sql=value,
+                parsed_by="scan",
+            )
+        )
     return out
 
 
 def _script_object(ctx: _File) -> SqlObject:
     """Statements outside any definition (deployment scripts, data loads) as one pseudo object."""
     obj = SqlObject(
-        name=f"script:{ctx.path}", kind="other", file=ctx.path,
-        line=ctx.script[0].line, end_line=ctx.script[-1].end_line, statements=ctx.script,
+        name=f"script:{ctx.path}",
+        kind="other",
+        file=ctx.path,
+        line=ctx.script[0].line,
+        end_line=ctx.script[-1].end_line,
+        statements=ctx.script,
         encoding=ctx.encoding,
     )
     c = collapse(obj.statements)
@@ -505,7 +606,8 @@ def _script_object(ctx: _File) -> SqlObject:
 
 
 def _user_calls(statements: list[SqlStatementInfo]) -> set[str]:
-    """Called modules, without system procedures (sys.*, sp_* / xp_* in dbo: sp_addextendedproperty)."""
+    """Called modules, without system procedures (sys.*, sp_* / xp_* in dbo:
+    sp_addextendedproperty)."""
     out: set[str] = set()
     for st in statements:
         for call in st.calls:

@@ -26,7 +26,7 @@ def decode_sql_bytes(data: bytes) -> tuple[str, str]:
     encoding = _sniff(data)
     if encoding is not None:
         bom = next((b for b, e in _BOMS if e == encoding), b"")
-        body = data[len(bom):] if encoding != "utf-8-sig" and data.startswith(bom) else data
+        body = data[len(bom) :] if encoding != "utf-8-sig" and data.startswith(bom) else data
         text = body.decode(encoding, errors="replace")
     else:
         try:

@@ -7,7 +7,8 @@ table reference except CTE names and the written table itself. EXEC of a procedu
 call, not a read; EXEC(@sql) and sp_executesql are dynamic SQL.
 
 >>> import sqlglot
->>> x = extract([sqlglot.parse_one("UPDATE s SET a = d.a FROM Stage.T AS s JOIN dbo.D d ON d.k = s.k", read="tsql")])
+>>> sql = "UPDATE s SET a = d.a FROM Stage.T AS s JOIN dbo.D d ON d.k = s.k"
+>>> x = extract([sqlglot.parse_one(sql, read="tsql")])
 >>> x.kind, x.targets, x.sources
 ('update', ['stage.t'], ['dbo.d'])
 """
@@ -52,7 +53,9 @@ def table_name(table: exp.Table) -> str:
         return "@" + this.name.lower()
     if isinstance(this, exp.Func):
         fn = this.name if isinstance(this, exp.Anonymous) else this.sql_name()
-        return from_parts([p.name for p in (table.args.get("catalog"), table.args.get("db")) if p] + [fn])
+        return from_parts(
+            [p.name for p in (table.args.get("catalog"), table.args.get("db")) if p] + [fn]
+        )
     parts: list[str] = []
     for part in table.parts:
         name = part.name
@@ -114,12 +117,15 @@ def extract(expressions: list[exp.Expr], text: str = "") -> Extraction:
 
 
 def _safe_assignments(expression: exp.Expr, notes: list[str], text: str) -> list[ColumnAssignment]:
-    """Column assignments, or none when an unusual tree defeats the reader (lineage stays table-level)."""
+    """Column assignments, or none when an unusual tree defeats the reader (lineage stays
+    table-level)."""
     from vitrina.docs.sqlindex.assignments import column_assignments
 
     try:
         return column_assignments(expression, text)
-    except Exception as exc:  # an unexpected tree shape: the statement keeps its table-level lineage
+    except (
+        Exception
+    ) as exc:  # an unexpected tree shape: the statement keeps its table-level lineage
         notes.append(f"column assignments not read: {type(exc).__name__}: {exc}"[:200])
         return []
 
@@ -183,15 +189,24 @@ def _extract_one(root: exp.Expr, out: Extraction) -> None:
             skip.update(id(t) for t in node.find_all(exp.Table))
         elif isinstance(node, exp.Execute):
             _execute(node, out, skip)
-        elif (isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous)
-              and isinstance(node.this, exp.Identifier)):
+        elif (
+            isinstance(node, exp.Dot)
+            and isinstance(node.expression, exp.Anonymous)
+            and isinstance(node.this, exp.Identifier)
+        ):
             out.calls.append(from_parts([node.this.name, node.expression.name]))
 
     for t in tables:
         if id(t) in skip:
             continue
-        if isinstance(t.this, exp.Func) and t.this.sql_name().upper() in _ROWSETS | {"ANONYMOUS"} and (
-                (t.this.name if isinstance(t.this, exp.Anonymous) else t.this.sql_name()).upper() in _ROWSETS):
+        if (
+            isinstance(t.this, exp.Func)
+            and t.this.sql_name().upper() in _ROWSETS | {"ANONYMOUS"}
+            and (
+                (t.this.name if isinstance(t.this, exp.Anonymous) else t.this.sql_name()).upper()
+                in _ROWSETS
+            )
+        ):
             out.external.append(t.this.sql(dialect="tsql")[:200])
             continue
         if not t.args.get("db") and isinstance(t.this, exp.Identifier) and t.name.lower() in ctes:

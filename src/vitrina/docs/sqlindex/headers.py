@@ -72,7 +72,9 @@ def module_header(tokens: list[Tok]) -> Header | None:
         return head
     if tokens[k].up == "TRIGGER" and j < len(tokens) and tokens[j].up == "ON":
         target, _ = read_name(tokens, j + 1)
-        head.parent = from_parts(target) if target and target[0].upper() not in ("DATABASE", "ALL") else None
+        head.parent = (
+            from_parts(target) if target and target[0].upper() not in ("DATABASE", "ALL") else None
+        )
     if kind == "view" and j < len(tokens) and tokens[j].text == "(":
         head.columns = _paren_items(tokens, j)[0]
     depth = 0

@@ -26,11 +26,14 @@ class SqlIndex(BaseModel):
     errors: list[SqlError] = Field(default_factory=list)
     scripts: list[SqlObject] = Field(default_factory=list)
     _by_base: dict[str, list[str]] | None = PrivateAttr(default=None)
-    names: dict[str, str] = Field(default_factory=dict)  # normal name -> as first written, for undefined objects
+    names: dict[str, str] = Field(
+        default_factory=dict
+    )  # normal name -> as first written, for undefined objects
     _cache: tuple[tuple[int, int], dict[str, Any]] | None = PrivateAttr(default=None)
 
     def get(self, name: str) -> SqlObject | None:
-        """Look up "[Fact].[Sale]", "Fact.Sale", "fact.sale"; unqualified -> dbo, else a unique match.
+        """Look up "[Fact].[Sale]", "Fact.Sale", "fact.sale"; unqualified -> dbo, else a unique
+        match.
 
         A 3- or 4-part name (db.schema.name) falls back to its schema.name.
         """
@@ -84,7 +87,7 @@ class SqlIndex(BaseModel):
                 continue
             seen.add(current)
             obj = self.objects.get(current) or self._maps()["scripts"].get(current)
-            for callee, _line in (obj.ordered_calls if obj is not None else []):
+            for callee, _line in obj.ordered_calls if obj is not None else []:
                 key = self.resolve(callee)
                 if key not in seen:
                     out.append(key)
@@ -123,8 +126,13 @@ class SqlIndex(BaseModel):
                 writers.setdefault(self.resolve(w), []).append(o)
         for found in writers.values():
             found.sort(key=lambda o: (order.get(o.name, len(order)), o.name))
-        maps = {"writers": writers, "callers": callers, "order": order, "order_list": order_list,
-                "scripts": scripts}
+        maps = {
+            "writers": writers,
+            "callers": callers,
+            "order": order,
+            "order_list": order_list,
+            "scripts": scripts,
+        }
         self._cache = (stamp, maps)
         return maps
 
@@ -173,7 +181,9 @@ class SqlIndex(BaseModel):
             sources[name] = dep.query
             stack.extend(self.resolve(r) for r in dep.reads)
         try:
-            node = lineage(column, obj.query, schema=self._schema(), sources=sources or None, dialect="tsql")
+            node = lineage(
+                column, obj.query, schema=self._schema(), sources=sources or None, dialect="tsql"
+            )
         except Exception:  # any failure means "not resolvable": the caller says so
             return None
         pairs: list[tuple[str, str]] = []
@@ -209,7 +219,9 @@ class SqlIndex(BaseModel):
         return self._by_base
 
 
-def _order(index: SqlIndex, modules: list[SqlObject], callers: dict[str, list[SqlObject]]) -> list[str]:
+def _order(
+    index: SqlIndex, modules: list[SqlObject], callers: dict[str, list[SqlObject]]
+) -> list[str]:
     """Execution order: call graph from scripts and uncalled modules, then data dependencies."""
     by_name = {o.name: o for o in modules}
     order: list[str] = []

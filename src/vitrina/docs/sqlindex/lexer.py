@@ -54,7 +54,11 @@ class Tok:
         """The bare value: brackets and quotes removed, escapes undone."""
         if self.kind == QUOTED:
             close = "]" if self.text[0] == "[" else '"'
-            inner = self.text[1:-1] if self.text.endswith(close) and len(self.text) > 1 else self.text[1:]
+            inner = (
+                self.text[1:-1]
+                if self.text.endswith(close) and len(self.text) > 1
+                else self.text[1:]
+            )
             return inner.replace(close * 2, close)
         if self.kind == STRING:
             body = self.text[1:] if self.text[:1] in "Nn" else self.text
@@ -107,7 +111,9 @@ def lex(text: str, *, first_line: int = 1) -> LexResult:
         elif kind == "bracket" or kind == "dquote":
             close = "]" if kind == "bracket" else '"'
             if not tok_text.endswith(close) or len(tok_text) == 1:
-                problems.append((line, f"unterminated {tok_text[0]}name{close} runs to the end of the file"))
+                problems.append(
+                    (line, f"unterminated {tok_text[0]}name{close} runs to the end of the file")
+                )
             tokens.append(Tok(QUOTED, tok_text, line, pos, end))
         elif kind == "word":
             tokens.append(Tok(WORD, tok_text, line, pos, end, tok_text.upper()))
@@ -116,7 +122,9 @@ def lex(text: str, *, first_line: int = 1) -> LexResult:
         else:
             tokens.append(Tok(OP, tok_text, line, pos, end))
         tok = tokens[-1]
-        tok.end_line = line + (tok_text.count("\n") if kind in ("string", "bracket", "dquote") else 0)
+        tok.end_line = line + (
+            tok_text.count("\n") if kind in ("string", "bracket", "dquote") else 0
+        )
         pos = end
     return LexResult(tokens, problems)
 

@@ -8,8 +8,18 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 StatementKind = Literal[
-    "insert", "update", "delete", "merge", "truncate", "select_into", "select",
-    "create_table", "create_view", "exec", "dynamic", "other",
+    "insert",
+    "update",
+    "delete",
+    "merge",
+    "truncate",
+    "select_into",
+    "select",
+    "create_table",
+    "create_view",
+    "exec",
+    "dynamic",
+    "other",
 ]
 ObjectKind = Literal["table", "view", "procedure", "function", "sequence", "type", "other"]
 ParsedBy = Literal["sqlglot", "split", "scan"]
@@ -57,7 +67,9 @@ class SqlStatementInfo(BaseModel):
     sql: str = ""
     parsed_by: ParsedBy = "sqlglot"
     assignments: list[ColumnAssignment] = Field(default_factory=list)
-    external: list[str] = Field(default_factory=list)  # files and rowset sources: BULK INSERT, OPENROWSET
+    external: list[str] = Field(
+        default_factory=list
+    )  # files and rowset sources: BULK INSERT, OPENROWSET
 
 
 class SqlObject(BaseModel):
@@ -88,5 +100,9 @@ class SqlObject(BaseModel):
     query: str = ""  # the SELECT of a view or inline table function, for column lineage
     parent: str | None = None  # the table of a trigger, the target of a synonym
     encoding: str = ""
-    display: str = ""  # the name as the definition writes it (`Fact.Sale`); `name` is the lower-case key
-    ordered_calls: list[tuple[str, int]] = Field(default_factory=list)  # (callee, line) in statement order
+    display: str = (
+        ""  # the name as the definition writes it (`Fact.Sale`); `name` is the lower-case key
+    )
+    ordered_calls: list[tuple[str, int]] = Field(
+        default_factory=list
+    )  # (callee, line) in statement order

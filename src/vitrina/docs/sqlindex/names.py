@@ -33,7 +33,7 @@ def split_name(name: str) -> list[str]:
     i, n = 0, len(name)
     while i < n:
         ch = name[i]
-        if ch in "[\"":
+        if ch in '["':
             close = "]" if ch == "[" else '"'
             i += 1
             while i < n:
@@ -72,7 +72,8 @@ def from_parts(parts: Sequence[str]) -> str:
 
 
 def display_from_parts(parts: Sequence[str]) -> str:
-    """The name as its definition writes it (`Fact.Sale`), `dbo` added when the schema is missing."""
+    """The name as its definition writes it (`Fact.Sale`), `dbo` added when the schema is
+    missing."""
     clean = [p.strip() for p in parts]
     if not clean or not clean[-1]:
         return ""

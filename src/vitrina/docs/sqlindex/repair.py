@@ -14,12 +14,35 @@ from vitrina.docs.sqlindex.lexer import Tok, lex
 
 __all__ = ["TABLE_HINTS", "lex", "strip_table_hints"]
 
-TABLE_HINTS = frozenset({
-    "NOLOCK", "TABLOCK", "TABLOCKX", "HOLDLOCK", "UPDLOCK", "ROWLOCK", "PAGLOCK", "READPAST",
-    "READUNCOMMITTED", "READCOMMITTED", "READCOMMITTEDLOCK", "REPEATABLEREAD", "SERIALIZABLE",
-    "XLOCK", "NOWAIT", "INDEX", "FORCESEEK", "FORCESCAN", "KEEPIDENTITY", "KEEPDEFAULTS",
-    "IGNORE_CONSTRAINTS", "IGNORE_TRIGGERS", "SNAPSHOT", "NOEXPAND", "SPATIAL_WINDOW_MAX_CELLS",
-})
+TABLE_HINTS = frozenset(
+    {
+        "NOLOCK",
+        "TABLOCK",
+        "TABLOCKX",
+        "HOLDLOCK",
+        "UPDLOCK",
+        "ROWLOCK",
+        "PAGLOCK",
+        "READPAST",
+        "READUNCOMMITTED",
+        "READCOMMITTED",
+        "READCOMMITTEDLOCK",
+        "REPEATABLEREAD",
+        "SERIALIZABLE",
+        "XLOCK",
+        "NOWAIT",
+        "INDEX",
+        "FORCESEEK",
+        "FORCESCAN",
+        "KEEPIDENTITY",
+        "KEEPDEFAULTS",
+        "IGNORE_CONSTRAINTS",
+        "IGNORE_TRIGGERS",
+        "SNAPSHOT",
+        "NOEXPAND",
+        "SPATIAL_WINDOW_MAX_CELLS",
+    }
+)
 
 
 def strip_table_hints(tokens: list[Tok], text: str) -> str | None:
@@ -46,7 +69,7 @@ def strip_table_hints(tokens: list[Tok], text: str) -> str | None:
     pieces: list[str] = []
     pos = base
     for start, end in spans:
-        pieces.append(text[pos - base:start - base])
+        pieces.append(text[pos - base : start - base])
         pos = end
-    pieces.append(text[pos - base:])
+    pieces.append(text[pos - base :])
     return " ".join(p.strip() for p in pieces if p.strip())

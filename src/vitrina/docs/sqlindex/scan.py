@@ -7,7 +7,11 @@ reached through a synonym, a name built at run time) but never invents clauses.
 >>> s = scan_tokens(lex("INSERT INTO #t EXEC dbo.Load @x = 1").tokens)
 >>> s.kind, s.targets, s.calls
 ('insert', ['#t'], ['dbo.load'])
->>> scan_tokens(lex("MERGE dbo.T WITH (HOLDLOCK) AS t USING Stage.S AS s ON 1=1 WHEN MATCHED THEN DELETE OUTPUT $action;").tokens).targets
+>>> merge = lex(
+...     "MERGE dbo.T WITH (HOLDLOCK) AS t USING Stage.S AS s ON 1=1 "
+...     "WHEN MATCHED THEN DELETE OUTPUT $action;"
+... )
+>>> scan_tokens(merge.tokens).targets
 ['dbo.t']
 """
 
@@ -23,14 +27,30 @@ from vitrina.docs.sqlindex.statements import RESERVED
 
 __all__ = ["lex", "looks_like_sql", "scan_tokens"]
 
-_ROWSET_FUNCTIONS = frozenset({
-    "OPENQUERY", "OPENROWSET", "OPENJSON", "OPENXML", "OPENDATASOURCE", "STRING_SPLIT",
-    "GENERATE_SERIES", "CHANGETABLE", "CONTAINSTABLE", "FREETEXTTABLE",
-})
+_ROWSET_FUNCTIONS = frozenset(
+    {
+        "OPENQUERY",
+        "OPENROWSET",
+        "OPENJSON",
+        "OPENXML",
+        "OPENDATASOURCE",
+        "STRING_SPLIT",
+        "GENERATE_SERIES",
+        "CHANGETABLE",
+        "CONTAINSTABLE",
+        "FREETEXTTABLE",
+    }
+)
 _EXTERNAL_ROWSETS = frozenset({"OPENROWSET", "OPENQUERY", "OPENDATASOURCE"})
 _LEAD_KIND = {
-    "INSERT": "insert", "BULK": "insert", "UPDATE": "update", "DELETE": "delete",
-    "MERGE": "merge", "TRUNCATE": "truncate", "EXEC": "exec", "EXECUTE": "exec",
+    "INSERT": "insert",
+    "BULK": "insert",
+    "UPDATE": "update",
+    "DELETE": "delete",
+    "MERGE": "merge",
+    "TRUNCATE": "truncate",
+    "EXEC": "exec",
+    "EXECUTE": "exec",
 }
 _SQL_START = re.compile(
     r"\s*\(?\s*(SELECT|INSERT|UPDATE|DELETE|MERGE|TRUNCATE|EXEC|EXECUTE|CREATE|ALTER|DROP|WITH)\b",
@@ -40,7 +60,8 @@ _SQL_INSIDE = re.compile(r"\b(FROM|JOIN|INTO)\s", re.IGNORECASE)
 
 
 def looks_like_sql(text: str) -> bool:
-    """A string literal that probably holds SQL: it starts like a statement or names a FROM/JOIN/INTO.
+    """A string literal that probably holds SQL: it starts like a statement or names a
+    FROM/JOIN/INTO.
 
     >>> looks_like_sql("INSERT #t (a) SELECT MAX("), looks_like_sql("Unable to load the year")
     (True, False)
@@ -70,7 +91,7 @@ def scan_tokens(tokens: list[Tok]) -> Extraction:
             continue
         if w in _EXTERNAL_ROWSETS and nxt is not None and nxt.text == "(":
             end = _after_parens(tokens, i + 1)
-            literal = next((t.value for t in tokens[i + 2:end] if t.kind == STRING), "")
+            literal = next((t.value for t in tokens[i + 2 : end] if t.kind == STRING), "")
             out.external.append(f"{w}('{literal}')" if literal else f"{w}(...)")
             i = end
             continue
@@ -116,7 +137,9 @@ def scan_tokens(tokens: list[Tok]) -> Extraction:
         if real and real in out.sources:
             out.sources.remove(real)
     out.targets = list(dict.fromkeys(resolved))
-    out.sources = [s for s in dict.fromkeys(out.sources) if s not in alias_targets or s in aliases.values()]
+    out.sources = [
+        s for s in dict.fromkeys(out.sources) if s not in alias_targets or s in aliases.values()
+    ]
     out.calls = list(dict.fromkeys(out.calls))
     if out.kind == "insert" and out.calls and out.targets:
         out.sources.extend(c for c in out.calls if c not in out.sources)  # INSERT ... EXEC proc
@@ -148,7 +171,9 @@ def _take(tokens: list[Tok], j: int, into: list[str], aliases: dict[str, str]) -
         m = _after_parens(tokens, m + 1)
     if m < n and tokens[m].up == "AS":
         m += 1
-    if m < n and (tokens[m].kind == QUOTED or (tokens[m].kind == WORD and tokens[m].up not in RESERVED)):
+    if m < n and (
+        tokens[m].kind == QUOTED or (tokens[m].kind == WORD and tokens[m].up not in RESERVED)
+    ):
         aliases[from_parts([tokens[m].value])] = name
         return m + 1
     return k
@@ -159,11 +184,16 @@ def _exec(tokens: list[Tok], j: int, out: Extraction) -> int:
     if j < n and tokens[j].text == "(":
         out.dynamic = True
         out.kind = "dynamic" if out.kind in ("exec", "other") else out.kind
-        for tok in tokens[j:_after_parens(tokens, j)]:
+        for tok in tokens[j : _after_parens(tokens, j)]:
             if tok.kind == STRING:
                 out.dynamic_literals.append(tok.value)
         return _after_parens(tokens, j)
-    if j + 2 < n and tokens[j].kind == WORD and tokens[j].text.startswith("@") and tokens[j + 1].text == "=":
+    if (
+        j + 2 < n
+        and tokens[j].kind == WORD
+        and tokens[j].text.startswith("@")
+        and tokens[j + 1].text == "="
+    ):
         j += 2  # EXEC @rc = dbo.proc
     parts, k = read_name(tokens, j)
     if not parts:

@@ -8,7 +8,9 @@ UPDATE SET`, `WITH cte AS (...) UPDATE`, `DROP TABLE IF EXISTS`, `CASE ... END`)
 Block words (BEGIN/END, TRY/CATCH, ELSE, labels) are boundaries and produce no
 statement; IF and WHILE produce a statement holding their condition.
 
->>> body = lex("IF EXISTS (SELECT 1 FROM a) BEGIN UPDATE t SET x = 1 FROM b END ELSE SET @n = 1").tokens
+>>> body = lex(
+...     "IF EXISTS (SELECT 1 FROM a) BEGIN UPDATE t SET x = 1 FROM b END ELSE SET @n = 1"
+... ).tokens
 >>> [(s.lead, len(s.tokens)) for s in split_statements(body)]
 [('IF', 8), ('UPDATE', 8), ('SET', 4)]
 """
@@ -21,22 +23,78 @@ from vitrina.docs.sqlindex.lexer import OP, QUOTED, WORD, Tok, lex
 
 __all__ = ["MODULE_KINDS", "RESERVED", "RawStatement", "lex", "module_kind", "split_statements"]
 
-MODULE_KINDS = {"PROC": "procedure", "PROCEDURE": "procedure", "FUNCTION": "function",
-                "VIEW": "view", "TRIGGER": "other"}
+MODULE_KINDS = {
+    "PROC": "procedure",
+    "PROCEDURE": "procedure",
+    "FUNCTION": "function",
+    "VIEW": "view",
+    "TRIGGER": "other",
+}
 
-ALWAYS_START = frozenset({
-    "DECLARE", "PRINT", "RAISERROR", "THROW", "RETURN", "BREAK", "CONTINUE", "GOTO",
-    "WAITFOR", "OPEN", "FETCH", "CLOSE", "DEALLOCATE", "USE", "IF", "WHILE", "TRUNCATE",
-    "MERGE", "COMMIT", "ROLLBACK", "SAVE", "BULK", "DBCC", "GRANT", "DENY", "REVOKE",
-    "CHECKPOINT", "RECONFIGURE", "KILL", "ENABLE", "DISABLE", "CREATE", "ALTER", "DROP",
-    "BACKUP", "RESTORE", "REVERT", "SETUSER",
-})
+ALWAYS_START = frozenset(
+    {
+        "DECLARE",
+        "PRINT",
+        "RAISERROR",
+        "THROW",
+        "RETURN",
+        "BREAK",
+        "CONTINUE",
+        "GOTO",
+        "WAITFOR",
+        "OPEN",
+        "FETCH",
+        "CLOSE",
+        "DEALLOCATE",
+        "USE",
+        "IF",
+        "WHILE",
+        "TRUNCATE",
+        "MERGE",
+        "COMMIT",
+        "ROLLBACK",
+        "SAVE",
+        "BULK",
+        "DBCC",
+        "GRANT",
+        "DENY",
+        "REVOKE",
+        "CHECKPOINT",
+        "RECONFIGURE",
+        "KILL",
+        "ENABLE",
+        "DISABLE",
+        "CREATE",
+        "ALTER",
+        "DROP",
+        "BACKUP",
+        "RESTORE",
+        "REVERT",
+        "SETUSER",
+    }
+)
 _GRANTS = frozenset({"GRANT", "DENY", "REVOKE"})
 _DDL = frozenset({"CREATE", "ALTER"})  # ON DELETE / ON UPDATE of a foreign key
-_OBJECT_WORDS = frozenset({
-    "TABLE", "VIEW", "PROCEDURE", "PROC", "FUNCTION", "INDEX", "TRIGGER", "SCHEMA", "SEQUENCE",
-    "TYPE", "SYNONYM", "DATABASE", "USER", "ROLE", "STATISTICS", "LOGIN",
-})
+_OBJECT_WORDS = frozenset(
+    {
+        "TABLE",
+        "VIEW",
+        "PROCEDURE",
+        "PROC",
+        "FUNCTION",
+        "INDEX",
+        "TRIGGER",
+        "SCHEMA",
+        "SEQUENCE",
+        "TYPE",
+        "SYNONYM",
+        "DATABASE",
+        "USER",
+        "ROLE",
+        "STATISTICS",
+        "LOGIN",
+    }
+)
 
 # Words that can never be an object name: used to reject names in the scan and CTE checks.
 _RESERVED_WORDS = """
@@ -68,11 +126,17 @@ class RawStatement:
 
 
 def module_kind(tokens: list[Tok], i: int) -> tuple[str, int] | None:
-    """(kind, index of the kind word) when tokens[i:] opens CREATE/ALTER PROC|FUNCTION|VIEW|TRIGGER."""
+    """(kind, index of the kind word) when tokens[i:] opens CREATE/ALTER
+    PROC|FUNCTION|VIEW|TRIGGER."""
     if tokens[i].up not in ("CREATE", "ALTER"):
         return None
     j = i + 1
-    if tokens[i].up == "CREATE" and j + 1 < len(tokens) and tokens[j].up == "OR" and tokens[j + 1].up == "ALTER":
+    if (
+        tokens[i].up == "CREATE"
+        and j + 1 < len(tokens)
+        and tokens[j].up == "OR"
+        and tokens[j + 1].up == "ALTER"
+    ):
         j += 2
     if j < len(tokens) and tokens[j].up in MODULE_KINDS:
         return MODULE_KINDS[tokens[j].up], j
@@ -181,7 +245,13 @@ class _Splitter:
                 return 0
             self.flush()
             return 2 if nup in ("TRY", "CATCH") else 1
-        if not self.cur and nxt is not None and nxt.kind == OP and nxt.text == ":" and nxt.line == tok.line:
+        if (
+            not self.cur
+            and nxt is not None
+            and nxt.kind == OP
+            and nxt.text == ":"
+            and nxt.line == tok.line
+        ):
             after = self.peek(i + 2)
             if after is None or after.text != ":":
                 return 2  # a GOTO label
@@ -210,7 +280,9 @@ class _Splitter:
             if w in ("CREATE", "ALTER", "DROP") and pup == "WITH":
                 return False
             # ALTER TABLE t DROP CONSTRAINT c / ALTER COLUMN c continue the ALTER
-            return not (w in ("ALTER", "DROP") and self.lead == "ALTER" and nup not in _OBJECT_WORDS)
+            return not (
+                w in ("ALTER", "DROP") and self.lead == "ALTER" and nup not in _OBJECT_WORDS
+            )
         if w == "SET":
             if self.update_pending > 0:
                 self.update_pending -= 1
@@ -221,19 +293,31 @@ class _Splitter:
                 return False  # UPDATE(column) in a trigger condition
             if nup == "STATISTICS":
                 return True
-            if pup in ("THEN", "FOR", "OF") or (pup == "ON" and self.lead in _DDL) or self.cte_pending:
+            if (
+                pup in ("THEN", "FOR", "OF")
+                or (pup == "ON" and self.lead in _DDL)
+                or self.cte_pending
+            ):
                 self.cte_pending = False
                 self.update_pending += 1
                 return False
             return True
         if w in ("INSERT", "DELETE"):
-            if pup in ("THEN", "BULK", "FOR", "AFTER", "OF") or (pup == "ON" and self.lead in _DDL) or self.cte_pending:
+            if (
+                pup in ("THEN", "BULK", "FOR", "AFTER", "OF")
+                or (pup == "ON" and self.lead in _DDL)
+                or self.cte_pending
+            ):
                 self.cte_pending = False
                 self.insert_awaiting = w == "INSERT"
                 return False
             return True
         if w == "SELECT":
-            if pup in ("UNION", "ALL", "EXCEPT", "INTERSECT", "FOR", "AS") or self.insert_awaiting or self.cte_pending:
+            if (
+                pup in ("UNION", "ALL", "EXCEPT", "INTERSECT", "FOR", "AS")
+                or self.insert_awaiting
+                or self.cte_pending
+            ):
                 self.insert_awaiting = False
                 self.cte_pending = False
                 return False
@@ -256,7 +340,9 @@ class _Splitter:
     def is_cte(self, i: int) -> bool:
         """WITH name AS ( or WITH name (cols) AS ( : a common table expression."""
         name = self.peek(i + 1)
-        if name is None or not (name.kind == QUOTED or (name.kind == WORD and name.up not in RESERVED)):
+        if name is None or not (
+            name.kind == QUOTED or (name.kind == WORD and name.up not in RESERVED)
+        ):
             return False
         if name.up == "XMLNAMESPACES":
             return True

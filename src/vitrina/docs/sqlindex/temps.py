@@ -67,7 +67,9 @@ def collapse(statements: list[SqlStatementInfo]) -> Collapsed:
         for st in statements:
             got = resolve(st.sources)
             for target in st.targets:
-                if is_proc_local(target) and not (got - {target}) <= origin.setdefault(target, set()):
+                if is_proc_local(target) and not (got - {target}) <= origin.setdefault(
+                    target, set()
+                ):
                     origin[target] |= got - {target}
                     changed = True
         if not changed:
@@ -77,7 +79,9 @@ def collapse(statements: list[SqlStatementInfo]) -> Collapsed:
         got = resolve(st.sources)
         st.origins = sorted(got)
         result.reads |= got
-        result.unfilled |= {s for s in st.sources if is_proc_local(s) and s not in filled and s[:1] == "@"}
+        result.unfilled |= {
+            s for s in st.sources if is_proc_local(s) and s not in filled and s[:1] == "@"
+        }
         for target in st.targets:
             exported = target[:1] == "#" and target not in read_here  # filled for the caller
             if _real(target) or exported:

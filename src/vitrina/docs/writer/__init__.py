@@ -6,6 +6,12 @@ from vitrina.docs.writer.markdown import doc_filename, read_hash, render_measure
 from vitrina.docs.writer.mermaid import mermaid
 
 __all__ = [
-    "ExplainRequest", "Explainer", "doc_filename", "mermaid", "read_hash", "render_measure",
-    "rules_explanation", "write_combined",
+    "ExplainRequest",
+    "Explainer",
+    "doc_filename",
+    "mermaid",
+    "read_hash",
+    "render_measure",
+    "rules_explanation",
+    "write_combined",
 ]

@@ -59,8 +59,14 @@ def _missed_section(missed: list[dict[str, Any]], L: dict[str, str]) -> list[str
     """Measures asked for and not documented, with the reason: nothing is dropped silently."""
     if not missed:
         return []
-    out = ['<a id="missed"></a>', "", f"## {L['missed']}", "",
-           f"| {L['measure']} | {L['topic']} | {L['reason']} | {L['detail']} |", "| --- | --- | --- | --- |"]
+    out = [
+        '<a id="missed"></a>',
+        "",
+        f"## {L['missed']}",
+        "",
+        f"| {L['measure']} | {L['topic']} | {L['reason']} | {L['detail']} |",
+        "| --- | --- | --- | --- |",
+    ]
     for m in missed:
         reason = L.get(f"reason_{m.get('reason')}", str(m.get("reason", "")))
         detail = m.get("detail", "") if m.get("reason") != "not found" else ""
@@ -76,12 +82,18 @@ def run_warnings(ws: Workspace, rows: list[dict[str, Any]]) -> list[str]:
     """Every run-level warning, each once: empty model, bad SQL files, per-measure ones."""
     out: list[str] = []
     if not ws.model.measures:
-        out.append("the model has no measures: there is nothing to document"
-                   + ("" if ws.model.tables else " (it has no tables either)"))
+        out.append(
+            "the model has no measures: there is nothing to document"
+            + ("" if ws.model.tables else " (it has no tables either)")
+        )
     index = ws.index
-    for err in (index.errors if index is not None else []):
+    for err in index.errors if index is not None else []:
         where = ws.display_path(err["file"]) or err["file"]
-        out.append(f"{where}:{err['line']}: {err['message']}" if err.get("line") else f"{where}: {err['message']}")
+        out.append(
+            f"{where}:{err['line']}: {err['message']}"
+            if err.get("line")
+            else f"{where}: {err['message']}"
+        )
     for row in rows:
         out.extend(row.get("run_warnings") or [])
     return list(dict.fromkeys(out))
@@ -99,7 +111,9 @@ def _atomic(path: Path) -> Iterator[IO[str]]:
         raise
 
 
-def collect(files: RunFiles) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+def collect(
+    files: RunFiles,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], list[str]]:
     """(documented rows in queue order, missed entries, all rows, topic order) of a run."""
     data = files.read_queue()
     rows_by_i = files.rows()
@@ -109,20 +123,40 @@ def collect(files: RunFiles) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
     for i, item in enumerate(data["queue"]):
         row = rows_by_i.get(i)
         if row is None:  # the run stopped before it: say so rather than lose it
-            row = {"i": i, "measure": item["measure"], "table": item["table"], "topics": item["topics"],
-                   "status": "missed", "reason": "error", "detail": "not reached", "suggestions": []}
+            row = {
+                "i": i,
+                "measure": item["measure"],
+                "table": item["table"],
+                "topics": item["topics"],
+                "status": "missed",
+                "reason": "error",
+                "detail": "not reached",
+                "suggestions": [],
+            }
         rows.append(row)
         if row.get("status") in ("created", "unchanged"):
             documented.append(row)
         else:
-            missed.append({"measure": row["measure"], "topic": ", ".join(row.get("topics") or []),
-                           "reason": row.get("reason", "error"), "detail": row.get("detail", ""),
-                           "suggestions": row.get("suggestions", [])})
-    order = list(dict.fromkeys([*data["meta"].get("topics", []), *(t for r in documented for t in r["topics"])]))
+            missed.append(
+                {
+                    "measure": row["measure"],
+                    "topic": ", ".join(row.get("topics") or []),
+                    "reason": row.get("reason", "error"),
+                    "detail": row.get("detail", ""),
+                    "suggestions": row.get("suggestions", []),
+                }
+            )
+    order = list(
+        dict.fromkeys(
+            [*data["meta"].get("topics", []), *(t for r in documented for t in r["topics"])]
+        )
+    )
     return documented, missed, rows, order
 
 
-def write_combined(out_dir: Path, files: RunFiles, ws: Workspace, *, request: dict[str, Any]) -> tuple[Path, Path]:
+def write_combined(
+    out_dir: Path, files: RunFiles, ws: Workspace, *, request: dict[str, Any]
+) -> tuple[Path, Path]:
     """Write the manual, index.json and the manifest of the run; return the first two paths."""
     lang = request.get("lang", "en")
     L = labels(lang)
@@ -157,44 +191,82 @@ def write_combined(out_dir: Path, files: RunFiles, ws: Workspace, *, request: di
             fh.write(f'<a id="topic-{ti}"></a>\n\n## {topic}\n\n')
             for row, first in items:
                 if not first:  # documented under its first topic; listed here too
-                    fh.write(f"- [[{row['measure']}]](#{anchor(row['file'])}): "
-                             f"{L['see_topic'].format(topic=row['topics'][0])}\n\n")
+                    fh.write(
+                        f"- [[{row['measure']}]](#{anchor(row['file'])}): "
+                        f"{L['see_topic'].format(topic=row['topics'][0])}\n\n"
+                    )
                     continue
                 path = measures_dir / row["file"]
-                text = path.read_text(encoding="utf-8") if path.exists() else f"# [{row['measure']}]\n"
+                text = (
+                    path.read_text(encoding="utf-8") if path.exists() else f"# [{row['measure']}]\n"
+                )
                 fh.write(f'<a id="{anchor(row["file"])}"></a>\n\n{_demote(text, doc_files)}\n\n')
         if warnings:
             fh.write(f'<a id="warnings"></a>\n\n## {L["warnings"]}\n\n')
             fh.write("".join(f"- {translate_warning(w, lang)}\n" for w in warnings) + "\n")
         fh.write("\n".join(_missed_section(missed, L)))
     index = out_dir / "index.json"
-    head = {"model": ws.model.name, "model_path": str(request["model"]), "lang": lang,
-            "input_hash": request.get("input_hash"), "warnings": warnings,
-            "sql_errors": [dict(e) for e in (ws.index.errors if ws.index is not None else [])]}
+    head = {
+        "model": ws.model.name,
+        "model_path": str(request["model"]),
+        "lang": lang,
+        "input_hash": request.get("input_hash"),
+        "warnings": warnings,
+        "sql_errors": [dict(e) for e in (ws.index.errors if ws.index is not None else [])],
+    }
     with _atomic(index) as fh, files.open_lineage() as lin_fh:
         fh.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "measures": {')
         for k, row in enumerate(documented):
             raw = files.lineage_bytes(row, lin_fh)
-            entry = {"topic": row["topics"][0], "topics": row["topics"], "measure": row["measure"],
-                     "table": row["table"], "file": f"measures/{row['file']}", "hash": row.get("hash")}
-            body = json.dumps(entry, ensure_ascii=False)[:-1] + ', "lineage": ' + (raw.decode("utf-8") if raw else "{}")
-            fh.write(("," if k else "") + json.dumps(f"{row['table']}/{row['measure']}", ensure_ascii=False)
-                     + ": " + body + "}")
+            entry = {
+                "topic": row["topics"][0],
+                "topics": row["topics"],
+                "measure": row["measure"],
+                "table": row["table"],
+                "file": f"measures/{row['file']}",
+                "hash": row.get("hash"),
+            }
+            body = (
+                json.dumps(entry, ensure_ascii=False)[:-1]
+                + ', "lineage": '
+                + (raw.decode("utf-8") if raw else "{}")
+            )
+            fh.write(
+                ("," if k else "")
+                + json.dumps(f"{row['table']}/{row['measure']}", ensure_ascii=False)
+                + ": "
+                + body
+                + "}"
+            )
         fh.write('}, "missed": ' + json.dumps(missed, ensure_ascii=False, default=str) + "}")
     _write_manifest(out_dir, request, documented, missed, warnings)
     return manual, index
 
 
-def _write_manifest(out_dir: Path, request: dict[str, Any], documented: list[dict[str, Any]],
-                    missed: list[dict[str, Any]], warnings: list[str]) -> None:
+def _write_manifest(
+    out_dir: Path,
+    request: dict[str, Any],
+    documented: list[dict[str, Any]],
+    missed: list[dict[str, Any]],
+    warnings: list[str],
+) -> None:
     """Sizes and times of every output file, for the no-work check of an unchanged rerun."""
     stats: dict[str, list[int]] = {}
-    for name in ("combined_manual.md", "index.json", *(f"measures/{r['file']}" for r in documented)):
+    for name in (
+        "combined_manual.md",
+        "index.json",
+        *(f"measures/{r['file']}" for r in documented),
+    ):
         try:
             st = (out_dir / name).stat()
         except OSError:
             continue
         stats[name] = [st.st_size, st.st_mtime_ns]
-    manifest = {"input_hash": request.get("input_hash"), "files": stats,
-                "measures": [r["measure"] for r in documented], "missed": missed, "warnings": warnings}
+    manifest = {
+        "input_hash": request.get("input_hash"),
+        "files": stats,
+        "measures": [r["measure"] for r in documented],
+        "missed": missed,
+        "warnings": warnings,
+    }
     atomic_write(out_dir / MANIFEST, json.dumps(manifest, ensure_ascii=False, default=str))

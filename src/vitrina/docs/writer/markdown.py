@@ -54,7 +54,9 @@ def _fence(body: str, lang: str) -> str:
 def _rel(path: str | None, out_dir: Path | None) -> str:
     if not path:
         return ""
-    if out_dir is None:  # already shown relative to its --sql folder (`warehouse/dwh/Views/vTrip.sql`)
+    if (
+        out_dir is None
+    ):  # already shown relative to its --sql folder (`warehouse/dwh/Views/vTrip.sql`)
         return Path(path).as_posix()
     try:
         return os.path.relpath(path, out_dir).replace(os.sep, "/")
@@ -92,12 +94,18 @@ def render_measure(
         return f"[[{name}]]({quote(target)})" if target else f"[{name}]"
 
     out += [f"## {L['dependencies']}", ""]
-    out.append(f"- **{L['direct_measures']}:** " + (", ".join(mref(m) for m in lin.direct_measures) or L["none"]))
+    out.append(
+        f"- **{L['direct_measures']}:** "
+        + (", ".join(mref(m) for m in lin.direct_measures) or L["none"])
+    )
     indirect = [m for m in lin.all_measures if m not in lin.direct_measures]
     if indirect:
         out.append(f"- **{L['all_measures']}:** " + ", ".join(mref(m) for m in lin.all_measures))
     out.append(f"- **{L['columns']}:** " + (", ".join(f"`{c}`" for c in lin.columns) or L["none"]))
-    out.append(f"- **{L['model_tables']}:** " + (", ".join(f"'{t}'" for t in lin.model_tables) or L["none"]))
+    out.append(
+        f"- **{L['model_tables']}:** "
+        + (", ".join(f"'{t}'" for t in lin.model_tables) or L["none"])
+    )
     if lin.variables:
         out.append(f"- **{L['variables']}:** " + ", ".join(f"`{v}`" for v in lin.variables))
     out.append("")
@@ -105,27 +113,57 @@ def render_measure(
     if lin.calculated:
         out += [f"## {L['calculated']}", ""]
         for item in lin.calculated:
-            out += [f"**{L[item.kind]}** {item.name}:", "", _fence(format_dax(item.expression), "dax"), ""]
+            out += [
+                f"**{L[item.kind]}** {item.name}:",
+                "",
+                _fence(format_dax(item.expression), "dax"),
+                "",
+            ]
 
-    out += [f"## {L['lineage']}", "", L[f"level_{lin.level}"], "", _fence(mermaid(lin, lang), "mermaid"), ""]
+    out += [
+        f"## {L['lineage']}",
+        "",
+        L[f"level_{lin.level}"],
+        "",
+        _fence(mermaid(lin, lang), "mermaid"),
+        "",
+    ]
     if cut_count(lin):
         out += [L["diagram_cut"].format(shown=MAX_NODES, total=len(lin.nodes)), ""]
         if trace is not None:
-            trace.rejected("Mermaid diagram cut", measure=lin.measure, shown=MAX_NODES, total=len(lin.nodes))
+            trace.rejected(
+                "Mermaid diagram cut", measure=lin.measure, shown=MAX_NODES, total=len(lin.nodes)
+            )
 
     out += [f"## {L['sources']}", ""]
-    out += [f"### {L['partition_sources']}", "", f"| {L['table']} | {L['kind']} | {L['source']} | {L['via']} |", "| --- | --- | --- | --- |"]
+    out += [
+        f"### {L['partition_sources']}",
+        "",
+        f"| {L['table']} | {L['kind']} | {L['source']} | {L['via']} |",
+        "| --- | --- | --- | --- |",
+    ]
     for table, refs in lin.sources.items():
         for ref in refs:
             what = ", ".join(ref.objects) or ref.detail or "—"
             if ref.database:
                 what += f" ({ref.database})"
-            out.append(f"| '{_cell(table)}' | {ref.kind} | {_cell(what)} | {_cell(' → '.join(ref.via))} |")
+            out.append(
+                f"| '{_cell(table)}' | {ref.kind} | {_cell(what)} | {_cell(' → '.join(ref.via))} |"
+            )
     out.append("")
     if lin.sql_objects:
-        out += [f"### {L['warehouse']}", "", f"| {L['object']} | {L['kind']} | {L['file']} | {L['depth']} |", "| --- | --- | --- | --- |"]
+        out += [
+            f"### {L['warehouse']}",
+            "",
+            f"| {L['object']} | {L['kind']} | {L['file']} | {L['depth']} |",
+            "| --- | --- | --- | --- |",
+        ]
         for o in lin.sql_objects:
-            where = f"{_rel(o.file, docs_dir)}:{o.line}" if o.file and o.line else _rel(o.file, docs_dir) or (L["not_found"] if not o.found else "")
+            where = (
+                f"{_rel(o.file, docs_dir)}:{o.line}"
+                if o.file and o.line
+                else _rel(o.file, docs_dir) or (L["not_found"] if not o.found else "")
+            )
             out.append(f"| {_cell(o.name)} | {o.kind} | {_cell(where)} | {o.depth} |")
         out.append("")
     if lin.column_links:
@@ -136,12 +174,19 @@ def render_measure(
         out.append("")
 
     if lin.column_steps:
-        out += [f"## {L['computed']}", "", f"| {L['column']} | {L['target']} | {L['expression']} | {L['procedure']} |",
-                "| --- | --- | --- | --- |"]
+        out += [
+            f"## {L['computed']}",
+            "",
+            f"| {L['column']} | {L['target']} | {L['expression']} | {L['procedure']} |",
+            "| --- | --- | --- | --- |",
+        ]
         for st in lin.column_steps:
             how = f"`{_cell(st.expression)}`" + ("" if st.computed else f" ({L['copied']})")
             where = st.procedure + (f", {L['line']} {st.line}" if st.line else "")
-            out.append(f"| `{_cell(st.model_column)}` | {_cell(st.target)}.{_cell(st.column)} | {how} | {_cell(where)} |")
+            out.append(
+                f"| `{_cell(st.model_column)}` | {_cell(st.target)}.{_cell(st.column)} | "
+                f"{how} | {_cell(where)} |"
+            )
         out.append("")
 
     if lin.procedures:
@@ -153,7 +198,10 @@ def render_measure(
             head = f"### {p.name}" + (f" ({', '.join(flags)})" if flags else "")
             out += [head, ""]
             if p.file:
-                out.append(f"- **{L['file']}:** `{_rel(p.file, docs_dir)}`" + (f", {L['line']} {p.line}" if p.line else ""))
+                out.append(
+                    f"- **{L['file']}:** `{_rel(p.file, docs_dir)}`"
+                    + (f", {L['line']} {p.line}" if p.line else "")
+                )
             if p.order is not None:
                 out.append(f"- **{L['order']}:** {p.order + 1}")
             if p.called_by:
@@ -164,12 +212,20 @@ def render_measure(
                 out.append(f"- **{L['external']}:** " + ", ".join(f"`{e}`" for e in p.external))
             out.append("")
             for ex in p.excerpts:
-                out.append(f"{L['statement']} {ex.kind} → {ex.target}" + (f" ({L['line']} {ex.line})" if ex.line else "") + ":")
+                out.append(
+                    f"{L['statement']} {ex.kind} → {ex.target}"
+                    + (f" ({L['line']} {ex.line})" if ex.line else "")
+                    + ":"
+                )
                 out += ["", _fence(ex.sql, "sql"), ""]
 
     out += [f"## {L['filters']}", ""]
     any_f = False
-    for title, items in ((L["filter_changes"], lin.filters), (L["time_intel"], lin.time_intelligence), (L["relationships"], lin.relationships)):
+    for title, items in (
+        (L["filter_changes"], lin.filters),
+        (L["time_intel"], lin.time_intelligence),
+        (L["relationships"], lin.relationships),
+    ):
         if items:
             any_f = True
             out.append(f"- **{title}:**")

@@ -7,17 +7,30 @@ from vitrina.docs.writer.i18n import labels
 
 MAX_NODES = 60
 _SHAPES = {
-    "measure": ('(["', '"])'), "model_table": ('["', '"]'), "view": ('[/"', '"/]'), "table": ('[("', '")]'),
-    "procedure": ('[["', '"]]'), "function": ('[["', '"]]'), "unsupported": ('{{"', '"}}'), "missing": ('>"', '"]'),
+    "measure": ('(["', '"])'),
+    "model_table": ('["', '"]'),
+    "view": ('[/"', '"/]'),
+    "table": ('[("', '")]'),
+    "procedure": ('[["', '"]]'),
+    "function": ('[["', '"]]'),
+    "unsupported": ('{{"', '"}}'),
+    "missing": ('>"', '"]'),
     "source": ('["', '"]'),
 }
 
 
 # Russian words for the edge labels and fixed node texts of the diagram.
 _RU = {
-    "uses": "использует", "reads": "читает", "partition source": "источник секции", "selects from": "выбирает из",
-    "loaded by": "загружается процедурой", "defined as": "определена как", "loaded from": "загружается из", "source": "источник",
-    "calculated table (DAX)": "вычисляемая таблица (DAX)", "calculation group": "группа вычислений",
+    "uses": "использует",
+    "reads": "читает",
+    "partition source": "источник секции",
+    "selects from": "выбирает из",
+    "loaded by": "загружается процедурой",
+    "defined as": "определена как",
+    "loaded from": "загружается из",
+    "source": "источник",
+    "calculated table (DAX)": "вычисляемая таблица (DAX)",
+    "calculation group": "группа вычислений",
     "#table(...) inline data in the model": "#table(...): данные внутри модели",
 }
 

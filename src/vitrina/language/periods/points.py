@@ -30,7 +30,10 @@ _DAY = r"(?<![\d.,])(?P<d>[0-3]?\d)(?:st|nd|rd|th|-?(?:го|е|ое))?(?!\w)"
 FORMS: dict[str, str] = {
     "iso_date": r"(?<!\d)(?<!\d[.-])(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?!\d)",
     "dmy": r"(?<!\d)(?<!\d\.)(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})(?!\d)",
-    "day_month": rf"{_DAY}\s+(?:of\s+)?(?P<mon>{MONTH_AFTER_DAY})(?:,?\s+(?P<y>{YEAR})(?:{YEAR_WORD})?)?",
+    "day_month": (
+        rf"{_DAY}\s+(?:of\s+)?(?P<mon>{MONTH_AFTER_DAY})"
+        rf"(?:,?\s+(?P<y>{YEAR})(?:{YEAR_WORD})?)?"
+    ),
     "month_day": rf"(?P<mon>{MONTH_EN})\s+{_DAY}(?:,?\s+(?P<y>{YEAR}))?",
     "iso_month": r"(?<!\d)(?<!\d[.-])(?P<y>\d{4})-(?P<m>\d{1,2})(?!\d)(?!-\d)",
     "month_year_numeric": r"(?<!\d)(?<!\d\.)(?P<m>\d{1,2})\.(?P<y>\d{4})(?!\d)(?!\.\d)",

@@ -39,14 +39,18 @@ class PromptLibrary:
 
     def names(self) -> list[str]:
         """Every prompt name in the folder."""
-        return sorted(p.name[:-3] for p in resources.files(self.package).iterdir() if p.name.endswith(".md"))
+        return sorted(
+            p.name[:-3] for p in resources.files(self.package).iterdir() if p.name.endswith(".md")
+        )
 
     def render(self, name: str, /, **variables: Any) -> str:
         """The prompt `name` with `variables` filled in; KeyError when there is no such file."""
         try:
             template = self._env.get_template(name)
         except jinja2.TemplateNotFound:
-            raise KeyError(f"no prompt {name!r} in {self.package} (have: {', '.join(self.names())})") from None
+            raise KeyError(
+                f"no prompt {name!r} in {self.package} (have: {', '.join(self.names())})"
+            ) from None
         return template.render(**variables).strip()
 
 

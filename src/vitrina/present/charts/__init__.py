@@ -43,8 +43,13 @@ def draw_png(data: ChartData, lang: Lang | str, path: str | Path) -> Path:
     return png.draw_png(data, lang, path)
 
 
-def render_png(decision: ChartDecision, result: QueryResult, metas: Iterable[ColumnMeta],
-               lang: Lang | str, path: str | Path) -> Path:
+def render_png(
+    decision: ChartDecision,
+    result: QueryResult,
+    metas: Iterable[ColumnMeta],
+    lang: Lang | str,
+    path: str | Path,
+) -> Path:
     """Render the decided chart to ``path`` (raises for kind "none"; see ``safe_png``)."""
     return draw_png(build_chart_data(decision, result, metas, lang), lang, path)
 

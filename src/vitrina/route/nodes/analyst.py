@@ -35,16 +35,39 @@ def analyst(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     steps_done = len(state.get("steps") or [])
     if action is None:  # nothing to try at all (an empty request)
         trace.branch("nothing to search for")
-        return {"pending": None, "stop": "finished", "status": "not_found",
-                "answer": text("not_found", lang, steps=steps_done), "role": "metadata", "trace": trace.events}
-    new_facts, observation, new = run_action(action, facts, ctx.catalog, docs_index=ctx.docs_index,
-                                             docs_model=ctx.docs_model, trace=trace)
+        return {
+            "pending": None,
+            "stop": "finished",
+            "status": "not_found",
+            "answer": text("not_found", lang, steps=steps_done),
+            "role": "metadata",
+            "trace": trace.events,
+        }
+    new_facts, observation, new = run_action(
+        action,
+        facts,
+        ctx.catalog,
+        docs_index=ctx.docs_index,
+        docs_model=ctx.docs_model,
+        trace=trace,
+    )
     arg = ", ".join(facts["words"]) if action.startswith("search_catalog") else None
-    step = {"n": steps_done + 1, "thought": thought(action, lang, arg), "action": action, "observation": observation,
-            "new": new}
+    step = {
+        "n": steps_done + 1,
+        "thought": thought(action, lang, arg),
+        "action": action,
+        "observation": observation,
+        "new": new,
+    }
     trace.branch(f"step {step['n']}: {action}", new=new)
     pending = next_action(new_facts, has_docs=has_docs)
-    update: dict = {"facts": new_facts, "steps": [step], "pending": pending, "role": "metadata", "trace": trace.events}
+    update: dict = {
+        "facts": new_facts,
+        "steps": [step],
+        "pending": pending,
+        "role": "metadata",
+        "trace": trace.events,
+    }
     if pending is not None and step["n"] >= ctx.max_steps:
         trace.warning("MAX steps reached: the search stops", max_steps=ctx.max_steps, next=pending)
         update.update(pending=None, stop="guard")
@@ -64,13 +87,28 @@ def _recorders(request: str, ctx: RouteContext, lang: str, trace: Trace) -> dict
         return None
     documents = ", ".join(found["recorders"])
     key = "onec_recorders" if found["recorders"] else "onec_no_recorders"
-    step = {"n": 1, "thought": thought("recorders", lang, found["register"]), "action": "recorders",
-            "observation": f"{found['register']}: {documents or '-'}", "new": len(found["recorders"])}
-    trace.branch("1C recorder question answered from RegisterRecords", register=found["register"],
-                 documents=found["recorders"])
-    return {"pending": None, "stop": "finished", "status": "found", "role": "metadata", "steps": [step],
-            "report": found, "answer": text(key, lang, register=found["register"], documents=documents),
-            "trace": trace.events}
+    step = {
+        "n": 1,
+        "thought": thought("recorders", lang, found["register"]),
+        "action": "recorders",
+        "observation": f"{found['register']}: {documents or '-'}",
+        "new": len(found["recorders"]),
+    }
+    trace.branch(
+        "1C recorder question answered from RegisterRecords",
+        register=found["register"],
+        documents=found["recorders"],
+    )
+    return {
+        "pending": None,
+        "stop": "finished",
+        "status": "found",
+        "role": "metadata",
+        "steps": [step],
+        "report": found,
+        "answer": text(key, lang, register=found["register"], documents=documents),
+        "trace": trace.events,
+    }
 
 
 def _summary(facts: dict, lang: str, steps: int, stop: str | None) -> str:

@@ -14,8 +14,18 @@ def ask(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     ctx = runtime.context
     if ctx.ask is None:
         trace.error("no ask service configured")
-        return {"role": "ask", "status": "failed", "answer": "ask service is not configured", "trace": trace.events}
+        return {
+            "role": "ask",
+            "status": "failed",
+            "answer": "ask service is not configured",
+            "trace": trace.events,
+        }
     result = ctx.ask(state.get("request", ""), state.get("thread_id"))
     trace.branch("answered by the ask job", status=result.status, run_id=result.run_id)
-    return {"role": "ask", "status": result.status, "answer": result.answer, "ask": result.model_dump(mode="json"),
-            "trace": trace.events}
+    return {
+        "role": "ask",
+        "status": result.status,
+        "answer": result.answer,
+        "ask": result.model_dump(mode="json"),
+        "trace": trace.events,
+    }

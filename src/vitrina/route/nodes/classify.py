@@ -18,8 +18,22 @@ def classify(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     target = runtime.context.target
     # a 1C target has no server to ask: reports and questions go through the analyst to the planner
     handoff = decision.handoff or (target == "onec" and decision.intent in ("report", "ask"))
-    trace.branch(f"intent: {decision.intent}", source=decision.source, reason=decision.reason,
-                 handoff=handoff, target=target)
-    return {"lang": detect_lang(request), "target": target, "intent": decision.intent,
-            "intent_reason": decision.reason, "handoff": handoff, "facts": {}, "steps": [], "pending": None, "stop": None,
-            "trace": trace.events}
+    trace.branch(
+        f"intent: {decision.intent}",
+        source=decision.source,
+        reason=decision.reason,
+        handoff=handoff,
+        target=target,
+    )
+    return {
+        "lang": detect_lang(request),
+        "target": target,
+        "intent": decision.intent,
+        "intent_reason": decision.reason,
+        "handoff": handoff,
+        "facts": {},
+        "steps": [],
+        "pending": None,
+        "stop": None,
+        "trace": trace.events,
+    }

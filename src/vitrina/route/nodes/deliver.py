@@ -26,7 +26,9 @@ def _sections(state: RouteState, md: bool) -> list[str]:
     if candidates:
         out.append(("### " if md else "") + text("plans", lang))
         for c in candidates:
-            mark = f" ← {text('chosen', lang)}" if c["id"] == chosen else ("" if c["valid"] else " ✗")
+            mark = (
+                f" ← {text('chosen', lang)}" if c["id"] == chosen else ("" if c["valid"] else " ✗")
+            )
             out.append(f"• {c['label']} [{c['id']}]: {c['total']}{mark}")
     report = state.get("report") or {}
     fence = "```" if md else ""
@@ -45,20 +47,36 @@ def _sections(state: RouteState, md: bool) -> list[str]:
 
 
 def payload(state: RouteState) -> dict[str, Any]:
-    return {"intent": state.get("intent"), "role": state.get("role"), "status": state.get("status"),
-            "answer": state.get("answer"), "steps": state.get("steps") or [], "candidates": state.get("candidates") or [],
-            "chosen": state.get("chosen"), "report": state.get("report"), "ask": state.get("ask"),
-            "docs": state.get("docs")}
+    return {
+        "intent": state.get("intent"),
+        "role": state.get("role"),
+        "status": state.get("status"),
+        "answer": state.get("answer"),
+        "steps": state.get("steps") or [],
+        "candidates": state.get("candidates") or [],
+        "chosen": state.get("chosen"),
+        "report": state.get("report"),
+        "ask": state.get("ask"),
+        "docs": state.get("docs"),
+    }
 
 
 def deliver(state: RouteState) -> dict:
     trace = Trace("deliver")
     face = state.get("face") or "cli"
     if face == "web":
-        reply = {"face": "web", "markdown": "\n\n".join(_sections(state, md=True)), "data": payload(state)}
+        reply = {
+            "face": "web",
+            "markdown": "\n\n".join(_sections(state, md=True)),
+            "data": payload(state),
+        }
     elif face == "mcp":
-        reply = {"face": "mcp", "content": [{"type": "text", "text": "\n\n".join(_sections(state, md=False))}],
-                 "structuredContent": payload(state), "isError": state.get("status") == "failed"}
+        reply = {
+            "face": "mcp",
+            "content": [{"type": "text", "text": "\n\n".join(_sections(state, md=False))}],
+            "structuredContent": payload(state),
+            "isError": state.get("status") == "failed",
+        }
     else:
         reply = {"face": "cli", "text": "\n\n".join(_sections(state, md=False))}
     trace.branch("reply delivered", face=face, role=state.get("role"), status=state.get("status"))

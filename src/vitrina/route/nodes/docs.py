@@ -34,19 +34,34 @@ def docs(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     lang = state.get("lang", "ru")
     if ctx.docs_model is None:
         trace.branch("no Tabular model configured")
-        return {"role": "docs", "status": "refused", "answer": text("docs_no_model", lang), "trace": trace.events}
+        return {
+            "role": "docs",
+            "status": "refused",
+            "answer": text("docs_no_model", lang),
+            "trace": trace.events,
+        }
     name = measure_name(state.get("request", ""))
     if not name:
         trace.branch("no measure named in the request")
-        return {"role": "docs", "status": "clarification", "answer": text("docs_no_measure", lang),
-                "trace": trace.events}
-    out = (ctx.outputs_dir or ctx.settings.outputs_dir) / "docs" / (Path(ctx.docs_model).stem or "model")
+        return {
+            "role": "docs",
+            "status": "clarification",
+            "answer": text("docs_no_measure", lang),
+            "trace": trace.events,
+        }
+    out = (
+        (ctx.outputs_dir or ctx.settings.outputs_dir)
+        / "docs"
+        / (Path(ctx.docs_model).stem or "model")
+    )
     out.mkdir(parents=True, exist_ok=True)
     listing = out / "route-measures.md"
     listing.write_text(f"# General\n## [{name.replace(']', ']]')}]\n", encoding="utf-8")
     try:
-        report = run_docs(make_request(ctx.docs_model, ctx.docs_sql, measures_file=listing, out=out, lang=lang),
-                          settings=ctx.settings)
+        report = run_docs(
+            make_request(ctx.docs_model, ctx.docs_sql, measures_file=listing, out=out, lang=lang),
+            settings=ctx.settings,
+        )
     except DocsInputError as exc:
         trace.error("docs job refused its input", error=str(exc))
         return {"role": "docs", "status": "failed", "answer": str(exc), "trace": trace.events}
@@ -55,15 +70,28 @@ def docs(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
         reason = (missed or {}).get("reason", "not found")
         detail = (missed or {}).get("detail", "")
         trace.rejected("measure not documented", measure=name, reason=reason, detail=detail)
-        return {"role": "docs", "status": "refused", "trace": trace.events,
-                "answer": text("docs_missed", lang, measure=name, reason=f"{reason} {detail}".strip()),
-                "docs": {"measure": name, "missed": missed}}
+        return {
+            "role": "docs",
+            "status": "refused",
+            "trace": trace.events,
+            "answer": text("docs_missed", lang, measure=name, reason=f"{reason} {detail}".strip()),
+            "docs": {"measure": name, "missed": missed},
+        }
     path = _document_path(out, name)
-    excerpt = "\n".join(path.read_text(encoding="utf-8").splitlines()[:EXCERPT_LINES]) if path else ""
+    excerpt = (
+        "\n".join(path.read_text(encoding="utf-8").splitlines()[:EXCERPT_LINES]) if path else ""
+    )
     trace.branch("measure documented", measure=name, path=str(path) if path else None)
-    answer = text("docs_done", lang, measure=name, path=path or out) + ("\n\n" + excerpt if excerpt else "")
-    return {"role": "docs", "status": "answered", "answer": answer, "trace": trace.events,
-            "docs": {"measure": name, "path": str(path) if path else None, "outputs": report.outputs}}
+    answer = text("docs_done", lang, measure=name, path=path or out) + (
+        "\n\n" + excerpt if excerpt else ""
+    )
+    return {
+        "role": "docs",
+        "status": "answered",
+        "answer": answer,
+        "trace": trace.events,
+        "docs": {"measure": name, "path": str(path) if path else None, "outputs": report.outputs},
+    }
 
 
 def _document_path(out: Path, name: str) -> Path | None:

@@ -10,5 +10,9 @@ from vitrina.trace import Trace
 def general(state: RouteState) -> dict:
     trace = Trace("general")
     trace.branch("help text")
-    return {"role": "general", "status": "answered", "answer": text("help", state.get("lang", "ru")),
-            "trace": trace.events}
+    return {
+        "role": "general",
+        "status": "answered",
+        "answer": text("help", state.get("lang", "ru")),
+        "trace": trace.events,
+    }

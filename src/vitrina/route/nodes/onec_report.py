@@ -131,8 +131,9 @@ def onec_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     return {"status": status, "answer": answer, "report": report, "trace": trace.events}
 
 
-def _read_infobase(ctx: RouteContext, q: OneCQuery, values: dict[str, dict[str, str]],
-                   trace: Trace) -> dict[str, Any]:
+def _read_infobase(
+    ctx: RouteContext, q: OneCQuery, values: dict[str, dict[str, str]], trace: Trace
+) -> dict[str, Any]:
     """Rows from the infobase's standard OData interface when its URL is configured."""
     url = getattr(ctx.settings, "onec_url", None)
     if not url:
@@ -140,8 +141,13 @@ def _read_infobase(ctx: RouteContext, q: OneCQuery, values: dict[str, dict[str, 
     from vitrina.onec import ODataClient, ODataError
 
     try:
-        client = ODataClient(url, user=ctx.settings.onec_user, password=ctx.settings.onec_password,
-                             timeout_s=ctx.settings.statement_timeout_s, max_rows=ctx.settings.row_cap)
+        client = ODataClient(
+            url,
+            user=ctx.settings.onec_user,
+            password=ctx.settings.onec_password,
+            timeout_s=ctx.settings.statement_timeout_s,
+            max_rows=ctx.settings.row_cap,
+        )
         try:
             result = client.fetch(q, {k: v["value"] for k, v in values.items()})
         finally:
@@ -149,7 +155,9 @@ def _read_infobase(ctx: RouteContext, q: OneCQuery, values: dict[str, dict[str, 
     except ODataError as exc:
         trace.rejected("the infobase's OData interface did not answer the plan", error=str(exc))
         return {"odata_error": str(exc)}
-    trace.measurement("rows read from the infobase", rows=len(result.rows), truncated=result.truncated)
+    trace.measurement(
+        "rows read from the infobase", rows=len(result.rows), truncated=result.truncated
+    )
     return {"rows": result.rows, "odata_url": result.url, "truncated": result.truncated}
 
 

@@ -31,16 +31,35 @@ def plan_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     if not cands:
         reason = text("no_metric", lang) if refusal in (None, "no_metric") else refusal
         trace.branch("no candidate plan", reason=reason)
-        return {"role": "report", "status": "refused", "answer": text("no_plan", lang, reason=reason),
-                "candidates": [], "chosen": None, "trace": trace.events}
+        return {
+            "role": "report",
+            "status": "refused",
+            "answer": text("no_plan", lang, reason=reason),
+            "candidates": [],
+            "chosen": None,
+            "trace": trace.events,
+        }
     asked = asked_of(req, cands[0].plan)
     rows = []
     for cand in cands:
-        scored = score_plan(cand, asked, ctx.catalog, dialect=ctx.dialect, row_cap=ctx.settings.row_cap)
-        rows.append({"id": cand.id, "label": cand.label(lang), "total": scored.total, "code_score": scored.total,
-                     "valid": scored.valid, "scores": scored.scores, "reasons": scored.reasons, "sql": scored.sql,
-                     "expected_rows": scored.expected_rows, "plan": cand.plan.model_dump(mode="json"),
-                     "previous": cand.previous.model_dump(mode="json") if cand.previous else None})
+        scored = score_plan(
+            cand, asked, ctx.catalog, dialect=ctx.dialect, row_cap=ctx.settings.row_cap
+        )
+        rows.append(
+            {
+                "id": cand.id,
+                "label": cand.label(lang),
+                "total": scored.total,
+                "code_score": scored.total,
+                "valid": scored.valid,
+                "scores": scored.scores,
+                "reasons": scored.reasons,
+                "sql": scored.sql,
+                "expected_rows": scored.expected_rows,
+                "plan": cand.plan.model_dump(mode="json"),
+                "previous": cand.previous.model_dump(mode="json") if cand.previous else None,
+            }
+        )
     _add_model_scores(ctx, req.question, rows, trace)
     return _choose(rows, lang, trace, question=req.question)
 
@@ -59,11 +78,22 @@ def _choose(rows: list[dict], lang: str, trace: Trace, **extra: object) -> dict:
     valid = [r for r in rows if r["valid"]]
     if not valid:
         trace.rejected("every candidate plan is invalid", plans=[r["id"] for r in rows])
-        return {"role": "report", "status": "failed", "candidates": rows, "chosen": None,
-                "answer": text("no_plan", lang, reason="; ".join(rows[0]["reasons"][-1:])), "trace": trace.events}
+        return {
+            "role": "report",
+            "status": "failed",
+            "candidates": rows,
+            "chosen": None,
+            "answer": text("no_plan", lang, reason="; ".join(rows[0]["reasons"][-1:])),
+            "trace": trace.events,
+        }
     best = max(valid, key=lambda r: r["total"])  # max keeps the first of equals: rows come ranked
     trace.branch("best plan chosen", plan=best["id"], total=best["total"])
-    return {"role": "report", "candidates": rows, "chosen": {"id": best["id"], **extra}, "trace": trace.events}
+    return {
+        "role": "report",
+        "candidates": rows,
+        "chosen": {"id": best["id"], **extra},
+        "trace": trace.events,
+    }
 
 
 def _plan_onec(state: RouteState, ctx: RouteContext, trace: Trace) -> dict:
@@ -74,9 +104,14 @@ def _plan_onec(state: RouteState, ctx: RouteContext, trace: Trace) -> dict:
     cands, asked = onec_candidates(question, ctx.onec, state.get("facts") or {}, ctx.today, trace)
     if not cands or unsure(cands) == "no object is named by the request":
         trace.branch("no object of the configuration fits the request", words=asked["words"])
-        return {"role": "report", "status": "refused", "candidates": [onec_row(c) for c in cands[:5]],
-                "chosen": None, "answer": text("no_plan", lang, reason=text("onec_no_register", lang)),
-                "trace": trace.events}
+        return {
+            "role": "report",
+            "status": "refused",
+            "candidates": [onec_row(c) for c in cands[:5]],
+            "chosen": None,
+            "answer": text("no_plan", lang, reason=text("onec_no_register", lang)),
+            "trace": trace.events,
+        }
     rows = [onec_row(c) for c in cands]
     _add_model_scores(ctx, question, rows, trace)
     doubt = unsure(cands)

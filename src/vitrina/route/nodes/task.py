@@ -16,9 +16,17 @@ def task(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     runner = runtime.context.task_runner
     if runner is None:
         trace.branch("task job not available: general answer")
-        return {"role": "task", "status": "unavailable", "answer": text("task_unavailable", state.get("lang", "ru")),
-                "trace": trace.events}
+        return {
+            "role": "task",
+            "status": "unavailable",
+            "answer": text("task_unavailable", state.get("lang", "ru")),
+            "trace": trace.events,
+        }
     result = runner(state.get("request", ""))
     trace.branch("handed to the task job", status=result.get("status"))
-    return {"role": "task", "status": result.get("status", "answered"), "answer": result.get("answer"),
-            "trace": trace.events}
+    return {
+        "role": "task",
+        "status": result.get("status", "answered"),
+        "answer": result.get("answer"),
+        "trace": trace.events,
+    }

@@ -21,14 +21,28 @@ class PlanScores(BaseModel):
     scores: list[PlanScore]
 
 
-def model_scores(llm: Any, question: str, candidates: list[dict[str, Any]], trace: Trace) -> dict[str, tuple[float, str]]:
+def model_scores(
+    llm: Any, question: str, candidates: list[dict[str, Any]], trace: Trace
+) -> dict[str, tuple[float, str]]:
     """id -> (added score, reason); empty when there is no model or it fails (rules decide)."""
     if llm is None:
         return {}
-    listing = "\n".join(f"{c['id']}: {c['label']} (SQL: {c.get('sql') or c.get('query') or '-'})" for c in candidates)
-    reply = llm.structured("route_plan_score", [
-        {"role": "system", "content": "Score each report plan 0..1 for how well it answers the request."},
-        {"role": "user", "content": f"Request: {question}\nPlans:\n{listing}"}], PlanScores, trace=trace)
+    listing = "\n".join(
+        f"{c['id']}: {c['label']} (SQL: {c.get('sql') or c.get('query') or '-'})"
+        for c in candidates
+    )
+    reply = llm.structured(
+        "route_plan_score",
+        [
+            {
+                "role": "system",
+                "content": "Score each report plan 0..1 for how well it answers the request.",
+            },
+            {"role": "user", "content": f"Request: {question}\nPlans:\n{listing}"},
+        ],
+        PlanScores,
+        trace=trace,
+    )
     if reply.value is None:  # the model is optional: code scores stand
         trace.suppressed("model plan scoring failed: code scores stand", error=reply.error)
         return {}

@@ -18,7 +18,7 @@ more filters placed; a register over a report that reads it (the query can be sh
 request), a register over a document, a document over a catalog; the register's natural table;
 then the full name, so the order never depends on the dump's file order. When the two best
 plans of different objects stay equal on total and coverage, the answer says it is unsure.
-"""
+"""  # noqa: E501
 
 from __future__ import annotations
 

@@ -21,7 +21,8 @@ ASKS_RECORDERS = re.compile(
 
 
 def recorder_answer(request: str, source: OneCSource) -> dict[str, Any] | None:
-    """The register the request names and its recorder documents; None when it is not such a question."""
+    """The register the request names and its recorder documents; None when it is not such a
+    question."""
     if not ASKS_RECORDERS.search(request):
         return None
     req = read(request, source.config)

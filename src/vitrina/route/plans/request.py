@@ -13,9 +13,11 @@ from vitrina.language.detect import detect_lang
 from vitrina.language.periods import extract_period, period_offsets
 from vitrina.language.periods.compare import Comparison, Unit, find_comparison, strip_comparison
 
-PREFIX = re.compile(r"^\s*(?:(?:построй|сформируй|сделай|покажи|build|make|create|show)\s+(?:мне\s+|me\s+)?)?"
-                    r"(?:(?:a|the)\s+)?(?:отч[её]т\w*|report)\s*(?:[:\-—]|по|о|об|on|of|about|for)?\s*",
-                    re.IGNORECASE)
+PREFIX = re.compile(
+    r"^\s*(?:(?:построй|сформируй|сделай|покажи|build|make|create|show)\s+(?:мне\s+|me\s+)?)?"
+    r"(?:(?:a|the)\s+)?(?:отч[её]т\w*|report)\s*(?:[:\-—]|по|о|об|on|of|about|for)?\s*",
+    re.IGNORECASE,
+)
 # a comparison without its unit ("сравни", "vs"): with the previous period of the asked length
 COMPARE = re.compile(r"сравн|compar|\bvs\b|versus", re.IGNORECASE)
 
@@ -55,14 +57,21 @@ class ReportRequest:
         return "period" if self.compare_words else None
 
 
-def read_request(request: str, catalog: Catalog, today: date, facts: dict[str, Any] | None = None) -> ReportRequest:
-    """Period, reading and topic of a report request; the analyst's findings fill what rules miss."""
+def read_request(
+    request: str, catalog: Catalog, today: date, facts: dict[str, Any] | None = None
+) -> ReportRequest:
+    """Period, reading and topic of a report request; the analyst's findings fill what rules
+    miss."""
     question = clean_question(request)
     comparison = find_comparison(question)
     # the comparison's words name the offset, not the period: "за III кв. 2026 к прошлому году"
-    found = extract_period(strip_comparison(question, comparison) if comparison else question, today)
+    found = extract_period(
+        strip_comparison(question, comparison) if comparison else question, today
+    )
     period = PeriodRef.of(found) if found is not None else None
-    reading = read_question(question, catalog, period_span=period_offsets(question, period.span if period else None))
+    reading = read_question(
+        question, catalog, period_span=period_offsets(question, period.span if period else None)
+    )
     topic = None
     if reading.topic_scores:
         ranked = sorted(reading.topic_scores.items(), key=lambda kv: -kv[1])
@@ -83,5 +92,13 @@ def read_request(request: str, catalog: Catalog, today: date, facts: dict[str, A
                 topic = catalog.tables[table].topics[0]
                 notes.append(f"topic from the analyst's table {table}")
                 break
-    return ReportRequest(question=question, lang=detect_lang(question), reading=reading, period=period, topic=topic,
-                         comparison=comparison, compare_words=bool(COMPARE.search(question)), notes=notes)
+    return ReportRequest(
+        question=question,
+        lang=detect_lang(question),
+        reading=reading,
+        period=period,
+        topic=topic,
+        comparison=comparison,
+        compare_words=bool(COMPARE.search(question)),
+        notes=notes,
+    )

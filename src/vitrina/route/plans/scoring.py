@@ -49,15 +49,23 @@ def asked_of(req: ReportRequest, base: QueryPlan) -> Asked:
     if req.compare_unit and base.period:
         found = compared_period(base.period, req.compare_unit)
         previous = (found.start, found.end)
-    return Asked(metrics=set(base.metrics), dimensions={(d.table, d.column) for d in base.dimensions},
-                 grain=req.reading.grain, limit=req.reading.limit, compare=req.compare,
-                 period=(req.period.start, req.period.end) if req.period else None, previous=previous)
+    return Asked(
+        metrics=set(base.metrics),
+        dimensions={(d.table, d.column) for d in base.dimensions},
+        grain=req.reading.grain,
+        limit=req.reading.limit,
+        compare=req.compare,
+        period=(req.period.start, req.period.end) if req.period else None,
+        previous=previous,
+    )
 
 
 def measures(cand: Candidate, asked: Asked, _: Catalog) -> tuple[float, str]:
     plan = cand.plan
     got = asked.metrics & set(plan.metrics)
-    return (len(got) / len(asked.metrics) if asked.metrics else 1.0), f"measures {len(got)}/{len(asked.metrics)}"
+    return (
+        len(got) / len(asked.metrics) if asked.metrics else 1.0
+    ), f"measures {len(got)}/{len(asked.metrics)}"
 
 
 def dimensions(cand: Candidate, asked: Asked, _: Catalog) -> tuple[float, str]:
@@ -68,12 +76,16 @@ def dimensions(cand: Candidate, asked: Asked, _: Catalog) -> tuple[float, str]:
         return value, "no breakdown asked" + ("" if not have else f", {len(have)} added")
     covered = len(asked.dimensions & have) / len(asked.dimensions)
     extra = len(have - asked.dimensions)
-    return max(0.0, covered - 0.5 * extra), f"dimensions {len(asked.dimensions & have)}/{len(asked.dimensions)}"
+    return max(
+        0.0, covered - 0.5 * extra
+    ), f"dimensions {len(asked.dimensions & have)}/{len(asked.dimensions)}"
 
 
 def joins(cand: Candidate, _: Asked, catalog: Catalog) -> tuple[float, str]:
     plan = cand.plan
-    rels = {(r.left, r.right) for r in catalog.relations} | {(r.right, r.left) for r in catalog.relations}
+    rels = {(r.left, r.right) for r in catalog.relations} | {
+        (r.right, r.left) for r in catalog.relations
+    }
     for j in plan.joins:
         if (f"{j.left_table}.{j.left_column}", f"{j.right_table}.{j.right_column}") not in rels:
             return 0.0, f"join {j.left_table} -> {j.right_table} is not a catalog relation"
@@ -95,7 +107,9 @@ def period(cand: Candidate, asked: Asked, _: Catalog) -> tuple[float, str]:
         return 0.0, "period differs from the request"
     compared = (prev.start, prev.end) if prev else None
     if not asked.compare:
-        return (1.0, "period as asked") if compared is None else (0.5, "a comparison nobody asked for")
+        return (
+            (1.0, "period as asked") if compared is None else (0.5, "a comparison nobody asked for")
+        )
     if compared is None:
         return 0.5, "period as asked, but the comparison asked for needs the compared period too"
     if compared == asked.previous:
@@ -120,12 +134,18 @@ def size(cand: Candidate, asked: Asked, catalog: Catalog) -> tuple[float, str]:
     rows = expected_rows(plan, catalog)
     full = expected_rows(plan.model_copy(update={"limit": None}), catalog)
     if plan.limit and full > plan.limit and not asked.limit:
-        return 0.5, f"about {rows} rows, but top {plan.limit} cuts {full - plan.limit} of {full} not asked to cut"
+        return (
+            0.5,
+            f"about {rows} rows, but top {plan.limit} cuts {full - plan.limit} of {full} "
+            "not asked to cut",
+        )
     value = 1.0 if rows <= 100 else 0.5 if rows <= 1000 else 0.0
     return value, f"about {rows} rows"
 
 
-CRITERIA: tuple[tuple[str, float, Callable[[Candidate, Asked, Catalog], tuple[float, str]]], ...] = (
+CRITERIA: tuple[
+    tuple[str, float, Callable[[Candidate, Asked, Catalog], tuple[float, str]]], ...
+] = (
     ("measures", 3.0, measures),
     ("dimensions", 3.0, dimensions),
     ("joins", 2.0, joins),
@@ -135,7 +155,9 @@ CRITERIA: tuple[tuple[str, float, Callable[[Candidate, Asked, Catalog], tuple[fl
 )
 
 
-def score_plan(cand: Candidate, asked: Asked, catalog: Catalog, *, dialect: str, row_cap: int) -> Scored:
+def score_plan(
+    cand: Candidate, asked: Asked, catalog: Catalog, *, dialect: str, row_cap: int
+) -> Scored:
     """Weighted criteria plus the compile-and-guard gate."""
     plan = cand.plan
     out = Scored(id=cand.id, total=0.0, valid=True, expected_rows=expected_rows(plan, catalog))

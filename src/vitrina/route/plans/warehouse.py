@@ -35,7 +35,9 @@ class Candidate:
 def prune_joins(plan: QueryPlan, catalog: Catalog) -> QueryPlan:
     """Drop joins no remaining dimension, filter or mandatory relation needs."""
     needed = {d.table for d in plan.dimensions} | {f.table for f in plan.filters}
-    needed |= {r.needs for r in catalog.requires if r.when == "always" and r.table == plan.base_table}
+    needed |= {
+        r.needs for r in catalog.requires if r.when == "always" and r.table == plan.base_table
+    }
     kept = []
     for join in reversed(plan.joins):
         if join.right_table in needed:
@@ -57,32 +59,74 @@ def _months(period: PeriodRef | None) -> int:
     return (period.end.year - period.start.year) * 12 + period.end.month - period.start.month + 1
 
 
-def warehouse_candidates(req: ReportRequest, catalog: Catalog, trace: Trace) -> tuple[list[Candidate], str | None]:
+def warehouse_candidates(
+    req: ReportRequest, catalog: Catalog, trace: Trace
+) -> tuple[list[Candidate], str | None]:
     """(candidates, refusal): the base plan first, then its variants."""
     if req.topic is None:
         return [], "no_metric"
-    outcome = build_plan(req.reading, catalog, topic=req.topic, lang=req.lang, period=req.period, segment=None,
-                         trace=trace)
+    outcome = build_plan(
+        req.reading,
+        catalog,
+        topic=req.topic,
+        lang=req.lang,
+        period=req.period,
+        segment=None,
+        trace=trace,
+    )
     if outcome.plan is None:
         return [], outcome.refusal or "no_metric"
     base = outcome.plan
-    out = [Candidate("breakdown" if base.breakdown else "aggregate",
-                     "Разбивка, как в запросе" if base.breakdown else "Итог, как в запросе",
-                     "Breakdown as requested" if base.breakdown else "Total as requested", base)]
+    out = [
+        Candidate(
+            "breakdown" if base.breakdown else "aggregate",
+            "Разбивка, как в запросе" if base.breakdown else "Итог, как в запросе",
+            "Breakdown as requested" if base.breakdown else "Total as requested",
+            base,
+        )
+    ]
     if base.breakdown:
-        flat = prune_joins(base.model_copy(update={"dimensions": [], "grain": None, "order": None, "limit": None}),
-                           catalog)
-        out.append(Candidate("aggregate", "Один итог без разбивки", "One total, no breakdown", flat))
+        flat = prune_joins(
+            base.model_copy(update={"dimensions": [], "grain": None, "order": None, "limit": None}),
+            catalog,
+        )
+        out.append(
+            Candidate("aggregate", "Один итог без разбивки", "One total, no breakdown", flat)
+        )
     if base.dimensions and not base.grain and base.date_column and _months(base.period) >= 2:
-        out.append(Candidate("detailed", "Подробно: разбивка по месяцам", "Detailed: breakdown by month",
-                             base.model_copy(update={"grain": "month", "order": None})))
-    unit = req.compare_unit or (own_unit(base.period.start, base.period.end) if base.period else None)
-    if base.period and base.date_column and (req.compare or unit in ("year", "quarter", "month", "week")):
+        out.append(
+            Candidate(
+                "detailed",
+                "Подробно: разбивка по месяцам",
+                "Detailed: breakdown by month",
+                base.model_copy(update={"grain": "month", "order": None}),
+            )
+        )
+    unit = req.compare_unit or (
+        own_unit(base.period.start, base.period.end) if base.period else None
+    )
+    if (
+        base.period
+        and base.date_column
+        and (req.compare or unit in ("year", "quarter", "month", "week"))
+    ):
         previous = compared_period(base.period, unit)
-        out.append(Candidate("comparison", f"Сравнение с периодом {previous.label_ru}",
-                             f"Comparison with {previous.label_en}", base.model_copy(update={"limit": None}),
-                             previous))
+        out.append(
+            Candidate(
+                "comparison",
+                f"Сравнение с периодом {previous.label_ru}",
+                f"Comparison with {previous.label_en}",
+                base.model_copy(update={"limit": None}),
+                previous,
+            )
+        )
     if base.dimensions and not base.limit:
-        out.append(Candidate("top_n", f"Топ-{TOP_N}", f"Top {TOP_N}",
-                             base.model_copy(update={"order": "desc", "limit": TOP_N, "grain": None})))
+        out.append(
+            Candidate(
+                "top_n",
+                f"Топ-{TOP_N}",
+                f"Top {TOP_N}",
+                base.model_copy(update={"order": "desc", "limit": TOP_N, "grain": None}),
+            )
+        )
     return out, None

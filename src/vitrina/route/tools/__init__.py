@@ -5,5 +5,12 @@ from vitrina.route.tools.match import request_words
 from vitrina.route.tools.measures import search_measures
 from vitrina.route.tools.search import Hit, search_catalog
 
-__all__ = ["Hit", "lookup_columns", "lookup_values", "relation_path", "request_words", "search_catalog",
-           "search_measures"]
+__all__ = [
+    "Hit",
+    "lookup_columns",
+    "lookup_values",
+    "relation_path",
+    "request_words",
+    "search_catalog",
+    "search_measures",
+]

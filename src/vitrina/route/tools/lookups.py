@@ -9,17 +9,31 @@ from vitrina.route.tools.match import phrase_hits, text_stems
 
 
 def lookup_columns(catalog: Catalog, table: str, words: list[str]) -> list[dict]:
-    """Columns of one table the request names (by synonym or label), then its other dimensions and measures."""
+    """Columns of one table the request names (by synonym or label), then its other dimensions
+    and measures."""
     found = catalog.tables.get(table)
     if found is None:
         return []
     out = []
     for col in found.columns:
-        labels = [*col.synonyms, " ".join(text_stems(col.label("ru"))), " ".join(text_stems(col.label("en")))]
-        named = max((phrase_hits(phrase_stems(s), words) for s in labels if s.strip()), default=0) > 0
+        labels = [
+            *col.synonyms,
+            " ".join(text_stems(col.label("ru"))),
+            " ".join(text_stems(col.label("en"))),
+        ]
+        named = (
+            max((phrase_hits(phrase_stems(s), words) for s in labels if s.strip()), default=0) > 0
+        )
         if named or col.role in (ColumnRole.DIMENSION, ColumnRole.MEASURE, ColumnRole.DATE):
-            out.append({"table": table, "column": col.name, "role": col.role.value, "label": col.label("ru"),
-                        "named": named})
+            out.append(
+                {
+                    "table": table,
+                    "column": col.name,
+                    "role": col.role.value,
+                    "label": col.label("ru"),
+                    "named": named,
+                }
+            )
     out.sort(key=lambda c: (not c["named"], c["role"] != "dimension", c["column"]))
     return out
 

@@ -9,10 +9,16 @@ from vitrina.language.text import stem_matches, tokenize
 
 def request_words(text: str) -> list[str]:
     """Meaningful words of a request, normalised (ё -> е, lower case)."""
-    return [w.text for w in tokenize(text) if w.text not in SEARCH_NOISE and len(w.text) > 1 and not w.text.isdigit()]
+    return [
+        w.text
+        for w in tokenize(text)
+        if w.text not in SEARCH_NOISE and len(w.text) > 1 and not w.text.isdigit()
+    ]
 
 
-def phrase_hits(phrase_stems: list[str] | tuple[str, ...], words: list[str], *, loose: bool = False) -> int:
+def phrase_hits(
+    phrase_stems: list[str] | tuple[str, ...], words: list[str], *, loose: bool = False
+) -> int:
     """How many stems of a phrase match a word of the request (all must, else 0).
 
     `loose` compares only the first four letters: a last resort for unusual endings.

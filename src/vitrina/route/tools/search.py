@@ -1,9 +1,9 @@
 """Catalog search by names, synonyms and descriptions, with a ranking that says why.
 
 Scores: a topic keyword found counts its weight; a metric synonym or name counts 3 per
-matched word (for the metric and for its table); a column synonym or label 2 per word (dimensions and measures; attributes
-1); the table's own name and description 1 per word. A table collects the scores of its
-topic, metrics and columns; the best tables and metrics come first.
+matched word (for the metric and for its table); a column synonym or label 2 per word (dimensions
+and measures; attributes 1); the table's own name and description 1 per word. A table collects the
+scores of its topic, metrics and columns; the best tables and metrics come first.
 """
 
 from __future__ import annotations
@@ -26,7 +26,12 @@ class Hit:
     why: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"kind": self.kind, "name": self.name, "score": round(self.score, 2), "why": self.why[:6]}
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "score": round(self.score, 2),
+            "why": self.why[:6],
+        }
 
 
 def _add(scores: dict[str, Hit], kind: str, name: str, points: float, why: str) -> None:
@@ -46,22 +51,44 @@ def search_catalog(catalog: Catalog, words: list[str], *, loose: bool = False) -
                 for table in topic.tables:
                     _add(scores, "table", table, weight * n, f"topic keyword '{stem}'")
     for metric in catalog.metrics.values():
-        best = max((phrase_hits(phrase_stems(s), words, loose=loose)
-                    for s in (*metric.synonyms, *[" ".join(text_stems(n)) for n in (metric.name_ru, metric.name_en)])),
-                   default=0)
+        best = max(
+            (
+                phrase_hits(phrase_stems(s), words, loose=loose)
+                for s in (
+                    *metric.synonyms,
+                    *[" ".join(text_stems(n)) for n in (metric.name_ru, metric.name_en)],
+                )
+            ),
+            default=0,
+        )
         if best:
             _add(scores, "metric", metric.id, 3.0 * best, f"metric '{metric.name_ru}'")
             _add(scores, "table", metric.table, 3.0 * best, f"metric '{metric.id}'")
     for table in catalog.tables.values():
-        own = max(phrase_hits(text_stems(t), words, loose=loose)
-                  for t in (table.short_name, table.description_ru or "_", table.description or "_"))
-        own = max(own, max((phrase_hits([s], words, loose=loose) for s in text_stems(table.short_name)), default=0))
+        own = max(
+            phrase_hits(text_stems(t), words, loose=loose)
+            for t in (table.short_name, table.description_ru or "_", table.description or "_")
+        )
+        own = max(
+            own,
+            max(
+                (phrase_hits([s], words, loose=loose) for s in text_stems(table.short_name)),
+                default=0,
+            ),
+        )
         if own:
             _add(scores, "table", table.name, 1.0 * own, "table name or description")
         for col in table.columns:
             weight = 2.0 if col.role in (ColumnRole.DIMENSION, ColumnRole.MEASURE) else 1.0
-            labels = [*col.synonyms, " ".join(text_stems(col.label("ru"))), " ".join(text_stems(col.label("en")))]
-            n = max((phrase_hits(phrase_stems(s), words, loose=loose) for s in labels if s.strip()), default=0)
+            labels = [
+                *col.synonyms,
+                " ".join(text_stems(col.label("ru"))),
+                " ".join(text_stems(col.label("en"))),
+            ]
+            n = max(
+                (phrase_hits(phrase_stems(s), words, loose=loose) for s in labels if s.strip()),
+                default=0,
+            )
             if n:
                 _add(scores, "table", table.name, weight * n, f"column '{col.name}'")
     ranked = sorted(scores.values(), key=lambda h: (-h.score, h.kind, h.name))

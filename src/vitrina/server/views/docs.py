@@ -17,9 +17,12 @@ State = Annotated[ServerState, Depends(server_state)]
 def _docs(state: ServerState) -> DocsSource:
     source = state.docs()
     if source is None:
-        raise ApiError(404, "docs_not_configured",
-                       "no measure manual: run `vitrina docs` or set VITRINA_DOCS_DIR / --docs",
-                       "нет документации мер: запустите `vitrina docs` или задайте VITRINA_DOCS_DIR / --docs")
+        raise ApiError(
+            404,
+            "docs_not_configured",
+            "no measure manual: run `vitrina docs` or set VITRINA_DOCS_DIR / --docs",
+            "нет документации мер: запустите `vitrina docs` или задайте VITRINA_DOCS_DIR / --docs",
+        )
     return source
 
 
@@ -36,18 +39,29 @@ def docs_manual(state: State, who: Who) -> dict[str, str]:
 
 
 def docs_measure(name: str, state: State, who: Who, llm: bool = False) -> dict[str, Any]:
-    """One measure's document and its lineage graph; `?llm=true` adds the model's checked wording."""
+    """One measure's document and its lineage graph; `?llm=true` adds the model's checked
+    wording."""
     source = _docs(state)
     entry = source.entry(name)
     if entry is None:
-        raise ApiError(404, "measure_not_found", f"measure [{name}] is not in the manual",
-                       f"меры [{name}] нет в документации")
+        raise ApiError(
+            404,
+            "measure_not_found",
+            f"measure [{name}] is not in the manual",
+            f"меры [{name}] нет в документации",
+        )
     text = source.measure_markdown(entry)
     lineage = entry.get("lineage") or {}
     out: dict[str, Any] = {
-        "measure": entry["measure"], "topic": entry.get("topic"), "table": entry.get("table"),
-        "markdown": text, "html": render_markdown(text),
-        "lineage": {k: lineage.get(k) for k in ("level", "nodes", "edges", "warnings", "unresolved")}}
+        "measure": entry["measure"],
+        "topic": entry.get("topic"),
+        "table": entry.get("table"),
+        "markdown": text,
+        "html": render_markdown(text),
+        "lineage": {
+            k: lineage.get(k) for k in ("level", "nodes", "edges", "warnings", "unresolved")
+        },
+    }
     if llm and lineage:
         out["explanation_llm"] = _reword(state, lineage, source.index.get("lang") or "en")
     return out
@@ -61,9 +75,17 @@ def _reword(state: ServerState, lineage: dict[str, Any], lang: str) -> dict[str,
     try:
         client = build_client(state.settings)
     except LLMSettingsError as exc:
-        raise ApiError(400, "llm_misconfigured", f"the model settings are wrong: {exc}",
-                       f"настройки модели неверны: {exc}") from None
+        raise ApiError(
+            400,
+            "llm_misconfigured",
+            f"the model settings are wrong: {exc}",
+            f"настройки модели неверны: {exc}",
+        ) from None
     if client is None:
-        raise ApiError(409, "llm_not_configured", "no model is configured: the rules explanation stands",
-                       "модель не настроена: остаётся объяснение по правилам")
+        raise ApiError(
+            409,
+            "llm_not_configured",
+            "no model is configured: the rules explanation stands",
+            "модель не настроена: остаётся объяснение по правилам",
+        )
     return reword(lineage, lang, client)

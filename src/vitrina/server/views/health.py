@@ -39,12 +39,23 @@ def readyz(state: State) -> Any:
     if all(v == "ok" for v in checks.values()):
         return {"status": "ready", "checks": checks}
     failed = ", ".join(k for k, v in checks.items() if v != "ok")
-    return error_response(503, "not_ready", f"not ready: {failed} unreachable",
-                          f"не готов: недоступно — {failed}", checks=checks)
+    return error_response(
+        503,
+        "not_ready",
+        f"not ready: {failed} unreachable",
+        f"не готов: недоступно — {failed}",
+        checks=checks,
+    )
 
 
 def info(state: State) -> dict[str, Any]:
     """Public facts for the web UI: does it need a token, are the chart libraries installed."""
-    return {"name": "Vitrina", "version": __version__, "auth": state.options.auth,
-            "vendor": vendor_status(), "docs": state.docs() is not None,
-            "segments": ["auto", "b2b", "b2c"], "max_question_chars": state.options.max_question_chars}
+    return {
+        "name": "Vitrina",
+        "version": __version__,
+        "auth": state.options.auth,
+        "vendor": vendor_status(),
+        "docs": state.docs() is not None,
+        "segments": ["auto", "b2b", "b2c"],
+        "max_question_chars": state.options.max_question_chars,
+    }

@@ -8,8 +8,12 @@ from vitrina.server.assets import STATIC_DIR
 
 
 def chat_page() -> FileResponse:
-    return FileResponse(STATIC_DIR / "index.html", media_type="text/html", headers={"Cache-Control": "no-cache"})
+    return FileResponse(
+        STATIC_DIR / "index.html", media_type="text/html", headers={"Cache-Control": "no-cache"}
+    )
 
 
 def docs_page() -> FileResponse:
-    return FileResponse(STATIC_DIR / "docs.html", media_type="text/html", headers={"Cache-Control": "no-cache"})
+    return FileResponse(
+        STATIC_DIR / "docs.html", media_type="text/html", headers={"Cache-Control": "no-cache"}
+    )

@@ -26,7 +26,9 @@ XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
 
 def _not_found(run_id: str, what: str = "run") -> ApiError:
-    return ApiError(404, f"{what}_not_found", f"{what} {run_id!r} not found", f"запуск {run_id!r} не найден")
+    return ApiError(
+        404, f"{what}_not_found", f"{what} {run_id!r} not found", f"запуск {run_id!r} не найден"
+    )
 
 
 def _owned_run(state: ServerState, who: Any, run_id: str) -> str:
@@ -46,12 +48,18 @@ def _file(state: ServerState, thread_id: str, run_id: str, kind: Kind, name: str
     files = state.service.run_files(thread_id, run_id, (kind,))
     found = getattr(files, "excel" if kind == "excel" else "chart_png", None) if files else None
     if not found:
-        raise ApiError(404, "file_not_found", f"run {run_id!r} has no {name}", f"у запуска {run_id!r} нет {name}")
+        raise ApiError(
+            404,
+            "file_not_found",
+            f"run {run_id!r} has no {name}",
+            f"у запуска {run_id!r} нет {name}",
+        )
     return Path(found)
 
 
 def run_excel(run_id: str, state: State, who: Who) -> FileResponse:
-    """The full result of a run as an .xlsx file (a sync view: FastAPI runs it on its thread pool)."""
+    """The full result of a run as an .xlsx file (a sync view: FastAPI runs it on its thread
+    pool)."""
     thread_id = _owned_run(state, who, run_id)
     path = _file(state, thread_id, run_id, "excel", "result.xlsx")
     return FileResponse(path, media_type=XLSX, filename=f"vitrina-{run_id}.xlsx")
@@ -62,7 +70,12 @@ def run_chart(run_id: str, state: State, who: Who) -> dict[str, Any]:
     thread_id = _owned_run(state, who, run_id)
     turn = find_run(state.service.graph, thread_id, run_id)
     if not turn or not turn.get("chart"):
-        raise ApiError(404, "chart_not_found", f"run {run_id!r} has no chart", f"у запуска {run_id!r} нет графика")
+        raise ApiError(
+            404,
+            "chart_not_found",
+            f"run {run_id!r} has no chart",
+            f"у запуска {run_id!r} нет графика",
+        )
     return turn["chart"]
 
 

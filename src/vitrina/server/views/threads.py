@@ -26,10 +26,16 @@ State = Annotated[ServerState, Depends(server_state)]
 
 
 def owned_thread(state: ServerState, who: Principal, thread_id: str) -> ThreadRecord:
-    """The dialog if this token owns it; 404 otherwise (a foreign dialog looks like a missing one)."""
+    """The dialog if this token owns it; 404 otherwise (a foreign dialog looks like a missing
+    one)."""
     record = state.store.thread(thread_id) if len(thread_id) <= 64 else None
     if record is None or record.owner != who.owner:
-        raise ApiError(404, "thread_not_found", f"dialog {thread_id!r} not found", f"диалог {thread_id!r} не найден")
+        raise ApiError(
+            404,
+            "thread_not_found",
+            f"dialog {thread_id!r} not found",
+            f"диалог {thread_id!r} не найден",
+        )
     return record
 
 
@@ -37,8 +43,13 @@ def create_thread(body: NewThread, state: State, who: Who) -> dict[str, str]:
     """Start a dialog with its segment (auto, B2B, B2C) and optional explicit topics."""
     unknown = [t for t in body.topics if t not in state.service.catalog.topics]
     if unknown:
-        raise ApiError(422, "unknown_topic", f"unknown topics: {', '.join(unknown)}",
-                       f"неизвестные темы: {', '.join(unknown)}", known=sorted(state.service.catalog.topics))
+        raise ApiError(
+            422,
+            "unknown_topic",
+            f"unknown topics: {', '.join(unknown)}",
+            f"неизвестные темы: {', '.join(unknown)}",
+            known=sorted(state.service.catalog.topics),
+        )
     thread_id = uuid.uuid4().hex[:16]
     state.store.create_thread(thread_id, who.owner, body.segment.lower(), body.topics)
     return {"id": thread_id}
@@ -52,9 +63,14 @@ def list_threads(state: State, who: Who) -> list[ThreadSummary]:
 def get_thread(thread_id: str, state: State, who: Who) -> ThreadDetail:
     """A dialog's turns: status, question, SQL, answer, table, chart spec and trace of each."""
     record = owned_thread(state, who, thread_id)
-    turns = with_notes(thread_turns(state.service.graph, thread_id), state.store.notes(thread_id, "steps"),
-                       state.store.notes(thread_id, "route"))
-    pending = turns[-1]["clarification"] if turns and turns[-1]["status"] == "clarification" else None
+    turns = with_notes(
+        thread_turns(state.service.graph, thread_id),
+        state.store.notes(thread_id, "steps"),
+        state.store.notes(thread_id, "route"),
+    )
+    pending = (
+        turns[-1]["clarification"] if turns and turns[-1]["status"] == "clarification" else None
+    )
     return ThreadDetail(**record.public(), turns=turns, pending_clarification=pending)
 
 
@@ -79,7 +95,9 @@ def delete_thread(thread_id: str, state: State, who: Who) -> dict[str, str]:
     return {"id": thread_id, "status": "deleted"}
 
 
-async def post_message(thread_id: str, body: Message, state: State, who: Who) -> EventSourceResponse:
+async def post_message(
+    thread_id: str, body: Message, state: State, who: Who
+) -> EventSourceResponse:
     """Ask (or answer a clarification); progress streams back as Server-Sent Events.
 
     Each event is one ``data:`` line of JSON: ``{"type": "step", "step", "ms", "trace"}`` per
@@ -88,8 +106,12 @@ async def post_message(thread_id: str, body: Message, state: State, who: Who) ->
     text = body.text.strip()
     limit = state.options.max_question_chars
     if not text or len(text) > limit:
-        raise ApiError(422, "invalid_text", f"text must be 1 to {limit} characters",
-                       f"текст должен быть от 1 до {limit} символов")
+        raise ApiError(
+            422,
+            "invalid_text",
+            f"text must be 1 to {limit} characters",
+            f"текст должен быть от 1 до {limit} символов",
+        )
     from starlette.concurrency import run_in_threadpool
 
     record = await run_in_threadpool(owned_thread, state, who, thread_id)

@@ -18,7 +18,10 @@ a CTE of the same statement, a subquery or a VALUES list.
 
 >>> is_allowed_function("Lower", None, "postgres"), is_allowed_function("ReadCSV", None, "duckdb")
 (True, False)
->>> is_allowed_function("Anonymous", "make_date", "postgres"), is_allowed_function("Anonymous", "ts_rewrite", "postgres")
+>>> (
+...     is_allowed_function("Anonymous", "make_date", "postgres"),
+...     is_allowed_function("Anonymous", "ts_rewrite", "postgres"),
+... )
 (True, False)
 """
 
@@ -157,8 +160,11 @@ DUCKDB_ANONYMOUS = _COMMON_ANONYMOUS | frozenset(
 SQLITE_ANONYMOUS = _COMMON_ANONYMOUS | frozenset(
     {"date", "datetime", "strftime", "julianday", "printf", "ifnull", "substr", "instr"}
 )
-ANONYMOUS: dict[str, frozenset[str]] = {"postgres": POSTGRES_ANONYMOUS, "duckdb": DUCKDB_ANONYMOUS,
-                                        "sqlite": SQLITE_ANONYMOUS}
+ANONYMOUS: dict[str, frozenset[str]] = {
+    "postgres": POSTGRES_ANONYMOUS,
+    "duckdb": DUCKDB_ANONYMOUS,
+    "sqlite": SQLITE_ANONYMOUS,
+}
 
 # Table functions a FROM may name, per dialect: none by default.
 TABLE_FUNCTIONS: dict[str, frozenset[str]] = {}

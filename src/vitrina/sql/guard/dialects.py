@@ -46,7 +46,9 @@ DUCKDB = DenyList(
         | {"from_csv_auto", "from_parquet", "install_extension", "load_extension"}
     ),
     prefixes=(
-        "read_",  # read_csv, read_csv_auto, read_parquet, read_json*, read_ndjson*, read_text, read_blob, read_xlsx
+        # read_csv, read_csv_auto, read_parquet, read_json*, read_ndjson*, read_text, read_blob,
+        # read_xlsx
+        "read_",
         "parquet_",  # parquet_scan, parquet_metadata, parquet_schema, ...
         "iceberg_",
         "delta_",

@@ -40,7 +40,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Only read-only SELECT queries are allowed, but this statement is {kind}. "
         "Rewrite it as a SELECT (or WITH ... SELECT, or a UNION of SELECTs) that only reads data.",
         "Разрешены только читающие запросы SELECT, а эта инструкция — {kind}. "
-        "Перепишите её как SELECT (или WITH ... SELECT, или UNION из SELECT), который только читает данные.",
+        "Перепишите её как SELECT (или WITH ... SELECT, или UNION из SELECT), который "
+        "только читает данные.",
     ),
     "nested_statement": (
         "A {kind} statement is nested inside the query (for example in a WITH clause). "
@@ -61,7 +62,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "dangerous_functions": (
         "Function {name}() is not allowed: it can read files, reach the network, wait, "
-        "run other SQL or change server state. Use warehouse tables and ordinary SQL functions only.",
+        "run other SQL or change server state. Use warehouse tables and ordinary SQL "
+        "functions only.",
         "Функция {name}() запрещена: она может читать файлы, обращаться к сети, ждать, "
         "выполнять другой SQL или менять состояние сервера. Используйте только таблицы хранилища "
         "и обычные функции SQL.",
@@ -71,10 +73,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Use ordinary SQL functions (arithmetic, text, dates, aggregates, window functions) "
         "over the warehouse tables.",
         "Функции {name}() нет в списке разрешённых для этого хранилища. Используйте обычные "
-        "функции SQL (арифметика, строки, даты, агрегаты, оконные функции) над таблицами хранилища.",
+        "функции SQL (арифметика, строки, даты, агрегаты, оконные функции) над таблицами "
+        "хранилища.",
     ),
     "allowed_functions.qualified": (
-        "Function {name}() is called with a schema ({fragment}). Call functions by their bare name.",
+        "Function {name}() is called with a schema ({fragment}). Call functions by their "
+        "bare name.",
         "Функция {name}() вызвана со схемой ({fragment}). Вызывайте функции без указания схемы.",
     ),
     "table_functions": (
@@ -86,7 +90,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "relations": (
         "{fragment} cannot be a row source. FROM, JOIN and LATERAL may name warehouse tables, "
         "CTEs of the same query, subqueries and VALUES lists only.",
-        "{fragment} не может быть источником строк. В FROM, JOIN и LATERAL допустимы только таблицы "
+        "{fragment} не может быть источником строк. В FROM, JOIN и LATERAL допустимы "
+        "только таблицы "
         "хранилища, CTE этого же запроса, подзапросы и списки VALUES.",
     ),
     "dangerous_casts": (

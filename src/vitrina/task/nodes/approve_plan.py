@@ -18,9 +18,12 @@ MAX_ASKS = 3  # invalid answers before the plan question gives up (stop)
 
 def plan_payload(state: TaskState, ctx: TaskContext) -> dict[str, Any]:
     rounds_left = state.get("plan_rounds", 0) < ctx.limits.max_plan_rounds
-    return {"kind": "plan", "plan": [s.model_dump(mode="json") for s in state["plan"]],
-            "source": state.get("plan_source"),
-            "options": ["approve", "edit", "replan", "stop"] if rounds_left else ["approve", "stop"]}
+    return {
+        "kind": "plan",
+        "plan": [s.model_dump(mode="json") for s in state["plan"]],
+        "source": state.get("plan_source"),
+        "options": ["approve", "edit", "replan", "stop"] if rounds_left else ["approve", "stop"],
+    }
 
 
 def edited_steps(raw: Any, old: list[Step], limit: int) -> list[Step] | None:
@@ -34,8 +37,14 @@ def edited_steps(raw: Any, old: list[Step], limit: int) -> list[Step] | None:
             kept = by_title.get(item.strip())
             steps.append(kept.model_copy() if kept else Step(n=0, title=item.strip()[:300]))
         elif isinstance(item, dict) and str(item.get("title", "")).strip():
-            steps.append(Step(n=0, title=str(item["title"]).strip()[:300], tool=item.get("tool") or None,
-                              args=item.get("args") or {}))
+            steps.append(
+                Step(
+                    n=0,
+                    title=str(item["title"]).strip()[:300],
+                    tool=item.get("tool") or None,
+                    args=item.get("args") or {},
+                )
+            )
         else:
             return None
     return renumber(steps)
@@ -60,14 +69,27 @@ def approve_plan(state: TaskState, runtime: Runtime[TaskContext]) -> dict:
                 trace.rejected("edited plan unusable", answer=str(answer)[:200])
                 continue
             trace.branch("plan edited by the user", steps=len(steps))
-            return {"plan": steps, "plan_source": "user", "plan_rounds": state.get("plan_rounds", 0) + 1,
-                    "decision": {"action": "edit"}, "trace": trace.events}
+            return {
+                "plan": steps,
+                "plan_source": "user",
+                "plan_rounds": state.get("plan_rounds", 0) + 1,
+                "decision": {"action": "edit"},
+                "trace": trace.events,
+            }
         if action == "replan":
             trace.branch("replan requested", comment=answer.get("comment"))
-            return {"plan_comment": str(answer.get("comment") or "")[:2000], "decision": {"action": "replan"},
-                    "trace": trace.events}
-        trace.branch(f"plan {action}d by the user" if action == "approve" else "task stopped at the plan")
-        return {"decision": {"action": action}, "status": "running" if action == "approve" else "stopped",
-                "trace": trace.events}
+            return {
+                "plan_comment": str(answer.get("comment") or "")[:2000],
+                "decision": {"action": "replan"},
+                "trace": trace.events,
+            }
+        trace.branch(
+            f"plan {action}d by the user" if action == "approve" else "task stopped at the plan"
+        )
+        return {
+            "decision": {"action": action},
+            "status": "running" if action == "approve" else "stopped",
+            "trace": trace.events,
+        }
     trace.error("no valid plan decision: task stopped", asks=MAX_ASKS)
     return {"decision": {"action": "stop"}, "status": "stopped", "trace": trace.events}

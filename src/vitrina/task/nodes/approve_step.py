@@ -30,17 +30,26 @@ def step_options(state: TaskState, ctx: TaskContext) -> list[str]:
 
 def step_payload(state: TaskState, ctx: TaskContext) -> dict[str, Any]:
     step = state["plan"][state["current"]]  # type: ignore[index]
-    return {"kind": "step", "step": step.model_dump(mode="json"), "error": step.error,
-            "options": step_options(state, ctx)}
+    return {
+        "kind": "step",
+        "step": step.model_dump(mode="json"),
+        "error": step.error,
+        "options": step_options(state, ctx),
+    }
 
 
-def rules_redo(state: TaskState, ctx: TaskContext, comment: str) -> tuple[dict[str, Any] | None, str | None]:
+def rules_redo(
+    state: TaskState, ctx: TaskContext, comment: str
+) -> tuple[dict[str, Any] | None, str | None]:
     """(the decision's changes, None) or (None, the refusal) for a redo comment without a model."""
     step = state["plan"][state["current"]]  # type: ignore[index]
     lang = state.get("lang", "ru")
     redo = parse_redo(step, comment, ctx.today, lang)
     if redo.changes:
-        return {"args": redo.args, "applied": text("redo_applied", lang, changes=", ".join(redo.changes))}, None
+        return {
+            "args": redo.args,
+            "applied": text("redo_applied", lang, changes=", ".join(redo.changes)),
+        }, None
     what = what_changes(step, lang)
     if what is None:  # a step whose arguments no comment can change: it is rerun as it is
         return {}, None
@@ -60,11 +69,17 @@ def approve_step(state: TaskState, runtime: Runtime[TaskContext]) -> dict:
             if action == "redo" and comment.strip() and ctx.llm is None:
                 changes, refusal = rules_redo(state, ctx, comment)
                 if refusal is not None:
-                    trace.rejected("redo comment not understood without a model", comment=comment[:200])
+                    trace.rejected(
+                        "redo comment not understood without a model", comment=comment[:200]
+                    )
                     payload = {**payload, "notice": refusal}
                     continue
                 decision.update(changes or {})
-            trace.branch(f"step decision: {action}", step=payload["step"]["n"], applied=decision.get("applied"))
+            trace.branch(
+                f"step decision: {action}",
+                step=payload["step"]["n"],
+                applied=decision.get("applied"),
+            )
             return {"decision": decision, "trace": trace.events}
         trace.rejected("step decision not understood", answer=str(answer)[:200])
     trace.error("no valid step decision: task stopped", asks=MAX_ASKS)

@@ -25,22 +25,46 @@ def compress(state: TaskState, runtime: Runtime[TaskContext]) -> dict:
         action = "skip"
     update: dict = {"scratch": [], "current": None, "decision": None, "step_done": False}
     if action == "redo":
-        plan = replace_step(state["plan"], index, status="pending", attempts=step.attempts + 1,
-                            comment=decision.get("comment") or None, args=decision.get("args") or step.args,
-                            note=decision.get("applied"))
-        trace.branch("step to be redone", step=step.n, comment=decision.get("comment"), args=decision.get("args"))
+        plan = replace_step(
+            state["plan"],
+            index,
+            status="pending",
+            attempts=step.attempts + 1,
+            comment=decision.get("comment") or None,
+            args=decision.get("args") or step.args,
+            note=decision.get("applied"),
+        )
+        trace.branch(
+            "step to be redone",
+            step=step.n,
+            comment=decision.get("comment"),
+            args=decision.get("args"),
+        )
         return {**update, "plan": plan, "trace": trace.events}
     status = "done" if action == "approve" else "skipped" if action == "skip" else "in_progress"
     if action == "stop":
         status = "skipped" if step.error else "done" if step.report else "pending"
     plan = replace_step(state["plan"], index, status=status)
     table = step.last_table()
-    record = {"n": step.n, "title": step.title, "status": status, "report": step.report, "error": step.error,
-              "tools": [o.tool for o in step.outputs], "files": [f for o in step.outputs for f in o.files],
-              "data": table.data if table else None, "columns": table.columns if table else [],
-              "preview": table.preview if table else []}
-    trace.measurement("step compressed", step=step.n, status=status, outputs=len(step.outputs),
-                      messages_dropped=len(state.get("scratch") or []))
+    record = {
+        "n": step.n,
+        "title": step.title,
+        "status": status,
+        "report": step.report,
+        "error": step.error,
+        "tools": [o.tool for o in step.outputs],
+        "files": [f for o in step.outputs for f in o.files],
+        "data": table.data if table else None,
+        "columns": table.columns if table else [],
+        "preview": table.preview if table else [],
+    }
+    trace.measurement(
+        "step compressed",
+        step=step.n,
+        status=status,
+        outputs=len(step.outputs),
+        messages_dropped=len(state.get("scratch") or []),
+    )
     if action == "stop":
         update["status"] = "stopped"
         update["summary"] = text("stopped", lang)

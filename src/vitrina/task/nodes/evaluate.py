@@ -32,19 +32,33 @@ def evaluate(state: TaskState, runtime: Runtime[TaskContext]) -> dict:
     if ctx.llm is not None:
         prompt = ctx.prompts.get("evaluator", trace)
         prompts = [prompt.record()]
-        reply = ctx.llm.structured("task_evaluator", [("system", prompt.render(step=step)), ("human", step.title)],
-                                   Verdict, trace=trace)
+        reply = ctx.llm.structured(
+            "task_evaluator",
+            [("system", prompt.render(step=step)), ("human", step.title)],
+            Verdict,
+            trace=trace,
+        )
         if reply.value is None:
-            trace.suppressed("evaluator output unusable: rule verdict", error=reply.error, verdict=action)
+            trace.suppressed(
+                "evaluator output unusable: rule verdict", error=reply.error, verdict=action
+            )
         else:
             wanted = {"accept": "approve", "redo": "redo", "skip": "skip"}[reply.value.verdict]
             if wanted == "approve" and step.error:
-                trace.rejected("evaluator accepted a failed step: rule verdict instead", verdict=action)
+                trace.rejected(
+                    "evaluator accepted a failed step: rule verdict instead", verdict=action
+                )
             elif wanted == "redo" and not can_redo:
-                trace.rejected("evaluator asked for a redo beyond the limit: skipped", limit=ctx.limits.max_redos)
+                trace.rejected(
+                    "evaluator asked for a redo beyond the limit: skipped",
+                    limit=ctx.limits.max_redos,
+                )
                 action = "skip"
             else:
                 action, comment = wanted, reply.value.comment
     trace.branch(f"evaluator: {action}", step=step.n, comment=comment[:300])
-    return {"decision": {"action": action, "comment": comment, "by": "evaluator"}, "prompts": prompts,
-            "trace": trace.events}
+    return {
+        "decision": {"action": action, "comment": comment, "by": "evaluator"},
+        "prompts": prompts,
+        "trace": trace.events,
+    }

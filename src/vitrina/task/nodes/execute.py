@@ -32,20 +32,40 @@ TOOL_RESULT_CHARS = 4_000
 def _env(state: TaskState, ctx: TaskContext, step: Step, trace: Trace, seq: int) -> ToolEnv:
     folder = Path(state["out_dir"]) / f"step-{step.n}"
     folder.mkdir(parents=True, exist_ok=True)
-    return ToolEnv(ctx=ctx, plan=state["plan"], step=step, folder=folder, lang=state.get("lang", "ru"),
-                   trace=trace, seq=seq)
+    return ToolEnv(
+        ctx=ctx,
+        plan=state["plan"],
+        step=step,
+        folder=folder,
+        lang=state.get("lang", "ru"),
+        trace=trace,
+        seq=seq,
+    )
 
 
-def _run_tool(state: TaskState, ctx: TaskContext, step: Step, name: str | None, args: dict, trace: Trace,
-              seq: int) -> ToolOutput:
+def _run_tool(
+    state: TaskState,
+    ctx: TaskContext,
+    step: Step,
+    name: str | None,
+    args: dict,
+    trace: Trace,
+    seq: int,
+) -> ToolOutput:
     lang = state.get("lang", "ru")
     if not name:
-        return ToolOutput(tool="none", ok=False, error=text("no_tool", lang), summary=text("no_tool", lang))
+        return ToolOutput(
+            tool="none", ok=False, error=text("no_tool", lang), summary=text("no_tool", lang)
+        )
     tool = ctx.tools.get(name)
     if tool is None:
         trace.rejected("unknown tool requested", tool=name)
-        return ToolOutput(tool=name, ok=False, error=text("unknown_tool", lang, tool=name),
-                          summary=text("unknown_tool", lang, tool=name))
+        return ToolOutput(
+            tool=name,
+            ok=False,
+            error=text("unknown_tool", lang, tool=name),
+            summary=text("unknown_tool", lang, tool=name),
+        )
     out = _asked(tool.call(_env(state, ctx, step, trace, seq), args), state, ctx, step)
     problem = check_output(out, lang)
     if problem:
@@ -68,7 +88,9 @@ def _asked(out: ToolOutput, state: TaskState, ctx: TaskContext, step: Step) -> T
 
 def _report(step: Step, outputs: list[ToolOutput], lang: str) -> str:
     done = [o for o in outputs if o.ok]
-    what = "; ".join(o.summary.strip().rstrip(".") for o in done if o.summary)[:1500] or ", ".join(o.tool for o in done)
+    what = "; ".join(o.summary.strip().rstrip(".") for o in done if o.summary)[:1500] or ", ".join(
+        o.tool for o in done
+    )
     return text("step_ok", lang, n=step.n, what=what)
 
 
@@ -83,65 +105,111 @@ def _rules(state: TaskState, ctx: TaskContext, index: int, trace: Trace) -> dict
     report = _report(step, [out], state.get("lang", "ru")) if out.ok else None
     if report and step.note:
         report = f"{step.note} {report}"
-    plan = replace_step(state["plan"], index, outputs=[*step.outputs, out], report=report, error=error)
-    return {"plan": plan, "step_done": True, "iterations": state.get("iterations", 0) + 1,
-            "total_iterations": state.get("total_iterations", 0) + 1, "files": out.files, "trace": trace.events}
+    plan = replace_step(
+        state["plan"], index, outputs=[*step.outputs, out], report=report, error=error
+    )
+    return {
+        "plan": plan,
+        "step_done": True,
+        "iterations": state.get("iterations", 0) + 1,
+        "total_iterations": state.get("total_iterations", 0) + 1,
+        "files": out.files,
+        "trace": trace.events,
+    }
 
 
 def _unresolved(step: Step) -> str | None:
     """A failed check that no later successful output of the same tool made good."""
     for n, out in enumerate(step.outputs):
-        if not out.ok and out.error and not any(o.ok and o.tool == out.tool for o in step.outputs[n + 1:]):
+        if (
+            not out.ok
+            and out.error
+            and not any(o.ok and o.tool == out.tool for o in step.outputs[n + 1 :])
+        ):
             return out.error if out.data else None  # only checked outputs carry their data
     return None
 
 
 def _no_calls(reply: Any) -> bool:
     message = reply.message
-    return (message is not None and not message.tool_calls
-            and message.response_metadata.get("finish_reason") == "tool_calls")
+    return (
+        message is not None
+        and not message.tool_calls
+        and message.response_metadata.get("finish_reason") == "tool_calls"
+    )
 
 
 def _model(state: TaskState, ctx: TaskContext, index: int, trace: Trace) -> dict:
     step = state["plan"][index]
     lang = state.get("lang", "ru")
     scratch = list(state.get("scratch") or [])
-    counts = {"iterations": state.get("iterations", 0) + 1, "total_iterations": state.get("total_iterations", 0) + 1}
-    reply = ctx.llm.text("task_executor", scratch, tools=[t.spec() for t in ctx.tools.values()], trace=trace)
+    counts = {
+        "iterations": state.get("iterations", 0) + 1,
+        "total_iterations": state.get("total_iterations", 0) + 1,
+    }
+    reply = ctx.llm.text(
+        "task_executor", scratch, tools=[t.spec() for t in ctx.tools.values()], trace=trace
+    )
     if _no_calls(reply):
         if state.get("corrections", 0) < ctx.limits.max_corrections:
             trace.suppressed("tool calls announced but none sent: one corrective message")
             scratch += [AIMessage(reply.text or ""), HumanMessage(text("correction", lang))]
-            return {"scratch": scratch, "corrections": state.get("corrections", 0) + 1, **counts,
-                    "trace": trace.events}
+            return {
+                "scratch": scratch,
+                "corrections": state.get("corrections", 0) + 1,
+                **counts,
+                "trace": trace.events,
+            }
         trace.error("tool calls announced but none sent, again: step failed")
         plan = replace_step(state["plan"], index, error=text("no_calls", lang))
         return {"plan": plan, "step_done": True, **counts, "trace": trace.events}
     if reply.error is not None or reply.message is None:
         # the model failed (down, out of budget, empty): the step runs as it would with --no-llm
-        trace.suppressed("executor model failed: the step runs by rules", error=reply.error, step=step.n)
+        trace.suppressed(
+            "executor model failed: the step runs by rules", error=reply.error, step=step.n
+        )
         return _rules(state, ctx, index, trace)
     calls = list(reply.message.tool_calls)
     if not calls:
         problem = _unresolved(step)
         plan = replace_step(state["plan"], index, report=reply.text.strip()[:4000], error=problem)
         trace.branch("step report written", step=step.n)
-        return {"plan": plan, "step_done": True, "scratch": [*scratch, reply.message], **counts,
-                "trace": trace.events}
+        return {
+            "plan": plan,
+            "step_done": True,
+            "scratch": [*scratch, reply.message],
+            **counts,
+            "trace": trace.events,
+        }
     limit = ctx.limits.max_tool_calls_per_reply
     scratch.append(reply.message)
     outputs, files = list(step.outputs), []
     for n, call in enumerate(calls):
         if n >= limit:
-            trace.rejected("tool call beyond the per-reply limit not run", tool=call["name"], limit=limit)
-            scratch.append(ToolMessage(f"not run: at most {limit} tool calls per reply", tool_call_id=call["id"]))
+            trace.rejected(
+                "tool call beyond the per-reply limit not run", tool=call["name"], limit=limit
+            )
+            scratch.append(
+                ToolMessage(
+                    f"not run: at most {limit} tool calls per reply", tool_call_id=call["id"]
+                )
+            )
             continue
         current = replace_step(state["plan"], index, outputs=outputs)[index]
-        out = _run_tool({**state, "plan": replace_step(state["plan"], index, outputs=outputs)}, ctx, current,
-                        call["name"], call.get("args") or {}, trace, len(outputs) + 1)
+        out = _run_tool(
+            {**state, "plan": replace_step(state["plan"], index, outputs=outputs)},
+            ctx,
+            current,
+            call["name"],
+            call.get("args") or {},
+            trace,
+            len(outputs) + 1,
+        )
         outputs.append(out)
         files += out.files
-        body = out.model_dump_json(include={"ok", "summary", "columns", "row_count", "preview", "error"})
+        body = out.model_dump_json(
+            include={"ok", "summary", "columns", "row_count", "preview", "error"}
+        )
         scratch.append(ToolMessage(body[:TOOL_RESULT_CHARS], tool_call_id=call["id"]))
     plan = replace_step(state["plan"], index, outputs=outputs)
     return {"plan": plan, "scratch": scratch, **counts, "files": files, "trace": trace.events}
@@ -154,11 +222,19 @@ def execute(state: TaskState, runtime: Runtime[TaskContext]) -> dict:
     assert index is not None, "execute runs only with a current step"
     if state.get("iterations", 0) >= ctx.limits.max_step_iterations:
         limit = ctx.limits.max_step_iterations
-        trace.error("loop guard: step iteration limit reached", step=state["plan"][index].n, limit=limit)
-        plan = replace_step(state["plan"], index, error=text("loop_guard", state.get("lang", "ru"), limit=limit))
+        trace.error(
+            "loop guard: step iteration limit reached", step=state["plan"][index].n, limit=limit
+        )
+        plan = replace_step(
+            state["plan"], index, error=text("loop_guard", state.get("lang", "ru"), limit=limit)
+        )
         return {"plan": plan, "step_done": True, "trace": trace.events}
-    update = _rules(state, ctx, index, trace) if ctx.llm is None else _model(state, ctx, index, trace)
-    if update.get("total_iterations", 0) >= ctx.limits.max_total_iterations and not update.get("step_done"):
+    update = (
+        _rules(state, ctx, index, trace) if ctx.llm is None else _model(state, ctx, index, trace)
+    )
+    if update.get("total_iterations", 0) >= ctx.limits.max_total_iterations and not update.get(
+        "step_done"
+    ):
         trace.error("global iteration bound reached", limit=ctx.limits.max_total_iterations)
         update["halt"] = "global_bound"
     return update

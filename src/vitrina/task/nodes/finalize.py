@@ -21,8 +21,12 @@ def finalize(state: TaskState, runtime: Runtime[TaskContext]) -> dict:
     status = state.get("status", "done")
     closing = state.get("summary") if status == "stopped" else None
     if state.get("halt") == "global_bound":
-        closing = text("global_bound", state.get("lang", "ru"), limit=ctx.limits.max_total_iterations)
-        trace.error("global iteration bound reached: task stopped", limit=ctx.limits.max_total_iterations)
+        closing = text(
+            "global_bound", state.get("lang", "ru"), limit=ctx.limits.max_total_iterations
+        )
+        trace.error(
+            "global iteration bound reached: task stopped", limit=ctx.limits.max_total_iterations
+        )
         status = "failed"
     elif status not in ("stopped", "failed"):
         status = "done"

@@ -19,18 +19,28 @@ def _from_rules(state: TaskState, ctx: TaskContext) -> list[Step]:
     return template_plan(wording, ctx.limits.max_plan_steps, state.get("lang", "ru"), ctx.today)
 
 
-def _from_model(state: TaskState, ctx: TaskContext, trace: Trace) -> tuple[list[Step], str, list[dict]]:
+def _from_model(
+    state: TaskState, ctx: TaskContext, trace: Trace
+) -> tuple[list[Step], str, list[dict]]:
     prompt = ctx.prompts.get("planner", trace)
     tools = [{"name": t.name, "description": t.description} for t in ctx.tools.values()]
-    system = prompt.render(max_steps=ctx.limits.max_plan_steps, tools=tools, lang=state.get("lang", "ru"),
-                           comment=state.get("plan_comment"), previous=state.get("plan") or [])
-    reply = ctx.llm.structured("task_planner", [("system", system), ("human", state["request"])], PlanDraft,
-                               trace=trace)
+    system = prompt.render(
+        max_steps=ctx.limits.max_plan_steps,
+        tools=tools,
+        lang=state.get("lang", "ru"),
+        comment=state.get("plan_comment"),
+        previous=state.get("plan") or [],
+    )
+    reply = ctx.llm.structured(
+        "task_planner", [("system", system), ("human", state["request"])], PlanDraft, trace=trace
+    )
     if reply.value is None:
         trace.suppressed("planner model failed: the rule template plan", error=reply.error)
         return _from_rules(state, ctx), "template", [prompt.record()]
-    steps = [Step(n=i, title=d.title, tool=d.tool if d.tool in ctx.tools else None, args=d.args)
-             for i, d in enumerate(reply.value.steps, start=1)]
+    steps = [
+        Step(n=i, title=d.title, tool=d.tool if d.tool in ctx.tools else None, args=d.args)
+        for i, d in enumerate(reply.value.steps, start=1)
+    ]
     return steps, "llm_repaired" if reply.repaired else "llm", [prompt.record()]
 
 
@@ -44,9 +54,17 @@ def planner(state: TaskState, runtime: Runtime[TaskContext]) -> dict:
         trace.branch("no model: plan from the rule templates", steps=len(steps))
     limit = ctx.limits.max_plan_steps
     if len(steps) > limit:
-        trace.rejected(text("plan_capped", "en", limit=limit), dropped=[s.title for s in steps[limit:]])
+        trace.rejected(
+            text("plan_capped", "en", limit=limit), dropped=[s.title for s in steps[limit:]]
+        )
         steps = steps[:limit]
     trace.branch("plan made", source=source, steps=len(steps))
-    return {"plan": steps, "plan_source": source, "status": "awaiting_plan", "current": None,
-            "plan_rounds": state.get("plan_rounds", 0) + (1 if state.get("plan") else 0),
-            "prompts": prompts, "trace": trace.events}
+    return {
+        "plan": steps,
+        "plan_source": source,
+        "status": "awaiting_plan",
+        "current": None,
+        "plan_rounds": state.get("plan_rounds", 0) + (1 if state.get("plan") else 0),
+        "prompts": prompts,
+        "trace": trace.events,
+    }

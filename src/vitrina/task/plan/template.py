@@ -22,28 +22,50 @@ from vitrina.language.periods.compare import Comparison, find_comparison, strip_
 from vitrina.task.horizon import Horizon, read_horizon
 from vitrina.task.state import Step
 
-VERBS = (r"найди|найти|определи|покажи|сделай|дай|построй|спрогнозируй|оцени|посчитай|выгрузи|сохрани|"
-         r"рассчитай|find|show|make|build|forecast|estimate|save|export|compute|calculate|predict")
-CLAUSE = re.compile(rf"[.;:!?]\s+|,\s*(?:а\s+|и\s+|and\s+|then\s+)?(?=(?:{VERBS})\b)|\s+(?:и|and|then)\s+(?=(?:{VERBS})\b)",
-                    re.I)
+VERBS = (
+    r"найди|найти|определи|покажи|сделай|дай|построй|спрогнозируй|оцени|посчитай|выгрузи|сохрани|"
+    r"рассчитай|find|show|make|build|forecast|estimate|save|export|compute|calculate|predict"
+)
+CLAUSE = re.compile(
+    rf"[.;:!?]\s+|,\s*(?:а\s+|и\s+|and\s+|then\s+)?(?=(?:{VERBS})\b)|\s+(?:и|and|then)\s+(?=(?:{VERBS})\b)",
+    re.I,
+)
 LEAD = re.compile(r"^\s*(?:сравни(?:те)?|сопоставь|compare)\s+", re.I)
-# "сделай прогноз открытий кошельков на ...", "forecast wallet openings for ...": the verb and the noun
-FORECAST_LEAD = re.compile(r"^\s*(?:(?:сделай|построй|дай|составь|подготовь|make|build|give)\s+(?:мне\s+|me\s+)?"
-                           r"(?:a\s+)?)?(?:прогноз\w*|спрогнозируй|forecast|predict)\s+(?:(?:of|for)\s+)?", re.I)
+# "сделай прогноз открытий кошельков на ...", "forecast wallet openings for ...": the verb and
+# the noun
+FORECAST_LEAD = re.compile(
+    r"^\s*(?:(?:сделай|построй|дай|составь|подготовь|make|build|give)\s+(?:мне\s+|me\s+)?"
+    r"(?:a\s+)?)?(?:прогноз\w*|спрогнозируй|forecast|predict)\s+(?:(?:of|for)\s+)?",
+    re.I,
+)
 DECLINE = re.compile(r"паден|снижен|упал|просел|просад|сократил|\bdrop|declin|\bfall|\bfell", re.I)
 # "где упали платежи ...", "where did payments fall ...": the question is about the payments
 FELL_RU = r"(?:упал\w*|снизил\w*|просел\w*|сократил\w*|уменьшил\w*)"
-DECLINE_LEAD = (re.compile(rf"^\s*(?:(?:найди|покажи|определи|выясни)\s*,?\s+)?(?:где|в\s+ч[её]м)\s+(?:\w+\s+)?"
-                           rf"{FELL_RU}\s+", re.I),
-                re.compile(r"^\s*where\s+(?:did|have|has)\s+(?P<what>.+?)\s+(?:fall|fallen|drop\w*|declin\w*|"
-                           r"decrease\w*|go\s+down|gone\s+down)\b", re.I))
+DECLINE_LEAD = (
+    re.compile(
+        rf"^\s*(?:(?:найди|покажи|определи|выясни)\s*,?\s+)?(?:где|в\s+ч[её]м)\s+(?:\w+\s+)?"
+        rf"{FELL_RU}\s+",
+        re.I,
+    ),
+    re.compile(
+        r"^\s*where\s+(?:did|have|has)\s+(?P<what>.+?)\s+(?:fall|fallen|drop\w*|declin\w*|"
+        r"decrease\w*|go\s+down|gone\s+down)\b",
+        re.I,
+    ),
+)
 # "в каких регионах упали платежи ..." -> "платежи ... по регионам" (prepositional -> dative)
-WHICH_FELL = re.compile(rf"^\s*в\s+как(?:их|ой|ом)\s+(?P<stem>[\wё]+?)(?P<end>ах|ях|е|и)(?P<rest>(?:\s+[\wё]+)?)\s+"
-                        rf"{FELL_RU}\s+(?P<what>.+?)\s*\??$", re.I)
+WHICH_FELL = re.compile(
+    rf"^\s*в\s+как(?:их|ой|ом)\s+(?P<stem>[\wё]+?)(?P<end>ах|ях|е|и)(?P<rest>(?:\s+[\wё]+)?)\s+"
+    rf"{FELL_RU}\s+(?P<what>.+?)\s*\??$",
+    re.I,
+)
 DATIVE = {"ах": "ам", "ях": "ям", "е": "ам", "и": "ям"}
 # the words before a second, explicitly named period: "... за май 2026 по сравнению с маем 2025"
-CONNECTOR = re.compile(r"\s*(?:(?:в|по)\s+сравнени[июе](?:\s+со?)?|против|относительно|и|с|со|к|vs\.?|versus|"
-                       r"against|compared\s+(?:to|with)|and|with|to)\s*$", re.I)
+CONNECTOR = re.compile(
+    r"\s*(?:(?:в|по)\s+сравнени[июе](?:\s+со?)?|против|относительно|и|с|со|к|vs\.?|versus|"
+    r"against|compared\s+(?:to|with)|and|with|to)\s*$",
+    re.I,
+)
 FORECAST = re.compile(r"прогноз|спрогнозир|forecast|predict", re.I)
 SHARES = re.compile(r"\bдол[яиюе]|структур|\bshares?\b", re.I)
 DEVIATION = re.compile(r"отклонен|аномал|выброс|deviat|anomal|outlier", re.I)
@@ -83,13 +105,15 @@ def named_pair(clause: str, today: date) -> tuple[str, Period] | None:
     if first is None or not first.span:
         return None
     at = clause.find(first.span)
-    rest = clause[:at] + "\x00" * len(first.span) + clause[at + len(first.span):]
+    rest = clause[:at] + "\x00" * len(first.span) + clause[at + len(first.span) :]
     second = extract_period(rest, today)
     if second is None or not second.span or second.span not in rest:
         return None
     cut = rest.find(second.span)
     before = CONNECTOR.sub("", rest[:cut])
-    kept = (before + " " + rest[cut + len(second.span):]).replace("\x00" * len(first.span), first.span)
+    kept = (before + " " + rest[cut + len(second.span) :]).replace(
+        "\x00" * len(first.span), first.span
+    )
     return re.sub(r"\s{2,}", " ", kept).strip(" ,."), second
 
 
@@ -97,10 +121,16 @@ def read_words(request: str, today: date | None = None) -> Words:
     today = today or date.today()
     comparison = find_comparison(request)
     pair = None if comparison else named_pair(_first_clause(request), today)
-    return Words(comparison=comparison, decline=bool(DECLINE.search(request)),
-                 forecast=bool(FORECAST.search(request)), shares=bool(SHARES.search(request)),
-                 deviation=bool(DEVIATION.search(request)), growth=bool(GROWTH.search(request)),
-                 horizon=read_horizon(request, today), compared=pair[1] if pair else None)
+    return Words(
+        comparison=comparison,
+        decline=bool(DECLINE.search(request)),
+        forecast=bool(FORECAST.search(request)),
+        shares=bool(SHARES.search(request)),
+        deviation=bool(DEVIATION.search(request)),
+        growth=bool(GROWTH.search(request)),
+        horizon=read_horizon(request, today),
+        compared=pair[1] if pair else None,
+    )
 
 
 def base_question(request: str, today: date | None = None) -> str:
@@ -117,62 +147,108 @@ def base_question(request: str, today: date | None = None) -> str:
     question = DECLINE_LEAD[0].sub("", question)
     english = DECLINE_LEAD[1].match(question)
     if english:
-        question = english.group("what") + question[english.end():]
+        question = english.group("what") + question[english.end() :]
     if FORECAST_LEAD.match(question):  # the request is the forecast itself: its noun is the data
         horizon = read_horizon(question, date.today())
         question = FORECAST_LEAD.sub("", question)
         if horizon.words:
-            question = re.sub(rf"\s*(?:\b(?:на|for|until|till|to)\s+)?(?:the\s+)?{re.escape(horizon.words)}", "",
-                              question, flags=re.I)
+            question = re.sub(
+                rf"\s*(?:\b(?:на|for|until|till|to)\s+)?(?:the\s+)?{re.escape(horizon.words)}",
+                "",
+                question,
+                flags=re.I,
+            )
     found = find_comparison(question)
     question = strip_comparison(question, found) if found else question
     question = re.sub(r"\s{2,}", " ", question).strip(" ,.")
     return question[:1].upper() + question[1:] if question else request.strip()
 
 
-UNIT_WORDS = {"year": ("прошлого года", "last year"), "quarter": ("прошлого квартала", "the previous quarter"),
-              "month": ("прошлого месяца", "the previous month"), "week": ("прошлой недели", "the previous week"),
-              "day": ("предыдущего дня", "the previous day"), "period": ("предыдущего периода",
-                                                                          "the previous period")}
+UNIT_WORDS = {
+    "year": ("прошлого года", "last year"),
+    "quarter": ("прошлого квартала", "the previous quarter"),
+    "month": ("прошлого месяца", "the previous month"),
+    "week": ("прошлой недели", "the previous week"),
+    "day": ("предыдущего дня", "the previous day"),
+    "period": ("предыдущего периода", "the previous period"),
+}
 T = {
     "data": ("Получить данные: {q}", "Get the data: {q}"),
-    "last_year": ("Те же данные за соответствующий период {u}", "The same data for the matching period of {u}"),
-    "compare": ("Сравнить с периодом {u}: изменение и изменение в %", "Compare with {u}: change and change %"),
+    "last_year": (
+        "Те же данные за соответствующий период {u}",
+        "The same data for the matching period of {u}",
+    ),
+    "compare": (
+        "Сравнить с периодом {u}: изменение и изменение в %",
+        "Compare with {u}: change and change %",
+    ),
     "named": ("Те же данные за {p}", "The same data for {p}"),
-    "compare_named": ("Сравнить с периодом {p}: изменение и изменение в %", "Compare with {p}: change and change %"),
+    "compare_named": (
+        "Сравнить с периодом {p}: изменение и изменение в %",
+        "Compare with {p}: change and change %",
+    ),
     "decline": ("Найти, где падение", "Find where it fell"),
     "shares": ("Посчитать доли", "Compute the shares"),
     "deviation": ("Найти отклонения от среднего", "Find deviations from the mean"),
     "growth": ("Посчитать динамику от периода к периоду", "Compute period-over-period growth"),
-    "series": ("Помесячный ряд для прогноза (полных месяцев: {m})", "A monthly series for the forecast "
-               "({m} whole months)"),
-    "forecast": ("Прогноз: {h} (после последнего полного месяца)", "Forecast: {h} (after the last whole month)"),
+    "series": (
+        "Помесячный ряд для прогноза (полных месяцев: {m})",
+        "A monthly series for the forecast ({m} whole months)",
+    ),
+    "forecast": (
+        "Прогноз: {h} (после последнего полного месяца)",
+        "Forecast: {h} (after the last whole month)",
+    ),
     "files": ("Сохранить результаты (Excel, CSV)", "Save the results (Excel, CSV)"),
 }
 
 
-def template_plan(request: str, max_steps: int, lang: str | None = None, today: date | None = None) -> list[Step]:
+def template_plan(
+    request: str, max_steps: int, lang: str | None = None, today: date | None = None
+) -> list[Step]:
     """A plan of real tool calls from the request's wording."""
     lang = lang or detect_lang(request)
     li = 0 if lang == "ru" else 1
     words = read_words(request, today)
     question = base_question(request, today)
     specs: list[tuple[str, str | None, dict[str, Any]]] = [
-        (T["data"][li].format(q=question), "ask", {"question": question})]
+        (T["data"][li].format(q=question), "ask", {"question": question})
+    ]
     if words.compared is not None:
         label = words.compared.label_ru if lang == "ru" else words.compared.label_en
-        specs.append((T["named"][li].format(p=label), "ask", {"shift_from_step": 1,
-                                                             "start": words.compared.start.isoformat(),
-                                                             "end": words.compared.end.isoformat()}))
-        specs.append((T["compare_named"][li].format(p=label), "analyze",
-                      {"kind": "compare", "step": 1, "other_step": 2}))
+        specs.append(
+            (
+                T["named"][li].format(p=label),
+                "ask",
+                {
+                    "shift_from_step": 1,
+                    "start": words.compared.start.isoformat(),
+                    "end": words.compared.end.isoformat(),
+                },
+            )
+        )
+        specs.append(
+            (
+                T["compare_named"][li].format(p=label),
+                "analyze",
+                {"kind": "compare", "step": 1, "other_step": 2},
+            )
+        )
         if words.decline:
             specs.append((T["decline"][li], "analyze", {"kind": "decline", "step": 3}))
     elif words.compare or words.decline:
-        unit = words.comparison.unit if words.comparison else "year"  # a drop without words: against last year
+        unit = (
+            words.comparison.unit if words.comparison else "year"
+        )  # a drop without words: against last year
         u = UNIT_WORDS[unit][li]
         specs.append((T["last_year"][li].format(u=u), "ask", {"shift_from_step": 1, "unit": unit}))
-        specs.append((T["compare"][li].format(u=u), "analyze", {"kind": "compare", "step": 1, "other_step": 2}))
+        specs.append(
+            (
+                T["compare"][li].format(u=u),
+                "analyze",
+                {"kind": "compare", "step": 1, "other_step": 2},
+            )
+        )
         if words.decline:
             specs.append((T["decline"][li], "analyze", {"kind": "decline", "step": 3}))
     elif words.growth and not words.forecast:
@@ -182,10 +258,27 @@ def template_plan(request: str, max_steps: int, lang: str | None = None, today: 
     if words.deviation:
         specs.append((T["deviation"][li], "analyze", {"kind": "deviation", "step": 1}))
     if words.forecast:
-        specs.append((T["series"][li].format(m=SERIES_MONTHS), "ask",
-                      {"series_from_step": 1, "months": SERIES_MONTHS}))
-        specs.append((T["forecast"][li].format(h=words.horizon.label(lang)), "analyze",
-                      {"kind": "forecast", "step": len(specs), "target": words.horizon.model_dump(mode="json")}))
+        specs.append(
+            (
+                T["series"][li].format(m=SERIES_MONTHS),
+                "ask",
+                {"series_from_step": 1, "months": SERIES_MONTHS},
+            )
+        )
+        specs.append(
+            (
+                T["forecast"][li].format(h=words.horizon.label(lang)),
+                "analyze",
+                {
+                    "kind": "forecast",
+                    "step": len(specs),
+                    "target": words.horizon.model_dump(mode="json"),
+                },
+            )
+        )
     specs = specs[: max(1, max_steps - 1)]
     specs.append((T["files"][li], "write_file", {"format": "excel", "name": "results"}))
-    return [Step(n=i, title=title, tool=tool, args=args) for i, (title, tool, args) in enumerate(specs, start=1)]
+    return [
+        Step(n=i, title=title, tool=tool, args=args)
+        for i, (title, tool, args) in enumerate(specs, start=1)
+    ]

@@ -55,8 +55,13 @@ class LangfuseClient:
                 from langfuse import Langfuse
 
                 public, secret = self._keys
-                self._sdk = Langfuse(public_key=public, secret_key=secret, host=self.host,
-                                     timeout=max(1, round(self.timeout_s)), tracing_enabled=False)
+                self._sdk = Langfuse(
+                    public_key=public,
+                    secret_key=secret,
+                    host=self.host,
+                    timeout=max(1, round(self.timeout_s)),
+                    tracing_enabled=False,
+                )
             return self._sdk
 
     def get_prompt(self, name: str, *, label: str) -> dict[str, Any]:
@@ -70,9 +75,15 @@ class LangfuseClient:
                 fetch_timeout_seconds=max(1, round(self.timeout_s)),
             )
         except Exception as exc:  # the SDK raises its API errors, httpx errors and pydantic errors
-            raise LangfuseError(f"Langfuse at {self.host} gave no prompt {name!r} label {label!r}: "
-                                f"{type(exc).__name__}: {str(exc)[:200]}") from None
+            raise LangfuseError(
+                f"Langfuse at {self.host} gave no prompt {name!r} label {label!r}: "
+                f"{type(exc).__name__}: {str(exc)[:200]}"
+            ) from None
         if not isinstance(found.prompt, str):
             raise LangfuseError(f"Langfuse prompt {name!r} is not a text prompt")
-        return {"prompt": found.prompt, "version": found.version, "labels": list(found.labels),
-                "config": dict(found.config or {})}
+        return {
+            "prompt": found.prompt,
+            "version": found.version,
+            "labels": list(found.labels),
+            "config": dict(found.config or {}),
+        }

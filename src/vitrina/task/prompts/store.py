@@ -44,7 +44,12 @@ class Prompt:
 
     def record(self) -> dict[str, Any]:
         """What the trace and state keep about the prompt that ran."""
-        return {"name": self.name, "version": self.version, "labels": list(self.labels), "source": self.source}
+        return {
+            "name": self.name,
+            "version": self.version,
+            "labels": list(self.labels),
+            "source": self.source,
+        }
 
 
 def parse_prompt(path: Path, name: str) -> Prompt:
@@ -59,16 +64,29 @@ def parse_prompt(path: Path, name: str) -> Prompt:
     version = meta.get("version")
     file_version = int(VERSION_FILE.match(path.name).group(1))  # type: ignore[union-attr]
     if version != file_version:
-        raise PromptError(f"{path}: front matter version {version!r} differs from the file name v{file_version}")
-    return Prompt(name=name, version=file_version, text=match.group(2), labels=tuple(meta.get("labels") or ()),
-                  config=dict(meta.get("model") or {}), source="file")
+        raise PromptError(
+            f"{path}: front matter version {version!r} differs from the file name v{file_version}"
+        )
+    return Prompt(
+        name=name,
+        version=file_version,
+        text=match.group(2),
+        labels=tuple(meta.get("labels") or ()),
+        config=dict(meta.get("model") or {}),
+        source="file",
+    )
 
 
 class PromptStore:
     """Local versioned prompts, optionally behind Langfuse."""
 
-    def __init__(self, root: Path = ROOT, *, label: str = "production", langfuse: LangfuseClient | None = None
-                 ) -> None:
+    def __init__(
+        self,
+        root: Path = ROOT,
+        *,
+        label: str = "production",
+        langfuse: LangfuseClient | None = None,
+    ) -> None:
         self.root = root
         self.label = label
         self.langfuse = langfuse
@@ -81,8 +99,10 @@ class PromptStore:
         folder = self.root / name
         if not folder.is_dir():
             raise PromptError(f"no prompt {name!r} under {self.root}")
-        files = sorted((p for p in folder.iterdir() if VERSION_FILE.match(p.name)),
-                       key=lambda p: int(VERSION_FILE.match(p.name).group(1)))[:MAX_VERSIONS]  # type: ignore[union-attr]
+        files = sorted(
+            (p for p in folder.iterdir() if VERSION_FILE.match(p.name)),
+            key=lambda p: int(VERSION_FILE.match(p.name).group(1)),
+        )[:MAX_VERSIONS]  # type: ignore[union-attr]
         return [parse_prompt(p, name) for p in files]
 
     def local(self, name: str, trace: Trace | None = None) -> Prompt:
@@ -93,7 +113,11 @@ class PromptStore:
         if labelled:
             return labelled[-1]
         if trace is not None:
-            trace.warning("no prompt version has the active label; using the newest", prompt=name, label=self.label)
+            trace.warning(
+                "no prompt version has the active label; using the newest",
+                prompt=name,
+                label=self.label,
+            )
         return versions[-1]
 
     def get(self, name: str, trace: Trace | None = None) -> Prompt:
@@ -101,13 +125,21 @@ class PromptStore:
         if self.langfuse is not None:
             try:
                 found = self.langfuse.get_prompt(name, label=self.label)
-                prompt = Prompt(name=name, version=int(found["version"]), text=_text_of(found["prompt"]),
-                                labels=tuple(found.get("labels") or ()), config=dict(found.get("config") or {}),
-                                source="langfuse")
+                prompt = Prompt(
+                    name=name,
+                    version=int(found["version"]),
+                    text=_text_of(found["prompt"]),
+                    labels=tuple(found.get("labels") or ()),
+                    config=dict(found.get("config") or {}),
+                    source="langfuse",
+                )
             except (LangfuseError, KeyError, TypeError, ValueError) as exc:
                 if trace is not None:
-                    trace.suppressed("Langfuse prompt unavailable; using the local file", prompt=name,
-                                     error=str(exc))
+                    trace.suppressed(
+                        "Langfuse prompt unavailable; using the local file",
+                        prompt=name,
+                        error=str(exc),
+                    )
             else:
                 if trace is not None:
                     trace.branch("prompt", **prompt.record())

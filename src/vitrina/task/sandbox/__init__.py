@@ -1,4 +1,5 @@
-"""Isolated Python for analysis steps (bubblewrap): sees only the interpreter, its libraries and its inputs; no network, a disk quota, kernel limits."""
+"""Isolated Python for analysis steps (bubblewrap): sees only the interpreter, its libraries and
+its inputs; no network, a disk quota, kernel limits."""
 
 from vitrina.task.sandbox.runner import (
     SandboxLimits,

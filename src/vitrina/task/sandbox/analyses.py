@@ -35,7 +35,11 @@ def _numeric(columns: list[str], rows: list[list]) -> list[int]:
 
 def _write(columns: list[str], rows: list[list], note: str, meta: dict | None = None) -> None:
     with open(os.path.join("out", "result.json"), "w", encoding="utf-8") as fh:
-        json.dump({"columns": columns, "rows": rows, "note": note, "meta": meta or {}}, fh, ensure_ascii=False)
+        json.dump(
+            {"columns": columns, "rows": rows, "note": note, "meta": meta or {}},
+            fh,
+            ensure_ascii=False,
+        )
 
 
 def _r(x: float | None, nd: int = 2) -> float | None:
@@ -66,9 +70,13 @@ def compare(params: dict) -> None:
         rows.append([*key, cur, prev, _r(change), _r(pct, 1)])
     rows.sort(key=lambda row: (row[-1] is None, row[-1] if row[-1] is not None else 0))
     matched = sum(1 for row in rows if row[-3] is not None)
-    _write([*(ca[i] for i in keys), name, f"{name}_prev", f"{name}_change", f"{name}_change_pct"], rows,
-           f"{len(rows)} rows compared on {', '.join(ca[i] for i in keys) or 'the whole table'}, "
-           f"{matched} with a match", {"matched": matched, "previous_rows": len(rb)})
+    _write(
+        [*(ca[i] for i in keys), name, f"{name}_prev", f"{name}_change", f"{name}_change_pct"],
+        rows,
+        f"{len(rows)} rows compared on {', '.join(ca[i] for i in keys) or 'the whole table'}, "
+        f"{matched} with a match",
+        {"matched": matched, "previous_rows": len(rb)},
+    )
 
 
 def decline(params: dict) -> None:
@@ -81,7 +89,12 @@ def decline(params: dict) -> None:
     pct = cols.index(changes[0] + "_pct") if changes[0] + "_pct" in cols else i
     compared = [r for r in rows if r[i] is not None]
     down = sorted((r for r in compared if r[i] < 0), key=lambda r: (r[pct] is None, r[pct] or 0))
-    _write(cols, down, f"{len(down)} of {len(compared)} compared rows fell", {"compared": len(compared)})
+    _write(
+        cols,
+        down,
+        f"{len(down)} of {len(compared)} compared rows fell",
+        {"compared": len(compared)},
+    )
 
 
 def growth(params: dict) -> None:
@@ -114,7 +127,9 @@ def deviation(params: dict) -> None:
     value = _numeric(cols, rows)[0]
     x = np.array([float(r[value] or 0) for r in rows])
     mean, std = float(x.mean()), float(x.std()) or 1.0
-    out = [[*r, _r(float(v) - mean), _r((float(v) - mean) / std)] for r, v in zip(rows, x, strict=True)]
+    out = [
+        [*r, _r(float(v) - mean), _r((float(v) - mean) / std)] for r, v in zip(rows, x, strict=True)
+    ]
     out.sort(key=lambda r: -abs(r[-1] or 0))
     _write([*cols, "deviation", "z_score"], out, f"mean {_r(mean)}, standard deviation {_r(std)}")
 
@@ -139,7 +154,11 @@ def forecast(params: dict) -> None:
     steps = max(1, min(int(params.get("steps", params.get("horizon", 3))), MAX_HORIZON))
     report_from = params.get("report_from")
     method = params.get("method", "auto")
-    when = next(i for i, _ in enumerate(cols) if all(isinstance(r[i], str) and len(r[i]) >= 10 for r in rows))
+    when = next(
+        i
+        for i, _ in enumerate(cols)
+        if all(isinstance(r[i], str) and len(r[i]) >= 10 for r in rows)
+    )
     value = _numeric(cols, rows)[0]
     rows = sorted(rows, key=lambda r: r[when])
     y = np.array([float(r[value] or 0) for r in rows])
@@ -155,28 +174,55 @@ def forecast(params: dict) -> None:
         damped = method != "holt"
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            fit = ExponentialSmoothing(y, trend="add", damped_trend=damped, initialization_method="estimated").fit()
+            fit = ExponentialSmoothing(
+                y, trend="add", damped_trend=damped, initialization_method="estimated"
+            ).fit()
         notices = sorted({type(w.message).__name__ for w in caught})
         predicted = fit.forecast(steps)
         method = "damped_holt" if damped else "holt"
-        keys = ("smoothing_level", "smoothing_trend", "damping_trend") if damped else ("smoothing_level",
-                                                                                      "smoothing_trend")
+        keys = (
+            ("smoothing_level", "smoothing_trend", "damping_trend")
+            if damped
+            else ("smoothing_level", "smoothing_trend")
+        )
         fitted = {k: _r(float(fit.params[k]), 4) for k in keys}
     except ImportError:
         slope, intercept = np.polyfit(np.arange(len(y)), y, 1)
         predicted = intercept + slope * np.arange(len(y), len(y) + steps)
-        method, fitted = "linear", {"slope": _r(float(slope), 4), "intercept": _r(float(intercept), 4)}
+        method, fitted = (
+            "linear",
+            {"slope": _r(float(slope), 4), "intercept": _r(float(intercept), 4)},
+        )
     last = rows[-1][when][:10]
     periods = _months_after(date.fromisoformat(last), steps)
-    out = [[p, _r(float(v))] for p, v in zip(periods, predicted, strict=True) if not report_from or p >= report_from]
-    meta = {"method": method, "params": fitted, "warnings": notices, "history": len(y),
-            "first_actual": rows[0][when][:10],
-            "last_actual": last, "steps": steps, "bridge": [p for p in periods if report_from and p < report_from]}
-    _write([cols[when], f"{cols[value]}_forecast"], out, f"{method}; {len(y)} months of history", meta)
+    out = [
+        [p, _r(float(v))]
+        for p, v in zip(periods, predicted, strict=True)
+        if not report_from or p >= report_from
+    ]
+    meta = {
+        "method": method,
+        "params": fitted,
+        "warnings": notices,
+        "history": len(y),
+        "first_actual": rows[0][when][:10],
+        "last_actual": last,
+        "steps": steps,
+        "bridge": [p for p in periods if report_from and p < report_from],
+    }
+    _write(
+        [cols[when], f"{cols[value]}_forecast"], out, f"{method}; {len(y)} months of history", meta
+    )
 
 
-KINDS = {"compare": compare, "decline": decline, "growth": growth, "shares": shares, "deviation": deviation,
-         "forecast": forecast}
+KINDS = {
+    "compare": compare,
+    "decline": decline,
+    "growth": growth,
+    "shares": shares,
+    "deviation": deviation,
+    "forecast": forecast,
+}
 
 
 def run(kind: str, params: dict) -> None:

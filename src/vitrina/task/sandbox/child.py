@@ -60,7 +60,14 @@ def _limits(cfg: dict) -> None:
 
 def _check(work: str) -> None:
     """Isolation must hold: no write outside the work folder, no network, no host files."""
-    for folder in {"/", "/usr", "/proc", "/dev", "/vitrina-sandbox", os.path.dirname(sys.executable)}:
+    for folder in {
+        "/",
+        "/usr",
+        "/proc",
+        "/dev",
+        "/vitrina-sandbox",
+        os.path.dirname(sys.executable),
+    }:
         probe = os.path.join(folder, f".vitrina-probe-{os.getpid()}")
         try:
             with open(probe, "w"):

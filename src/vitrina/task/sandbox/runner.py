@@ -40,10 +40,14 @@ NOBODY = 65534
 TAIL_BYTES = 8_000
 MAX_OUT_FILES = 20
 PROBE_TIMEOUT_S = 10
-WORK = "/vitrina-work"  # the work folder inside the sandbox (a name no host path is expected to use)
+WORK = (
+    "/vitrina-work"  # the work folder inside the sandbox (a name no host path is expected to use)
+)
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,120}$")
-INSTALL_HINT = ("install bubblewrap: `sudo apt-get install bubblewrap` (Debian/Ubuntu; `make sandbox` does it "
-                "when run as root)")
+INSTALL_HINT = (
+    "install bubblewrap: `sudo apt-get install bubblewrap` (Debian/Ubuntu; `make sandbox` does it "
+    "when run as root)"
+)
 
 
 class SandboxUnavailable(RuntimeError):
@@ -52,7 +56,8 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    """Per-run limits; every one is enforced by the kernel (rlimits, tmpfs size) or by the parent (wall)."""
+    """Per-run limits; every one is enforced by the kernel (rlimits, tmpfs size) or by the parent
+    (wall)."""
 
     cpu_s: int = 20
     wall_s: float = 30.0
@@ -95,7 +100,11 @@ def _system_dirs() -> list[str]:
 def _python_dirs() -> list[str]:
     """The interpreter, its standard library and the installed libraries (read-only)."""
     paths = {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable))}
-    paths.update(v for k, v in sysconfig.get_paths().items() if k in ("stdlib", "platstdlib", "purelib", "platlib"))
+    paths.update(
+        v
+        for k, v in sysconfig.get_paths().items()
+        if k in ("stdlib", "platstdlib", "purelib", "platlib")
+    )
     real = sorted({os.path.realpath(p) for p in paths if os.path.isdir(p)})
     return [p for p in real if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in real)]
 
@@ -111,7 +120,9 @@ def _root_args() -> list[str]:
     binds = [d for d in _python_dirs() if not d.startswith(("/usr/", "/lib"))]
     if os.path.islink(sys.executable):  # a venv's bin/python -> the base interpreter
         binds.append(os.path.dirname(sys.executable))
-    folders: list[str] = []  # the folders above each bind, open to `nobody` (not the host's /root 0700)
+    folders: list[
+        str
+    ] = []  # the folders above each bind, open to `nobody` (not the host's /root 0700)
     for d in binds:
         parts = d.strip("/").split("/")[:-1]
         folders += ["/" + "/".join(parts[:n]) for n in range(1, len(parts) + 1)]
@@ -128,17 +139,54 @@ def _identity_args() -> list[str]:
     instead only the two capabilities `child.py` needs to become the real `nobody` are kept,
     and it drops them with uid 0 before anything else runs."""
     if os.geteuid() == 0:
-        return ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-                "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        return [
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--cap-drop",
+            "ALL",
+            "--cap-add",
+            "CAP_SETUID",
+            "--cap-add",
+            "CAP_SETGID",
+        ]
     return ["--unshare-all", "--cap-drop", "ALL", "--uid", str(NOBODY), "--gid", str(NOBODY)]
 
 
 def _base_args(disk_mb: int) -> list[str]:
-    return [*_identity_args(), "--die-with-parent", "--new-session", "--hostname", "sandbox", "--clearenv",
-            *_root_args(), "--proc", "/proc", "--dev", "/dev",
-            "--size", str(disk_mb << 20), "--perms", "0777", "--tmpfs", WORK,
-            "--perms", "0777", "--dir", f"{WORK}/out", "--perms", "0777", "--dir", f"{WORK}/tmp",
-            "--dir", f"{WORK}/in", "--chdir", WORK]
+    return [
+        *_identity_args(),
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        "sandbox",
+        "--clearenv",
+        *_root_args(),
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(disk_mb << 20),
+        "--perms",
+        "0777",
+        "--tmpfs",
+        WORK,
+        "--perms",
+        "0777",
+        "--dir",
+        f"{WORK}/out",
+        "--perms",
+        "0777",
+        "--dir",
+        f"{WORK}/tmp",
+        "--dir",
+        f"{WORK}/in",
+        "--chdir",
+        WORK,
+    ]
 
 
 @lru_cache(maxsize=1)
@@ -148,16 +196,33 @@ def isolation() -> tuple[str | None, str]:
     if tool is None:
         return None, f"bubblewrap (bwrap) not found; {INSTALL_HINT}"
     try:
-        done = subprocess.run([tool, *_base_args(1), "--remount-ro", "/dev", "--remount-ro", "/", "--", sys.executable,
-                               "-I", "-c", "pass"],
-                              capture_output=True, timeout=PROBE_TIMEOUT_S, check=False)
+        done = subprocess.run(
+            [
+                tool,
+                *_base_args(1),
+                "--remount-ro",
+                "/dev",
+                "--remount-ro",
+                "/",
+                "--",
+                sys.executable,
+                "-I",
+                "-c",
+                "pass",
+            ],
+            capture_output=True,
+            timeout=PROBE_TIMEOUT_S,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return None, f"bwrap failed to start: {exc}"
     if done.returncode != 0:
         why = done.stderr.decode(errors="replace").strip()[:300]
-        return None, (f"bwrap cannot create the sandbox here ({why}); it needs user namespaces: "
-                      "sysctl kernel.unprivileged_userns_clone=1 (or user.max_user_namespaces > 0), or a "
-                      "container started with permission to create them")
+        return None, (
+            f"bwrap cannot create the sandbox here ({why}); it needs user namespaces: "
+            "sysctl kernel.unprivileged_userns_clone=1 (or user.max_user_namespaces > 0), or a "
+            "container started with permission to create them"
+        )
     return "bwrap", "ok"
 
 
@@ -192,9 +257,15 @@ def _safe(name: str) -> str:
     return name
 
 
-def run_python(script: str, *, inputs: dict[str, Path] | None = None, support: list[Path] | None = None,
-               limits: SandboxLimits | None = None, work_root: Path | None = None,
-               out_dir: Path | None = None) -> SandboxResult:
+def run_python(
+    script: str,
+    *,
+    inputs: dict[str, Path] | None = None,
+    support: list[Path] | None = None,
+    limits: SandboxLimits | None = None,
+    work_root: Path | None = None,
+    out_dir: Path | None = None,
+) -> SandboxResult:
     """Run `script` (Python source) in the sandbox with `inputs` at `in/NAME` and `support`
     files next to the script, all read-only.
 
@@ -214,14 +285,37 @@ def run_python(script: str, *, inputs: dict[str, Path] | None = None, support: l
         for src in support or []:
             binds += ["--ro-bind", str(Path(src).resolve()), f"{WORK}/{_safe(src.name)}"]
         (keep / "main.py").write_text(script, encoding="utf-8")
-        env = {"HOME": WORK, "TMPDIR": f"{WORK}/tmp", "MPLCONFIGDIR": f"{WORK}/tmp", "MPLBACKEND": "Agg",
-               "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
-               "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"}
-        config = {"work": WORK, "script": f"{WORK}/main.py", "env": env, "max_files": MAX_OUT_FILES, **asdict(limits)}
+        env = {
+            "HOME": WORK,
+            "TMPDIR": f"{WORK}/tmp",
+            "MPLCONFIGDIR": f"{WORK}/tmp",
+            "MPLBACKEND": "Agg",
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "LANG": "C.UTF-8",
+            "PATH": "/usr/bin:/bin",
+        }
+        config = {
+            "work": WORK,
+            "script": f"{WORK}/main.py",
+            "env": env,
+            "max_files": MAX_OUT_FILES,
+            **asdict(limits),
+        }
         (keep / "config.json").write_text(json.dumps(config), encoding="utf-8")
-        binds += ["--ro-bind", str(keep / "main.py"), f"{WORK}/main.py",
-                  "--ro-bind", str(keep / "config.json"), "/vitrina-sandbox/config.json",
-                  "--ro-bind", str(CHILD), "/vitrina-sandbox/child.py"]
+        binds += [
+            "--ro-bind",
+            str(keep / "main.py"),
+            f"{WORK}/main.py",
+            "--ro-bind",
+            str(keep / "config.json"),
+            "/vitrina-sandbox/config.json",
+            "--ro-bind",
+            str(CHILD),
+            "/vitrina-sandbox/child.py",
+        ]
         return _launch(binds, keep, limits, out_dir or keep / "out")
     finally:
         for name in ("main.py", "config.json"):
@@ -231,7 +325,8 @@ def run_python(script: str, *, inputs: dict[str, Path] | None = None, support: l
 
 
 def _drain(fd: int, budget: int, into: io.BytesIO) -> None:
-    """Read the output tar from the sandbox, keeping at most `budget` bytes (then close the pipe)."""
+    """Read the output tar from the sandbox, keeping at most `budget` bytes (then close the
+    pipe)."""
     with os.fdopen(fd, "rb") as pipe:
         while into.tell() <= budget:
             chunk = pipe.read(min(1 << 16, budget + 1 - into.tell()))
@@ -243,16 +338,35 @@ def _drain(fd: int, budget: int, into: io.BytesIO) -> None:
 def _launch(binds: list[str], keep: Path, limits: SandboxLimits, dest: Path) -> SandboxResult:
     out_path, err_path = keep / "stdout.txt", keep / "stderr.txt"
     read_fd, write_fd = os.pipe()
-    cmd = [str(_bwrap()), *_base_args(limits.disk_mb), *binds, "--remount-ro", "/dev", "--remount-ro", "/", "--",
-           sys.executable, "-I", "/vitrina-sandbox/child.py", "/vitrina-sandbox/config.json", str(write_fd)]
+    cmd = [
+        str(_bwrap()),
+        *_base_args(limits.disk_mb),
+        *binds,
+        "--remount-ro",
+        "/dev",
+        "--remount-ro",
+        "/",
+        "--",
+        sys.executable,
+        "-I",
+        "/vitrina-sandbox/child.py",
+        "/vitrina-sandbox/config.json",
+        str(write_fd),
+    ]
     start = time.perf_counter()
     timed_out = False
     tar = io.BytesIO()
     budget = (limits.out_mb << 20) + (1 << 20)  # the files plus tar headers
     with out_path.open("wb") as out, err_path.open("wb") as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True,
-                                pass_fds=(write_fd,), env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-                                                           "LANG": "C.UTF-8"})
+        proc = subprocess.Popen(
+            cmd,
+            stdout=out,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            pass_fds=(write_fd,),
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
+        )
         os.close(write_fd)
         reader = threading.Thread(target=_drain, args=(read_fd, budget, tar), daemon=True)
         reader.start()
@@ -260,7 +374,9 @@ def _launch(binds: list[str], keep: Path, limits: SandboxLimits, dest: Path) -> 
             proc.wait(timeout=limits.wall_s)
         except subprocess.TimeoutExpired:
             timed_out = True
-            os.killpg(proc.pid, signal.SIGKILL)  # bwrap dies; --die-with-parent ends the whole sandbox
+            os.killpg(
+                proc.pid, signal.SIGKILL
+            )  # bwrap dies; --die-with-parent ends the whole sandbox
             proc.wait(timeout=10)
         reader.join(timeout=10)
     elapsed = time.perf_counter() - start
@@ -269,9 +385,16 @@ def _launch(binds: list[str], keep: Path, limits: SandboxLimits, dest: Path) -> 
         raise SandboxUnavailable(stderr.strip().splitlines()[-1])
     files = [] if timed_out else _unpack(tar.getvalue(), dest, limits.out_mb << 20)
     rc = proc.returncode
-    return SandboxResult(returncode=rc, ok=rc == 0 and not timed_out, limit=_limit_hit(rc, stderr, timed_out),
-                         stdout=_tail(out_path), stderr=stderr, files=files, wall_s=round(elapsed, 3),
-                         killed=timed_out)
+    return SandboxResult(
+        returncode=rc,
+        ok=rc == 0 and not timed_out,
+        limit=_limit_hit(rc, stderr, timed_out),
+        stdout=_tail(out_path),
+        stderr=stderr,
+        files=files,
+        wall_s=round(elapsed, 3),
+        killed=timed_out,
+    )
 
 
 def _unpack(data: bytes, dst: Path, budget: int) -> list[Path]:
@@ -293,5 +416,6 @@ def _unpack(data: bytes, dst: Path, budget: int) -> list[Path]:
                 target.write_bytes(source.read(member.size))
                 files.append(target)
     except tarfile.TarError:
-        pass  # truncated at the budget or garbled: the files read so far are whole, the rest is dropped
+        # truncated at the budget or garbled: the files read so far are whole, the rest is dropped
+        pass
     return files

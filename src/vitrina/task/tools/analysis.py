@@ -28,49 +28,88 @@ Method = Literal["auto", "damped_holt", "holt", "linear"]
 
 
 class AnalyzeArgs(BaseModel):
-    kind: Kind = Field(description="compare (step against other_step), decline (negative changes of a "
-                                   "comparison), growth, shares, deviation, forecast (monthly series)")
+    kind: Kind = Field(
+        description="compare (step against other_step), decline (negative changes of a "
+        "comparison), growth, shares, deviation, forecast (monthly series)"
+    )
     step: int = Field(description="The step whose table is analysed.")
     other_step: int | None = Field(None, description="compare: the step with the previous period.")
-    horizon: int = Field(3, ge=1, le=24, description="forecast: months ahead (when `target` is not given).")
-    target: Horizon | None = Field(None, description="forecast: the horizon the request's words name, laid "
-                                                     "after the series' last month (decides `horizon`).")
+    horizon: int = Field(
+        3, ge=1, le=24, description="forecast: months ahead (when `target` is not given)."
+    )
+    target: Horizon | None = Field(
+        None,
+        description="forecast: the horizon the request's words name, laid "
+        "after the series' last month (decides `horizon`).",
+    )
     method: Method = Field("auto", description="forecast: damped_holt (auto), holt, linear.")
 
 
 class PythonArgs(BaseModel):
-    code: str = Field(min_length=1, max_length=MAX_CODE,
-                      description="Python (numpy, statsmodels). Inputs: in/step<N>.json {columns, rows}; "
-                                  "write out/result.json {columns, rows, note} and files to out/.")
+    code: str = Field(
+        min_length=1,
+        max_length=MAX_CODE,
+        description="Python (numpy, statsmodels). Inputs: in/step<N>.json {columns, rows}; "
+        "write out/result.json {columns, rows, note} and files to out/.",
+    )
     steps: list[int] = Field(default_factory=list, max_length=MAX_INPUTS)
 
 
-def _sandboxed(env: ToolEnv, tool: str, script: str, inputs: dict[str, Path], support: list[Path],
-               extra_meta: dict[str, Any] | None = None) -> ToolOutput:
+def _sandboxed(
+    env: ToolEnv,
+    tool: str,
+    script: str,
+    inputs: dict[str, Path],
+    support: list[Path],
+    extra_meta: dict[str, Any] | None = None,
+) -> ToolOutput:
     try:
-        result = run_python(script, inputs=inputs, support=support, limits=env.ctx.config.sandbox,
-                            out_dir=env.folder / f"{tool}-{env.seq}-sandbox")
+        result = run_python(
+            script,
+            inputs=inputs,
+            support=support,
+            limits=env.ctx.config.sandbox,
+            out_dir=env.folder / f"{tool}-{env.seq}-sandbox",
+        )
     except SandboxUnavailable as exc:
         env.trace.error("sandbox unavailable: analysis refused", error=str(exc))
         raise ToolError(f"isolation unavailable, the code was not run: {exc}") from None
-    env.trace.measurement("sandbox run", rc=result.returncode, limit=result.limit, wall_s=result.wall_s)
+    env.trace.measurement(
+        "sandbox run", rc=result.returncode, limit=result.limit, wall_s=result.wall_s
+    )
     if not result.ok:
         why = f"limit: {result.limit}; " if result.limit else ""
-        raise ToolError(f"analysis failed ({why}exit {result.returncode}): {result.stderr.strip()[-600:]}")
+        raise ToolError(
+            f"analysis failed ({why}exit {result.returncode}): {result.stderr.strip()[-600:]}"
+        )
     table = next((f for f in result.files if f.name == "result.json"), None)
     extra = [str(f) for f in result.files if f.name != "result.json"]
     if table is None:
-        return ToolOutput(tool=tool, ok=True, summary=result.stdout.strip()[-1000:] or "no table written",
-                          files=extra)
+        return ToolOutput(
+            tool=tool,
+            ok=True,
+            summary=result.stdout.strip()[-1000:] or "no table written",
+            files=extra,
+        )
     data = json.loads(table.read_text(encoding="utf-8"))
     note = str(data.get("note") or "")
     kind = (extra_meta or {}).get("kind") or "python"
     lang = env.lang if env.lang in ("ru", "en") else "ru"
-    summary = text("analysis_summary", lang, what=text(f"analysis_{kind}", lang), rows=len(data.get("rows", [])),
-                   columns=", ".join(data.get("columns", [])))
-    meta = {**(data.get("meta") if isinstance(data.get("meta"), dict) else {}), **(extra_meta or {}), "note": note}
-    return env.table_output(tool, tool, data.get("columns", []), data.get("rows", []), summary, files=extra,
-                            meta=meta)
+    summary = text(
+        "analysis_summary",
+        lang,
+        what=text(f"analysis_{kind}", lang),
+        rows=len(data.get("rows", [])),
+        columns=", ".join(data.get("columns", [])),
+    )
+    meta = {
+        **(data.get("meta") if isinstance(data.get("meta"), dict) else {}),
+        **(extra_meta or {}),
+        "note": note,
+    }
+    return env.table_output(
+        tool, tool, data.get("columns", []), data.get("rows", []), summary, files=extra, meta=meta
+    )
 
 
 def _period(meta: dict[str, Any]) -> dict[str, Any]:
@@ -83,14 +122,21 @@ def _forecast_window(env: ToolEnv, args: AnalyzeArgs) -> dict[str, Any]:
     series = load_table(source.data or "")
     months = sorted(v for row in series.rows for v in row if isinstance(v, date))
     last_day = data_end(source.meta.get("sql"), env.ctx, env.trace)
-    actuals = {"actuals_to": last_complete_month(env.ctx.today, last_day).isoformat()} if last_day else {}
+    actuals = (
+        {"actuals_to": last_complete_month(env.ctx.today, last_day).isoformat()} if last_day else {}
+    )
     if not months or args.target is None:
         return {"steps": args.horizon, "kind": "forecast", **actuals}
     last = months[-1].replace(day=1)
     first, final = args.target.target(last)
     steps = len(months_between(last, final)) - 1
-    return {"steps": steps, "report_from": first.isoformat(), "kind": "forecast", **actuals,
-            "target": [m.isoformat() for m in months_between(first, final)]}
+    return {
+        "steps": steps,
+        "report_from": first.isoformat(),
+        "kind": "forecast",
+        **actuals,
+        "target": [m.isoformat() for m in months_between(first, final)],
+    }
 
 
 def analyze(env: ToolEnv, args: AnalyzeArgs) -> ToolOutput:
@@ -103,7 +149,11 @@ def analyze(env: ToolEnv, args: AnalyzeArgs) -> ToolOutput:
             raise ToolError("compare needs other_step (the previous period)")
         other = env.step_table(args.other_step)
         inputs["b.json"] = Path(other.data or "")
-        meta.update(current=_period(source.meta), previous=_period(other.meta), steps=[args.step, args.other_step])
+        meta.update(
+            current=_period(source.meta),
+            previous=_period(other.meta),
+            steps=[args.step, args.other_step],
+        )
         last = data_end(source.meta.get("sql"), env.ctx, env.trace)
         meta["data_end"] = last.isoformat() if last else None
     if args.kind == "forecast":
@@ -112,7 +162,10 @@ def analyze(env: ToolEnv, args: AnalyzeArgs) -> ToolOutput:
         meta.update(window)
         if args.target is not None:
             meta["asked"] = args.target.model_dump(mode="json")
-    script = f"import analyses, json\nanalyses.run({args.kind!r}, json.loads({json.dumps(json.dumps(params))}))\n"
+    script = (
+        f"import analyses, json\nanalyses.run({args.kind!r}, "
+        f"json.loads({json.dumps(json.dumps(params))}))\n"
+    )
     return _sandboxed(env, "analyze", script, inputs, [LIB], meta)
 
 
@@ -121,7 +174,17 @@ def python(env: ToolEnv, args: PythonArgs) -> ToolOutput:
     return _sandboxed(env, "python", args.code, inputs, [])
 
 
-ANALYZE = Tool("analyze", "A named analysis over earlier steps' tables, run in an isolated sandbox: compare, "
-               "decline, growth, shares, deviation, forecast.", analyze, AnalyzeArgs)
-PYTHON = Tool("python", "Run Python (numpy, statsmodels) over earlier steps' tables in an isolated sandbox "
-              "(no network, limits); write out/result.json.", python, PythonArgs)
+ANALYZE = Tool(
+    "analyze",
+    "A named analysis over earlier steps' tables, run in an isolated sandbox: compare, "
+    "decline, growth, shares, deviation, forecast.",
+    analyze,
+    AnalyzeArgs,
+)
+PYTHON = Tool(
+    "python",
+    "Run Python (numpy, statsmodels) over earlier steps' tables in an isolated sandbox "
+    "(no network, limits); write out/result.json.",
+    python,
+    PythonArgs,
+)

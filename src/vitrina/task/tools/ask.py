@@ -39,15 +39,29 @@ Unit = Literal["year", "quarter", "month", "week", "period"]
 
 
 class AskArgs(BaseModel):
-    question: str = Field("", max_length=2000, description="A business question in Russian or English.")
-    shift_from_step: int | None = Field(None, description="Rule templates: repeat step N's question for the "
-                                                          "period `unit` before (`years` years for a year).")
-    unit: Unit = Field("year", description="shift_from_step: year, quarter, month, week or period (its length).")
+    question: str = Field(
+        "", max_length=2000, description="A business question in Russian or English."
+    )
+    shift_from_step: int | None = Field(
+        None,
+        description="Rule templates: repeat step N's question for the "
+        "period `unit` before (`years` years for a year).",
+    )
+    unit: Unit = Field(
+        "year", description="shift_from_step: year, quarter, month, week or period (its length)."
+    )
     years: int = Field(1, ge=1, le=10)
-    start: date | None = Field(None, description="shift_from_step: the compared period's first day, when named.")
-    end: date | None = Field(None, description="shift_from_step: the compared period's last day, when named.")
-    series_from_step: int | None = Field(None, description="Rule templates: step N's measure by month, "
-                                                           "`months` months ending at the last complete month.")
+    start: date | None = Field(
+        None, description="shift_from_step: the compared period's first day, when named."
+    )
+    end: date | None = Field(
+        None, description="shift_from_step: the compared period's last day, when named."
+    )
+    series_from_step: int | None = Field(
+        None,
+        description="Rule templates: step N's measure by month, "
+        "`months` months ending at the last complete month.",
+    )
     months: int = Field(24, ge=3, le=MAX_SERIES_MONTHS)
 
 
@@ -81,8 +95,12 @@ def derived_question(env: ToolEnv, args: AskArgs) -> tuple[str, dict]:
             for _ in range(args.years if args.unit == "year" else 1):
                 start, end = previous_period(start, end, args.unit)
         base = re.sub(r"\s{2,}", " ", _base(meta))
-        return f"{base} {_span(start, end, env.lang)}", {"kind": "shifted", "asked_start": start.isoformat(),
-                                                        "asked_end": end.isoformat(), "unit": args.unit}
+        return f"{base} {_span(start, end, env.lang)}", {
+            "kind": "shifted",
+            "asked_start": start.isoformat(),
+            "asked_end": end.isoformat(),
+            "unit": args.unit,
+        }
     if args.series_from_step is not None:
         meta = _source(env, args.series_from_step, period=False)
         last_day = data_end(meta.get("sql"), env.ctx, env.trace)
@@ -91,14 +109,23 @@ def derived_question(env: ToolEnv, args: AskArgs) -> tuple[str, dict]:
         end = month_end(last.year, last.month)
         base = re.sub(r"\s{2,}", " ", DIMENSION.sub("", _base(meta))).strip(" ,.")
         by_month = "по месяцам" if env.lang == "ru" else "by month"
-        expected = {"kind": "series", "asked_start": first.isoformat(), "asked_end": end.isoformat(),
-                    "months": [m.isoformat() for m in months_between(first, last)],
-                    "data_end": last_day.isoformat() if last_day else None}
-        partial = months_between(add_months(last, 1), env.ctx.today)  # after it, up to today's month
+        expected = {
+            "kind": "series",
+            "asked_start": first.isoformat(),
+            "asked_end": end.isoformat(),
+            "months": [m.isoformat() for m in months_between(first, last)],
+            "data_end": last_day.isoformat() if last_day else None,
+        }
+        partial = months_between(
+            add_months(last, 1), env.ctx.today
+        )  # after it, up to today's month
         if partial:
             running = partial[0] <= env.ctx.today <= month_end(partial[0].year, partial[0].month)
-            why = (text("partial_today", env.lang) if running or last_day is None
-                   else text("partial_data", env.lang, end=format_date(last_day, env.lang)))
+            why = (
+                text("partial_today", env.lang)
+                if running or last_day is None
+                else text("partial_data", env.lang, end=format_date(last_day, env.lang))
+            )
             names = ", ".join(month_label(m.year, m.month, env.lang) for m in partial)
             expected["partial"] = text("partial_month", env.lang, month=names, why=why)
         return f"{base} {by_month} {_span(first, end, env.lang)}", expected
@@ -125,36 +152,67 @@ def ask(env: ToolEnv, args: AskArgs) -> ToolOutput:
     rows, summary = list(result.rows), result.answer or ""
     if expected["kind"] == "data" and period.get("start") and period.get("end"):
         rows, summary, expected = _whole_buckets(env, result, rows, summary, expected)
-    meta = {"question": result.rewritten_question or question, "sql": result.sql, "span": period.get("span"),
-            "start": period.get("start"), "end": period.get("end"), "label": period.get(f"label_{env.lang}"),
-            "label_ru": period.get("label_ru"), "label_en": period.get("label_en"), "topic": result.topic,
-            "checks": result.checks, **expected}
+    meta = {
+        "question": result.rewritten_question or question,
+        "sql": result.sql,
+        "span": period.get("span"),
+        "start": period.get("start"),
+        "end": period.get("end"),
+        "label": period.get(f"label_{env.lang}"),
+        "label_ru": period.get("label_ru"),
+        "label_en": period.get("label_en"),
+        "topic": result.topic,
+        "checks": result.checks,
+        **expected,
+    }
     if expected.get("partial"):
         summary = f"{summary} {expected['partial']}.".strip()
     return env.table_output("ask", "ask", result.columns, rows, summary, files=files, meta=meta)
 
 
-def _whole_buckets(env: ToolEnv, result: Any, rows: list[Any], summary: str, expected: dict
-                   ) -> tuple[list[Any], str, dict]:
+def _whole_buckets(
+    env: ToolEnv, result: Any, rows: list[Any], summary: str, expected: dict
+) -> tuple[list[Any], str, dict]:
     """The series without its partial months (quarters, ...) at the ends, and its answer
     rewritten by code for what is left; the partial ones are named."""
     period = result.period
     last_day = data_end(result.sql, env.ctx, env.trace)
-    found = partial_buckets(result.columns, rows, date.fromisoformat(period["start"]),
-                            date.fromisoformat(period["end"]), last_day, env.ctx.today)
+    found = partial_buckets(
+        result.columns,
+        rows,
+        date.fromisoformat(period["start"]),
+        date.fromisoformat(period["end"]),
+        last_day,
+        env.ctx.today,
+    )
     if found is None:
         return rows, summary, expected
     index, grain, partial = found
     kept = [r for r in rows if r[index] not in partial]
-    env.trace.rejected("partial periods left out of the series", grain=grain, periods=[str(p) for p in partial])
-    note = text("partial_month", env.lang, month=partial_labels(partial, grain, env.lang),
-                why=text("partial_edges", env.lang))
+    env.trace.rejected(
+        "partial periods left out of the series", grain=grain, periods=[str(p) for p in partial]
+    )
+    note = text(
+        "partial_month",
+        env.lang,
+        month=partial_labels(partial, grain, env.lang),
+        why=text("partial_edges", env.lang),
+    )
     table = QueryResult(columns=result.columns, rows=[tuple(r) for r in kept])
     metas = infer_metas(table, env.ctx.catalog, [], grain) if env.ctx.catalog is not None else []
     if kept and metas:
         summary = write_answer(env.lang, table, metas, summarize(table, metas))
-    return kept, summary, {**expected, "partial": note, "left_out": [p.isoformat() for p in partial]}
+    return (
+        kept,
+        summary,
+        {**expected, "partial": note, "left_out": [p.isoformat() for p in partial]},
+    )
 
 
-TOOL = Tool("ask", "Answer a business question from the warehouse (the full ask pipeline: checked SQL, a "
-            "table, Excel and a chart); the result becomes this step's table.", ask, AskArgs)
+TOOL = Tool(
+    "ask",
+    "Answer a business question from the warehouse (the full ask pipeline: checked SQL, a "
+    "table, Excel and a chart); the result becomes this step's table.",
+    ask,
+    AskArgs,
+)

@@ -41,13 +41,30 @@ class ToolEnv:
             raise ToolError(f"step {n} has no table; steps with tables: {have or 'none'}")
         return table
 
-    def table_output(self, tool: str, name: str, columns: list[str], rows: list[Any], summary: str, *,
-                     files: list[str] | None = None, meta: dict[str, Any] | None = None) -> ToolOutput:
+    def table_output(
+        self,
+        tool: str,
+        name: str,
+        columns: list[str],
+        rows: list[Any],
+        summary: str,
+        *,
+        files: list[str] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> ToolOutput:
         rows = list(rows)[: self.ctx.limits.data_rows]
         path = save_table(self.folder, f"{name}-{self.seq}", columns, rows)
-        return ToolOutput(tool=tool, ok=True, summary=summary, data=str(path), columns=list(columns),
-                          row_count=len(rows), preview=preview(rows, self.ctx.limits.preview_rows),
-                          files=[str(path.with_suffix(".csv")), *(files or [])], meta=meta or {})
+        return ToolOutput(
+            tool=tool,
+            ok=True,
+            summary=summary,
+            data=str(path),
+            columns=list(columns),
+            row_count=len(rows),
+            preview=preview(rows, self.ctx.limits.preview_rows),
+            files=[str(path.with_suffix(".csv")), *(files or [])],
+            meta=meta or {},
+        )
 
 
 @dataclass(frozen=True)
@@ -60,9 +77,15 @@ class Tool:
 
     def spec(self) -> dict[str, Any]:
         """The OpenAI tool definition a chat model sees."""
-        params = self.args.model_json_schema() if self.args is not None else (self.schema or {"type": "object"})
-        return {"type": "function", "function": {"name": self.name, "description": self.description,
-                                                 "parameters": params}}
+        params = (
+            self.args.model_json_schema()
+            if self.args is not None
+            else (self.schema or {"type": "object"})
+        )
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": params},
+        }
 
     def call(self, env: ToolEnv, raw: dict[str, Any]) -> ToolOutput:
         """Validate the arguments and run; expected failures become a failed ToolOutput."""

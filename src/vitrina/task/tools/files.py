@@ -29,8 +29,12 @@ SHEET_ROWS = 1_000_000
 class WriteArgs(BaseModel):
     format: Literal["csv", "excel", "markdown", "chart"]
     name: str = Field("results", max_length=80, description="File name without extension.")
-    steps: list[int] = Field(default_factory=list, description="Steps whose tables go in; empty: all.")
-    content: str | None = Field(None, max_length=MAX_MARKDOWN, description="markdown: the text to write.")
+    steps: list[int] = Field(
+        default_factory=list, description="Steps whose tables go in; empty: all."
+    )
+    content: str | None = Field(
+        None, max_length=MAX_MARKDOWN, description="markdown: the text to write."
+    )
 
 
 def _name(raw: str) -> str:
@@ -68,7 +72,10 @@ def _markdown(tables: list[tuple[int, str, Path]], lang: str, rows: int) -> str:
         parts.append(f"## {'Шаг' if lang == 'ru' else 'Step'} {n}. {title}\n")
         parts.append("| " + " | ".join(result.columns) + " |")
         parts.append("|" + "---|" * len(result.columns))
-        parts.extend("| " + " | ".join("" if v is None else str(v) for v in row) + " |" for row in result.rows[:rows])
+        parts.extend(
+            "| " + " | ".join("" if v is None else str(v) for v in row) + " |"
+            for row in result.rows[:rows]
+        )
         if result.row_count > rows:
             parts.append(f"\n… {result.row_count - rows} more rows in the CSV\n")
         parts.append("")
@@ -102,19 +109,40 @@ def write_file(env: ToolEnv, args: WriteArgs) -> ToolOutput:
         else:
             for n, _title, data in tables:
                 result = load_table(data)
-                metas = infer_metas(result, env.ctx.catalog, [], None) if env.ctx.catalog is not None else []
-                _spec, png, events = safe_chart(result, metas, env.lang, png_path=folder / f"{name}-step{n}.png",
-                                                node="write_file")
+                metas = (
+                    infer_metas(result, env.ctx.catalog, [], None)
+                    if env.ctx.catalog is not None
+                    else []
+                )
+                _spec, png, events = safe_chart(
+                    result,
+                    metas,
+                    env.lang,
+                    png_path=folder / f"{name}-step{n}.png",
+                    node="write_file",
+                )
                 env.trace.events.extend(events)
                 if png is not None:
                     written.append(str(png))
     if not written:
         raise ToolError(f"nothing written for {args.format}")
     env.trace.branch("files written", files=written)
-    return ToolOutput(tool="write_file", ok=True, summary=text("files_written", env.lang if env.lang in ("ru", "en") else "ru",
-                                                             names=", ".join(Path(w).name for w in written)),
-                      files=written)
+    return ToolOutput(
+        tool="write_file",
+        ok=True,
+        summary=text(
+            "files_written",
+            env.lang if env.lang in ("ru", "en") else "ru",
+            names=", ".join(Path(w).name for w in written),
+        ),
+        files=written,
+    )
 
 
-TOOL = Tool("write_file", "Write result files into the task's output folder: csv, excel (a sheet per step), "
-            "markdown (step tables, or your text in `content`), chart (PNG per step table).", write_file, WriteArgs)
+TOOL = Tool(
+    "write_file",
+    "Write result files into the task's output folder: csv, excel (a sheet per step), "
+    "markdown (step tables, or your text in `content`), chart (PNG per step table).",
+    write_file,
+    WriteArgs,
+)

@@ -11,18 +11,24 @@ from vitrina.warehouse import WarehouseError
 
 
 class SqlArgs(BaseModel):
-    sql: str = Field(min_length=1, max_length=20_000, description="One SELECT over the catalog's tables.")
+    sql: str = Field(
+        min_length=1, max_length=20_000, description="One SELECT over the catalog's tables."
+    )
 
 
 def run_sql(env: ToolEnv, args: SqlArgs) -> ToolOutput:
     ctx = env.ctx
     if ctx.warehouse is None or ctx.catalog is None:
         raise ToolError("no warehouse is configured")
-    checked = guard_with_catalog(args.sql, ctx.catalog, dialect=ctx.warehouse.dialect, row_cap=ctx.settings.row_cap)
+    checked = guard_with_catalog(
+        args.sql, ctx.catalog, dialect=ctx.warehouse.dialect, row_cap=ctx.settings.row_cap
+    )
     if not checked.ok:
         env.trace.rejected("SQL rejected by the guard", rules=[v.rule for v in checked.violations])
-        raise ToolError("SQL rejected by the guard: " + "; ".join(f"{v.rule}: {v.message_en}"
-                                                                   for v in checked.violations))
+        raise ToolError(
+            "SQL rejected by the guard: "
+            + "; ".join(f"{v.rule}: {v.message_en}" for v in checked.violations)
+        )
     try:
         result = ctx.warehouse.execute(checked.sql)
     except WarehouseError as exc:
@@ -31,8 +37,15 @@ def run_sql(env: ToolEnv, args: SqlArgs) -> ToolOutput:
         env.trace.rejected("rows beyond the row cap dropped", row_cap=ctx.settings.row_cap)
     env.trace.measurement("sql executed", rows=result.row_count, ms=result.elapsed_ms)
     summary = f"{result.row_count} rows; columns: {', '.join(result.columns)}"
-    return env.table_output("run_sql", "sql", result.columns, result.rows, summary, meta={"sql": checked.sql})
+    return env.table_output(
+        "run_sql", "sql", result.columns, result.rows, summary, meta={"sql": checked.sql}
+    )
 
 
-TOOL = Tool("run_sql", "Run one read-only SELECT over the warehouse (checked by the SQL guard); "
-            "the result becomes this step's table.", run_sql, SqlArgs)
+TOOL = Tool(
+    "run_sql",
+    "Run one read-only SELECT over the warehouse (checked by the SQL guard); "
+    "the result becomes this step's table.",
+    run_sql,
+    SqlArgs,
+)

@@ -143,7 +143,8 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
         raise BriefError(f"{source}: field '{field}': {first['msg']}") from exc
     if len(brief.kpis) > MAX_KPIS:
         raise BriefError(
-            f"{source}: {len(brief.kpis)} KPIs; a dashboard holds at most {MAX_KPIS}: split the brief"
+            f"{source}: {len(brief.kpis)} KPIs; a dashboard holds at most {MAX_KPIS}: "
+            "split the brief"
         )
     return brief
 

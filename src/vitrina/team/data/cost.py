@@ -55,7 +55,8 @@ def _postgres(data: Any) -> Explained:
 
 
 def explain(sql: str, warehouse: Warehouse) -> Explained:
-    """EXPLAIN a guarded SELECT; ``ok`` is False (with the engine's error) when it does not compile."""
+    """EXPLAIN a guarded SELECT; ``ok`` is False (with the engine's error) when it does not
+    compile."""
     dialect = warehouse.dialect
     prefix = {
         "duckdb": "EXPLAIN (FORMAT JSON) ",

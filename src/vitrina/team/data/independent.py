@@ -66,7 +66,8 @@ def independent_sql(
     filters: list[tuple[str, list[str]]],
     dialect: str,
 ) -> str:
-    """One SELECT of the metric's value for the period, with ``filters`` as (table.column, values)."""
+    """One SELECT of the metric's value for the period, with ``filters`` as (table.column,
+    values)."""
     value = sqlglot.parse_one(metric.expression, read=CATALOG_DIALECT)
     conditions: list[exp.Expression] = []
     filtered = {c.rsplit(".", 1)[1] for c, _ in filters if c.rsplit(".", 1)[0] == metric.table}

@@ -1,6 +1,7 @@
 """The layout rules shared by the designer, the builder and the reviewer (skill dashboard-layout).
 
->>> fit_title("Сумма успешных платежей физических лиц по всем регионам присутствия", CHART_TITLE_MAX)
+>>> title = "Сумма успешных платежей физических лиц по всем регионам присутствия"
+>>> fit_title(title, CHART_TITLE_MAX)
 'Сумма успешных платежей физических лиц по всем…'
 >>> card_width("17 578 505 424,68 ₽"), card_width("12 345")
 (4, 3)

@@ -263,7 +263,8 @@ def _filters(brief: Brief, catalog: Catalog, flags: list[Flag]) -> list[ScopeFil
                     code="BRIEF-005",
                     severity="blocking",
                     line=request.line,
-                    message=f"filter on '{request.dimension}': no dimension with a list of values has "
+                    message=f"filter on '{request.dimension}': no dimension with a list of "
+                    "values has "
                     "this name; name a catalog column that has a dictionary",
                 )
             )
@@ -356,7 +357,8 @@ def resolve_scope(brief: Brief, catalog: Catalog, *, today: date) -> Scope:
                     code="BRIEF-001",
                     severity="blocking",
                     line=request.line,
-                    message=f"KPI '{request.label}' is not a metric of the catalog: give its definition "
+                    message=f"KPI '{request.label}' is not a metric of the catalog: give its "
+                    "definition "
                     f"(table, expression, filter) or pick a known metric ({known})",
                 )
             )
@@ -367,7 +369,8 @@ def resolve_scope(brief: Brief, catalog: Catalog, *, today: date) -> Scope:
                     code="BRIEF-007",
                     severity="blocking",
                     line=request.line,
-                    message=f"KPI '{request.label}' ({metric.id}) has no date column in the catalog: "
+                    message=f"KPI '{request.label}' ({metric.id}) has no date column in the "
+                    "catalog: "
                     f"the period cannot apply to it; drop the KPI or give the metric a date_column",
                 )
             )
@@ -380,7 +383,8 @@ def resolve_scope(brief: Brief, catalog: Catalog, *, today: date) -> Scope:
                     code="BRIEF-002",
                     severity="blocking",
                     line=request.line,
-                    message=f"KPI '{request.label}': '{wanted}' is neither a time grain nor a dimension "
+                    message=f"KPI '{request.label}': '{wanted}' is neither a time grain nor a "
+                    "dimension "
                     f"reachable from {metric.table}",
                 )
             )

@@ -67,7 +67,10 @@ def _mismatch(plan: QueryPlan, kpi: ScopeKpi, scope: Scope, kind: ViewKind) -> s
         [kpi.by.column] if kind == "breakdown" and kpi.by and kpi.by.kind == "dimension" else []
     )
     if dims != want_dims:
-        return f"the planner grouped by {dims or 'nothing'}, the scope asks for {want_dims or 'nothing'}"
+        return (
+            f"the planner grouped by {dims or 'nothing'}, the scope asks for "
+            f"{want_dims or 'nothing'}"
+        )
     want_grain = kpi.by.grain if kind == "breakdown" and kpi.by and kpi.by.kind == "grain" else None
     if plan.grain != want_grain:
         return f"the planner's grain is {plan.grain}, the scope asks for {want_grain}"

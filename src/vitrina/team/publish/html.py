@@ -21,7 +21,8 @@ from vitrina.team.errors import TeamError
 from vitrina.team.publish.bundle import DashboardBundle, Publication
 
 CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; "
     "base-uri 'none'; form-action 'none'"
 )
 ASSETS = ("dashboard.js", "dashboard.css")

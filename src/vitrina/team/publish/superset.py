@@ -89,7 +89,8 @@ def _resolve_datasets(
         if uuids and dataset.uuid not in uuids:
             taken = sorted(uuids)[0]
             notes.append(
-                f"[SUP-001] dataset {name} exists with UUID {taken}: re-used instead of {dataset.uuid}"
+                f"[SUP-001] dataset {name} exists with UUID {taken}: re-used instead of "
+                f"{dataset.uuid}"
             )
             dataset = dataset.model_copy(update={"uuid": taken})
         datasets.append(dataset)

@@ -130,7 +130,9 @@ def dataset_yaml(
             "metric_name": c["name"],
             "verbose_name": _label(c, bundle.language),
             "metric_type": "sum" if c.get("additive", True) else "max",
-            "expression": f"{'SUM' if c.get('additive', True) else 'MAX'}({quote_column(c['name'])})",
+            "expression": (
+                f"{'SUM' if c.get('additive', True) else 'MAX'}({quote_column(c['name'])})"
+            ),
             "description": None,
             "d3format": d3_format(c),
             "currency": None,

@@ -45,7 +45,7 @@ PROBE = """() => {
   out.cutChartLabels = state.cutLabels || 0;
   out.errors = state.errors || [];
   return out;
-}"""
+}"""  # noqa: E501
 
 
 @dataclass
@@ -95,7 +95,10 @@ def chromium_problem() -> str | None:
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        return "Playwright is not installed: `pip install playwright` (the chromium of the system is used)"
+        return (
+            "Playwright is not installed: `pip install playwright` (the chromium of the "
+            "system is used)"
+        )
     return None
 
 

@@ -41,7 +41,7 @@ PROBE = """() => {
     if (text && !out.alerts.some(a => a.includes(text.slice(0, 60)))) out.alerts.push(text.slice(0, 200));
   }
   return out;
-}"""
+}"""  # noqa: E501
 
 
 @dataclass

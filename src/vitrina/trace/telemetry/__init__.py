@@ -60,8 +60,14 @@ def _timeout(env: Mapping[str, str]) -> float:
         return DEFAULT_TIMEOUT_S
 
 
-def export_run(run_id: str, thread_id: str, steps: Sequence[StepRecord], result: Mapping[str, Any],
-               *, exporter: Any = None) -> None:
+def export_run(
+    run_id: str,
+    thread_id: str,
+    steps: Sequence[StepRecord],
+    result: Mapping[str, Any],
+    *,
+    exporter: Any = None,
+) -> None:
     """Export one finished run as spans (one per step, under one root). Never raises.
 
     `exporter` (an OpenTelemetry SpanExporter) overrides the target chosen from the
@@ -78,8 +84,11 @@ def export_run(run_id: str, thread_id: str, steps: Sequence[StepRecord], result:
         spans = build_spans(run_id, thread_id, steps, result)
         own = exporter is None
         if own:
-            exporter = (langfuse_exporter(env, _timeout(env)) if target == "langfuse"
-                        else JsonlSpanExporter(jsonl_path(env)))
+            exporter = (
+                langfuse_exporter(env, _timeout(env))
+                if target == "langfuse"
+                else JsonlSpanExporter(jsonl_path(env))
+            )
         try:
             outcome = exporter.export(spans)
         finally:
@@ -88,4 +97,6 @@ def export_run(run_id: str, thread_id: str, steps: Sequence[StepRecord], result:
         if getattr(outcome, "name", "SUCCESS") != "SUCCESS":
             log.warning("telemetry: exporting run %s to %s failed", run_id, target)
     except Exception as exc:  # telemetry must never break the run it observes
-        log.warning("telemetry: run %s not exported (%s): %s: %s", run_id, target, type(exc).__name__, exc)
+        log.warning(
+            "telemetry: run %s not exported (%s): %s: %s", run_id, target, type(exc).__name__, exc
+        )

@@ -39,8 +39,10 @@ def span_to_dict(span: ReadableSpan) -> dict[str, Any]:
         "duration_ms": round((end - start) / 1e6, 3),
         "status": span.status.status_code.name.lower(),
         "attributes": dict(span.attributes or {}),
-        "events": [{"name": e.name, "ts_ns": e.timestamp, "attributes": dict(e.attributes or {})}
-                   for e in span.events],
+        "events": [
+            {"name": e.name, "ts_ns": e.timestamp, "attributes": dict(e.attributes or {})}
+            for e in span.events
+        ],
     }
 
 
@@ -52,7 +54,9 @@ class JsonlSpanExporter(SpanExporter):
         self._lock = threading.Lock()
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        lines = "".join(json.dumps(span_to_dict(s), ensure_ascii=False, default=str) + "\n" for s in spans)
+        lines = "".join(
+            json.dumps(span_to_dict(s), ensure_ascii=False, default=str) + "\n" for s in spans
+        )
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as fh:
@@ -67,13 +71,17 @@ class JsonlSpanExporter(SpanExporter):
 
 
 def langfuse_endpoint(env: Mapping[str, str]) -> str:
-    host = (env.get("LANGFUSE_HOST") or env.get("LANGFUSE_BASE_URL") or DEFAULT_LANGFUSE_HOST).rstrip("/")
+    host = (
+        env.get("LANGFUSE_HOST") or env.get("LANGFUSE_BASE_URL") or DEFAULT_LANGFUSE_HOST
+    ).rstrip("/")
     return host + LANGFUSE_PATH
 
 
 def langfuse_headers(env: Mapping[str, str]) -> dict[str, str]:
     """Basic auth with the public key as user and the secret key as password."""
-    token = base64.b64encode(f"{env['LANGFUSE_PUBLIC_KEY']}:{env['LANGFUSE_SECRET_KEY']}".encode()).decode()
+    token = base64.b64encode(
+        f"{env['LANGFUSE_PUBLIC_KEY']}:{env['LANGFUSE_SECRET_KEY']}".encode()
+    ).decode()
     return {"Authorization": f"Basic {token}", "x-langfuse-ingestion-version": "4"}
 
 
@@ -81,4 +89,6 @@ def langfuse_exporter(env: Mapping[str, str], timeout_s: float) -> SpanExporter:
     """An OTLP/HTTP exporter aimed at Langfuse (imported lazily: only this path needs it)."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-    return OTLPSpanExporter(endpoint=langfuse_endpoint(env), headers=langfuse_headers(env), timeout=timeout_s)
+    return OTLPSpanExporter(
+        endpoint=langfuse_endpoint(env), headers=langfuse_headers(env), timeout=timeout_s
+    )

@@ -9,7 +9,8 @@ from vitrina.trace.events import TraceEvent
 
 @dataclass(frozen=True)
 class StepRecord:
-    """One graph step of a run: its node, when it started (epoch s), how long it took, its events."""
+    """One graph step of a run: its node, when it started (epoch s), how long it took, its
+    events."""
 
     step: str
     started_at: float

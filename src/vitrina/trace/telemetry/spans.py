@@ -62,9 +62,13 @@ def step_attributes(step: StepRecord) -> dict[str, Any]:
     for event in _events(step.trace):
         data = event.data
         failed |= event.kind is EventKind.ERROR
-        for key, name in (("sql", "vitrina.sql"), ("answer", "vitrina.answer"),
-                          ("explanation", "vitrina.llm.explanation"), ("confidence", "vitrina.llm.confidence"),
-                          ("model", "vitrina.llm.model")):
+        for key, name in (
+            ("sql", "vitrina.sql"),
+            ("answer", "vitrina.answer"),
+            ("explanation", "vitrina.llm.explanation"),
+            ("confidence", "vitrina.llm.confidence"),
+            ("model", "vitrina.llm.model"),
+        ):
             if data.get(key) is not None:
                 attrs[name] = attribute_value(data[key])
         for key in RETRY_KEYS:
@@ -74,7 +78,9 @@ def step_attributes(step: StepRecord) -> dict[str, Any]:
         for key in ERROR_KEYS:
             value = data.get(key)
             if value:
-                errors += [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
+                errors += (
+                    [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
+                )
     if errors:
         attrs["vitrina.validation_errors"] = [_text(e) for e in errors]
     attrs["vitrina.status"] = "error" if failed else "ok"
@@ -95,8 +101,11 @@ def run_attributes(run_id: str, thread_id: str, result: Mapping[str, Any]) -> di
     """Root-span attributes: ids, the question and answer, status; Langfuse's trace fields."""
     question = result.get("rewritten_question") or result.get("question") or ""
     attrs: dict[str, Any] = {
-        "vitrina.run_id": run_id, "vitrina.thread_id": thread_id, "session.id": thread_id,
-        "langfuse.session.id": thread_id, "langfuse.trace.name": "vitrina ask",
+        "vitrina.run_id": run_id,
+        "vitrina.thread_id": thread_id,
+        "session.id": thread_id,
+        "langfuse.session.id": thread_id,
+        "langfuse.trace.name": "vitrina ask",
         "langfuse.trace.input": _text(question),
     }
     for key in ("status", "topic", "sql", "answer", "question", "rewritten_question", "row_count"):
@@ -111,9 +120,17 @@ def run_attributes(run_id: str, thread_id: str, result: Mapping[str, Any]) -> di
 
 def timeline(steps: Sequence[Any]) -> list[StepRecord]:
     """Steps with start times; steps that lack one are laid end to end, ending now."""
-    records = [s if isinstance(s, StepRecord) else StepRecord(
-        step=getattr(s, "step", "step"), started_at=getattr(s, "started_at", None) or 0.0,
-        ms=float(getattr(s, "ms", 0.0)), trace=list(getattr(s, "trace", []) or [])) for s in steps]
+    records = [
+        s
+        if isinstance(s, StepRecord)
+        else StepRecord(
+            step=getattr(s, "step", "step"),
+            started_at=getattr(s, "started_at", None) or 0.0,
+            ms=float(getattr(s, "ms", 0.0)),
+            trace=list(getattr(s, "trace", []) or []),
+        )
+        for s in steps
+    ]
     if any(not r.started_at for r in records):
         clock = time.time() - sum(r.ms for r in records) / 1000
         fixed = []
@@ -124,8 +141,14 @@ def timeline(steps: Sequence[Any]) -> list[StepRecord]:
     return records
 
 
-def build_spans(run_id: str, thread_id: str, steps: Sequence[Any], result: Mapping[str, Any],
-                *, service: str = "vitrina") -> list[ReadableSpan]:
+def build_spans(
+    run_id: str,
+    thread_id: str,
+    steps: Sequence[Any],
+    result: Mapping[str, Any],
+    *,
+    service: str = "vitrina",
+) -> list[ReadableSpan]:
     """The finished spans of one run (children first, root last, as an SDK would end them)."""
     records = timeline(steps)
     sink = InMemorySpanExporter()
@@ -134,13 +157,19 @@ def build_spans(run_id: str, thread_id: str, steps: Sequence[Any], result: Mappi
     tracer = provider.get_tracer("vitrina.trace.telemetry")
     start = min((r.started_at for r in records), default=time.time())
     end = max((r.started_at + r.ms / 1000 for r in records), default=start)
-    root = tracer.start_span("ask", start_time=_ns(start), attributes=run_attributes(run_id, thread_id, result))
+    root = tracer.start_span(
+        "ask", start_time=_ns(start), attributes=run_attributes(run_id, thread_id, result)
+    )
     parent = set_span_in_context(root)
     for record in records:
         attrs = step_attributes(record)
-        span = tracer.start_span(record.step, context=parent, start_time=_ns(record.started_at), attributes=attrs)
+        span = tracer.start_span(
+            record.step, context=parent, start_time=_ns(record.started_at), attributes=attrs
+        )
         for event in _events(record.trace):
-            span.add_event(event.message, attributes=_event_attributes(event), timestamp=_ns(event.ts))
+            span.add_event(
+                event.message, attributes=_event_attributes(event), timestamp=_ns(event.ts)
+            )
         if attrs["vitrina.status"] == "error":
             span.set_status(Status(StatusCode.ERROR, "the step recorded an error event"))
         span.end(end_time=_ns(record.started_at + record.ms / 1000))

@@ -106,7 +106,8 @@ def macros(con: duckdb.DuckDBPyConnection, seed: int) -> None:
     """u(stream, key): uniform in [0, 1); nrm(stream, key): standard normal (Box-Muller)."""
     con.execute(
         f"CREATE OR REPLACE TEMP MACRO u(s, i) AS "
-        f"(CAST(hash(CAST(i AS BIGINT), CAST(s AS INTEGER), CAST({int(seed)} AS BIGINT)) >> 11 AS DOUBLE)"
+        f"(CAST(hash(CAST(i AS BIGINT), CAST(s AS INTEGER), CAST({int(seed)} AS BIGINT)) "
+        ">> 11 AS DOUBLE)"
         f" / 9007199254740992.0)"
     )
     con.execute(
@@ -147,7 +148,7 @@ def fill_calendar(con: duckdb.DuckDBPyConnection) -> None:
                week(d), CAST(date_trunc('week', d) AS DATE), isodow(d), isodow(d) >= 6
         FROM (SELECT CAST(g AS DATE) AS d
               FROM generate_series(DATE '{ref.CALENDAR_START}', DATE '{ref.CALENDAR_END}', INTERVAL 1 DAY) t(g))
-    """)
+    """)  # noqa: E501
 
 
 def _day_factor(day: date, month_f: Sequence[float], weekday_f: Sequence[float]) -> float:
@@ -213,7 +214,7 @@ def fill_clients(con: duckdb.DuckDBPyConnection, sizes: Sizes, rng: random.Rando
                CASE segment WHEN 'B2B' THEN {company} ELSE {person} END,
                region_id, registered_date, gender, birth_year, industry
         FROM attrs
-    """)
+    """)  # noqa: E501
 
 
 def fill_merchants(con: duckdb.DuckDBPyConnection, sizes: Sizes, seed: int) -> None:
@@ -279,7 +280,7 @@ def fill_wallets(con: duckdb.DuckDBPyConnection, sizes: Sizes, rng: random.Rando
             ASOF JOIN _extra_days e ON r.i >= e.start
             ASOF LEFT JOIN _client_days cd ON e.d >= cd.d
         ) x JOIN {SCHEMA}.dim_client cl USING (client_id)
-    """)
+    """)  # noqa: E501
     channel_b2c = pick([("app", 0.70), ("web", 0.22), ("office", 0.08)], "u(17, s.key)")
     channel_b2b = pick([("app", 0.30), ("web", 0.50), ("office", 0.20)], "u(17, s.key)")
     status = pick([("active", 0.89), ("closed", 0.08), ("blocked", 0.03)], "u(18, s.key)")
@@ -312,10 +313,11 @@ def fill_cards(con: duckdb.DuckDBPyConnection) -> None:
                    opened_date + CAST(floor(pow(u(23, wallet_id), 2) * 500) AS INTEGER) AS issued_date
             FROM {SCHEMA}.dim_wallet WHERE u(21, wallet_id) < {VIRTUAL_CARD_SHARE}
         ) WHERE issued_date <= {end}
-    """)
+    """)  # noqa: E501
     status = (
         "CASE WHEN u(26, key) < 0.03 THEN 'blocked' "
-        "WHEN issued_date < DATE '2024-06-01' AND u(27, key) < 0.25 THEN 'expired' ELSE 'active' END"
+        "WHEN issued_date < DATE '2024-06-01' AND u(27, key) < 0.25 THEN 'expired' ELSE "
+        "'active' END"
     )
     con.execute(f"""
         INSERT INTO {SCHEMA}.dim_card
@@ -387,7 +389,8 @@ def _payment_lookups(con: duckdb.DuckDBPyConnection, sizes: Sizes, rng: random.R
                     rows.append((seg == "B2B", month, weekend, acc / total, c))
                     acc += w[c]
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE _cat_cum (b2b BOOLEAN, month INTEGER, wknd BOOLEAN, lo DOUBLE, category VARCHAR)"
+        "CREATE OR REPLACE TEMP TABLE _cat_cum (b2b BOOLEAN, month INTEGER, wknd "
+        "BOOLEAN, lo DOUBLE, category VARCHAR)"
     )
     con.executemany("INSERT INTO _cat_cum VALUES (?, ?, ?, ?, ?)", rows)
     con.execute(
@@ -420,14 +423,15 @@ def _payment_lookups(con: duckdb.DuckDBPyConnection, sizes: Sizes, rng: random.R
         FROM {SCHEMA}.dim_wallet w JOIN {SCHEMA}.dim_client c USING (client_id)
         LEFT JOIN {SCHEMA}.dim_card p ON p.wallet_id = w.wallet_id AND p.card_type <> 'virtual'
         LEFT JOIN {SCHEMA}.dim_card v ON v.wallet_id = w.wallet_id AND v.card_type = 'virtual'
-    """)
+    """)  # noqa: E501
 
 
 def fill_payments(con: duckdb.DuckDBPyConnection, sizes: Sizes, rng: random.Random) -> None:
     """Payments: day volume by wallets open, season and weekday; wallet opened on or before."""
     _payment_lookups(con, sizes, rng)
     channel_card = (
-        "CASE WHEN online THEN CASE WHEN u(46, i) < (CASE WHEN b2b THEN 0.3 ELSE 0.65 END) THEN 'app' ELSE 'web' END "
+        "CASE WHEN online THEN CASE WHEN u(46, i) < (CASE WHEN b2b THEN 0.3 ELSE 0.65 "
+        "END) THEN 'app' ELSE 'web' END "
         "WHEN b2b THEN "
         + pick([("pos", 0.60), ("web", 0.25), ("app", 0.15)], "u(46, i)")
         + " ELSE "
@@ -495,12 +499,13 @@ def fill_payments(con: duckdb.DuckDBPyConnection, sizes: Sizes, rng: random.Rand
                                ELSE 0 END, 2) AS DECIMAL(12,2)),
                status, channel
         FROM p5
-    """)
+    """)  # noqa: E501
 
 
 def drop_temp(con: duckdb.DuckDBPyConnection) -> None:
     for (name,) in con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE temporary AND table_name LIKE '\\_%' ESCAPE '\\'"
+        "SELECT table_name FROM duckdb_tables() WHERE temporary AND table_name LIKE "
+        "'\\_%' ESCAPE '\\'"
     ).fetchall():
         con.execute(f'DROP TABLE temp."{name}"')
 

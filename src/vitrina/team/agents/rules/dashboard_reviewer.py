@@ -34,9 +34,8 @@ def superset_findings(check: SupersetCheck) -> list[Finding]:
             Finding(
                 "SUP-002",
                 "error",
-                f"{chart.element}: Superset's data call answers HTTP {chart.status}: {chart.message}"[
-                    :400
-                ],
+                f"{chart.element}: Superset's data call answers HTTP {chart.status}: "
+                f"{chart.message}"[:400],
             )
         )
     for element in verification.unlinked:

@@ -53,5 +53,8 @@ class DataEngineerRules:
         if reply := unchanged_rework(work, changed):
             return reply
         lines = [f"{view_id}: {n['rows']} rows" for view_id, n in notes.items()]
-        body = f"{text('data_done', work.lang, views=len(notes), rows=rows)}\n{bullet_list(lines, limit=24)}"
+        body = (
+            f"{text('data_done', work.lang, views=len(notes), rows=rows)}\n"
+            f"{bullet_list(lines, limit=24)}"
+        )
         return done(body, HandoffStatus.BUILD_COMPLETE, work, reviewers=["data-steward"])

@@ -130,7 +130,8 @@ class DataStewardRules:
                     {
                         "code": "ERR-002",
                         "share": round(share, 6),
-                        "ru": f"{share:.1%} строк без значения {key}: в разбивке их нет, итог их учитывает.",
+                        "ru": f"{share:.1%} строк без значения {key}: в разбивке их нет, итог "
+                        "их учитывает.",
                         "en": f"{share:.1%} of the rows have no {key}: the breakdown misses them, "
                         "the total counts them.",
                     }

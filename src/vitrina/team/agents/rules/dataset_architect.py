@@ -23,5 +23,8 @@ class DatasetArchitectRules:
         if reply := unchanged_rework(work, changed):
             return reply
         lines = [f"{v.id}: {v.question}" for v in design.views]
-        body = f"{text('dataset_done', work.lang, views=len(design.views))}\n{bullet_list(lines, limit=24)}"
+        body = (
+            f"{text('dataset_done', work.lang, views=len(design.views))}\n"
+            f"{bullet_list(lines, limit=24)}"
+        )
         return done(body, HandoffStatus.READY_FOR_REVIEW, work)

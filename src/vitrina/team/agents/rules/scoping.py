@@ -36,7 +36,7 @@ class ScopingRules:
             for k in scope.kpis
         ]
         body = (
-            f"{text('scope_done', work.lang, kpis=len(scope.kpis), period=period, audience=scope.audience)}\n"
+            f"{text('scope_done', work.lang, kpis=len(scope.kpis), period=period, audience=scope.audience)}\n"  # noqa: E501
             f"{bullet_list(lines)}"
         )
         if flags:
