@@ -119,8 +119,7 @@ def test_date_through_a_relation_and_named_dates(catalog_copy: Path) -> None:
     text = text.replace(
         "    topic: payments\n    synonyms: [комисси,",
         "    topic: payments\n    dates: {paid: payment_date, registered: "
-        "dim_client.registered_date}\n"
-        "    default_date: paid\n    synonyms: [комисси,",
+        "dim_client.registered_date}\n    default_date: paid\n    synonyms: [комисси,",
         1,
     )
     text = text.replace(

@@ -21,8 +21,7 @@ from vitrina.warehouse import Warehouse
 SHOP_DDL = [
     "CREATE SCHEMA {s}",
     "CREATE TABLE {s}.customers (customer_id INTEGER PRIMARY KEY, full_name VARCHAR(80), "
-    "city VARCHAR(40), "
-    "created_at DATE)",
+    "city VARCHAR(40), created_at DATE)",
     "CREATE TABLE {s}.products (product_id INTEGER PRIMARY KEY, title VARCHAR(80), "
     "category VARCHAR(40))",
     "CREATE TABLE {s}.orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER "

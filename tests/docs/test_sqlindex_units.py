@@ -64,8 +64,7 @@ def test_go_batches(script: str, expected: list[tuple[int, int, str]]) -> None:
         ),
         (
             "MERGE t USING s ON 1=1 WHEN MATCHED THEN UPDATE SET a = 1 "
-            "WHEN NOT MATCHED THEN INSERT (a) VALUES (1);"
-            " DELETE FROM t",
+            "WHEN NOT MATCHED THEN INSERT (a) VALUES (1); DELETE FROM t",
             ["MERGE", "DELETE"],
         ),
         (

@@ -148,8 +148,7 @@ COMPARISONS = [
         "отчёт: количество выпущенных карт за октябрь 2026 к прошлому месяцу по типам карт",
         ("2026-09-01", "2026-09-30"),
         "SELECT card_type, COUNT(*) FROM dwh.fact_card_issue WHERE issue_date BETWEEN "
-        "'{start}' AND '{end}' "
-        "GROUP BY 1",
+        "'{start}' AND '{end}' GROUP BY 1",
     ),
 ]
 

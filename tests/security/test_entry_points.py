@@ -88,8 +88,7 @@ def _pg_fingerprint(admin_url: str) -> str:
             # roles are shared by every database on the server (other test runs add theirs):
             # the reader's own attributes and this database's role settings only
             "SELECT string_agg(rolname || rolsuper::text || rolcreaterole::text || "
-            "rolcreatedb::text, ',') "
-            "FROM pg_roles WHERE rolname = 'vitrina_reader'",
+            "rolcreatedb::text, ',') FROM pg_roles WHERE rolname = 'vitrina_reader'",
             "SELECT string_agg(array_to_string(setconfig, ';'), ',' ORDER BY 1) FROM "
             "pg_db_role_setting "
             "WHERE setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())",

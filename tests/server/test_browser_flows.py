@@ -338,8 +338,7 @@ def test_desktop_1280_screens(browser, authed, lang):  # noqa: F811
     page.wait_for_selector("#doc .diagram svg")
     label = page.evaluate(
         "() => Math.max(...[...document.querySelectorAll('#doc .diagram svg text, #doc "
-        ".diagram svg .nodeLabel')]"
-        ".map(t => parseFloat(getComputedStyle(t).fontSize) * "
+        ".diagram svg .nodeLabel')].map(t => parseFloat(getComputedStyle(t).fontSize) * "
         "(t.getBoundingClientRect().height ? 1 : 0)))"
     )
     assert label >= 12, f"diagram labels are {label}px"  # legible, not squeezed to the column

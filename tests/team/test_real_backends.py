@@ -67,8 +67,7 @@ def test_chinook_brief_end_to_end(run_build, shared_fixtures: Path, tmp_path: Pa
                 "SELECT e.LastName, COUNT(*) FROM Invoice i JOIN Customer c ON "
                 "c.CustomerId = i.CustomerId "
                 "JOIN Employee e ON e.EmployeeId = c.SupportRepId WHERE strftime('%Y', "
-                "i.InvoiceDate) = '2025' "
-                "GROUP BY 1"
+                "i.InvoiceDate) = '2025' GROUP BY 1"
             ).fetchall()
         )
     assert float(cards["revenue_by_billingcountry"]) == pytest.approx(

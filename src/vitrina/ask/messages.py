@@ -7,18 +7,15 @@ from vitrina.i18n import Messages
 TEXTS: dict[str, dict[str, str]] = {
     "no_topic": {
         "ru": "В каталоге нет данных, чтобы ответить на этот вопрос. Я могу ответить про: "
-        "{topics}. "
-        "Переформулируйте вопрос, назвав показатель (например, {examples}).",
+        "{topics}. Переформулируйте вопрос, назвав показатель (например, {examples}).",
         "en": "The catalog holds no data to answer this question. I can answer about: {topics}. "
         "Rephrase the question naming a metric (for example {examples}).",
     },
     "refuse_word": {
         "ru": "В хранилище нет данных о «{word}», поэтому ответить не могу — придумывать цифры "
-        "я не буду. "
-        "Доступные темы: {topics}.",
+        "я не буду. Доступные темы: {topics}.",
         "en": 'The warehouse holds no data about "{word}", so I cannot answer; I will not '
-        "invent numbers. "
-        "Available topics: {topics}.",
+        "invent numbers. Available topics: {topics}.",
     },
     "unexplained": {
         "ru": "Я не понял в вопросе: {words}. Отвечать без них не буду, чтобы не посчитать не то. "
@@ -31,8 +28,7 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "write_request": {
         "ru": "Я только читаю данные и не могу их менять («{verb}»). Могу показать текущие "
-        "значения: "
-        "спросите, например, «{example}».",
+        "значения: спросите, например, «{example}».",
         "en": 'I only read data and cannot change it ("{verb}"). I can show the current '
         "figures: ask, "
         'for example, "{example}".',
@@ -53,8 +49,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Разрез «{dimension}» недоступен для показателя «{metric}»: таблицы не связаны в "
         "каталоге.",
         "en": 'The breakdown "{dimension}" is not available for "{metric}": the catalog has no '
-        "relation "
-        "between them.",
+        "relation between them.",
     },
     "segment_unreachable": {
         "ru": "Показатель «{metric}» нельзя разделить на B2B и B2C: в каталоге нет связи с "
@@ -64,11 +59,9 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "join_ambiguous": {
         "ru": "Таблицу «{table}» можно присоединить несколькими путями: через {ways}. Уточните "
-        "в вопросе, "
-        "какой нужен (например, назовите таблицу, через которую идти).",
+        "в вопросе, какой нужен (например, назовите таблицу, через которую идти).",
         "en": 'The table "{table}" can be reached several ways: through {ways}. Say in the '
-        "question which "
-        "one you mean (for example, name the table to go through).",
+        "question which one you mean (for example, name the table to go through).",
     },
     "date_unavailable": {
         "ru": "Показатель «{metric}» нельзя отнести к дате «{date}». Доступные даты: {dates}.",
@@ -78,8 +71,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "У показателя «{metric}» нет даты в каталоге, поэтому период или календарный фильтр "
         "к нему применить нельзя. Спросите без периода или добавьте показателю date_column.",
         "en": '"{metric}" has no date in the catalog, so a period or calendar filter cannot be '
-        "applied. "
-        "Ask without a period or give the metric a date_column.",
+        "applied. Ask without a period or give the metric a date_column.",
     },
     "clarify_topic": {
         "ru": "Уточните, пожалуйста, о чём вопрос:",
@@ -97,8 +89,7 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "sql_failed": {
         "ru": "Не удалось построить корректный запрос за {attempts} попытки. Последняя ошибка: "
-        "{error}. "
-        "Попробуйте переформулировать: назовите один показатель (например, {examples}), "
+        "{error}. Попробуйте переформулировать: назовите один показатель (например, {examples}), "
         "период и разрез.",
         "en": "Could not build a valid query in {attempts} attempts. Last error: {error}. "
         "Try rephrasing: name one metric (for example {examples}), a period and a breakdown.",

@@ -287,8 +287,7 @@ class EvalStore:
         """A verdict a person already gave for the same case and the same pair of results."""
         rows = self._rows(
             "SELECT verdict, comment FROM eval_reviews WHERE case_id = ? AND fingerprint "
-            "= ? AND verdict IS NOT NULL "
-            "ORDER BY decided_at DESC LIMIT 1",
+            "= ? AND verdict IS NOT NULL ORDER BY decided_at DESC LIMIT 1",
             (case_id, fingerprint),
         )
         return (rows[0][0], rows[0][1]) if rows else None
@@ -306,8 +305,7 @@ class EvalStore:
         """Store an answer, or a question still waiting for one (never erasing an answer)."""
         self._write(
             "INSERT INTO eval_bank VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (suite, "
-            "case_id, key) DO UPDATE SET "
-            "question = excluded.question, options = excluded.options, "
+            "case_id, key) DO UPDATE SET question = excluded.question, options = excluded.options, "
             "answer = COALESCE(excluded.answer, eval_bank.answer), source = "
             "COALESCE(excluded.source, eval_bank.source), "
             "updated_at = excluded.updated_at",

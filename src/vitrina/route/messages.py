@@ -10,8 +10,7 @@ TEXTS: dict[str, dict[str, str]] = {
             "Я Витрина, аналитический помощник. Что я умею:\n"
             "• отвечать на вопросы по данным: «Сумма платежей по регионам за 2025 год»;\n"
             "• строить отчёты: «Отчёт: количество карт по месяцам за 2025» (несколько "
-            "планов, лучший выполняется, "
-            "с графиком и Excel);\n"
+            "планов, лучший выполняется, с графиком и Excel);\n"
             "• искать метаданные: «Где хранятся остатки товаров на складах?», «Какие "
             "таблицы есть о платежах?»;\n"
             "• документировать меры BI: «Документация по мере [Total Sales]»;\n"
@@ -22,8 +21,7 @@ TEXTS: dict[str, dict[str, str]] = {
             "I am Vitrina, an analytics assistant. I can:\n"
             '• answer questions about your data: "Payment volume by region in 2025";\n'
             '• build reports: "Report: cards issued by month in 2025" (several plans, '
-            "the best is run, "
-            "with a chart and Excel);\n"
+            "the best is run, with a chart and Excel);\n"
             '• search metadata: "Where are warehouse stock balances stored?", "Which '
             'tables hold payments?";\n'
             '• document BI measures: "Documentation for measure [Total Sales]";\n'

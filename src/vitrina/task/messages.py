@@ -7,11 +7,9 @@ from vitrina.i18n import Messages
 TEXTS: dict[str, dict[str, str]] = {
     "loop_guard": {
         "ru": "Шаг остановлен: превышен лимит итераций ({limit}). Выберите: повторить, "
-        "пропустить или "
-        "остановить задачу.",
+        "пропустить или остановить задачу.",
         "en": "The step was stopped: the iteration limit ({limit}) was reached. Choose: redo, "
-        "skip or "
-        "stop the task.",
+        "skip or stop the task.",
     },
     "global_bound": {
         "ru": "Задача остановлена: превышен общий лимит итераций ({limit}).",
@@ -23,8 +21,7 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "correction": {
         "ru": "Вы объявили вызов инструмента, но не передали его. Вызовите инструмент с "
-        "аргументами "
-        "или напишите отчёт по шагу без вызова.",
+        "аргументами или напишите отчёт по шагу без вызова.",
         "en": "You announced a tool call but sent none. Call a tool with its arguments, or write "
         "the step's report without a call.",
     },
@@ -117,8 +114,7 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "redo_refused": {
         "ru": "Комментарий не понят без модели: «{comment}». Для этого шага можно изменить: "
-        "{what}. "
-        "Например: {example}.",
+        "{what}. Например: {example}.",
         "en": 'The comment was not understood without a model: "{comment}". For this step you can '
         "change: {what}. For example: {example}.",
     },

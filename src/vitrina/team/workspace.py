@@ -65,8 +65,7 @@ class Workspace:
                 MAIN,
                 {
                     "README.md": "# Build workspace\n\nArtifacts of one `vitrina build`: one "
-                    "branch "
-                    "per task, merged into main on acceptance.\n"
+                    "branch per task, merged into main on acceptance.\n"
                 },
                 "Start the workspace",
                 author="coordinator",

@@ -159,8 +159,7 @@ class _PostgresBackend:
         with self.conn.cursor() as cur:
             cur.execute(
                 "SELECT DISTINCT table_schema FROM information_schema.tables WHERE "
-                "table_schema NOT IN "
-                "('pg_catalog', 'information_schema') ORDER BY 1 LIMIT 10"
+                "table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1 LIMIT 10"
             )
             return [name for (name,) in cur.fetchall()] or ["public"]
 

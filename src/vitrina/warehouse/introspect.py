@@ -182,8 +182,7 @@ def _duckdb_metadata(conn: sa.Connection, schemas: list[str] | None) -> list[_Ra
     for s, t, c, typ, nullable in conn.execute(
         sa.text(
             "SELECT schema_name, table_name, column_name, data_type, is_nullable FROM "
-            "duckdb_columns() "
-            "WHERE database_name = current_database() AND NOT internal ORDER BY "
+            "duckdb_columns() WHERE database_name = current_database() AND NOT internal ORDER BY "
             "schema_name, table_name, column_index"
         )
     ):
@@ -195,8 +194,7 @@ def _duckdb_metadata(conn: sa.Connection, schemas: list[str] | None) -> list[_Ra
             "SELECT schema_name, table_name, constraint_type, constraint_column_names, "
             "referenced_table, "
             "referenced_column_names FROM duckdb_constraints() WHERE database_name = "
-            "current_database() "
-            "AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY')"
+            "current_database() AND constraint_type IN ('PRIMARY KEY', 'FOREIGN KEY')"
         )
     ):
         if kind == "PRIMARY KEY":

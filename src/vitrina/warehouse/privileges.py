@@ -78,8 +78,7 @@ def inspect_postgres_role(conn: Any) -> RoleReport:
         ]
         cur.execute(
             "SELECT rolname FROM pg_roles WHERE rolname = ANY(%s) AND "
-            "pg_has_role(current_user, oid, 'USAGE') "
-            "ORDER BY rolname",
+            "pg_has_role(current_user, oid, 'USAGE') ORDER BY rolname",
             (list(DANGEROUS_ROLES),),
         )
         problems += [f"member of {name}" for (name,) in cur.fetchall()]
@@ -96,8 +95,7 @@ def inspect_postgres_role(conn: Any) -> RoleReport:
             "SELECT n.nspname, pg_has_role(current_user, n.nspowner, 'USAGE') FROM "
             f"pg_namespace n WHERE {SYSTEM_SCHEMA_SQL} "
             "AND (pg_has_role(current_user, n.nspowner, 'USAGE') OR "
-            "has_schema_privilege(n.oid, 'CREATE')) "
-            "ORDER BY 1 LIMIT 5"
+            "has_schema_privilege(n.oid, 'CREATE')) ORDER BY 1 LIMIT 5"
         )
         problems += [
             f"owns schema {name}" if owner else f"can create objects in schema {name}"
@@ -134,8 +132,7 @@ def refusal_message(report: RoleReport, schemas: list[str]) -> str:
         "administrator creates "
         f"one with:\n\n{reader_role_sql(schemas)}\n\nthen set VITRINA_DB_URL=postgresql+psycopg://"
         f"{READER_ROLE}:<password>@<host>/<database>. To run as this role anyway (not "
-        "recommended), "
-        "set VITRINA_ALLOW_PRIVILEGED_WAREHOUSE=1."
+        "recommended), set VITRINA_ALLOW_PRIVILEGED_WAREHOUSE=1."
     )
 
 
@@ -143,8 +140,7 @@ def warn_privileged(report: RoleReport) -> None:
     """The loud log line of the override: on every connect, at CRITICAL."""
     log.critical(
         "VITRINA_ALLOW_PRIVILEGED_WAREHOUSE is set: querying the warehouse as privileged "
-        "role %r (%s). "
-        "Any SQL that gets past the guard runs with these rights.",
+        "role %r (%s). Any SQL that gets past the guard runs with these rights.",
         report.role,
         "; ".join(report.problems),
     )

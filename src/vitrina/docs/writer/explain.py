@@ -255,8 +255,7 @@ def _describe(
                     "строка становится фильтром"
                     if ru
                     else "CALCULATE inside an iterator performs a context transition: the "
-                    "current row "
-                    "becomes a filter",
+                    "current row becomes a filter",
                 )
             parts = [classify_filter(a, lang) for a in args[1:]]
             if not parts:

@@ -57,8 +57,7 @@ LABELS: dict[str, dict[str, str]] = {
         "unsupported": "unsupported source",
         "variables": "Variables",
         "diagram_cut": "The diagram is cut: it shows {shown} of {total} objects and the links "
-        "between them; "
-        "every object is listed in the tables below.",
+        "between them; every object is listed in the tables below.",
         "more_objects": "{n} more objects: see the tables below",
         "missed": "Not documented",
         "measure": "Measure",
@@ -138,8 +137,7 @@ LABELS: dict[str, dict[str, str]] = {
         "unsupported": "неподдерживаемый источник",
         "variables": "Переменные",
         "diagram_cut": "Диаграмма сокращена: показаны {shown} из {total} объектов и связи между "
-        "ними; "
-        "все объекты перечислены в таблицах ниже.",
+        "ними; все объекты перечислены в таблицах ниже.",
         "more_objects": "ещё объектов: {n}, см. таблицы ниже",
         "missed": "Не задокументированы",
         "measure": "Мера",
@@ -163,8 +161,7 @@ LABELS: dict[str, dict[str, str]] = {
         "called_by": "Вызывается из",
         "external": "Загружает извне",
         "order_note": "В порядке выполнения: по графу вызовов (EXEC, шаги заданий), если он есть "
-        "в SQL, "
-        "иначе сначала те, кто пишет, потом те, кто читает.",
+        "в SQL, иначе сначала те, кто пишет, потом те, кто читает.",
     },
 }
 

@@ -91,8 +91,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{fragment} cannot be a row source. FROM, JOIN and LATERAL may name warehouse tables, "
         "CTEs of the same query, subqueries and VALUES lists only.",
         "{fragment} не может быть источником строк. В FROM, JOIN и LATERAL допустимы "
-        "только таблицы "
-        "хранилища, CTE этого же запроса, подзапросы и списки VALUES.",
+        "только таблицы хранилища, CTE этого же запроса, подзапросы и списки VALUES.",
     ),
     "dangerous_casts": (
         "The cast to {fragment} is not allowed: it looks up server objects or parses XML. "

@@ -264,8 +264,7 @@ def _filters(brief: Brief, catalog: Catalog, flags: list[Flag]) -> list[ScopeFil
                     severity="blocking",
                     line=request.line,
                     message=f"filter on '{request.dimension}': no dimension with a list of "
-                    "values has "
-                    "this name; name a catalog column that has a dictionary",
+                    "values has this name; name a catalog column that has a dictionary",
                 )
             )
             continue

@@ -22,8 +22,7 @@ from vitrina.team.publish.bundle import DashboardBundle, Publication
 
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "connect-src 'self'; "
-    "base-uri 'none'; form-action 'none'"
+    "connect-src 'self'; base-uri 'none'; form-action 'none'"
 )
 ASSETS = ("dashboard.js", "dashboard.css")
 # Chart.js comes from the npm registry at install time (`make assets`, web/package-lock.json) and

@@ -431,8 +431,7 @@ def fill_payments(con: duckdb.DuckDBPyConnection, sizes: Sizes, rng: random.Rand
     _payment_lookups(con, sizes, rng)
     channel_card = (
         "CASE WHEN online THEN CASE WHEN u(46, i) < (CASE WHEN b2b THEN 0.3 ELSE 0.65 "
-        "END) THEN 'app' ELSE 'web' END "
-        "WHEN b2b THEN "
+        "END) THEN 'app' ELSE 'web' END WHEN b2b THEN "
         + pick([("pos", 0.60), ("web", 0.25), ("app", 0.15)], "u(46, i)")
         + " ELSE "
         + pick([("pos", 0.75), ("app", 0.15), ("web", 0.10)], "u(46, i)")
