@@ -79,8 +79,9 @@ def test_wrong_state_url_is_not_silently_replaced(url: str) -> None:
     assert_one_line_error(code, out, "VITRINA_STATE_URL", url.split("@")[-1])
 
 
-@pytest.mark.parametrize(("content", "says"), [("db_url = [1\n", "invalid TOML"),
-                                                ("db_url = 5\n", "db_url")])
+@pytest.mark.parametrize(
+    ("content", "says"), [("db_url = [1\n", "invalid TOML"), ("db_url = 5\n", "db_url")]
+)
 def test_bad_config_file(home: Path, content: str, says: str) -> None:
     (home / "vitrina.toml").write_text(content, encoding="utf-8")
     for args in (("ask", "Сумма платежей"), ("token", "list")):

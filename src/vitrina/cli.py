@@ -29,8 +29,10 @@ def _environment_error(exc: BaseException) -> str | None:
         if cls is not None and isinstance(exc, cls):
             return str(exc).splitlines()[0] if str(exc) else class_name
     if isinstance(exc, sqlite3.DatabaseError):  # a state file opened where no check names it
-        return (f"a state database under $VITRINA_HOME cannot be read ({str(exc).splitlines()[0]}); "
-                "move the damaged *.sqlite file aside and run again / файл состояния повреждён")
+        return (
+            f"a state database under $VITRINA_HOME cannot be read ({str(exc).splitlines()[0]}); "
+            "move the damaged *.sqlite file aside and run again / файл состояния повреждён"
+        )
     return None
 
 

@@ -298,7 +298,10 @@
     if (status === "clarification") {
       parts.push(renderClarification(r, live));
     } else if (r.answer) {
-      parts.push(el("p", { class: "answer", text: r.answer }));
+      const notice = r.model_unavailable && r.model_unavailable.notice;
+      const answer = notice && r.answer.endsWith(notice) ? r.answer.slice(0, -notice.length).trim() : r.answer;
+      if (answer) parts.push(el("p", { class: "answer", text: answer }));
+      if (notice) parts.push(el("p", { class: "model-notice", role: "note", title: r.model_unavailable.reason || "", text: "⚠ " + notice }));
     }
     if (status === "answered") {
       const kpiOnly = r.chart && r.chart.type === "kpi" && r.table && r.table.total === 1;
