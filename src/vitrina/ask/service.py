@@ -22,6 +22,7 @@ from vitrina.ask.graph import RECURSION_LIMIT, build_graph
 from vitrina.ask.messages import text
 from vitrina.ask.outputs import Kind, RunFiles, write_run_files
 from vitrina.ask.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
+from vitrina.ask.suggest import suggestions
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.checkpoint import register_state_types, sqlite_checkpointer
 from vitrina.config import Settings, load_settings
@@ -75,6 +76,7 @@ class AskResult(BaseModel):
     # set when the model was configured but unavailable this turn (outage, open breaker):
     # {"reason": why, "notice": the user-facing sentence also appended to `answer`}
     model_unavailable: dict[str, str] | None = None
+    suggestions: list[str] = Field(default_factory=list)  # follow-up questions from the catalog
     checks: list[dict[str, str]] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     trace: list[TraceEvent] = Field(default_factory=list)
@@ -197,8 +199,12 @@ class AskService:
         state = self.graph.get_state({"configurable": {"thread_id": thread_id}})
         usage = turn.usage() if turn is not None else {}
         result = result_from_state(thread_id, state.values, pending_of(state), question=question, usage=usage)
+        lang = state.values.get("lang") or "en"
+        if result.status == "answered":
+            result = result.model_copy(update={"suggestions": suggestions(
+                state.values.get("plan"), self.catalog, lang, self.today or date.today())})
         down = turn.budget.down if turn is not None else None
-        return with_model_notice(result, down, state.values.get("lang") or "en") if down else result
+        return with_model_notice(result, down, lang) if down else result
 
     def with_files(self, result: AskResult, kinds: tuple[Kind, ...] = ("excel", "chart")) -> AskResult:
         """The result with its Excel file and chart PNG written (once per run id; see outputs)."""

@@ -177,6 +177,15 @@ class EvalStore:
 
     # --- review queue ---------------------------------------------------------------------
 
+    def resolve_owned(self, run_id: str, owner: str) -> bool:
+        """Whether `owner` has a run with exactly this id."""
+        return bool(self._rows("SELECT 1 FROM eval_runs WHERE id = ? AND owner = ?", (run_id, owner)))
+
+    def reopen(self, run_id: str, case_id: str, fingerprint: str) -> None:
+        """Put a case (back) in the review queue with no verdict (user feedback given again)."""
+        self._write("INSERT OR REPLACE INTO eval_reviews (run_id, case_id, fingerprint) VALUES (?, ?, ?)",
+                    (run_id, case_id, fingerprint))
+
     def open_reviews(self, run_ref: str | None = None, owner: str | None = None) -> list[ReviewItem]:
         """Cases waiting for a person, oldest run first (of one run when `run_ref` is given; of
         `owner`'s runs only when it is given)."""
