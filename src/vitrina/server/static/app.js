@@ -306,8 +306,8 @@
       form.hidden = false;
       submit();
     };
-    const up = el("button", { type: "button", class: "btn btn-quiet fb-up", "aria-pressed": "false", title: V.t("fb.up"), onclick: choose("up") }, "👍 " + V.t("fb.up"));
-    const down = el("button", { type: "button", class: "btn btn-quiet fb-down", "aria-pressed": "false", title: V.t("fb.down"), onclick: choose("down") }, "👎 " + V.t("fb.down"));
+    const up = el("button", { type: "button", class: "btn btn-quiet fb-up", "aria-pressed": "false", title: V.t("fb.up"), onclick: choose("up") }, "✓ " + V.t("fb.up"));
+    const down = el("button", { type: "button", class: "btn btn-quiet fb-down", "aria-pressed": "false", title: V.t("fb.down"), onclick: choose("down") }, "✗ " + V.t("fb.down"));
     const form = el("div", { class: "fb-form" }, comment, el("button", { type: "button", class: "btn fb-send", onclick: submit }, V.t("fb.send")));
     form.hidden = true;
     box.append(el("span", { class: "muted small", text: V.t("turn.feedback") }), up, down, status, form);
