@@ -173,6 +173,10 @@ NOTES = """
   domains); recall@k of the right tables (those named in each golden reference SQL) for
   BM25 (and embeddings / hybrid when `vitrina[embeddings]` is installed), query latency, and
   the size of the SQL-generation prompt in tokens against the budget.
+- **unseen**: each eval suite's cases split into right / answered_wrong (a number or an answer
+  that is not the expected one: the bad case) / refused / clarified, on the demo golden set,
+  new wording on the demo (suites/demo_wording.yaml), Chinook (SQLite fixture) and the
+  generated TPC-H-like star (benchmarks/unseen/tpch_like.py); target: answered_wrong 0.
 - **docs**: documenting a synthetic model of 1,000 measures with SQL behind it, rules mode,
   end to end (seconds and peak RSS).
 - **planner**: rules table selection (`read_question` + `build_plan`, the select_tables

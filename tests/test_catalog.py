@@ -92,3 +92,30 @@ def test_unknown_section(catalog_copy: Path) -> None:
     (catalog_copy / "extra.yaml").write_text("metricz: []\n", encoding="utf-8")
     with pytest.raises(CatalogError, match="unknown section 'metricz'"):
         load_catalog(catalog_copy, strict=True)
+
+
+def test_metric_naming_a_missing_column_is_reported(catalog_copy: Path) -> None:
+    path = catalog_copy / "metrics.yaml"
+    text = path.read_text(encoding="utf-8").replace("expression: SUM(fee_rub)", "expression: SUM(fee_usd)", 1)
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(CatalogError) as info:
+        load_catalog(catalog_copy, strict=True)
+    problem = str(info.value.problems[0])
+    assert problem.startswith(f"{path}:") and "fee_income" in problem and "['fee_usd']" in problem
+
+
+def test_date_through_a_relation_and_named_dates(catalog_copy: Path) -> None:
+    """`date_column: table.column` of a joined table is accepted; one no relation reaches is not."""
+    path = catalog_copy / "metrics.yaml"
+    text = path.read_text(encoding="utf-8")
+    text = text.replace("    topic: payments\n    synonyms: [комисси,",
+                        "    topic: payments\n    dates: {paid: payment_date, registered: dim_client.registered_date}\n"
+                        "    default_date: paid\n    synonyms: [комисси,", 1)
+    text = text.replace("    topic: wallets\n", "    topic: wallets\n    date_column: dim_merchant.merchant_id\n", 1)
+    path.write_text(text, encoding="utf-8")
+    catalog = load_catalog(catalog_copy)
+    dates = catalog.metric_dates(catalog.metrics["fee_income"])
+    assert [(d.name, d.table, d.column) for d in dates] == [
+        ("paid", "dwh.fact_payment", "payment_date"), ("registered", "dwh.dim_client", "registered_date")]
+    assert "wallets_opened" not in catalog.metrics
+    assert any("no many-to-one relation path" in p.message for p in catalog.problems)

@@ -119,6 +119,7 @@ class Reading:
     order: str | None = None
     limit: int | None = None
     unknown_names: list[str] = field(default_factory=list)  # capitalised words nothing explained
+    dangling: list[int] = field(default_factory=list)  # "до", "after" next to a period that did not read them
     keyword_words: set[int] = field(default_factory=set)  # words that only scored a topic
     used: set[int] = field(default_factory=set)
 
@@ -244,6 +245,19 @@ def _day_kind(words: list[Word], used: set[int]) -> str | None:
     return None
 
 
+SERIES_WORDS = ("динамик", "тренд", "trend", "trends", "dynamic", "dynamics", "помесячн", "понедельн")
+RANGE_WORDS = {"до", "после", "с", "со", "от", "начиная", "from", "since", "after", "before", "until", "till",
+               "starting", "onwards", "through", "prior"}
+
+
+def _range_word_before(words: list[Word], start: int, used: set[int]) -> list[int]:
+    """A range word right before the period that the period did not take ("до 1995 года" read
+    as the year 1995): it changes the dates, so it must be explained or the question is not
+    answered."""
+    before = [i for i, w in enumerate(words) if w.end <= start and i not in used]
+    return [before[-1]] if before and words[before[-1]].text in RANGE_WORDS else []
+
+
 def _take_date_word(words: list[Word], match: Match, used: set[int]) -> None:
     """"по дате отгрузки", "by ship date": the generic word next to a date's name is read too."""
     for j in (match.start - 1, match.start + match.length):
@@ -285,6 +299,7 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     used = reading.used
     if period_span:
         _mark_span(words, period_span[0], period_span[1], used)
+        reading.dangling = _range_word_before(words, period_span[0], used)
     norm = " ".join(w.text for w in words)
 
     grain = find_grain(normalize(text))
@@ -398,13 +413,16 @@ def unexplained_words(reading: Reading, vocabulary: frozenset[str] = frozenset()
     filters' values): another form of one of them adds no condition. A number nothing read
     (not a period, not a top N) is unexplained: "older than 60", "more than 10000".
     """
-    out = []
+    out = [reading.words[i].text for i in reading.dangling]
     breakdown = bool(reading.dimensions or reading.grain)
     for i, w in enumerate(reading.words):
-        if i in reading.used or i in reading.keyword_words or w.text in QUESTION_STOPWORDS:
+        if i in reading.used or i in reading.keyword_words or w.text in QUESTION_STOPWORDS \
+                or i in reading.dangling:
             continue
         if breakdown and any(stem_matches(m, w.text) for m in GROUP_MARKERS):
             continue  # "в разрезе", "split by": the marker of the breakdown the plan has
+        if reading.grain and any(stem_matches(m, w.text) for m in SERIES_WORDS):
+            continue  # "динамика по месяцам", "monthly trend": the grain is the series
         acronym = w.original.isalpha() and w.original.isupper() and len(w.original) > 1  # "IT", "EU"
         if w.text.isdigit() or acronym or (len(w.text) > 2 and not restates(w.text, vocabulary)):
             out.append(w.text)

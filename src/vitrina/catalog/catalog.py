@@ -27,6 +27,25 @@ MAX_PATHS = 32  # relation paths enumerated between two tables before the search
 Located = tuple[Any, Path, int | None]
 
 
+def _unknown_columns(metric: Metric, table: Table) -> str | None:
+    """A metric's expression or filter that does not parse, or names a column its table lacks
+    (caught here, not at ask time)."""
+    import sqlglot
+    from sqlglot import exp
+
+    for what, sql in (("expression", metric.expression), ("filter", metric.filter)):
+        if not sql:
+            continue
+        try:
+            tree = sqlglot.parse_one(sql, read="postgres")
+        except sqlglot.errors.ParseError as exc:
+            return f"{what} '{sql}' does not parse: {str(exc).splitlines()[0]}"
+        missing = sorted({c.name for c in tree.find_all(exp.Column) if table.column(c.name) is None})
+        if missing:
+            return f"{what} '{sql}' names {missing}, not columns of {table.name}"
+    return None
+
+
 @dataclass(frozen=True)
 class DateRef:
     """A date a metric can be filtered by: its name in `dates` ("" for the only one), where it lives."""
@@ -97,6 +116,10 @@ class Catalog:
             table = cat.tables.get(metric.table)
             if table is None:
                 report(file, line, f"metrics {metric.id}", f"unknown table '{metric.table}'")
+                continue
+            bad_sql = _unknown_columns(metric, table)
+            if bad_sql:
+                report(file, line, f"metrics {metric.id}", bad_sql)
                 continue
             bad_date = cat._bad_metric_date(metric)
             if bad_date:

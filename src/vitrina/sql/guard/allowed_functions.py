@@ -153,7 +153,12 @@ DUCKDB_ANONYMOUS = _COMMON_ANONYMOUS | frozenset(
     | {"mad", "entropy", "epoch", "epoch_us", "epoch_ms", "epoch_ns", "typeof", "try_cast"}
     | {"ucase", "lcase", "arbitrary", "max_by", "min_by", "median", "ifnull", "string_agg"}
 )
-ANONYMOUS: dict[str, frozenset[str]] = {"postgres": POSTGRES_ANONYMOUS, "duckdb": DUCKDB_ANONYMOUS}
+# SQLite has no DATE_TRUNC: the compiler buckets dates with date() modifiers and strftime()
+SQLITE_ANONYMOUS = _COMMON_ANONYMOUS | frozenset(
+    {"date", "datetime", "strftime", "julianday", "printf", "ifnull", "substr", "instr"}
+)
+ANONYMOUS: dict[str, frozenset[str]] = {"postgres": POSTGRES_ANONYMOUS, "duckdb": DUCKDB_ANONYMOUS,
+                                        "sqlite": SQLITE_ANONYMOUS}
 
 # Table functions a FROM may name, per dialect: none by default.
 TABLE_FUNCTIONS: dict[str, frozenset[str]] = {}

@@ -67,9 +67,14 @@ class Words:
         return self.comparison is not None or self.compared is not None
 
 
+ANALYSIS_TAIL = re.compile(r",\s*(?:и\s+|and\s+)?(?:дол[яиюе]|структур|shares?\b).*$", re.I)
+
+
 def _first_clause(request: str) -> str:
+    """The data question: the first clause, without a trailing analysis word (", доли"), which
+    is a step of its own and which the ask rules would otherwise have to read."""
     first = next((c for c in CLAUSE.split(request.strip()) if c and c.strip()), request)
-    return LEAD.sub("", first)
+    return ANALYSIS_TAIL.sub("", LEAD.sub("", first))
 
 
 def named_pair(clause: str, today: date) -> tuple[str, Period] | None:

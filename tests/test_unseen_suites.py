@@ -1,0 +1,68 @@
+"""The unseen-warehouse suites run through the real ask pipeline: Chinook (SQLite fixture)
+and the generated TPC-H-like star. What they guard is the issue's bar: no answered-wrong
+case (a refusal is honest, a wrong number is not), and the figure reached so far."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from vitrina.eval.runner import run_suite
+from vitrina.eval.store import EvalStore
+from vitrina.eval.suite import load_suite
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _module(name: str):
+    path = ROOT / "benchmarks" / "unseen" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"unseen_{name}", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _buckets(suite_path: Path, tmp_path: Path) -> dict[str, list[str]]:
+    score = _module("score")
+    run = run_suite(load_suite(suite_path), store=EvalStore(tmp_path / "eval.sqlite"))
+    out: dict[str, list[str]] = {b: [] for b in score.BUCKETS}
+    for case in run.cases:
+        out[score.bucket(case.expect, case.status, case.final)].append(case.case_id)
+    return out
+
+
+def test_bucket_counts_a_wrong_number_apart_from_a_refusal() -> None:
+    bucket = _module("score").bucket
+    assert bucket("answered", "answered", "wrong") == "answered_wrong"
+    assert bucket("answered", "refused", "wrong") == "refused"
+    assert bucket("refused", "answered", "wrong") == "answered_wrong"
+    assert bucket("answered", "clarification", "wrong") == "clarified"
+    assert bucket("refused", "refused", "right") == "right"
+
+
+def test_chinook_no_wrong_answers(shared_fixtures: Path, tmp_path: Path,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SHARED_FIXTURES", str(shared_fixtures))
+    buckets = _buckets(ROOT / "suites" / "chinook.yaml", tmp_path)
+    assert buckets["answered_wrong"] == []
+    assert len(buckets["right"]) >= 30, buckets
+
+
+def test_tpch_like_no_wrong_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = _module("tpch_like").generate(tmp_path / "tpch_like.duckdb", orders=3000, seed=7)
+    monkeypatch.setenv("TPCH_LIKE_DB", str(db))
+    buckets = _buckets(ROOT / "suites" / "tpch_like.yaml", tmp_path)
+    assert buckets["answered_wrong"] == []
+    assert len(buckets["right"]) >= 22, buckets
+    assert "revenue_by_customer_region_1996" in buckets["right"]  # the path through the customer
+
+
+def test_demo_wording_no_wrong_answers(tmp_path: Path) -> None:
+    buckets = _buckets(ROOT / "suites" / "demo_wording.yaml", tmp_path)
+    assert buckets["answered_wrong"] == []
+    assert len(buckets["right"]) >= 30, buckets
