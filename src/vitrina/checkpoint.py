@@ -16,6 +16,22 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 _registered: list[type] = []
+
+
+class StateFileError(Exception):
+    """A state database (checkpoints, tokens, tasks) cannot be read; the message names it
+    and says what to do. The CLI prints it as one line."""
+
+
+def unreadable(where: str, exc: BaseException) -> StateFileError:
+    """The one-line error for a state database that is damaged or is not a database."""
+    return StateFileError(
+        f"{where}: the state database cannot be read ({str(exc).splitlines()[0]}). Move it aside "
+        f"(e.g. `mv {where} {where}.broken`) and run again: a new one is created / файл состояния "
+        f"повреждён или не является базой SQLite: переименуйте его и запустите команду снова"
+    )
+
+
 BUSY_TIMEOUT_S = 30.0  # how long a writer waits for another writer
 
 
@@ -90,6 +106,9 @@ class ThreadLocalSqliteSaver(SqliteSaver):
 def sqlite_checkpointer(path: Path) -> ThreadLocalSqliteSaver:
     """A thread-safe SQLite checkpointer at `path` (created when missing)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    saver = ThreadLocalSqliteSaver(path, serde=serializer())
-    saver.setup()
+    try:
+        saver = ThreadLocalSqliteSaver(path, serde=serializer())
+        saver.setup()
+    except sqlite3.DatabaseError as exc:
+        raise unreadable(str(path), exc) from exc
     return saver

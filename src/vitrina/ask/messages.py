@@ -5,6 +5,16 @@ from __future__ import annotations
 from vitrina.i18n import Messages
 
 TEXTS: dict[str, dict[str, str]] = {
+    "model_down_answered": {
+        "ru": "Модель была недоступна, поэтому ответ построен по правилам каталога "
+        "(сложные условия вопроса могли быть не учтены).",
+        "en": "The model was unavailable, so the catalog's rules answered "
+        "(a complex condition of the question may have been missed).",
+    },
+    "model_down_other": {
+        "ru": "Модель была недоступна, поэтому вопрос разбирался только по правилам каталога.",
+        "en": "The model was unavailable, so only the catalog's rules read the question.",
+    },
     "no_topic": {
         "ru": "В каталоге нет данных, чтобы ответить на этот вопрос. Я могу ответить про: "
         "{topics}. Переформулируйте вопрос, назвав показатель (например, {examples}).",

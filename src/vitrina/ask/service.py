@@ -19,8 +19,10 @@ from pydantic import BaseModel, Field
 
 from vitrina.ask.context import AskContext, AskOptions
 from vitrina.ask.graph import RECURSION_LIMIT, build_graph
+from vitrina.ask.messages import text
 from vitrina.ask.outputs import Kind, RunFiles, write_run_files
 from vitrina.ask.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
+from vitrina.ask.suggest import suggestions
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.checkpoint import register_state_types, sqlite_checkpointer
 from vitrina.config import Settings, load_settings
@@ -85,6 +87,10 @@ class AskResult(BaseModel):
     llm_usage: dict[str, Any] = Field(
         default_factory=dict
     )  # this turn: calls, tokens, latency per task
+    # set when the model was configured but unavailable this turn (outage, open breaker):
+    # {"reason": why, "notice": the user-facing sentence also appended to `answer`}
+    model_unavailable: dict[str, str] | None = None
+    suggestions: list[str] = Field(default_factory=list)  # follow-up questions from the catalog
     checks: list[dict[str, str]] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     trace: list[TraceEvent] = Field(default_factory=list)
@@ -265,9 +271,20 @@ class AskService:
         """The result of the thread's latest turn (`turn`: its model use, for llm_usage)."""
         state = self.graph.get_state({"configurable": {"thread_id": thread_id}})
         usage = turn.usage() if turn is not None else {}
-        return result_from_state(
+        result = result_from_state(
             thread_id, state.values, pending_of(state), question=question, usage=usage
         )
+        lang = state.values.get("lang") or "en"
+        if result.status == "answered":
+            result = result.model_copy(
+                update={
+                    "suggestions": suggestions(
+                        state.values.get("plan"), self.catalog, lang, self.today or date.today()
+                    )
+                }
+            )
+        down = turn.budget.down if turn is not None else None
+        return with_model_notice(result, down, lang) if down else result
 
     def with_files(
         self, result: AskResult, kinds: tuple[Kind, ...] = ("excel", "chart")
@@ -314,6 +331,16 @@ class AskService:
     def close(self) -> None:
         self._telemetry.shutdown(wait=True)
         self.warehouse.close()
+
+
+def with_model_notice(result: AskResult, reason: str, lang: str) -> AskResult:
+    """The result that says the model was unavailable and who answered instead."""
+    key = "model_down_answered" if result.status == "answered" else "model_down_other"
+    notice = text(key, lang)
+    answer = f"{result.answer}\n\n{notice}" if result.answer else notice
+    return result.model_copy(
+        update={"answer": answer, "model_unavailable": {"reason": reason, "notice": notice}}
+    )
 
 
 def pending_of(snapshot: Any) -> dict[str, Any] | None:

@@ -1,6 +1,7 @@
 """Evaluation harness: compare the pipeline's answers with hand-written references by result.
 
-Public entry point: this package (`experiments_router`, the HTTP API the web app mounts);
+Public entry point: this package (`experiments_router`, the HTTP API the web app mounts;
+`record_feedback`, answer feedback from the chat into the review queue);
 `vitrina.eval.commands.register` is the CLI. Names are imported on first use.
 """
 
@@ -8,7 +9,11 @@ from __future__ import annotations
 
 from vitrina.lazy import lazy_exports
 
-_EXPORTS = {"experiments_router": "vitrina.eval.api"}
+_EXPORTS = {
+    "experiments_router": "vitrina.eval.api",
+    "record_feedback": "vitrina.eval.feedback",
+    "EvalStore": "vitrina.eval.store",
+}
 
 __all__ = sorted(_EXPORTS)
 __getattr__ = lazy_exports(__name__, _EXPORTS)

@@ -224,6 +224,19 @@ class EvalStore:
 
     # --- review queue ---------------------------------------------------------------------
 
+    def resolve_owned(self, run_id: str, owner: str) -> bool:
+        """Whether `owner` has a run with exactly this id."""
+        return bool(
+            self._rows("SELECT 1 FROM eval_runs WHERE id = ? AND owner = ?", (run_id, owner))
+        )
+
+    def reopen(self, run_id: str, case_id: str, fingerprint: str) -> None:
+        """Put a case (back) in the review queue with no verdict (user feedback given again)."""
+        self._write(
+            "INSERT OR REPLACE INTO eval_reviews (run_id, case_id, fingerprint) VALUES (?, ?, ?)",
+            (run_id, case_id, fingerprint),
+        )
+
     def open_reviews(
         self, run_ref: str | None = None, owner: str | None = None
     ) -> list[ReviewItem]:
@@ -287,7 +300,8 @@ class EvalStore:
         """A verdict a person already gave for the same case and the same pair of results."""
         rows = self._rows(
             "SELECT verdict, comment FROM eval_reviews WHERE case_id = ? AND fingerprint "
-            "= ? AND verdict IS NOT NULL ORDER BY decided_at DESC LIMIT 1",
+            "= ? AND verdict IS NOT NULL "
+            "ORDER BY decided_at DESC LIMIT 1",
             (case_id, fingerprint),
         )
         return (rows[0][0], rows[0][1]) if rows else None
@@ -305,7 +319,8 @@ class EvalStore:
         """Store an answer, or a question still waiting for one (never erasing an answer)."""
         self._write(
             "INSERT INTO eval_bank VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (suite, "
-            "case_id, key) DO UPDATE SET question = excluded.question, options = excluded.options, "
+            "case_id, key) DO UPDATE SET "
+            "question = excluded.question, options = excluded.options, "
             "answer = COALESCE(excluded.answer, eval_bank.answer), source = "
             "COALESCE(excluded.source, eval_bank.source), "
             "updated_at = excluded.updated_at",

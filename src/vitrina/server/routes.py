@@ -26,6 +26,7 @@ ROUTES: tuple[Route, ...] = (
     Route("PATCH", "/api/threads/{thread_id}", threads.rename_thread, "rename_thread"),
     Route("DELETE", "/api/threads/{thread_id}", threads.delete_thread, "delete_thread"),
     Route("POST", "/api/threads/{thread_id}/messages", threads.post_message, "post_message"),
+    Route("POST", "/api/threads/{thread_id}/feedback", threads.post_feedback, "post_feedback"),
     Route("GET", "/api/runs/{run_id}/excel", runs.run_excel, "run_excel"),
     Route("GET", "/api/runs/{run_id}/chart", runs.run_chart, "run_chart"),
     Route("GET", "/api/runs/{run_id}/chart.png", runs.run_chart_png, "run_chart_png"),

@@ -29,9 +29,10 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, NoSuchModuleError
 
+from vitrina.checkpoint import StateFileError, unreadable
 from vitrina.config import Settings
 from vitrina.server.roles import DEFAULT_ROLE, check_role
 
@@ -124,7 +125,21 @@ def sqlalchemy_url(settings: Settings) -> str:
         return f"postgresql+psycopg://{rest}"
     if url and url.startswith("sqlite"):
         return url
+    if url:  # never a silent fall-back to the SQLite file: the user asked for another store
+        raise StateFileError(
+            f"state URL {shown_url(url)!r}: only postgresql://... and sqlite:///PATH are "
+            "supported; fix VITRINA_STATE_URL / state_url, or unset it for "
+            "$VITRINA_HOME/state.sqlite"
+        )
     return f"sqlite:///{settings.state_path}"
+
+
+def shown_url(url: str) -> str:
+    """The URL for a message: the password hidden."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url.split("@", 1)[-1] if "@" in url else url
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -139,11 +154,27 @@ class Store:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.engine: Engine = create_engine(url, pool_pre_ping=True)
+        try:
+            self.engine: Engine = create_engine(url, pool_pre_ping=True)
+        except (ArgumentError, NoSuchModuleError, ImportError) as exc:
+            raise StateFileError(
+                f"state URL {shown_url(url)!r} is not a database URL this store can open ({exc}); "
+                "use sqlite:///PATH or postgresql://USER@HOST/DB in VITRINA_STATE_URL / state_url, "
+                "or leave it unset for $VITRINA_HOME/state.sqlite"
+            ) from exc
         if url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        metadata.create_all(self.engine)
-        self._add_missing_columns()
+        try:
+            metadata.create_all(self.engine)
+            self._add_missing_columns()
+        except DatabaseError as exc:
+            if url.startswith("sqlite"):
+                raise unreadable(url.split(":///", 1)[-1], exc.orig or exc) from exc
+            raise StateFileError(
+                f"state database {shown_url(url)}: cannot be opened "
+                f"({str(exc.orig or exc).splitlines()[0]}); check that it runs "
+                "and the URL, user and database are right"
+            ) from exc
 
     def _add_missing_columns(self) -> None:
         """A state database from before token roles gets the column (existing tokens: analyst)."""

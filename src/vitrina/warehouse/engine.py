@@ -56,6 +56,28 @@ def dialect_of(url: str) -> str:
     return SQLGLOT_DIALECTS.get(scheme_of(url), scheme_of(url))
 
 
+def checked_dialect(url: str) -> str:
+    """The URL's sqlglot dialect; a URL that names no SQL dialect sqlglot knows is refused
+    here, in one line, not as a traceback from the first query."""
+    from sqlglot.dialects.dialect import Dialect
+
+    dialect = dialect_of(url) if "://" in url else ""
+    try:
+        known = bool(dialect) and Dialect.get_or_raise(dialect) is not None
+    except ValueError:
+        known = False
+    if not known:
+        shown = url.split("@", 1)[-1] if "@" in url else url
+        raise WarehouseError(
+            f"warehouse URL {shown!r} names no database Vitrina can query; use "
+            "duckdb:///PATH.duckdb "
+            "or postgresql://USER@HOST:PORT/DB (--db, VITRINA_DB_URL or db_url in vitrina.toml) / "
+            "неизвестный адрес хранилища",
+            kind="connect",
+        )
+    return dialect
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
@@ -159,7 +181,8 @@ class _PostgresBackend:
         with self.conn.cursor() as cur:
             cur.execute(
                 "SELECT DISTINCT table_schema FROM information_schema.tables WHERE "
-                "table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1 LIMIT 10"
+                "table_schema NOT IN "
+                "('pg_catalog', 'information_schema') ORDER BY 1 LIMIT 10"
             )
             return [name for (name,) in cur.fetchall()] or ["public"]
 
@@ -250,7 +273,7 @@ class Warehouse:
         self.allow_privileged = (
             allow_privileged  # VITRINA_ALLOW_PRIVILEGED_WAREHOUSE: loudly logged
         )
-        self.dialect = dialect_of(url)
+        self.dialect = checked_dialect(url)
         self.timeout_s = timeout_s
         self.row_cap = row_cap
         self.cache: dict[

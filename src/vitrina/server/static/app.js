@@ -286,6 +286,34 @@
       }, el("span", { class: "opt-n", text: String(i + 1) }), o.label))));
   }
 
+  /* Thumbs up/down with an optional comment; stored per owner and put in the eval review queue. */
+  function renderFeedback(threadId, runId) {
+    const box = el("div", { class: "feedback", role: "group", "aria-label": V.t("turn.feedback") });
+    const comment = el("textarea", { class: "fb-comment", rows: "2", maxlength: "2000", placeholder: V.t("fb.comment"), "aria-label": V.t("fb.comment") });
+    const status = el("span", { class: "fb-status muted small", role: "status" });
+    let rating = null;
+    const submit = async () => {
+      try {
+        await V.json("/api/threads/" + encodeURIComponent(threadId) + "/feedback", { method: "POST",
+          headers: { "Content-Type": "application/json" }, body: JSON.stringify({ run_id: runId, rating, comment: comment.value }) });
+        status.textContent = V.t("fb.thanks");
+      } catch (err) { status.textContent = String(err.message || err); }
+    };
+    const choose = (value) => () => {
+      rating = value;
+      up.setAttribute("aria-pressed", String(value === "up"));
+      down.setAttribute("aria-pressed", String(value === "down"));
+      form.hidden = false;
+      submit();
+    };
+    const up = el("button", { type: "button", class: "btn btn-quiet fb-up", "aria-pressed": "false", title: V.t("fb.up"), onclick: choose("up") }, "✓ " + V.t("fb.up"));
+    const down = el("button", { type: "button", class: "btn btn-quiet fb-down", "aria-pressed": "false", title: V.t("fb.down"), onclick: choose("down") }, "✗ " + V.t("fb.down"));
+    const form = el("div", { class: "fb-form" }, comment, el("button", { type: "button", class: "btn fb-send", onclick: submit }, V.t("fb.send")));
+    form.hidden = true;
+    box.append(el("span", { class: "muted small", text: V.t("turn.feedback") }), up, down, status, form);
+    return box;
+  }
+
   function renderResult(node, r, live) {
     const status = r.status;
     node.classList.remove("running");
@@ -298,7 +326,10 @@
     if (status === "clarification") {
       parts.push(renderClarification(r, live));
     } else if (r.answer) {
-      parts.push(el("p", { class: "answer", text: r.answer }));
+      const notice = r.model_unavailable && r.model_unavailable.notice;
+      const answer = notice && r.answer.endsWith(notice) ? r.answer.slice(0, -notice.length).trim() : r.answer;
+      if (answer) parts.push(el("p", { class: "answer", text: answer }));
+      if (notice) parts.push(el("p", { class: "model-notice", role: "note", title: r.model_unavailable.reason || "", text: "⚠ " + notice }));
     }
     if (status === "answered") {
       const kpiOnly = r.chart && r.chart.type === "kpi" && r.table && r.table.total === 1;
@@ -323,6 +354,12 @@
       actions.append(copy);
     }
     if (actions.childNodes.length) parts.push(actions);
+    if (status === "answered" && r.run_id && state.thread) parts.push(renderFeedback(state.thread.id, r.run_id));
+    if (status === "answered" && (r.suggestions || []).length) {
+      parts.push(el("div", { class: "suggestions", role: "group", "aria-label": V.t("turn.suggest") },
+        el("span", { class: "muted small", text: V.t("turn.suggest") + ":" }),
+        r.suggestions.map((q) => el("button", { type: "button", class: "chip", onclick: () => send(q) }, q))));
+    }
     if (r.sql) parts.push(el("details", { class: "sql" }, el("summary", { text: V.t("turn.sql") }), el("pre", {}, el("code", { text: r.sql }))));
     const checks = (r.checks || []).filter((c) => c && (c.message || c.text));
     if (checks.length) {

@@ -22,6 +22,15 @@ class Message(BaseModel):
     text: str = Field(min_length=1)
 
 
+class Feedback(BaseModel):
+    """Thumbs up or down on one answer of a dialog, with an optional comment."""
+
+    model_config = ConfigDict(extra="forbid")
+    run_id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")
+    rating: Literal["up", "down"]
+    comment: str = Field(default="", max_length=2000)
+
+
 class RenameThread(BaseModel):
     model_config = ConfigDict(extra="forbid")
     title: str = Field(min_length=1, max_length=200, pattern=r"\S")

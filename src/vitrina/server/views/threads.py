@@ -15,6 +15,7 @@ from vitrina.server.state import ServerState, server_state
 from vitrina.server.store import ThreadRecord
 from vitrina.server.turns import event_stream
 from vitrina.server.views.models import (
+    Feedback,
     Message,
     NewThread,
     RenameThread,
@@ -122,3 +123,42 @@ async def post_message(
         release()
         raise
     return event_stream(state.runner.stream(record, text), release)
+
+
+def post_feedback(thread_id: str, body: Feedback, state: State, who: Who) -> dict[str, str]:
+    """Rate one answer of an own dialog; it is kept per owner and lands in the eval review
+    queue (`vitrina eval review`), so what users flag becomes an eval case."""
+    from vitrina.eval import EvalStore, record_feedback
+
+    owned_thread(state, who, thread_id)
+    values = state.service.run_values(thread_id, body.run_id)
+    if values is None:
+        raise ApiError(
+            404,
+            "run_not_found",
+            f"no answer {body.run_id!r} in this dialog",
+            f"ответа {body.run_id!r} в этом диалоге нет",
+        )
+    store = EvalStore.from_settings(state.settings)
+    try:
+        case_id = record_feedback(
+            store,
+            owner=who.owner,
+            thread_id=thread_id,
+            ask_run_id=body.run_id,
+            rating=body.rating,
+            comment=body.comment,
+            question=values.get("question") or "",
+            answer=values.get("answer") or "",
+            sql=values.get("sql"),
+        )
+    finally:
+        store.close()
+    state.store.add_note(
+        uuid.uuid4().hex,
+        thread_id,
+        "feedback",
+        {"run_id": body.run_id, "rating": body.rating, "comment": body.comment.strip()},
+        ref=body.run_id,
+    )
+    return {"status": "saved", "case_id": case_id}
