@@ -56,10 +56,12 @@ def superset_warehouse(pg_url: str, tmp_path_factory: pytest.TempPathFactory) ->
         conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA dwh TO {role}")
         conn.execute(f"ALTER ROLE {role} SET default_transaction_read_only = on")
     host = pg_url.split("@", 1)[1].rsplit("/", 1)[0]
+    reader = f"postgresql://{role}:{password}@{host}/{database}"
     try:
         yield {
-            "vitrina_url": pg_url,
-            "superset_uri": f"postgresql://{role}:{password}@{host}/{database}",
+            # Vitrina refuses a superuser warehouse: it reads through the same read-only role
+            "vitrina_url": reader,
+            "superset_uri": reader,
             "role": role,
         }
     finally:

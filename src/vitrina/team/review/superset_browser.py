@@ -9,6 +9,7 @@ size, a big number with its text) and a full-page screenshot.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shutil
 import time
@@ -70,14 +71,31 @@ class SupersetReport:
         )
 
 
+_LOGIN_ATTEMPTS = 5
+
+
 def _login(page, url: str, username: str, password: str, timeout_ms: float) -> None:  # type: ignore[no-untyped-def]
+    """Fill Superset's React login form and submit it.
+
+    The form is drawn before React takes it over, and the takeover clears what was typed
+    (seen on a loaded machine: the review then saw only the login page), so the page is
+    left to settle and the values are checked before submitting, a bounded number of times.
+    """
     page.goto(f"{url}/login/", wait_until="domcontentloaded", timeout=timeout_ms)
     user = page.locator('input[name="username"], #username').first
+    secret = page.locator('input[name="password"], #password').first
     user.wait_for(state="visible", timeout=timeout_ms)
-    user.fill(username)
-    page.locator('input[name="password"], #password').first.fill(password)
+    for _attempt in range(_LOGIN_ATTEMPTS):
+        # a page that keeps polling never idles: then go on after the wait
+        with contextlib.suppress(Exception):
+            page.wait_for_load_state("networkidle", timeout=min(timeout_ms, 15_000))
+        user.fill(username)
+        secret.fill(password)
+        page.wait_for_timeout(300)
+        if user.input_value() == username and secret.input_value() == password:
+            break
     with page.expect_navigation(timeout=timeout_ms):
-        page.locator('input[name="password"], #password').first.press("Enter")
+        secret.press("Enter")
 
 
 def review_superset(
