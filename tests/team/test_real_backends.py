@@ -95,17 +95,36 @@ def test_chinook_brief_end_to_end(run_build, shared_fixtures: Path, tmp_path: Pa
 
 
 @pytest.mark.fixtures
-def test_chinook_month_grain_is_an_honest_block(
+def test_chinook_month_grain_is_built_with_sqlites_own_date_functions(
     run_build, shared_fixtures: Path, tmp_path: Path
 ) -> None:
-    """SQLite has no DATE_TRUNC: EXPLAIN fails, the tech lead sends it back, the rules cannot fix
-    it, the build stops and says why, instead of showing a wrong or empty chart."""
+    """SQLite has no DATE_TRUNC: the month buckets are compiled with SQLite's own date
+    functions, so the build finishes and the monthly series equals an independent query."""
+    import json
+
     db = tmp_path / "chinook.sqlite"
     shutil.copyfile(shared_fixtures / "warehouses" / "chinook" / "Chinook_Sqlite.sqlite", db)
+    db.chmod(0o600)
+    out = tmp_path / "out"
     brief = (
         "title: Revenue by month\nlanguage: en\nperiod: '2025'\nkpis:\n  - name: Revenue\n   "
         " by: month\n"
     )
-    _, report = run_build(brief, db=f"sqlite:///{db}", catalog=EXAMPLES / "chinook" / "catalog")
-    assert report.status == "blocked"
-    assert "COST-001" in report.blocked["questions"] or "COST-001" in report.blocked["reason"]
+    _, report = run_build(
+        brief, db=f"sqlite:///{db}", catalog=EXAMPLES / "chinook" / "catalog", out=out
+    )
+    assert report.status == "done", report.blocked
+    bundle = json.loads((out / "dashboard.json").read_text(encoding="utf-8"))
+    chart = next(e for e in bundle["elements"] if e["kind"] == "chart")
+    points = chart["spec"]["data"]["datasets"][0]["data"]
+    with sqlite3.connect(db) as conn:  # my own SQL
+        monthly = [
+            total
+            for (total,) in conn.execute(
+                "SELECT SUM(Total) FROM Invoice WHERE InvoiceDate >= '2025-01-01' "
+                "AND InvoiceDate < '2026-01-01' GROUP BY strftime('%Y-%m', InvoiceDate) "
+                "ORDER BY strftime('%Y-%m', InvoiceDate)"
+            )
+        ]
+    assert len(monthly) > 1
+    assert [float(p) for p in points] == pytest.approx(monthly)
