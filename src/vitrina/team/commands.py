@@ -154,6 +154,11 @@ def _store(board: str | None) -> Any:
     return BoardStore(board or board_url(settings.state_url, settings.home))
 
 
+def _chosen_build(store: Any, builds: list[Any], build: int | None) -> Any | None:
+    """The build asked for by number, else the latest one (``builds`` is newest first)."""
+    return store.get_build(build) if build else (builds[0] if builds else None)
+
+
 @board_app.command("list")
 def list_command(
     build: Annotated[
@@ -167,7 +172,7 @@ def list_command(
     store = _store(board)
     try:
         builds = store.builds()
-        chosen = store.get_build(build) if build else (builds[0] if builds else None)
+        chosen = _chosen_build(store, builds, build)
         if chosen is None:
             console.print(
                 "no build on this board yet: run `vitrina build BRIEF`"
@@ -228,7 +233,7 @@ def report_command(
     store = _store(board)
     try:
         builds = store.builds()
-        chosen = store.get_build(build) if build else (builds[0] if builds else None)
+        chosen = _chosen_build(store, builds, build)
         if chosen is None:
             err.print("no such build on this board: `vitrina board` lists them")
             raise typer.Exit(1)
