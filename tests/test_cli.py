@@ -112,6 +112,36 @@ def test_catalog_check(tmp_path: Path) -> None:
     assert code == 1 and f"{bad / 't.yaml'}:4" in out and "role" in out
 
 
+def test_catalog_check_compiles_against_the_database(tmp_path: Path, demo_db: Path) -> None:
+    from vitrina.catalog import DEMO_CATALOG
+
+    db = f"duckdb:///{demo_db}"
+    code, out = run("catalog", "check", str(DEMO_CATALOG), "--db", db)
+    assert code == 0 and "OK" in out and "compiled against" in out, out
+    # consistent with itself, but the warehouse has no such column: only the database finds it
+    renamed = tmp_path / "renamed"
+    for f in DEMO_CATALOG.rglob("*.yaml"):
+        target = renamed / f.relative_to(DEMO_CATALOG)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(f.read_text(encoding="utf-8").replace("fee_rub", "fee_total"))
+    code, out = run("catalog", "check", str(renamed))
+    assert code == 0, out
+    code, out = run("catalog", "check", str(renamed), "--db", db)
+    assert code == 1, out
+    assert "metrics fee_income" in out and "fee_total" in out
+    assert "tables dwh.fact_payment" in out and "Traceback" not in out
+    # a metric naming a column of no catalog table is reported without a database
+    broken = tmp_path / "broken"
+    for f in DEMO_CATALOG.rglob("*.yaml"):
+        target = broken / f.relative_to(DEMO_CATALOG)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(f.read_text(encoding="utf-8").replace("SUM(fee_rub)", "SUM(x_fee)"))
+    code, out = run("catalog", "check", str(broken))
+    assert code == 1 and "metrics fee_income" in out and "x_fee" in out, out
+    code, out = run("catalog", "check", str(DEMO_CATALOG), "--db", "nosuch://x")
+    assert code == 2 and "Traceback" not in out
+
+
 def test_demo_builds_and_answers(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setenv("VITRINA_HOME", str(tmp_path / "home"))
     code, out = run("demo", "--json")

@@ -21,6 +21,20 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "The catalog holds no data to answer this question. I can answer about: {topics}. "
         "Rephrase the question naming a metric (for example {examples}).",
     },
+    "broken_metric_columns": {
+        "ru": "Показатель «{metric}» ({id}) в каталоге нельзя посчитать: его формула ссылается на "
+        "столбцы {columns}, которых нет в таблице {table}. Исправьте показатель в каталоге и "
+        "проверьте каталог командой `vitrina catalog check`.",
+        "en": 'The metric "{metric}" ({id}) cannot be computed: its expression names the '
+        "column(s) {columns}, which table {table} does not have. Fix the metric in the catalog "
+        "and check it with `vitrina catalog check`.",
+    },
+    "broken_metric": {
+        "ru": "Показатель «{metric}» ({id}) в каталоге нельзя посчитать: {reason}. Исправьте "
+        "показатель в каталоге и проверьте каталог командой `vitrina catalog check`.",
+        "en": 'The metric "{metric}" ({id}) cannot be computed: {reason}. Fix the metric in the '
+        "catalog and check it with `vitrina catalog check`.",
+    },
     "refuse_word": {
         "ru": "В хранилище нет данных о «{word}», поэтому ответить не могу — придумывать цифры "
         "я не буду. Доступные темы: {topics}.",

@@ -79,7 +79,7 @@ ASC_STEMS = (
 @dataclass(frozen=True)
 class Phrase:
     stems: tuple[str, ...]
-    kind: str  # metric | dimension | value | date | refuse
+    kind: str  # metric | dimension | value | date | refuse | broken (a metric that cannot run)
     target: str  # metric id, table.column, or stem
     value: str | None = None
     exact: bool = False  # whole words only: a dictionary value as stored, not a stem
@@ -112,6 +112,7 @@ class Reading:
     dates: list[Match] = field(default_factory=list)  # a date column named ("по дате отгрузки")
     day_kind: str | None = None  # weekend | weekday
     refuse: list[str] = field(default_factory=list)
+    broken: list[str] = field(default_factory=list)  # ids of broken catalog metrics named
     topic_scores: dict[str, float] = field(default_factory=dict)
     segments: list[str] = field(default_factory=list)  # b2b / b2c named in the question
     grain: str | None = None
@@ -131,6 +132,9 @@ def _build_phrases(catalog: Catalog) -> list[Phrase]:
     for metric in catalog.metrics.values():
         for syn in {metric.name_ru, metric.name_en, *metric.synonyms}:
             out.append(Phrase(phrase_stems(syn), "metric", metric.id))
+    for broken in catalog.broken_metrics.values():  # named, so the refusal can say what to fix
+        for syn in {broken.metric.name_ru, broken.metric.name_en, *broken.metric.synonyms}:
+            out.append(Phrase(phrase_stems(syn), "broken", broken.metric.id))
     for table in catalog.tables.values():
         for col in table.columns:
             if col.role is ColumnRole.DIMENSION:
@@ -365,7 +369,7 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     occurrences = _occurrences(words, catalog)
     candidates = [m for m in occurrences if m.phrase.kind != "keyword"]
     named_columns: set[int] = set()
-    kind_rank = {"refuse": 0, "date": 0.5, "value": 1, "metric": 2, "dimension": 3}
+    kind_rank = {"refuse": 0, "date": 0.5, "value": 1, "metric": 2, "broken": 2, "dimension": 3}
 
     def rank(m: Match) -> float:
         # after "по", "by", "top N", "какой" a word names a breakdown before it names a metric
@@ -395,6 +399,8 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
             reading.refuse.append(
                 " ".join(w.original for w in words[match.start : match.start + match.length])
             )
+        elif match.phrase.kind == "broken":
+            reading.broken.append(match.phrase.target)
         elif match.phrase.kind == "date":
             reading.dates.append(match)
             _take_date_word(words, match, used)

@@ -27,9 +27,19 @@ MAX_PATHS = 32  # relation paths enumerated between two tables before the search
 Located = tuple[Any, Path, int | None]
 
 
-def _unknown_columns(metric: Metric, table: Table) -> str | None:
+@dataclass(frozen=True)
+class BrokenMetric:
+    """A metric the catalog declares but that cannot be computed: kept (not silently dropped)
+    so a question naming it is refused with the metric, the columns and what to fix."""
+
+    metric: Metric
+    reason: str
+    missing: tuple[str, ...] = ()  # columns the expression or filter names that do not exist
+
+
+def _unknown_columns(metric: Metric, table: Table) -> tuple[str, tuple[str, ...]] | None:
     """A metric's expression or filter that does not parse, or names a column its table lacks
-    (caught here, not at ask time)."""
+    (caught here, not at ask time): the reason and the missing columns."""
     import sqlglot
     from sqlglot import exp
 
@@ -39,12 +49,12 @@ def _unknown_columns(metric: Metric, table: Table) -> str | None:
         try:
             tree = sqlglot.parse_one(sql, read="postgres")
         except sqlglot.errors.ParseError as exc:
-            return f"{what} '{sql}' does not parse: {str(exc).splitlines()[0]}"
+            return f"{what} '{sql}' does not parse: {str(exc).splitlines()[0]}", ()
         missing = sorted(
             {c.name for c in tree.find_all(exp.Column) if table.column(c.name) is None}
         )
         if missing:
-            return f"{what} '{sql}' names {missing}, not columns of {table.name}"
+            return f"{what} '{sql}' names {missing}, not columns of {table.name}", tuple(missing)
     return None
 
 
@@ -70,6 +80,7 @@ class Catalog:
     examples: list[Example] = field(default_factory=list)
     dictionaries: dict[str, Dictionary] = field(default_factory=dict)
     problems: list[CatalogProblem] = field(default_factory=list)
+    broken_metrics: dict[str, BrokenMetric] = field(default_factory=dict)
     cache: dict[str, Any] = field(
         default_factory=dict, repr=False, compare=False
     )  # derived indexes
@@ -134,11 +145,13 @@ class Catalog:
                 continue
             bad_sql = _unknown_columns(metric, table)
             if bad_sql:
-                report(file, line, f"metrics {metric.id}", bad_sql)
+                report(file, line, f"metrics {metric.id}", bad_sql[0])
+                cat.broken_metrics[metric.id] = BrokenMetric(metric, bad_sql[0], bad_sql[1])
                 continue
             bad_date = cat._bad_metric_date(metric)
             if bad_date:
                 report(file, line, f"metrics {metric.id}", bad_date)
+                cat.broken_metrics[metric.id] = BrokenMetric(metric, bad_date)
                 continue
             if metric.topic and metric.topic not in cat.topics:
                 report(file, line, f"metrics {metric.id}", f"unknown topic '{metric.topic}'")

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
+
+if TYPE_CHECKING:
+    from vitrina.catalog import Catalog
 
 console = Console()
 err = Console(stderr=True)
@@ -69,18 +72,35 @@ def init(
 
 
 @catalog_app.command("check")
-def check(directory: Annotated[Path, typer.Argument(help="The catalog folder.")]) -> None:
+def check(
+    directory: Annotated[Path, typer.Argument(help="The catalog folder.")],
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="SQLAlchemy URL of the warehouse: every table, metric, relation and value list "
+            "is compiled against it (EXPLAIN, nothing runs). Default: VITRINA_DB_URL when set."
+        ),
+    ] = None,
+) -> None:
     """Validate a catalog: every problem with its file and line; exit 1 when there are any."""
     from vitrina.catalog import CatalogError, load_catalog
 
     try:
-        catalog = load_catalog(directory, strict=True)
+        catalog = load_catalog(directory)
     except CatalogError as exc:
-        for problem in exc.problems:
-            err.print(f"[red]✗[/] {problem}")
-        err.print(f"[red]{len(exc.problems)} problem(s)[/]")
+        _print_problems([str(p) for p in exc.problems])
         raise typer.Exit(1) from exc
-    table = Table(title=f"catalog {catalog.info.name}: OK")
+    problems = [str(p) for p in catalog.problems]
+    url = db or _env_db_url()
+    if url:
+        problems += _database_problems(catalog, url)
+    if problems:
+        _print_problems(problems)
+        raise typer.Exit(1)
+    title = f"catalog {catalog.info.name}: OK" + (
+        f" (compiled against {url.split('@')[-1]})" if url else ""
+    )
+    table = Table(title=title)
     table.add_column("section")
     table.add_column("items", justify="right")
     for section, count in [
@@ -95,6 +115,40 @@ def check(directory: Annotated[Path, typer.Argument(help="The catalog folder.")]
     ]:
         table.add_row(section, str(count))
     console.print(table)
+
+
+def _print_problems(problems: list[str]) -> None:
+    from rich.markup import escape
+
+    for problem in problems:
+        err.print(f"[red]✗[/] {escape(problem)}", highlight=False)
+    err.print(f"[red]{len(problems)} problem(s)[/]")
+
+
+def _env_db_url() -> str | None:
+    import os
+
+    return os.environ.get("VITRINA_DB_URL") or None
+
+
+def _database_problems(catalog: Catalog, url: str) -> list[str]:
+    """The catalog compiled against the warehouse at `url`; a connection failure exits 2."""
+    from vitrina.catalog.db_check import check_against_database
+    from vitrina.warehouse.engine import Warehouse, WarehouseError
+
+    try:
+        warehouse = Warehouse(url, timeout_s=30)
+    except (ValueError, WarehouseError) as exc:
+        err.print(f"[red]error:[/] {url}: {exc}")
+        raise typer.Exit(2) from exc
+    try:
+        found = check_against_database(catalog, warehouse)
+    except WarehouseError as exc:
+        err.print(f"[red]error:[/] cannot reach {url.split('@')[-1]}: {exc}")
+        raise typer.Exit(2) from exc
+    finally:
+        warehouse.close()
+    return [f"database: {p}" for p in found]
 
 
 def register(app: typer.Typer) -> None:
