@@ -51,7 +51,8 @@ def test_a_code_matches_by_its_synonym(catalog) -> None:
     [
         ("What share of 1995 revenue came from Europe?", ["share"]),
         ("Revenue from customers older than 60", ["older", "60"]),
-        ("Выручка до 1995 года", ["до"]),
+        ("Выручка до 15 марта 1995 года", ["до"]),  # "до 1995 года" is read (decision 071)
+        ("Revenue until 1996", ["until"]),
         ("Customer satisfaction score in 1996", ["satisfaction", "score"]),
     ],
 )

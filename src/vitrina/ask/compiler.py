@@ -87,6 +87,14 @@ def _day_kind_condition(kind: str, column: exp.Expression, dialect: str) -> exp.
     return exp.In(this=day, expressions=[exp.Literal.number(v) for v in values])
 
 
+COMPARE = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE}
+
+
+def _compare(left: exp.Expression, op: str, value: float) -> exp.Expression:
+    number = int(value) if value == int(value) else value
+    return COMPARE[op](this=left, expression=exp.Literal.number(number))
+
+
 def _conditional(node: exp.Expression, cond: exp.Expression, style: str) -> exp.Expression:
     """Restrict one aggregate to rows matching `cond`: FILTER (WHERE ...) or CASE WHEN inside."""
     if not isinstance(node, exp.AggFunc):
@@ -186,7 +194,8 @@ def compile_plan(
         stop = exp.cast(
             exp.Literal.string((plan.period.end + timedelta(days=1)).isoformat()), "DATE"
         )
-        conditions.append(exp.GTE(this=col, expression=start))
+        if not plan.period.open_start:
+            conditions.append(exp.GTE(this=col.copy(), expression=start))
         conditions.append(exp.LT(this=col.copy(), expression=stop))
     for flt in plan.filters:
         col = _col(aliases[flt.table], flt.column)
@@ -196,10 +205,22 @@ def compile_plan(
             if len(values) == 1
             else exp.In(this=col, expressions=values)
         )
+    having: list[exp.Expression] = []
+    for comp in plan.comparisons:
+        if comp.kind == "column" and comp.table and comp.column:
+            conditions.append(_compare(_col(aliases[comp.table], comp.column), comp.op, comp.value))
+        elif comp.kind == "metric" and comp.metric:
+            metric = catalog.metrics[comp.metric]
+            expr = _metric_expr(
+                metric.expression, own.get(metric.id), base, shared_filter, filter_style
+            )
+            having.append(_compare(expr, comp.op, comp.value))
     if conditions:
         query = query.where(exp.and_(*conditions))
     if group:
         query = query.group_by(*group)
+    if having:
+        query = query.having(exp.and_(*having))
     if plan.order and plan.dimensions:
         query = query.order_by(
             exp.Ordered(this=exp.column(plan.metrics[0]), desc=plan.order == "desc")

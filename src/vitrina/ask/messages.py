@@ -35,6 +35,30 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": 'The metric "{metric}" ({id}) cannot be computed: {reason}. Fix the metric in the '
         "catalog and check it with `vitrina catalog check`.",
     },
+    "compare_needs_groups": {
+        "ru": "Условие «{metric} {condition}» относится к группам, а разреза в вопросе нет. "
+        "Добавьте разрез (например, «по странам»), и я покажу группы, где это выполняется.",
+        "en": 'The condition "{metric} {condition}" is about groups, but the question has no '
+        'breakdown. Add one (for example "by country") and I will list the groups where it holds.',
+    },
+    "compare_other_table": {
+        "ru": "Условие «{metric} {condition}» нельзя применить: этот показатель считается по "
+        "другой таблице. Спросите о нём отдельно.",
+        "en": 'The condition "{metric} {condition}" cannot be applied: that metric is counted '
+        "over another table. Ask about it on its own.",
+    },
+    "compare_unreachable": {
+        "ru": "Условие «{condition}» нельзя применить к показателю «{metric}»: в каталоге нет "
+        "связанного с ним числового столбца.",
+        "en": 'The condition "{condition}" cannot be applied to "{metric}": the catalog has no '
+        "numeric column related to it.",
+    },
+    "compare_ambiguous": {
+        "ru": "Не понял, к чему относится условие «{condition}»: подходят {columns}. "
+        "Назовите столбец в вопросе.",
+        "en": 'I cannot tell what "{condition}" applies to: {columns} all fit. Name the column '
+        "in the question.",
+    },
     "refuse_word": {
         "ru": "В хранилище нет данных о «{word}», поэтому ответить не могу — придумывать цифры "
         "я не буду. Доступные темы: {topics}.",

@@ -60,6 +60,7 @@ class Column(_Strict):
     )  # lang -> column with that language's text
     dictionary: bool = False  # values are a closed list, kept in the dictionaries section
     identified_by: str | None = None  # a key column: names can repeat, so group by the key too
+    unit: str | None = None  # RUB, USD, EUR, years, days...: "больше 100 рублей", "older than 60"
 
     def label(self, lang: str) -> str:
         text = self.label_ru if lang == "ru" else self.label_en
