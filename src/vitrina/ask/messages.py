@@ -35,6 +35,30 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": 'The metric "{metric}" ({id}) cannot be computed: {reason}. Fix the metric in the '
         "catalog and check it with `vitrina catalog check`.",
     },
+    "derived_both": {
+        "ru": "В одном вопросе и доля, и среднее на единицу для «{metric}» — так не считаю. "
+        "Спросите о каждом отдельно.",
+        "en": 'A share and an average per unit of "{metric}" in one question is not something I '
+        "compute. Ask for each on its own.",
+    },
+    "derived_not_additive": {
+        "ru": "Долю или среднее на единицу для «{metric}» я не считаю: это уже не сумма "
+        "(среднее, доля или уникальные значения) или в вопросе несколько показателей.",
+        "en": 'I do not compute a share or an average per unit of "{metric}": it is not a sum '
+        "(an average, a ratio or a distinct count), or the question names several metrics.",
+    },
+    "share_of_what": {
+        "ru": "Не понял, долю чего считать для «{metric}»: назовите часть (например, страну) "
+        "или разрез («доля по странам»).",
+        "en": 'I cannot tell what share of "{metric}" to compute: name the part (a country, '
+        'for example) or a breakdown ("share by country").',
+    },
+    "per_unreachable": {
+        "ru": "Не могу посчитать «{metric}» в среднем на «{unit}»: в каталоге нет пути от "
+        "показателя к этим строкам.",
+        "en": 'I cannot compute "{metric}" per "{unit}": the catalog has no relation path from '
+        "the metric to those rows.",
+    },
     "compare_needs_groups": {
         "ru": "Условие «{metric} {condition}» относится к группам, а разреза в вопросе нет. "
         "Добавьте разрез (например, «по странам»), и я покажу группы, где это выполняется.",

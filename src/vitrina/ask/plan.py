@@ -101,6 +101,12 @@ class QueryPlan(BaseModel):
     date_label_en: str | None = None
     day_kind: Literal["weekend", "weekday"] | None = None  # a calendar filter on the date
     comparisons: list[Comparison] = Field(default_factory=list)
+    derived: Literal["share", "per"] | None = None  # the lead metric as a share / per unit
+    share_filters: list[Filter] = Field(default_factory=list)  # the part a share is of
+    per_table: str | None = None  # "per customer": the table of the counted key
+    per_column: str | None = None  # its column counted distinct; None: per row of the base
+    derived_label_ru: str | None = None
+    derived_label_en: str | None = None
     grain: Literal["day", "week", "month", "quarter", "year"] | None = None
     order: Literal["desc", "asc"] | None = None
     limit: int | None = None

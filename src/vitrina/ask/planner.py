@@ -308,6 +308,64 @@ def _place_comparisons(
     return None
 
 
+def _place_derived(
+    plan: QueryPlan,
+    reading: Reading,
+    catalog: Catalog,
+    lead: Metric,
+    joins: _Joins,
+    lang: str,
+    trace: Trace,
+) -> str | None:
+    """A share of the total or an average per unit of the lead metric; a refusal text when the
+    metric does not allow it (not additive, several metrics) or the unit is not reachable."""
+    if not (reading.share or reading.per_unit):
+        return None
+    name = lead.name(lang)
+    if reading.share and reading.per_unit:
+        return text("derived_both", lang, metric=name)
+    if not lead.additive or len(plan.metrics) > 1 or plan.comparisons:
+        trace.rejected("a derived metric of this metric is not built", metric=lead.id)
+        return text("derived_not_additive", lang, metric=name)
+    if reading.share:
+        plan.share_filters, plan.filters = plan.filters, []  # only the question's values yet
+        if not plan.share_filters and not plan.dimensions:
+            trace.rejected("a share of nothing: no part and no breakdown", metric=lead.id)
+            return text("share_of_what", lang, metric=name)
+        plan.derived = "share"
+        plan.derived_label_ru = f"Доля: {lead.name_ru}"
+        plan.derived_label_en = f"Share of {lead.name_en}"
+        trace.branch(
+            "share of the total",
+            metric=lead.id,
+            part=[f"{f.column}={f.values}" for f in plan.share_filters],
+        )
+        return None
+    unit = reading.per_unit
+    assert unit is not None
+    if unit.table == lead.table:
+        column = None
+    else:
+        path = joins.path(unit.table)
+        if path is None or not path:
+            trace.rejected("the unit of an average is not reachable", table=unit.table)
+            return text("per_unreachable", lang, metric=name, unit=unit.word)
+        last = path[-1]
+        many, _one = (
+            (last.left, last.right) if last.right_table == unit.table else (last.right, last.left)
+        )
+        table, column = many.rsplit(".", 1)
+        if table != lead.table:
+            joins.add(table, f"per {unit.word}")
+        plan.per_table = table
+    plan.per_column = column
+    plan.derived = "per"
+    plan.derived_label_ru = f"{lead.name_ru} в среднем на {unit.word.lower()}"
+    plan.derived_label_en = f"{lead.name_en} per {unit.word}"
+    trace.branch("average per unit", metric=lead.id, unit=unit.table, counted=column)
+    return None
+
+
 def _column_label(catalog: Catalog, qualified: str, lang: str) -> str:
     col = catalog.column(qualified)
     return col.label(lang) if col else qualified.rsplit(".", 1)[-1]
@@ -503,6 +561,9 @@ def _build_plan(
         trace.branch("filter placed", column=qualified, value=value)
 
     refusal = _place_comparisons(plan, reading, catalog, lead, joins, lang, trace)
+    if refusal:
+        return PlanOutcome(None, refusal=refusal)
+    refusal = _place_derived(plan, reading, catalog, lead, joins, lang, trace)
     if refusal:
         return PlanOutcome(None, refusal=refusal)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from vitrina.ask.derived import PerUnit, find_per_unit, find_share, is_share_link
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import ColumnRole
 from vitrina.language.comparisons import NumberComparison, find_comparisons
@@ -125,6 +126,8 @@ class Reading:
     dates: list[Match] = field(default_factory=list)  # a date column named ("по дате отгрузки")
     day_kind: str | None = None  # weekend | weekday
     comparisons: list[BoundComparison] = field(default_factory=list)
+    share: bool = False  # "доля", "share of": the metric as a share of the total
+    per_unit: PerUnit | None = None  # "average X per customer": X divided among the units
     refuse: list[str] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)  # ids of broken catalog metrics named
     topic_scores: dict[str, float] = field(default_factory=dict)
@@ -496,6 +499,8 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     occurrences = _occurrences(words, catalog)
     used -= reserved
     _bind_comparisons(reading, catalog, occurrences, compared)
+    reading.share = find_share(words, used, occurrences) is not None
+    reading.per_unit = find_per_unit(words, used, occurrences, catalog)
     candidates = [m for m in occurrences if m.phrase.kind != "keyword"]
     named_columns: set[int] = set()
     kind_rank = {"refuse": 0, "date": 0.5, "value": 1, "metric": 2, "broken": 2, "dimension": 3}
@@ -642,6 +647,8 @@ def unexplained_words(reading: Reading, vocabulary: frozenset[str] = frozenset()
             continue  # "в разрезе", "split by": the marker of the breakdown the plan has
         if reading.grain and any(stem_matches(m, w.text) for m in SERIES_WORDS):
             continue  # "динамика по месяцам", "monthly trend": the grain is the series
+        if reading.share and is_share_link(w.text):
+            continue  # "пришлась на Москву", "came from the USA": where the share goes
         if reading.comparisons and w.text in COMPARISON_LINKS:
             continue  # "страны, где больше 5 счетов": the link to the condition the plan has
         acronym = (

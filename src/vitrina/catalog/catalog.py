@@ -138,7 +138,8 @@ class Catalog:
                 )
                 continue
             cat.requires.append(req)
-        for metric, file, line in sections["metrics"]:
+        ratios = [item for item in sections["metrics"] if item[0].numerator]
+        for metric, file, line in [item for item in sections["metrics"] if not item[0].numerator]:
             table = cat.tables.get(metric.table)
             if table is None:
                 report(file, line, f"metrics {metric.id}", f"unknown table '{metric.table}'")
@@ -152,6 +153,19 @@ class Catalog:
             if bad_date:
                 report(file, line, f"metrics {metric.id}", bad_date)
                 cat.broken_metrics[metric.id] = BrokenMetric(metric, bad_date)
+                continue
+            if metric.topic and metric.topic not in cat.topics:
+                report(file, line, f"metrics {metric.id}", f"unknown topic '{metric.topic}'")
+                continue
+            if metric.id in cat.metrics:
+                report(file, line, f"metrics {metric.id}", "metric defined twice")
+                continue
+            cat.metrics[metric.id] = metric
+        for metric, file, line in ratios:
+            bad_ratio = cat._build_ratio(metric)
+            if bad_ratio:
+                report(file, line, f"metrics {metric.id}", bad_ratio)
+                cat.broken_metrics[metric.id] = BrokenMetric(metric, bad_ratio)
                 continue
             if metric.topic and metric.topic not in cat.topics:
                 report(file, line, f"metrics {metric.id}", f"unknown topic '{metric.topic}'")
@@ -233,6 +247,31 @@ class Catalog:
         if name is None:
             return dates[0] if dates else None
         return next((d for d in dates if d.name == name), None)
+
+    def _build_ratio(self, metric: Metric) -> str | None:
+        """Write a ratio metric's expression from its two metrics (each restricted to its own
+        filter), or say why it cannot be: a part missing, another table, or a date of its own
+        that the parts do not share."""
+        import sqlglot
+
+        from vitrina.sql.aggregates import restrict
+
+        parts = []
+        for what, ref in (("numerator", metric.numerator), ("denominator", metric.denominator)):
+            part = self.metrics.get(ref or "")
+            if part is None:
+                return f"{what} '{ref}' is not a metric of the catalog (defined and valid)"
+            if part.table != metric.table:
+                return f"{what} '{ref}' is a metric of {part.table}, not of {metric.table}"
+            tree = sqlglot.parse_one(part.expression, read="postgres")
+            if part.filter:
+                tree = restrict(tree, sqlglot.parse_one(part.filter, read="postgres"), "case")
+            parts.append(tree.sql(dialect="postgres"))
+        if metric.table not in self.tables:
+            return f"unknown table '{metric.table}'"
+        scale = "100.0" if metric.format == "percent" else "1.0"
+        metric.expression = f"{scale} * ({parts[0]}) / NULLIF({parts[1]}, 0)"
+        return self._bad_metric_date(metric)
 
     def _bad_metric_date(self, metric: Metric) -> str | None:
         """Why a metric's date columns cannot be used, or None when they can."""

@@ -168,8 +168,10 @@ class Metric(_Strict):
     name_ru: str
     name_en: str
     table: str
-    expression: str
+    expression: str = ""  # required unless numerator and denominator are given
     filter: str | None = None
+    numerator: str | None = None  # a ratio of two metrics of the same table (their ids) ...
+    denominator: str | None = None  # ... each with its own filter: expression is built
     synonyms: list[str] = Field(default_factory=list)
     format: Literal["money", "count", "number", "percent"] = "number"
     unit: str | None = None
@@ -185,6 +187,19 @@ class Metric(_Strict):
     @classmethod
     def _lower(cls, value: str) -> str:
         return value.strip().lower()
+
+    @model_validator(mode="after")
+    def _check_ratio(self) -> Metric:
+        ratio = (self.numerator is not None, self.denominator is not None)
+        if ratio == (True, True):
+            if self.expression:
+                raise ValueError("give either expression or numerator/denominator, not both")
+            self.additive = False
+        elif any(ratio):
+            raise ValueError("a ratio needs both numerator and denominator")
+        elif not self.expression:
+            raise ValueError("expression is required (or numerator and denominator)")
+        return self
 
     @model_validator(mode="after")
     def _check_dates(self) -> Metric:
