@@ -14,8 +14,8 @@ from sqlglot import exp
 
 from vitrina.ask.plan import Filter, QueryPlan
 from vitrina.catalog import Catalog
+from vitrina.catalog.aggregates import restrict
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
-from vitrina.sql.aggregates import restrict
 
 CATALOG_DIALECT = "postgres"  # the dialect catalog expressions are written in
 GRAIN_LABELS = {

@@ -254,7 +254,7 @@ class Catalog:
         that the parts do not share."""
         import sqlglot
 
-        from vitrina.sql.aggregates import restrict
+        from vitrina.catalog.aggregates import restrict
 
         parts = []
         for what, ref in (("numerator", metric.numerator), ("denominator", metric.denominator)):

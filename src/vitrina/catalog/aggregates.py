@@ -1,7 +1,8 @@
 """Restrict the aggregates of an expression to the rows matching a condition.
 
 Used by the ask compiler (a metric's own filter when metrics differ, the part of a share) and
-by the catalog (a ratio metric of two metrics with their own filters), so it sits below both.
+by the catalog (a ratio metric of two metrics with their own filters); it lives in the
+catalog because the ask job sits above it (and sql imports the catalog).
 """
 
 from __future__ import annotations
