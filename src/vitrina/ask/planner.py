@@ -63,6 +63,17 @@ def plan_vocabulary(plan: QueryPlan, catalog: Catalog) -> frozenset[str]:
     return frozenset(word for name in names for word in phrase_stems(name) if not word.isdigit())
 
 
+def joined_vocabulary(plan: QueryPlan, catalog: Catalog) -> frozenset[str]:
+    """The words naming the tables a plan joins and their columns (synonyms, labels)."""
+    names: list[str] = []
+    known = table_names(catalog)
+    for table in plan.tables:
+        names += known.get(table, ())
+        for col in catalog.tables[table].columns if table in catalog.tables else []:
+            names += [*col.synonyms, col.label_ru or "", col.label_en or ""]
+    return frozenset(word for name in names for word in phrase_stems(name) if not word.isdigit())
+
+
 def metric_examples(catalog: Catalog, lang: str, n: int = 2) -> str:
     """The catalog's first metrics, quoted, for refusal and help texts (never a fixed demo name)."""
     names = list(dict.fromkeys(m.name(lang) for m in catalog.metrics.values()))[:n]

@@ -31,6 +31,10 @@ GROUP_MARKERS = (
     "which",
     "what",
     "как",
+    "каки",  # "в каких странах", "какие жанры"
+    "како",  # "какой город", "в каком регионе"
+    "кака",
+    "каку",
     "топ",
     "top",
     "across",
@@ -141,6 +145,8 @@ class Reading:
         default_factory=list
     )  # "до", "after" next to a period that did not read them
     keyword_words: set[int] = field(default_factory=set)  # words that only scored a topic
+    topic_words: dict[str, set[int]] = field(default_factory=dict)  # those words, per topic
+    named_columns: set[int] = field(default_factory=set)  # a column named, not grouped by
     used: set[int] = field(default_factory=set)
 
 
@@ -586,6 +592,12 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
         for i in range(m.start, m.start + m.length)
     }
     reading.keyword_words = keyword_words | named_columns
+    reading.named_columns = named_columns
+    for m in occurrences:
+        if m.phrase.kind == "keyword":
+            reading.topic_words.setdefault(m.phrase.target, set()).update(
+                range(m.start, m.start + m.length)
+            )
     for i, w in enumerate(words):
         if (
             i == 0
@@ -626,19 +638,36 @@ def restates(word: str, vocabulary: frozenset[str]) -> bool:
     return False
 
 
-def unexplained_words(reading: Reading, vocabulary: frozenset[str] = frozenset()) -> list[str]:
+def unexplained_words(
+    reading: Reading,
+    vocabulary: frozenset[str] = frozenset(),
+    topic: str | None = None,
+    joined: frozenset[str] = frozenset(),
+) -> list[str]:
     """Content words the rules did not read: what a model may understand when rules cannot.
 
     `vocabulary` is the words of the plan (its metric's synonyms, its topic's keywords, its
     filters' values): another form of one of them adds no condition. A number nothing read
     (not a period, not a top N) is unexplained: "older than 60", "more than 10000".
+    With `topic` (the plan's), a keyword of another topic explains a word only when it names
+    something of the tables the plan joins (`joined`: their names and columns' synonyms, as
+    "картами" for the card table of "платежи картами Visa"): "which genres sold at least 50
+    tracks" answered from the music topic would drop "sold".
     """
     out = [reading.words[i].text for i in reading.dangling]
+    keyword_words = reading.keyword_words
+    if topic is not None:
+        keyword_words = reading.named_columns | reading.topic_words.get(topic, set())
+        keyword_words |= {
+            i
+            for i in reading.keyword_words - keyword_words
+            if restates(reading.words[i].text, joined)
+        }
     breakdown = bool(reading.dimensions or reading.grain)
     for i, w in enumerate(reading.words):
         if (
             i in reading.used
-            or i in reading.keyword_words
+            or i in keyword_words
             or w.text in QUESTION_STOPWORDS
             or i in reading.dangling
         ):

@@ -9,7 +9,7 @@ MAX_QUESTIONS = 1000  # a questions file longer than this is read up to here
 
 
 def questions_in(text: str, *, is_yaml: bool) -> list[str]:
-    """Questions from a YAML file (a list of strings, `questions:` or an eval suite's
+    r"""Questions from a YAML file (a list of strings, `questions:` or an eval suite's
     `cases:` with `question:`) or a text file (one per line, `#` comments).
 
     >>> questions_in("# sample\nRevenue in 2024\n\nВыручка по странам", is_yaml=False)

@@ -11,11 +11,19 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.messages import text
-from vitrina.ask.planner import build_plan, metric_examples, plan_vocabulary
+from vitrina.ask.plan import QueryPlan
+from vitrina.ask.planner import build_plan, joined_vocabulary, metric_examples, plan_vocabulary
 from vitrina.ask.state import AskState
-from vitrina.ask.understand import MODEL_THRESHOLD, read_question, unexplained_words
+from vitrina.ask.understand import (
+    MODEL_THRESHOLD,
+    Reading,
+    read_question,
+    restates,
+    unexplained_words,
+)
 from vitrina.catalog import Catalog
 from vitrina.language.periods import period_offsets
+from vitrina.language.stopwords import QUESTION_STOPWORDS
 from vitrina.trace import Trace
 
 
@@ -28,6 +36,24 @@ def unexplained_refusal(words: list[str], catalog: Catalog, lang: str) -> str:
         words=", ".join(quote(w) for w in words),
         examples=metric_examples(catalog, lang),
     )
+
+
+def dropped_metric_words(
+    reading: Reading, plan: QueryPlan, catalog: Catalog, vocabulary: frozenset[str]
+) -> list[str]:
+    """Words of a metric named in the question that the plan could not use (it lives in
+    another table): they asked for something the answer does not compute ("в среднем счетов
+    на клиента" is not the average invoice), unless they restate the plan's own words or
+    name a table it joins ("платежи картами Visa": the card table)."""
+    out = []
+    for match in reading.metrics:
+        metric = catalog.metrics[match.phrase.target]
+        if metric.id in plan.metrics or metric.table == plan.base_table:
+            continue
+        for word in reading.words[match.start : match.start + match.length]:
+            if word.text not in QUESTION_STOPWORDS and not restates(word.text, vocabulary):
+                out.append(word.text)
+    return out
 
 
 def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
@@ -58,7 +84,16 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
         trace=trace,
     )
     vocabulary = plan_vocabulary(outcome.plan, ctx.catalog) if outcome.plan else frozenset()
-    unexplained = unexplained_words(reading, vocabulary)
+    plan = outcome.plan
+    unexplained = unexplained_words(
+        reading,
+        vocabulary,
+        plan.topic if plan else None,
+        joined_vocabulary(plan, ctx.catalog) if plan else frozenset(),
+    )
+    if plan is not None:
+        known = vocabulary | joined_vocabulary(plan, ctx.catalog)
+        unexplained += dropped_metric_words(reading, plan, ctx.catalog, known)
     if len(unexplained) >= MODEL_THRESHOLD:
         if ctx.llm is not None and not ctx.llm.down:
             trace.branch(
