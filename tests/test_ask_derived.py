@@ -58,6 +58,11 @@ CHINOOK_CASES = [  # question, reference (SQLite), words the answer must hold
         ["6.98"],  # a count per unit is no whole number
     ),
     (
+        "Сколько в среднем счетов на клиента?",  # "в среднем": no metric "Средний счёт"
+        "SELECT COUNT(*) * 1.0 / COUNT(DISTINCT CustomerId) FROM Invoice",
+        [],
+    ),
+    (
         "Average selling price by genre in 2024",  # the catalog's ratio metric
         "SELECT g.Name, SUM(il.UnitPrice * il.Quantity) * 1.0 / SUM(il.Quantity) "
         "FROM InvoiceLine il JOIN Invoice i ON i.InvoiceId = il.InvoiceId "
@@ -137,6 +142,19 @@ DEMO_CASES = [
         "AND payment_date BETWEEN DATE '2025-01-01' AND DATE '2025-12-31'",
     ),
 ]
+
+
+@pytest.mark.parametrize(
+    ("question", "says"),
+    [
+        ("Средний чек на клиента в 2025 году", "не сумма"),  # an average per client: not built
+        ("Which merchant categories had more than 100000 payments in 2025", "condition"),
+    ],
+)
+def test_demo_average_of_an_average_or_an_empty_condition(make_service, question, says) -> None:
+    result = make_service().ask(question)
+    assert says in result.answer, result.answer
+    assert "no data for" not in result.answer  # the condition emptied it, not the period
 
 
 @pytest.mark.parametrize(("question", "reference"), DEMO_CASES)

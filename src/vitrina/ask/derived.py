@@ -62,11 +62,10 @@ def find_share(words: list[Word], used: set[int], occurrences: list[Any]) -> int
 
 
 def _table_of(word: Word, catalog: Catalog) -> str | None:
-    named = [
-        table
-        for table, stems in table_names(catalog).items()
-        if any(stem_matches(stem, word.text) for stem in stems)
-    ]
+    names = table_names(catalog).items()
+    named = [t for t, stems in names if any(stem_matches(s, word.text) for s in stems)]
+    if not named:  # "order" names the table "orders" too
+        named = [t for t, stems in names if any(stem_matches(word.text, s) for s in stems)]
     return named[0] if len(named) == 1 else None
 
 
@@ -78,11 +77,25 @@ def find_per_unit(
     The average word must not be part of a catalog metric's own name ("средний чек"), and the
     unit word must name exactly one table; then every word of the phrase is consumed.
     """
-    covered = _metric_words(occurrences)
+    metric_words = _metric_words(occurrences)
     for a, w in enumerate(words):
-        if a in used or a in covered or w.text not in AVERAGE_WORDS:
+        # "в среднем счетов": the adverb, never the start of a metric named "средний счёт"
+        adverb = w.text == "среднем" and a > 0 and words[a - 1].text == "в"
+        covered = set() if adverb else metric_words
+        averaging = w.text in AVERAGE_WORDS or (a in covered and w.text.startswith("средн"))
+        if a in used or not averaging:
             continue
-        for p in range(a + 1, len(words)):
+        first = a + 1
+        if a in covered:  # "средний чек на клиента": only right after the metric's own name
+            ends = [
+                m.start + m.length
+                for m in occurrences
+                if m.phrase.kind == "metric" and m.start <= a < m.start + m.length
+            ]
+            first = max(ends)
+        for p in range(first, len(words)):
+            if a in covered and p != first:
+                break
             if words[p].text not in PER_WORDS or p in used:
                 continue
             u = p + 1
@@ -95,7 +108,7 @@ def find_per_unit(
             table = _table_of(words[u], catalog)
             if table is None:
                 continue
-            used.update({a, p, u, *fillers})
+            used.update({p, u, *fillers} | (set() if a in covered else {a}))
             if a > 0 and words[a - 1].text == "в":
                 used.add(a - 1)
             return PerUnit(table, words[u].original)

@@ -185,6 +185,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Данных за период «{period}» нет.",
         "en": "There is no data for {period}.",
     },
+    "empty_conditioned": {
+        "ru": "За период «{period}» нет строк, где выполняется условие вопроса.",
+        "en": "For {period}, no rows meet the question's condition.",
+    },
     "data_range": {
         "ru": "Данные по теме «{topic}» есть с {start} по {end}.",
         "en": "Data on {topic} is available from {start} to {end}.",

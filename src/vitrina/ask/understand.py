@@ -269,7 +269,7 @@ def _bind_comparisons(
             reading.comparisons.append(BoundComparison(comp, "column", targets, frozenset(span)))
             used |= span
             continue
-        if comp.unit:
+        if comp.unit and not _unit_is_the_metrics(reading, catalog, occurrences, comp):
             targets = tuple(
                 q for q, col in numeric_columns(catalog) if (col.unit or "") == comp.unit
             )
@@ -298,6 +298,28 @@ def _metric_before(
         if comp.unit is None and metric.format != "count":
             return m
     return None
+
+
+def _unit_is_the_metrics(
+    reading: Reading, catalog: Catalog, occurrences: list[Match], comp: NumberComparison
+) -> bool:
+    """ "Выручка за 2 года больше 10 долларов": a metric in the number's unit is named, and no
+    row noun stands before the comparator ("счетов меньше 2 долларов", "invoices over 10
+    dollars"): the number may bound the metric or the rows, so it is not read as either."""
+    in_unit = any(
+        m.phrase.kind == "metric"
+        and (catalog.metrics[m.phrase.target].unit or "").upper() == (comp.unit or "").upper()
+        for m in occurrences
+    )
+    if not in_unit:
+        return False
+    rows_named = any(
+        m.phrase.kind == "metric"
+        and m.start + m.length == comp.start
+        and catalog.metrics[m.phrase.target].format == "count"
+        for m in occurrences
+    )
+    return not rows_named
 
 
 def _overlaps(match: Match, used: set[int]) -> bool:

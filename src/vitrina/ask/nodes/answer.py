@@ -177,7 +177,8 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
     with trace.timed("answer written"):
         summary = summarize(result, metas)
         if no_data:
-            body = text("empty", lang, period=period_label)
+            conditioned = bool(plan and plan.comparisons)
+            body = text("empty_conditioned" if conditioned else "empty", lang, period=period_label)
             if no_data.get("data_from"):
                 span = text(
                     "data_range",

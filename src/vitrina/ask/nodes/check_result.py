@@ -109,7 +109,13 @@ def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
         all(row[result.columns.index(m.name)] is None for row in result.rows) for m in metrics
     ):
         flag("all_null", "every metric value is NULL")
-    if checks and checks[-1]["check"] in ("empty", "all_null") and shape.date_column:
+    conditioned = bool(state.get("plan") and state["plan"].comparisons)
+    if (
+        checks
+        and checks[-1]["check"] in ("empty", "all_null")
+        and shape.date_column
+        and not conditioned  # "more than 100000 payments": the condition may empty it
+    ):
         span = data_range(runtime.context.warehouse, shape.base_table, shape.date_column, trace)
         if span:
             checks[-1].update(data_from=_iso(span[0]), data_to=_iso(span[1]))
