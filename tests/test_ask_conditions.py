@@ -194,6 +194,10 @@ PG_CASES = [
     ("Revenue on weekends", [(25.0,)]),
     ("How many invoices over 10 dollars were there?", [(3,)]),
     ("Which countries had more than 2 invoices?", [("Canada", 3)]),
+    # derived metrics (decision 072) in PostgreSQL's SQL: FILTER, a window over aggregates
+    ("What share of revenue came from Canada?", [(100.0 * 52 / 69,)]),
+    ("Share of revenue by country", [("Canada", 100.0 * 52 / 69), ("USA", 100.0 * 17 / 69)]),
+    ("Average revenue per customer", [(69 / 3,)]),
 ]
 
 
