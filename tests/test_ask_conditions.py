@@ -85,6 +85,15 @@ CHINOOK_CASES = [
         ["Количество счетов > 5"],
     ),
     (
+        "Revenue by genre with revenue above 100 in 2024",
+        "SELECT g.Name, SUM(il.UnitPrice * il.Quantity) FROM InvoiceLine il "
+        "JOIN Invoice i ON i.InvoiceId = il.InvoiceId JOIN Track t ON t.TrackId = il.TrackId "
+        "JOIN Genre g ON g.GenreId = t.GenreId WHERE i.InvoiceDate >= '2024-01-01' "
+        "AND i.InvoiceDate < '2025-01-01' GROUP BY g.Name "
+        "HAVING SUM(il.UnitPrice * il.Quantity) > 100",
+        ["Revenue > 100"],
+    ),
+    (
         "Revenue by genre in 2024 for genres with at least 20 tracks sold",
         "SELECT g.Name, SUM(il.UnitPrice * il.Quantity), SUM(il.Quantity) FROM InvoiceLine il "
         "JOIN Invoice i ON i.InvoiceId = il.InvoiceId JOIN Track t ON t.TrackId = il.TrackId "
@@ -99,7 +108,8 @@ CHINOOK_REFUSED = [
     ("Сколько сотрудников старше 60 лет?", ["старше", "60"]),  # no age column in the catalog
     ("Revenue until 2024", ["until"]),  # inclusive or not: not guessed
     ("Выручка до 15 марта 2024", ["до"]),  # a day: "до" may or may not include it
-    ("Revenue above 1000", ["Revenue > 1000"]),  # a condition on a metric needs groups
+    ("Revenue above 1000", ["above", "1000"]),  # the sum or the invoices? not read
+    ("Revenue for genres with revenue above 100 in 2024", ["Revenue > 100"]),  # needs groups
     ("How many customers have more than 5 invoices?", ["Number of invoices > 5"]),
     ("Revenue of invoices above 10,000 dollars", ["10"]),  # "10,000": not guessed
     # a keyword of another topic explains nothing: track counts are not tracks sold

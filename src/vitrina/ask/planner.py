@@ -264,6 +264,16 @@ def _place_comparisons(
         shown = comp.text()
         if bound.kind == "metric":
             metric = catalog.metrics[bound.targets[0]]
+            if metric.table != lead.table:  # the same metric named on the lead's table
+                metric = next(
+                    (
+                        m
+                        for m in catalog.metrics.values()
+                        if m.table == lead.table
+                        and (m.name_en, m.name_ru) == (metric.name_en, metric.name_ru)
+                    ),
+                    metric,
+                )
             if metric.table != lead.table:
                 trace.rejected(
                     "a metric compared per group lives in another table", metric=metric.id

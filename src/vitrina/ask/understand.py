@@ -283,15 +283,18 @@ def _bind_comparisons(
 def _metric_before(
     reading: Reading, catalog: Catalog, occurrences: list[Match], comp: NumberComparison
 ) -> Match | None:
-    """ "страны с выручкой больше 50 долларов", "revenue above 1000": a metric named right
-    before the comparator is what the number bounds, when the number is in the metric's own
-    unit (or in none, for a metric that is not a count). "invoices over 10 dollars" is not
+    """ "страны с выручкой больше 50 долларов", "genres with revenue above 100": a metric
+    named right before the comparator, after a link word ("с", "with", "где"), is what the
+    number bounds, when the number is in the metric's own unit (or in none, for a metric that
+    is not a count). "invoices over 10 dollars" is not
     one: a count is not in dollars, so the dollars belong to a column of the rows."""
     for m in occurrences:
         if m.phrase.kind != "metric" or m.start + m.length != comp.start:
             continue
         if _overlaps(m, reading.used):
             continue
+        if m.start == 0 or reading.words[m.start - 1].text not in GROUP_LINKS:
+            continue  # "сумма платежей больше 5000": the sum, or the payments? not read
         metric = catalog.metrics[m.phrase.target]
         if comp.unit and (metric.unit or "").upper() == comp.unit.upper():
             return m
@@ -636,6 +639,7 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
 
 
 COMPARISON_LINKS = {"где", "where", "having", "чтобы"}
+GROUP_LINKS = {"с", "со", "with", "where", "где", "having", "whose", "у"}
 MODEL_THRESHOLD = 1  # one unexplained content word: the model reads the question, or no answer
 
 
