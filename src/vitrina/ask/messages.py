@@ -62,10 +62,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "relation between them.",
     },
     "segment_unreachable": {
-        "ru": "Показатель «{metric}» нельзя разделить на B2B и B2C: в каталоге нет связи с "
-        "сегментом клиента.",
-        "en": '"{metric}" cannot be split into B2B and B2C: the catalog has no relation to the '
-        "client segment.",
+        "ru": "Показатель «{metric}» нельзя ограничить сегментом «{segment}»: в каталоге нет "
+        "связи с {column}.",
+        "en": '"{metric}" cannot be limited to the segment "{segment}": the catalog has no '
+        "relation to {column}.",
     },
     "join_ambiguous": {
         "ru": "Таблицу «{table}» можно присоединить несколькими путями: через {ways}. Уточните "

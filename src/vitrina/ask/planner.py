@@ -418,9 +418,16 @@ def _build_plan(
         seg_table, seg_column = catalog.info.segment_column.rsplit(".", 1)
         if not joins.add(seg_table, "segment (mandatory relation)"):
             return PlanOutcome(
-                None, refusal=text("segment_unreachable", lang, metric=lead.name(lang))
+                None,
+                refusal=text(
+                    "segment_unreachable",
+                    lang,
+                    metric=lead.name(lang),
+                    segment=catalog.info.segment_label(segment),
+                    column=catalog.info.segment_column,
+                ),
             )
-        value = catalog.info.segment_values.get(segment, segment.upper())
+        value = catalog.info.segment_label(segment)
         plan.segment = value
         plan.filters.append(
             Filter(
@@ -428,8 +435,8 @@ def _build_plan(
                 column=seg_column,
                 values=[value],
                 value_labels_en=[value],
-                label_ru="Сегмент",
-                label_en="Segment",
+                label_ru=catalog.info.segment_name_ru or "Сегмент",
+                label_en=catalog.info.segment_name_en or "Segment",
             )
         )
         trace.branch("segment filter added with its mandatory join", segment=value)

@@ -14,7 +14,7 @@ from vitrina.ask.messages import text
 from vitrina.ask.planner import metric_examples
 from vitrina.ask.state import AskState
 from vitrina.ask.understand import read_question
-from vitrina.catalog.model import Segment
+from vitrina.catalog.model import ANY_SEGMENT
 from vitrina.language.periods import period_offsets
 from vitrina.language.requests import write_verb
 from vitrina.trace import Trace
@@ -42,7 +42,7 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
         resolved = (
             asked[0]
             if len(asked) == 1
-            else (dialog_segment if dialog_segment in ("b2b", "b2c") else None)
+            else (dialog_segment if dialog_segment in ctx.catalog.info.segment_values else None)
         )
     update: dict = {"resolved_segment": resolved, "grain": reading.grain}
 
@@ -82,9 +82,7 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
         scores = {t: s for t, s in scores.items() if t in explicit}
     if resolved in ("b2b", "b2c"):
         excluded = [
-            t
-            for t in scores
-            if ctx.catalog.topics[t].segment not in (Segment.ANY, Segment(resolved))
+            t for t in scores if ctx.catalog.topics[t].segment not in (ANY_SEGMENT, resolved)
         ]
         for t in excluded:
             trace.rejected("topic outside the dialog's segment", topic=t, segment=resolved)
