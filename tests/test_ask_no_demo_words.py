@@ -93,9 +93,7 @@ def test_no_demo_word_in_planner_code(path: Path) -> None:
 
 
 UI_FILES = sorted(
-    p
-    for p in (SRC / "server" / "static").iterdir()
-    if p.suffix in (".js", ".html") and p.is_file()
+    p for p in (SRC / "server" / "static").iterdir() if p.suffix in (".js", ".html") and p.is_file()
 )
 JS_COMMENT = re.compile(r"/\*.*?\*/|(?<![:\\])//[^\n]*|<!--.*?-->", re.S)
 
@@ -113,4 +111,4 @@ def ui_words() -> set[str]:
 def test_no_demo_word_in_the_web_ui(path: Path) -> None:
     text = JS_COMMENT.sub(" ", path.read_text(encoding="utf-8")).lower().replace("ё", "е")
     found = sorted(w for w in ui_words() if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", text))
-    assert not found, f"static/{path.name} names demo catalog words {found}: serve them from the catalog"
+    assert not found, f"static/{path.name} names demo words {found}: serve them from the catalog"

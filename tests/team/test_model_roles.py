@@ -124,7 +124,7 @@ def test_a_slow_model_costs_a_role_at_most_its_turn_budget(run_build) -> None:
     model = ScriptedChatModel(every=Slow(calling("read_spec"), 0.2))  # slow, never stops asking
     client = LLMClient(model, timeout_s=5, turn_seconds=0.5, sleep=lambda _s: None)
     agents = model_agents(client, rule_agents(), max_calls=10, max_requests=5)
-    service, report = run_build(BRIEF, agents=agents)
+    _service, report = run_build(BRIEF, agents=agents)
     assert report.status == "done", report.blocked
     # a part's first request carries no tool result; count the requests of each part
     parts: list[int] = []
