@@ -31,8 +31,7 @@ def test_settings_take_a_plain_path(demo_db: Path) -> None:
 def test_ask_with_a_plain_duckdb_path_answers(demo_db: Path) -> None:
     from vitrina.cli import app
 
-    out = CliRunner().invoke(
-        app, ["ask", "--no-llm", "--json", "Сколько клиентов в каждом регионе?", "--db", str(demo_db)]
-    )
+    question = "Сколько клиентов в каждом регионе?"
+    out = CliRunner().invoke(app, ["ask", "--no-llm", "--json", question, "--db", str(demo_db)])
     assert out.exit_code == 0, out.output
     assert '"status": "answered"' in out.output
