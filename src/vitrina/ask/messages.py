@@ -22,8 +22,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "Rephrase the question naming a metric (for example {examples}).",
     },
     "refuse_word": {
-        "ru": "В хранилище нет данных о «{word}», поэтому ответить не могу — придумывать цифры "
-        "я не буду. Доступные темы: {topics}.",
+        "ru": "В хранилище нет данных по теме «{word}», поэтому ответить не могу — придумывать "
+        "цифры я не буду. Доступные темы: {topics}.",
         "en": 'The warehouse holds no data about "{word}", so I cannot answer; I will not '
         "invent numbers. Available topics: {topics}.",
     },

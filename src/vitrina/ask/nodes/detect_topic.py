@@ -64,7 +64,10 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
             "status": "refused",
             "trace": trace.events,
             "reason": text(
-                "refuse_word", lang, word=reading.refuse[0], topics=_topic_list(ctx, lang)
+                "refuse_word",
+                lang,
+                word=shown_word(reading.refuse[0]),
+                topics=_topic_list(ctx, lang),
             ),
         }
 
@@ -156,3 +159,11 @@ def _merge_with_model(
         trace.branch("rules and model disagree: the user decides", rules=tied[0], model=choice)
         return [tied[0], choice]
     return tied
+
+
+def shown_word(typed: str) -> str:
+    """A word of the question as a refusal names it: one Russian word in its dictionary form
+    («ипотеку» -> «ипотека»), a phrase as typed (its words agree with each other)."""
+    from vitrina.language.morph import dictionary_form
+
+    return dictionary_form(typed.lower()) if len(typed.split()) == 1 else typed
