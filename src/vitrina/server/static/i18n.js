@@ -2,6 +2,11 @@
    from localStorage, else from the browser. */
 window.VITRINA_I18N = {
   ru: {
+    "nav.board": "Доска сборок", "board.title": "Доска сборок", "board.build": "Сборка", "board.columns": "Задачи по статусам",
+    "board.empty": "Сборок пока нет. Запустите `vitrina build БРИФ` — её задачи появятся здесь.",
+    "board.children": "Проверки и блокеры", "board.diff": "Изменения", "board.amendments": "поправок: {n}",
+    "board.status.new": "Новые", "board.status.in_progress": "В работе", "board.status.review": "На проверке",
+    "board.status.rework": "На доработке", "board.status.blocked": "Заблокированы", "board.status.done": "Готово",
     "nav.task": "Задачи", "nav.menu": "Меню", "banner.close": "Закрыть",
     "token.cancel": "Отмена", "token.enter": "Ввести токен", "token.rejected": "Токен не подошёл",
     "token.needed": "Сервер требует API-токен: без него диалоги и ответы не загружаются.",
@@ -81,6 +86,11 @@ window.VITRINA_I18N = {
     }
   },
   en: {
+    "nav.board": "Build board", "board.title": "Build board", "board.build": "Build", "board.columns": "Tasks by status",
+    "board.empty": "No builds yet. Run `vitrina build BRIEF`: its tasks show here.",
+    "board.children": "Reviews and blockers", "board.diff": "Diff", "board.amendments": "{n} amendments",
+    "board.status.new": "New", "board.status.in_progress": "In progress", "board.status.review": "In review",
+    "board.status.rework": "Rework", "board.status.blocked": "Blocked", "board.status.done": "Done",
     "nav.task": "Tasks", "nav.menu": "Menu", "banner.close": "Close",
     "token.cancel": "Cancel", "token.enter": "Enter a token", "token.rejected": "The token was not accepted",
     "token.needed": "The server needs an API token: without it dialogs and answers do not load.",
