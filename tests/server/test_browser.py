@@ -215,7 +215,7 @@ def test_task_page_redo_comment_refused_then_applied(page, server):
     page.fill("#request", "Открытия кошельков по регионам за 3 квартал 2026")
     page.click("#start button[type=submit]")
     page.get_by_role("button", name="Одобрить").click()  # the plan
-    page.wait_for_selector("#current h3", timeout=60_000)
+    page.wait_for_selector("#current h2", timeout=60_000)
     comments = iter(["сделай красивее", "за 2 квартал 2026"])
     page.on("dialog", lambda d: d.accept(next(comments)))
     page.get_by_role("button", name="Повторить").click()

@@ -375,7 +375,7 @@
         el("span", { class: "muted small", text: V.t("turn.suggest") + ":" }),
         r.suggestions.map((q) => el("button", { type: "button", class: "chip", onclick: () => send(q) }, q))));
     }
-    if (r.sql) parts.push(el("details", { class: "sql" }, el("summary", { text: V.t("turn.sql") }), el("pre", {}, el("code", { text: r.sql }))));
+    if (r.sql) parts.push(el("details", { class: "sql" }, el("summary", { text: V.t("turn.sql") }), el("pre", { tabindex: "0" }, el("code", { text: r.sql }))));
     const checks = (r.checks || []).filter((c) => c && (c.message || c.text));
     if (checks.length) {
       parts.push(el("details", { class: "checks" }, el("summary", { text: V.t("turn.checks") + " (" + checks.length + ")" }),
@@ -403,6 +403,7 @@
     } else if (r.answer_html) {
       const doc = el("div", { class: "answer answer-md" });
       doc.innerHTML = r.answer_html; // rendered by the server; raw HTML is escaped there
+      V.focusableScroll(doc);
       parts.push(doc);
     } else if (r.answer) {
       parts.push(el("p", { class: "answer", text: r.answer }));

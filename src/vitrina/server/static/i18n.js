@@ -2,6 +2,11 @@
    from localStorage, else from the browser. */
 window.VITRINA_I18N = {
   ru: {
+    "nav.board": "Доска сборок", "board.title": "Доска сборок", "board.build": "Сборка", "board.columns": "Задачи по статусам",
+    "board.empty": "Сборок пока нет. Запустите `vitrina build БРИФ` — её задачи появятся здесь.",
+    "board.children": "Проверки и блокеры", "board.diff": "Изменения", "board.amendments": "поправок: {n}",
+    "board.status.new": "Новые", "board.status.in_progress": "В работе", "board.status.review": "На проверке",
+    "board.status.rework": "На доработке", "board.status.blocked": "Заблокированы", "board.status.done": "Готово",
     "nav.task": "Задачи", "nav.menu": "Меню", "banner.close": "Закрыть",
     "token.cancel": "Отмена", "token.enter": "Ввести токен", "token.rejected": "Токен не подошёл",
     "token.needed": "Сервер требует API-токен: без него диалоги и ответы не загружаются.",
@@ -16,7 +21,7 @@ window.VITRINA_I18N = {
     "feedback.send": "Отправить", "feedback.thanks": "Спасибо! Отзыв попал в очередь проверки.",
     "route.task": "Это многошаговая задача: план ниже. Одобрите его здесь или откройте задачу.",
     "route.open_task": "Открыть задачу", "route.approve": "Одобрить план", "route.approved": "План одобрен — задача выполняется на странице задачи.",
-    "docs.zoom": "Масштаб схемы", "docs.zoom_in": "Крупнее", "docs.zoom_out": "Мельче", "docs.zoom_reset": "Исходный размер",
+    "docs.zoom": "Масштаб схемы", "docs.zoom_in": "Крупнее", "docs.zoom_out": "Мельче", "docs.zoom_reset": "Исходный размер", "docs.diagram": "Схема родословной",
     "step.other": "Шаг", "status.task": "задача", "route.role": "Кто ответил",
     "task.title": "Аналитическая задача", "task.request": "Что проанализировать",
     "task.placeholder": "Например: сравни показатель за 3 квартал с прошлым годом по разрезу, найди, где падение, и сделай прогноз на следующий квартал",
@@ -79,6 +84,11 @@ window.VITRINA_I18N = {
     }
   },
   en: {
+    "nav.board": "Build board", "board.title": "Build board", "board.build": "Build", "board.columns": "Tasks by status",
+    "board.empty": "No builds yet. Run `vitrina build BRIEF`: its tasks show here.",
+    "board.children": "Reviews and blockers", "board.diff": "Diff", "board.amendments": "{n} amendments",
+    "board.status.new": "New", "board.status.in_progress": "In progress", "board.status.review": "In review",
+    "board.status.rework": "Rework", "board.status.blocked": "Blocked", "board.status.done": "Done",
     "nav.task": "Tasks", "nav.menu": "Menu", "banner.close": "Close",
     "token.cancel": "Cancel", "token.enter": "Enter a token", "token.rejected": "The token was not accepted",
     "token.needed": "The server needs an API token: without it dialogs and answers do not load.",
@@ -93,7 +103,7 @@ window.VITRINA_I18N = {
     "feedback.send": "Send", "feedback.thanks": "Thank you! The feedback is in the review queue.",
     "route.task": "This is a multi-step task: the plan is below. Approve it here or open the task.",
     "route.open_task": "Open the task", "route.approve": "Approve the plan", "route.approved": "Plan approved: the task runs on its page.",
-    "docs.zoom": "Diagram zoom", "docs.zoom_in": "Zoom in", "docs.zoom_out": "Zoom out", "docs.zoom_reset": "Actual size",
+    "docs.zoom": "Diagram zoom", "docs.zoom_in": "Zoom in", "docs.zoom_out": "Zoom out", "docs.zoom_reset": "Actual size", "docs.diagram": "Lineage diagram",
     "step.other": "Step", "status.task": "task", "route.role": "Answered by",
     "task.title": "Analytical task", "task.request": "What to analyse",
     "task.placeholder": "E.g.: compare a metric in Q3 with last year by a breakdown, find where it fell and forecast next quarter",
