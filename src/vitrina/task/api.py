@@ -40,8 +40,6 @@ STATIC = Path(__file__).parent / "static"
 PAGE_FILES = {"task.html": "text/html", "task.js": "text/javascript", "task.css": "text/css"}
 MAX_STARTING = 1000  # tasks remembered between submit and their first checkpoint
 STREAM_MAX_S = 600.0  # one SSE connection's longest life; the page reconnects with ?after=
-FIRST_CHECKPOINT_TRIES = 40  # x FIRST_CHECKPOINT_WAIT_S: how long a just-submitted task may
-FIRST_CHECKPOINT_WAIT_S = 0.1  # take to write its first checkpoint before it is "not found"
 POLL_S = 0.25  # an open stream looks for new events this often (a cheap lookup, no thread held)
 PING_S = 15.0  # a comment line keeps proxies from closing a quiet stream
 # The summary as HTML for the page: CommonMark and tables, raw HTML escaped, unsafe links dropped.
@@ -115,17 +113,10 @@ def build_router(
     starting: dict[str, TaskView] = {}
 
     def view_or_404(task_id: str, who: str) -> dict[str, Any]:
-        view = None
-        for _ in range(FIRST_CHECKPOINT_TRIES):
-            try:
-                view = service.view(task_id, owner=who) if len(task_id) <= 64 else None
-            except KeyError:
-                view = None
-            # a task submitted a moment ago has no checkpoint yet: the page asks for its
-            # events right after the POST, so wait (bounded) while the runner holds it
-            if view is not None or not runner.busy(task_id):
-                break
-            time.sleep(FIRST_CHECKPOINT_WAIT_S)
+        try:
+            view = service.view(task_id, owner=who) if len(task_id) <= 64 else None
+        except KeyError:
+            view = None
         if view is None:
             early = starting.get(task_id)
             view = early if early is not None and early.owner == who else None
