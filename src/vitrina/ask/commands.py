@@ -34,12 +34,12 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 def ensure_demo(settings: Settings) -> None:
     """Build the embedded demo warehouse on first use, with a progress bar."""
+    if settings.db_url:
+        return
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from vitrina.warehouse.demo import ensure_demo_warehouse
 
-    if settings.db_url:
-        return
     with Progress(
         TextColumn("[bold]demo warehouse[/] {task.description}"),
         BarColumn(),
