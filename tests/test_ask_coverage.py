@@ -49,9 +49,10 @@ def test_a_code_matches_by_its_synonym(catalog) -> None:
 @pytest.mark.parametrize(
     ("question", "words"),
     [
-        ("What share of 1995 revenue came from Europe?", ["share"]),
+        ("What fraction of 1995 revenue came from Europe?", ["fraction"]),  # "share" is read
         ("Revenue from customers older than 60", ["older", "60"]),
-        ("Выручка до 1995 года", ["до"]),
+        ("Выручка до 15 марта 1995 года", ["до"]),  # "до 1995 года" is read (decision 071)
+        ("Revenue until 1996", ["until"]),
         ("Customer satisfaction score in 1996", ["satisfaction", "score"]),
     ],
 )

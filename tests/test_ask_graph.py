@@ -144,18 +144,11 @@ def test_refusal_does_not_depend_on_clarifications(make_service) -> None:
     assert result.status == "refused" and "ипотек" in result.answer
 
 
-@pytest.mark.xfail(
-    reason="since the merge of coverage accounting and the strict catalog check this question is "
-    "refused before any SQL is generated; which of the two should answer is open (issue 12)",
-    strict=True,
-)
-def test_broken_metric_fails_after_three_attempts_with_an_explanation(
-    make_service, tmp_path: Path
-) -> None:
+def _broken_catalog(tmp_path: Path) -> Path:
+    """The demo catalog with one metric naming a column its table does not have."""
     from vitrina.catalog.loader import DEMO_CATALOG
 
     broken = tmp_path / "catalog"
-    broken.mkdir()
     for f in DEMO_CATALOG.rglob("*.yaml"):
         target = broken / f.relative_to(DEMO_CATALOG)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -163,15 +156,42 @@ def test_broken_metric_fails_after_three_attempts_with_an_explanation(
             f.read_text(encoding="utf-8").replace("SUM(fee_rub)", "SUM(fee_total)"),
             encoding="utf-8",
         )
-    # the column does not exist: the guard rejects it every time (the catalog names the column too)
-    service = make_service(catalog=load_catalog(broken))
-    result = service.ask("Комиссионный доход за 2025 год")
-    assert result.status == "failed"
-    assert result.answer.startswith("Не удалось построить корректный запрос за 3 попытки")
-    assert "fee_total" in result.answer  # the reason: the column the guard did not find
-    guard = [e.data for e in result.trace if e.node == "guard_sql" and e.kind == "rejected"]
-    assert guard == [{"violations": ["allowed_columns"]}] * 3
-    assert [e.data["attempts"] for e in result.trace if e.node == "fail"] == [3]
+    return broken
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        (
+            "Комиссионный доход за 2025 год",
+            ["«Комиссионный доход» (fee_income)", "«fee_total»", "dwh.fact_payment",
+             "Исправьте показатель в каталоге", "vitrina catalog check"],
+        ),
+        (
+            "Fee income in 2025",
+            ['"Fee income" (fee_income)', '"fee_total"', "dwh.fact_payment",
+             "Fix the metric in the catalog", "vitrina catalog check"],
+        ),
+    ],
+)  # fmt: skip
+def test_broken_metric_is_refused_naming_the_metric_and_the_missing_column(
+    make_service, tmp_path: Path, question: str, expected: list[str]
+) -> None:
+    # the catalog's metric names a column its table lacks: the question is refused before any
+    # SQL, with what to fix, instead of a generic "not understood" or a guess at another metric
+    result = make_service(catalog=load_catalog(_broken_catalog(tmp_path))).ask(question)
+    assert result.status == "refused" and result.sql is None
+    for part in expected:
+        assert part in result.answer, (part, result.answer)
+    rejected = [e.data for e in result.trace if e.node == "detect_topic" and e.kind == "rejected"]
+    assert rejected and rejected[0]["metric"] == "fee_income"
+
+
+def test_other_metrics_still_answer_when_one_is_broken(make_service, tmp_path: Path) -> None:
+    result = make_service(catalog=load_catalog(_broken_catalog(tmp_path))).ask(
+        "Сумма платежей в 2025 году"
+    )
+    assert result.status == "answered"
 
 
 def test_unreachable_warehouse_is_a_clear_failure(make_service, tmp_path: Path) -> None:

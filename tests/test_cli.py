@@ -112,6 +112,76 @@ def test_catalog_check(tmp_path: Path) -> None:
     assert code == 1 and f"{bad / 't.yaml'}:4" in out and "role" in out
 
 
+def test_catalog_check_compiles_against_the_database(tmp_path: Path, demo_db: Path) -> None:
+    from vitrina.catalog import DEMO_CATALOG
+
+    db = f"duckdb:///{demo_db}"
+    code, out = run("catalog", "check", str(DEMO_CATALOG), "--db", db)
+    assert code == 0 and "OK" in out and "compiled against" in out, out
+    # consistent with itself, but the warehouse has no such column: only the database finds it
+    renamed = tmp_path / "renamed"
+    for f in DEMO_CATALOG.rglob("*.yaml"):
+        target = renamed / f.relative_to(DEMO_CATALOG)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(f.read_text(encoding="utf-8").replace("fee_rub", "fee_total"))
+    code, out = run("catalog", "check", str(renamed))
+    assert code == 0, out
+    code, out = run("catalog", "check", str(renamed), "--db", db)
+    assert code == 1, out
+    assert "metrics fee_income" in out and "fee_total" in out
+    assert "tables dwh.fact_payment" in out and "Traceback" not in out
+    # a metric naming a column of no catalog table is reported without a database
+    broken = tmp_path / "broken"
+    for f in DEMO_CATALOG.rglob("*.yaml"):
+        target = broken / f.relative_to(DEMO_CATALOG)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(f.read_text(encoding="utf-8").replace("SUM(fee_rub)", "SUM(x_fee)"))
+    code, out = run("catalog", "check", str(broken))
+    assert code == 1 and "metrics fee_income" in out and "x_fee" in out, out
+    code, out = run("catalog", "check", str(DEMO_CATALOG), "--db", "nosuch://x")
+    assert code == 2 and "Traceback" not in out
+
+
+def test_catalog_check_reads_sample_questions(tmp_path: Path) -> None:
+    from vitrina.catalog import DEMO_CATALOG
+
+    chinook = Path(__file__).resolve().parents[1] / "suites" / "chinook"
+    sample = tmp_path / "questions.yaml"
+    sample.write_text(
+        "questions:\n"
+        "  - Revenue by country in 2024\n"
+        "  - Выручка до 2023 года по выходным\n"
+        "  - Which countries had more than 10 invoices in 2024?\n"
+        "  - Сколько сотрудников старше 60 лет?\n"
+        "  - Delete all invoices\n",
+        encoding="utf-8",
+    )
+    code, out = run(
+        "catalog", "check", str(chinook), "--questions", str(sample), "--today", "2026-01-15",
+        "--json",
+    )  # fmt: skip
+    assert code == 0, out
+    readings = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert [r["outcome"] for r in readings] == [
+        "answered", "answered", "answered", "refuse", "refuse"
+    ]  # fmt: skip
+    by_country, before_2023, having, older, delete = readings
+    assert by_country["metrics"] == ["revenue"] and by_country["period"] == "2024"
+    assert by_country["dimensions"] == ["main.invoice.BillingCountry"]
+    assert by_country["date"] == "main.invoice.InvoiceDate" and by_country["sql"]
+    assert before_2023["period"] == "до 01.01.2023" and before_2023["filters"] == ["weekend"]
+    assert having["filters"] == ["Number of invoices > 10"]
+    assert older["unexplained"] == ["старше", "60", "лет"]
+    assert "only read" in delete["reason"]
+    # a text file, one question a line, the readable form, a clarification
+    lines = tmp_path / "questions.txt"
+    lines.write_text("# demo\nСколько было платежей картами Visa в 2025 году?\n", encoding="utf-8")
+    code, out = run("catalog", "check", str(DEMO_CATALOG), "--questions", str(lines))
+    assert code == 0 and "-> clarify" in out and "1 questions: clarify 1" in out, out
+    code, out = run("catalog", "check", str(DEMO_CATALOG), "--questions", str(tmp_path / "no"))
+    assert code == 2 and "questions file not found" in out
+
+
 def test_demo_builds_and_answers(monkeypatch, tmp_path: Path) -> None:
     monkeypatch.setenv("VITRINA_HOME", str(tmp_path / "home"))
     code, out = run("demo", "--json")

@@ -88,7 +88,23 @@ def _copy(src: str | None, dest: Path | None, what: str) -> None:
     console.print(f"[dim]{what} written to[/] {dest}")
 
 
+def read_sample_questions(catalog, questions: list[str], today, dialect: str) -> list[dict]:
+    """`catalog check --questions`: each question as the rules read it, nothing executed."""
+    from vitrina.ask.explain import explain_question
+    from vitrina.config import load_settings
+
+    settings = load_settings()
+    return [
+        explain_question(q, catalog, settings=settings, today=today, dialect=dialect).as_dict()
+        for q in questions
+    ]
+
+
 def register(app: typer.Typer) -> None:
+    from vitrina.catalog.commands import register_question_reader
+
+    register_question_reader(read_sample_questions)
+
     @app.command()
     def ask(
         question: Annotated[

@@ -12,8 +12,9 @@ from datetime import timedelta
 import sqlglot
 from sqlglot import exp
 
-from vitrina.ask.plan import QueryPlan
+from vitrina.ask.plan import Filter, QueryPlan
 from vitrina.catalog import Catalog
+from vitrina.catalog.aggregates import restrict
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 
 CATALOG_DIALECT = "postgres"  # the dialect catalog expressions are written in
@@ -87,23 +88,12 @@ def _day_kind_condition(kind: str, column: exp.Expression, dialect: str) -> exp.
     return exp.In(this=day, expressions=[exp.Literal.number(v) for v in values])
 
 
-def _conditional(node: exp.Expression, cond: exp.Expression, style: str) -> exp.Expression:
-    """Restrict one aggregate to rows matching `cond`: FILTER (WHERE ...) or CASE WHEN inside."""
-    if not isinstance(node, exp.AggFunc):
-        return node
-    if style == "filter":
-        return exp.Filter(this=node, expression=exp.Where(this=cond.copy()))
-    arg = node.this
-    if isinstance(arg, exp.Star):
-        node.set("this", exp.Case(ifs=[exp.If(this=cond.copy(), true=exp.Literal.number(1))]))
-    elif isinstance(arg, exp.Distinct):
-        arg.set(
-            "expressions",
-            [exp.Case(ifs=[exp.If(this=cond.copy(), true=e)]) for e in arg.expressions],
-        )
-    elif arg is not None:
-        node.set("this", exp.Case(ifs=[exp.If(this=cond.copy(), true=arg.copy())]))
-    return node
+COMPARE = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE}
+
+
+def _compare(left: exp.Expression, op: str, value: float) -> exp.Expression:
+    number = int(value) if value == int(value) else value
+    return COMPARE[op](this=left, expression=exp.Literal.number(number))
 
 
 def _metric_expr(
@@ -112,8 +102,47 @@ def _metric_expr(
     tree = _qualify(metric_sql, alias)
     if metric_filter and not shared_filter:
         cond = _qualify(metric_filter, alias)
-        tree = tree.transform(lambda node: _conditional(node, cond, style))
+        tree = restrict(tree, cond, style)
     return tree
+
+
+def _filter_condition(flt: Filter, aliases: dict[str, str]) -> exp.Expression:
+    col = _col(aliases[flt.table], flt.column)
+    values = [exp.Literal.string(v) for v in flt.values]
+    if len(values) == 1:
+        return exp.EQ(this=col, expression=values[0])
+    return exp.In(this=col, expressions=values)
+
+
+def _ratio(numerator: exp.Expression, denominator: exp.Expression, scale: float) -> exp.Expression:
+    """numerator * scale / NULLIF(denominator, 0): a float in every dialect, NULL for 0."""
+    nullif = exp.Nullif(this=denominator, expression=exp.Literal.number(0))
+    scaled = exp.Mul(this=exp.Literal.number(scale), expression=exp.paren(numerator))
+    return exp.Div(this=scaled, expression=nullif)
+
+
+def _derived(
+    plan: QueryPlan, expr: exp.Expression, aliases: dict[str, str], style: str
+) -> exp.Expression:
+    """The lead metric as a share of the total (percent points) or per unit.
+
+    A share of a part ("на Москву") is the metric restricted to the part over the metric; a
+    share by groups is each group's value over the sum of all groups (a window over the
+    grouped rows, computed before any LIMIT). Per unit divides by the distinct units counted
+    (or by the rows, per row of the base table).
+    """
+    if plan.derived == "share":
+        if plan.share_filters:
+            part = exp.and_(*[_filter_condition(f, aliases) for f in plan.share_filters])
+            return _ratio(restrict(expr, part, style), expr.copy(), 100.0)
+        total = exp.Window(this=exp.Sum(this=expr.copy()), over="OVER")
+        return _ratio(expr, total, 100.0)
+    if plan.per_column and plan.per_table:
+        key = _col(aliases[plan.per_table], plan.per_column)
+        count: exp.Expression = exp.Count(this=exp.Distinct(expressions=[key]))
+    else:
+        count = exp.Count(this=exp.Star())
+    return _ratio(expr, count, 1.0)
 
 
 def effective_filter(metric_filter: str | None, plan: QueryPlan) -> str | None:
@@ -125,7 +154,7 @@ def effective_filter(metric_filter: str | None, plan: QueryPlan) -> str | None:
         c.name.lower()
         for c in sqlglot.parse_one(metric_filter, read=CATALOG_DIALECT).find_all(exp.Column)
     }
-    asked = {f.column for f in plan.filters if f.table == plan.base_table}
+    asked = {f.column for f in [*plan.filters, *plan.share_filters] if f.table == plan.base_table}
     asked |= {d.column for d in plan.dimensions if d.table == plan.base_table}
     return None if columns & asked else metric_filter
 
@@ -159,12 +188,10 @@ def compile_plan(
             select.append(exp.alias_(key, dim.key_column))
             group.append(key.copy())
     for metric in metrics:
-        select.append(
-            exp.alias_(
-                _metric_expr(metric.expression, own[metric.id], base, shared_filter, filter_style),
-                metric.id,
-            )
-        )
+        expr = _metric_expr(metric.expression, own[metric.id], base, shared_filter, filter_style)
+        if plan.derived and metric.id == plan.metrics[0]:
+            expr = _derived(plan, expr, aliases, filter_style)
+        select.append(exp.alias_(expr, metric.id))
 
     query = exp.select(*select).from_(exp.to_table(plan.base_table).as_(base))
     for join in plan.joins:
@@ -186,20 +213,27 @@ def compile_plan(
         stop = exp.cast(
             exp.Literal.string((plan.period.end + timedelta(days=1)).isoformat()), "DATE"
         )
-        conditions.append(exp.GTE(this=col, expression=start))
+        if not plan.period.open_start:
+            conditions.append(exp.GTE(this=col.copy(), expression=start))
         conditions.append(exp.LT(this=col.copy(), expression=stop))
     for flt in plan.filters:
-        col = _col(aliases[flt.table], flt.column)
-        values = [exp.Literal.string(v) for v in flt.values]
-        conditions.append(
-            exp.EQ(this=col, expression=values[0])
-            if len(values) == 1
-            else exp.In(this=col, expressions=values)
-        )
+        conditions.append(_filter_condition(flt, aliases))
+    having: list[exp.Expression] = []
+    for comp in plan.comparisons:
+        if comp.kind == "column" and comp.table and comp.column:
+            conditions.append(_compare(_col(aliases[comp.table], comp.column), comp.op, comp.value))
+        elif comp.kind == "metric" and comp.metric:
+            metric = catalog.metrics[comp.metric]
+            expr = _metric_expr(
+                metric.expression, own.get(metric.id), base, shared_filter, filter_style
+            )
+            having.append(_compare(expr, comp.op, comp.value))
     if conditions:
         query = query.where(exp.and_(*conditions))
     if group:
         query = query.group_by(*group)
+    if having:
+        query = query.having(exp.and_(*having))
     if plan.order and plan.dimensions:
         query = query.order_by(
             exp.Ordered(this=exp.column(plan.metrics[0]), desc=plan.order == "desc")
@@ -249,16 +283,22 @@ def column_metas(plan: QueryPlan, catalog: Catalog) -> list[ColumnMeta]:
             )
     for metric_id in plan.metrics:
         metric = catalog.metrics[metric_id]
+        derived = plan.derived if metric_id == plan.metrics[0] else None
+        share = derived == "share"
         metas.append(
             ColumnMeta(
                 name=metric.id,
                 role=ColumnRole.METRIC,
-                label_ru=metric.name_ru,
-                label_en=metric.name_en,
-                fmt=FORMATS[metric.format],
-                unit=metric.unit,
+                label_ru=plan.derived_label_ru if derived else metric.name_ru,
+                label_en=plan.derived_label_en if derived else metric.name_en,
+                fmt=ValueFormat.PERCENT
+                if share
+                else ValueFormat.NUMBER
+                if derived == "per" and metric.format == "count"
+                else FORMATS[metric.format],
+                unit=None if share else metric.unit,
                 non_negative=metric.non_negative,
-                additive=metric.additive,
+                additive=metric.additive and not derived,
             )
         )
     return metas

@@ -21,6 +21,68 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "The catalog holds no data to answer this question. I can answer about: {topics}. "
         "Rephrase the question naming a metric (for example {examples}).",
     },
+    "broken_metric_columns": {
+        "ru": "Показатель «{metric}» ({id}) в каталоге нельзя посчитать: его формула ссылается на "
+        "столбцы {columns}, которых нет в таблице {table}. Исправьте показатель в каталоге и "
+        "проверьте каталог командой `vitrina catalog check`.",
+        "en": 'The metric "{metric}" ({id}) cannot be computed: its expression names the '
+        "column(s) {columns}, which table {table} does not have. Fix the metric in the catalog "
+        "and check it with `vitrina catalog check`.",
+    },
+    "broken_metric": {
+        "ru": "Показатель «{metric}» ({id}) в каталоге нельзя посчитать: {reason}. Исправьте "
+        "показатель в каталоге и проверьте каталог командой `vitrina catalog check`.",
+        "en": 'The metric "{metric}" ({id}) cannot be computed: {reason}. Fix the metric in the '
+        "catalog and check it with `vitrina catalog check`.",
+    },
+    "derived_both": {
+        "ru": "В одном вопросе и доля, и среднее на единицу для «{metric}» — так не считаю. "
+        "Спросите о каждом отдельно.",
+        "en": 'A share and an average per unit of "{metric}" in one question is not something I '
+        "compute. Ask for each on its own.",
+    },
+    "derived_not_additive": {
+        "ru": "Долю или среднее на единицу для «{metric}» я не считаю: это уже не сумма "
+        "(среднее, доля или уникальные значения) или в вопросе несколько показателей.",
+        "en": 'I do not compute a share or an average per unit of "{metric}": it is not a sum '
+        "(an average, a ratio or a distinct count), or the question names several metrics.",
+    },
+    "share_of_what": {
+        "ru": "Не понял, долю чего считать для «{metric}»: назовите часть (например, страну) "
+        "или разрез («доля по странам»).",
+        "en": 'I cannot tell what share of "{metric}" to compute: name the part (a country, '
+        'for example) or a breakdown ("share by country").',
+    },
+    "per_unreachable": {
+        "ru": "Не могу посчитать «{metric}» в среднем на «{unit}»: в каталоге нет пути от "
+        "показателя к этим строкам.",
+        "en": 'I cannot compute "{metric}" per "{unit}": the catalog has no relation path from '
+        "the metric to those rows.",
+    },
+    "compare_needs_groups": {
+        "ru": "Условие «{metric} {condition}» относится к группам, а разреза в вопросе нет. "
+        "Добавьте разрез (например, «по странам»), и я покажу группы, где это выполняется.",
+        "en": 'The condition "{metric} {condition}" is about groups, but the question has no '
+        'breakdown. Add one (for example "by country") and I will list the groups where it holds.',
+    },
+    "compare_other_table": {
+        "ru": "Условие «{metric} {condition}» нельзя применить: этот показатель считается по "
+        "другой таблице. Спросите о нём отдельно.",
+        "en": 'The condition "{metric} {condition}" cannot be applied: that metric is counted '
+        "over another table. Ask about it on its own.",
+    },
+    "compare_unreachable": {
+        "ru": "Условие «{condition}» нельзя применить к показателю «{metric}»: в каталоге нет "
+        "связанного с ним числового столбца.",
+        "en": 'The condition "{condition}" cannot be applied to "{metric}": the catalog has no '
+        "numeric column related to it.",
+    },
+    "compare_ambiguous": {
+        "ru": "Не понял, к чему относится условие «{condition}»: подходят {columns}. "
+        "Назовите столбец в вопросе.",
+        "en": 'I cannot tell what "{condition}" applies to: {columns} all fit. Name the column '
+        "in the question.",
+    },
     "refuse_word": {
         "ru": "В хранилище нет данных по теме «{word}», поэтому ответить не могу — придумывать "
         "цифры я не буду. Доступные темы: {topics}.",

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from vitrina.language.periods import Period
+from vitrina.language.periods import OPEN_START, Period
 
 
 class PeriodRef(BaseModel):
@@ -35,6 +35,11 @@ class PeriodRef(BaseModel):
     def label(self, lang: str) -> str:
         return self.label_ru if lang == "ru" else self.label_en
 
+    @property
+    def open_start(self) -> bool:
+        """ "до 2024 года", "before 2020": no lower bound is written."""
+        return self.start == OPEN_START
+
 
 class Filter(BaseModel):
     table: str
@@ -43,6 +48,24 @@ class Filter(BaseModel):
     label_ru: str
     label_en: str
     value_labels_en: list[str] = Field(default_factory=list)
+
+
+class Comparison(BaseModel):
+    """A number compared with a column of a row (WHERE Total > 10) or with a metric of each
+    group (HAVING COUNT(*) > 10): "больше 10 долларов", "more than 10 invoices"."""
+
+    kind: Literal["column", "metric"]
+    op: Literal[">", ">=", "<", "<="]
+    value: float
+    table: str | None = None  # kind column
+    column: str | None = None
+    metric: str | None = None  # kind metric: a metric id of the plan
+    label_ru: str
+    label_en: str
+
+    def text(self, lang: str) -> str:
+        value = int(self.value) if self.value == int(self.value) else self.value
+        return f"{self.label_ru if lang == 'ru' else self.label_en} {self.op} {value}"
 
 
 class Dimension(BaseModel):
@@ -77,6 +100,13 @@ class QueryPlan(BaseModel):
     date_label_ru: str | None = None  # the date used, named in the answer ("по дате заказа")
     date_label_en: str | None = None
     day_kind: Literal["weekend", "weekday"] | None = None  # a calendar filter on the date
+    comparisons: list[Comparison] = Field(default_factory=list)
+    derived: Literal["share", "per"] | None = None  # the lead metric as a share / per unit
+    share_filters: list[Filter] = Field(default_factory=list)  # the part a share is of
+    per_table: str | None = None  # "per customer": the table of the counted key
+    per_column: str | None = None  # its column counted distinct; None: per row of the base
+    derived_label_ru: str | None = None
+    derived_label_en: str | None = None
     grain: Literal["day", "week", "month", "quarter", "year"] | None = None
     order: Literal["desc", "asc"] | None = None
     limit: int | None = None

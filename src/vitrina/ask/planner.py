@@ -20,7 +20,7 @@ from vitrina.ask.join_paths import (
     walk,
 )
 from vitrina.ask.messages import text
-from vitrina.ask.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
+from vitrina.ask.plan import Comparison, Dimension, Filter, Join, PeriodRef, QueryPlan
 from vitrina.ask.understand import CONJUNCTIONS, Match, Reading, phrases
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import Metric, Relation
@@ -83,6 +83,16 @@ def choose_metrics(
     for m in reading.metrics:
         if m not in in_topic:
             trace.rejected("metric outside the detected topic ignored", metric=m.phrase.target)
+    compared = [
+        catalog.metrics[b.targets[0]]
+        for b in reading.comparisons
+        if b.kind == "metric" and catalog.metrics[b.targets[0]].topic == topic
+    ]
+    if not in_topic and compared:
+        trace.branch(
+            "the metric a number is compared with is the metric asked for", metric=compared[0].id
+        )
+        return [compared[0]]
     if not in_topic:
         default = next((m for m in catalog.metrics.values() if m.topic == topic), None)
         if default is None:
@@ -223,6 +233,142 @@ def _place_date(
         plan.date_label_ru = _date_label(catalog, chosen.table, chosen.column, "ru")
         plan.date_label_en = _date_label(catalog, chosen.table, chosen.column, "en")
     return None
+
+
+def _place_comparisons(
+    plan: QueryPlan,
+    reading: Reading,
+    catalog: Catalog,
+    lead: Metric,
+    joins: _Joins,
+    lang: str,
+    trace: Trace,
+) -> str | None:
+    """Each number the question compares: WHERE on the nearest numeric column it names (or
+    of the unit it says), HAVING on a metric of the base table per group; a refusal text when
+    the column is not reachable, several columns are equally near, or a per-group condition
+    has no groups."""
+    for bound in reading.comparisons:
+        comp = bound.comparison
+        shown = comp.text()
+        if bound.kind == "metric":
+            metric = catalog.metrics[bound.targets[0]]
+            if metric.table != lead.table:
+                trace.rejected(
+                    "a metric compared per group lives in another table", metric=metric.id
+                )
+                return text("compare_other_table", lang, metric=metric.name(lang), condition=shown)
+            if not plan.breakdown:
+                trace.rejected(
+                    "a condition on a metric without groups: not guessed", metric=metric.id
+                )
+                return text("compare_needs_groups", lang, metric=metric.name(lang), condition=shown)
+            if metric.id not in plan.metrics:
+                plan.metrics.append(metric.id)
+            plan.comparisons.append(
+                Comparison(
+                    kind="metric",
+                    op=comp.op,
+                    value=comp.value,
+                    metric=metric.id,
+                    label_ru=metric.name_ru,
+                    label_en=metric.name_en,
+                )
+            )
+            trace.branch("per-group condition placed (HAVING)", metric=metric.id, condition=shown)
+            continue
+        reachable = []
+        for qualified in bound.targets:
+            path = joins.path(qualified.rsplit(".", 1)[0])
+            if path is not None:
+                reachable.append((len(path), qualified))
+        if not reachable:
+            trace.rejected("no compared column is reachable from the metric", columns=bound.targets)
+            return text("compare_unreachable", lang, metric=lead.name(lang), condition=shown)
+        nearest = min(d for d, _ in reachable)
+        closest = [q for d, q in reachable if d == nearest]
+        if len(closest) > 1:
+            trace.rejected("several columns fit the comparison: not guessed", columns=closest)
+            names = ", ".join(_column_label(catalog, q, lang) for q in closest)
+            return text("compare_ambiguous", lang, condition=shown, columns=names)
+        table, column = closest[0].rsplit(".", 1)
+        joins.add(table, f"comparison {column}")
+        plan.comparisons.append(
+            Comparison(
+                kind="column",
+                op=comp.op,
+                value=comp.value,
+                table=table,
+                column=column,
+                label_ru=_column_label(catalog, closest[0], "ru"),
+                label_en=_column_label(catalog, closest[0], "en"),
+            )
+        )
+        trace.branch("row condition placed (WHERE)", column=closest[0], condition=shown)
+    return None
+
+
+def _place_derived(
+    plan: QueryPlan,
+    reading: Reading,
+    catalog: Catalog,
+    lead: Metric,
+    joins: _Joins,
+    lang: str,
+    trace: Trace,
+) -> str | None:
+    """A share of the total or an average per unit of the lead metric; a refusal text when the
+    metric does not allow it (not additive, several metrics) or the unit is not reachable."""
+    if not (reading.share or reading.per_unit):
+        return None
+    name = lead.name(lang)
+    if reading.share and reading.per_unit:
+        return text("derived_both", lang, metric=name)
+    if not lead.additive or len(plan.metrics) > 1 or plan.comparisons:
+        trace.rejected("a derived metric of this metric is not built", metric=lead.id)
+        return text("derived_not_additive", lang, metric=name)
+    if reading.share:
+        plan.share_filters, plan.filters = plan.filters, []  # only the question's values yet
+        if not plan.share_filters and not plan.dimensions:
+            trace.rejected("a share of nothing: no part and no breakdown", metric=lead.id)
+            return text("share_of_what", lang, metric=name)
+        plan.derived = "share"
+        plan.derived_label_ru = f"Доля: {lead.name_ru}"
+        plan.derived_label_en = f"Share of {lead.name_en}"
+        trace.branch(
+            "share of the total",
+            metric=lead.id,
+            part=[f"{f.column}={f.values}" for f in plan.share_filters],
+        )
+        return None
+    unit = reading.per_unit
+    assert unit is not None
+    if unit.table == lead.table:
+        column = None
+    else:
+        path = joins.path(unit.table)
+        if path is None or not path:
+            trace.rejected("the unit of an average is not reachable", table=unit.table)
+            return text("per_unreachable", lang, metric=name, unit=unit.word)
+        last = path[-1]
+        many, _one = (
+            (last.left, last.right) if last.right_table == unit.table else (last.right, last.left)
+        )
+        table, column = many.rsplit(".", 1)
+        if table != lead.table:
+            joins.add(table, f"per {unit.word}")
+        plan.per_table = table
+    plan.per_column = column
+    plan.derived = "per"
+    plan.derived_label_ru = f"{lead.name_ru} в среднем на {unit.word.lower()}"
+    plan.derived_label_en = f"{lead.name_en} per {unit.word}"
+    trace.branch("average per unit", metric=lead.id, unit=unit.table, counted=column)
+    return None
+
+
+def _column_label(catalog: Catalog, qualified: str, lang: str) -> str:
+    col = catalog.column(qualified)
+    return col.label(lang) if col else qualified.rsplit(".", 1)[-1]
 
 
 def _ambiguity_text(joins: _Joins, catalog: Catalog, lang: str, trace: Trace) -> str:
@@ -413,6 +559,13 @@ def _build_plan(
             )
         )
         trace.branch("filter placed", column=qualified, value=value)
+
+    refusal = _place_comparisons(plan, reading, catalog, lead, joins, lang, trace)
+    if refusal:
+        return PlanOutcome(None, refusal=refusal)
+    refusal = _place_derived(plan, reading, catalog, lead, joins, lang, trace)
+    if refusal:
+        return PlanOutcome(None, refusal=refusal)
 
     if segment and catalog.info.segment_column:
         seg_table, seg_column = catalog.info.segment_column.rsplit(".", 1)

@@ -11,8 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from vitrina.ask.derived import PerUnit, find_per_unit, find_share, is_share_link
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import ColumnRole
+from vitrina.language.comparisons import NumberComparison, find_comparisons
 from vitrina.language.periods.grain import find_grain
 from vitrina.language.stopwords import QUESTION_STOPWORDS
 from vitrina.language.text import Word, find_phrase, normalize, phrase_stems, stem_matches, tokenize
@@ -79,7 +81,7 @@ ASC_STEMS = (
 @dataclass(frozen=True)
 class Phrase:
     stems: tuple[str, ...]
-    kind: str  # metric | dimension | value | date | refuse
+    kind: str  # metric | dimension | value | date | refuse | broken (a metric that cannot run)
     target: str  # metric id, table.column, or stem
     value: str | None = None
     exact: bool = False  # whole words only: a dictionary value as stored, not a stem
@@ -101,6 +103,18 @@ class Match:
     alternatives: tuple[str, ...] = ()  # for values: every dictionary column holding this value
 
 
+@dataclass(frozen=True)
+class BoundComparison:
+    """A number compared with a column ("Total > 10": WHERE) or with a metric per group
+    ("more than 10 invoices": HAVING); `targets` are the candidate table.column names (the
+    planner keeps the nearest) or the one metric id."""
+
+    comparison: NumberComparison
+    kind: str  # column | metric
+    targets: tuple[str, ...]
+    words: frozenset[int]
+
+
 @dataclass
 class Reading:
     """What the rules found in one question."""
@@ -111,7 +125,11 @@ class Reading:
     values: list[Match] = field(default_factory=list)
     dates: list[Match] = field(default_factory=list)  # a date column named ("по дате отгрузки")
     day_kind: str | None = None  # weekend | weekday
+    comparisons: list[BoundComparison] = field(default_factory=list)
+    share: bool = False  # "доля", "share of": the metric as a share of the total
+    per_unit: PerUnit | None = None  # "average X per customer": X divided among the units
     refuse: list[str] = field(default_factory=list)
+    broken: list[str] = field(default_factory=list)  # ids of broken catalog metrics named
     topic_scores: dict[str, float] = field(default_factory=dict)
     segments: list[str] = field(default_factory=list)  # b2b / b2c named in the question
     grain: str | None = None
@@ -131,6 +149,9 @@ def _build_phrases(catalog: Catalog) -> list[Phrase]:
     for metric in catalog.metrics.values():
         for syn in {metric.name_ru, metric.name_en, *metric.synonyms}:
             out.append(Phrase(phrase_stems(syn), "metric", metric.id))
+    for broken in catalog.broken_metrics.values():  # named, so the refusal can say what to fix
+        for syn in {broken.metric.name_ru, broken.metric.name_en, *broken.metric.synonyms}:
+            out.append(Phrase(phrase_stems(syn), "broken", broken.metric.id))
     for table in catalog.tables.values():
         for col in table.columns:
             if col.role is ColumnRole.DIMENSION:
@@ -166,6 +187,115 @@ def value_matchable(stems: tuple[str, ...]) -> bool:
     if len(stems) == 1 and (len(stems[0]) < MIN_VALUE_LETTERS or stems[0] in QUESTION_STOPWORDS):
         return False
     return not all(s in QUESTION_STOPWORDS or s.isdigit() for s in stems)
+
+
+NUMERIC_TYPES = ("int", "decimal", "numeric", "float", "double", "real", "number", "money")
+
+
+def numeric_columns(catalog: Catalog) -> list[tuple[str, object]]:
+    """(table.column, column) of every numeric measure or attribute a number can be compared
+    with (keys and ids never: "more than 5" is no condition on an id)."""
+    if "numeric_columns" not in catalog.cache:
+        catalog.cache["numeric_columns"] = [
+            (f"{table.name}.{col.name}", col)
+            for table in catalog.tables.values()
+            for col in table.columns
+            if col.role in (ColumnRole.MEASURE, ColumnRole.ATTRIBUTE, ColumnRole.DIMENSION)
+            and any(t in col.type.lower() for t in NUMERIC_TYPES)
+        ]
+    return catalog.cache["numeric_columns"]
+
+
+def measure_phrases(catalog: Catalog) -> list[Phrase]:
+    """Synonyms of numeric columns ("сумм", "balance"): they name what a number is compared
+    with, and nothing else (a measure is not a breakdown)."""
+    if "measure_phrases" not in catalog.cache:
+        catalog.cache["measure_phrases"] = [
+            Phrase(phrase_stems(syn), "measure", qualified)
+            for qualified, col in numeric_columns(catalog)
+            for syn in col.synonyms
+            if phrase_stems(syn)
+        ]
+    return catalog.cache["measure_phrases"]
+
+
+def _bind_comparisons(
+    reading: Reading, catalog: Catalog, occurrences: list[Match], found: list[NumberComparison]
+) -> None:
+    """Tie each "comparator number [unit]" to what it compares: a metric named right after
+    the number (HAVING), a numeric column named right before the comparator, or the numeric
+    columns of the unit said (WHERE). An unbound comparison leaves its words unread."""
+    words, used = reading.words, reading.used
+    for comp in found:
+        after = [
+            m
+            for m in occurrences
+            if m.phrase.kind == "metric" and m.start == comp.end and not _overlaps(m, used)
+        ]
+        if after:
+            best = max(after, key=lambda m: m.length)
+            span = comp.words | set(range(best.start, best.start + best.length))
+            reading.comparisons.append(
+                BoundComparison(comp, "metric", (best.phrase.target,), frozenset(span))
+            )
+            used |= span
+            continue
+        lead = _metric_before(reading, catalog, occurrences, comp)
+        if lead is not None:
+            span = comp.words | set(range(lead.start, lead.start + lead.length))
+            reading.comparisons.append(
+                BoundComparison(comp, "metric", (lead.phrase.target,), frozenset(span))
+            )
+            used |= span
+            continue
+        before = [
+            Match(p, i, len(p.stems))
+            for p in measure_phrases(catalog)
+            for i in (comp.start - len(p.stems),)
+            if i >= 0 and p.matches(words, i)
+        ]
+        before = [m for m in before if not _overlaps(m, used)]
+        if before:
+            best_len = max(m.length for m in before)
+            best = [m for m in before if m.length == best_len]
+            targets = tuple(dict.fromkeys(m.phrase.target for m in best))
+            span = comp.words | set(range(best[0].start, comp.start))
+            reading.comparisons.append(BoundComparison(comp, "column", targets, frozenset(span)))
+            used |= span
+            continue
+        if comp.unit:
+            targets = tuple(
+                q for q, col in numeric_columns(catalog) if (col.unit or "") == comp.unit
+            )
+            if targets:
+                reading.comparisons.append(
+                    BoundComparison(comp, "column", targets, frozenset(comp.words))
+                )
+                used |= comp.words
+
+
+def _metric_before(
+    reading: Reading, catalog: Catalog, occurrences: list[Match], comp: NumberComparison
+) -> Match | None:
+    """ "страны с выручкой больше 50 долларов", "revenue above 1000": a metric named right
+    before the comparator is what the number bounds, when the number is in the metric's own
+    unit (or in none, for a metric that is not a count). "invoices over 10 dollars" is not
+    one: a count is not in dollars, so the dollars belong to a column of the rows."""
+    for m in occurrences:
+        if m.phrase.kind != "metric" or m.start + m.length != comp.start:
+            continue
+        if _overlaps(m, reading.used):
+            continue
+        metric = catalog.metrics[m.phrase.target]
+        if comp.unit and (metric.unit or "").upper() == comp.unit.upper():
+            return m
+        if comp.unit is None and metric.format != "count":
+            return m
+    return None
+
+
+def _overlaps(match: Match, used: set[int]) -> bool:
+    return bool(set(range(match.start, match.start + match.length)) & used)
 
 
 def phrases(catalog: Catalog) -> list[Phrase]:
@@ -347,6 +477,10 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
         reading.grain = grain[0].value
         reading.grain_span = text[grain[1][0] : grain[1][1]]
         _mark_span(words, grain[1][0], grain[1][1], used)
+    # comparisons first: "at least 20" is no "least", "больше 5" is no "больше всего"
+    compared = find_comparisons(words, text, used)
+    reserved = {i for comp in compared for i in comp.words}
+    used |= reserved
     top = TOP_N.search(norm)
     if top:
         reading.limit = int(top.group(1) or top.group(2))
@@ -363,9 +497,13 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     structural = set(used)  # period, grain, order and segment words: markers may sit among them
 
     occurrences = _occurrences(words, catalog)
+    used -= reserved
+    _bind_comparisons(reading, catalog, occurrences, compared)
+    reading.share = find_share(words, used, occurrences) is not None
+    reading.per_unit = find_per_unit(words, used, occurrences, catalog)
     candidates = [m for m in occurrences if m.phrase.kind != "keyword"]
     named_columns: set[int] = set()
-    kind_rank = {"refuse": 0, "date": 0.5, "value": 1, "metric": 2, "dimension": 3}
+    kind_rank = {"refuse": 0, "date": 0.5, "value": 1, "metric": 2, "broken": 2, "dimension": 3}
 
     def rank(m: Match) -> float:
         # after "по", "by", "top N", "какой" a word names a breakdown before it names a metric
@@ -395,6 +533,8 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
             reading.refuse.append(
                 " ".join(w.original for w in words[match.start : match.start + match.length])
             )
+        elif match.phrase.kind == "broken":
+            reading.broken.append(match.phrase.target)
         elif match.phrase.kind == "date":
             reading.dates.append(match)
             _take_date_word(words, match, used)
@@ -432,6 +572,9 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
             ),
             default=0,
         )
+        for bound in reading.comparisons:  # "more than 10 invoices" names a metric too
+            if bound.kind == "metric" and catalog.metrics[bound.targets[0]].topic == topic.id:
+                best = max(best, 1)
         score += 2 * best
         if score > 0:
             reading.topic_scores[topic.id] = score
@@ -458,6 +601,7 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     return reading
 
 
+COMPARISON_LINKS = {"где", "where", "having", "чтобы"}
 MODEL_THRESHOLD = 1  # one unexplained content word: the model reads the question, or no answer
 
 
@@ -503,6 +647,10 @@ def unexplained_words(reading: Reading, vocabulary: frozenset[str] = frozenset()
             continue  # "в разрезе", "split by": the marker of the breakdown the plan has
         if reading.grain and any(stem_matches(m, w.text) for m in SERIES_WORDS):
             continue  # "динамика по месяцам", "monthly trend": the grain is the series
+        if reading.share and is_share_link(w.text):
+            continue  # "пришлась на Москву", "came from the USA": where the share goes
+        if reading.comparisons and w.text in COMPARISON_LINKS:
+            continue  # "страны, где больше 5 счетов": the link to the condition the plan has
         acronym = (
             w.original.isalpha() and w.original.isupper() and len(w.original) > 1
         )  # "IT", "EU"

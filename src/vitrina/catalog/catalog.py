@@ -28,9 +28,19 @@ MAX_PATHS = 32  # relation paths enumerated between two tables before the search
 Located = tuple[Any, Path, int | None]
 
 
-def _unknown_columns(metric: Metric, table: Table) -> str | None:
+@dataclass(frozen=True)
+class BrokenMetric:
+    """A metric the catalog declares but that cannot be computed: kept (not silently dropped)
+    so a question naming it is refused with the metric, the columns and what to fix."""
+
+    metric: Metric
+    reason: str
+    missing: tuple[str, ...] = ()  # columns the expression or filter names that do not exist
+
+
+def _unknown_columns(metric: Metric, table: Table) -> tuple[str, tuple[str, ...]] | None:
     """A metric's expression or filter that does not parse, or names a column its table lacks
-    (caught here, not at ask time)."""
+    (caught here, not at ask time): the reason and the missing columns."""
     import sqlglot
     from sqlglot import exp
 
@@ -40,12 +50,12 @@ def _unknown_columns(metric: Metric, table: Table) -> str | None:
         try:
             tree = sqlglot.parse_one(sql, read="postgres")
         except sqlglot.errors.ParseError as exc:
-            return f"{what} '{sql}' does not parse: {str(exc).splitlines()[0]}"
+            return f"{what} '{sql}' does not parse: {str(exc).splitlines()[0]}", ()
         missing = sorted(
             {c.name for c in tree.find_all(exp.Column) if table.column(c.name) is None}
         )
         if missing:
-            return f"{what} '{sql}' names {missing}, not columns of {table.name}"
+            return f"{what} '{sql}' names {missing}, not columns of {table.name}", tuple(missing)
     return None
 
 
@@ -71,6 +81,7 @@ class Catalog:
     examples: list[Example] = field(default_factory=list)
     dictionaries: dict[str, Dictionary] = field(default_factory=dict)
     problems: list[CatalogProblem] = field(default_factory=list)
+    broken_metrics: dict[str, BrokenMetric] = field(default_factory=dict)
     cache: dict[str, Any] = field(
         default_factory=dict, repr=False, compare=False
     )  # derived indexes
@@ -137,18 +148,34 @@ class Catalog:
                 )
                 continue
             cat.requires.append(req)
-        for metric, file, line in sections["metrics"]:
+        ratios = [item for item in sections["metrics"] if item[0].numerator]
+        for metric, file, line in [item for item in sections["metrics"] if not item[0].numerator]:
             table = cat.tables.get(metric.table)
             if table is None:
                 report(file, line, f"metrics {metric.id}", f"unknown table '{metric.table}'")
                 continue
             bad_sql = _unknown_columns(metric, table)
             if bad_sql:
-                report(file, line, f"metrics {metric.id}", bad_sql)
+                report(file, line, f"metrics {metric.id}", bad_sql[0])
+                cat.broken_metrics[metric.id] = BrokenMetric(metric, bad_sql[0], bad_sql[1])
                 continue
             bad_date = cat._bad_metric_date(metric)
             if bad_date:
                 report(file, line, f"metrics {metric.id}", bad_date)
+                cat.broken_metrics[metric.id] = BrokenMetric(metric, bad_date)
+                continue
+            if metric.topic and metric.topic not in cat.topics:
+                report(file, line, f"metrics {metric.id}", f"unknown topic '{metric.topic}'")
+                continue
+            if metric.id in cat.metrics:
+                report(file, line, f"metrics {metric.id}", "metric defined twice")
+                continue
+            cat.metrics[metric.id] = metric
+        for metric, file, line in ratios:
+            bad_ratio = cat._build_ratio(metric)
+            if bad_ratio:
+                report(file, line, f"metrics {metric.id}", bad_ratio)
+                cat.broken_metrics[metric.id] = BrokenMetric(metric, bad_ratio)
                 continue
             if metric.topic and metric.topic not in cat.topics:
                 report(file, line, f"metrics {metric.id}", f"unknown topic '{metric.topic}'")
@@ -230,6 +257,31 @@ class Catalog:
         if name is None:
             return dates[0] if dates else None
         return next((d for d in dates if d.name == name), None)
+
+    def _build_ratio(self, metric: Metric) -> str | None:
+        """Write a ratio metric's expression from its two metrics (each restricted to its own
+        filter), or say why it cannot be: a part missing, another table, or a date of its own
+        that the parts do not share."""
+        import sqlglot
+
+        from vitrina.catalog.aggregates import restrict
+
+        parts = []
+        for what, ref in (("numerator", metric.numerator), ("denominator", metric.denominator)):
+            part = self.metrics.get(ref or "")
+            if part is None:
+                return f"{what} '{ref}' is not a metric of the catalog (defined and valid)"
+            if part.table != metric.table:
+                return f"{what} '{ref}' is a metric of {part.table}, not of {metric.table}"
+            tree = sqlglot.parse_one(part.expression, read="postgres")
+            if part.filter:
+                tree = restrict(tree, sqlglot.parse_one(part.filter, read="postgres"), "case")
+            parts.append(tree.sql(dialect="postgres"))
+        if metric.table not in self.tables:
+            return f"unknown table '{metric.table}'"
+        scale = "100.0" if metric.format == "percent" else "1.0"
+        metric.expression = f"{scale} * ({parts[0]}) / NULLIF({parts[1]}, 0)"
+        return self._bad_metric_date(metric)
 
     def _bad_metric_date(self, metric: Metric) -> str | None:
         """Why a metric's date columns cannot be used, or None when they can."""

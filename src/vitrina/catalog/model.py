@@ -61,6 +61,7 @@ class Column(_Strict):
     )  # lang -> column with that language's text
     dictionary: bool = False  # values are a closed list, kept in the dictionaries section
     identified_by: str | None = None  # a key column: names can repeat, so group by the key too
+    unit: str | None = None  # RUB, USD, EUR, years, days...: "больше 100 рублей", "older than 60"
 
     def label(self, lang: str) -> str:
         text = self.label_ru if lang == "ru" else self.label_en
@@ -168,8 +169,10 @@ class Metric(_Strict):
     name_ru: str
     name_en: str
     table: str
-    expression: str
+    expression: str = ""  # required unless numerator and denominator are given
     filter: str | None = None
+    numerator: str | None = None  # a ratio of two metrics of the same table (their ids) ...
+    denominator: str | None = None  # ... each with its own filter: expression is built
     synonyms: list[str] = Field(default_factory=list)
     format: Literal["money", "count", "number", "percent"] = "number"
     unit: str | None = None
@@ -185,6 +188,19 @@ class Metric(_Strict):
     @classmethod
     def _lower(cls, value: str) -> str:
         return value.strip().lower()
+
+    @model_validator(mode="after")
+    def _check_ratio(self) -> Metric:
+        ratio = (self.numerator is not None, self.denominator is not None)
+        if ratio == (True, True):
+            if self.expression:
+                raise ValueError("give either expression or numerator/denominator, not both")
+            self.additive = False
+        elif any(ratio):
+            raise ValueError("a ratio needs both numerator and denominator")
+        elif not self.expression:
+            raise ValueError("expression is required (or numerator and denominator)")
+        return self
 
     @model_validator(mode="after")
     def _check_dates(self) -> Metric:

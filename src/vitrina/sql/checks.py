@@ -81,12 +81,14 @@ def _date_literals(tree: exp.Expression) -> set[str]:
 def check_period(
     tree: exp.Expression, period_start: date | None, period_end: date | None
 ) -> list[CheckProblem]:
-    """A period in the question must appear in the SQL as its bounds."""
-    if period_start is None or period_end is None:
+    """A period in the question must appear in the SQL as its bounds (only the end for an open
+    range, "before 2024", which has no start)."""
+    if period_end is None:
         return []
     literals = _date_literals(tree)
     ends = {period_end.isoformat(), (period_end + timedelta(days=1)).isoformat()}
-    if period_start.isoformat() not in literals or not (ends & literals):
+    start_missing = period_start is not None and period_start.isoformat() not in literals
+    if start_missing or not (ends & literals):
         return [
             CheckProblem(
                 "period_missing",

@@ -126,6 +126,12 @@ def scope_note(plan: QueryPlan, lang: str) -> str | None:
         values = flt.value_labels_en if lang == "en" and flt.value_labels_en else flt.values
         label = flt.label_ru if lang == "ru" else flt.label_en
         parts.append(f"{label} = {', '.join(values)}")
+    for flt in plan.share_filters:  # "доля ... на Москву": the part the share is of
+        values = flt.value_labels_en if lang == "en" and flt.value_labels_en else flt.values
+        label = flt.label_ru if lang == "ru" else flt.label_en
+        prefix = "доля от всего: " if lang == "ru" else "share of the total: "
+        parts.append(f"{prefix}{label} = {', '.join(values)}")
+    parts += [comp.text(lang) for comp in plan.comparisons]
     date_label = plan.date_label_ru if lang == "ru" else plan.date_label_en
     if date_label and (plan.period or plan.grain or plan.day_kind):
         parts.append(("по дате: " if lang == "ru" else "by date: ") + date_label.lower())

@@ -82,6 +82,12 @@ def _shape(state: AskState, ctx: AskContext) -> _Shape:
     )
 
 
+def _iso(value: object) -> str:
+    """A date as text (SQLite returns dates as text already)."""
+    iso = getattr(value, "isoformat", None)
+    return iso() if callable(iso) else str(value)
+
+
 def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("check_result")
     if not runtime.context.options.result_checks:
@@ -106,7 +112,7 @@ def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
     if checks and checks[-1]["check"] in ("empty", "all_null") and shape.date_column:
         span = data_range(runtime.context.warehouse, shape.base_table, shape.date_column, trace)
         if span:
-            checks[-1].update(data_from=span[0].isoformat(), data_to=span[1].isoformat())
+            checks[-1].update(data_from=_iso(span[0]), data_to=_iso(span[1]))
     if shape.breakdown and len(result.rows) == 1:
         flag("single_row", "a breakdown was asked for but the result has one row")
     for message in _fan_out(shape.joins, runtime.context.warehouse, trace):

@@ -22,7 +22,7 @@ def check_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
         state["sql"] or "",
         runtime.context.dialect,
         runtime.context.catalog,
-        period_start=period.start if period else None,
+        period_start=period.start if period and not period.open_start else None,
         period_end=period.end if period else None,
         grain=grain,
     )

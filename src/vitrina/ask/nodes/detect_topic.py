@@ -14,12 +14,30 @@ from vitrina.ask.messages import text
 from vitrina.ask.planner import metric_examples
 from vitrina.ask.state import AskState
 from vitrina.ask.understand import read_question
+from vitrina.catalog import Catalog
+from vitrina.catalog.catalog import BrokenMetric
 from vitrina.catalog.model import ANY_SEGMENT
 from vitrina.language.periods import period_offsets
 from vitrina.language.requests import write_verb
 from vitrina.trace import Trace
 
 NEAR_TIE = 2.0  # topics of named metrics this close (one metric word) are a tie, not a choice
+
+
+def broken_metric_text(broken: BrokenMetric, catalog: Catalog, lang: str) -> str:
+    """The metric, the columns it names that do not exist, and what the catalog author does."""
+    metric = broken.metric
+    if broken.missing:
+        quote = ("«{}»" if lang == "ru" else '"{}"').format
+        return text(
+            "broken_metric_columns",
+            lang,
+            metric=metric.name(lang),
+            id=metric.id,
+            columns=", ".join(quote(c) for c in broken.missing),
+            table=metric.table,
+        )
+    return text("broken_metric", lang, metric=metric.name(lang), id=metric.id, reason=broken.reason)
 
 
 def _topic_list(ctx: AskContext, lang: str) -> str:
@@ -69,6 +87,20 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
                 word=shown_word(reading.refuse[0]),
                 topics=_topic_list(ctx, lang),
             ),
+        }
+
+    if reading.broken:
+        broken = ctx.catalog.broken_metrics[reading.broken[0]]
+        trace.rejected(
+            "the question names a catalog metric that cannot be computed: refused",
+            metric=broken.metric.id,
+            reason=broken.reason,
+        )
+        return {
+            **update,
+            "status": "refused",
+            "trace": trace.events,
+            "reason": broken_metric_text(broken, ctx.catalog, lang),
         }
 
     chosen = state.get("chosen", {}).get("topic")

@@ -32,9 +32,17 @@ from datetime import date
 
 from vitrina.language.periods.grain import extract_grain
 from vitrina.language.periods.matchers import MATCHERS, Hit
-from vitrina.language.periods.model import Period
+from vitrina.language.periods.model import OPEN_START, Period
+from vitrina.language.periods.open_ranges import widen
 
-__all__ = ["Period", "extract_grain", "extract_period", "period_offsets", "strip_period"]
+__all__ = [
+    "OPEN_START",
+    "Period",
+    "extract_grain",
+    "extract_period",
+    "period_offsets",
+    "strip_period",
+]
 
 
 def extract_period(text: str, today: date) -> Period | None:
@@ -56,7 +64,7 @@ def extract_period(text: str, today: date) -> Period | None:
         key = (hit.start, hit.start - hit.end, order, hit)
         if best is None or key[:3] < best[:3]:
             best = key
-    return best[3].period if best else None
+    return widen(text, best[3].period, today) if best else None
 
 
 _SPACES = re.compile(r"[ \t\u00a0]{2,}")

@@ -538,6 +538,26 @@ def match_year(m: re.Match[str], today: date) -> Hit | None:
     return _hit(m, date(year, 1, 1), date(year, 12, 31)) if year_ok(year) else None
 
 
+_RANGE_YEAR = _rx(
+    r"(?:before|after|prior\s+to|earlier\s+than|later\s+than|from|starting|until|till|through)"
+    rf"\s+(?P<y>{YEAR})(?!\s*(?:[-–—]|\.\.|\d))\b",
+    F,
+)
+
+
+@matcher(_RANGE_YEAR)
+def match_range_year(m: re.Match[str], today: date) -> Hit | None:
+    """ "before 2020", "from 1997 onwards": a bare year after an English range word is the
+    year; the range word is read by open_ranges.widen (or left unexplained: "until 2024")."""
+    year = int(m["y"])
+    if not year_ok(year):
+        return None
+    start, end = date(year, 1, 1), date(year, 12, 31)
+    ru, en = labels(start, end)
+    period = Period(start=start, end=end, label_ru=ru, label_en=en, span=m["y"])
+    return Hit(m.start("y"), m.end("y"), period)
+
+
 # Most specific first; the order only breaks ties between hits of equal position and length.
 MATCHERS: tuple[Matcher, ...] = (
     match_range,
@@ -552,4 +572,5 @@ MATCHERS: tuple[Matcher, ...] = (
     match_date,
     match_month,
     match_year,
+    match_range_year,
 )

@@ -6,6 +6,8 @@ from datetime import date
 
 from pydantic import BaseModel, ConfigDict
 
+OPEN_START = date(1, 1, 1)  # "до 2024 года": no lower bound (the compiler writes none)
+
 
 class Period(BaseModel):
     """An inclusive date range found in a question, with labels and the words it came from.
@@ -23,6 +25,10 @@ class Period(BaseModel):
     label_en: str  # "May 2025", "Q1 2025", "2025-01-01 – 2025-03-15"
     span: str  # the exact substring of the question that produced it
     corrected: str | None = None
+
+    @property
+    def open_start(self) -> bool:
+        return self.start == OPEN_START
 
     @property
     def days(self) -> int:

@@ -1,0 +1,107 @@
+"""Derived metrics the rules build from a catalog metric: a share of the total ("доля
+выручки по странам", "what share of revenue came from the USA") and an average per unit
+("average revenue per customer", "в среднем на клиента", "в одном счёте").
+
+Only the words are read here; the planner decides whether the metric allows it (a share or
+an average of an average is refused) and the compiler writes the SQL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from vitrina.ask.join_paths import table_names
+from vitrina.catalog import Catalog
+from vitrina.language.text import Word, stem_matches
+
+SHARE_WORDS = {
+    "доля", "долю", "доли", "долей", "доле", "share", "shares", "proportion", "percentage",
+    "процент", "процента", "процентов",
+}  # fmt: skip
+AVERAGE_WORDS = {"average", "avg", "mean", "среднем"}  # "в среднем": "в" is a stop word
+PER_WORDS = {"per", "на", "for", "each", "every", "в", "a", "an"}
+UNIT_FILLERS = {
+    "одного", "одну", "одном", "один", "одна", "одной", "каждого", "каждую", "каждом",
+    "каждый", "каждая", "каждой", "each", "every", "one", "single",
+}  # fmt: skip
+# words that only say where a share goes: "пришлась на Москву", "came from", "went through"
+SHARE_LINKS = (
+    "пришл", "приход", "прих", "составля", "came", "come", "comes", "coming", "went", "go",
+    "goes", "through", "accounted", "account", "accounts", "total", "всего", "общ", "from",
+    "made", "make", "makes",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PerUnit:
+    """ "per customer": the table whose rows the metric is divided among, and its word."""
+
+    table: str
+    word: str  # as typed: "клиента", "customer"
+
+
+def _metric_words(occurrences: list[Any]) -> set[int]:
+    return {
+        i
+        for m in occurrences
+        if m.phrase.kind == "metric"
+        for i in range(m.start, m.start + m.length)
+    }
+
+
+def find_share(words: list[Word], used: set[int], occurrences: list[Any]) -> int | None:
+    """The word saying "share of" (consumed), or None; not when a catalog metric is named
+    by it ("доля отклонённых" may be a metric of its own)."""
+    covered = _metric_words(occurrences)
+    for i, w in enumerate(words):
+        if i not in used and i not in covered and w.text in SHARE_WORDS:
+            used.add(i)
+            return i
+    return None
+
+
+def _table_of(word: Word, catalog: Catalog) -> str | None:
+    named = [
+        table
+        for table, stems in table_names(catalog).items()
+        if any(stem_matches(stem, word.text) for stem in stems)
+    ]
+    return named[0] if len(named) == 1 else None
+
+
+def find_per_unit(
+    words: list[Word], used: set[int], occurrences: list[Any], catalog: Catalog
+) -> PerUnit | None:
+    """ "average X per Y", "в среднем на Y", "в среднем ... в одном Y": the unit table.
+
+    The average word must not be part of a catalog metric's own name ("средний чек"), and the
+    unit word must name exactly one table; then every word of the phrase is consumed.
+    """
+    covered = _metric_words(occurrences)
+    for a, w in enumerate(words):
+        if a in used or a in covered or w.text not in AVERAGE_WORDS:
+            continue
+        for p in range(a + 1, len(words)):
+            if words[p].text not in PER_WORDS or p in used:
+                continue
+            u = p + 1
+            fillers = []
+            while u < len(words) and words[u].text in UNIT_FILLERS:
+                fillers.append(u)
+                u += 1
+            if u >= len(words) or u in used:
+                continue
+            table = _table_of(words[u], catalog)
+            if table is None:
+                continue
+            used.update({a, p, u, *fillers})
+            if a > 0 and words[a - 1].text == "в":
+                used.add(a - 1)
+            return PerUnit(table, words[u].original)
+        return None
+    return None
+
+
+def is_share_link(word: str) -> bool:
+    return any(stem_matches(s, word) for s in SHARE_LINKS)
