@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 # the model stack, the PNG and Excel writers, and what only answering a question needs
 NEVER_FOR_HELP = (
@@ -117,6 +119,19 @@ def test_the_command_map_names_what_every_job_registers() -> None:
     assert isinstance(app, typer.Typer) and len(app.registered_commands) + len(
         app.registered_groups
     ) == len(COMMANDS)
+
+
+@pytest.mark.parametrize("command", sorted(__import__("vitrina.cli").cli.COMMANDS))
+def test_each_command_runs_as_the_console_script_runs_it(command: str, capsys) -> None:
+    """`main` registers only the named command's module; a module with one command must
+    still be reached by its name (`vitrina mcp --help`, not "unexpected extra argument")."""
+    from vitrina.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0, out
+    assert f"vitrina {command} [OPTIONS]" in " ".join(out.split()), out
 
 
 def test_deferred_hubs_load_in_full_on_first_use_from_many_threads() -> None:

@@ -52,7 +52,7 @@ class _Group(TyperGroup):
 
 
 def _new_app() -> typer.Typer:
-    return typer.Typer(
+    built = typer.Typer(
         cls=_Group,
         name="vitrina",
         help="Vitrina: answers from your warehouse, documentation of BI measures, dashboards.",
@@ -60,6 +60,15 @@ def _new_app() -> typer.Typer:
         add_completion=False,
         pretty_exceptions_enable=False,
     )
+    # a callback keeps the app a group even when only one single-command job module is
+    # registered (`vitrina mcp`, `vitrina config`): Typer would otherwise make that command
+    # the whole program and read its name as an extra argument
+    built.callback()(_root)
+    return built
+
+
+def _root() -> None:
+    """Vitrina: answers from your warehouse, documentation of BI measures, dashboards."""
 
 
 # each top-level command -> the job module that registers it (tests/test_cli_commands.py

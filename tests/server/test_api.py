@@ -138,7 +138,7 @@ def test_an_older_run_of_a_dialog_is_still_downloadable(client, auth):
 def test_a_refusal_has_no_files(client, auth):
     thread = new_thread(client, auth)
     result = ask(client, auth, thread, "Сколько ипотек выдали в 2025 году?")[-1]["result"]
-    assert result["status"] == "refused" and "«ипотек»" in result["answer"]  # names what is missing
+    assert result["status"] == "refused" and "«ипотека»" in result["answer"]  # names it
     assert result["excel_url"] is None and result["rows"] == []
 
 
