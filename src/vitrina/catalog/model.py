@@ -174,7 +174,9 @@ class Metric(_Strict):
     numerator: str | None = None  # a ratio of two metrics of the same table (their ids) ...
     denominator: str | None = None  # ... each with its own filter: expression is built
     synonyms: list[str] = Field(default_factory=list)
-    format: Literal["money", "count", "number", "percent"] = "number"
+    # fraction: a 0-1 value (AVG of a flag, a rate) shown as percent; read as percent of
+    # `100.0 * (expression)` from here on, so every face shows percent points
+    format: Literal["money", "count", "number", "percent", "fraction"] = "number"
     unit: str | None = None
     topic: str | None = None
     date_column: str | None = None  # a column of `table`, or table.column reachable many-to-one
@@ -200,6 +202,15 @@ class Metric(_Strict):
             raise ValueError("a ratio needs both numerator and denominator")
         elif not self.expression:
             raise ValueError("expression is required (or numerator and denominator)")
+        return self
+
+    @model_validator(mode="after")
+    def _fraction_as_percent(self) -> Metric:
+        if self.format == "fraction":
+            if self.expression:
+                self.expression = f"100.0 * ({self.expression})"
+            self.format = "percent"  # a ratio's expression is built with the percent scale
+            self.additive = False
         return self
 
     @model_validator(mode="after")
