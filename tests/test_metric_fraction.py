@@ -41,7 +41,8 @@ def test_a_fraction_metric_answers_in_percent(tmp_path: Path, demo_db: Path) -> 
     from vitrina.ask import AskService
     from vitrina.config import load_settings
 
-    settings = load_settings(db_url=f"duckdb:///{demo_db}", catalog_dir=_catalog_with_rate(tmp_path))
+    catalog = _catalog_with_rate(tmp_path)
+    settings = load_settings(db_url=f"duckdb:///{demo_db}", catalog_dir=catalog)
     service = AskService(settings, today=date(2026, 11, 30), write_files=False, use_llm=False)
     try:
         result = service.ask("Успешность платежей в мае 2025")
