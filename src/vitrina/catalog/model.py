@@ -245,7 +245,11 @@ class Example(_Strict):
 class DictionaryValue(_Strict):
     value: str
     synonyms: list[str] = Field(default_factory=list)
+    label_ru: str | None = None  # how answers name the value ("Дебетовая" for "debit")
     label_en: str | None = None
+
+    def label(self, lang: str) -> str:
+        return (self.label_ru if lang == "ru" else self.label_en) or self.value
 
 
 class Dictionary(_Strict):

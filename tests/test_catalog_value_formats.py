@@ -1,4 +1,5 @@
-"""`format: fraction`: a metric whose value is 0-1 is shown (and computed) in percent points,
+"""How catalog values are shown: `format: fraction` in percent points, dictionary labels per
+language. A fraction metric (0-1) is computed and shown in percent points,
 so 0.931 reads "93,1 %", not "0,9 %"."""
 
 from __future__ import annotations
@@ -58,3 +59,20 @@ def test_a_fraction_metric_answers_in_percent(tmp_path: Path, demo_db: Path) -> 
     assert abs(float(result.rows[0][0]) - float(expected)) < 1e-6
     shown = f"{float(expected):.1f}".replace(".", ",")
     assert f"{shown}\u00a0%" in result.answer, result.answer
+
+
+def test_filters_are_named_by_the_dictionary_labels_of_the_language(demo_db: Path) -> None:
+    """A dictionary value's label_ru / label_en name it in the answer's "Учтено:/Applied:"."""
+    from vitrina.ask import AskService
+    from vitrina.config import load_settings
+
+    settings = load_settings(db_url=f"duckdb:///{demo_db}")
+    service = AskService(settings, today=date(2026, 11, 30), write_files=False, use_llm=False)
+    try:
+        ru = service.ask("Сколько дебетовых карт выпустили в 2025 году?")
+        en = service.ask("How many debit cards were issued in 2025?")
+    finally:
+        service.close()
+    assert "Учтено: Тип карты = дебетовая." in ru.answer, ru.answer
+    assert "Card type = debit" in en.answer, en.answer
+    assert "'debit'" in ru.sql  # the SQL filters on the stored value
