@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# Chart.js and Mermaid for the web UI: from the npm registry (web/package-lock.json), copied
-# into the package's static/vendor/ folder; never fetched from a CDN at run time.
+# Chart.js and Mermaid for the web UI, axe-core for its accessibility test: from the npm
+# registry (web/package-lock.json), copied into the package's static/vendor/ folder; never
+# fetched from a CDN at run time.
 VENDOR := src/vitrina/server/static/vendor/versions.json
 
 .PHONY: demo test test-llm lint bench browser pg-contrib sandbox assets clean superset-env

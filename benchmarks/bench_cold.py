@@ -7,6 +7,12 @@ Each is run RUNS times; the figures are medians of wall seconds and of CPU secon
 system of the child, which a loaded machine moves less than wall time). `ask_answer_s` is
 when the answer was on the screen (the line "thread ... run ..."), before the default
 files are written; `ask_s` is the whole process, files included.
+
+Bytecode: an installed Vitrina runs from compiled `.pyc` files, so the processes here may
+write and read them (in a cache folder of the run, `PYTHONPYCACHEPREFIX`, never in the tree)
+even where the caller sets `PYTHONDONTWRITEBYTECODE`: compiling every module from source on
+each start costs ~0.1 s for Vitrina's own code and seconds for the libraries, which is not
+what a user's start costs. The first run fills the cache and is not counted.
 """
 
 from __future__ import annotations
@@ -24,7 +30,12 @@ from vitrina.warehouse.demo import build_demo_warehouse
 
 RUNS = 5
 QUESTION = "Сколько кошельков открыли в мае 2025?"
-GOALS = {"help_s": ("<", 0.5), "ask_s": ("<", 1.5)}
+GOALS = {
+    "help_s": ("<", 0.5),
+    "help_cpu_s": ("<", 0.5),
+    "ask_s": ("<", 1.5),
+    "ask_cpu_s": ("<", 1.5),
+}
 
 
 def _timed(
@@ -51,17 +62,19 @@ def _timed(
 
 
 def run() -> dict[str, float]:
-    vitrina = [sys.executable, "-m", "vitrina.cli"]
+    vitrina = [sys.executable, "-m", "vitrina"]
     with tempfile.TemporaryDirectory(prefix="vitrina-bench-cold-") as tmp:
         db = Path(tmp) / "warehouse.duckdb"
         build_demo_warehouse(db)
         env = {
-            **os.environ,
+            **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
+            "PYTHONPYCACHEPREFIX": str(Path(tmp) / "pycache"),
             "VITRINA_HOME": str(Path(tmp) / "home"),
             "VITRINA_DB_URL": f"duckdb:///{db}",
             "COLUMNS": "100",
         }
         _timed([*vitrina, "ask", "--no-llm", QUESTION], env)  # first run: state file, bytecode
+        _timed([*vitrina, "--help"], env)
         helps = [_timed([*vitrina, "--help"], env) for _ in range(RUNS)]
         asks = [
             _timed([*vitrina, "ask", "--no-llm", QUESTION], env, marker=" · run ")

@@ -209,9 +209,17 @@ NOTES = """
   (wall and CPU seconds; `answer_s` is when the answer was on the screen, before the files).
 - **bounds**: the figures tests used to assert as wall-clock limits (the SQL index, the
   model layer's turn budget), now measured here and only checked functionally in tests.
-- **serve**: `--workers` = CPU cores processes, SQLite and PostgreSQL state; the goal is a
-  ratio measured in the same run: throughput at 32 clients over (cores / CPU seconds of
-  one turn), >= 0.7; p95 at 8 clients < 500 ms.
+- **cold**: run with compiled bytecode in a cache folder of the run (as an installed Vitrina
+  runs), whatever `PYTHONDONTWRITEBYTECODE` says; CPU figures are the child's user + system.
+- **serve**: `--workers` = CPU cores processes, SQLite and PostgreSQL state, clients spread
+  over 4 API tokens (one token may hold 20 streams); the goal is a ratio measured in the
+  same run: throughput at 32 clients over (cores / CPU seconds of one turn), >= 0.7; p95 at
+  8 clients < 500 ms. On a shared machine the server gets only part of the cores
+  (`cpu_share`): `cpu_ratio_to_limit_c32` (one turn's CPU / the server's CPU per answered
+  turn) is the same ratio measured on CPU, which the load does not move.
+- **streams**: one `vitrina serve` process, 100 task event streams held open on 6 tokens'
+  running tasks (each waiting on the task database's write lock, which the bench holds);
+  /healthz latency without and with them (issue 11: p95 < 100 ms with 100 streams).
 - **periods**: `extract_period` over every phrase of tests/data/periods.yaml, best of five
   passes, in microseconds per phrase.
 - **present**: the Excel file of a 100,000-row result (the row cap), one write.

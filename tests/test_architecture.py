@@ -40,6 +40,7 @@ CORE = frozenset(
         "vitrina",
         "config",
         "lazy",
+        "deferred_imports",
         "i18n",
         "trace",
         "checkpoint",
@@ -52,7 +53,7 @@ CORE = frozenset(
     }
 )
 JOBS = frozenset({"ask", "docs", "task", "route", "eval", "onec", "team"})
-FACES = frozenset({"server", "mcp", "cli"})
+FACES = frozenset({"server", "mcp", "cli", "__main__"})
 SRC = Path(vitrina.__file__).parent
 
 Edge = tuple[str, str]  # (importing module, imported module)

@@ -1,5 +1,6 @@
 """The rules must work for any catalog: nothing in the ask planner names a demo metric,
-table, column or dictionary value (the words are read from the demo catalog itself).
+table, column or dictionary value (the words are read from the demo catalog itself), and the
+web UI's own text names no demo topic or segment either (it reads them from the catalog).
 
 Docstrings and comments may use the demo as an example; string literals and code may not.
 `ask/commands.py` is left out: its sample questions are the `vitrina demo` command's own.
@@ -89,3 +90,25 @@ def test_no_demo_word_in_planner_code(path: Path) -> None:
     assert not found, (
         f"{path.relative_to(SRC)} names demo catalog words {found}: read them from the catalog"
     )
+
+
+UI_FILES = sorted(
+    p for p in (SRC / "server" / "static").iterdir() if p.suffix in (".js", ".html") and p.is_file()
+)
+JS_COMMENT = re.compile(r"/\*.*?\*/|(?<![:\\])//[^\n]*|<!--.*?-->", re.S)
+
+
+def ui_words() -> set[str]:
+    """Demo words plus the demo's topic names and segment ids (short, but only the demo's)."""
+    catalog = load_catalog(None)
+    words = demo_words() | set(catalog.info.segment_ids())
+    for topic in catalog.topics.values():
+        words |= {topic.name_ru.lower(), topic.name_en.lower()}
+    return words
+
+
+@pytest.mark.parametrize("path", UI_FILES, ids=lambda p: p.name)
+def test_no_demo_word_in_the_web_ui(path: Path) -> None:
+    text = JS_COMMENT.sub(" ", path.read_text(encoding="utf-8")).lower().replace("ё", "е")
+    found = sorted(w for w in ui_words() if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", text))
+    assert not found, f"static/{path.name} names demo words {found}: serve them from the catalog"

@@ -134,3 +134,36 @@ def test_date_through_a_relation_and_named_dates(catalog_copy: Path) -> None:
     ]
     assert "wallets_opened" not in catalog.metrics
     assert any("no many-to-one relation path" in p.message for p in catalog.problems)
+
+
+def test_segments_are_the_catalogs_own(catalog_copy: Path) -> None:
+    """Any dimension can scope a dialog: segment ids come from segment_values, and every
+    mention of a segment id elsewhere must name one of them."""
+    path = catalog_copy / "catalog.yaml"
+    text = path.read_text(encoding="utf-8")
+    renamed = (
+        text.replace("{b2b: B2B, b2c: B2C}", "{corp: B2B, retail: B2C}")
+        .replace("    b2b: [", "    corp: [")
+        .replace("    b2c: [", "    retail: [")
+    )
+    path.write_text(renamed, encoding="utf-8")
+    topics_file = catalog_copy / "topics.yaml"
+    topics_file.write_text(
+        topics_file.read_text(encoding="utf-8").replace("segment: any", "segment: b2b", 1),
+        encoding="utf-8",
+    )
+    catalog = load_catalog(catalog_copy)
+    assert catalog.info.segment_ids() == ["corp", "retail"]
+    assert catalog.info.dialog_segment("RETAIL") == "retail"
+    with pytest.raises(ValueError, match="this catalog has auto, corp, retail"):
+        catalog.info.dialog_segment("b2b")
+    # a topic still saying b2b is reported by file and line, and read as 'any'
+    topics = [p for p in catalog.problems if p.where.startswith("topics")]
+    assert len(topics) == 1 and "unknown segment 'b2b'" in topics[0].message
+    assert topics[0].file == topics_file and topics[0].line
+    assert all(t.segment in ("any", "corp", "retail") for t in catalog.topics.values())
+
+    path.write_text(text.replace("    b2c: [", "    vip: [", 1), encoding="utf-8")
+    with pytest.raises(CatalogError) as info:
+        load_catalog(catalog_copy, strict=True)
+    assert any("segment_keywords name segments ['vip']" in p.message for p in info.value.problems)

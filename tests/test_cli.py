@@ -91,7 +91,7 @@ def test_clarification_round_trip(demo_db: Path) -> None:
 
 def test_bad_input_is_a_message_not_a_traceback(tmp_path: Path) -> None:
     code, out = run("ask", "x", "--segment", "b2x")
-    assert code == 2 and "--segment must be auto, b2b or b2c" in out
+    assert code == 2 and "unknown segment 'b2x': this catalog has auto, b2b, b2c" in out
     code, out = run("ask", "x", "--catalog", str(tmp_path / "missing"))
     assert code == 2 and "catalog folder not found" in out
     code, out = run("ask", "Сумма платежей в 2025", "--db", f"duckdb:///{tmp_path / 'nope.duckdb'}")

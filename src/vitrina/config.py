@@ -129,6 +129,14 @@ class Settings(BaseSettings):
     notify_telegram_chat: str | None = None
     extra: dict[str, Any] = Field(default_factory=dict)
 
+    @field_validator("db_url")
+    @classmethod
+    def _plain_path_is_a_url(cls, value: str | None) -> str | None:
+        """`--db Chinook.db` or `--db dwh.duckdb` means the file's own engine URL."""
+        from vitrina.warehouse.url import as_warehouse_url
+
+        return as_warehouse_url(value) if value else value
+
     @field_validator("llm_endpoints")
     @classmethod
     def _endpoint_keys(cls, value: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:

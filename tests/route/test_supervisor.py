@@ -147,3 +147,19 @@ def test_docs_role_without_a_model_says_how_to_configure_one(route_service):
     bare = RouteService(catalog=route_service.context.catalog, warehouse=object())
     result = bare.handle("Document the measure [Total Amount]")
     assert result.status == "refused" and "No Tabular model" in result.answer
+
+
+def test_help_quotes_the_loaded_catalog_not_the_demo():
+    from pathlib import Path
+
+    from vitrina.catalog import load_catalog
+    from vitrina.route.messages import text
+    from vitrina.route.nodes.general import help_examples
+
+    chinook = load_catalog(Path(__file__).resolve().parents[2] / "examples" / "chinook" / "catalog")
+    for lang in ("ru", "en"):
+        words = help_examples(chinook, lang)
+        help_text = text("help", lang, **words)
+        assert words["topic"] in help_text and words["metric"] in help_text
+        assert words["question"] in help_text
+        assert "платеж" not in help_text.lower() and "payment" not in help_text.lower()

@@ -138,7 +138,7 @@ def test_an_older_run_of_a_dialog_is_still_downloadable(client, auth):
 def test_a_refusal_has_no_files(client, auth):
     thread = new_thread(client, auth)
     result = ask(client, auth, thread, "Сколько ипотек выдали в 2025 году?")[-1]["result"]
-    assert result["status"] == "refused" and "«ипотек»" in result["answer"]  # names what is missing
+    assert result["status"] == "refused" and "«ипотека»" in result["answer"]  # names it
     assert result["excel_url"] is None and result["rows"] == []
 
 
@@ -157,7 +157,11 @@ def test_dialog_options_segment_and_topics(client, auth):
     bad = client.post("/api/threads", json={"topics": ["mortgages"]}, headers=auth)
     assert bad.status_code == 422 and bad.json()["error"]["code"] == "unknown_topic"
     bad = client.post("/api/threads", json={"segment": "vip"}, headers=auth)
-    assert bad.status_code == 422 and bad.json()["error"]["code"] == "invalid_request"
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "unknown_segment"
+    assert bad.json()["error"]["known"] == ["auto", "b2b", "b2c"]  # the catalog's segments
+    start = client.get("/api/catalog/start", headers=auth).json()
+    assert [s["id"] for s in start["segments"]] == ["b2b", "b2c"]
+    assert start["examples"]["ru"] and start["examples"]["en"]  # the catalog's examples
 
 
 def test_catalog_tables(client, auth):

@@ -84,8 +84,12 @@ def _ask(page, text: str) -> None:
 def test_ask_see_steps_table_chart_and_download_excel(page, server, tmp_path):
     page.goto(server.url + "/")
     page.wait_for_selector("body[data-ready='1']")
-    assert page.locator("#segment-picker button").count() == 3
+    # the start panel is the catalog's: auto + its segments, its examples, its topics
+    assert page.locator("#segment-picker button").all_inner_texts() == ["Авто", "B2B", "B2C"]
     assert page.locator("#topic-picker .chip").count() >= 3
+    examples = page.locator("#examples .example").all_inner_texts()
+    assert examples and "Сколько кошельков открыли в мае 2025?" in examples  # examples.yaml
+    assert "платежи" in page.locator("#question").get_attribute("placeholder")
     _shot(page, "01-start")
     _ask(page, "Сумма платежей по месяцам в 2025 году")
     turn = page.locator(".turn").last
@@ -211,7 +215,7 @@ def test_task_page_redo_comment_refused_then_applied(page, server):
     page.fill("#request", "Открытия кошельков по регионам за 3 квартал 2026")
     page.click("#start button[type=submit]")
     page.get_by_role("button", name="Одобрить").click()  # the plan
-    page.wait_for_selector("#current h3", timeout=60_000)
+    page.wait_for_selector("#current h2", timeout=60_000)
     comments = iter(["сделай красивее", "за 2 квартал 2026"])
     page.on("dialog", lambda d: d.accept(next(comments)))
     page.get_by_role("button", name="Повторить").click()

@@ -1,6 +1,7 @@
 """In Debian's Chromium against a real `vitrina serve` (auth on) whose model endpoint refuses
-connections: the answer says the rules answered, follow-up chips send their question, and
-thumbs down with a comment lands in the eval review queue."""
+connections: the answer says the rules answered, follow-up chips send their question,
+thumbs down with a comment lands in the eval review queue, and a reload keeps the note and
+the chips."""
 
 from __future__ import annotations
 
@@ -82,6 +83,28 @@ def test_notice_chips_and_feedback(browser, dead_model_server, viewport):  # noq
         timeout=30_000,
     )
     assert follow.locator(".fb-down[aria-pressed='true']").count() == 1
+    # after a reload both answers keep their note and their follow-up chips
+    live = [t.locator(".suggestions .chip").all_inner_texts() for t in page.locator(".turn").all()]
+    page.reload()
+    _ready(page)
+    page.locator(".turn").nth(1).wait_for()
+    turns = page.locator(".turn")
+    assert turns.count() == 2
+    for n in range(2):
+        note = turns.nth(n).locator(".model-notice")
+        assert note.is_visible() and "Модель была недоступна" in note.inner_text(), n
+        assert "Модель была недоступна" not in turns.nth(n).locator("p.answer").inner_text()
+        assert turns.nth(n).locator(".suggestions .chip").all_inner_texts() == live[n], n
+    _shot(page, f"answer-extras-reloaded-{viewport['width']}")
+    reloaded_chip = turns.first.locator(".suggestions .chip").first
+    asked_again = reloaded_chip.inner_text()
+    reloaded_chip.click()  # a chip restored by the reload still asks its question
+    page.wait_for_function(
+        "() => document.querySelectorAll('.turn').length === 3 && "
+        "!document.querySelector('.turn.running')",
+        timeout=120_000,
+    )
+    assert asked_again in page.locator(".turn").last.locator(".q-text").inner_text()
     assert _errors(page) == []
     store = EvalStore(server.home / "state.sqlite")
     try:

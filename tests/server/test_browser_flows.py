@@ -271,6 +271,32 @@ def test_table_sort_chart_switch_and_dialog_tools(browser, authed):  # noqa: F81
     assert _errors(page) == []
 
 
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "390"])
+def test_board_is_linked_from_every_page(browser, authed, viewport):  # noqa: F811
+    """The build board is one click away from every page, like /task, and renders cleanly."""
+    page = _page(browser, viewport, token=authed.token)
+    for path in ("/", "/docs", "/task", "/board"):
+        page.goto(authed.url + path)
+        _ready(page)
+        assert page.locator("nav a[href='/board']").is_visible(), path
+    page.goto(authed.url + "/")
+    _ready(page)
+    page.click("nav a[href='/board']")
+    page.wait_for_url("**/board")
+    _ready(page)
+    assert page.locator("h1").inner_text() == "Доска сборок"
+    assert page.locator("nav a[aria-current='page']").inner_text() == "Доска сборок"
+    assert page.locator("#board-empty").is_visible()  # no build in this home yet: it says so
+    assert "vitrina build" in page.locator("#board-empty").inner_text()
+    assert page.locator("#board-error").is_hidden()
+    sideways = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert sideways <= 0
+    page.click(".lang-switch button[data-lang='en']")
+    assert page.locator("h1").inner_text() == "Build board"
+    _shot(page, f"flows-board-{viewport['width']}")
+    assert _errors(page) == []
+
+
 @pytest.mark.parametrize("lang", ["ru", "en"])
 def test_phone_390_is_usable(browser, authed, lang):  # noqa: F811
     page = _page(browser, PHONE, lang=lang, token=authed.token)

@@ -103,7 +103,13 @@ def test_api_json_carries_it(demo_db: Path) -> None:
         headers = new_token(client)
         thread = new_thread(client, headers)
         events = ask(client, headers, thread, EN)
+        reloaded = client.get(f"/api/threads/{thread}", headers=headers).json()["turns"]
     result = next(e["result"] for e in events if e["type"] == "result")
     assert result["status"] == "answered"
     assert result["model_unavailable"]["notice"] == text("model_down_answered", "en")
     assert result["answer"].endswith(result["model_unavailable"]["notice"])
+    # a reload shows the same turn: the note and the follow-ups are not lost
+    (turn,) = reloaded
+    assert turn["model_unavailable"] == result["model_unavailable"]
+    assert turn["answer"] == result["answer"]
+    assert turn["suggestions"] == result["suggestions"] and turn["suggestions"]

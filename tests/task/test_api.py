@@ -56,3 +56,29 @@ def test_router_drives_a_task(make_task):
         assert task["status"] == "done" and task["summary"]
         assert client.get("/api/tasks/nope").status_code == 404
     router.state.close()
+
+
+def test_a_task_asked_for_before_its_first_checkpoint_is_not_missing(make_task):
+    """The page asks for a task's events right after the POST; a task whose first checkpoint
+    is not written yet (held back here) is waited for, not answered 404."""
+    import threading
+
+    service = make_task()
+    release = threading.Event()
+    start = service.start
+
+    def held_start(*args, **kwargs):
+        release.wait(timeout=30)
+        return start(*args, **kwargs)
+
+    service.start = held_start
+    app = FastAPI()
+    router = build_router(service)
+    app.include_router(router)
+    with TestClient(app) as client:
+        task_id = client.post("/api/tasks", json={"request": REQUEST}).json()["task_id"]
+        threading.Timer(0.5, release.set).start()  # released while the GET below waits
+        assert client.get(f"/api/tasks/{task_id}").status_code == 200
+        assert [e["node"] for e in events(client, task_id)][-1] == "idle"
+        assert client.get("/api/tasks/feedfeedfeed").status_code == 404  # never submitted
+    router.state.close()

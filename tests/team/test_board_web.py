@@ -13,6 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from vitrina.server import ServeOptions, create_app
+from vitrina.server.assets import AXE_FILE
 from vitrina.server.store import Store
 from vitrina.server.tokens import create_token
 from vitrina.team import board_url
@@ -104,6 +105,15 @@ def test_the_board_page_in_chromium(served) -> None:
             page.locator("#task .board-card").first.click()  # its review
             page.wait_for_selector("#task figure img", timeout=10000)
             assert "VERDICT: APPROVED" in page.locator("#task").inner_text()
+            if AXE_FILE.is_file():  # the accessibility pass of the other pages, on a full board
+                page.add_script_tag(path=str(AXE_FILE))
+                found = page.evaluate("() => axe.run(document, {resultTypes: ['violations']})")
+                serious = [
+                    (v["id"], [n["target"] for n in v["nodes"][:5]])
+                    for v in found["violations"]
+                    if v["impact"] in ("serious", "critical")
+                ]
+                assert serious == []
             browser.close()
     finally:
         server.should_exit = True

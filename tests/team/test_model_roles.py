@@ -7,7 +7,7 @@ from __future__ import annotations
 from langchain_core.messages import ToolMessage
 
 from vitrina.llm.client import LLMClient
-from vitrina.llm.fake import ScriptedChatModel, calling
+from vitrina.llm.fake import ScriptedChatModel, Slow, calling
 from vitrina.team.agents.model import MODEL_TOOLS, model_agents
 from vitrina.team.agents.rules import rule_agents
 from vitrina.team.lifecycle import TaskKind
@@ -116,3 +116,20 @@ def test_a_failing_model_leaves_the_rules_comment(run_build) -> None:
     service, report = run_build(BRIEF, agents=_agents(model))
     assert report.status == "done", report.blocked
     assert not _model_comments(service, report)
+
+
+def test_a_slow_model_costs_a_role_at_most_its_turn_budget(run_build) -> None:
+    """All requests of one role's part draw on one turn budget (issue 11: a hanging or slow
+    endpoint costs a turn its budget, not max_requests times the request deadline)."""
+    model = ScriptedChatModel(every=Slow(calling("read_spec"), 0.2))  # slow, never stops asking
+    client = LLMClient(model, timeout_s=5, turn_seconds=0.5, sleep=lambda _s: None)
+    agents = model_agents(client, rule_agents(), max_calls=10, max_requests=5)
+    _service, report = run_build(BRIEF, agents=agents)
+    assert report.status == "done", report.blocked
+    # a part's first request carries no tool result; count the requests of each part
+    parts: list[int] = []
+    for prompt in model.prompts:
+        if not any(isinstance(m, ToolMessage) for m in prompt.messages):
+            parts.append(0)
+        parts[-1] += 1
+    assert parts and max(parts) <= 3, parts  # 0.5 s of 0.2 s requests, not max_requests=5

@@ -34,12 +34,12 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 def ensure_demo(settings: Settings) -> None:
     """Build the embedded demo warehouse on first use, with a progress bar."""
+    if settings.db_url:
+        return
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from vitrina.warehouse.demo import ensure_demo_warehouse
 
-    if settings.db_url:
-        return
     with Progress(
         TextColumn("[bold]demo warehouse[/] {task.description}"),
         BarColumn(),
@@ -121,7 +121,10 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(help="Dialog id: continue a dialog or answer its clarification."),
         ] = None,
-        segment: Annotated[str | None, typer.Option(help="auto, b2b or b2c.")] = None,
+        segment: Annotated[
+            str | None,
+            typer.Option(help="auto, or a segment of the catalog (the demo's: b2b, b2c)."),
+        ] = None,
         topic: Annotated[
             list[str] | None, typer.Option(help="Explicit topic id (repeatable): skips detection.")
         ] = None,
@@ -143,11 +146,14 @@ def register(app: typer.Typer) -> None:
         from vitrina.ask.render import render_files, render_result
         from vitrina.warehouse import WarehouseError
 
-        if segment and segment.lower() not in ("auto", "b2b", "b2c"):
-            raise fail(f"--segment must be auto, b2b or b2c, not '{segment}'")
         settings = _settings(db, catalog, segment)
         # the files are written after the answer is shown (--json: before, it prints their paths)
         service = make_service(settings, use_llm=not no_llm, write_files=False)
+        try:
+            segment = service.catalog.info.dialog_segment(segment or settings.segment)
+        except ValueError as exc:
+            service.close()
+            raise fail(f"--segment: {exc}") from exc
         try:
             result = service.ask(question, thread_id=thread, segment=segment, topics=topic)
             if as_json:

@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from vitrina.catalog import Catalog
 from vitrina.config import Settings
-from vitrina.llm.client import ModelTurn
 from vitrina.warehouse import Warehouse
+
+if TYPE_CHECKING:  # rules-only turns never load the model client
+    from vitrina.llm.client import ModelTurn
 
 
 @dataclass(frozen=True)

@@ -84,8 +84,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "in the question.",
     },
     "refuse_word": {
-        "ru": "В хранилище нет данных о «{word}», поэтому ответить не могу — придумывать цифры "
-        "я не буду. Доступные темы: {topics}.",
+        "ru": "В хранилище нет данных по теме «{word}», поэтому ответить не могу — придумывать "
+        "цифры я не буду. Доступные темы: {topics}.",
         "en": 'The warehouse holds no data about "{word}", so I cannot answer; I will not '
         "invent numbers. Available topics: {topics}.",
     },
@@ -124,10 +124,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "relation between them.",
     },
     "segment_unreachable": {
-        "ru": "Показатель «{metric}» нельзя разделить на B2B и B2C: в каталоге нет связи с "
-        "сегментом клиента.",
-        "en": '"{metric}" cannot be split into B2B and B2C: the catalog has no relation to the '
-        "client segment.",
+        "ru": "Показатель «{metric}» нельзя ограничить сегментом «{segment}»: в каталоге нет "
+        "связи с {column}.",
+        "en": '"{metric}" cannot be limited to the segment "{segment}": the catalog has no '
+        "relation to {column}.",
     },
     "join_ambiguous": {
         "ru": "Таблицу «{table}» можно присоединить несколькими путями: через {ways}. Уточните "

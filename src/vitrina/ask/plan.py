@@ -48,6 +48,12 @@ class Filter(BaseModel):
     label_ru: str
     label_en: str
     value_labels_en: list[str] = Field(default_factory=list)
+    value_labels_ru: list[str] = Field(default_factory=list)
+
+    def shown_values(self, lang: str) -> list[str]:
+        """The values as an answer in `lang` names them: the dictionary's labels, else as stored."""
+        labels = self.value_labels_ru if lang == "ru" else self.value_labels_en
+        return labels if len(labels) == len(self.values) else self.values
 
 
 class Comparison(BaseModel):

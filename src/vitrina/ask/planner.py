@@ -555,18 +555,14 @@ def _build_plan(
         joins.add(table, f"filter {column}")
         existing = next((f for f in plan.filters if f.table == table and f.column == column), None)
         dictionary = catalog.dictionary_for(table, column)
-        label_en = next(
-            (
-                v.label_en or v.value
-                for v in (dictionary.values if dictionary else [])
-                if v.value == value
-            ),
-            value,
-        )
+        known = dictionary.values if dictionary else []
+        entry = next((v for v in known if v.value == value), None)
+        label_ru, label_en = (entry.label("ru"), entry.label("en")) if entry else (value, value)
         if existing:
             if value not in existing.values:
                 existing.values.append(value)
                 existing.value_labels_en.append(label_en)
+                existing.value_labels_ru.append(label_ru)
             continue
         col = catalog.tables[table].column(column)
         plan.filters.append(
@@ -575,6 +571,7 @@ def _build_plan(
                 column=column,
                 values=[value],
                 value_labels_en=[label_en],
+                value_labels_ru=[label_ru],
                 label_ru=col.label("ru") if col else column,
                 label_en=col.label("en") if col else column,
             )
@@ -592,9 +589,16 @@ def _build_plan(
         seg_table, seg_column = catalog.info.segment_column.rsplit(".", 1)
         if not joins.add(seg_table, "segment (mandatory relation)"):
             return PlanOutcome(
-                None, refusal=text("segment_unreachable", lang, metric=lead.name(lang))
+                None,
+                refusal=text(
+                    "segment_unreachable",
+                    lang,
+                    metric=lead.name(lang),
+                    segment=catalog.info.segment_label(segment),
+                    column=catalog.info.segment_column,
+                ),
             )
-        value = catalog.info.segment_values.get(segment, segment.upper())
+        value = catalog.info.segment_label(segment)
         plan.segment = value
         plan.filters.append(
             Filter(
@@ -602,8 +606,9 @@ def _build_plan(
                 column=seg_column,
                 values=[value],
                 value_labels_en=[value],
-                label_ru="Сегмент",
-                label_en="Segment",
+                value_labels_ru=[value],
+                label_ru=catalog.info.segment_name_ru or "Сегмент",
+                label_en=catalog.info.segment_name_en or "Segment",
             )
         )
         trace.branch("segment filter added with its mandatory join", segment=value)

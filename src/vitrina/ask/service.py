@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.types import Command
 from pydantic import BaseModel, Field
@@ -26,13 +26,14 @@ from vitrina.ask.suggest import suggestions
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.checkpoint import register_state_types, sqlite_checkpointer
 from vitrina.config import Settings, load_settings
-from vitrina.llm.client import LLMClient, ModelTurn
-from vitrina.llm.factory import LLMSettingsError, build_client
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.trace import TraceEvent
 from vitrina.trace.events import EventKind, has_suppressed
 from vitrina.trace.telemetry import StepRecord, export_run
 from vitrina.warehouse import QueryResult, Warehouse
+
+if TYPE_CHECKING:  # the model client loads only when a model is configured (decision 092)
+    from vitrina.llm.client import LLMClient, ModelTurn
 
 log = logging.getLogger(__name__)
 MAX_HISTORY = 5000  # checkpoints walked back to find an older run of a dialog
@@ -140,6 +141,8 @@ class AskService:
 
     def _configured_llm(self) -> LLMClient | None:
         """The configured model, or None; bad LLM settings fall back to rules with a warning."""
+        from vitrina.llm.factory import LLMSettingsError, build_client
+
         try:
             return build_client(self.settings)
         except LLMSettingsError as exc:

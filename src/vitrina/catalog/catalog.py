@@ -9,6 +9,7 @@ from typing import Any
 
 from vitrina.catalog.errors import CatalogProblem
 from vitrina.catalog.model import (
+    ANY_SEGMENT,
     CatalogInfo,
     Column,
     Dictionary,
@@ -106,6 +107,15 @@ class Catalog:
             if missing:
                 report(file, line, f"topics {topic.id}", f"unknown tables {missing}")
             topic.tables = [t.lower() for t in topic.tables if t.lower() in cat.tables]
+            if topic.segment not in (ANY_SEGMENT, *info.segment_values):
+                report(
+                    file,
+                    line,
+                    f"topics {topic.id}",
+                    f"unknown segment '{topic.segment}': use 'any' or one of "
+                    f"{info.segment_ids()} (catalog.segment_values); read as 'any'",
+                )
+                topic.segment = ANY_SEGMENT
             cat.topics[topic.id] = topic
         for table in cat.tables.values():
             for topic_id in table.topics:

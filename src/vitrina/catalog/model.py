@@ -7,6 +7,7 @@ not a silently ignored setting.
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Literal
 
@@ -17,10 +18,10 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False)
 
 
-class Segment(StrEnum):
-    ANY = "any"
-    B2B = "b2b"
-    B2C = "b2c"
+ANY_SEGMENT = "any"  # a topic or dialog not bound to one segment
+AUTO_SEGMENT = "auto"  # a dialog that reads the segment from each question
+SEGMENT_ID = r"^[a-z][a-z0-9_]{0,31}$"
+RESERVED_SEGMENTS = frozenset({ANY_SEGMENT, AUTO_SEGMENT})
 
 
 class ColumnRole(StrEnum):
@@ -38,7 +39,7 @@ class Topic(_Strict):
     name_ru: str
     name_en: str
     description: str = ""
-    segment: Segment = Segment.ANY
+    segment: str = ANY_SEGMENT  # any, or a segment id of `catalog.segment_values`
     keywords: dict[str, float] = Field(default_factory=dict)
     tables: list[str] = Field(default_factory=list)
     checklist: list[str] = Field(default_factory=list)
@@ -173,7 +174,9 @@ class Metric(_Strict):
     numerator: str | None = None  # a ratio of two metrics of the same table (their ids) ...
     denominator: str | None = None  # ... each with its own filter: expression is built
     synonyms: list[str] = Field(default_factory=list)
-    format: Literal["money", "count", "number", "percent"] = "number"
+    # fraction: a 0-1 value (AVG of a flag, a rate) shown as percent; read as percent of
+    # `100.0 * (expression)` from here on, so every face shows percent points
+    format: Literal["money", "count", "number", "percent", "fraction"] = "number"
     unit: str | None = None
     topic: str | None = None
     date_column: str | None = None  # a column of `table`, or table.column reachable many-to-one
@@ -199,6 +202,15 @@ class Metric(_Strict):
             raise ValueError("a ratio needs both numerator and denominator")
         elif not self.expression:
             raise ValueError("expression is required (or numerator and denominator)")
+        return self
+
+    @model_validator(mode="after")
+    def _fraction_as_percent(self) -> Metric:
+        if self.format == "fraction":
+            if self.expression:
+                self.expression = f"100.0 * ({self.expression})"
+            self.format = "percent"  # a ratio's expression is built with the percent scale
+            self.additive = False
         return self
 
     @model_validator(mode="after")
@@ -233,7 +245,11 @@ class Example(_Strict):
 class DictionaryValue(_Strict):
     value: str
     synonyms: list[str] = Field(default_factory=list)
+    label_ru: str | None = None  # how answers name the value ("Дебетовая" for "debit")
     label_en: str | None = None
+
+    def label(self, lang: str) -> str:
+        return (self.label_ru if lang == "ru" else self.label_en) or self.value
 
 
 class Dictionary(_Strict):
@@ -259,10 +275,54 @@ class Dictionary(_Strict):
 class CatalogInfo(_Strict):
     name: str = "catalog"
     description: str = ""
-    default_segment: Segment = Segment.ANY
-    segment_column: str | None = None  # table.column holding B2B/B2C, e.g. dwh.dim_client.segment
-    segment_values: dict[str, str] = Field(default_factory=dict)  # b2b -> 'B2B'
-    segment_keywords: dict[str, list[str]] = Field(default_factory=dict)  # b2b -> stems
+    default_segment: str = ANY_SEGMENT
+    # the dimension a dialog can be scoped to: table.column, e.g. dwh.dim_client.segment
+    segment_column: str | None = None
+    segment_values: dict[str, str] = Field(default_factory=dict)  # segment id -> column value
+    segment_keywords: dict[str, list[str]] = Field(default_factory=dict)  # segment id -> stems
+    segment_name_ru: str | None = None  # what the pickers call the segment ("Сегмент клиентов")
+    segment_name_en: str | None = None
     refuse_keywords: list[str] = Field(
         default_factory=list
     )  # stems of things this catalog never holds
+
+    @model_validator(mode="after")
+    def _segments_are_declared(self) -> CatalogInfo:
+        """Segment ids are the keys of `segment_values`; every other mention must name one."""
+        ids = set(self.segment_values)
+        bad = sorted(i for i in ids if not re.match(SEGMENT_ID, i) or i in RESERVED_SEGMENTS)
+        if bad:
+            raise ValueError(
+                f"segment ids {bad} must be lower-case words (a-z, 0-9, _) other than "
+                f"{sorted(RESERVED_SEGMENTS)}"
+            )
+        if ids and not self.segment_column:
+            raise ValueError("segment_values need segment_column (the table.column they filter)")
+        unknown = sorted(set(self.segment_keywords) - ids)
+        if unknown:
+            raise ValueError(f"segment_keywords name segments {unknown} not in segment_values")
+        if self.default_segment not in {ANY_SEGMENT, *ids}:
+            raise ValueError(
+                f"default_segment '{self.default_segment}' is not 'any' or one of {sorted(ids)}"
+            )
+        return self
+
+    def segment_ids(self) -> list[str]:
+        """The segments a dialog can be scoped to, in the catalog's order."""
+        return list(self.segment_values)
+
+    def dialog_segment(self, value: str | None) -> str:
+        """`value` as a dialog's segment ('auto' or a segment id); ValueError names the choices.
+
+        >>> CatalogInfo().dialog_segment(None)
+        'auto'
+        """
+        chosen = (value or AUTO_SEGMENT).strip().lower()
+        if chosen in (AUTO_SEGMENT, *self.segment_values):
+            return chosen
+        choices = ", ".join([AUTO_SEGMENT, *self.segment_values])
+        raise ValueError(f"unknown segment '{value}': this catalog has {choices}")
+
+    def segment_label(self, segment: str) -> str:
+        """How a segment is shown: its value in the warehouse (e.g. 'B2B')."""
+        return self.segment_values.get(segment, segment)

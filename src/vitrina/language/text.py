@@ -1,9 +1,10 @@
 """Words, stems and phrase matching shared by every rule node.
 
 Russian inflects heavily, so the catalog stores stems ("кошел" matches "кошельков") and
-a word matches a stem when it starts with it and the ending is short. Multi-word phrases
-match consecutive words in order. This is deliberately simple and fast (no morphology
-dictionary): the catalog author controls recall through synonyms.
+a word matches a stem when it starts with it and the ending is short; a word too far
+from its stem ("типам" for "тип") matches through its lemma (`vitrina.language.morph`,
+pymorphy3). Multi-word phrases match consecutive words in order. The catalog author controls
+recall through synonyms.
 """
 
 from __future__ import annotations
@@ -45,7 +46,19 @@ def tokenize(text: str) -> list[Word]:
 
 
 def stem_matches(stem: str, word: str) -> bool:
-    """A word matches a stem when it starts with it and the ending is short."""
+    """A word matches a stem when it, or its dictionary form, starts with it and the ending
+    is short ("типам" matches "тип" through its lemma "тип")."""
+    if _prefix_matches(stem, word):
+        return True
+    if word[:1] != stem[:1] or not ("а" <= word[:1] <= "я"):
+        return False  # lemmas keep the first letter of a Russian word (cheap pre-check)
+    from vitrina.language.morph import lemma
+
+    base = lemma(word)
+    return base != word and _prefix_matches(stem, base)
+
+
+def _prefix_matches(stem: str, word: str) -> bool:
     if not word.startswith(stem):
         return False
     extra = len(word) - len(stem)

@@ -24,8 +24,6 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
-import httpx
-
 R = TypeVar("R")
 
 RETRY_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
@@ -42,23 +40,34 @@ def _openai_types(*names: str) -> tuple[type[BaseException], ...]:
     return tuple(getattr(openai, name) for name in names if hasattr(openai, name)) if openai else ()
 
 
+def _httpx_types(*names: str) -> tuple[type, ...]:
+    """httpx's classes, once httpx is loaded (by the model SDK): as with `_openai_types`, an
+    httpx error or response cannot exist before, and a rules-only run never loads it."""
+    httpx = sys.modules.get("httpx")
+    return tuple(getattr(httpx, name) for name in names if hasattr(httpx, name)) if httpx else ()
+
+
 def timeout_errors() -> tuple[type[BaseException], ...]:
-    return (TimeoutError, httpx.TimeoutException, *_openai_types("APITimeoutError"))
+    return (TimeoutError, *_httpx_types("TimeoutException"), *_openai_types("APITimeoutError"))
 
 
 def transport_errors() -> tuple[type[BaseException], ...]:
     return (
         ConnectionError,
-        httpx.TransportError,
+        *_httpx_types("TransportError"),
         *timeout_errors(),
         *_openai_types("APIConnectionError"),
     )
 
 
+def _is_response(value: object) -> bool:
+    return isinstance(value, _httpx_types("Response"))
+
+
 def status_code(exc: BaseException) -> int | None:
     """The HTTP status of an error raised by the OpenAI SDK or httpx, when it has one."""
     code = getattr(exc, "status_code", None)
-    if code is None and isinstance(getattr(exc, "response", None), httpx.Response):
+    if code is None and _is_response(getattr(exc, "response", None)):
         code = exc.response.status_code  # type: ignore[attr-defined]
     return code if isinstance(code, int) else None
 
@@ -82,7 +91,7 @@ def is_retryable(exc: BaseException) -> bool:
 def retry_after_s(exc: BaseException) -> float | None:
     """The server's Retry-After (seconds) on a 429/503, when it sent one."""
     response = getattr(exc, "response", None)
-    if not isinstance(response, httpx.Response):
+    if not _is_response(response):
         return None
     value = response.headers.get("retry-after")
     try:

@@ -46,7 +46,12 @@ ThreadId = Annotated[
     ),
 ]
 Segment = Annotated[
-    Literal["auto", "b2b", "b2c"], Field(description="Client segment of the dialog.")
+    str,
+    Field(
+        max_length=32,
+        description="Segment of the dialog: auto, or one of the catalog's segments "
+        "(catalog.segment_values; the demo's are b2b and b2c).",
+    ),
 ]
 Sql = Annotated[
     str,

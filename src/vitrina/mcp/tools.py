@@ -151,6 +151,10 @@ def ask(
     """Answer a business question from the warehouse; a clarification lists its options."""
     if thread_id is not None:
         _owned_dialog(box, thread_id, owner)
+    try:
+        segment = box.service.catalog.info.dialog_segment(segment)
+    except ValueError as exc:
+        raise ToolFailure(str(exc)) from None
     result = box.service.ask(question, thread_id=thread_id, segment=segment)
     if result.thread_id and box.store.thread(result.thread_id) is None:
         box.store.create_thread(result.thread_id, owner, segment, [])

@@ -8,22 +8,22 @@ TEXTS: dict[str, dict[str, str]] = {
     "help": {
         "ru": (
             "Я Витрина, аналитический помощник. Что я умею:\n"
-            "• отвечать на вопросы по данным: «Сумма платежей по регионам за 2025 год»;\n"
-            "• строить отчёты: «Отчёт: количество карт по месяцам за 2025» (несколько "
+            "• отвечать на вопросы по данным: «{question}»;\n"
+            "• строить отчёты: «Отчёт: {metric} по месяцам» (несколько "
             "планов, лучший выполняется, с графиком и Excel);\n"
             "• искать метаданные: «Где хранятся остатки товаров на складах?», «Какие "
-            "таблицы есть о платежах?»;\n"
+            "таблицы есть по теме «{topic}»?»;\n"
             "• документировать меры BI: «Документация по мере [Total Sales]»;\n"
             "• для 1С:Предприятия — находить регистры и писать запрос 1С, схему СКД и "
             "навигационные ссылки."
         ),
         "en": (
             "I am Vitrina, an analytics assistant. I can:\n"
-            '• answer questions about your data: "Payment volume by region in 2025";\n'
-            '• build reports: "Report: cards issued by month in 2025" (several plans, '
+            '• answer questions about your data: "{question}";\n'
+            '• build reports: "Report: {metric} by month" (several plans, '
             "the best is run, with a chart and Excel);\n"
             '• search metadata: "Where are warehouse stock balances stored?", "Which '
-            'tables hold payments?";\n'
+            'tables are about {topic}?";\n'
             '• document BI measures: "Documentation for measure [Total Sales]";\n'
             "• for 1C:Enterprise: find registers and write a 1C query, a data "
             "composition schema and links."

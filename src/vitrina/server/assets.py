@@ -3,6 +3,7 @@
 ``python -m vitrina.server.assets`` runs ``npm ci --ignore-scripts`` in ``web/`` (versions
 pinned by package-lock.json) and copies the prebuilt browser files into ``static/vendor/``
 (git-ignored), where the app serves them. Without them the page says what to run.
+axe-core is copied the same way for the accessibility test only: no page loads it.
 """
 
 from __future__ import annotations
@@ -22,13 +23,15 @@ WEB_DIR = Path(__file__).resolve().parents[3] / "web"  # the source tree's web/ 
 VENDOR_FILES: dict[str, tuple[str, str]] = {
     "chart.umd.min.js": ("chart.js", "dist/chart.umd.min.js"),
     "mermaid.min.js": ("mermaid", "dist/mermaid.min.js"),
+    "axe.min.js": ("axe-core", "axe.min.js"),
 }
-LIBRARY_OF = {"chart.umd.min.js": "chartjs", "mermaid.min.js": "mermaid"}
+LIBRARY_OF = {"chart.umd.min.js": "chartjs", "mermaid.min.js": "mermaid"}  # what pages load
+AXE_FILE = VENDOR_DIR / "axe.min.js"  # injected by tests/server/test_accessibility.py
 
 
 def vendor_status() -> dict[str, bool]:
     """Which libraries the page can load: {"chartjs": bool, "mermaid": bool}."""
-    return {LIBRARY_OF[name]: (VENDOR_DIR / name).is_file() for name in VENDOR_FILES}
+    return {lib: (VENDOR_DIR / name).is_file() for name, lib in LIBRARY_OF.items()}
 
 
 def install(

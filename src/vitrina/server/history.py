@@ -102,12 +102,19 @@ def last_checkpoint_id(graph: Any, thread_id: str) -> str | None:
 def with_notes(
     turns: list[dict[str, Any]], steps: list[dict[str, Any]], routed: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """The dialog as the page shows it: each ask turn with its step durations (when recorded),
-    and the supervisor's replies to other requests, in the order they happened."""
-    durations = {n["ref"]: n["data"].get("steps", []) for n in steps}
+    """The dialog as the page shows it: each ask turn with what was recorded when it ran (step
+    durations, the model-unavailable note, suggested follow-ups), and the supervisor's replies
+    to other requests, in the order they happened."""
+    recorded = {n["ref"]: n["data"] for n in steps}
     for turn in turns:
+        note = recorded.get(turn.get("checkpoint_id")) or {}
         turn["kind"] = "ask"
-        turn["steps"] = durations.get(turn.get("checkpoint_id"))
+        turn["steps"] = note.get("steps")
+        turn["model_unavailable"] = note.get("model_unavailable")
+        turn["suggestions"] = note.get("suggestions") or []
+        notice = (turn["model_unavailable"] or {}).get("notice")
+        if notice and turn.get("answer") and not turn["answer"].endswith(notice):
+            turn["answer"] = f"{turn['answer']}\n\n{notice}"  # as the live result says it
     for note in routed:
         turns.append({**note["data"], "kind": "route", "created_at": note["created_at"]})
     return sorted(turns, key=lambda t: t.get("created_at") or 0.0)

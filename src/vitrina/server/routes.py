@@ -30,6 +30,7 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/api/runs/{run_id}/excel", runs.run_excel, "run_excel"),
     Route("GET", "/api/runs/{run_id}/chart", runs.run_chart, "run_chart"),
     Route("GET", "/api/runs/{run_id}/chart.png", runs.run_chart_png, "run_chart_png"),
+    Route("GET", "/api/catalog/start", catalog.start, "catalog_start"),
     Route("GET", "/api/catalog/topics", catalog.topics, "catalog_topics"),
     Route("GET", "/api/catalog/tables", catalog.tables, "catalog_tables"),
     Route("GET", "/api/docs", docs.docs_index, "docs_index"),

@@ -72,6 +72,17 @@ def public_result(result: Any, max_rows: int) -> dict[str, Any]:
     return data
 
 
+def turn_note(steps: list[dict[str, Any]], result: Any) -> dict[str, Any]:
+    """What a reload shows of a turn that its checkpoint does not hold: the step durations,
+    the "model was unavailable" note and the suggested follow-ups (both made after the graph
+    ran, from the turn's model budget and the catalog)."""
+    return {
+        "steps": steps,
+        "model_unavailable": result.model_unavailable,
+        "suggestions": list(result.suggestions or []),
+    }
+
+
 def web_markdown(markdown: str) -> str:
     """The supervisor's web reply without lines that name server files (the page links files)."""
     lines = markdown.splitlines()
@@ -161,9 +172,9 @@ class TurnRunner:
                 self.store.add_run(item.run_id, thread.id)
             self.store.touch_thread(thread.id, item.question or text)
             checkpoint = last_checkpoint_id(self.service.graph, thread.id)
-            if checkpoint:  # the durations survive a reload
+            if checkpoint:  # what the checkpoint does not hold survives a reload
                 self.store.add_note(
-                    uuid.uuid4().hex, thread.id, "steps", {"steps": steps}, ref=checkpoint
+                    uuid.uuid4().hex, thread.id, "steps", turn_note(steps, item), ref=checkpoint
                 )
             emit(
                 {

@@ -34,10 +34,11 @@ from starlette.background import BackgroundTask
 
 from vitrina.task.messages import text
 from vitrina.task.runner import TaskRunner
-from vitrina.task.service import LOCAL_OWNER, InvalidDecision, TaskService
+from vitrina.task.service import LOCAL_OWNER, InvalidDecision, TaskService, TaskView
 
 STATIC = Path(__file__).parent / "static"
 PAGE_FILES = {"task.html": "text/html", "task.js": "text/javascript", "task.css": "text/css"}
+MAX_STARTING = 1000  # tasks remembered between submit and their first checkpoint
 STREAM_MAX_S = 600.0  # one SSE connection's longest life; the page reconnects with ?after=
 POLL_S = 0.25  # an open stream looks for new events this often (a cheap lookup, no thread held)
 PING_S = 15.0  # a comment line keeps proxies from closing a quiet stream
@@ -107,11 +108,20 @@ def build_router(
     router.state = runner  # type: ignore[attr-defined]  # the app closes it on shutdown
     Owner = Depends(owner)  # one dependency object for every route
 
+    # tasks submitted whose first checkpoint is not written yet (the pool has not started
+    # them): task id -> the view they have until then, so a stream opened at once finds them
+    starting: dict[str, TaskView] = {}
+
     def view_or_404(task_id: str, who: str) -> dict[str, Any]:
         try:
             view = service.view(task_id, owner=who) if len(task_id) <= 64 else None
         except KeyError:
             view = None
+        if view is None:
+            early = starting.get(task_id)
+            view = early if early is not None and early.owner == who else None
+        else:
+            starting.pop(task_id, None)
         if view is None:
             raise HTTPException(404, f"no task {task_id[:64]}")
         data = view.model_dump(mode="json", exclude={"owner"})
@@ -125,6 +135,11 @@ def build_router(
 
     def submit(request: str, mode: str = "semi", owner: str = LOCAL_OWNER) -> str:
         task_id = uuid.uuid4().hex[:12]
+        if len(starting) >= MAX_STARTING:  # bounded: entries of tasks never looked at again
+            starting.pop(next(iter(starting)))
+        starting[task_id] = TaskView(
+            task_id=task_id, status="planning", owner=owner, request=request, mode=mode
+        )
         runner.submit(
             task_id,
             lambda on_event: service.start(

@@ -71,10 +71,10 @@ class TaskRunner:
                 final = {"node": "idle", "status": self._stopped(task_id)}
             except Exception as exc:  # shown on the page; the checkpoint keeps the task resumable
                 final = {"node": "error", "message": f"{type(exc).__name__}: {exc}"}
-            with self._lock:
+            with self._lock:  # one step: a stream never sees "not busy" before the last event
                 self._busy.discard(task_id)
                 self._stop.discard(task_id)
-            self._append(task_id, final)
+                self._append(task_id, final)
 
         self._pool.submit(job)
 

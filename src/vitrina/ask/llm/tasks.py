@@ -5,7 +5,7 @@ the reason (repair, timeout, transport error) into the trace."""
 from __future__ import annotations
 
 import json
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -22,18 +22,22 @@ from vitrina.ask.llm.schemas import (
     TableChoice,
     TopicChoice,
 )
-from vitrina.llm.client import ModelTurn
 from vitrina.llm.prompts import PromptLibrary
 from vitrina.trace import Trace
+
+if TYPE_CHECKING:  # the client (tenacity, langchain's model classes) loads with a model
+    from vitrina.llm.client import ModelTurn
+
+    TurnModel = ModelTurn
 
 PROMPTS = PromptLibrary("vitrina.ask.llm.prompts")
 T = TypeVar("T", bound=BaseModel)
 LANGS = {"ru": "Russian", "en": "English"}
 
 
-# The model for one turn: vitrina.llm's ModelTurn holds the turn's budget (seconds, tokens);
-# once it is spent, or the endpoint gave no reply at all, the rest of the turn uses rules.
-TurnModel = ModelTurn
+# The model for one turn (`TurnModel`, above): vitrina.llm's ModelTurn holds the turn's budget
+# (seconds, tokens); once it is spent, or the endpoint gave no reply at all, the rest of the
+# turn uses rules.
 
 
 def ask_model(

@@ -123,11 +123,11 @@ def scope_note(plan: QueryPlan, lang: str) -> str | None:
     language: a filter nobody asked for is visible instead of silent."""
     parts = []
     for flt in plan.filters:
-        values = flt.value_labels_en if lang == "en" and flt.value_labels_en else flt.values
+        values = flt.shown_values(lang)
         label = flt.label_ru if lang == "ru" else flt.label_en
         parts.append(f"{label} = {', '.join(values)}")
     for flt in plan.share_filters:  # "доля ... на Москву": the part the share is of
-        values = flt.value_labels_en if lang == "en" and flt.value_labels_en else flt.values
+        values = flt.shown_values(lang)
         label = flt.label_ru if lang == "ru" else flt.label_en
         prefix = "доля от всего: " if lang == "ru" else "share of the total: "
         parts.append(f"{prefix}{label} = {', '.join(values)}")

@@ -53,7 +53,7 @@ def check_ambiguity(state: AskState, runtime: Runtime[AskContext]) -> dict:
         }
 
     if (
-        dialog_segment in ("b2b", "b2c")
+        dialog_segment in ctx.catalog.info.segment_values
         and "segment" not in chosen
         and ctx.catalog.info.segment_column
     ):
@@ -69,7 +69,8 @@ def check_ambiguity(state: AskState, runtime: Runtime[AskContext]) -> dict:
                     "trace": trace.events,
                 }
             other = sorted(asked_segments - {dialog_segment})[0]
-            options = [{"id": s, "label": s.upper()} for s in (dialog_segment, other)]
+            label = ctx.catalog.info.segment_label
+            options = [{"id": s, "label": label(s)} for s in (dialog_segment, other)]
             trace.branch(
                 "question contradicts the dialog segment", dialog=dialog_segment, question=other
             )
@@ -80,8 +81,8 @@ def check_ambiguity(state: AskState, runtime: Runtime[AskContext]) -> dict:
                     "question": text(
                         "clarify_segment",
                         lang,
-                        dialog=dialog_segment.upper(),
-                        question=other.upper(),
+                        dialog=label(dialog_segment),
+                        question=label(other),
                     ),
                 },
                 "trace": trace.events,

@@ -16,7 +16,7 @@ from vitrina.ask.state import AskState
 from vitrina.ask.understand import read_question
 from vitrina.catalog import Catalog
 from vitrina.catalog.catalog import BrokenMetric
-from vitrina.catalog.model import Segment
+from vitrina.catalog.model import ANY_SEGMENT
 from vitrina.language.periods import period_offsets
 from vitrina.language.requests import write_verb
 from vitrina.trace import Trace
@@ -60,7 +60,7 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
         resolved = (
             asked[0]
             if len(asked) == 1
-            else (dialog_segment if dialog_segment in ("b2b", "b2c") else None)
+            else (dialog_segment if dialog_segment in ctx.catalog.info.segment_values else None)
         )
     update: dict = {"resolved_segment": resolved, "grain": reading.grain}
 
@@ -82,7 +82,10 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
             "status": "refused",
             "trace": trace.events,
             "reason": text(
-                "refuse_word", lang, word=reading.refuse[0], topics=_topic_list(ctx, lang)
+                "refuse_word",
+                lang,
+                word=shown_word(reading.refuse[0]),
+                topics=_topic_list(ctx, lang),
             ),
         }
 
@@ -114,9 +117,7 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
         scores = {t: s for t, s in scores.items() if t in explicit}
     if resolved in ("b2b", "b2c"):
         excluded = [
-            t
-            for t in scores
-            if ctx.catalog.topics[t].segment not in (Segment.ANY, Segment(resolved))
+            t for t in scores if ctx.catalog.topics[t].segment not in (ANY_SEGMENT, resolved)
         ]
         for t in excluded:
             trace.rejected("topic outside the dialog's segment", topic=t, segment=resolved)
@@ -190,3 +191,11 @@ def _merge_with_model(
         trace.branch("rules and model disagree: the user decides", rules=tied[0], model=choice)
         return [tied[0], choice]
     return tied
+
+
+def shown_word(typed: str) -> str:
+    """A word of the question as a refusal names it: one Russian word in its dictionary form
+    («ипотеку» -> «ипотека»), a phrase as typed (its words agree with each other)."""
+    from vitrina.language.morph import dictionary_form
+
+    return dictionary_form(typed.lower()) if len(typed.split()) == 1 else typed

@@ -8,6 +8,7 @@
   const state = {
     topics: [], threads: [], thread: null, busy: false,
     start: { segment: "auto", topics: [] },
+    catalogStart: { segments: [], segment_name: {}, topics: { ru: [], en: [] }, examples: { ru: [], en: [] } },
   };
 
   /* ---------- sidebar: past dialogs ---------- */
@@ -28,7 +29,7 @@
     list.replaceChildren(...shown.map((t) => el("li", { class: state.thread && state.thread.id === t.id ? "active" : "" },
       el("a", { href: "#/t/" + t.id, "data-thread": t.id, onclick: closeDrawer },
         el("span", { class: "thread-title", text: t.title || V.t("dialog.new") }),
-        el("span", { class: "thread-meta" }, relTime(t.updated_at), " · ", V.t("segment." + t.segment))),
+        el("span", { class: "thread-meta" }, relTime(t.updated_at), " · ", segmentLabel(t.segment))),
       el("span", { class: "thread-tools" },
         el("button", { type: "button", class: "icon-button", title: V.t("threads.rename"), "aria-label": V.t("threads.rename"),
           "data-rename": t.id, onclick: () => renameThread(t) }, "✎"),
@@ -61,15 +62,24 @@
   const closeDrawer = () => V.closeDrawer();
 
   /* ---------- start panel: segment and topics ---------- */
+  function segmentLabel(id) {
+    const seg = state.catalogStart.segments.find((s) => s.id === id);
+    return seg ? seg.label : V.t("segment.auto");
+  }
+
   function topicName(t) { return V.lang === "ru" ? t.name_ru : t.name_en; }
 
   function renderStart() {
-    const seg = $("segment-picker");
-    seg.replaceChildren(...["auto", "b2b", "b2c"].map((s) => el("button", {
-      type: "button", role: "radio", "aria-checked": String(state.start.segment === s),
-      class: state.start.segment === s ? "active" : "", "data-segment": s,
-      onclick: () => { state.start.segment = s; renderStart(); },
-    }, V.t("segment." + s))));
+    /* the segments, topics and examples are the loaded catalog's (GET /api/catalog/start) */
+    const info = state.catalogStart;
+    const segments = info.segments.length ? [{ id: "auto", label: V.t("segment.auto") }, ...info.segments] : [];
+    $("segment-field").hidden = !segments.length;
+    $("segment-name").textContent = info.segment_name[V.lang] || V.t("start.segment");
+    $("segment-picker").replaceChildren(...segments.map((s) => el("button", {
+      type: "button", role: "radio", "aria-checked": String(state.start.segment === s.id),
+      class: state.start.segment === s.id ? "active" : "", "data-segment": s.id,
+      onclick: () => { state.start.segment = s.id; renderStart(); },
+    }, s.label)));
     const picker = $("topic-picker");
     picker.replaceChildren(...state.topics.map((t) => el("button", {
       type: "button", class: "chip" + (state.start.topics.includes(t.id) ? " active" : ""), "data-topic": t.id,
@@ -80,7 +90,11 @@
         renderStart();
       },
     }, topicName(t))));
-    $("examples").replaceChildren(...V.t("examples").map((q) => el("button", {
+    const topics = info.topics[V.lang].slice(0, 3).map((t) => t.toLowerCase()).join(", ");
+    $("question").placeholder = topics ? V.t("composer.placeholder_topics", { topics }) : V.t("composer.placeholder");
+    const examples = info.examples[V.lang].length ? info.examples[V.lang] : info.examples[V.lang === "ru" ? "en" : "ru"];
+    $("examples").closest(".field").hidden = !examples.length;
+    $("examples").replaceChildren(...examples.map((q) => el("button", {
       type: "button", class: "example", onclick: () => { $("question").value = q; $("question").focus(); },
     }, q)));
   }
@@ -91,7 +105,8 @@
     const opts = $("dialog-options");
     opts.replaceChildren();
     if (t) {
-      opts.append(el("span", { class: "badge" }, V.t("start.segment") + ": " + V.t("segment." + t.segment)));
+      const seg = state.catalogStart.segments.find((s) => s.id === t.segment);
+      if (seg) opts.append(el("span", { class: "badge" }, (state.catalogStart.segment_name[V.lang] || V.t("start.segment")) + ": " + seg.label));
       for (const id of t.topics || []) {
         const topic = state.topics.find((x) => x.id === id);
         opts.append(el("span", { class: "badge badge-topic" }, topic ? topicName(topic) : id));
@@ -360,7 +375,7 @@
         el("span", { class: "muted small", text: V.t("turn.suggest") + ":" }),
         r.suggestions.map((q) => el("button", { type: "button", class: "chip", onclick: () => send(q) }, q))));
     }
-    if (r.sql) parts.push(el("details", { class: "sql" }, el("summary", { text: V.t("turn.sql") }), el("pre", {}, el("code", { text: r.sql }))));
+    if (r.sql) parts.push(el("details", { class: "sql" }, el("summary", { text: V.t("turn.sql") }), el("pre", { tabindex: "0" }, el("code", { text: r.sql }))));
     const checks = (r.checks || []).filter((c) => c && (c.message || c.text));
     if (checks.length) {
       parts.push(el("details", { class: "checks" }, el("summary", { text: V.t("turn.checks") + " (" + checks.length + ")" }),
@@ -388,6 +403,7 @@
     } else if (r.answer_html) {
       const doc = el("div", { class: "answer answer-md" });
       doc.innerHTML = r.answer_html; // rendered by the server; raw HTML is escaped there
+      V.focusableScroll(doc);
       parts.push(doc);
     } else if (r.answer) {
       parts.push(el("p", { class: "answer", text: r.answer }));
@@ -547,7 +563,7 @@
     window.addEventListener("hashchange", route);
     V.onLangChange.push(() => { renderStart(); renderHeader(); renderThreads(); if (state.thread && state.thread.turns.length) renderTurns(state.thread.turns); });
     try {
-      [state.topics] = await Promise.all([V.json("/api/catalog/topics"), loadThreads()]);
+      [state.topics, state.catalogStart] = await Promise.all([V.json("/api/catalog/topics"), V.json("/api/catalog/start"), loadThreads()]);
     } catch (err) { V.banner(err.message, "error"); }
     renderStart();
     renderHeader();

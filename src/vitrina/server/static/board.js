@@ -1,81 +1,80 @@
-/* The build board: builds, work tasks in columns by status, a task's page. Every call sends
-   the API token the chat page stored; every text goes in through textContent. */
+/* The build board: builds, work tasks in columns by status, a task's page. Calls go through
+   the shared API helper (the token, its dialog on a 401); every text goes in through
+   textContent. */
 (function () {
   "use strict";
+  const V = window.Vitrina;
+  const el = V.el;
+  const $ = (id) => document.getElementById(id);
   const COLUMNS = ["new", "in_progress", "review", "rework", "blocked", "done"];
-  const token = () => localStorage.getItem("vitrina.token") || "";
-  function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === "text") node.textContent = v; else if (k === "onclick") node.onclick = v; else node.setAttribute(k, v);
-    }
-    for (const c of children) if (c) node.append(c);
-    return node;
-  }
-  async function get(path) {
-    const answer = await fetch(path, { headers: { Authorization: "Bearer " + token() } });
-    if (!answer.ok) throw new Error(path + ": HTTP " + answer.status);
-    return answer.json();
-  }
+  let shown = { build: null, task: null };
+
   async function image(url) {
-    const answer = await fetch(url, { headers: { Authorization: "Bearer " + token() } });
-    if (!answer.ok) return null;
-    return URL.createObjectURL(await answer.blob());
+    try { return URL.createObjectURL(await (await V.api(url)).blob()); } catch (err) { return null; }
   }
   function fail(error) {
-    const box = document.getElementById("board-error");
+    const box = $("board-error");
     box.textContent = String(error.message || error);
     box.hidden = false;
   }
+  /* Cards are buttons: reachable by Tab, opened by Enter or Space. */
+  function card(id, text, extra) {
+    return el("button", { type: "button", class: "board-card", "data-task": String(id), onclick: () => showTask(id).catch(fail) },
+      el("span", { class: "board-card-title", text }), extra || null);
+  }
+
   async function showTask(id) {
-    const data = await get("/api/board/tasks/" + id);
-    const box = document.getElementById("task");
-    box.replaceChildren(el("h2", { text: "#" + data.task.id + " " + data.task.title + " · " + data.task.status }));
+    const data = await V.json("/api/board/tasks/" + id);
+    shown.task = id;
+    const box = $("task");
+    box.replaceChildren(el("h2", { text: "#" + data.task.id + " " + data.task.title + " · " + V.t("board.status." + data.task.status) }));
     for (const c of data.comments) {
       const parsed = [];
       if (c.handoff) parsed.push("HANDOFF: " + c.handoff.status + " → " + c.handoff.next);
-      if (c.verdict) parsed.push("VERDICT: " + c.verdict.verdict + (c.verdict.amendments.length ? " (" + c.verdict.amendments.length + " amendments)" : ""));
+      if (c.verdict) parsed.push("VERDICT: " + c.verdict.verdict + (c.verdict.amendments.length ? " (" + V.t("board.amendments", { n: c.verdict.amendments.length }) + ")" : ""));
       box.append(el("div", { class: "board-comment", "data-comment": String(c.id) },
         el("strong", { text: c.author + " · r" + c.round }),
         parsed.length ? el("div", { class: "parsed", text: parsed.join(" · ") }) : null,
-        el("pre", { text: c.text })));
+        el("pre", { tabindex: "0", text: c.text })));
     }
     if (data.children.length) {
-      box.append(el("h3", { text: "Reviews and blockers" }));
-      for (const t of data.children) {
-        box.append(el("div", { class: "board-card", "data-task": String(t.id), onclick: () => showTask(t.id).catch(fail),
-          text: "#" + t.id + " " + t.kind + " · " + t.role + " · " + t.status }));
-      }
+      box.append(el("h3", { text: V.t("board.children") }));
+      for (const t of data.children) box.append(card(t.id, "#" + t.id + " " + t.kind + " · " + t.role + " · " + V.t("board.status." + t.status)));
     }
     for (const a of data.attachments) {
       const src = await image(a.url);
       if (src) box.append(el("figure", {}, el("img", { src, alt: a.name }), el("figcaption", { text: a.name })));
     }
-    if (data.diff) box.append(el("h3", { text: "Diff" }), el("pre", { class: "diff", text: data.diff }));
+    if (data.diff) box.append(el("h3", { text: V.t("board.diff") }), el("pre", { class: "diff", tabindex: "0", text: data.diff }));
     box.hidden = false;
   }
+
   async function showBuild(id) {
-    const data = await get("/api/board/builds/" + id);
-    const columns = document.getElementById("columns");
-    columns.replaceChildren();
-    for (const name of COLUMNS) {
-      const column = el("div", { class: "board-column", "data-status": name }, el("h2", { text: name.replace("_", " ") }));
-      for (const t of data.columns[name] || []) {
-        const card = el("div", { class: "board-card", "data-task": String(t.id), onclick: () => showTask(t.id).catch(fail) },
-          el("div", { text: "#" + t.id + " " + t.step + " · " + t.role + " · r" + t.round }));
-        for (const r of t.reviews) card.append(el("div", { class: "review", text: r.role + ": " + (r.verdict || r.status) }));
-        column.append(card);
-      }
-      columns.append(column);
-    }
+    const data = await V.json("/api/board/builds/" + id);
+    shown = { build: id, task: null };
+    $("task").hidden = true;
+    $("columns").replaceChildren(...COLUMNS.map((name) => el("div", { class: "board-column", "data-status": name },
+      el("h2", { text: V.t("board.status." + name) }),
+      (data.columns[name] || []).map((t) => card(t.id, "#" + t.id + " " + t.step + " · " + t.role + " · r" + t.round,
+        t.reviews.length ? el("span", { class: "reviews" }, t.reviews.map((r) => el("span", { class: "review", text: r.role + ": " + (r.verdict || r.status) }))) : null)))));
+  }
+
+  async function main() {
+    await V.start([]);
+    V.onLangChange.push(() => {
+      if (shown.build !== null) showBuild(shown.build).then(() => shown.task !== null && showTask(shown.task)).catch(fail);
+    });
+    try {
+      const data = await V.json("/api/board/builds");
+      const select = $("build-select");
+      select.replaceChildren(...data.builds.map((b) => el("option", { value: String(b.id), text: "#" + b.id + " " + b.title + " · " + b.status })));
+      select.onchange = () => showBuild(select.value).catch(fail);
+      $("board-empty").hidden = data.builds.length > 0;
+      select.parentElement.hidden = !data.builds.length;
+      if (data.builds.length) await showBuild(data.builds[0].id);
+    } catch (err) { fail(err); }
     document.body.dataset.ready = "1";
   }
-  async function start() {
-    const data = await get("/api/board/builds");
-    const select = document.getElementById("build-select");
-    for (const b of data.builds) select.append(el("option", { value: String(b.id), text: "#" + b.id + " " + b.title + " · " + b.status }));
-    select.onchange = () => showBuild(select.value).catch(fail);
-    if (data.builds.length) await showBuild(data.builds[0].id); else document.body.dataset.ready = "1";
-  }
-  start().catch(fail);
+
+  main();
 })();

@@ -175,6 +175,11 @@
   };
   V.json = async (path, options) => (await V.api(path, options)).json();
 
+  /* Code blocks scroll sideways on a phone: each takes keyboard focus so arrow keys scroll it. */
+  V.focusableScroll = function (root) {
+    root.querySelectorAll("pre:not(.mermaid), .table-scroll").forEach((node) => { node.tabIndex = 0; });
+  };
+
   V.loadScript = function (src) {
     return new Promise((resolve, reject) => {
       const s = document.createElement("script");

@@ -62,7 +62,8 @@
     for (const block of blocks) {
       const box = el("div", { class: "diagram" });
       block.replaceWith(box);
-      box.append(el("div", { class: "diagram-scroll" }, block));
+      /* the scrolling box, not the diagram, takes keyboard focus (arrow keys scroll it) */
+      box.append(el("div", { class: "diagram-scroll", tabindex: "0", role: "region", "aria-label": V.t("docs.diagram") }, block));
     }
     observer = new IntersectionObserver((entries) => {
       for (const entry of entries) {
@@ -90,6 +91,7 @@
         data = await V.json("/api/docs/manual");
       }
       doc.innerHTML = data.html; // rendered by the server from the manual; raw HTML is escaped there
+      V.focusableScroll(doc);
       if (m && data.lineage && data.lineage.level) {
         doc.prepend(el("div", { class: "doc-meta" }, V.t("docs.level") + ": " + data.lineage.level + " · " + V.t("docs.model") + ": " + (index.model || "")));
         const box = el("div", { class: "doc-llm", id: "doc-llm" });

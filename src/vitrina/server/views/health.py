@@ -56,6 +56,6 @@ def info(state: State) -> dict[str, Any]:
         "auth": state.options.auth,
         "vendor": vendor_status(),
         "docs": state.docs() is not None,
-        "segments": ["auto", "b2b", "b2c"],
+        "segments": ["auto", *state.service.catalog.info.segment_ids()],
         "max_question_chars": state.options.max_question_chars,
     }

@@ -11,7 +11,7 @@ class NewThread(BaseModel):
     """Dialog options, chosen once when the dialog starts."""
 
     model_config = ConfigDict(extra="forbid")
-    segment: Literal["auto", "b2b", "b2c", "AUTO", "B2B", "B2C"] = "auto"
+    segment: str = Field(default="auto", max_length=32)  # auto or a segment of the catalog
     topics: list[str] = Field(default_factory=list, max_length=20)
 
 

@@ -41,7 +41,7 @@ def owned_thread(state: ServerState, who: Principal, thread_id: str) -> ThreadRe
 
 
 def create_thread(body: NewThread, state: State, who: Who) -> dict[str, str]:
-    """Start a dialog with its segment (auto, B2B, B2C) and optional explicit topics."""
+    """Start a dialog with its segment (auto or one of the catalog's) and optional topics."""
     unknown = [t for t in body.topics if t not in state.service.catalog.topics]
     if unknown:
         raise ApiError(
@@ -51,8 +51,20 @@ def create_thread(body: NewThread, state: State, who: Who) -> dict[str, str]:
             f"неизвестные темы: {', '.join(unknown)}",
             known=sorted(state.service.catalog.topics),
         )
+    info = state.service.catalog.info
+    try:
+        segment = info.dialog_segment(body.segment)
+    except ValueError as exc:
+        raise ApiError(
+            422,
+            "unknown_segment",
+            str(exc),
+            f"неизвестный сегмент «{body.segment}»: в каталоге есть "
+            + ", ".join(["auto", *info.segment_ids()]),
+            known=["auto", *info.segment_ids()],
+        ) from exc
     thread_id = uuid.uuid4().hex[:16]
-    state.store.create_thread(thread_id, who.owner, body.segment.lower(), body.topics)
+    state.store.create_thread(thread_id, who.owner, segment, body.topics)
     return {"id": thread_id}
 
 

@@ -38,7 +38,7 @@
   }
 
   function previewTable(o) {
-    return el("div", { class: "table-scroll task-preview" }, el("table", { class: "result" },
+    return el("div", { class: "table-scroll task-preview", tabindex: "0" }, el("table", { class: "result" },
       el("thead", {}, el("tr", {}, o.columns.map((c) => el("th", { text: c })))),
       el("tbody", {}, o.preview.map((row) => el("tr", {}, row.map((v) => el("td", { text: v === null || v === undefined ? "" : String(v) })))))));
   }
@@ -49,7 +49,7 @@
     const pending = task.pending;
     if (!pending || pending.kind !== "step") return;
     const s = pending.step;
-    current.append(el("h3", { text: `${t("step")} ${s.n}. ${s.title}` }));
+    current.append(el("h2", { class: "step-title", text: `${t("step")} ${s.n}. ${s.title}` }));
     if (s.report) current.append(el("p", { text: s.report }));
     if (s.error) current.append(el("p", { class: "error", text: s.error }));
     if (pending.notice) current.append(el("p", { class: "notice", text: pending.notice }));

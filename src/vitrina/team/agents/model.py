@@ -190,8 +190,10 @@ class ModelRoleAgent:
             HumanMessage(self.request(work, checks)),
         ]
         calls = 0
+        # one turn budget for all of this part's requests: a hanging endpoint costs one turn
+        llm = self.llm.turn() if hasattr(self.llm, "turn") else self.llm
         for _ in range(self.max_requests):
-            reply = self.llm.text(task, messages, tools=[t.spec() for t in available], trace=trace)
+            reply = llm.text(task, messages, tools=[t.spec() for t in available], trace=trace)
             if reply.error is not None or reply.message is None:
                 trace.suppressed(
                     "the role's model failed: the rules' comment stands",

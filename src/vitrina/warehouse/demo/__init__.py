@@ -20,7 +20,6 @@ from pathlib import Path
 import duckdb
 from pydantic import BaseModel
 
-from vitrina.warehouse.demo.generate import Sizes, steps
 from vitrina.warehouse.demo.schema import DATA_TABLES, MARKER_TABLE, SCHEMA
 
 __all__ = [
@@ -78,6 +77,8 @@ def build_demo_warehouse(
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    from vitrina.warehouse.demo.generate import Sizes, steps  # the generator, only to build
+
     sizes = Sizes.for_scale(scale)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.building")
     started = time.perf_counter()
