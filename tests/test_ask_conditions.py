@@ -261,3 +261,58 @@ def test_conditions_on_duckdb(make_service, demo_db: Path, question: str, refere
     with duckdb.connect(str(demo_db), read_only=True) as conn:
         expected = conn.execute(reference).fetchall()
     assert _rows(result.rows) == _rows(expected), result.sql
+
+
+AGE_CATALOG = """
+catalog: {name: people}
+topics:
+  - {id: clients, name_ru: Клиенты, name_en: Clients, tables: [main.client],
+     keywords: {клиент: 3, client: 3}}
+tables:
+  - name: main.client
+    topics: [clients]
+    default_date: registered
+    columns:
+      - {name: client_id, type: integer, role: key}
+      - {name: age, type: integer, role: attribute, unit: years, label_ru: Возраст,
+         label_en: Age, synonyms: [возраст, age]}
+      - {name: city, type: varchar, role: dimension, label_ru: Город, label_en: City,
+         synonyms: [город, city, cities]}
+      - {name: registered, type: date, role: date}
+metrics:
+  - {id: clients, name_ru: Количество клиентов, name_en: Number of clients, table: main.client,
+     expression: COUNT(*), format: count, topic: clients,
+     synonyms: [клиент, сколько клиент, clients, number of clients]}
+"""
+AGE_ROWS = [(1, 25, "Kazan"), (2, 61, "Kazan"), (3, 70, "Omsk"), (4, 40, "Omsk"), (5, 30, "Omsk")]
+
+
+@pytest.mark.parametrize(
+    ("question", "expected", "applied"),
+    [
+        ("Сколько клиентов старше 60 лет?", [(2,)], "Возраст > 60"),
+        ("How many clients are younger than 30?", [(1,)], "Age < 30"),
+        ("Количество клиентов не младше 40 лет по городам", [("Kazan", 1), ("Omsk", 2)], ">= 40"),
+        ("Number of clients with age above 35", [(3,)], "Age > 35"),
+    ],
+)
+def test_age_column_is_compared(
+    tmp_path: Path, make_service, question: str, expected: list[tuple], applied: str
+) -> None:
+    import duckdb
+
+    db = tmp_path / "people.duckdb"
+    with duckdb.connect(str(db)) as conn:
+        conn.execute(
+            "CREATE TABLE main.client (client_id INT, age INT, city VARCHAR, registered DATE)"
+        )
+        conn.executemany("INSERT INTO main.client VALUES (?, ?, ?, DATE '2025-01-01')", AGE_ROWS)
+    folder = tmp_path / "catalog"
+    folder.mkdir()
+    (folder / "catalog.yaml").write_text(AGE_CATALOG, encoding="utf-8")
+    result = make_service(db_url=f"duckdb:///{db}", catalog=load_catalog(folder, strict=True)).ask(
+        question
+    )
+    assert result.status == "answered", result.answer
+    assert _rows(result.rows) == _rows(expected), result.sql
+    assert applied in result.answer, result.answer
