@@ -85,6 +85,51 @@ def test_ambiguous_join_path_is_not_guessed(catalog) -> None:
         and "supplier" in (outcome.refusal or "")
         and "customer" in (outcome.refusal or "")
     )
+    # the paths are offered as a clarification; the chosen table decides the path
+    options = outcome.clarification["options"]
+    assert outcome.clarification["kind"] == "join"
+    assert sorted(o["id"] for o in options) == ["main.customer", "main.supplier"]
+    for option in options:
+        chosen = build_plan(
+            reading,
+            catalog,
+            topic="sales",
+            lang="en",
+            period=None,
+            segment=None,
+            trace=Trace("t"),
+            via=option["id"],
+        )
+        assert chosen.plan is not None and option["id"] in chosen.plan.tables
+        other = {"main.customer", "main.supplier"} - {option["id"]}
+        assert not other & set(chosen.plan.tables)
+
+
+def test_an_ambiguous_join_is_asked_then_answered(tmp_path: Path) -> None:
+    """Through the graph: "revenue by region" asks which way; "1" answers through it."""
+    import importlib.util
+
+    from vitrina.ask import AskService
+    from vitrina.config import load_settings
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "unseen" / "tpch_like.py"
+    spec = importlib.util.spec_from_file_location("unseen_tpch_like", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    db = module.generate(tmp_path / "tpch.duckdb", orders=300, seed=3)
+    settings = load_settings(db_url=f"duckdb:///{db}", catalog_dir=CATALOG)
+    service = AskService(settings, today=TODAY, write_files=False, use_llm=False)
+    try:
+        asked = service.ask("Revenue by region in 1996", thread_id="j1")
+        assert asked.status == "clarification", asked.answer
+        labels = [o["label"] for o in asked.clarification["options"]]
+        first = asked.clarification["options"][0]["id"]
+        answered = service.ask("1", thread_id="j1")
+    finally:
+        service.close()
+    assert len(labels) == 2 and all("region" in label for label in labels)
+    assert answered.status == "answered", answered.answer
+    assert first.split(".")[-1] in answered.sql
 
 
 def test_ship_date_is_chosen_by_its_words(catalog) -> None:

@@ -149,6 +149,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Уточните, пожалуйста, о чём вопрос:",
         "en": "Please clarify what the question is about:",
     },
+    "clarify_join": {
+        "ru": "Таблицу «{table}» можно присоединить несколькими путями. Через какую таблицу идти?",
+        "en": 'The table "{table}" can be reached several ways. Which way should I go?',
+    },
     "clarify_segment": {
         "ru": "Диалог настроен на сегмент {dialog}, а вопрос — про {question}. Какой сегмент "
         "использовать?",

@@ -9,6 +9,7 @@ are added with their join keys by code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from vitrina.ask.compiler import effective_filter
 from vitrina.ask.join_paths import (
@@ -33,6 +34,7 @@ class PlanOutcome:
     plan: QueryPlan | None
     refusal: str | None = None
     notes: list[str] = field(default_factory=list)
+    clarification: dict[str, Any] | None = None  # a question the user can answer instead
 
 
 def plan_vocabulary(plan: QueryPlan, catalog: Catalog) -> frozenset[str]:
@@ -409,6 +411,26 @@ def _ambiguity_text(joins: _Joins, catalog: Catalog, lang: str, trace: Trace) ->
     )
 
 
+def _join_clarification(joins: _Joins, catalog: Catalog, lang: str) -> dict[str, Any] | None:
+    """The paths as options: each named by a table only it passes through (that table,
+    chosen, decides the path as if the question had named it); None if a path has none."""
+    table, paths = next(iter(joins.ambiguous.items()))
+    vias = [via_tables(joins.base, path) for path in paths]
+    options = []
+    for via in vias:
+        # the distinct table nearest the goal: "customer", not the "orders" before it
+        own = next((t for t in reversed(via) if sum(t in other for other in vias) == 1), None)
+        if own is None:
+            return None
+        route = " → ".join(catalog.tables[t].short_name for t in [*via, table])
+        options.append({"id": own, "label": route})
+    return {
+        "kind": "join",
+        "question": text("clarify_join", lang, table=catalog.tables[table].short_name),
+        "options": options,
+    }
+
+
 def _date_label(catalog: Catalog, table: str, column: str, lang: str) -> str:
     col = catalog.column(f"{table}.{column}")
     return col.label(lang) if col else column
@@ -423,11 +445,20 @@ def build_plan(
     period: PeriodRef | None,
     segment: str | None,
     trace: Trace,
+    via: str | None = None,
 ) -> PlanOutcome:
     """The rule plan; when it cannot be built, another metric named by the same words
-    (revenue of invoices and revenue of invoice lines) is tried before refusing."""
+    (revenue of invoices and revenue of invoice lines) is tried before refusing. `via` is
+    the table a user chose to join through when several relation paths lead to one."""
     outcome = _build_plan(
-        reading, catalog, topic=topic, lang=lang, period=period, segment=segment, trace=trace
+        reading,
+        catalog,
+        topic=topic,
+        lang=lang,
+        period=period,
+        segment=segment,
+        trace=trace,
+        via=via,
     )
     if outcome.plan is not None:
         return outcome
@@ -455,6 +486,7 @@ def build_plan(
             segment=segment,
             trace=scratch,
             lead_id=twin,
+            via=via,
         )
         if attempt.plan is not None:
             trace.branch(
@@ -477,6 +509,7 @@ def _build_plan(
     segment: str | None,
     trace: Trace,
     lead_id: str | None = None,
+    via: str | None = None,
 ) -> PlanOutcome:
     metrics = choose_metrics(reading, catalog, topic, trace, lead_id)
     if not metrics:
@@ -490,7 +523,8 @@ def _build_plan(
             ),
         )
     lead = metrics[0]
-    joins = _Joins(catalog, lead.table, tables_named(reading.words, catalog))
+    named = tables_named(reading.words, catalog) | ({via} if via in catalog.tables else set())
+    joins = _Joins(catalog, lead.table, named)
     plan = QueryPlan(
         topic=topic,
         base_table=lead.table,
@@ -618,7 +652,11 @@ def _build_plan(
             trace.branch("mandatory relation added", table=req.table, needs=req.needs)
 
     if joins.ambiguous:
-        return PlanOutcome(None, refusal=_ambiguity_text(joins, catalog, lang, trace))
+        return PlanOutcome(
+            None,
+            refusal=_ambiguity_text(joins, catalog, lang, trace),
+            clarification=_join_clarification(joins, catalog, lang),
+        )
     plan.joins = joins.joins
     for metric in metrics:
         if metric.filter and effective_filter(metric.filter, plan) is None:

@@ -30,9 +30,13 @@ def after_ambiguity(state: AskState) -> Literal["clarify", "select_tables"]:
     return "clarify" if state.get("clarification") else "select_tables"
 
 
-def after_select(state: AskState) -> Literal["refuse", "prune_context", "choose_tables_llm"]:
+def after_select(
+    state: AskState,
+) -> Literal["refuse", "clarify", "prune_context", "choose_tables_llm"]:
     if state.get("status") == "refused":
         return "refuse"
+    if state.get("clarification"):
+        return "clarify"
     if state.get("mode") == "llm":
         return "choose_tables_llm"
     return "prune_context" if state.get("plan") is not None else "refuse"

@@ -30,7 +30,7 @@ def append_history(
 
 
 class Clarification(TypedDict):
-    kind: Literal["topic", "segment", "entity"]
+    kind: Literal["topic", "segment", "entity", "join"]
     question: str
     options: list[dict[str, str]]  # [{"id": ..., "label": ...}]
 

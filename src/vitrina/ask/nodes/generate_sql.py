@@ -52,6 +52,7 @@ def _rules(state: AskState, ctx: AskContext, trace: Trace, attempt: int) -> dict
             period=period,
             segment=state.get("resolved_segment"),
             trace=trace,
+            via=state.get("chosen", {}).get("join"),
         )
         if outcome.plan is None:
             return {

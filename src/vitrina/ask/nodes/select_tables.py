@@ -82,6 +82,7 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
         period=period,
         segment=state.get("resolved_segment"),
         trace=trace,
+        via=state.get("chosen", {}).get("join"),
     )
     vocabulary = plan_vocabulary(outcome.plan, ctx.catalog) if outcome.plan else frozenset()
     plan = outcome.plan
@@ -111,6 +112,13 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
             "reason": unexplained_refusal(unexplained, ctx.catalog, lang),
         }
     if outcome.plan is None:
+        asked = state.get("clarifications_in_row", 0)
+        if outcome.clarification and asked < ctx.settings.max_clarifications:
+            trace.branch(
+                "several join paths: the user chooses",
+                table_options=len(outcome.clarification["options"]),
+            )
+            return {"clarification": outcome.clarification, "trace": trace.events}
         return {"status": "refused", "reason": outcome.refusal, "trace": trace.events}
     trace.measurement(
         "plan",
