@@ -263,6 +263,33 @@ def test_conditions_on_duckdb(make_service, demo_db: Path, question: str, refere
     assert _rows(result.rows) == _rows(expected), result.sql
 
 
+@pytest.mark.parametrize(
+    ("first", "follow_up"),
+    [
+        ("Сумма платежей по выходным в 2025 году", "а в будни?"),
+        ("Payment volume on weekends in 2025", "and on weekdays?"),
+    ],
+)
+def test_a_follow_up_replaces_the_day_kind(
+    make_service, demo_db: Path, first: str, follow_up: str
+) -> None:
+    """ "а в будни?" after a weekend question asks for weekdays, not weekends and weekdays."""
+    import duckdb
+
+    service = make_service()
+    service.ask(first, thread_id="days")
+    result = service.ask(follow_up, thread_id="days")
+    assert result.status == "answered", result.answer
+    reference = (
+        "SELECT SUM(amount_rub) FROM dwh.fact_payment WHERE status = 'success' "
+        "AND payment_date >= DATE '2025-01-01' AND payment_date < DATE '2026-01-01' "
+        "AND ISODOW(payment_date) BETWEEN 1 AND 5"
+    )
+    with duckdb.connect(str(demo_db), read_only=True) as conn:
+        expected = conn.execute(reference).fetchall()
+    assert _rows(result.rows) == _rows(expected), result.sql
+
+
 AGE_CATALOG = """
 catalog: {name: people}
 topics:

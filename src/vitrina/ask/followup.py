@@ -69,7 +69,7 @@ def is_follow_up(question: str, reading: Reading, has_history: bool) -> bool:
     return not reading.metrics and not reading.topic_scores and not reading.refuse
 
 
-PREPOSITIONS = {"в", "во", "из", "по", "для", "на", "in", "for", "from", "at", "of"}
+PREPOSITIONS = {"в", "во", "из", "по", "для", "на", "in", "for", "from", "at", "of", "on"}
 
 
 def replace_values(core: str, reading: Reading, catalog: Catalog) -> str:
@@ -93,6 +93,20 @@ def replace_values(core: str, reading: Reading, catalog: Catalog) -> str:
     return core
 
 
+def replace_day_kind(core: str, reading: Reading, catalog: Catalog) -> str:
+    """Drop the previous question's weekday/weekend words when the follow-up names its own
+    ("по выходным" -> "а в будни?" replaces the calendar filter, it does not add one)."""
+    if reading.day_kind is None:
+        return core
+    old = read_question(core, catalog)
+    if old.day_kind_words is None:
+        return core
+    start, count = old.day_kind_words
+    if start > 0 and old.words[start - 1].text in PREPOSITIONS:
+        start, count = start - 1, count + 1
+    return core[: old.words[start].start] + " " + core[old.words[start + count - 1].end :]
+
+
 def rewrite(
     question: str, reading: Reading, prev: dict[str, Any], today: date, catalog: Catalog
 ) -> str:
@@ -108,7 +122,7 @@ def rewrite(
         rest = remove_span(rest, reading.grain_span)
     grain_span = reading.grain_span or prev.get("grain_span")
     period_part = "" if period is not None else (prev_span or "")
-    core = replace_values(prev["core"], reading, catalog)
+    core = replace_day_kind(replace_values(prev["core"], reading, catalog), reading, catalog)
     if reading.metrics:
         # a new subject ("а карт?"): the follow-up's words replace the previous core
         core, rest = rest, ""

@@ -129,6 +129,7 @@ class Reading:
     values: list[Match] = field(default_factory=list)
     dates: list[Match] = field(default_factory=list)  # a date column named ("по дате отгрузки")
     day_kind: str | None = None  # weekend | weekday
+    day_kind_words: tuple[int, int] | None = None  # (first word, count) that said it
     comparisons: list[BoundComparison] = field(default_factory=list)
     share: bool = False  # "доля", "share of": the metric as a share of the total
     per_unit: PerUnit | None = None  # "average X per customer": X divided among the units
@@ -399,15 +400,17 @@ DAY_WORDS = {"дни", "дней", "день", "дням", "днях", "days", "
 DATE_WORDS = ("дат", "date", "dated")
 
 
-def _day_kind(words: list[Word], used: set[int]) -> str | None:
-    """ "по выходным", "on weekdays": a calendar filter on the plan's date; its words are used."""
+def _day_kind(words: list[Word], used: set[int]) -> tuple[str, tuple[int, int]] | None:
+    """ "по выходным", "on weekdays": a calendar filter on the plan's date and the words that
+    said it (used)."""
     for kind, stems in (("weekend", WEEKEND_STEMS), ("weekday", WEEKDAY_STEMS)):
         found = _find_all(stems, words, used)
         if found is not None:
-            after = found[0] + found[1]
-            if after < len(words) and words[after].text in DAY_WORDS:
-                used.add(after)
-            return kind
+            start, count = found
+            if start + count < len(words) and words[start + count].text in DAY_WORDS:
+                used.add(start + count)
+                count += 1
+            return kind, (start, count)
     return None
 
 
@@ -517,7 +520,9 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
         reading.limit = int(top.group(1) or top.group(2))
         reading.order = "desc"
         _mark_span(words, top.start(), top.end(), used)
-    reading.day_kind = _day_kind(words, used)
+    day = _day_kind(words, used)
+    if day is not None:
+        reading.day_kind, reading.day_kind_words = day
     if _find_all(ASC_STEMS, words, used) is not None:
         reading.order = "asc"
     elif _find_all(DESC_STEMS, words, used) is not None:
