@@ -56,6 +56,9 @@ PG_URL = os.environ.get("VITRINA_TEST_PG_URL", "postgresql://postgres@127.0.0.1:
 PG_PREFIX = os.environ.get("VITRINA_BENCH_PG_PREFIX", "vitrina_bench")
 TURNS_FOR_CPU = 24  # turns timed in-process for the CPU seconds of one turn
 TOKENS = 4  # users the clients are spread over (32 clients: 8 streams per token, cap 20)
+# turns at once per worker process: rules turns are CPU-bound, and 8 threads per process on
+# one core each spent ~10% more CPU per turn on contention than 2-4 (decision 097)
+THREADS = 4
 GOALS = {
     f"{state}_{key}": goal
     for state in ("sqlite", "pg")
@@ -246,7 +249,7 @@ def _serve(root: Path, env: dict[str, str], state: str, turn_cpu: float) -> dict
         "--workers",
         workers,
         "--threads",
-        "8",
+        str(THREADS),
         log=root / f"serve-{state}.log",
         ready_timeout_s=180,
     ) as server:

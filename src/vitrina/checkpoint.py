@@ -60,18 +60,41 @@ class ThreadLocalSqliteSaver(SqliteSaver):
         self._path = path
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
-        self._all_lock = threading.Lock()  # guards the list of connections, never a query
+        # the thread each connection is lent to; a dead thread's connection goes back to
+        # `_free` for the next new thread. LangGraph writes checkpoints from fresh background
+        # threads on every run: a connection per thread and never returned was ~5 new SQLite
+        # connections (and file descriptors) per turn, held until the process ended.
+        self._lent: dict[int, tuple[threading.Thread, sqlite3.Connection]] = {}
+        self._free: list[sqlite3.Connection] = []
+        self._all_lock = threading.Lock()  # guards the lists of connections, never a query
         super().__init__(self._connect(), serde=serde)
 
-    def _connect(self) -> sqlite3.Connection:
+    def _new_connection(self) -> sqlite3.Connection:
         conn = sqlite3.connect(str(self._path), check_same_thread=False, timeout=BUSY_TIMEOUT_S)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute(
             "PRAGMA synchronous=NORMAL"
         )  # WAL + NORMAL: durable across crashes of the process
-        self._local.conn = conn
+        return conn
+
+    def _connect(self) -> sqlite3.Connection:
+        """This thread's connection: one given back by a thread that has ended, or a new one."""
+        me = threading.current_thread()
         with self._all_lock:
-            self._all.append(conn)
+            for key, (thread, conn) in list(self._lent.items()):
+                if not thread.is_alive():
+                    del self._lent[key]
+                    self._free.append(conn)
+            conn = self._free.pop() if self._free else None
+        if conn is not None and conn.in_transaction:
+            conn.rollback()  # whatever an ended thread left open is not this thread's
+        if conn is None:
+            conn = self._new_connection()
+            with self._all_lock:
+                self._all.append(conn)
+        with self._all_lock:
+            self._lent[id(me)] = (me, conn)
+        self._local.conn = conn
         return conn
 
     @property  # type: ignore[override]
@@ -99,6 +122,8 @@ class ThreadLocalSqliteSaver(SqliteSaver):
         """Close every thread's connection."""
         with self._all_lock:
             conns, self._all = self._all, []
+            self._lent.clear()
+            self._free.clear()
         for conn in conns:
             conn.close()
 

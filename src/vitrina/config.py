@@ -44,6 +44,7 @@ OTHER_ENV = frozenset(
         "VITRINA_DOCS_DIR",
         "VITRINA_EMBEDDINGS_DEVICE",
         "VITRINA_BENCH_WRITE",  # benchmarks/run.py: a partial run rewrites RESULTS.md
+        "VITRINA_BENCH_PG_PREFIX",  # benchmarks/bench_serve.py: its PostgreSQL database name
         "VITRINA_EVAL_SUITES_DIR",
         "VITRINA_SERVE_OPTIONS",  # vitrina.server.options: serve --workers N to its workers
         "VITRINA_TELEMETRY",

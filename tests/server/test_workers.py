@@ -63,11 +63,13 @@ def test_two_worker_processes_share_the_sqlite_state(demo_db: Path, tmp_path: Pa
 def test_each_thread_has_its_own_connection_in_wal_mode(tmp_path: Path) -> None:
     saver = sqlite_checkpointer(tmp_path / "state.sqlite")
     seen: dict[str, int] = {}
+    together = threading.Barrier(4)  # all four alive at once
 
     def use(name: str) -> None:
         with saver.cursor() as cur:
             cur.execute("SELECT COUNT(*) FROM checkpoints")
             seen[name] = id(saver.conn)
+        together.wait(timeout=30)
 
     threads = [threading.Thread(target=use, args=(f"t{i}",)) for i in range(4)]
     for t in threads:
@@ -77,4 +79,20 @@ def test_each_thread_has_its_own_connection_in_wal_mode(tmp_path: Path) -> None:
     assert len(set(seen.values())) == 4 and id(saver.conn) not in seen.values()
     mode = saver.conn.execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
+    saver.close()
+
+
+def test_a_finished_threads_connection_serves_the_next_thread(tmp_path: Path) -> None:
+    """LangGraph writes from fresh threads on every run: connections must not pile up."""
+    saver = sqlite_checkpointer(tmp_path / "state.sqlite")
+
+    def use() -> None:
+        with saver.cursor() as cur:
+            cur.execute("SELECT COUNT(*) FROM checkpoints")
+
+    for _ in range(20):  # one after another: each new thread finds the last one's connection
+        t = threading.Thread(target=use)
+        t.start()
+        t.join()
+    assert len(saver._all) == 2  # the main thread's and one lent in turn
     saver.close()
