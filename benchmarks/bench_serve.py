@@ -31,7 +31,6 @@ import asyncio
 import itertools
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -39,7 +38,7 @@ from pathlib import Path
 
 import httpx
 
-from vitrina.server.spawn import spawn_server
+from vitrina.server.spawn import cli_tokens, spawn_server
 from vitrina.warehouse.demo import build_demo_warehouse
 
 LEVELS = (1, 8, 32)
@@ -219,29 +218,12 @@ def _drop(url: str) -> None:
         admin.execute(f'DROP DATABASE IF EXISTS "{url.rsplit("/", 1)[1]}" WITH (FORCE)')
 
 
-def _tokens(env: dict[str, str]) -> list[str]:
-    """TOKENS viewer tokens in the state the server will use, made through the CLI."""
-    made = []
-    for n in range(TOKENS):
-        done = subprocess.run(
-            [sys.executable, "-m", "vitrina", "token", "create", f"bench-{n}", "--role", "viewer"],
-            env={**os.environ, **env},
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"vitrina token create failed: {done.stderr[-500:]}")
-        made.append(done.stdout.split()[-1])
-    return made
-
-
 def _serve(root: Path, env: dict[str, str], state: str, turn_cpu: float) -> dict[str, float]:
     """The levels on one state backend; `turn_cpu`: CPU seconds of one turn in-process."""
     limit_rps = (os.cpu_count() or 1) / turn_cpu
     results: dict[str, float] = {}
     workers = str(os.cpu_count() or 1)
-    tokens = _tokens(env)
+    tokens = cli_tokens(env, "bench", TOKENS)
     with spawn_server(
         env,
         "--rate-limit",

@@ -21,18 +21,15 @@ last probe returned (all of them, or the figure says how many closed early).
 from __future__ import annotations
 
 import asyncio
-import os
 import sqlite3
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import httpx
 
-from vitrina.server.spawn import spawn_server
+from vitrina.server.spawn import cli_tokens, spawn_server
 from vitrina.warehouse.demo import build_demo_warehouse
 
 STREAMS = 100
@@ -46,22 +43,6 @@ GOALS = {
     "streams_open": ("=", float(STREAMS)),
     "tasks_running": ("=", float(TOKENS)),
 }
-
-
-def _tokens(env: dict[str, str]) -> list[str]:
-    made = []
-    for n in range(TOKENS):
-        done = subprocess.run(
-            [sys.executable, "-m", "vitrina", "token", "create", f"streams-{n}"],
-            env={**os.environ, **env},
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"vitrina token create failed: {done.stderr[-500:]}")
-        made.append(done.stdout.split()[-1])
-    return made
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -181,7 +162,7 @@ def run() -> dict[str, float]:
         build_demo_warehouse(db)
         home = root / "home"
         env = {"VITRINA_HOME": str(home), "VITRINA_DB_URL": f"duckdb:///{db}"}
-        tokens = _tokens(env)
+        tokens = cli_tokens(env, "streams", TOKENS, role="analyst")
         with spawn_server(
             env,
             "--rate-limit",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -164,26 +165,14 @@ class Catalog:
                 report(file, line, f"metrics {metric.id}", bad_date)
                 cat.broken_metrics[metric.id] = BrokenMetric(metric, bad_date)
                 continue
-            if metric.topic and metric.topic not in cat.topics:
-                report(file, line, f"metrics {metric.id}", f"unknown topic '{metric.topic}'")
-                continue
-            if metric.id in cat.metrics:
-                report(file, line, f"metrics {metric.id}", "metric defined twice")
-                continue
-            cat.metrics[metric.id] = metric
+            cat._add_metric(metric, file, line, report)
         for metric, file, line in ratios:
             bad_ratio = cat._build_ratio(metric)
             if bad_ratio:
                 report(file, line, f"metrics {metric.id}", bad_ratio)
                 cat.broken_metrics[metric.id] = BrokenMetric(metric, bad_ratio)
                 continue
-            if metric.topic and metric.topic not in cat.topics:
-                report(file, line, f"metrics {metric.id}", f"unknown topic '{metric.topic}'")
-                continue
-            if metric.id in cat.metrics:
-                report(file, line, f"metrics {metric.id}", "metric defined twice")
-                continue
-            cat.metrics[metric.id] = metric
+            cat._add_metric(metric, file, line, report)
         for dic, file, line in sections["dictionaries"]:
             if not cat.has_column(dic.column):
                 report(file, line, f"dictionaries {dic.column}", "unknown column")
@@ -199,6 +188,17 @@ class Catalog:
             )
             cat.info.segment_column = None
         return cat
+
+    def _add_metric(
+        self, metric: Metric, file: Path, line: int | None, report: Callable[..., None]
+    ) -> None:
+        """A checked metric joins the catalog unless its topic is unknown or its id taken."""
+        if metric.topic and metric.topic not in self.topics:
+            report(file, line, f"metrics {metric.id}", f"unknown topic '{metric.topic}'")
+        elif metric.id in self.metrics:
+            report(file, line, f"metrics {metric.id}", "metric defined twice")
+        else:
+            self.metrics[metric.id] = metric
 
     # ---- look-ups -------------------------------------------------------------------
     def has_column(self, qualified: str) -> bool:

@@ -93,3 +93,21 @@ def spawn_server(
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait(timeout=5)
+
+
+def cli_tokens(env: Mapping[str, str], prefix: str, count: int, role: str = "viewer") -> list[str]:
+    """`count` API tokens made as an operator makes them (`vitrina token create`), in the
+    state the server started with `env` will use."""
+    made = []
+    for n in range(count):
+        done = subprocess.run(
+            [sys.executable, "-m", "vitrina", "token", "create", f"{prefix}-{n}", "--role", role],
+            env={**os.environ, **env},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"vitrina token create failed: {done.stderr[-500:]}")
+        made.append(done.stdout.split()[-1])
+    return made
