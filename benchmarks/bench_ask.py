@@ -27,7 +27,13 @@ from vitrina.warehouse.demo import build_demo_warehouse
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden" / "questions.yaml"
-GOALS = {"pipeline_ms_median": ("<", 50.0), "with_files_ms_median": ("<", 50.0)}
+GOALS = {
+    "pipeline_ms_median": ("<", 50.0),
+    "with_files_ms_median": ("<", 50.0),
+    # the same on the process's CPU time: on a shared machine wall time is also waiting
+    "pipeline_cpu_ms_median": ("<", 50.0),
+    "with_files_cpu_ms_median": ("<", 50.0),
+}
 FALLBACK = [
     "Сколько кошельков открыли в мае 2025?",
     "Revenue by region in Q3 2026",
@@ -40,13 +46,15 @@ class TimedWarehouse(Warehouse):
     """A warehouse that adds up the time spent inside the engine."""
 
     engine_ms = 0.0
+    engine_cpu_ms = 0.0
 
     def _timed(self, fn, *args, **kwargs):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         try:
             return fn(*args, **kwargs)
         finally:
             TimedWarehouse.engine_ms += (time.perf_counter() - start) * 1000
+            TimedWarehouse.engine_cpu_ms += (time.process_time() - cpu) * 1000
 
     def execute(self, sql: str, *, row_cap: int | None = None):
         return self._timed(super().execute, sql, row_cap=row_cap)
@@ -81,26 +89,28 @@ def run() -> dict[str, float]:
         build_demo_warehouse(db)
         settings = load_settings(db_url=f"duckdb:///{db}").with_(home=Path(tmp))
         warehouse = TimedWarehouse(settings.warehouse_url)
-        own: list[float] = []
-        files: list[float] = []
-        for write_files, bucket in ((False, own), (True, files)):
+        wall: dict[bool, list[float]] = {False: [], True: []}
+        cpu: dict[bool, list[float]] = {False: [], True: []}
+        for write_files in (False, True):
             service = AskService(
                 settings, warehouse=warehouse, today=date(2026, 11, 30), write_files=write_files
             )
             for n, dialog in enumerate(golden_turns()):
                 for question in dialog:
-                    TimedWarehouse.engine_ms = 0.0
-                    start = time.perf_counter()
+                    TimedWarehouse.engine_ms = TimedWarehouse.engine_cpu_ms = 0.0
+                    start, start_cpu = time.perf_counter(), time.process_time()
                     service.ask(question, thread_id=f"{write_files}-{n}")
-                    bucket.append((time.perf_counter() - start) * 1000 - TimedWarehouse.engine_ms)
+                    elapsed = (time.perf_counter() - start) * 1000
+                    used = (time.process_time() - start_cpu) * 1000
+                    wall[write_files].append(elapsed - TimedWarehouse.engine_ms)
+                    cpu[write_files].append(used - TimedWarehouse.engine_cpu_ms)
         warehouse.close()
-    return {
-        "questions": len(own),
-        "pipeline_ms_median": round(statistics.median(own), 1),
-        "pipeline_ms_p95": round(_percentile(own, 0.95), 1),
-        "with_files_ms_median": round(statistics.median(files), 1),
-        "with_files_ms_p95": round(_percentile(files, 0.95), 1),
-    }
+    out: dict[str, float] = {"questions": len(wall[False])}
+    for write_files, name in ((False, "pipeline"), (True, "with_files")):
+        out[f"{name}_ms_median"] = round(statistics.median(wall[write_files]), 1)
+        out[f"{name}_ms_p95"] = round(_percentile(wall[write_files], 0.95), 1)
+        out[f"{name}_cpu_ms_median"] = round(statistics.median(cpu[write_files]), 1)
+    return out
 
 
 if __name__ == "__main__":
