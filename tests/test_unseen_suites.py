@@ -1,6 +1,7 @@
-"""The unseen-warehouse suites run through the real ask pipeline: Chinook (SQLite fixture)
-and the generated TPC-H-like star. What they guard is the issue's bar: no answered-wrong
-case (a refusal is honest, a wrong number is not), and the figure reached so far."""
+"""The unseen-warehouse suites run through the real ask pipeline: Chinook (SQLite fixture,
+and its PostgreSQL script loaded into a schema of this run's own) and the generated
+TPC-H-like star. What they guard is the issue's bar: no answered-wrong case (a refusal is
+honest, a wrong number is not), and the figure reached so far."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from vitrina.eval.runner import run_suite
@@ -52,6 +54,60 @@ def test_chinook_no_wrong_answers(
     buckets = _buckets(ROOT / "suites" / "chinook.yaml", tmp_path)
     assert buckets["answered_wrong"] == []
     assert len(buckets["right"]) >= 54, buckets  # 57 of 60 when written
+
+
+@pytest.fixture()
+def chinook_pg(shared_fixtures: Path, pg_server_url: str, tmp_path: Path, monkeypatch):
+    """Chinook_PostgreSql.sql in a schema of its own with a reader role, catalog rendered for
+    it; both dropped afterwards (skipped without PostgreSQL, failed under CI)."""
+    loader = _module("score").chinook_pg()
+    loaded = loader.load(pg_server_url.replace("postgresql+psycopg://", "postgresql://"))
+    try:
+        monkeypatch.setenv("CHINOOK_PG_URL", loaded.reader_url)
+        monkeypatch.setenv(
+            "CHINOOK_PG_CATALOG", str(loader.render_catalog(loaded.schema, tmp_path / "catalog"))
+        )
+        yield loaded
+    finally:
+        loader.drop(loaded)
+    with psycopg.connect(loaded.admin_url) as admin:  # nothing of the run is left behind
+        assert not admin.execute(
+            "SELECT 1 FROM pg_namespace WHERE nspname = %s UNION ALL "
+            "SELECT 1 FROM pg_roles WHERE rolname = %s",
+            (loaded.schema, loaded.role),
+        ).fetchall()
+
+
+def test_chinook_pg_loader_reader_role_reads_only(chinook_pg) -> None:
+    from vitrina.warehouse import Warehouse
+
+    warehouse = Warehouse(chinook_pg.reader_url)  # a privileged role would be refused here
+    try:
+        assert warehouse.execute(f"SELECT count(*) FROM {chinook_pg.schema}.invoice_line").rows == [
+            (2240,)
+        ]
+    finally:
+        warehouse.close()
+    reader = chinook_pg.reader_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(reader) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        conn.execute("SET default_transaction_read_only = off")
+        conn.execute("DELETE FROM invoice_line")
+    # loading again into the same schema drops and recreates it
+    loader = _module("score").chinook_pg()
+    again = loader.load(chinook_pg.admin_url, schema=chinook_pg.schema)
+    with psycopg.connect(again.reader_url.replace("postgresql+psycopg://", "postgresql://")) as c:
+        assert c.execute("SELECT count(*) FROM invoice").fetchone() == (412,)
+
+
+def test_chinook_pg_reference_sql_matches_sqlite(chinook_pg) -> None:
+    check = _module("check_chinook_pg")
+    assert check.mismatches(chinook_pg.reader_url) == []
+
+
+def test_chinook_pg_no_wrong_answers(chinook_pg, tmp_path: Path) -> None:
+    buckets = _buckets(ROOT / "suites" / "chinook_pg.yaml", tmp_path)
+    assert buckets["answered_wrong"] == []
+    assert len(buckets["right"]) >= 54, buckets  # 57 of 60, as on SQLite
 
 
 def test_tpch_like_no_wrong_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

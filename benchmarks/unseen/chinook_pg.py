@@ -88,9 +88,7 @@ def statements(text: str) -> Iterator[str]:
         yield tail
 
 
-def load(
-    admin_url: str = ADMIN_URL, *, schema: str | None = None, script: Path = SCRIPT
-) -> Loaded:
+def load(admin_url: str = ADMIN_URL, *, schema: str | None = None, script: Path = SCRIPT) -> Loaded:
     """Drop and recreate ``schema`` (default: a new unique name), run the script into it and
     create a reader role that may only read it."""
     schema = schema or f"chpg_chinook_{os.getpid()}_{uuid.uuid4().hex[:6]}"
