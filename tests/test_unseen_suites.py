@@ -61,7 +61,7 @@ def chinook_pg(shared_fixtures: Path, pg_server_url: str, tmp_path: Path, monkey
     """Chinook_PostgreSql.sql in a schema of its own with a reader role, catalog rendered for
     it; both dropped afterwards (skipped without PostgreSQL, failed under CI)."""
     loader = _module("score").chinook_pg()
-    loaded = loader.load(pg_server_url.replace("postgresql+psycopg://", "postgresql://"))
+    loaded = loader.load(pg_server_url)
     try:
         monkeypatch.setenv("CHINOOK_PG_URL", loaded.reader_url)
         monkeypatch.setenv(
@@ -88,14 +88,16 @@ def test_chinook_pg_loader_reader_role_reads_only(chinook_pg) -> None:
         ]
     finally:
         warehouse.close()
-    reader = chinook_pg.reader_url.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(reader) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+    with (
+        psycopg.connect(chinook_pg.reader_url) as conn,
+        pytest.raises(psycopg.errors.InsufficientPrivilege),
+    ):
         conn.execute("SET default_transaction_read_only = off")
         conn.execute("DELETE FROM invoice_line")
     # loading again into the same schema drops and recreates it
     loader = _module("score").chinook_pg()
     again = loader.load(chinook_pg.admin_url, schema=chinook_pg.schema)
-    with psycopg.connect(again.reader_url.replace("postgresql+psycopg://", "postgresql://")) as c:
+    with psycopg.connect(again.reader_url) as c:
         assert c.execute("SELECT count(*) FROM invoice").fetchone() == (412,)
 
 

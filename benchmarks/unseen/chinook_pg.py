@@ -26,6 +26,9 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
+from vitrina.warehouse.pg_load import pg_conninfo
+from vitrina.warehouse.reader_role import reader_url
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT.parent / "shared" / "fixtures" / "warehouses" / "chinook" / "Chinook_PostgreSql.sql"
 CATALOG = ROOT / "suites" / "chinook_pg"
@@ -38,7 +41,8 @@ MAX_STATEMENTS = 100_000  # the 1.4.5 script has about 70
 
 @dataclass(frozen=True)
 class Loaded:
-    """A loaded schema: the reader role's URL (what Vitrina connects with) and the names to drop."""
+    """A loaded schema: the reader role's URL (what Vitrina connects with, a libpq URL) and
+    the names to drop."""
 
     admin_url: str
     schema: str
@@ -91,6 +95,7 @@ def statements(text: str) -> Iterator[str]:
 def load(admin_url: str = ADMIN_URL, *, schema: str | None = None, script: Path = SCRIPT) -> Loaded:
     """Drop and recreate ``schema`` (default: a new unique name), run the script into it and
     create a reader role that may only read it."""
+    admin_url = pg_conninfo(admin_url)
     schema = schema or f"chpg_chinook_{os.getpid()}_{uuid.uuid4().hex[:6]}"
     role = f"{schema}_reader"
     password = secrets.token_urlsafe(18)
@@ -103,8 +108,7 @@ def load(admin_url: str = ADMIN_URL, *, schema: str | None = None, script: Path 
             if not SKIPPED.match(stmt):
                 conn.execute(stmt.encode("utf-8"))
         _create_role(conn, schema, role, password)
-    host = admin_url.split("@", 1)[-1]
-    return Loaded(admin_url, schema, role, f"postgresql+psycopg://{role}:{password}@{host}")
+    return Loaded(admin_url, schema, role, reader_url(admin_url, role, password))
 
 
 def _create_role(conn: psycopg.Connection, schema: str, role: str, password: str) -> None:
@@ -120,6 +124,9 @@ def _create_role(conn: psycopg.Connection, schema: str, role: str, password: str
             "CREATE ROLE {} LOGIN PASSWORD {} NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION"
         ).format(ident, sql.Literal(password))
     )
+    # before PostgreSQL 15 everyone may create in public, which Vitrina refuses (as
+    # reader_role.create_reader_role does; a no-op on 15+)
+    conn.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
     conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(name, ident))
     # the suite's reference SQL names tables unqualified, as the SQLite suite does
     conn.execute(sql.SQL("ALTER ROLE {} SET search_path TO {}").format(ident, name))
