@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from vitrina.eval.errors import EvalError
 from vitrina.eval.runner import run_suite
 from vitrina.eval.store import EvalStore
 from vitrina.eval.suite import load_suite
@@ -113,7 +114,10 @@ def main() -> None:
     parser.add_argument("--show", action="store_true", help="print every case that is not right")
     args = parser.parse_args()
     for path in args.suites:
-        score(path, show=args.show)
+        try:
+            score(path, show=args.show)
+        except EvalError as exc:  # an unset ${VARIABLE}, a bad suite file: one line, no traceback
+            sys.exit(f"{path}: {exc}")
     sys.stdout.flush()
 
 
