@@ -6,6 +6,7 @@ honest, a wrong number is not), and the figure reached so far."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -99,6 +100,29 @@ def test_chinook_pg_loader_reader_role_reads_only(chinook_pg) -> None:
     again = loader.load(chinook_pg.admin_url, schema=chinook_pg.schema)
     with psycopg.connect(again.reader_url) as c:
         assert c.execute("SELECT count(*) FROM invoice").fetchone() == (412,)
+
+
+def test_chinook_pg_catalog_init_then_the_edited_catalog_checks(chinook_pg, tmp_path: Path):
+    """The trial's steps: draft as the reader role, then `catalog check` of the edited catalog
+    against the warehouse; the edit kept every drafted table, column and declared relation."""
+    from typer.testing import CliRunner
+
+    from vitrina.catalog import load_catalog
+    from vitrina.cli import app
+
+    draft_dir = tmp_path / "draft"
+    args = ["--db", chinook_pg.reader_url, "--schema", chinook_pg.schema, "--out", str(draft_dir)]
+    drafted = CliRunner().invoke(app, ["catalog", "init", *args])
+    assert drafted.exit_code == 0, drafted.output
+    edited_dir = Path(os.environ["CHINOOK_PG_CATALOG"])
+    check = CliRunner().invoke(app, ["catalog", "check", str(edited_dir), "--db", args[1]])
+    assert check.exit_code == 0, check.output
+    draft, edited = load_catalog(draft_dir), load_catalog(edited_dir)
+    assert {n: [c.name for c in t.columns] for n, t in draft.tables.items()} == {
+        n: [c.name for c in t.columns] for n, t in edited.tables.items()
+    }
+    pairs = lambda c: {(r.left, r.right) for r in c.relations}  # noqa: E731
+    assert pairs(draft) == pairs(edited)
 
 
 def test_chinook_pg_reference_sql_matches_sqlite(chinook_pg) -> None:
