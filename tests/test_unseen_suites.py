@@ -114,6 +114,10 @@ def test_chinook_pg_catalog_init_then_the_edited_catalog_checks(chinook_pg, tmp_
     args = ["--db", chinook_pg.reader_url, "--schema", chinook_pg.schema, "--out", str(draft_dir)]
     drafted = CliRunner().invoke(app, ["catalog", "init", *args])
     assert drafted.exit_code == 0, drafted.output
+    assert "can only read" in drafted.output and "CREATE ROLE" not in drafted.output
+    as_admin = ["--db", chinook_pg.admin_url, *args[2:4], "--out", str(tmp_path / "admin")]
+    by_admin = CliRunner().invoke(app, ["catalog", "init", *as_admin])  # a superuser: the recipe
+    assert by_admin.exit_code == 0 and "CREATE ROLE vitrina_reader" in by_admin.output
     edited_dir = Path(os.environ["CHINOOK_PG_CATALOG"])
     check = CliRunner().invoke(app, ["catalog", "check", str(edited_dir), "--db", args[1]])
     assert check.exit_code == 0, check.output
