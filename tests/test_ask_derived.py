@@ -202,3 +202,24 @@ def test_a_ratio_metric_is_written_from_its_parts() -> None:
     metric = load_catalog(ROOT / "suites" / "chinook").metrics["average_track_price"]
     assert metric.expression == "1.0 * (SUM(UnitPrice * Quantity)) / NULLIF(SUM(Quantity), 0)"
     assert metric.additive is False
+
+
+@pytest.mark.parametrize(
+    ("catalog", "question", "unit"),
+    [
+        # snake_case names: "invoice" is a part of invoice_line's name, invoice is named whole
+        ("chinook_pg", "Average tracks sold per invoice in 2024", "chinook.invoice"),
+        ("chinook_pg", "Average tracks sold per line", "chinook.invoice_line"),  # a part, unique
+        ("chinook_pg", "Выручка в среднем на клиента", "chinook.customer"),
+        ("chinook", "Average tracks sold per invoice in 2024", "main.invoice"),
+    ],
+)
+def test_the_unit_of_an_average_is_the_table_named_whole(
+    catalog: str, question: str, unit: str
+) -> None:
+    from vitrina.ask.derived import find_per_unit
+    from vitrina.language.text import tokenize
+
+    words = tokenize(question)
+    found = find_per_unit(words, set(), [], load_catalog(ROOT / "suites" / catalog))
+    assert found is not None and found.table == unit

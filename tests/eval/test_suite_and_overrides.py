@@ -67,6 +67,24 @@ def test_suite_errors_name_file_and_case(tmp_path: Path, case: dict, message: st
     )
 
 
+def test_an_unset_variable_of_warehouse_or_catalog_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = {"id": "a", "question": "q", "expect": "refused"}
+    spec = {"name": "s", "warehouse": "${VT_UNSET_DB}", "catalog": "${VT_CAT}", "cases": [case]}
+    suite = load_suite(_write(tmp_path / "s.yaml", spec))
+    monkeypatch.delenv("VT_UNSET_DB", raising=False)
+    monkeypatch.delenv("VT_CAT", raising=False)
+    for read, name in ((suite.warehouse_url, "VT_UNSET_DB"), (suite.catalog_dir, "VT_CAT")):
+        with pytest.raises(EvalError) as info:
+            read()
+        assert name in str(info.value) and str(tmp_path / "s.yaml") in str(info.value)
+    monkeypatch.setenv("VT_UNSET_DB", "duckdb:///x.duckdb")
+    monkeypatch.setenv("VT_CAT", str(tmp_path / "cat"))
+    assert suite.warehouse_url() == "duckdb:///x.duckdb"
+    assert suite.catalog_dir() == tmp_path / "cat"
+
+
 def test_duplicate_ids(tmp_path: Path) -> None:
     case = {"id": "a", "question": "q", "expect": "refused"}
     with pytest.raises(EvalError, match="repeated: a"):

@@ -62,11 +62,22 @@ def find_share(words: list[Word], used: set[int], occurrences: list[Any]) -> int
 
 
 def _table_of(word: Word, catalog: Catalog) -> str | None:
+    """The one table the unit word names; when several do, the one it names whole."""
     names = table_names(catalog).items()
     named = [t for t, stems in names if any(stem_matches(s, word.text) for s in stems)]
     if not named:  # "order" names the table "orders" too
         named = [t for t, stems in names if any(stem_matches(word.text, s) for s in stems)]
+    if len(named) > 1:  # "per invoice": invoice, not invoice_line (a part of its name)
+        named = [t for t in named if _names_whole(word.text, catalog.tables[t].short_name)]
     return named[0] if len(named) == 1 else None
+
+
+def _names_whole(word: str, short_name: str) -> bool:
+    """The word is the table's whole name ("invoices": invoice, "order": orders), not one part
+    of a snake_case name ("invoice" of invoice_line)."""
+    return stem_matches(short_name, word) or (
+        "_" not in short_name and stem_matches(word, short_name)
+    )
 
 
 def find_per_unit(

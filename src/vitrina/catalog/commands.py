@@ -21,6 +21,33 @@ catalog_app = typer.Typer(
 )
 
 
+def _role_advice(db: str, schemas: list[str]) -> None:
+    """After a PostgreSQL draft: the reader-role recipe, unless the draft was already made as
+    a read-only role (then this URL is the one to give Vitrina)."""
+    from vitrina.warehouse.privileges import inspect_postgres_role, reader_role_sql
+
+    report = None
+    try:
+        import psycopg
+
+        from vitrina.warehouse.pg_load import pg_conninfo
+
+        with psycopg.connect(pg_conninfo(db), connect_timeout=10) as conn:
+            report = inspect_postgres_role(conn)
+    except Exception:  # advice only: without the report, the recipe is shown
+        report = None
+    if report is not None and not report.privileged:
+        console.print(
+            f"PostgreSQL role {report.role!r} can only read: use this URL in VITRINA_DB_URL."
+        )
+        return
+    console.print(
+        "Vitrina queries PostgreSQL as a read-only role and refuses a privileged one. "
+        "Create it once (as an administrator), then use it in VITRINA_DB_URL:"
+    )
+    console.print(reader_role_sql(schemas), markup=False, soft_wrap=True)
+
+
 @catalog_app.command("init")
 def init(
     db: Annotated[str, typer.Option(help="SQLAlchemy URL of the database to introspect.")],
@@ -59,14 +86,7 @@ def init(
         raise typer.Exit(2) from exc
     console.print(f"drafted {len(schema_info.tables)} tables into {out} ({len(written)} files)")
     if db.split(":", 1)[0].split("+", 1)[0] in ("postgresql", "postgres"):
-        from vitrina.warehouse.privileges import reader_role_sql
-
-        schemas = sorted({t.schema_name for t in schema_info.tables if not t.error})
-        console.print(
-            "Vitrina queries PostgreSQL as a read-only role and refuses a privileged one. "
-            "Create it once (as an administrator), then use it in VITRINA_DB_URL:"
-        )
-        console.print(reader_role_sql(schemas), markup=False, soft_wrap=True)
+        _role_advice(db, sorted({t.schema_name for t in schema_info.tables if not t.error}))
     console.print(
         "next: edit the draft (README: 'Your own warehouse'), then "
         f"[bold]vitrina catalog check {out}[/]"

@@ -8,6 +8,7 @@ includes the cases of other files (the demo suite reuses tests/golden/questions.
 from __future__ import annotations
 
 import os
+import re
 from datetime import date
 from pathlib import Path
 from typing import Any, Literal
@@ -18,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from vitrina.eval.errors import EvalError
 from vitrina.eval.order import asks_for_order
 
+_VARIABLE = re.compile(r"\$\{(\w+)\}")  # `${NAME}` left by expandvars: unset
 Expect = Literal["answered", "refused", "clarification"]
 Kind = Literal["plain", "followup", "clarification", "must_clarify", "must_refuse"]
 
@@ -109,12 +111,28 @@ class Suite(BaseModel):
         """The catalog folder (None: the demo catalog)."""
         if self.catalog in ("", "demo"):
             return None
-        folder = Path(os.path.expandvars(self.catalog)).expanduser()
+        folder = Path(self._expanded("catalog", self.catalog)).expanduser()
         return folder if folder.is_absolute() or self.path is None else self.path.parent / folder
 
     def warehouse_url(self) -> str | None:
         """The warehouse URL (None: the embedded demo warehouse)."""
-        return None if self.warehouse in ("", "demo") else os.path.expandvars(self.warehouse)
+        if self.warehouse in ("", "demo"):
+            return None
+        return self._expanded("warehouse", self.warehouse)
+
+    def _expanded(self, key: str, value: str) -> str:
+        """``value`` with ``${VARS}`` expanded; a variable left unset is the user's to set, so
+        it is named instead of becoming a path or URL that fails far from here."""
+        out = os.path.expandvars(value)
+        unset = sorted(set(_VARIABLE.findall(out)))
+        if unset:
+            names = ", ".join(unset)
+            raise EvalError(
+                f"{key} needs the environment variable(s) {names}: set them and run again",
+                file=self.path,
+                message_ru=f"для {key} нужны переменные окружения {names}: задайте их",
+            )
+        return out
 
     def select(
         self, ids: list[str] | None = None, tags: list[str] | None = None, limit: int | None = None
