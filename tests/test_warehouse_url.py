@@ -17,9 +17,9 @@ def test_the_header_decides_not_the_suffix(tmp_path: Path) -> None:
     sqlite3.connect(lite).execute("CREATE TABLE t (x INT)").connection.close()
     duck = tmp_path / "dwh.data"
     duckdb.connect(str(duck)).execute("CREATE TABLE t (x INT)").close()
-    assert as_warehouse_url(str(lite)) == f"sqlite:///{lite}"
+    assert as_warehouse_url(str(lite)) == f"sqlite:///file:{lite}?mode=ro&uri=true"
     assert as_warehouse_url(str(duck)) == f"duckdb:///{duck}"
-    assert as_warehouse_url("missing.sqlite").startswith("sqlite:///")
+    assert as_warehouse_url("missing.sqlite").startswith("sqlite:///file:")
     assert as_warehouse_url("postgresql://r@h/db") == "postgresql://r@h/db"
     assert as_warehouse_url("no-such-thing") == "no-such-thing"  # refused later, in one line
 
@@ -35,3 +35,21 @@ def test_ask_with_a_plain_duckdb_path_answers(demo_db: Path) -> None:
     out = CliRunner().invoke(app, ["ask", "--no-llm", "--json", question, "--db", str(demo_db)])
     assert out.exit_code == 0, out.output
     assert '"status": "answered"' in out.output
+
+
+def test_a_plain_sqlite_path_is_opened_read_only(tmp_path: Path) -> None:
+    """Least privilege below the guard: the connection itself cannot write."""
+    import pytest
+
+    from vitrina.warehouse import Warehouse, WarehouseError
+
+    lite = tmp_path / "shop.db"
+    sqlite3.connect(lite).execute("CREATE TABLE t (x INT)").connection.close()
+    warehouse = Warehouse(as_warehouse_url(str(lite)))
+    try:
+        assert warehouse.execute("SELECT COUNT(*) FROM t").rows[0][0] == 0
+        with pytest.raises(WarehouseError, match="readonly"):
+            warehouse.execute("INSERT INTO t VALUES (1)")
+    finally:
+        warehouse.close()
+    assert sqlite3.connect(lite).execute("SELECT COUNT(*) FROM t").fetchone() == (0,)

@@ -2,7 +2,8 @@
 
 Users type `--db warehouse.duckdb` or `--db Chinook.db` far more often than the URL form;
 the file's own header says which engine wrote it (SQLite's "SQLite format 3", DuckDB's "DUCK"
-at byte 8), and a missing file is read by its suffix so the error names the file.
+at byte 8), and a missing file is read by its suffix so the error names the file. A SQLite
+file is opened with SQLite's read-only URI (`mode=ro`), as the README's URL form does.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ def as_warehouse_url(value: str) -> str:
         return value
     path = Path(value).expanduser()
     scheme = _engine_of(path)
+    if scheme == "sqlite":  # opened read-only by SQLite itself, not only by the SQL guard
+        return f"sqlite:///file:{path.resolve()}?mode=ro&uri=true"
     return f"{scheme}:///{path.resolve()}" if scheme else value
 
 
