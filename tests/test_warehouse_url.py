@@ -53,3 +53,20 @@ def test_a_plain_sqlite_path_is_opened_read_only(tmp_path: Path) -> None:
     finally:
         warehouse.close()
     assert sqlite3.connect(lite).execute("SELECT COUNT(*) FROM t").fetchone() == (0,)
+
+
+def test_a_statement_without_rows_is_a_warehouse_error(tmp_path: Path) -> None:
+    """Not an AttributeError from the error handling (ResourceClosedError has no .orig)."""
+    import pytest
+
+    from vitrina.warehouse import Warehouse, WarehouseError
+
+    lite = tmp_path / "shop.db"
+    sqlite3.connect(lite).execute("CREATE TABLE t (x INT)").connection.close()
+    warehouse = Warehouse(f"sqlite:///{lite}")
+    try:
+        with pytest.raises(WarehouseError):
+            warehouse.execute("INSERT INTO t VALUES (1)")
+    finally:
+        warehouse.close()
+    assert sqlite3.connect(lite).execute("SELECT COUNT(*) FROM t").fetchone() == (0,)  # rolled back

@@ -249,7 +249,10 @@ class _SQLAlchemyBackend:
                 columns = list(result.keys())
                 rows = result.fetchmany(row_cap + 1)
             except SQLAlchemyError as exc:
-                raise WarehouseError(_first_line(exc.orig or exc), kind="execute", sql=sql) from exc
+                # DBAPI errors carry the driver's own message; others (a statement that returns
+                # no rows: ResourceClosedError) have none
+                cause = getattr(exc, "orig", None) or exc
+                raise WarehouseError(_first_line(cause), kind="execute", sql=sql) from exc
             finally:
                 conn.rollback()
         return columns, [tuple(r) for r in rows[:row_cap]], len(rows) > row_cap
