@@ -121,11 +121,11 @@ def generate(
 
 
 MEASURES_PER_TABLE = 40  # the model's shape is fixed; a bigger model has more tables
-GOALS = {
-    "seconds_1k": 10.0,
-    "ratio_10k_1k": 11.0,
-    "peak_rss_mb_10k": 500.0,
-    "rerun_seconds_1k": 1.0,
+GOALS = {  # figure -> (op, number), as benchmarks/run.py reads every benchmark's goals
+    "seconds_1k": ("<", 10.0),
+    "ratio_10k_1k": ("<=", 11.0),
+    "peak_rss_mb_10k": ("<", 500.0),
+    "rerun_seconds_1k": ("<", 1.0),
 }
 TARGETS = {
     "seconds_1k": "< 10 s",
@@ -211,7 +211,7 @@ def run() -> dict[str, float]:
         "rerun_seconds_1k": round(small_rerun["wall"], 3),
         "rerun_skipped_1k": float(bool(small_rerun["skipped"])),
     }
-    for key, goal in GOALS.items():
+    for key, (_op, goal) in GOALS.items():
         out[f"goal_ratio_{key}"] = round(out[key] / goal, 3)
     return out
 

@@ -133,13 +133,15 @@ def main(selected: list[str]) -> int:
         try:
             module = load(path)
             figures = module.run()
+            measured = [
+                (key, value, goal_of(module, key), ratio(value, goal_of(module, key)))
+                for key, value in figures.items()
+            ]
         except Exception as exc:  # a broken benchmark is reported, the others still run
             failed += 1
             rows.append((name, "error", f"{type(exc).__name__}: {exc}", "", "", ""))
             continue
-        for key, value in figures.items():
-            goal = goal_of(module, key)
-            share, met = ratio(value, goal)
+        for key, value, goal, (share, met) in measured:
             rows.append(
                 (
                     name,
