@@ -41,6 +41,7 @@ CORE = frozenset(
         "config",
         "lazy",
         "deferred_imports",
+        "cli_options",  # the options every job's CLI plug-in shares (--db, --catalog)
         "i18n",
         "trace",
         "checkpoint",

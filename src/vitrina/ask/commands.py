@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from vitrina.cli_options import CatalogDir, WarehouseUrl
+
 if TYPE_CHECKING:  # the heavy stack loads inside the commands, so `vitrina --help` stays fast
     from vitrina.ask.service import AskService
     from vitrina.config import Settings
@@ -111,12 +113,8 @@ def register(app: typer.Typer) -> None:
             str,
             typer.Argument(help="A question in Russian or English, or a reply to a clarification."),
         ],
-        db: Annotated[
-            str | None, typer.Option(help="Warehouse SQLAlchemy URL (default: the demo warehouse).")
-        ] = None,
-        catalog: Annotated[
-            Path | None, typer.Option(help="Catalog folder (default: the demo catalog).")
-        ] = None,
+        db: WarehouseUrl = None,
+        catalog: CatalogDir = None,
         thread: Annotated[
             str | None,
             typer.Option(help="Dialog id: continue a dialog or answer its clarification."),

@@ -8,6 +8,8 @@ from typing import Annotated, Literal
 import typer
 from rich.console import Console
 
+from vitrina.cli_options import CatalogDir, WarehouseUrl
+
 err = Console(stderr=True)  # stdout belongs to the protocol under stdio
 
 
@@ -18,12 +20,8 @@ def mcp_command(
     ] = "stdio",
     host: Annotated[str, typer.Option(help="HTTP interface (http transport).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP port (http transport).")] = 8765,
-    db: Annotated[
-        str | None, typer.Option(help="Warehouse SQLAlchemy URL (default: the demo warehouse).")
-    ] = None,
-    catalog: Annotated[
-        Path | None, typer.Option(help="Catalog folder (default: the demo catalog).")
-    ] = None,
+    db: WarehouseUrl = None,
+    catalog: CatalogDir = None,
     docs: Annotated[
         Path | None, typer.Option(help="A `vitrina docs` output folder (env VITRINA_DOCS_DIR).")
     ] = None,

@@ -11,6 +11,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from vitrina.cli_options import CatalogDir, WarehouseUrl
+
 console = Console()
 MAX_CHAT_TURNS = 1000  # a terminal dialog's hard bound
 
@@ -52,8 +54,6 @@ def _service(
     return RouteService(settings, **common)
 
 
-Db = Annotated[str | None, typer.Option("--db", help="Warehouse SQLAlchemy URL.")]
-CatalogDir = Annotated[Path | None, typer.Option("--catalog", help="Catalog folder.")]
 OneC = Annotated[
     Path | None,
     typer.Option("--onec", help="A 1C configuration dumped to files (Designer or EDT)."),
@@ -79,7 +79,7 @@ def route_command(
     request: Annotated[
         str, typer.Argument(help="A question, a report request, a metadata search, ...")
     ],
-    db: Db = None,
+    db: WarehouseUrl = None,
     catalog: CatalogDir = None,
     onec: OneC = None,
     model: Model = None,
@@ -110,7 +110,7 @@ def route_command(
 
 
 def chat_command(
-    db: Db = None,
+    db: WarehouseUrl = None,
     catalog: CatalogDir = None,
     onec: OneC = None,
     model: Model = None,

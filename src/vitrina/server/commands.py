@@ -9,6 +9,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from vitrina.cli_options import CatalogDir, WarehouseUrl
+
 err = Console(stderr=True)
 
 token_app = typer.Typer(
@@ -93,12 +95,8 @@ def serve_command(
     no_auth: Annotated[
         bool, typer.Option("--no-auth", help="No tokens (loopback hosts only).")
     ] = False,
-    db: Annotated[
-        str | None, typer.Option(help="Warehouse SQLAlchemy URL (default: the demo warehouse).")
-    ] = None,
-    catalog: Annotated[
-        Path | None, typer.Option(help="Catalog folder (default: the demo catalog).")
-    ] = None,
+    db: WarehouseUrl = None,
+    catalog: CatalogDir = None,
     docs: Annotated[
         Path | None,
         typer.Option(help="A `vitrina docs` output folder to show (env VITRINA_DOCS_DIR)."),

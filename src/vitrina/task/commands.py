@@ -7,13 +7,14 @@ progress go to stderr)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+from vitrina.cli_options import CatalogDir, WarehouseUrl
 
 console = Console()
 NUMBERS = {
@@ -131,8 +132,8 @@ def task_command(
         bool,
         typer.Option("--yes", "-y", help="Approve every plan and step (failed steps skipped)."),
     ] = False,
-    db: Annotated[str | None, typer.Option("--db", help="Warehouse SQLAlchemy URL.")] = None,
-    catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog folder.")] = None,
+    db: WarehouseUrl = None,
+    catalog: CatalogDir = None,
     no_llm: Annotated[
         bool, typer.Option("--no-llm", help="Rules only: the plan from a template.")
     ] = False,

@@ -14,6 +14,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from vitrina.cli_options import CatalogDir, WarehouseUrl
+
 console = Console()
 err = Console(stderr=True)
 board_app = typer.Typer(
@@ -41,8 +43,8 @@ def build_command(
     out: Annotated[
         Path | None, typer.Option("--out", help="Also write the dashboard's static files here.")
     ] = None,
-    db: Annotated[str | None, typer.Option("--db", help="Warehouse SQLAlchemy URL.")] = None,
-    catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog folder.")] = None,
+    db: WarehouseUrl = None,
+    catalog: CatalogDir = None,
     board: Annotated[
         str | None, typer.Option("--board", help="Board database URL (SQLite or PostgreSQL).")
     ] = None,
