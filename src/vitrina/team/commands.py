@@ -239,7 +239,9 @@ def report_command(
         if chosen is None:
             err.print("no such build on this board: `vitrina board` lists them")
             raise typer.Exit(1)
-        lang = "ru" if any("а" <= ch <= "я" for ch in chosen.title.lower()) else "en"
+        from vitrina.language.detect import detect_lang
+
+        lang = detect_lang(chosen.title)  # as the build itself read its brief's title
         found = bottlenecks(store, chosen.id)
         for line in found.lines(lang):
             console.print(line, highlight=False)
