@@ -9,6 +9,7 @@ are added with their join keys by code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from vitrina.ask.compiler import effective_filter
@@ -450,16 +451,17 @@ def build_plan(
     """The rule plan; when it cannot be built, another metric named by the same words
     (revenue of invoices and revenue of invoice lines) is tried before refusing. `via` is
     the table a user chose to join through when several relation paths lead to one."""
-    outcome = _build_plan(
+    attempt = partial(
+        _build_plan,
         reading,
         catalog,
         topic=topic,
         lang=lang,
         period=period,
         segment=segment,
-        trace=trace,
         via=via,
     )
+    outcome = attempt(trace=trace)
     if outcome.plan is not None:
         return outcome
     lead = next(
@@ -477,25 +479,15 @@ def build_plan(
     ]
     for twin in dict.fromkeys(twins):
         scratch = Trace(trace.node)
-        attempt = _build_plan(
-            reading,
-            catalog,
-            topic=topic,
-            lang=lang,
-            period=period,
-            segment=segment,
-            trace=scratch,
-            lead_id=twin,
-            via=via,
-        )
-        if attempt.plan is not None:
+        other = attempt(trace=scratch, lead_id=twin)
+        if other.plan is not None:
             trace.branch(
                 "another metric named by the same words reaches what the question asks",
                 metric=twin,
                 instead_of=lead.phrase.target,
             )
             trace.events.extend(scratch.events)
-            return attempt
+            return other
     return outcome
 
 

@@ -67,6 +67,17 @@ class Column(_Strict):
         text = self.label_ru if lang == "ru" else self.label_en
         return text or self.name
 
+    def summary(self) -> dict[str, str | None]:
+        """What pickers and tools show of a column (the web API, MCP `describe_table`)."""
+        return {
+            "name": self.name,
+            "type": self.type,
+            "role": str(self.role.value),
+            "description": self.description,
+            "label_ru": self.label_ru,
+            "label_en": self.label_en,
+        }
+
 
 class Table(_Strict):
     name: str  # schema-qualified as in the warehouse, e.g. dwh.fact_payment

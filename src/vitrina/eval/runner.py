@@ -162,6 +162,19 @@ def _turn_problem(expect: str | None, options: list[str] | None, result: AskResu
     return None
 
 
+def _case_fields(case: Case) -> dict[str, Any]:
+    """What a case's record takes from the case itself, however the case ended."""
+    return {
+        "case_id": case.id,
+        "kind": case.kind,
+        "tags": case.tags,
+        "question": case.dialog[-1].q,
+        "turns": [t.q for t in case.dialog],
+        "expect": case.expect,
+        "xfail": case.xfail,
+    }
+
+
 def run_case(h: Harness, case: Case) -> CaseRecord:
     """Play one case and judge it."""
     start = time.perf_counter()
@@ -170,12 +183,7 @@ def run_case(h: Harness, case: Case) -> CaseRecord:
     last = played.results[-1]
     usage = [r.llm_usage for r in played.results]
     record = CaseRecord(
-        case_id=case.id,
-        kind=case.kind,
-        tags=case.tags,
-        question=case.dialog[-1].q,
-        turns=[t.q for t in case.dialog],
-        expect=case.expect,
+        **_case_fields(case),
         status=last.status,
         verdict="wrong",
         clarifications=played.clarifications,
@@ -193,7 +201,6 @@ def run_case(h: Harness, case: Case) -> CaseRecord:
         got_count=len(last.rows),
         answer=last.answer,
         trace=_trace(last),
-        xfail=case.xfail,
     )
     if last.status == "answered":
         trusted = (
@@ -288,17 +295,11 @@ def _safe_case(h: Harness, case: Case) -> CaseRecord:
         raise
     except Exception as exc:
         return CaseRecord(
-            case_id=case.id,
-            kind=case.kind,
-            tags=case.tags,
-            question=case.dialog[-1].q,
-            turns=[t.q for t in case.dialog],
-            expect=case.expect,
+            **_case_fields(case),
             status="failed",
             verdict="wrong",
             auto_ok=False,
             reason=f"crashed: {type(exc).__name__}: {str(exc)[:300]}",
-            xfail=case.xfail,
         )
 
 

@@ -290,17 +290,7 @@ def describe_table(box: Toolbox, table: str) -> dict[str, Any]:
         "description_ru": found.description_ru,
         "topics": found.topics,
         "default_date": found.default_date,
-        "columns": [
-            {
-                "name": c.name,
-                "type": c.type,
-                "role": str(c.role.value),
-                "description": c.description,
-                "label_ru": c.label_ru,
-                "label_en": c.label_en,
-            }
-            for c in found.columns
-        ],
+        "columns": [c.summary() for c in found.columns],
         "relations": relations,
     }
 

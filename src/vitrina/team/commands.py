@@ -18,6 +18,12 @@ from vitrina.cli_options import CatalogDir, WarehouseUrl
 
 console = Console()
 err = Console(stderr=True)
+BoardUrl = Annotated[
+    str | None, typer.Option("--board", help="Board database URL (SQLite or PostgreSQL).")
+]
+BuildNumber = Annotated[
+    int | None, typer.Option("--build", help="This build (default: the latest).")
+]
 board_app = typer.Typer(
     help="The task board of `vitrina build`: builds, tasks, comments, reviews.",
     no_args_is_help=False,
@@ -45,9 +51,7 @@ def build_command(
     ] = None,
     db: WarehouseUrl = None,
     catalog: CatalogDir = None,
-    board: Annotated[
-        str | None, typer.Option("--board", help="Board database URL (SQLite or PostgreSQL).")
-    ] = None,
+    board: BoardUrl = None,
     new: Annotated[
         bool, typer.Option("--new", help="Start a new build even if this brief has one.")
     ] = False,
@@ -141,7 +145,7 @@ def _finish(report: Any, as_json: bool) -> None:
 @board_app.callback()
 def board_default(
     ctx: typer.Context,
-    board: Annotated[str | None, typer.Option("--board", help="Board database URL.")] = None,
+    board: BoardUrl = None,
 ) -> None:
     """Without a subcommand: the board of the latest build."""
     if ctx.invoked_subcommand is None:
@@ -163,10 +167,8 @@ def _chosen_build(store: Any, builds: list[Any], build: int | None) -> Any | Non
 
 @board_app.command("list")
 def list_command(
-    build: Annotated[
-        int | None, typer.Option("--build", help="This build (default: the latest).")
-    ] = None,
-    board: Annotated[str | None, typer.Option("--board", help="Board database URL.")] = None,
+    build: BuildNumber = None,
+    board: BoardUrl = None,
 ) -> None:
     """The tasks of a build, with their reviews, statuses and last blocks; then the builds."""
     from vitrina.team.view import board_table
@@ -201,7 +203,7 @@ def show_command(
     diff: Annotated[
         bool, typer.Option("--diff", help="Show what the task's branch changes.")
     ] = False,
-    board: Annotated[str | None, typer.Option("--board", help="Board database URL.")] = None,
+    board: BoardUrl = None,
 ) -> None:
     """One task: comments with their parsed hand-offs and verdicts, reviews, attachments, audit."""
     from vitrina.team.view import task_page
@@ -224,10 +226,8 @@ def show_command(
 
 @board_app.command("report")
 def report_command(
-    build: Annotated[
-        int | None, typer.Option("--build", help="This build (default: the latest).")
-    ] = None,
-    board: Annotated[str | None, typer.Option("--board", help="Board database URL.")] = None,
+    build: BuildNumber = None,
+    board: BoardUrl = None,
 ) -> None:
     """Where a build's time went (per role and state, rework per step) and its open signals."""
     from vitrina.team.monitor import bottlenecks, raise_signals, scan

@@ -59,17 +59,7 @@ def tables(state: State, who: Who) -> list[dict[str, Any]]:
             "description": t.description,
             "description_ru": t.description_ru,
             "topics": t.topics,
-            "columns": [
-                {
-                    "name": c.name,
-                    "type": c.type,
-                    "role": str(c.role.value),
-                    "description": c.description,
-                    "label_ru": c.label_ru,
-                    "label_en": c.label_en,
-                }
-                for c in t.columns
-            ],
+            "columns": [c.summary() for c in t.columns],
         }
         for t in state.service.catalog.tables.values()
     ]
