@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,34 @@ def make_service(demo_db: Path):
     yield factory
     for service in services:
         service.close()
+
+
+CHINOOK_TODAY = date(2026, 1, 15)  # "today" of the Chinook suites and tests
+
+
+@pytest.fixture(scope="module")
+def chinook(shared_fixtures: Path) -> str:
+    """The Chinook SQLite fixture's path (read-only: opened with mode=ro)."""
+    return str(shared_fixtures / "warehouses" / "chinook" / "Chinook_Sqlite.sqlite")
+
+
+@pytest.fixture(scope="module")
+def chinook_service(chinook: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    """Rules-only AskService on Chinook with the suites/chinook catalog, a home of its own."""
+    from vitrina.ask.service import AskService
+    from vitrina.catalog import load_catalog
+    from vitrina.config import load_settings
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("VITRINA_HOME", str(tmp_path_factory.mktemp("home")))
+        for key in list(os.environ):
+            if key.startswith("VITRINA_LLM_"):
+                mp.delenv(key)
+        settings = load_settings(db_url=f"sqlite:///file:{chinook}?mode=ro&uri=true")
+    service = AskService(
+        settings,
+        catalog=load_catalog(ROOT / "suites" / "chinook"),
+        today=CHINOOK_TODAY,
+    )
+    yield service
+    service.close()

@@ -120,30 +120,6 @@ CHINOOK_REFUSED = [
 ]
 
 
-@pytest.fixture(scope="module")
-def chinook(shared_fixtures: Path) -> str:
-    return str(shared_fixtures / "warehouses" / "chinook" / "Chinook_Sqlite.sqlite")
-
-
-@pytest.fixture(scope="module")
-def chinook_service(chinook: str, tmp_path_factory: pytest.TempPathFactory):
-    import os
-
-    from vitrina.ask.service import AskService
-    from vitrina.config import load_settings
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("VITRINA_HOME", str(tmp_path_factory.mktemp("home")))
-        for key in list(os.environ):
-            if key.startswith("VITRINA_LLM_"):
-                mp.delenv(key)
-        settings = load_settings(db_url=f"sqlite:///file:{chinook}?mode=ro&uri=true")
-    service = AskService(settings, catalog=load_catalog(ROOT / "suites" / "chinook"),
-                         today=CHINOOK_TODAY)  # fmt: skip
-    yield service
-    service.close()
-
-
 def _rows(rows) -> list[tuple]:
     return sorted(tuple(round(v, 6) if isinstance(v, float) else v for v in r) for r in rows)
 

@@ -4,9 +4,7 @@ hand and run on the same real database (SQLite Chinook, DuckDB demo)."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
-from datetime import date
 from pathlib import Path
 
 import pytest
@@ -79,29 +77,6 @@ CHINOOK_REFUSED = [
 ]
 
 
-@pytest.fixture(scope="module")
-def chinook(shared_fixtures: Path) -> str:
-    return str(shared_fixtures / "warehouses" / "chinook" / "Chinook_Sqlite.sqlite")
-
-
-@pytest.fixture(scope="module")
-def service(chinook: str, tmp_path_factory: pytest.TempPathFactory):
-    from vitrina.ask.service import AskService
-    from vitrina.config import load_settings
-
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("VITRINA_HOME", str(tmp_path_factory.mktemp("home")))
-        for key in list(os.environ):
-            if key.startswith("VITRINA_LLM_"):
-                mp.delenv(key)
-        settings = load_settings(db_url=f"sqlite:///file:{chinook}?mode=ro&uri=true")
-    svc = AskService(
-        settings, catalog=load_catalog(ROOT / "suites" / "chinook"), today=date(2026, 1, 15)
-    )
-    yield svc
-    svc.close()
-
-
 def _rows(rows, ordered: bool = False) -> list[tuple]:
     out = [tuple(round(v, 6) if isinstance(v, float) else v for v in r) for r in rows]
     return out if ordered else sorted(out)
@@ -109,9 +84,9 @@ def _rows(rows, ordered: bool = False) -> list[tuple]:
 
 @pytest.mark.parametrize(("question", "reference", "words"), CHINOOK_CASES)
 def test_derived_metric_matches_the_reference(
-    service, chinook: str, question: str, reference: str, words: list[str]
+    chinook_service, chinook: str, question: str, reference: str, words: list[str]
 ) -> None:
-    result = service.ask(question)
+    result = chinook_service.ask(question)
     assert result.status == "answered", result.answer
     with sqlite3.connect(f"file:{chinook}?mode=ro", uri=True) as conn:
         expected = conn.execute(reference).fetchall()
@@ -122,8 +97,8 @@ def test_derived_metric_matches_the_reference(
 
 
 @pytest.mark.parametrize(("question", "says"), CHINOOK_REFUSED)
-def test_derived_metric_not_built_is_refused(service, question: str, says: str) -> None:
-    result = service.ask(question)
+def test_derived_metric_not_built_is_refused(chinook_service, question: str, says: str) -> None:
+    result = chinook_service.ask(question)
     assert result.status == "refused" and result.sql is None, result.answer
     assert says in result.answer
 
