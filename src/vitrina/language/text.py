@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from vitrina.language.morph import lemma
+
 # Hyphens split words ("топ-5", "клиентов-женщин"); hyphenated synonyms ("санкт-петербург")
 # are split the same way, so they still match as consecutive words.
 _WORD = re.compile(r"[0-9a-zа-я]+(?:'[0-9a-zа-я]+)*", re.IGNORECASE)
@@ -52,8 +54,6 @@ def stem_matches(stem: str, word: str) -> bool:
         return True
     if word[:1] != stem[:1] or not ("а" <= word[:1] <= "я"):
         return False  # lemmas keep the first letter of a Russian word (cheap pre-check)
-    from vitrina.language.morph import lemma
-
     base = lemma(word)
     return base != word and _prefix_matches(stem, base)
 
