@@ -128,6 +128,7 @@ class AskService:
             timeout_s=self.settings.statement_timeout_s,
             row_cap=self.settings.row_cap,
             allow_privileged=self.settings.allow_privileged_warehouse,
+            duckdb_threads=self.settings.duckdb_threads,
         )
         self.checkpointer = checkpointer or sqlite_checkpointer(self.settings.state_path)
         self.graph = build_graph(
