@@ -20,6 +20,7 @@ import yaml
 from vitrina.sql import GuardError, SqlParseError, format_sql, guard
 from vitrina.sql.guard import RULES
 from vitrina.sql.guard.dialects import DUCKDB, GENERIC, POSTGRES
+from vitrina.sql.guard.nodes import Nodes
 from vitrina.sql.guard.statements import select_into
 from vitrina.sql.guard.tables import TableIndex, table_references
 
@@ -303,8 +304,8 @@ def test_unknown_dialect_is_a_programming_error() -> None:
 
 def test_a_rule_runs_alone() -> None:
     expression = sqlglot.parse_one("SELECT * INTO t2 FROM t", read="postgres")
-    assert [v.rule for v in select_into(expression, "postgres")] == ["select_into"]
-    assert list(select_into(sqlglot.parse_one("SELECT 1"), "postgres")) == []
+    assert [v.rule for v in select_into(Nodes(expression), "postgres")] == ["select_into"]
+    assert list(select_into(Nodes(sqlglot.parse_one("SELECT 1")), "postgres")) == []
 
 
 def test_cte_references_are_not_tables() -> None:

@@ -46,6 +46,7 @@ from vitrina.sql.guard.functions import (
 from vitrina.sql.guard.limits import check_limits, recursion_violation
 from vitrina.sql.guard.messages import FRAGMENT_LIMIT
 from vitrina.sql.guard.models import GuardResult, GuardViolation
+from vitrina.sql.guard.nodes import Nodes
 from vitrina.sql.guard.parse import parse_statement
 from vitrina.sql.guard.rewrite import apply_row_cap, qualify_allowed_tables
 from vitrina.sql.guard.statements import (
@@ -145,9 +146,11 @@ def _guard(
         return GuardResult(ok=False, sql=sql.strip(), violations=violations)
     expression = unwrap(expression)
     catalog = TableIndex(allowed_tables) if allowed_tables is not None else None
-    tables = table_references(expression, dialect)
+    nodes = Nodes(expression)
+    tables = table_references(nodes, dialect)
     options: dict[str, Any] = {
         "expression": expression,
+        "nodes": nodes,
         "dialect": dialect,
         "tables": tables,
         "catalog": catalog,

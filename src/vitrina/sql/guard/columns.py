@@ -16,6 +16,7 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from vitrina.sql.guard.messages import listing, sql_fragment, violation
 from vitrina.sql.guard.models import GuardViolation
+from vitrina.sql.guard.nodes import Nodes
 from vitrina.sql.guard.tables import TableIndex, TableRef, table_references
 
 # Columns every row has without the catalog naming them.
@@ -39,6 +40,7 @@ def resolve_columns(
 
 def allowed_columns(
     expression: exp.Expr,
+    nodes: Nodes,
     tables: list[TableRef],
     catalog: TableIndex | None,
     columns: dict[str, frozenset[str]],
@@ -48,7 +50,7 @@ def allowed_columns(
     if not columns:
         return
     index = catalog if catalog is not None else TableIndex(columns)
-    aliases = _alias_names(expression)
+    aliases = _alias_names(nodes)
     try:
         qualified = _qualified_copy(expression, index, columns, dialect)
         scopes = traverse_scope(qualified) if qualified is not None else []
@@ -150,21 +152,21 @@ def _unresolved(
     return all(name not in columns[table] for table in sources.values())
 
 
-def _alias_names(expression: exp.Expr) -> set[str]:
-    names = {alias.alias.lower() for alias in expression.find_all(exp.Alias)}
-    for table_alias in expression.find_all(exp.TableAlias):
+def _alias_names(nodes: Nodes) -> set[str]:
+    names = {alias.alias.lower() for alias in nodes.find_all(exp.Alias)}
+    for table_alias in nodes.find_all(exp.TableAlias):
         names.update(column.name.lower() for column in table_alias.columns)
     return names
 
 
-def sourceless_columns(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+def sourceless_columns(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
     """A column in a top-level SELECT without FROM has no table to come from.
 
     The engine may still resolve the bare name: PostgreSQL reads ``SELECT user`` and
     ``SELECT current_role`` as session facts. Subqueries are skipped (their columns may
     belong to the outer query), and so are the SELECT's own aliases (DuckDB reuses them).
     """
-    for select in expression.find_all(exp.Select):
+    for select in nodes.find_all(exp.Select):
         if select.args.get("from_") is not None or select.find_ancestor(exp.Select) is not None:
             continue
         aliases = {
@@ -190,9 +192,9 @@ SESSION_KEYWORDS = frozenset(
 )
 
 
-def session_keywords(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+def session_keywords(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
     """``SELECT user``, ``(SELECT current_role)``: a session fact, wherever the word stands."""
-    for column in expression.find_all(exp.Column):
+    for column in nodes.find_all(exp.Column):
         this = column.this
         if column.table or not isinstance(this, exp.Identifier) or this.quoted:
             continue

@@ -15,29 +15,30 @@ from vitrina.sql.guard.allowed_functions import TABLE_FUNCTIONS, is_allowed_func
 from vitrina.sql.guard.dialects import deny_list
 from vitrina.sql.guard.messages import sql_fragment, violation
 from vitrina.sql.guard.models import GuardViolation
+from vitrina.sql.guard.nodes import Nodes
 from vitrina.sql.guard.tables import function_name
 
 # Relation positions that may hold a row source: FROM, every JOIN, LATERAL.
 RELATION_PARENTS: tuple[type[exp.Expr], ...] = (exp.From, exp.Join, exp.Lateral)
 
 
-def dangerous_functions(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+def dangerous_functions(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
     """Name the file/network readers, sleeps, shells, lock or setting functions, wherever they hide.
 
     Names are compared case-insensitively and without their schema, so ``PG_SLEEP(1)``,
     ``"pg_sleep"(1)`` and ``pg_catalog.pg_sleep(1)`` are all caught.
     """
     denied = deny_list(dialect)
-    for func in expression.find_all(exp.Func):
+    for func in nodes.find_all(exp.Func):
         name = function_name(func)
         if denied.denies(name):
             yield violation("dangerous_functions", sql_fragment(func, dialect), name=name)
 
 
-def allowed_functions(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+def allowed_functions(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
     """Every function call must be on the dialect's allow-list, called by its bare name."""
     denied = deny_list(dialect)
-    for func in expression.find_all(exp.Func):
+    for func in nodes.find_all(exp.Func):
         name = function_name(func)
         if _is_qualified(func):
             yield violation(
@@ -49,7 +50,7 @@ def allowed_functions(expression: exp.Expr, dialect: str) -> Iterator[GuardViola
             yield violation("allowed_functions", sql_fragment(func, dialect), name=name)
 
 
-def table_functions(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+def table_functions(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
     """No function is a row source unless the dialect's list names it (none by default).
 
     A table function reads outside the allowed tables (DuckDB's ``query('...')``,
@@ -57,7 +58,7 @@ def table_functions(expression: exp.Expr, dialect: str) -> Iterator[GuardViolati
     """
     allowed = TABLE_FUNCTIONS.get(dialect, frozenset())
     denied = deny_list(dialect)
-    for func in expression.find_all(exp.Func):
+    for func in nodes.find_all(exp.Func):
         if not _is_table_function(func):
             continue
         name = function_name(func)
@@ -66,9 +67,9 @@ def table_functions(expression: exp.Expr, dialect: str) -> Iterator[GuardViolati
         yield violation("table_functions", sql_fragment(func, dialect), name=name)
 
 
-def relations(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+def relations(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
     """Every FROM, JOIN and LATERAL holds a named table, a subquery or VALUES, at any depth."""
-    for node in expression.find_all(*RELATION_PARENTS):
+    for node in nodes.find_all(*RELATION_PARENTS):
         source = node.this
         if isinstance(node, exp.Lateral):
             ok = isinstance(source, exp.Subquery) or _is_table_function(source)
@@ -81,9 +82,9 @@ def relations(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
             yield violation("relations", sql_fragment(source, dialect))
 
 
-def parameters(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+def parameters(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
     """No bind parameters or session variables (``$1``, ``:x``, ``@@version``)."""
-    for node in expression.find_all(exp.Placeholder, exp.Parameter, exp.SessionParameter):
+    for node in nodes.find_all(exp.Placeholder, exp.Parameter, exp.SessionParameter):
         yield violation("parameters", sql_fragment(node, dialect))
 
 
@@ -119,8 +120,8 @@ def _anonymous_name(func: exp.Func) -> str | None:
 DANGEROUS_TYPES = frozenset({exp.DataType.Type.XML})
 
 
-def dangerous_casts(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+def dangerous_casts(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
     """No casts to XML or to PostgreSQL's object-identifier types (regclass, regrole, ...)."""
-    for node in expression.find_all(exp.DataType, exp.ObjectIdentifier):
+    for node in nodes.find_all(exp.DataType, exp.ObjectIdentifier):
         if isinstance(node, exp.ObjectIdentifier) or node.this in DANGEROUS_TYPES:
             yield violation("dangerous_casts", sql_fragment(node, dialect))

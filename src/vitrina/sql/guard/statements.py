@@ -8,6 +8,7 @@ from sqlglot import exp
 
 from vitrina.sql.guard.messages import sql_fragment, violation
 from vitrina.sql.guard.models import GuardViolation
+from vitrina.sql.guard.nodes import Nodes
 
 # Roots the guard accepts. A bare top-level VALUES is not among them: its numbers would
 # come from the generator, not from the warehouse (VALUES inside a query is fine).
@@ -78,27 +79,27 @@ def select_only(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
         yield violation("select_only", statement_kind(expression, dialect), kind=kind)
 
 
-def nested_statement(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+def nested_statement(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
     """No write, DDL or utility statement may hide inside the query (``WITH d AS (DELETE ...)``)."""
-    for node in expression.find_all(*STATEMENT_NODES):
+    for node in nodes.find_all(*STATEMENT_NODES):
         kind = statement_kind(node, dialect)
         yield violation("nested_statement", sql_fragment(node, dialect), kind=kind)
 
 
-def select_into(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+def select_into(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
     """``SELECT ... INTO t`` creates a table (PostgreSQL) or assigns variables."""
-    for node in expression.find_all(exp.Into):
+    for node in nodes.find_all(exp.Into):
         yield violation("select_into", sql_fragment(node, dialect))
 
 
-def row_locks(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+def row_locks(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
     """``FOR UPDATE`` / ``FOR SHARE`` take locks: a reader must not block writers."""
-    for node in expression.find_all(exp.Lock):
+    for node in nodes.find_all(exp.Lock):
         yield violation("row_locks", sql_fragment(node, dialect).strip())
 
 
-def recursive_cte(expression: exp.Expr, dialect: str) -> Iterator[GuardViolation]:
+def recursive_cte(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
     """``WITH RECURSIVE`` can run without bound; analytical questions never need it."""
-    for node in expression.find_all(exp.With):
+    for node in nodes.find_all(exp.With):
         if node.args.get("recursive"):
             yield violation("recursive_cte", sql_fragment(node, dialect))

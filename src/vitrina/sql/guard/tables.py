@@ -21,6 +21,7 @@ from vitrina.sql.guard.dialects import (
 )
 from vitrina.sql.guard.messages import listing, sql_fragment, violation
 from vitrina.sql.guard.models import GuardViolation
+from vitrina.sql.guard.nodes import Nodes, nodes_of
 
 # Characters no warehouse table name has, but file paths, globs and URLs do.
 FILE_NAME_CHARS = frozenset("./\\:*?~")
@@ -64,10 +65,10 @@ def normalise(identifier: exp.Identifier, dialect: str) -> str:
     return Dialect.get_or_raise(dialect).normalize_identifier(identifier.copy()).name
 
 
-def table_references(expression: exp.Expr, dialect: str) -> list[TableRef]:
+def table_references(source: exp.Expr | Nodes, dialect: str) -> list[TableRef]:
     """Every named table the query reads, CTE references excluded (table functions too)."""
     refs = []
-    for table in expression.find_all(exp.Table):
+    for table in nodes_of(source).find_all(exp.Table):
         if not isinstance(table.this, exp.Identifier) or _is_cte_reference(table, dialect):
             continue
         if table.find_ancestor(exp.Into) is not None:
@@ -138,14 +139,12 @@ def file_references(tables: list[TableRef], dialect: str) -> Iterator[GuardViola
             yield violation("file_references", sql_fragment(ref.node.this, dialect))
 
 
-def system_catalogs(
-    expression: exp.Expr, tables: list[TableRef], dialect: str
-) -> Iterator[GuardViolation]:
+def system_catalogs(nodes: Nodes, tables: list[TableRef], dialect: str) -> Iterator[GuardViolation]:
     """No system catalog tables or system table functions (``duckdb_tables()``, ``pragma_*``)."""
     for ref in tables:
         if not is_file_reference(ref) and is_system_table(ref):
             yield violation("system_catalogs", ".".join(ref.parts))
-    for table in expression.find_all(exp.Table):
+    for table in nodes.find_all(exp.Table):
         if isinstance(table.this, exp.Func) and is_system_function(function_name(table.this)):
             yield violation("system_catalogs", sql_fragment(table.this, dialect))
 
