@@ -20,7 +20,7 @@ NEVER_FOR_HELP = (
     "langchain_openai",
     "langgraph",
     "openai",
-    "matplotlib",
+    "PIL",  # the PNG writer
     "openpyxl",
     "pydantic",
     "sqlalchemy",
@@ -31,7 +31,7 @@ NEVER_FOR_HELP = (
 NEVER_WITHOUT_A_MODEL = (
     "langchain_openai",
     "openai",
-    "matplotlib",
+    "PIL",  # the PNG writer
     "openpyxl",
     "jinja2",  # prompt templates render only for a model
     "httpx",  # the model transport's errors are compared once the SDK has loaded it
@@ -91,7 +91,7 @@ service.close()
     files = code.replace(
         "service.close()", "assert service.with_files(result).chart_png\nservice.close()"
     )
-    assert _loaded(files, NEVER_WITHOUT_A_MODEL)["loaded"] == ["matplotlib", "openpyxl"]
+    assert _loaded(files, NEVER_WITHOUT_A_MODEL)["loaded"] == ["PIL", "openpyxl"]
 
 
 def test_a_named_command_registers_only_its_job() -> None:
