@@ -25,7 +25,7 @@ GOALS = {
     "png_bar_10_cpu_ms": ("<", 8.0),
     "png_pie_cpu_ms": ("<", 8.0),
 }
-MONTHS_RU = "янв фев мар апр май июн июл авг сен окт ноя дек".split()
+MONTHS_RU = ["янв", "фев", "мар", "апр", "май", "июн", "июл", "авг", "сен", "окт", "ноя", "дек"]
 
 CHARTS = {
     "png_line_12_months_cpu_ms": ChartData(
@@ -48,7 +48,9 @@ CHARTS = {
         title="Количество кошельков по регионам",
         labels=[f"Регион {i}" for i in range(1, 11)],
         datasets=[
-            Dataset(label="Кошельки", column="wallets", values=[9_800.0 - 850 * i for i in range(10)])
+            Dataset(
+                label="Кошельки", column="wallets", values=[9_800.0 - 850 * i for i in range(10)]
+            )
         ],
         x_title="Регион",
         y_title="Кошельки",
