@@ -51,6 +51,7 @@ TITLE_PX, AXIS_TITLE_PX, TICK_PX, LEGEND_PX, PIE_LABEL_PX = 18, 14, 13, 13, 14
 ELLIPSIS = "…"
 FONT_DIR = Path(__file__).with_name("fonts")
 BAR_KINDS = ("bar", "grouped_bar", "stacked_bar")
+HEADROOM = 0.03  # of the value range, above the highest bar or point
 
 
 def _rgb(hex_colour: str) -> RGB:
@@ -318,16 +319,29 @@ class Axis:
 
 
 def _extent(
-    kind: str, series: list[list[float | None]], stacked: bool
+    series: list[list[float | None]], *, stacked: bool, bars: bool
 ) -> tuple[float, float] | None:
-    """(min, max) a set of series needs on its axis; stacked bars pile up and down."""
+    """(min, max) a set of series needs on its axis, with 3% headroom so the highest bar or
+    point does not touch the frame (never across zero); stacked bars pile up and down."""
     if stacked:
         n = len(series[0]) if series else 0
         ups = [sum(max(s[i] or 0.0, 0.0) for s in series) for i in range(n)]
         downs = [sum(min(s[i] or 0.0, 0.0) for s in series) for i in range(n)]
-        return (min(downs), max(ups)) if n else None
-    values = [v for s in series for v in s if v is not None]
-    return (min(values), max(values)) if values else None
+        if not n:
+            return None
+        lo, hi = min(downs), max(ups)
+    else:
+        values = [v for s in series for v in s if v is not None]
+        if not values:
+            return None
+        lo, hi = min(values), max(values)
+    pad = HEADROOM * ((max(hi, 0.0) - min(lo, 0.0)) if bars else (hi - lo))
+    new_lo, new_hi = lo - pad, hi + pad
+    if lo >= 0 > new_lo:  # headroom never makes a positive axis show negatives
+        new_lo = 0.0
+    if hi <= 0 < new_hi:
+        new_hi = 0.0
+    return new_lo, new_hi
 
 
 @dataclass
@@ -381,13 +395,17 @@ def _draw_xy(canvas: Image.Image, data: ChartData, lang: Lang | str) -> None:
         on_y2 = [False] * len(datasets)
     has_y2 = any(on_y2)
 
-    first = _extent(kind, [s for s, b in zip(series, on_y2, strict=True) if not b], stacked)
+    first = _extent(
+        [s for s, b in zip(series, on_y2, strict=True) if not b], stacked=stacked, bars=bars
+    )
     y_fmt = data.y_format
     ticks = nice_ticks(*(first or (0.0, 1.0)), include_zero=bars)
     y_axis = Axis(ticks, [tick_label(v, y_fmt, lang) for v in ticks])
     y2_axis: Axis | None = None
     if has_y2:
-        second = _extent(kind, [s for s, b in zip(series, on_y2, strict=True) if b], False)
+        second = _extent(
+            [s for s, b in zip(series, on_y2, strict=True) if b], stacked=False, bars=bars
+        )
         y2_fmt = data.y2_format or y_fmt
         ticks2 = aligned_ticks(*(second or (0.0, 1.0)), y_axis.intervals, include_zero=bars)
         y2_axis = Axis(ticks2, [tick_label(v, y2_fmt, lang) for v in ticks2])
