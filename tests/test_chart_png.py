@@ -17,7 +17,13 @@ from PIL import Image, ImageChops
 
 from vitrina.present.charts import png
 from vitrina.present.charts.data import ChartData, Dataset
-from vitrina.present.charts.ticks import aligned_ticks, nice_step, nice_ticks, tick_label
+from vitrina.present.charts.ticks import (
+    aligned_ticks,
+    axis_labels,
+    nice_step,
+    nice_ticks,
+    tick_label,
+)
 from vitrina.present.columns import ValueFormat
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -377,3 +383,11 @@ def test_tick_labels_use_the_answer_number_format() -> None:
     assert tick_label(1234567.0, ValueFormat.MONEY, "en") == "1,234,567"
     assert tick_label(2.5, ValueFormat.NUMBER, "ru") == "2,50"
     assert tick_label(25.0, ValueFormat.PERCENT, "en") == "25.0%"
+
+
+def test_an_axis_writes_every_tick_with_the_decimals_of_its_step() -> None:
+    ticks = nice_ticks(10, 15)
+    assert axis_labels(ticks, ValueFormat.NUMBER, "ru") == [str(int(v)) for v in ticks]
+    assert axis_labels([10.0, 12.5, 15.0], ValueFormat.NUMBER, "en") == ["10.0", "12.5", "15.0"]
+    tiny = axis_labels(nice_ticks(0, 3e-9, include_zero=True), ValueFormat.NUMBER, "en")
+    assert len(set(tiny)) == len(tiny)  # tiny values stay apart, not all "0.00"

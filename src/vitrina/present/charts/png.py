@@ -23,7 +23,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from vitrina.present.charts.choose import ChartDecision
 from vitrina.present.charts.data import ChartData, Dataset, build_chart_data
-from vitrina.present.charts.ticks import aligned_ticks, nice_ticks, tick_label
+from vitrina.present.charts.ticks import aligned_ticks, axis_labels, nice_ticks
 from vitrina.present.columns import ColumnMeta
 from vitrina.present.numbers import Lang, format_percent
 from vitrina.warehouse.result import QueryResult
@@ -400,7 +400,7 @@ def _draw_xy(canvas: Image.Image, data: ChartData, lang: Lang | str) -> None:
     )
     y_fmt = data.y_format
     ticks = nice_ticks(*(first or (0.0, 1.0)), include_zero=bars)
-    y_axis = Axis(ticks, [tick_label(v, y_fmt, lang) for v in ticks])
+    y_axis = Axis(ticks, axis_labels(ticks, y_fmt, lang))
     y2_axis: Axis | None = None
     if has_y2:
         second = _extent(
@@ -408,7 +408,7 @@ def _draw_xy(canvas: Image.Image, data: ChartData, lang: Lang | str) -> None:
         )
         y2_fmt = data.y2_format or y_fmt
         ticks2 = aligned_ticks(*(second or (0.0, 1.0)), y_axis.intervals, include_zero=bars)
-        y2_axis = Axis(ticks2, [tick_label(v, y2_fmt, lang) for v in ticks2])
+        y2_axis = Axis(ticks2, axis_labels(ticks2, y2_fmt, lang))
 
     tick_f, title_f = font(TICK_PX), font(AXIS_TITLE_PX)
     items = [

@@ -78,9 +78,40 @@ def aligned_ticks(
     return _ticks(start, step, max(intervals, 1))
 
 
-def tick_label(value: float, fmt: ValueFormat, lang: Lang | str) -> str:
-    """A tick as the answer writes numbers: ``1 234 567`` (ru) / ``1,234,567`` (en)."""
+def step_decimals(step: float) -> int:
+    """Decimals that write every multiple of ``step`` exactly (0.25 -> 2, 2.5 -> 1, 5 -> 0).
+
+    >>> [step_decimals(s) for s in (5, 2.5, 0.25, 0.05, 2.5e-7)]
+    [0, 1, 2, 2, 8]
+    """
+    for decimals in range(11):
+        if abs(round(step, decimals) - step) <= abs(step) * 1e-6:
+            return decimals
+    return 10
+
+
+def tick_label(value: float, fmt: ValueFormat, lang: Lang | str, step: float | None = None) -> str:
+    """A tick as the answer writes numbers: ``1 234 567`` (ru) / ``1,234,567`` (en).
+
+    With the axis's ``step`` every tick gets the decimals the step needs, so an axis reads
+    0,5 / 1,0 / 1,5 and tiny values stay apart; without it, integers and values from 10 up
+    have none and the rest two.
+    """
     if fmt is ValueFormat.PERCENT:
         return format_percent(value, lang)
+    if step is not None:
+        return format_number(value, step_decimals(step), lang)
     decimals = 0 if abs(value) >= 10 or float(value).is_integer() else 2
     return format_number(value, decimals, lang)
+
+
+def axis_labels(ticks: list[float], fmt: ValueFormat, lang: Lang | str) -> list[str]:
+    """Labels of an axis's ticks, all with the decimals of its step.
+
+    >>> axis_labels([0.0, 0.5, 1.0, 1.5], ValueFormat.NUMBER, "ru")
+    ['0,0', '0,5', '1,0', '1,5']
+    >>> axis_labels([0.0, 2000.0, 4000.0], ValueFormat.COUNT, "en")
+    ['0', '2,000', '4,000']
+    """
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else None
+    return [tick_label(v, fmt, lang, step) for v in ticks]
