@@ -3,8 +3,8 @@
     .venv/bin/python benchmarks/bench_serve.py
 
 A real server (the demo warehouse, API tokens, no rate limit, `--workers` = CPU cores
-processes) answers questions from 1, 8 and 32 concurrent httpx clients, once on SQLite
-state and once on PostgreSQL state (when a server is reachable). Each level is bounded in
+processes) answers questions from 1, 8 and 32 concurrent clients (lean asyncio HTTP/1.1
+connections), once on SQLite state and once on PostgreSQL state (when a server answers). Each level is bounded in
 time and in request count. A request is timed from the POST to the final SSE event (the
 whole turn; the files are made on download, not here). The goal is a ratio measured in
 the same run: throughput at 32 clients over the machine's limit, cores / CPU seconds of
@@ -29,14 +29,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
-
-import httpx
 
 from vitrina.server.spawn import cli_tokens, spawn_server
 from vitrina.warehouse.demo import build_demo_warehouse
@@ -100,6 +99,65 @@ def _tree_cpu_s(pid: int) -> float:
     return total
 
 
+class _Connection:
+    """One keep-alive HTTP/1.1 connection over asyncio streams: the load client.
+
+    The clients share the machine's cores with the server, so they must cost as little as
+    they can: a request is one write and a response is read by its Content-Length or its
+    chunks, with no HTTP library in between (httpx spent ~30 ms of CPU per turn here, a third
+    of a 2-core machine at 20 turns/s; this costs well under 1 ms, decision 131).
+    """
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(
+        self, method: str, path: str, body: dict[str, object], headers: dict[str, str]
+    ) -> tuple[int, bytes]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        payload = json.dumps(body, ensure_ascii=False).encode()
+        head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+        self.writer.write(
+            f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n{head}"
+            f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n".encode()
+            + payload
+        )
+        assert self.reader is not None
+        status_line = await self.reader.readline()
+        if not status_line:
+            raise ConnectionError("connection closed by the server")
+        status = int(status_line.split()[1])
+        length, chunked, close = None, False, False
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            name, value = name.strip().lower(), value.strip().lower()
+            if name == "content-length":
+                length = int(value)
+            elif name == "transfer-encoding" and "chunked" in value:
+                chunked = True
+            elif name == "connection" and value == "close":
+                close = True
+        if chunked:
+            parts = []
+            while size := int((await self.reader.readline()).split(b";")[0], 16):
+                parts.append(await self.reader.readexactly(size + 2))
+            await self.reader.readline()  # the empty line after the last chunk
+            data = b"".join(p[:-2] for p in parts)
+        else:
+            data = await self.reader.readexactly(length or 0)
+        if close:
+            self.close()
+        return status, data
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
 async def _level(base: str, clients: int, tokens: list[str], pid: int) -> dict[str, float]:
     latencies: list[float] = []
     failures = 0
@@ -107,46 +165,50 @@ async def _level(base: str, clients: int, tokens: list[str], pid: int) -> dict[s
     deadline = time.perf_counter() + MAX_SECONDS
     budget = [MAX_REQUESTS]
     kinds: dict[str, int] = {}
+    host, port = base.removeprefix("http://").rsplit(":", 1)
 
     def failed(kind: str) -> None:
         nonlocal failures
         failures += 1
         kinds[kind] = kinds.get(kind, 0) + 1
 
-    async def worker(http: httpx.AsyncClient, token: str) -> None:
+    async def worker(token: str) -> None:
         auth = {"Authorization": f"Bearer {token}"} if token else {}
-        while time.perf_counter() < deadline and budget[0] > 0:
-            budget[0] -= 1
-            try:
-                created = await http.post("/api/threads", json={}, headers=auth)
-                if created.status_code != 200:  # counted with its status, never a crash
-                    failed(f"status_{created.status_code}")
+        http = _Connection(host, int(port))
+        try:
+            while time.perf_counter() < deadline and budget[0] > 0:
+                budget[0] -= 1
+                try:
+                    status, created = await http.request("POST", "/api/threads", {}, auth)
+                    if status != 200:  # counted with its status, never a crash
+                        failed(f"status_{status}")
+                        continue
+                    thread = json.loads(created)["id"]
+                    start = time.perf_counter()
+                    status, body = await http.request(
+                        "POST",
+                        f"/api/threads/{thread}/messages",
+                        {"text": next(questions)},
+                        {**auth, "Accept": "text/event-stream"},
+                    )
+                except (OSError, ValueError, asyncio.IncompleteReadError) as exc:
+                    failed(type(exc).__name__)  # a dropped connection is a failure of its kind
+                    http.close()
                     continue
-                thread = created.json()["id"]
-                start = time.perf_counter()
-                async with http.stream(
-                    "POST",
-                    f"/api/threads/{thread}/messages",
-                    json={"text": next(questions)},
-                    headers=auth,
-                ) as resp:
-                    body = (await resp.aread()).decode()
-            except httpx.HTTPError as exc:  # a dropped connection is a failure of its kind
-                failed(type(exc).__name__)
-                continue
-            if resp.status_code != 200 or '"type": "result"' not in body:
-                failed(f"status_{resp.status_code}")
-                continue
-            latencies.append((time.perf_counter() - start) * 1000)
+                if status != 200 or b'"type": "result"' not in body:
+                    failed(f"status_{status}")
+                    continue
+                latencies.append((time.perf_counter() - start) * 1000)
+        finally:
+            http.close()
 
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    cpu_before = _tree_cpu_s(pid)
-    async with httpx.AsyncClient(base_url=base, timeout=120, limits=limits) as http:
-        started = time.perf_counter()
-        await asyncio.gather(
-            *(worker(http, tokens[n % len(tokens)] if tokens else "") for n in range(clients))
-        )
-        elapsed = time.perf_counter() - started
+    cpu_before, client_before = _tree_cpu_s(pid), time.process_time()
+    started = time.perf_counter()
+    await asyncio.gather(
+        *(worker(tokens[n % len(tokens)] if tokens else "") for n in range(clients))
+    )
+    elapsed = time.perf_counter() - started
+    client_cpu = time.process_time() - client_before
     server_cpu = _tree_cpu_s(pid) - cpu_before
     ordered = sorted(latencies)
     p95 = (
@@ -167,6 +229,9 @@ async def _level(base: str, clients: int, tokens: list[str], pid: int) -> dict[s
         if latencies
         else float("nan"),
         f"cpu_share_c{clients}": round(server_cpu / (elapsed * cores), 2),
+        f"client_cpu_ms_per_turn_c{clients}": round(1000 * client_cpu / len(latencies), 2)
+        if latencies
+        else float("nan"),
         **{f"{kind}_c{clients}": float(n) for kind, n in sorted(kinds.items())},
     }
 

@@ -22,6 +22,7 @@ NEVER_FOR_HELP = (
     "openai",
     "PIL",  # the PNG writer
     "openpyxl",
+    "xlsxwriter",
     "pydantic",
     "sqlalchemy",
     "duckdb",
@@ -32,7 +33,8 @@ NEVER_WITHOUT_A_MODEL = (
     "langchain_openai",
     "openai",
     "PIL",  # the PNG writer
-    "openpyxl",
+    "openpyxl",  # the Excel reader: an answer's file is written by xlsxwriter
+    "xlsxwriter",
     "jinja2",  # prompt templates render only for a model
     "httpx",  # the model transport's errors are compared once the SDK has loaded it
     "vitrina.llm.client",
@@ -91,7 +93,7 @@ service.close()
     files = code.replace(
         "service.close()", "assert service.with_files(result).chart_png\nservice.close()"
     )
-    assert _loaded(files, NEVER_WITHOUT_A_MODEL)["loaded"] == ["PIL", "openpyxl"]
+    assert _loaded(files, NEVER_WITHOUT_A_MODEL)["loaded"] == ["PIL", "xlsxwriter"]
 
 
 def test_a_named_command_registers_only_its_job() -> None:

@@ -76,3 +76,15 @@ def test_postgres_is_read_only_with_a_timeout(pg_url: str) -> None:
 def test_wrong_postgres_url_is_a_clear_error() -> None:
     wh = Warehouse("postgresql+psycopg://nobody@127.0.0.1:1/none")
     assert (wh.ping() or "").startswith("cannot connect to PostgreSQL")
+
+
+def test_duckdb_threads_and_no_progress_bar(small_duckdb: Path) -> None:
+    """A server process gets its share of the cores, and DuckDB never draws on the terminal."""
+    wh = Warehouse(f"duckdb:///{small_duckdb}", duckdb_threads=1)
+    threads, bar = wh.execute(
+        "SELECT current_setting('threads'), current_setting('enable_progress_bar')"
+    ).rows[0]
+    assert (int(threads), bar) == (1, False)
+    with pytest.raises(WarehouseError):  # and the configuration is still locked after it
+        wh.execute("SET threads = 4")
+    wh.close()

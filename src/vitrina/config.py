@@ -89,6 +89,9 @@ class Settings(BaseSettings):
     allow_privileged_warehouse: bool = (
         False  # run as a PostgreSQL role that can do more than read (logged)
     )
+    # DuckDB worker threads per process; None: DuckDB's default (every core). `vitrina serve
+    # --workers N` sets cores // N, so N processes do not each run a pool as large as the machine
+    duckdb_threads: int | None = None
     max_sql_attempts: int = 3
     max_clarifications: int = 2
     table_preview_rows: int = 20

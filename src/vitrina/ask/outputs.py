@@ -77,7 +77,7 @@ def write_run_files(
         if path.is_file():
             files.excel = str(path)
         else:
-            from vitrina.present.excel import write_excel  # openpyxl only when a file is asked for
+            from vitrina.present.excel import write_excel  # xlsxwriter only when asked for
 
             try:
                 files.excel = str(

@@ -1,26 +1,29 @@
 """The Excel file of an answer: the FULL result with native number formats, and the query.
 
 Cells keep their types (numbers stay numbers, dates stay dates); formats, widths, a frozen
-header and an autofilter make the sheet usable at once. Write-only mode keeps 100k rows fast.
+header and an autofilter make the sheet usable at once. Written with XlsxWriter, which costs a
+fraction of openpyxl's time (docs/decisions/125-excel-on-xlsxwriter.md); large results stream
+row by row (constant-memory mode), small ones are zipped in memory without temporary files.
+
+Text from a result never becomes a formula or a link: every value is written with its typed
+writer (a string with `write_string`, never the guessing `write`), and the workbook's
+string-to-formula, string-to-URL and string-to-number conversions are off as well.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
-from copy import copy
+from collections.abc import Callable, Iterable, Sequence
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from openpyxl import Workbook
-from openpyxl.cell import WriteOnlyCell
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
-from openpyxl.styles import Alignment, Font, PatternFill
-from openpyxl.utils import get_column_letter
-from openpyxl.worksheet._write_only import WriteOnlyWorksheet
+import xlsxwriter
+from xlsxwriter.exceptions import FileCreateError
+from xlsxwriter.format import Format
+from xlsxwriter.worksheet import Worksheet
 
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.present.numbers import Lang, format_value, metas_for
@@ -30,7 +33,30 @@ from vitrina.warehouse.result import QueryResult
 EXCEL_MAX_ROWS = 1_048_576
 WIDTH_SAMPLE_ROWS = 500
 MIN_WIDTH, MAX_WIDTH = 8, 60
+TITLE_MAX = 31  # Excel's limit, counted in UTF-16 code units as Excel counts it
+TEXT_MAX = 32767  # characters in one cell
+# Above this many cells the sheet is streamed to a temporary file row by row (constant-memory
+# mode: flat memory, same features); below it the whole file is built in memory, which spares
+# the temporary files a small answer would otherwise pay for.
+CONSTANT_MEMORY_CELLS = 10_000
 _BAD_TITLE = re.compile(r"[\[\]:*?/\\]")
+_TITLE_EDGES = re.compile(r"^[\s']+|[\s']+$")  # Excel refuses a title that starts/ends with '
+# characters XML 1.0 cannot hold (control characters, lone surrogates, U+FFFE/U+FFFF)
+ILLEGAL_CHARACTERS_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# the format of a date value in a column without a date format (openpyxl's defaults)
+DEFAULT_DATE_FORMATS: dict[type, str] = {
+    datetime: "yyyy-mm-dd h:mm:ss",
+    date: "yyyy-mm-dd",
+    time: "h:mm:ss",
+    timedelta: "[hh]:mm:ss",
+}
+HEADER_FILL = "#DDEBF7"
+WORKBOOK_OPTIONS = {  # no value is ever reinterpreted: text stays text
+    "strings_to_formulas": False,
+    "strings_to_urls": False,
+    "strings_to_numbers": False,
+    "remove_timezone": True,
+}
 
 QUERY_SHEET = {"ru": "Запрос", "en": "Query"}
 QUERY_LABELS = {
@@ -68,14 +94,18 @@ def number_format(meta: ColumnMeta, lang: Lang | str) -> str | None:
     return None
 
 
+def is_date_column(meta: ColumnMeta) -> bool:
+    """A column whose number format is a date format (a period, or a DATE attribute)."""
+    return is_period(meta) or (meta.role is not ColumnRole.ID and meta.fmt is ValueFormat.DATE)
+
+
 def excel_value(value: Any) -> Any:
-    """A value openpyxl writes natively: numbers, dates, bools, text without control chars."""
+    """A value Excel holds natively: numbers, dates, bools, text without illegal characters
+    (None: an empty cell, also for NaN and infinities, which Excel cannot hold)."""
     if value is None or isinstance(value, bool | int | Decimal | date | time | timedelta):
         if isinstance(value, Decimal) and not value.is_finite():
             return None
-        if isinstance(value, datetime) and value.tzinfo is not None:
-            return value.replace(tzinfo=None)
-        if isinstance(value, time) and value.tzinfo is not None:
+        if isinstance(value, datetime | time) and value.tzinfo is not None:
             return value.replace(tzinfo=None)
         return value
     if isinstance(value, float):
@@ -86,37 +116,104 @@ def excel_value(value: Any) -> Any:
     if isinstance(value, bytes):
         value = value.hex()
     text = ILLEGAL_CHARACTERS_RE.sub("", str(value))
-    return text[:32767]
+    return text[:TEXT_MAX]
 
 
 def safe_sheet_title(title: str, fallback: str = "Data") -> str:
-    """A valid sheet title: no []:*?/\\, at most 31 characters, never empty."""
-    cleaned = _BAD_TITLE.sub(" ", title or "").strip().strip("'")[:31].strip()
-    return cleaned or fallback
-
-
-def _cell(ws: WriteOnlyWorksheet, value: Any, style: WriteOnlyCell | None) -> WriteOnlyCell:
-    cell = WriteOnlyCell(ws, value=value)
-    if cell.data_type == "f":  # text such as "=1+1" stays text, never a formula
-        cell.data_type = "s"
-    if style is not None:
-        cell._style = copy(style._style)
-    return cell
-
-
-def _looks_like_formula(value: Any) -> bool:
-    return isinstance(value, str) and value.startswith("=")
+    """A valid sheet title: no []:*?/\\, no ' at either end, at most 31 UTF-16 units, never
+    empty; "History" (reserved by Excel) becomes the fallback."""
+    cleaned = ILLEGAL_CHARACTERS_RE.sub("", _BAD_TITLE.sub(" ", title or ""))
+    cleaned = _TITLE_EDGES.sub("", _TITLE_EDGES.sub("", cleaned)[:TITLE_MAX])
+    while len(cleaned.encode("utf-16-le")) > 2 * TITLE_MAX:  # astral characters count twice
+        cleaned = _TITLE_EDGES.sub("", cleaned[:-1])
+    if not cleaned or cleaned.lower() == "history":
+        return fallback
+    return cleaned
 
 
 def _widths(result: QueryResult, metas: Sequence[ColumnMeta], lang: Lang | str) -> list[float]:
+    """Each column as wide as its longest shown value in the first rows (formatting is most
+    of a small file's cost, so a value met again in a column is not formatted again)."""
     widths = []
     sample = result.rows[:WIDTH_SAMPLE_ROWS]
     for i, meta in enumerate(metas):
         longest = len(meta.label(lang))
+        seen: set[tuple[Any, ...]] = set()
         for row in sample:
-            longest = max(longest, len(format_value(row[i], meta, lang)))
+            value = row[i]
+            key = _width_key(value)
+            if key is not None:
+                if key in seen:
+                    continue
+                seen.add(key)
+            longest = max(longest, len(format_value(value, meta, lang)))
         widths.append(float(min(MAX_WIDTH, max(MIN_WIDTH, longest + 2))))
     return widths
+
+
+def _width_key(value: Any) -> tuple[Any, ...] | None:
+    """What a value's shown length depends on: its type and value, and a Decimal's exponent
+    (Decimal("1") shows as 1, Decimal("1.0") as 1.00); None for an unhashable value."""
+    exponent = value.as_tuple().exponent if isinstance(value, Decimal) else None
+    key = (type(value), value, exponent)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+class _Formats:
+    """One XlsxWriter format per distinct look, made once per workbook."""
+
+    def __init__(self, wb: xlsxwriter.Workbook) -> None:
+        self._wb = wb
+        self._made: dict[tuple[tuple[str, Any], ...], Format] = {}
+
+    def get(self, **props: Any) -> Format | None:
+        """The format of these properties (None when there are none: General)."""
+        props = {k: v for k, v in props.items() if v is not None}
+        if not props:
+            return None
+        key = tuple(sorted(props.items()))
+        made = self._made.get(key)
+        if made is None:
+            made = self._made[key] = self._wb.add_format(props)
+        return made
+
+
+def _writer(
+    ws: Worksheet, column_format: Format | None, date_format: Format | None, formats: _Formats
+) -> Callable[[int, int, Any], None]:
+    """The typed cell writer of one column: strings through `write_string` only (so "=..."
+    stays text), numbers and bools natively, dates with the column's date format when it has
+    one, else with the default format of their type. None writes nothing."""
+    write_string, write_number = ws.write_string, ws.write_number
+    write_boolean, write_datetime = ws.write_boolean, ws.write_datetime
+    # numbers in a date column (a month number, a year) are not serial dates: General
+    number_format_ = None if date_format is not None else column_format
+
+    def write(row: int, col: int, value: Any) -> None:
+        kind = type(value)
+        if kind is str:
+            write_string(row, col, value, column_format)
+        elif kind is int or kind is float or kind is Decimal:
+            write_number(row, col, value, number_format_)
+        elif value is None:
+            return
+        elif isinstance(value, bool):
+            write_boolean(row, col, value, column_format)
+        elif isinstance(value, int | float | Decimal):
+            write_number(row, col, value, number_format_)
+        elif isinstance(value, datetime | date) and date_format is not None:
+            write_datetime(row, col, value, date_format)
+        elif isinstance(value, date | time | timedelta):
+            default = next(f for t, f in DEFAULT_DATE_FORMATS.items() if isinstance(value, t))
+            write_datetime(row, col, value, formats.get(num_format=default))
+        else:
+            write_string(row, col, str(value), column_format)
+
+    return write
 
 
 def write_excel(
@@ -131,59 +228,48 @@ def write_excel(
     period_label: str | None = None,
     generated_at: datetime | None = None,
 ) -> Path:
-    """Write the full result and a query sheet to ``path`` (.xlsx); return the path."""
+    """Write the full result and a query sheet to ``path`` (.xlsx); return the path.
+    Raises OSError when the file cannot be written."""
     path = Path(path)
     metas = metas_for(result, metas)
     lang = "ru" if lang == "ru" else "en"
-    wb = Workbook(write_only=True)
-    ws = wb.create_sheet(safe_sheet_title(sheet_title, "Данные" if lang == "ru" else "Data"))
-
     n_cols = len(result.columns)
-    widths = _widths(result, metas, lang)
-    for i, width in enumerate(widths, start=1):
-        ws.column_dimensions[get_column_letter(i)].width = width
-    ws.freeze_panes = "A2"
-    max_rows = EXCEL_MAX_ROWS - 1
-    rows = result.rows[:max_rows]
+    rows = result.rows[: EXCEL_MAX_ROWS - 1]
+    big = len(rows) * max(1, n_cols) > CONSTANT_MEMORY_CELLS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    wb = xlsxwriter.Workbook(
+        str(path), {**WORKBOOK_OPTIONS, "constant_memory": big, "in_memory": not big}
+    )
+    formats = _Formats(wb)
+    title = safe_sheet_title(sheet_title, "Данные" if lang == "ru" else "Data")
+    ws = wb.add_worksheet(title)
+
+    for i, width in enumerate(_widths(result, metas, lang)):
+        ws.set_column(i, i, width)
+    ws.freeze_panes(1, 0)
     if n_cols:
-        ws.auto_filter.ref = f"A1:{get_column_letter(n_cols)}{len(rows) + 1}"
+        ws.autofilter(0, 0, len(rows), n_cols - 1)
+    header = formats.get(
+        bold=True, pattern=1, bg_color=HEADER_FILL, valign="vcenter", text_wrap=True
+    )
+    for i, meta in enumerate(metas):
+        ws.write_string(0, i, excel_value(meta.label(lang)), header)
 
-    header_style = WriteOnlyCell(ws)
-    header_style.font = Font(bold=True)
-    header_style.fill = PatternFill("solid", fgColor="DDEBF7")
-    header_style.alignment = Alignment(vertical="center", wrap_text=True)
-    ws.append([_cell(ws, m.label(lang), header_style) for m in metas])
-
-    styles: list[WriteOnlyCell | None] = []
+    writers, converts = [], []
     for meta in metas:
-        fmt = number_format(meta, lang)
-        if fmt is None:
-            styles.append(None)
-            continue
-        template = WriteOnlyCell(ws)
-        template.number_format = fmt
-        styles.append(template)
-    # One reusable cell per column: a write-only sheet writes each row as it is appended,
-    # so the cell is free again for the next row (no new cell, no style copy per value).
-    ids = [m.role is ColumnRole.ID for m in metas]
-    slots = [_cell(ws, None, style) for style in styles]
-    for row in rows:
-        out: list[Any] = []
-        for i, v in enumerate(row):
-            value = _id_text(v) if ids[i] else excel_value(v)
-            if value is None or (styles[i] is None and not _looks_like_formula(value)):
-                out.append(value)  # plain values need no cell
-                continue
-            cell = slots[i]
-            cell.value = value
-            if cell.data_type == "f":  # text such as "=1+1" stays text, never a formula
-                cell.data_type = "s"
-            out.append(cell)
-        ws.append(out)
+        fmt = formats.get(num_format=number_format(meta, lang))
+        writers.append(_writer(ws, fmt, fmt if is_date_column(meta) else None, formats))
+        converts.append(_id_text if meta.role is ColumnRole.ID else excel_value)
+    columns = list(zip(range(n_cols), converts, writers, strict=True))
+    for r, row in enumerate(rows, start=1):
+        for (c, convert, write), v in zip(columns, row, strict=False):
+            write(r, c, convert(v))
 
     _write_query_sheet(
         wb,
+        formats,
         lang,
+        title=_query_title(QUERY_SHEET[lang], title),
         question=question,
         sql=sql,
         period_label=period_label,
@@ -191,8 +277,11 @@ def write_excel(
         rows=len(rows),
         note=_note(result, len(rows), lang),
     )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    wb.save(path)
+    try:
+        wb.close()
+    except FileCreateError as exc:  # the callers handle an unwritable file as an OSError
+        cause = exc.args[0] if exc.args and isinstance(exc.args[0], OSError) else None
+        raise (cause or OSError(str(exc))) from exc
     return path
 
 
@@ -202,6 +291,12 @@ def _id_text(value: Any) -> Any:
     if isinstance(value, int | Decimal) and not isinstance(value, bool) and abs(value) >= 10**15:
         return str(value)
     return value
+
+
+def _query_title(title: str, taken: str) -> str:
+    """The query sheet's title, numbered when the data sheet already has it (as openpyxl did:
+    Excel compares titles ignoring case)."""
+    return f"{title}1" if title.lower() == taken.lower() else title
 
 
 def _note(result: QueryResult, written: int, lang: str) -> str | None:
@@ -222,9 +317,11 @@ def _note(result: QueryResult, written: int, lang: str) -> str | None:
 
 
 def _write_query_sheet(
-    wb: Workbook,
+    wb: xlsxwriter.Workbook,
+    formats: _Formats,
     lang: str,
     *,
+    title: str,
     question: str,
     sql: str,
     period_label: str | None,
@@ -232,28 +329,25 @@ def _write_query_sheet(
     rows: int,
     note: str | None,
 ) -> None:
-    ws = wb.create_sheet(QUERY_SHEET[lang])
-    ws.column_dimensions["A"].width = 16
-    ws.column_dimensions["B"].width = 100
-    bold = WriteOnlyCell(ws)
-    bold.font = Font(bold=True)
-    bold.alignment = Alignment(vertical="top")
-    wrap = WriteOnlyCell(ws)
-    wrap.alignment = Alignment(wrap_text=True, vertical="top")
-    when = WriteOnlyCell(ws)
-    when.number_format = "DD.MM.YYYY HH:MM:SS" if lang == "ru" else "YYYY-MM-DD HH:MM:SS"
-    when.alignment = Alignment(horizontal="left")
-    count = WriteOnlyCell(ws)
-    count.alignment = Alignment(horizontal="left")
-    labels = QUERY_LABELS[lang]
-    values: list[tuple[Any, WriteOnlyCell]] = [
+    ws = wb.add_worksheet(title)
+    ws.set_column(0, 0, 16)
+    ws.set_column(1, 1, 100)
+    bold = formats.get(bold=True, valign="top")
+    wrap = formats.get(text_wrap=True, valign="top")
+    when = formats.get(
+        num_format="DD.MM.YYYY HH:MM:SS" if lang == "ru" else "YYYY-MM-DD HH:MM:SS",
+        align="left",
+    )
+    count = formats.get(align="left")
+    values: list[tuple[Any, Format | None]] = [
         (question, wrap),
         (sql, wrap),
         (period_label or "—", wrap),
-        (excel_value(generated_at), when),
+        (generated_at, when),
         (rows, count),
     ]
     if note:
         values.append((note, wrap))
-    for label, (value, style) in zip(labels, values, strict=False):
-        ws.append([_cell(ws, label, bold), _cell(ws, excel_value(value), style)])
+    for r, (label, (value, style)) in enumerate(zip(QUERY_LABELS[lang], values, strict=False)):
+        ws.write_string(r, 0, label, bold)
+        _writer(ws, style, style if style is when else None, formats)(r, 1, excel_value(value))

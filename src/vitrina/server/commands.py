@@ -165,6 +165,8 @@ def serve_command(
     if catalog is not None:
         os.environ["VITRINA_CATALOG_DIR"] = str(catalog.resolve())
     os.environ[OPTIONS_ENV] = options_to_env(options)
+    if settings.duckdb_threads is None:  # the workers share the cores: a DuckDB pool each
+        os.environ["VITRINA_DUCKDB_THREADS"] = str(max(1, (os.cpu_count() or 1) // options.workers))
     # a worker busy with turns may hold the GIL past uvicorn's 5 s health check on a loaded
     # machine and be killed mid-request: give it longer before it counts as hung
     uvicorn.run(

@@ -10,6 +10,7 @@ SQLAlchemy engines run inside a transaction that is always rolled back.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from pathlib import Path
@@ -91,7 +92,7 @@ class _Backend(Protocol):
 
 
 class _DuckDBBackend:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, threads: int | None = None) -> None:
         import duckdb
 
         if path != ":memory:" and not Path(path).exists():
@@ -102,8 +103,24 @@ class _DuckDBBackend:
             raise WarehouseError(
                 f"cannot open DuckDB file {path}: {_first_line(exc)}", kind="connect"
             ) from exc
+        self._configure(threads)
         self._harden(path)
         self.lock = threading.Lock()
+
+    def _configure(self, threads: int | None) -> None:
+        """Settings that are ours to choose, made before the hardening locks the configuration:
+        no progress bar (DuckDB would draw one on the terminal, or in a server's log, for a
+        query over 2 s), and the worker threads when the caller sets them (several server
+        processes share the cores: one DuckDB pool per core each oversubscribes them)."""
+        import duckdb
+
+        settings = [("enable_progress_bar", "false")]
+        if threads:
+            settings.append(("threads", str(max(1, int(threads)))))
+        for name, value in settings:
+            # an instance an earlier connection of this process locked keeps the values it has
+            with contextlib.suppress(duckdb.Error):
+                self.conn.execute(f"SET {name} = {value}")
 
     def _harden(self, path: str) -> None:
         """SET the hardening on the database instance (shared by every connection to the file
@@ -271,8 +288,10 @@ class Warehouse:
         timeout_s: float = 30.0,
         row_cap: int = 100_000,
         allow_privileged: bool = False,
+        duckdb_threads: int | None = None,
     ) -> None:
         self.url = url
+        self.duckdb_threads = duckdb_threads
         self.allow_privileged = (
             allow_privileged  # VITRINA_ALLOW_PRIVILEGED_WAREHOUSE: loudly logged
         )
@@ -289,7 +308,9 @@ class Warehouse:
         if self._backend is None:
             scheme = scheme_of(self.url)
             if scheme == "duckdb":
-                self._backend = _DuckDBBackend(self.url.split(":///", 1)[-1] or ":memory:")
+                self._backend = _DuckDBBackend(
+                    self.url.split(":///", 1)[-1] or ":memory:", self.duckdb_threads
+                )
             elif scheme in ("postgresql", "postgres"):
                 self._backend = _PostgresBackend(
                     self.url, self.timeout_s, allow_privileged=self.allow_privileged

@@ -11,7 +11,6 @@ import shutil
 from pathlib import Path
 from typing import Literal
 
-from openpyxl import Workbook
 from pydantic import BaseModel, Field
 
 from vitrina.present.charts import safe_chart
@@ -54,15 +53,28 @@ def _tables(env: ToolEnv, steps: list[int]) -> list[tuple[int, str, Path]]:
 
 
 def _excel(tables: list[tuple[int, str, Path]], path: Path, lang: str) -> None:
-    book = Workbook(write_only=True)
-    for n, title, data in tables:
-        result = load_table(data)
-        sheet = book.create_sheet(f"{'Шаг' if lang == 'ru' else 'Step'} {n}")
-        sheet.append([title])
-        sheet.append(result.columns)
-        for row in result.rows[:SHEET_ROWS]:
-            sheet.append(list(row))
-    book.save(path)
+    """A sheet per step. Text is written as text, never as a formula or a link: a result
+    value "=HYPERLINK(...)" from the warehouse must not become live in the user's Excel."""
+    import xlsxwriter
+
+    from vitrina.present.excel import WORKBOOK_OPTIONS, excel_value, safe_sheet_title
+
+    book = xlsxwriter.Workbook(
+        str(path),
+        {**WORKBOOK_OPTIONS, "constant_memory": True, "default_date_format": "yyyy-mm-dd"},
+    )
+    try:
+        for n, title, data in tables:
+            result = load_table(data)
+            sheet = book.add_worksheet(safe_sheet_title(f"{'Шаг' if lang == 'ru' else 'Step'} {n}"))
+            sheet.write_string(0, 0, str(excel_value(title)))
+            for col, name in enumerate(result.columns):
+                sheet.write_string(1, col, str(excel_value(name)))
+            for r, row in enumerate(result.rows[:SHEET_ROWS], start=2):
+                for col, value in enumerate(row):
+                    sheet.write(r, col, excel_value(value))  # the options keep text as text
+    finally:
+        book.close()
 
 
 def _markdown(tables: list[tuple[int, str, Path]], lang: str, rows: int) -> str:
