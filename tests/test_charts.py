@@ -8,6 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from vitrina.present import charts
 from vitrina.present.charts import (
@@ -261,6 +262,9 @@ def test_png_is_written(tmp_path: Path, lang: str, case: str) -> None:
     path = render_png(choose_chart(r, metas, lang), r, metas, lang, tmp_path / f"{case}.png")
     data = path.read_bytes()
     assert data.startswith(PNG_MAGIC) and len(data) > 2000
+    with Image.open(path) as image:  # decodes, at the size of the old renderer, not blank
+        assert image.size == (1000, 560)
+        assert len(image.getcolors(1 << 16) or []) > 20
 
 
 def test_safe_chart_success_events(tmp_path: Path) -> None:

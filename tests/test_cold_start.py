@@ -20,7 +20,7 @@ NEVER_FOR_HELP = (
     "langchain_openai",
     "langgraph",
     "openai",
-    "matplotlib",
+    "PIL",  # the PNG writer
     "openpyxl",
     "xlsxwriter",
     "pydantic",
@@ -32,7 +32,7 @@ NEVER_FOR_HELP = (
 NEVER_WITHOUT_A_MODEL = (
     "langchain_openai",
     "openai",
-    "matplotlib",
+    "PIL",  # the PNG writer
     "openpyxl",  # the Excel reader: an answer's file is written by xlsxwriter
     "xlsxwriter",
     "jinja2",  # prompt templates render only for a model
@@ -93,7 +93,7 @@ service.close()
     files = code.replace(
         "service.close()", "assert service.with_files(result).chart_png\nservice.close()"
     )
-    assert _loaded(files, NEVER_WITHOUT_A_MODEL)["loaded"] == ["matplotlib", "xlsxwriter"]
+    assert _loaded(files, NEVER_WITHOUT_A_MODEL)["loaded"] == ["PIL", "xlsxwriter"]
 
 
 def test_a_named_command_registers_only_its_job() -> None:

@@ -3,7 +3,7 @@
 ``decide_chart`` (the choice and the Chart.js spec) and ``safe_png`` (the picture, drawn
 only when someone asks for it) are the entry points; ``safe_chart`` does both. Any failure
 becomes a suppressed decision-trace event, so a broken chart never loses the answer.
-matplotlib is imported only when a PNG is drawn.
+Pillow (the PNG renderer, `png.py`) is imported only when a PNG is drawn.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ __all__ = [
 
 
 def draw_png(data: ChartData, lang: Lang | str, path: str | Path) -> Path:
-    """Draw prepared chart data to a PNG file (matplotlib is imported here, on first use)."""
+    """Draw prepared chart data to a PNG file (Pillow is imported here, on first use)."""
     from vitrina.present.charts import png
 
     return png.draw_png(data, lang, path)
