@@ -10,6 +10,7 @@ onto span attributes; every event is also attached whole as a span event.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -141,6 +142,21 @@ def timeline(steps: Sequence[Any]) -> list[StepRecord]:
     return records
 
 
+_PROVIDERS: dict[str, tuple[TracerProvider, InMemorySpanExporter]] = {}
+_PROVIDER_LOCK = threading.Lock()  # one run's spans at a time through a provider's sink
+
+
+def _provider(service: str) -> tuple[TracerProvider, InMemorySpanExporter]:
+    """A tracer provider per service name, made once per process (its resource detection
+    and set-up cost more than a run's spans); its in-memory sink collects one run at a time."""
+    if service not in _PROVIDERS:
+        sink = InMemorySpanExporter()
+        provider = TracerProvider(resource=Resource.create({"service.name": service}))
+        provider.add_span_processor(SimpleSpanProcessor(sink))
+        _PROVIDERS[service] = provider, sink
+    return _PROVIDERS[service]
+
+
 def build_spans(
     run_id: str,
     thread_id: str,
@@ -151,10 +167,25 @@ def build_spans(
 ) -> list[ReadableSpan]:
     """The finished spans of one run (children first, root last, as an SDK would end them)."""
     records = timeline(steps)
-    sink = InMemorySpanExporter()
-    provider = TracerProvider(resource=Resource.create({"service.name": service}))
-    provider.add_span_processor(SimpleSpanProcessor(sink))
-    tracer = provider.get_tracer("vitrina.trace.telemetry")
+    with _PROVIDER_LOCK:
+        provider, sink = _provider(service)
+        sink.clear()
+        try:
+            _record_run(
+                provider.get_tracer("vitrina.trace.telemetry"), run_id, thread_id, records, result
+            )
+            return list(sink.get_finished_spans())
+        finally:
+            sink.clear()
+
+
+def _record_run(
+    tracer: Any,
+    run_id: str,
+    thread_id: str,
+    records: list[StepRecord],
+    result: Mapping[str, Any],
+) -> None:
     start = min((r.started_at for r in records), default=time.time())
     end = max((r.started_at + r.ms / 1000 for r in records), default=start)
     root = tracer.start_span(
@@ -176,5 +207,3 @@ def build_spans(
     if result.get("status") == "failed":
         root.set_status(Status(StatusCode.ERROR, "the run failed"))
     root.end(end_time=_ns(end))
-    provider.shutdown()
-    return list(sink.get_finished_spans())
