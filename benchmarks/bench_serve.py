@@ -4,11 +4,11 @@
 
 A real server (the demo warehouse, API tokens, no rate limit, `--workers` = CPU cores
 processes) answers questions from 1, 8 and 32 concurrent clients (lean asyncio HTTP/1.1
-connections), once on SQLite state and once on PostgreSQL state (when a server answers). Each level is bounded in
-time and in request count. A request is timed from the POST to the final SSE event (the
-whole turn; the files are made on download, not here). The goal is a ratio measured in
-the same run: throughput at 32 clients over the machine's limit, cores / CPU seconds of
-one turn (measured in this process on the same questions, before the load).
+connections), once on SQLite state and once on PostgreSQL state (when a server answers).
+Each level is bounded in time and in request count. A request is timed from the POST to the
+final SSE event (the whole turn; the files are made on download, not here). The goal is a
+ratio measured in the same run: throughput at 32 clients over the machine's limit, cores /
+CPU seconds of one turn (measured in this process on the same questions, before the load).
 
 The clients are several users: TOKENS tokens made with `vitrina token create`, client i
 using token i mod TOKENS. A turn's answer is an event stream, and one token may hold at

@@ -87,7 +87,7 @@ def load_average() -> str:
 
 
 def _earlier_rows(path: Path, skip: set[str]) -> list[list[str]]:
-    """Rows of an earlier RESULTS.md for benchmarks not run now, in six columns, marked."""
+    """Rows of an earlier RESULTS.md for benchmarks not run now, in seven columns, marked."""
     if not path.is_file():
         return []
     text = path.read_text(encoding="utf-8")
@@ -104,10 +104,45 @@ def _earlier_rows(path: Path, skip: set[str]) -> list[list[str]]:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if not line.startswith("| ") or cells[0] in ("benchmark", "---") or cells[0] in skip:
             continue
-        cells = (cells + [""] * 6)[:6]
+        cells = (cells + [""] * 7)[:7]
         cells[5] = (cells[5] + " " if cells[5] else "") + f"(earlier run, {stamp})"
         out.append(cells)
     return out
+
+
+def previous_values(path: Path) -> tuple[str, dict[tuple[str, str], float]]:
+    """(stamp, {(benchmark, figure): value}) of the RESULTS.md an earlier run wrote."""
+    if not path.is_file():
+        return "", {}
+    text = path.read_text(encoding="utf-8")
+    stamp = next(
+        (
+            line.split(" on ", 1)[1].rstrip(".")
+            for line in text.splitlines()
+            if line.startswith("Written by")
+        ),
+        "",
+    )
+    values = {}
+    for line in text.split("## What the figures mean")[0].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or not line.startswith("| ") or "earlier run" in line:
+            continue
+        try:
+            values[(cells[0], cells[1])] = float(cells[2])
+        except ValueError:
+            continue
+    return stamp, values
+
+
+def change(value: object, before: float | None) -> str:
+    """The move from the previous run in percent ("" when either is not a number)."""
+    if before is None or not isinstance(value, int | float) or before == 0:
+        return ""
+    return f"{(value / before - 1) * 100:+.0f}%"
+
+
+REPRODUCE = 0.30  # issue 15: a figure with a goal reproduces within 30% on a second run
 
 
 def load(path: Path):
@@ -125,6 +160,8 @@ def main(selected: list[str]) -> int:
         paths = [p for p in paths if p.stem.removeprefix("bench_") in selected]
     rows: list[tuple[str, ...]] = []
     failed = 0
+    before_stamp, before = previous_values(HERE / "RESULTS.md")
+    moved: list[str] = []
     load_before = load_average()
     for path in paths:
         name = path.stem.removeprefix("bench_")
@@ -139,9 +176,13 @@ def main(selected: list[str]) -> int:
             ]
         except Exception as exc:  # a broken benchmark is reported, the others still run
             failed += 1
-            rows.append((name, "error", f"{type(exc).__name__}: {exc}", "", "", ""))
+            rows.append((name, "error", f"{type(exc).__name__}: {exc}", "", "", "", ""))
             continue
         for key, value, goal, (share, met) in measured:
+            previous = before.get((name, key))
+            moved_by = change(value, previous)
+            if goal and moved_by and abs(value / previous - 1) > REPRODUCE:  # type: ignore[operator]
+                moved.append(f"{name}.{key} {moved_by}")
             rows.append(
                 (
                     name,
@@ -150,15 +191,28 @@ def main(selected: list[str]) -> int:
                     f"{goal[0]} {goal[1]:g}" if goal else "",
                     share,
                     met,
+                    moved_by,
                 )
             )
-        rows.append((name, "bench_seconds", f"{time.perf_counter() - start:.1f}", "", "", ""))
+        rows.append((name, "bench_seconds", f"{time.perf_counter() - start:.1f}", "", "", "", ""))
     table = Table(title="Vitrina benchmarks")
-    for col in ("benchmark", "figure", "value", "goal", "ratio", "met"):
+    for col in ("benchmark", "figure", "value", "goal", "ratio", "met", "vs previous"):
         table.add_column(col)
     for row in rows:
         table.add_row(*row)
     console.print(table)
+    reproduced = (
+        f"Against the previous run ({before_stamp}): "
+        + (
+            f"{len(moved)} figure(s) with a goal moved more than {REPRODUCE:.0%}: "
+            + ", ".join(moved)
+            if moved
+            else f"every figure with a goal within {REPRODUCE:.0%}."
+        )
+        if before
+        else "No previous run to compare with."
+    )
+    console.print(reproduced)
     if not selected or os.environ.get("VITRINA_BENCH_WRITE"):
         stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
         lines = [
@@ -172,8 +226,10 @@ def main(selected: list[str]) -> int:
             f"{load_average()} "
             f"(on a shared machine every timed figure moves with it).",
             "",
-            "| benchmark | figure | value | goal | ratio to goal | met |",
-            "| --- | --- | --- | --- | --- | --- |",
+            reproduced,
+            "",
+            "| benchmark | figure | value | goal | ratio to goal | met | vs previous run |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
         ]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
         if selected:  # a partial run keeps the other benchmarks' rows of the earlier file, marked
