@@ -86,17 +86,24 @@ def _tree_pids(pid: int) -> list[int]:
     return [pid, *(int(p) for p in children.read_text().split())] if children.exists() else [pid]
 
 
-def _tree_cpu_s(pid: int) -> float:
-    """User + system CPU seconds of the server and its workers so far (Linux /proc)."""
+def _cpu_by_pid(pid: int) -> dict[int, float]:
+    """User + system CPU seconds so far of the server and of each worker (Linux /proc)."""
     tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
+    out = {}
     for p in _tree_pids(pid):
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
-    return total
+        out[p] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return out
+
+
+def _balance(before: dict[int, float], after: dict[int, float], supervisor: int) -> float:
+    """The least busy worker's CPU over the busiest one's in a level (1.0: even). A keep-alive
+    connection stays with the worker that accepted it, so the workers may not share evenly."""
+    used = [after[p] - before.get(p, 0.0) for p in after if p != supervisor]
+    return round(min(used) / max(used), 2) if len(used) > 1 and max(used) > 0 else 1.0
 
 
 class _Connection:
@@ -202,14 +209,16 @@ async def _level(base: str, clients: int, tokens: list[str], pid: int) -> dict[s
         finally:
             http.close()
 
-    cpu_before, client_before = _tree_cpu_s(pid), time.process_time()
+    by_pid_before, client_before = _cpu_by_pid(pid), time.process_time()
+    cpu_before = sum(by_pid_before.values())
     started = time.perf_counter()
     await asyncio.gather(
         *(worker(tokens[n % len(tokens)] if tokens else "") for n in range(clients))
     )
     elapsed = time.perf_counter() - started
     client_cpu = time.process_time() - client_before
-    server_cpu = _tree_cpu_s(pid) - cpu_before
+    by_pid_after = _cpu_by_pid(pid)
+    server_cpu = sum(by_pid_after.values()) - cpu_before
     ordered = sorted(latencies)
     p95 = (
         ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
@@ -229,6 +238,7 @@ async def _level(base: str, clients: int, tokens: list[str], pid: int) -> dict[s
         if latencies
         else float("nan"),
         f"cpu_share_c{clients}": round(server_cpu / (elapsed * cores), 2),
+        f"worker_balance_c{clients}": _balance(by_pid_before, by_pid_after, pid),
         f"client_cpu_ms_per_turn_c{clients}": round(1000 * client_cpu / len(latencies), 2)
         if latencies
         else float("nan"),
