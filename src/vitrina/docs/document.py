@@ -28,12 +28,12 @@ def content_hash(
 ) -> str:
     """Same DAX, same sources, same settings -> same hash -> the document is not rewritten."""
     h = hashlib.sha256()
-    m = ws.model.measure(lin.measure)
+    m = ws.measure_by_name(lin.measure)
     parts: list[str] = [DOC_VERSION, lang, "\x02".join(topics), lin.model_dump_json(), extra]
     if m is not None:
         parts += [m.description or "", m.format_string or "", m.display_folder or ""]
     for name in lin.all_measures:
-        dep = ws.model.measure(name)
+        dep = ws.measure_by_name(name)
         parts.append(dep.expression if dep else name)
     index = ws.index
     if index is not None:
