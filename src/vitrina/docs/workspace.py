@@ -48,15 +48,31 @@ class Workspace:
         self._sources: dict[str, list[SourceRef]] = {}
         self.lineage_cache: dict[str, Any] = {}
         self._view_cols: dict[tuple[str, str], list[tuple[str, str]] | None] = {}
-        self.sql_roots: list[Path] = []
+        self._sql_roots: list[Path] = []
+        self._shown: dict[str, str] = {}
+
+    @property
+    def sql_roots(self) -> list[Path]:
+        return self._sql_roots
+
+    @sql_roots.setter
+    def sql_roots(self, roots: list[Path]) -> None:
+        self._sql_roots = roots
+        self._shown = {}
 
     def display_path(self, path: str | None) -> str | None:
         """A SQL file shown relative to the --sql folder it came from
-        (`dw-ssdt/Fact/Tables/Sale.sql`)."""
+        (`dw-ssdt/Fact/Tables/Sale.sql`). Memoised: resolving walks the path with a syscall
+        per part, and every measure names the same few files again."""
         if not path:
             return None
-        p = Path(path)
-        for root in self.sql_roots:
+        shown = self._shown.get(path)
+        if shown is None:
+            shown = self._shown[path] = self._display_path(Path(path))
+        return shown
+
+    def _display_path(self, p: Path) -> str:
+        for root in self._sql_roots:
             base = root if root.is_dir() else root.parent
             try:
                 return f"{base.name}/{p.resolve().relative_to(base.resolve()).as_posix()}"
