@@ -220,7 +220,7 @@ def lineage_command(
         ws = Workspace.load(model, sql or [])
     except DocsInputError as exc:
         raise _fail(str(exc)) from None
-    found = ws.model.measure(name)
+    found = ws.measure_by_name(name)
     if found is None:
         import difflib
 

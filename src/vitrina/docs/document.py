@@ -24,16 +24,26 @@ MEASURES_DIR = "measures"
 
 
 def content_hash(
-    ws: Workspace, lin: MeasureLineage, topics: list[str], lang: str, extra: str = ""
+    ws: Workspace,
+    lin: MeasureLineage,
+    topics: list[str],
+    lang: str,
+    extra: str = "",
+    *,
+    lineage_json: str | None = None,
 ) -> str:
-    """Same DAX, same sources, same settings -> same hash -> the document is not rewritten."""
+    """Same DAX, same sources, same settings -> same hash -> the document is not rewritten.
+
+    `lineage_json` is `lin.model_dump_json()` when the caller has it already (one dump per
+    measure, not two)."""
     h = hashlib.sha256()
-    m = ws.model.measure(lin.measure)
-    parts: list[str] = [DOC_VERSION, lang, "\x02".join(topics), lin.model_dump_json(), extra]
+    m = ws.measure_by_name(lin.measure)
+    lin_json = lineage_json if lineage_json is not None else lin.model_dump_json()
+    parts: list[str] = [DOC_VERSION, lang, "\x02".join(topics), lin_json, extra]
     if m is not None:
         parts += [m.description or "", m.format_string or "", m.display_folder or ""]
     for name in lin.all_measures:
-        dep = ws.model.measure(name)
+        dep = ws.measure_by_name(name)
         parts.append(dep.expression if dep else name)
     index = ws.index
     if index is not None:
@@ -83,7 +93,10 @@ def document_measure(
         linked = sorted(m for m in lin.all_measures if link(m))
         helper = f"agent={ctx.agent.name}" if ctx.agent else ""
         helper += f"llm={request.get('llm') or ''}"
-        digest = content_hash(ws, lin, topics, lang, extra="\x01".join([*linked, helper]))
+        lin_json = lin.model_dump_json()  # nothing below changes the lineage
+        digest = content_hash(
+            ws, lin, topics, lang, extra="\x01".join([*linked, helper]), lineage_json=lin_json
+        )
         row.update(file=file_name, hash=digest, run_warnings=_run_warnings(lin))
         if path.exists() and read_hash(path) == digest:
             trace.branch("measure unchanged: document kept", measure=name)
@@ -109,14 +122,14 @@ def document_measure(
                         detail=outcome.detail,
                         suggestions=[],
                     )
-                    return row, lin.model_dump_json()
+                    return row, lin_json
                 text = outcome.text
             atomic_write(path, with_hash(text, digest))
             row["status"] = "created"
         trace.measurement(
             "measure documented", measure=name, ms=round((time.monotonic() - start) * 1000, 2)
         )
-        return row, lin.model_dump_json()
+        return row, lin_json
     except MeasureTimeout:
         trace.error("measure timed out", measure=name, limit_s=ctx.measure_timeout_s)
         row.update(

@@ -131,7 +131,7 @@ def measure_list_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[s
     missed: list[dict[str, Any]] = []
     lower = {m.name.lower(): m.name for m in ws.model.measures}
     for topic, name in mlist.flat():
-        found = ws.model.measure(name)
+        found = ws.measure_by_name(name)
         if found is None:
             if any(x["measure"].lower() == name.lower() for x in missed):
                 continue

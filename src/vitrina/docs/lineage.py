@@ -250,7 +250,7 @@ def build_lineage(
         current, depth = frontier.pop(0)
         cur_deps = ws.deps(current)
         for name in sorted(cur_deps.measures):
-            target = ws.model.measure(name)
+            target = ws.measure_by_name(name)
             if target is None:
                 continue
             b.edge(
@@ -301,7 +301,7 @@ def build_lineage(
             tables_by_measure.setdefault(measure.name, set()).update(cd.tables)
     lin.columns = sorted(col_ref(t, c) for t, c in columns)
     for t, c in sorted(columns):
-        table_obj = ws.model.table(t)
+        table_obj = ws.table(t)
         col_obj = table_obj.column(c) if table_obj else None
         if col_obj is not None and col_obj.expression and col_obj.kind == "calculated":
             lin.calculated.append(
@@ -339,7 +339,7 @@ def build_lineage(
                     f"t:{t}", b.node(f"u:{ref.detail}", "unsupported", ref.detail), "loaded from"
                 )
             elif ref.kind in ("calculated", "calculation_group", "inline"):
-                table_obj = ws.model.table(t)
+                table_obj = ws.table(t)
                 for part in table_obj.partitions if table_obj else []:
                     if ref.kind == "calculated" and part.kind == "calculated" and part.expression:
                         lin.calculated.append(
@@ -729,7 +729,7 @@ def _column_links(b: _Builder, columns: set[tuple[str, str]]) -> None:
     linked = 0
     data_cols = 0
     for table, column in sorted(columns):
-        t = ws.model.table(table)
+        t = ws.table(table)
         col = t.column(column) if t else None
         if col is None or col.kind != "data":
             continue

@@ -49,7 +49,7 @@ class LiveDocs:
         name = measure.strip()
         if name.startswith("[") and name.endswith("]"):
             name = name[1:-1].replace("]]", "]")
-        found = ws.model.measure(name)
+        found = ws.measure_by_name(name)
         if found is None:
             close = difflib.get_close_matches(
                 name, [m.name for m in ws.model.measures], n=3, cutoff=0.5

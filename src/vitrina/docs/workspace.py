@@ -12,7 +12,7 @@ from typing import Any
 
 from vitrina.docs.dax.resolver import DaxDeps, ModelNames, resolve
 from vitrina.docs.errors import DocsInputError
-from vitrina.docs.model import Measure, Model, load_model
+from vitrina.docs.model import Measure, Model, Table, load_model
 from vitrina.docs.sources.partition import table_sources
 from vitrina.docs.sources.types import SourceRef
 from vitrina.trace import Trace
@@ -28,20 +28,51 @@ class Workspace:
         self.index = index
         self.trace = trace or Trace("docs.workspace")
         self.names = ModelNames(model)
+        # Name maps built once: the model does not change during a run, and a scan of every
+        # table per lookup made each measure cost O(model) (issue 15). First match wins, as in
+        # Model.table / Model.measure.
+        self._tables: dict[str, Table] = {}
+        self._measures: dict[str, Measure] = {}
+        self._table_measures: dict[str, dict[str, Measure]] = {}
+        for t in model.tables:
+            self._tables.setdefault(t.name.lower(), t)
+            for m in t.measures:
+                self._measures.setdefault(m.name.lower(), m)
+        for low, t in self._tables.items():
+            by_name: dict[str, Measure] = {}
+            for m in t.measures:
+                by_name.setdefault(m.name, m)
+            self._table_measures[low] = by_name
         self._deps: dict[tuple[str, str], DaxDeps] = {}
         self._col_deps: dict[tuple[str, str], DaxDeps] = {}
         self._sources: dict[str, list[SourceRef]] = {}
         self.lineage_cache: dict[str, Any] = {}
         self._view_cols: dict[tuple[str, str], list[tuple[str, str]] | None] = {}
-        self.sql_roots: list[Path] = []
+        self._sql_roots: list[Path] = []
+        self._shown: dict[str, str] = {}
+
+    @property
+    def sql_roots(self) -> list[Path]:
+        return self._sql_roots
+
+    @sql_roots.setter
+    def sql_roots(self, roots: list[Path]) -> None:
+        self._sql_roots = roots
+        self._shown = {}
 
     def display_path(self, path: str | None) -> str | None:
         """A SQL file shown relative to the --sql folder it came from
-        (`dw-ssdt/Fact/Tables/Sale.sql`)."""
+        (`dw-ssdt/Fact/Tables/Sale.sql`). Memoised: resolving walks the path with a syscall
+        per part, and every measure names the same few files again."""
         if not path:
             return None
-        p = Path(path)
-        for root in self.sql_roots:
+        shown = self._shown.get(path)
+        if shown is None:
+            shown = self._shown[path] = self._display_path(Path(path))
+        return shown
+
+    def _display_path(self, p: Path) -> str:
+        for root in self._sql_roots:
             base = root if root.is_dir() else root.parent
             try:
                 return f"{base.name}/{p.resolve().relative_to(base.resolve()).as_posix()}"
@@ -71,14 +102,17 @@ class Workspace:
         ws.sql_roots = [Path(p) for p in sql_paths]
         return ws
 
+    def table(self, name: str) -> Table | None:
+        """The model table named `name` (case-insensitive)."""
+        return self._tables.get(name.lower())
+
     def measure(self, table: str, name: str) -> Measure | None:
-        t = self.model.table(table)
-        if t is None:
-            return None
-        return next((m for m in t.measures if m.name == name), None)
+        """The measure `name` (exact spelling) of `table` (case-insensitive)."""
+        return self._table_measures.get(table.lower(), {}).get(name)
 
     def measure_by_name(self, name: str) -> Measure | None:
-        return self.model.measure(name)
+        """The measure `name` anywhere in the model (case-insensitive, names are unique)."""
+        return self._measures.get(name.lower())
 
     def deps(self, measure: Measure) -> DaxDeps:
         key = (measure.table, measure.name)
@@ -90,7 +124,7 @@ class Workspace:
         """Dependencies of a calculated column, None for a data column."""
         key = (table, column)
         if key not in self._col_deps:
-            t = self.model.table(table)
+            t = self.table(table)
             col = t.column(column) if t else None
             if col is None or not col.expression:
                 return None
@@ -108,7 +142,7 @@ class Workspace:
 
     def sources(self, table: str) -> list[SourceRef]:
         if table not in self._sources:
-            t = self.model.table(table)
+            t = self.table(table)
             self._sources[table] = table_sources(t, self.model, trace=self.trace) if t else []
         return self._sources[table]
 

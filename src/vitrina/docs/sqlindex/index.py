@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field, PrivateAttr
 from sqlglot import exp
 from sqlglot.lineage import lineage
+from sqlglot.schema import MappingSchema
 
 from vitrina.docs.sqlindex.models import SqlError, SqlObject
 from vitrina.docs.sqlindex.names import DEFAULT_SCHEMA, normalize_name, short
@@ -30,6 +31,8 @@ class SqlIndex(BaseModel):
         default_factory=dict
     )  # normal name -> as first written, for undefined objects
     _cache: tuple[tuple[int, int], dict[str, Any]] | None = PrivateAttr(default=None)
+    _schema_cache: tuple[int, MappingSchema] | None = PrivateAttr(default=None)
+    _by_base_count: int = PrivateAttr(default=-1)
 
     def get(self, name: str) -> SqlObject | None:
         """Look up "[Fact].[Sale]", "Fact.Sale", "fact.sale"; unqualified -> dbo, else a unique
@@ -182,7 +185,11 @@ class SqlIndex(BaseModel):
             stack.extend(self.resolve(r) for r in dep.reads)
         try:
             node = lineage(
-                column, obj.query, schema=self._schema(), sources=sources or None, dialect="tsql"
+                column,
+                obj.query,
+                schema=self._mapping_schema(),
+                sources=sources or None,
+                dialect="tsql",
             )
         except Exception:  # any failure means "not resolvable": the caller says so
             return None
@@ -202,6 +209,14 @@ class SqlIndex(BaseModel):
         parts = [p.name for p in table.parts]
         return self.resolve(".".join(f"[{p}]" for p in parts))
 
+    def _mapping_schema(self) -> MappingSchema:
+        """The table columns as one sqlglot schema, normalised once per index, not per column:
+        sqlglot only reads it, and rebuilding it made each lookup cost O(tables) (issue 15)."""
+        stamp = len(self.objects)
+        if self._schema_cache is None or self._schema_cache[0] != stamp:
+            self._schema_cache = (stamp, MappingSchema(self._schema(), dialect="tsql"))
+        return self._schema_cache[1]
+
     def _schema(self) -> dict[str, Any]:
         schema: dict[str, dict[str, dict[str, str]]] = {}
         for obj in self.objects.values():
@@ -211,11 +226,12 @@ class SqlIndex(BaseModel):
         return schema
 
     def _base_index(self) -> dict[str, list[str]]:
-        if self._by_base is None or sum(map(len, self._by_base.values())) != len(self.objects):
+        if self._by_base is None or self._by_base_count != len(self.objects):
             by_base: dict[str, list[str]] = {}
             for key in self.objects:
                 by_base.setdefault(key.rsplit(".", 1)[-1], []).append(key)
             self._by_base = by_base
+            self._by_base_count = len(self.objects)
         return self._by_base
 
 
