@@ -57,6 +57,7 @@ TOKENS = 4  # users the clients are spread over (32 clients: 8 streams per token
 # turns at once per worker process: rules turns are CPU-bound, and 8 threads per process on
 # one core each spent ~10% more CPU per turn on contention than 2-4 (decision 097)
 THREADS = 4
+WORKERS = os.cpu_count() or 1  # server processes: one per core
 GOALS = {
     f"{state}_{key}": goal
     for state in ("sqlite", "pg")
@@ -99,11 +100,13 @@ def _cpu_by_pid(pid: int) -> dict[int, float]:
     return out
 
 
-def _balance(before: dict[int, float], after: dict[int, float], supervisor: int) -> float:
+def _balance(before: dict[int, float], after: dict[int, float], workers: int) -> float:
     """The least busy worker's CPU over the busiest one's in a level (1.0: even). A keep-alive
-    connection stays with the worker that accepted it, so the workers may not share evenly."""
-    used = [after[p] - before.get(p, 0.0) for p in after if p != supervisor]
-    return round(min(used) / max(used), 2) if len(used) > 1 and max(used) > 0 else 1.0
+    connection stays with the worker that accepted it, so the workers may not share evenly.
+    The workers are the `workers` busiest processes (the supervisor and multiprocessing's
+    resource tracker use next to nothing)."""
+    used = sorted((after[p] - before.get(p, 0.0) for p in after), reverse=True)[:workers]
+    return round(used[-1] / used[0], 2) if len(used) > 1 and used[0] > 0 else 1.0
 
 
 class _Connection:
@@ -238,7 +241,7 @@ async def _level(base: str, clients: int, tokens: list[str], pid: int) -> dict[s
         if latencies
         else float("nan"),
         f"cpu_share_c{clients}": round(server_cpu / (elapsed * cores), 2),
-        f"worker_balance_c{clients}": _balance(by_pid_before, by_pid_after, pid),
+        f"worker_balance_c{clients}": _balance(by_pid_before, by_pid_after, WORKERS),
         f"client_cpu_ms_per_turn_c{clients}": round(1000 * client_cpu / len(latencies), 2)
         if latencies
         else float("nan"),
@@ -297,7 +300,7 @@ def _serve(root: Path, env: dict[str, str], state: str, turn_cpu: float) -> dict
     """The levels on one state backend; `turn_cpu`: CPU seconds of one turn in-process."""
     limit_rps = (os.cpu_count() or 1) / turn_cpu
     results: dict[str, float] = {}
-    workers = str(os.cpu_count() or 1)
+    workers = str(WORKERS)
     tokens = cli_tokens(env, "bench", TOKENS)
     with spawn_server(
         env,
