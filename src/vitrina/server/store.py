@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    func,
     inspect,
     select,
     text,
@@ -145,6 +147,7 @@ def shown_url(url: str) -> str:
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")  # WAL + NORMAL: no fsync per commit, crash-safe
     cur.execute("PRAGMA busy_timeout=5000")
     cur.close()
 
@@ -155,7 +158,9 @@ class Store:
     def __init__(self, url: str) -> None:
         self.url = url
         try:
-            self.engine: Engine = create_engine(url, pool_pre_ping=True)
+            # a ping before each checkout finds a server that dropped the connection; a SQLite
+            # file has none to drop, and the ping was a query more per store call
+            self.engine: Engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
         except (ArgumentError, NoSuchModuleError, ImportError) as exc:
             raise StateFileError(
                 f"state URL {shown_url(url)!r} is not a database URL this store can open ({exc}); "
@@ -270,16 +275,39 @@ class Store:
     def touch_thread(self, thread_id: str, title: str | None) -> None:
         """Mark a dialog as used now; the first question becomes its title."""
         with self.engine.begin() as conn:
-            conn.execute(
-                update(threads).where(threads.c.id == thread_id).values(updated_at=time.time())
-            )
-            if title:
+            conn.execute(_touch(thread_id, title))
+
+    def record_turn(
+        self,
+        thread_id: str,
+        title: str | None,
+        *,
+        run_id: str | None = None,
+        note: tuple[dict[str, Any], str] | None = None,
+    ) -> None:
+        """What the server keeps of a finished turn, in one transaction: the run's dialog, the
+        dialog's time and title, and the turn's note (data, checkpoint id) for a reload."""
+        try:
+            self._record_turn(thread_id, title, run_id, note)
+        except IntegrityError:  # a clarification and its answer share one run id: recorded once
+            self._record_turn(thread_id, title, None, note)
+
+    def _record_turn(
+        self,
+        thread_id: str,
+        title: str | None,
+        run_id: str | None,
+        note: tuple[dict[str, Any], str] | None,
+    ) -> None:
+        now = time.time()
+        with self.engine.begin() as conn:
+            if run_id:
                 conn.execute(
-                    update(threads)
-                    .where(threads.c.id == thread_id)
-                    .where(threads.c.title.is_(None))
-                    .values(title=title[:200])
+                    runs.insert().values(run_id=run_id, thread_id=thread_id, created_at=now)
                 )
+            conn.execute(_touch(thread_id, title))
+            if note is not None:
+                conn.execute(_note_insert(uuid.uuid4().hex, thread_id, "steps", *note))
 
     def rename_thread(self, thread_id: str, title: str) -> None:
         with self.engine.begin() as conn:
@@ -297,16 +325,7 @@ class Store:
         self, note_id: str, thread_id: str, kind: str, data: dict[str, Any], ref: str | None = None
     ) -> None:
         with self.engine.begin() as conn:
-            conn.execute(
-                turn_notes.insert().values(
-                    id=note_id,
-                    thread_id=thread_id,
-                    kind=kind,
-                    ref=ref,
-                    data=json.dumps(data, ensure_ascii=False, default=str),
-                    created_at=time.time(),
-                )
-            )
+            conn.execute(_note_insert(note_id, thread_id, kind, data, ref))
 
     def notes(self, thread_id: str, kind: str, limit: int = 2000) -> list[dict[str, Any]]:
         """A dialog's notes of one kind, oldest first: {"id", "ref", "data", "created_at"}."""
@@ -363,4 +382,25 @@ def _thread(row: Any) -> ThreadRecord:
         title=row["title"],
         created_at=row["created_at"],
         updated_at=row["updated_at"],
+    )
+
+
+def _touch(thread_id: str, title: str | None) -> Any:
+    """The dialog used now; a first title kept, else this one (cut to 200 characters)."""
+    values: dict[str, Any] = {"updated_at": time.time()}
+    if title:
+        values["title"] = func.coalesce(threads.c.title, title[:200])
+    return update(threads).where(threads.c.id == thread_id).values(**values)
+
+
+def _note_insert(
+    note_id: str, thread_id: str, kind: str, data: dict[str, Any], ref: str | None
+) -> Any:
+    return turn_notes.insert().values(
+        id=note_id,
+        thread_id=thread_id,
+        kind=kind,
+        ref=ref,
+        data=json.dumps(data, ensure_ascii=False, default=str),
+        created_at=time.time(),
     )

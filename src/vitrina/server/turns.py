@@ -169,14 +169,14 @@ class TurnRunner:
                     }
                 )
                 continue
-            if item.run_id:
-                self.store.add_run(item.run_id, thread.id)
-            self.store.touch_thread(thread.id, item.question or text)
             checkpoint = last_checkpoint_id(self.service.graph, thread.id)
-            if checkpoint:  # what the checkpoint does not hold survives a reload
-                self.store.add_note(
-                    uuid.uuid4().hex, thread.id, "steps", turn_note(steps, item), ref=checkpoint
-                )
+            self.store.record_turn(
+                thread.id,
+                item.question or text,
+                run_id=item.run_id,
+                # what the checkpoint does not hold survives a reload
+                note=(turn_note(steps, item), checkpoint) if checkpoint else None,
+            )
             emit(
                 {
                     "type": "result",
