@@ -3,14 +3,23 @@ per-thread SQLite connections of the checkpointer."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import socket
+import subprocess
+import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pytest
 
 from vitrina.checkpoint import sqlite_checkpointer
+from vitrina.server import workers as worker_processes
 from vitrina.server.spawn import spawn_server
 
 QUESTIONS = [
@@ -96,3 +105,68 @@ def test_a_finished_threads_connection_serves_the_next_thread(tmp_path: Path) ->
         t.join()
     assert len(saver._all) == 2  # the main thread's and one lent in turn
     saver.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not worker_processes.supported(), reason="SO_REUSEPORT spreading is Linux's")
+def test_each_worker_listens_on_its_own_socket_and_none_outlives_the_server(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """Workers of a killed `vitrina serve` stop by themselves (an orphan kept serving and
+    burning a core before), and each worker holds a listening socket of its own."""
+    env = {"VITRINA_HOME": str(tmp_path / "home"), "VITRINA_DB_URL": f"duckdb:///{demo_db}"}
+    with spawn_server(
+        env, "--no-auth", "--workers", "2", log=tmp_path / "serve.log", ready_timeout_s=180
+    ) as server:
+        children = _children(server.pid)  # the workers (and multiprocessing's tracker)
+        port = int(server.url.rsplit(":", 1)[1])
+        workers = [p for p in children if port in _listening_ports(p)]
+        assert len(workers) == 2, (tmp_path / "serve.log").read_text()[-2000:]
+        assert _ask(server.url, QUESTIONS[0])[1]["result"]["status"] == "answered"
+        os.kill(server.pid, signal.SIGKILL)  # no graceful stop: the workers are orphaned
+        deadline = time.monotonic() + 30
+        while any(_alive(p) for p in children) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not any(_alive(p) for p in children), "a worker outlived its supervisor"
+
+
+def _listening_ports(pid: int) -> set[int]:
+    """TCP ports a process has a listening socket on (its fds matched against /proc/net)."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def test_a_port_in_use_is_refused_in_one_line(tmp_path: Path) -> None:
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "vitrina", "serve", "--no-auth", "--workers", "2",
+             "--port", str(port)],
+            env={**os.environ, "VITRINA_HOME": str(tmp_path / "home")},
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+    finally:
+        holder.close()
+    assert done.returncode != 0
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr

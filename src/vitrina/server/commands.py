@@ -167,6 +167,20 @@ def serve_command(
     os.environ[OPTIONS_ENV] = options_to_env(options)
     if settings.duckdb_threads is None:  # the workers share the cores: a DuckDB pool each
         os.environ["VITRINA_DUCKDB_THREADS"] = str(max(1, (os.cpu_count() or 1) // options.workers))
+    from vitrina.server import workers as worker_processes
+
+    if worker_processes.supported():  # a socket per worker: connections spread by the kernel
+        try:
+            worker_processes.check_port_free(host, port)
+            worker_processes.Supervisor(
+                host,
+                port,
+                options.workers,
+                {"log_level": log_level, "timeout_graceful_shutdown": 5},
+            ).run()
+        except worker_processes.WorkersError as exc:
+            raise _fail(str(exc)) from None
+        return
     # a worker busy with turns may hold the GIL past uvicorn's 5 s health check on a loaded
     # machine and be killed mid-request: give it longer before it counts as hung
     uvicorn.run(
