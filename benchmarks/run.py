@@ -86,23 +86,37 @@ def load_average() -> str:
         return "?"
 
 
-def _earlier_rows(path: Path, skip: set[str]) -> list[list[str]]:
-    """Rows of an earlier RESULTS.md for benchmarks not run now, in seven columns, marked."""
-    if not path.is_file():
-        return []
-    text = path.read_text(encoding="utf-8")
-    stamp = next(
+def _stamp(text: str, default: str) -> str:
+    """When an earlier RESULTS.md was written (its "Written by ... on STAMP." line)."""
+    return next(
         (
             line.split(" on ", 1)[1].rstrip(".")
             for line in text.splitlines()
             if line.startswith("Written by")
         ),
-        "an earlier run",
+        default,
     )
-    out = []
+
+
+def _table_rows(text: str) -> list[tuple[str, list[str]]]:
+    """The figure rows of an earlier RESULTS.md: (the line, its cells)."""
+    rows = []
     for line in text.split("## What the figures mean")[0].splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if not line.startswith("| ") or cells[0] in ("benchmark", "---") or cells[0] in skip:
+        if line.startswith("| ") and cells[0] not in ("benchmark", "---"):
+            rows.append((line, cells))
+    return rows
+
+
+def _earlier_rows(path: Path, skip: set[str]) -> list[list[str]]:
+    """Rows of an earlier RESULTS.md for benchmarks not run now, in seven columns, marked."""
+    if not path.is_file():
+        return []
+    text = path.read_text(encoding="utf-8")
+    stamp = _stamp(text, "an earlier run")
+    out = []
+    for _line, cells in _table_rows(text):
+        if cells[0] in skip:
             continue
         cells = (cells + [""] * 7)[:7]
         cells[5] = (cells[5] + " " if cells[5] else "") + f"(earlier run, {stamp})"
@@ -115,24 +129,15 @@ def previous_values(path: Path) -> tuple[str, dict[tuple[str, str], float]]:
     if not path.is_file():
         return "", {}
     text = path.read_text(encoding="utf-8")
-    stamp = next(
-        (
-            line.split(" on ", 1)[1].rstrip(".")
-            for line in text.splitlines()
-            if line.startswith("Written by")
-        ),
-        "",
-    )
     values = {}
-    for line in text.split("## What the figures mean")[0].splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) < 3 or not line.startswith("| ") or "earlier run" in line:
+    for line, cells in _table_rows(text):
+        if len(cells) < 3 or "earlier run" in line:
             continue
         try:
             values[(cells[0], cells[1])] = float(cells[2])
         except ValueError:
             continue
-    return stamp, values
+    return _stamp(text, ""), values
 
 
 def change(value: object, before: float | None) -> str:
