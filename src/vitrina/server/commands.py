@@ -184,7 +184,7 @@ def serve_command(
     # a worker busy with turns may hold the GIL past uvicorn's 5 s health check on a loaded
     # machine and be killed mid-request: give it longer before it counts as hung
     uvicorn.run(
-        "vitrina.server.app:app_from_env",
+        worker_processes.APP,
         factory=True,
         workers=options.workers,
         host=host,
