@@ -125,9 +125,14 @@ def test_each_worker_listens_on_its_own_socket_and_none_outlives_the_server(
     with spawn_server(
         env, "--no-auth", "--workers", "2", log=tmp_path / "serve.log", ready_timeout_s=180
     ) as server:
-        children = _children(server.pid)  # the workers (and multiprocessing's tracker)
         port = int(server.url.rsplit(":", 1)[1])
-        workers = [p for p in children if port in _listening_ports(p)]
+        deadline = time.monotonic() + 120  # /readyz answers once the first worker listens
+        while True:
+            children = _children(server.pid)  # the workers (and multiprocessing's tracker)
+            workers = [p for p in children if port in _listening_ports(p)]
+            if len(workers) == 2 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
         assert len(workers) == 2, (tmp_path / "serve.log").read_text()[-2000:]
         assert _ask(server.url, QUESTIONS[0])[1]["result"]["status"] == "answered"
         os.kill(server.pid, signal.SIGKILL)  # no graceful stop: the workers are orphaned
@@ -140,7 +145,11 @@ def test_each_worker_listens_on_its_own_socket_and_none_outlives_the_server(
 def _listening_ports(pid: int) -> set[int]:
     """TCP ports a process has a listening socket on (its fds matched against /proc/net)."""
     inodes = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
+    try:
+        fds = list(Path(f"/proc/{pid}/fd").iterdir())
+    except OSError:  # the process has just ended
+        return set()
+    for fd in fds:
         with contextlib.suppress(OSError):
             target = os.readlink(fd)
             if target.startswith("socket:["):
