@@ -272,21 +272,17 @@ class Store:
             )
         return [_thread(r) for r in rows]
 
-    def touch_thread(self, thread_id: str, title: str | None) -> None:
-        """Mark a dialog as used now; the first question becomes its title."""
-        with self.engine.begin() as conn:
-            conn.execute(_touch(thread_id, title))
-
     def record_turn(
         self,
         thread_id: str,
         title: str | None,
         *,
         run_id: str | None = None,
-        note: tuple[dict[str, Any], str] | None = None,
+        note: tuple[str, dict[str, Any], str | None] | None = None,
     ) -> None:
         """What the server keeps of a finished turn, in one transaction: the run's dialog, the
-        dialog's time and title, and the turn's note (data, checkpoint id) for a reload."""
+        dialog's time (its first title kept, else this one), and the turn's note (kind, data,
+        checkpoint id) that a reload shows."""
         try:
             self._record_turn(thread_id, title, run_id, note)
         except IntegrityError:  # a clarification and its answer share one run id: recorded once
@@ -297,7 +293,7 @@ class Store:
         thread_id: str,
         title: str | None,
         run_id: str | None,
-        note: tuple[dict[str, Any], str] | None,
+        note: tuple[str, dict[str, Any], str | None] | None,
     ) -> None:
         now = time.time()
         with self.engine.begin() as conn:
@@ -307,7 +303,7 @@ class Store:
                 )
             conn.execute(_touch(thread_id, title))
             if note is not None:
-                conn.execute(_note_insert(uuid.uuid4().hex, thread_id, "steps", *note))
+                conn.execute(_note_insert(uuid.uuid4().hex, thread_id, *note))
 
     def rename_thread(self, thread_id: str, title: str) -> None:
         with self.engine.begin() as conn:
@@ -352,15 +348,6 @@ class Store:
         ]
 
     # ---- runs -----------------------------------------------------------------
-    def add_run(self, run_id: str, thread_id: str) -> None:
-        try:
-            with self.engine.begin() as conn:
-                conn.execute(
-                    runs.insert().values(run_id=run_id, thread_id=thread_id, created_at=time.time())
-                )
-        except IntegrityError:
-            pass  # a clarification and its answer share one run id: recorded once
-
     def run_thread(self, run_id: str) -> str | None:
         with self.engine.connect() as conn:
             return conn.execute(select(runs.c.thread_id).where(runs.c.run_id == run_id)).scalar()

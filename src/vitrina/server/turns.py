@@ -19,7 +19,6 @@ import json
 import logging
 import threading
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -175,7 +174,7 @@ class TurnRunner:
                 item.question or text,
                 run_id=item.run_id,
                 # what the checkpoint does not hold survives a reload
-                note=(turn_note(steps, item), checkpoint) if checkpoint else None,
+                note=("steps", turn_note(steps, item), checkpoint) if checkpoint else None,
             )
             emit(
                 {
@@ -239,8 +238,7 @@ class TurnRunner:
         ms = round((time.perf_counter() - started) * 1000, 2)
         turn["steps"] = [{"step": turn.get("role") or intent, "ms": ms}]
         emit({"type": "step", "step": turn["steps"][0]["step"], "ms": ms, "trace": []})
-        self.store.add_note(uuid.uuid4().hex, thread.id, "route", turn)
-        self.store.touch_thread(thread.id, text)
+        self.store.record_turn(thread.id, text, note=("route", turn, None))
         emit({"type": "result", "run_id": None, "thread_id": thread.id, "result": turn})
 
     def _work(self, thread: ThreadRecord, text: str, emit: Any) -> None:
