@@ -21,10 +21,9 @@ class Nodes:
     Taken before any rewrite: a rule that changes the tree must walk it again itself.
     """
 
-    __slots__ = ("all", "root")
+    __slots__ = ("all",)
 
     def __init__(self, expression: exp.Expr) -> None:
-        self.root = expression
         self.all: list[exp.Expr] = list(expression.walk())
 
     def find_all(self, *types: type[E]) -> Iterator[E]:
