@@ -216,6 +216,12 @@ def _writer(
     return write
 
 
+def typed_writer(wb: xlsxwriter.Workbook, ws: Worksheet) -> Callable[[int, int, Any], None]:
+    """The cell writer of a plain sheet (no column formats): text as text, numbers and bools
+    natively, dates in their type's default format. For sheets other than the answer's."""
+    return _writer(ws, None, None, _Formats(wb))
+
+
 def write_excel(
     result: QueryResult,
     metas: Iterable[ColumnMeta],

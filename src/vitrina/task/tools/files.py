@@ -57,22 +57,25 @@ def _excel(tables: list[tuple[int, str, Path]], path: Path, lang: str) -> None:
     value "=HYPERLINK(...)" from the warehouse must not become live in the user's Excel."""
     import xlsxwriter
 
-    from vitrina.present.excel import WORKBOOK_OPTIONS, excel_value, safe_sheet_title
-
-    book = xlsxwriter.Workbook(
-        str(path),
-        {**WORKBOOK_OPTIONS, "constant_memory": True, "default_date_format": "yyyy-mm-dd"},
+    from vitrina.present.excel import (
+        WORKBOOK_OPTIONS,
+        excel_value,
+        safe_sheet_title,
+        typed_writer,
     )
+
+    book = xlsxwriter.Workbook(str(path), {**WORKBOOK_OPTIONS, "constant_memory": True})
     try:
         for n, title, data in tables:
             result = load_table(data)
             sheet = book.add_worksheet(safe_sheet_title(f"{'Шаг' if lang == 'ru' else 'Step'} {n}"))
-            sheet.write_string(0, 0, str(excel_value(title)))
+            write = typed_writer(book, sheet)
+            write(0, 0, str(excel_value(title)))
             for col, name in enumerate(result.columns):
-                sheet.write_string(1, col, str(excel_value(name)))
+                write(1, col, str(excel_value(name)))
             for r, row in enumerate(result.rows[:SHEET_ROWS], start=2):
                 for col, value in enumerate(row):
-                    sheet.write(r, col, excel_value(value))  # the options keep text as text
+                    write(r, col, excel_value(value))
     finally:
         book.close()
 
