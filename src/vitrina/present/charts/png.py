@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import struct
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -21,12 +21,9 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from vitrina.present.charts.choose import ChartDecision
-from vitrina.present.charts.data import ChartData, Dataset, build_chart_data
+from vitrina.present.charts.data import ChartData, Dataset
 from vitrina.present.charts.ticks import aligned_ticks, axis_labels, nice_ticks
-from vitrina.present.columns import ColumnMeta
 from vitrina.present.numbers import Lang, format_percent
-from vitrina.warehouse.result import QueryResult
 
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 RGB = tuple[int, int, int]
@@ -747,14 +744,3 @@ def draw_png(data: ChartData, lang: Lang | str, path: str | Path) -> Path:
     path = Path(path)
     path.write_bytes(encode_png(draw_image(data, lang)))
     return path
-
-
-def render_png(
-    decision: ChartDecision,
-    result: QueryResult,
-    metas: Iterable[ColumnMeta],
-    lang: Lang | str,
-    path: str | Path,
-) -> Path:
-    """Render the decided chart to ``path`` (raises for kind "none"; see ``safe_chart``)."""
-    return draw_png(build_chart_data(decision, result, metas, lang), lang, path)
