@@ -67,6 +67,8 @@ class AskResult(BaseModel):
 
     thread_id: str
     run_id: str | None = None
+    # the checkpoint the turn ended at: its place in the dialog's history (`thread_turns`)
+    checkpoint_id: str | None = None
     status: str
     question: str
     rewritten_question: str | None = None
@@ -173,10 +175,18 @@ class AskService:
         return None
 
     def _payload(
-        self, question: str, thread_id: str, segment: str | None, topics: list[str] | None
+        self,
+        question: str,
+        thread_id: str,
+        segment: str | None,
+        topics: list[str] | None,
+        waiting: bool | None,
     ) -> Any:
-        """A new turn, or the reply to the clarification this thread is waiting for."""
-        if self.pending_clarification(thread_id) is not None:
+        """A new turn, or the reply to the clarification this thread is waiting for
+        (`waiting`: already known to the caller, else read from the checkpoint)."""
+        if waiting is None:
+            waiting = self.pending_clarification(thread_id) is not None
+        if waiting:
             return Command(resume={"text": question})
         return {
             "question": question,
@@ -225,13 +235,16 @@ class AskService:
         topics: list[str] | None = None,
         plan: QueryPlan | None = None,
         lang: str | None = None,
+        waiting: bool | None = None,
     ) -> Iterator[StepEvent | AskResult]:
         """Run one turn, yielding a StepEvent after every graph node, then the AskResult.
         The finished turn is exported as telemetry spans in the background. With `plan`
-        (see `run_plan`) the turn starts at SQL generation."""
+        (see `run_plan`) the turn starts at SQL generation. `waiting`: whether the thread
+        waits for a clarification's reply, when the caller has just read its checkpoint
+        (None: read here)."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
         payload = (
-            self._payload(question, thread_id, segment, topics)
+            self._payload(question, thread_id, segment, topics, waiting)
             if plan is None
             else {"question": question, "given_plan": plan, "lang": lang}
         )
@@ -284,7 +297,12 @@ class AskService:
         state = self.graph.get_state({"configurable": {"thread_id": thread_id}})
         usage = turn.usage() if turn is not None else {}
         result = result_from_state(
-            thread_id, state.values, pending_of(state), question=question, usage=usage
+            thread_id,
+            state.values,
+            pending_of(state),
+            question=question,
+            usage=usage,
+            checkpoint_id=(state.config or {}).get("configurable", {}).get("checkpoint_id"),
         )
         lang = state.values.get("lang") or "en"
         if result.status == "answered":
@@ -367,6 +385,7 @@ def result_from_state(
     *,
     question: str = "",
     usage: dict[str, Any] | None = None,
+    checkpoint_id: str | None = None,
 ) -> AskResult:
     """One turn's public result from the graph state at its end (used live and for history)."""
     result: QueryResult | None = values.get("result")
@@ -381,6 +400,7 @@ def result_from_state(
     return AskResult(
         thread_id=thread_id,
         run_id=values.get("run_id"),
+        checkpoint_id=checkpoint_id,
         status=status,
         question=values.get("question", question),
         rewritten_question=values.get("rewritten"),

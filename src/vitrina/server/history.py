@@ -92,13 +92,6 @@ def _epoch(created_at: str | None) -> float:
         return 0.0
 
 
-def last_checkpoint_id(graph: Any, thread_id: str) -> str | None:
-    """The id of the thread's latest checkpoint: the one `thread_turns` shows for a finished
-    turn."""
-    snapshot = graph.get_state({"configurable": {"thread_id": thread_id}})
-    return (snapshot.config or {}).get("configurable", {}).get("checkpoint_id")
-
-
 def with_notes(
     turns: list[dict[str, Any]], steps: list[dict[str, Any]], routed: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:

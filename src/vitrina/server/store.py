@@ -32,7 +32,13 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import ArgumentError, DatabaseError, IntegrityError, NoSuchModuleError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DatabaseError,
+    DisconnectionError,
+    IntegrityError,
+    NoSuchModuleError,
+)
 
 from vitrina.checkpoint import StateFileError, unreadable
 from vitrina.config import Settings
@@ -152,23 +158,56 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.close()
 
 
+# a connection used this recently is not pinged again on checkout (HikariCP's
+# aliveBypassWindowMs, 500 ms): under load every checkout would otherwise cost a round trip
+PING_AFTER_IDLE_S = 0.5
+
+
+def _stamp(_dbapi_conn: Any, record: Any, *_: Any) -> None:
+    record.info["vitrina_used"] = time.monotonic()
+
+
+def _pinger(engine: Engine) -> Any:
+    """A pool checkout hook that pings a server connection idle for longer than
+    PING_AFTER_IDLE_S; one the server dropped is replaced (the pool's retry on
+    DisconnectionError), so a request after a database restart still succeeds."""
+
+    def checkout(dbapi_conn: Any, record: Any, _proxy: Any) -> None:
+        if time.monotonic() - record.info.get("vitrina_used", 0.0) > PING_AFTER_IDLE_S:
+            try:
+                engine.dialect.do_ping(dbapi_conn)
+            except Exception as exc:
+                raise DisconnectionError(f"state database connection lost: {exc}") from exc
+        _stamp(dbapi_conn, record)
+
+    return checkout
+
+
 class Store:
-    """Tokens, dialog owners and runs; every method is one short transaction."""
+    """Tokens, dialog owners and runs; every method is one short transaction.
+
+    A read or a single-statement write runs in autocommit (`self._single`): with psycopg
+    a transaction costs a BEGIN and a COMMIT or ROLLBACK round trip each, for nothing a
+    single statement needs; several statements that belong together share one transaction
+    (`self.engine.begin()`)."""
 
     def __init__(self, url: str) -> None:
         self.url = url
         try:
-            # a ping before each checkout finds a server that dropped the connection; a SQLite
-            # file has none to drop, and the ping was a query more per store call
-            self.engine: Engine = create_engine(url, pool_pre_ping=not url.startswith("sqlite"))
+            self.engine: Engine = create_engine(url)
         except (ArgumentError, NoSuchModuleError, ImportError) as exc:
             raise StateFileError(
                 f"state URL {shown_url(url)!r} is not a database URL this store can open ({exc}); "
                 "use sqlite:///PATH or postgresql://USER@HOST/DB in VITRINA_STATE_URL / state_url, "
                 "or leave it unset for $VITRINA_HOME/state.sqlite"
             ) from exc
-        if url.startswith("sqlite"):
+        if url.startswith("sqlite"):  # a file: no connection to lose, nothing to ping
             event.listen(self.engine, "connect", _sqlite_pragmas)
+        else:
+            event.listen(self.engine.pool, "connect", _stamp)
+            event.listen(self.engine.pool, "checkin", _stamp)
+            event.listen(self.engine.pool, "checkout", _pinger(self.engine))
+        self._single = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         try:
             metadata.create_all(self.engine)
             self._add_missing_columns()
@@ -202,7 +241,7 @@ class Store:
     def add_token(
         self, token_id: str, name: str, secret_sha256: str, role: str = DEFAULT_ROLE
     ) -> None:
-        with self.engine.begin() as conn:
+        with self._single.begin() as conn:
             conn.execute(
                 tokens.insert().values(
                     id=token_id,
@@ -214,18 +253,18 @@ class Store:
             )
 
     def token(self, token_id: str) -> TokenRecord | None:
-        with self.engine.connect() as conn:
+        with self._single.connect() as conn:
             row = conn.execute(select(tokens).where(tokens.c.id == token_id)).mappings().first()
         return TokenRecord(**row) if row else None
 
     def list_tokens(self) -> list[TokenRecord]:
-        with self.engine.connect() as conn:
+        with self._single.connect() as conn:
             rows = conn.execute(select(tokens).order_by(tokens.c.created_at)).mappings().all()
         return [TokenRecord(**r) for r in rows]
 
     def revoke_tokens(self, name_or_id: str) -> int:
         """Revoke by id or by name; returns how many tokens were revoked."""
-        with self.engine.begin() as conn:
+        with self._single.begin() as conn:
             result = conn.execute(
                 update(tokens)
                 .where((tokens.c.id == name_or_id) | (tokens.c.name == name_or_id))
@@ -240,7 +279,7 @@ class Store:
     ) -> ThreadRecord:
         now = time.time()
         record = ThreadRecord(thread_id, owner, segment, topics, None, now, now)
-        with self.engine.begin() as conn:
+        with self._single.begin() as conn:
             conn.execute(
                 threads.insert().values(
                     id=thread_id,
@@ -254,12 +293,12 @@ class Store:
         return record
 
     def thread(self, thread_id: str) -> ThreadRecord | None:
-        with self.engine.connect() as conn:
+        with self._single.connect() as conn:
             row = conn.execute(select(threads).where(threads.c.id == thread_id)).mappings().first()
         return _thread(row) if row else None
 
     def list_threads(self, owner: str, limit: int = 100) -> list[ThreadRecord]:
-        with self.engine.connect() as conn:
+        with self._single.connect() as conn:
             rows = (
                 conn.execute(
                     select(threads)
@@ -306,7 +345,7 @@ class Store:
                 conn.execute(_note_insert(uuid.uuid4().hex, thread_id, *note))
 
     def rename_thread(self, thread_id: str, title: str) -> None:
-        with self.engine.begin() as conn:
+        with self._single.begin() as conn:
             conn.execute(update(threads).where(threads.c.id == thread_id).values(title=title[:200]))
 
     def delete_thread(self, thread_id: str) -> None:
@@ -320,12 +359,12 @@ class Store:
     def add_note(
         self, note_id: str, thread_id: str, kind: str, data: dict[str, Any], ref: str | None = None
     ) -> None:
-        with self.engine.begin() as conn:
+        with self._single.begin() as conn:
             conn.execute(_note_insert(note_id, thread_id, kind, data, ref))
 
     def notes(self, thread_id: str, kind: str, limit: int = 2000) -> list[dict[str, Any]]:
         """A dialog's notes of one kind, oldest first: {"id", "ref", "data", "created_at"}."""
-        with self.engine.connect() as conn:
+        with self._single.connect() as conn:
             rows = (
                 conn.execute(
                     select(turn_notes)
@@ -349,11 +388,11 @@ class Store:
 
     # ---- runs -----------------------------------------------------------------
     def run_thread(self, run_id: str) -> str | None:
-        with self.engine.connect() as conn:
+        with self._single.connect() as conn:
             return conn.execute(select(runs.c.thread_id).where(runs.c.run_id == run_id)).scalar()
 
     def ping(self) -> None:
-        with self.engine.connect() as conn:
+        with self._single.connect() as conn:
             conn.execute(select(1))
 
     def close(self) -> None:

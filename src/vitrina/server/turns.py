@@ -28,7 +28,7 @@ from starlette.background import BackgroundTask
 
 from vitrina.server.docs_source import render_markdown
 from vitrina.server.errors import ApiError
-from vitrina.server.history import last_checkpoint_id, result_links
+from vitrina.server.history import result_links
 from vitrina.server.roles import allows
 from vitrina.server.store import Store, ThreadRecord
 from vitrina.server.streams import DEFAULT_PER_OWNER, StreamSlots
@@ -141,21 +141,25 @@ class TurnRunner:
                 self._route = RouteService(self.service.settings, ask_service=self.service)
             return self._route
 
-    def intent(self, thread: ThreadRecord, text: str) -> str:
-        """The supervisor's intent by its rules (no model call); "ask" while a clarification
-        waits."""
+    def intent(self, thread: ThreadRecord, text: str) -> tuple[str, bool]:
+        """The supervisor's intent by its rules (no model call), and whether a clarification
+        waits for this reply ("ask" then)."""
         from vitrina.ask import pending_of
         from vitrina.route import classify
 
         snapshot = self.service.graph.get_state({"configurable": {"thread_id": thread.id}})
         if pending_of(snapshot):
-            return "ask"
-        return classify(text).intent
+            return "ask", True
+        return classify(text).intent, False
 
-    def _ask(self, thread: ThreadRecord, text: str, emit: Any) -> None:
+    def _ask(self, thread: ThreadRecord, text: str, emit: Any, waiting: bool) -> None:
         steps: list[dict[str, Any]] = []
         for item in self.service.stream(
-            text, thread_id=thread.id, segment=thread.segment, topics=thread.topics or None
+            text,
+            thread_id=thread.id,
+            segment=thread.segment,
+            topics=thread.topics or None,
+            waiting=waiting,
         ):
             if hasattr(item, "step"):
                 steps.append({"step": item.step, "ms": item.ms})
@@ -168,7 +172,7 @@ class TurnRunner:
                     }
                 )
                 continue
-            checkpoint = last_checkpoint_id(self.service.graph, thread.id)
+            checkpoint = item.checkpoint_id
             self.store.record_turn(
                 thread.id,
                 item.question or text,
@@ -243,9 +247,9 @@ class TurnRunner:
 
     def _work(self, thread: ThreadRecord, text: str, emit: Any) -> None:
         try:
-            intent = self.intent(thread, text)
+            intent, waiting = self.intent(thread, text)
             if intent == "ask":
-                self._ask(thread, text, emit)
+                self._ask(thread, text, emit, waiting)
             else:
                 self._routed(thread, text, intent, emit)
         except Exception as exc:  # the stream must end with an event the client can show
