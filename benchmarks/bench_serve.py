@@ -22,12 +22,14 @@ what the server can do, so each level also reports the CPU the server's processe
 (`server_cpu_ms_per_turn`, from /proc) and the share of the machine it had (`cpu_share`):
 `cpu_ratio_to_limit_c32` = one turn's CPU in-process / the server's CPU per answered turn
 is the ratio the machine's limit allows whatever the load (1.0: serving costs nothing
-beyond the turn itself).
+beyond the turn itself). `database_cpu_ms_per_turn` is what this machine's PostgreSQL
+processes spent per turn: on PostgreSQL state they share the cores with the server.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import os
@@ -91,17 +93,38 @@ def _tree_pids(pid: int) -> list[int]:
     return [pid, *(int(p) for p in children.read_text().split())] if children.exists() else [pid]
 
 
-def _cpu_by_pid(pid: int) -> dict[int, float]:
-    """User + system CPU seconds so far of the server and of each worker (Linux /proc)."""
+def _cpu_of(pids: list[int]) -> dict[int, float]:
+    """User + system CPU seconds so far of each process (Linux /proc)."""
     tick = os.sysconf("SC_CLK_TCK")
     out = {}
-    for p in _tree_pids(pid):
+    for p in pids:
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
         out[p] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
     return out
+
+
+def _cpu_by_pid(pid: int) -> dict[int, float]:
+    """CPU seconds so far of the server and of each worker."""
+    return _cpu_of(_tree_pids(pid))
+
+
+def _database_cpu() -> dict[int, float]:
+    """CPU seconds so far of this machine's PostgreSQL processes (the state backends share
+    the cores with the server when the state database is local)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and (entry / "comm").read_text().strip() == "postgres":
+                pids.append(int(entry.name))
+    return _cpu_of(pids)
+
+
+def _spent(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU seconds spent between two readings (a process born in between: all of its)."""
+    return sum(cpu - before.get(p, 0.0) for p, cpu in after.items())
 
 
 def _balance(before: dict[int, float], after: dict[int, float], workers: int) -> float:
@@ -216,6 +239,7 @@ async def _level(base: str, clients: int, tokens: list[str], pid: int) -> dict[s
         finally:
             http.close()
 
+    database_before = _database_cpu()
     by_pid_before, client_before = _cpu_by_pid(pid), time.process_time()
     cpu_before = sum(by_pid_before.values())
     started = time.perf_counter()
@@ -225,6 +249,7 @@ async def _level(base: str, clients: int, tokens: list[str], pid: int) -> dict[s
     elapsed = time.perf_counter() - started
     client_cpu = time.process_time() - client_before
     by_pid_after = _cpu_by_pid(pid)
+    database_cpu = _spent(database_before, _database_cpu())
     server_cpu = sum(by_pid_after.values()) - cpu_before
     ordered = sorted(latencies)
     p95 = (
@@ -247,6 +272,9 @@ async def _level(base: str, clients: int, tokens: list[str], pid: int) -> dict[s
         f"cpu_share_c{clients}": round(server_cpu / (elapsed * cores), 2),
         f"worker_balance_c{clients}": _balance(by_pid_before, by_pid_after, WORKERS),
         f"client_cpu_ms_per_turn_c{clients}": round(1000 * client_cpu / len(latencies), 2)
+        if latencies
+        else float("nan"),
+        f"database_cpu_ms_per_turn_c{clients}": round(1000 * database_cpu / len(latencies), 2)
         if latencies
         else float("nan"),
         **{f"{kind}_c{clients}": float(n) for kind, n in sorted(kinds.items())},
