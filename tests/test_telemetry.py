@@ -228,3 +228,42 @@ def test_off_switch_writes_and_sends_nothing(
     export_run("run2", "thread1", _steps(), RESULT)
     assert requests == []
     assert not (_isolated_home / "telemetry").exists()
+
+
+def test_resource_is_what_resource_create_gives(monkeypatch) -> None:
+    """The resource made without Resource.create's thread pool has its attributes."""
+    from opentelemetry.sdk.resources import Resource
+
+    from vitrina.trace.telemetry.spans import _resource
+
+    monkeypatch.setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=prod,team=bi")
+    expected = Resource.create({"service.name": "vitrina-ask"}).attributes
+    assert dict(_resource("vitrina-ask").attributes) == dict(expected)
+
+
+def test_a_run_exported_while_the_interpreter_exits_is_kept(tmp_path: Path, demo_db) -> None:
+    """A library user who never closes the service: the last run is exported at exit (it
+    was lost with "cannot schedule new futures after interpreter shutdown")."""
+    import os
+    import subprocess
+    import sys
+
+    target = tmp_path / "runs.jsonl"
+    script = (
+        "from datetime import date\n"
+        "from vitrina.ask import AskService\n"
+        "from vitrina.config import load_settings\n"
+        f"s = load_settings(db_url='duckdb:///{demo_db}')\n"
+        "service = AskService(s, use_llm=False, write_files=False, today=date(2026, 11, 30))\n"
+        "print(service.ask('Сколько кошельков открыли в мае 2025?').run_id)\n"
+    )
+    env = {**os.environ, "VITRINA_HOME": str(tmp_path / "home")}
+    env.update(VITRINA_TELEMETRY="jsonl", VITRINA_TELEMETRY_FILE=str(target))
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "not exported" not in done.stderr, done.stderr
+    run_id = done.stdout.split()[-1]
+    spans = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    assert spans and run_id in json.dumps(spans)

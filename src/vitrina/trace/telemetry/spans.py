@@ -15,10 +15,15 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.resources import (
+    OTELResourceDetector,
+    Resource,
+    ServiceInstanceIdResourceDetector,
+)
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.version import __version__ as sdk_version
 from opentelemetry.trace import Status, StatusCode, set_span_in_context
 
 from vitrina.trace.events import EventKind, TraceEvent
@@ -146,12 +151,30 @@ _PROVIDERS: dict[str, tuple[TracerProvider, InMemorySpanExporter]] = {}
 _PROVIDER_LOCK = threading.Lock()  # one run's spans at a time through a provider's sink
 
 
+def _resource(service: str) -> Resource:
+    """What `Resource.create` gives by default (the SDK's attributes, a service instance id,
+    then OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME, then ours), made without its
+    detectors' thread pool: a library user's last run is exported while the interpreter
+    exits, when no thread pool can start ("cannot schedule new futures after interpreter
+    shutdown": that run was lost). A test compares the two."""
+    resource = Resource(
+        {
+            "telemetry.sdk.language": "python",
+            "telemetry.sdk.name": "opentelemetry",
+            "telemetry.sdk.version": sdk_version,
+        }
+    )
+    for detector in (ServiceInstanceIdResourceDetector(), OTELResourceDetector()):
+        resource = resource.merge(detector.detect())
+    return resource.merge(Resource({"service.name": service}))
+
+
 def _provider(service: str) -> tuple[TracerProvider, InMemorySpanExporter]:
     """A tracer provider per service name, made once per process (its resource detection
     and set-up cost more than a run's spans); its in-memory sink collects one run at a time."""
     if service not in _PROVIDERS:
         sink = InMemorySpanExporter()
-        provider = TracerProvider(resource=Resource.create({"service.name": service}))
+        provider = TracerProvider(resource=_resource(service))
         provider.add_span_processor(SimpleSpanProcessor(sink))
         _PROVIDERS[service] = provider, sink
     return _PROVIDERS[service]
