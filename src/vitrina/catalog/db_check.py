@@ -3,8 +3,8 @@
 A catalog can be consistent with itself and still name a column the warehouse lacks (a
 typo in a table file, a column renamed upstream). Each table's columns, each metric (its
 expression and filter over its table), each relation (the join) and each dictionary column
-is rendered in the warehouse's dialect and planned by the engine (EXPLAIN): an error here is
-a question refused at ask time, found before anyone asks it.
+is rendered in the warehouse's dialect and compiled by the engine (EXPLAIN; DuckDB:
+DESCRIBE): an error here is a question refused at ask time, found before anyone asks it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""SQL guard (cannot be switched off) and the compile check on the real engine (EXPLAIN)."""
+"""SQL guard (cannot be switched off) and the compile check on the real engine (EXPLAIN;
+DuckDB: DESCRIBE)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def guard_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
         trace.rejected("SQL rejected by the guard", violations=[v.rule for v in result.violations])
         return {"sql_error": f"guard: {message}", "trace": trace.events}
     try:
-        with trace.timed("compile check (EXPLAIN)"):
+        with trace.timed(f"compile check ({ctx.warehouse.compile_statement})"):
             ctx.warehouse.explain(result.sql)
     except WarehouseError as exc:
         if exc.kind in ("connect", "privileged"):
