@@ -43,7 +43,7 @@ from vitrina.sql.guard.functions import (
     relations,
     table_functions,
 )
-from vitrina.sql.guard.limits import check_limits, recursion_violation
+from vitrina.sql.guard.limits import limits_and_tokens, recursion_violation
 from vitrina.sql.guard.messages import FRAGMENT_LIMIT
 from vitrina.sql.guard.models import GuardResult, GuardViolation
 from vitrina.sql.guard.nodes import Nodes
@@ -138,10 +138,10 @@ def _guard(
     allowed_columns: dict[str, set[str]] | None,
     row_cap: int | None,
 ) -> GuardResult:
-    too_big = check_limits(sql, dialect)
+    too_big, tokens = limits_and_tokens(sql, dialect)
     if too_big:
         return GuardResult(ok=False, sql=sql.strip()[:FRAGMENT_LIMIT], violations=too_big)
-    expression, violations = parse_statement(sql, dialect)
+    expression, violations = parse_statement(sql, dialect, tokens)
     if expression is None:
         return GuardResult(ok=False, sql=sql.strip(), violations=violations)
     expression = unwrap(expression)
@@ -175,8 +175,11 @@ def _guard(
 
 
 def normalise_sql(expression: exp.Expr, dialect: str) -> str:
-    """Pretty SQL in ``dialect`` without comments; function names keep their written case."""
-    return expression.sql(dialect=dialect, pretty=True, comments=False, normalize_functions=False)
+    """Pretty SQL in ``dialect`` without comments; function names keep their written case.
+    The generator may rewrite ``expression`` (no copy): the guard's own tree, printed last."""
+    return expression.sql(
+        dialect=dialect, pretty=True, comments=False, normalize_functions=False, copy=False
+    )
 
 
 def _table_name(parts: tuple[str, ...], catalog: TableIndex | None) -> str:

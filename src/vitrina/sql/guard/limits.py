@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import SqlglotError
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import Token, TokenType
 
 from vitrina.sql.guard.messages import violation
 from vitrina.sql.guard.models import GuardViolation
@@ -36,14 +36,24 @@ def check_limits(sql: str, dialect: str) -> list[GuardViolation]:
 
     A text that does not tokenize is left to the parser, which reports where it broke.
     """
+    return limits_and_tokens(sql, dialect)[0]
+
+
+def limits_and_tokens(sql: str, dialect: str) -> tuple[list[GuardViolation], list[Token] | None]:
+    """`check_limits`, and the tokens when the text was tokenized within the limits: the
+    parser takes them instead of tokenizing the text a second time."""
     if len(sql) > MAX_SQL_CHARS:
-        return [_too_complex("characters", "символов", len(sql), MAX_SQL_CHARS)]
+        return [_too_complex("characters", "символов", len(sql), MAX_SQL_CHARS)], None
     if (depth := bracket_depth(sql)) > MAX_NESTING:  # cheap: before the tokenizer
-        return [_too_complex("nesting levels", "уровней вложенности", depth, MAX_NESTING)]
+        return [_too_complex("nesting levels", "уровней вложенности", depth, MAX_NESTING)], None
     try:
         tokens = Dialect.get_or_raise(dialect).tokenize(sql)
     except SqlglotError:
-        return []
+        return [], None
+    return _token_limits(tokens), tokens
+
+
+def _token_limits(tokens: list[Token]) -> list[GuardViolation]:
     if len(tokens) > MAX_TOKENS:
         return [_too_complex("tokens", "лексем", len(tokens), MAX_TOKENS)]
     depth = deepest = run = longest = 0

@@ -24,14 +24,21 @@ QUERY_START = frozenset(
 )
 
 
-def parse_statement(sql: str, dialect: str) -> tuple[exp.Expr | None, list[GuardViolation]]:
+def parse_statement(
+    sql: str, dialect: str, tokens: list[Token] | None = None
+) -> tuple[exp.Expr | None, list[GuardViolation]]:
     """Parse ``sql`` into one statement; empty or stacked input is a ``single_statement`` violation.
+    ``tokens``: the text's tokens in this dialect, when the caller has them.
 
     >>> parse_statement("SELECT 1; DROP TABLE t", "duckdb")[1][0].rule
     'single_statement'
     """
     try:
-        parsed = sqlglot.parse(sql, read=dialect)
+        parsed = (
+            sqlglot.parse(sql, read=dialect)
+            if tokens is None
+            else Dialect.get_or_raise(dialect).parser().parse(tokens, sql)
+        )
     except SqlglotError as error:
         first = _first_token(sql, dialect) if isinstance(error, ParseError) else None
         if first is not None and first.token_type not in QUERY_START:
