@@ -179,3 +179,93 @@ def test_a_port_in_use_is_refused_in_one_line(tmp_path: Path) -> None:
         holder.close()
     assert done.returncode != 0
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
+
+
+def _socket_inodes(pid: int) -> set[str]:
+    inodes = set()
+    with contextlib.suppress(OSError):  # the process may have just ended
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                target = os.readlink(fd)
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+    return inodes
+
+
+def _worker_of(client_port: int, server_port: int, workers: list[int]) -> int | None:
+    """The worker process holding the server side of the connection from `client_port`."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            local = int(fields[1].rsplit(":", 1)[1], 16)
+            remote = int(fields[2].rsplit(":", 1)[1], 16)
+            if fields[3] == "01" and local == server_port and remote == client_port:
+                return next((w for w in workers if fields[9] in _socket_inodes(w)), None)
+    return None
+
+
+def test_a_worker_above_its_share_of_connections_hands_clients_back(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """Keep-alive connections split 5/1 over two workers end even: the busier worker closes
+    connections after a response until it holds its share, and the clients reconnect."""
+    import http.client
+
+    env = {"VITRINA_HOME": str(tmp_path / "home"), "VITRINA_DB_URL": f"duckdb:///{demo_db}"}
+    with spawn_server(
+        env, "--no-auth", "--workers", "2", log=tmp_path / "serve.log", ready_timeout_s=180
+    ) as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        deadline = time.monotonic() + 120
+        while len(workers := [p for p in _children(server.pid) if port in _listening_ports(p)]) < 2:
+            assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()[-2000:]
+            time.sleep(0.2)
+
+        def connect() -> tuple[http.client.HTTPConnection, int | None]:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.connect()
+            worker = None
+            for _ in range(50):  # the server side appears in /proc/net/tcp once accepted
+                if (worker := _worker_of(conn.sock.getsockname()[1], port, workers)) is not None:
+                    break
+                time.sleep(0.02)
+            return conn, worker
+
+        kept: dict[int, list[http.client.HTTPConnection]] = {w: [] for w in workers}
+        for _ in range(200):  # an uneven start: 5 connections on one worker, 1 on the other
+            conn, worker = connect()
+            wanted = 5 if worker == workers[0] else 1
+            if worker in kept and len(kept[worker]) < wanted:
+                kept[worker].append(conn)
+            else:
+                conn.close()
+            if all(len(kept[w]) == (5 if w == workers[0] else 1) for w in workers):
+                break
+        clients = [c for group in kept.values() for c in group]
+        assert len(clients) == 6, "could not make the uneven start"
+        for _ in range(15):
+            for conn in clients:  # http.client reconnects after a "Connection: close"
+                conn.request("GET", "/healthz")
+                response = conn.getresponse()
+                response.read()
+                assert response.status == 200
+        split = [0, 0]
+        for conn in clients:
+            if conn.sock is None:  # closed by the last response: connect again to count it
+                conn.connect()
+            worker = _worker_of(conn.sock.getsockname()[1], port, workers)
+            split[workers.index(worker)] += 1
+            conn.close()
+        assert sorted(split) == [3, 3], split
+
+
+@pytest.mark.parametrize(
+    ("mine", "other", "over"),
+    [(5, 1, True), (4, 3, False), (3, 4, False), (4, 2, True), (0, 0, False)],
+)
+def test_a_workers_share_is_the_total_over_the_workers_rounded_up(mine, other, over) -> None:
+    from vitrina.server.rebalance import ConnectionShare
+
+    counts = [0, other]
+    assert ConnectionShare(counts, 0, range(mine)).over_share() is over
+    assert counts == [mine, other]  # published for the other workers

@@ -17,6 +17,7 @@ from vitrina.server.checkpointer import close_checkpointer, make_checkpointer
 from vitrina.server.errors import install_error_handlers
 from vitrina.server.limits import BodyLimitMiddleware, TokenBuckets
 from vitrina.server.options import ServeOptions
+from vitrina.server.rebalance import RebalanceMiddleware
 from vitrina.server.routes import ROUTES
 from vitrina.server.state import ServerState
 from vitrina.server.store import Store
@@ -129,6 +130,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_error_handlers(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=options.max_body_bytes)
+    app.add_middleware(RebalanceMiddleware)  # outermost: it sees every response's headers
     return app
 
 

@@ -7,6 +7,10 @@ one of two workers while the other stood idle. Here each worker binds its own so
 SO_REUSEPORT, and the kernel spreads new connections across the sockets. That is the
 "one socket per worker" layout of nginx's `reuseport` (decision 133).
 
+A keep-alive connection stays with its worker, and a few connections often split unevenly;
+a worker above its share of the open connections asks a client to reconnect
+(`vitrina.server.rebalance`, decision 139).
+
 The supervisor starts the workers, replaces one that dies (a bounded number of times), and
 on SIGINT/SIGTERM stops them all: SIGTERM for a graceful shutdown, then SIGKILL for what is
 left. A worker whose supervisor is gone stops itself, so no worker outlives `vitrina serve`.
@@ -79,14 +83,22 @@ def _stop_when_orphaned(parent: int) -> None:
     os.kill(os.getpid(), signal.SIGTERM)
 
 
-def worker_main(host: str, port: int, options: dict[str, Any]) -> None:
-    """One worker process: its own socket, the app built from the environment."""
+def worker_main(
+    host: str, port: int, options: dict[str, Any], counts: Any = None, slot: int = 0
+) -> None:
+    """One worker process: its own socket, the app built from the environment; `counts`:
+    the open connections of every worker, shared (`vitrina.server.rebalance`)."""
     import uvicorn
+
+    from vitrina.server import rebalance
 
     threading.Thread(target=_stop_when_orphaned, args=(os.getppid(),), daemon=True).start()
     sock = reuseport_socket(host, port)
     config = uvicorn.Config(APP, factory=True, host=host, port=port, **options)
-    uvicorn.Server(config).run(sockets=[sock])
+    server = uvicorn.Server(config)
+    if counts is not None:
+        rebalance.install(rebalance.ConnectionShare(counts, slot, server.server_state.connections))
+    server.run(sockets=[sock])
 
 
 @dataclass
@@ -100,11 +112,17 @@ class Supervisor:
     processes: list[Any] = field(default_factory=list)
     restarts: list[float] = field(default_factory=list)
     stopping: threading.Event = field(default_factory=threading.Event)
+    context: Any = field(default_factory=lambda: multiprocessing.get_context("spawn"))
+    counts: Any = None  # each worker's open connections, shared with the workers
 
-    def _start(self) -> Any:
-        context = multiprocessing.get_context("spawn")
-        process = context.Process(
-            target=worker_main, args=(self.host, self.port, self.options), daemon=False
+    def _start(self, slot: int) -> Any:
+        if self.counts is None:
+            self.counts = self.context.Array("i", self.workers, lock=False)
+        self.counts[slot] = 0  # a replaced worker's connections died with it
+        process = self.context.Process(
+            target=worker_main,
+            args=(self.host, self.port, self.options, self.counts, slot),
+            daemon=False,
         )
         process.start()
         return process
@@ -119,13 +137,13 @@ class Supervisor:
                 f"{RESTART_WINDOW_S:g} s, the last with code {dead.exitcode}); see the log above"
             )
         log.warning("worker process %s exited with %s; starting another", dead.pid, dead.exitcode)
-        self.processes[index] = self._start()
+        self.processes[index] = self._start(index)
 
     def run(self) -> None:
         """Start the workers and keep them running; return after SIGINT or SIGTERM."""
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: self.stopping.set())
-        self.processes = [self._start() for _ in range(self.workers)]
+        self.processes = [self._start(slot) for slot in range(self.workers)]
         try:
             while not self.stopping.wait(POLL_S):
                 for index, process in enumerate(self.processes):
