@@ -174,7 +174,7 @@ except SystemExit as done:
     assert not done.code, done.code
 from vitrina.language.periods import matchers
 hinted = [n for n, v in vars(matchers).items() for rx in (v if isinstance(v, tuple) else (v,))
-          if isinstance(rx, matchers.Rx) and rx.hint is not None and rx._compiled is not None]
+          if isinstance(rx, matchers.Rx) and rx.hints and rx._compiled is not None]
 print("compiled-hinted", sorted(hinted), matchers._MONTH._compiled is not None)
 """
     found = _loaded(code, ())

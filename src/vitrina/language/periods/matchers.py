@@ -61,15 +61,18 @@ class Rx:
     The patterns here took ~50 ms to compile at import, half of it the three ranges that
     spell the whole date grammar twice, while a question needs few of them. ``hint`` is a
     cheap regex found in every text the pattern matches (a word it cannot match without),
-    so a text without it has no match and the pattern is neither compiled nor run:
-    tests/test_periods.py checks every hint against the table of periods.yaml.
+    so a text without it has no match and the pattern is neither compiled nor run: several
+    hints must all be found. tests/test_periods.py checks every hint against the table of
+    periods.yaml. Each hint is a plain alternation, linear in the text however long.
     """
 
-    __slots__ = ("_compiled", "flags", "hint", "source")
+    __slots__ = ("_compiled", "flags", "hints", "source")
 
-    def __init__(self, source: str, flags: int = F, hint: str | None = None) -> None:
+    def __init__(self, source: str, flags: int = F, hint: str | tuple[str, ...] = ()) -> None:
         self.source, self.flags = source, flags
-        self.hint = re.compile(hint, flags) if hint is not None else None
+        self.hints = tuple(
+            re.compile(h, flags) for h in ((hint,) if isinstance(hint, str) else hint)
+        )
         self._compiled: re.Pattern[str] | None = None
 
     @property
@@ -79,12 +82,12 @@ class Rx:
         return self._compiled
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        if self.hint is not None and self.hint.search(text) is None:
+        if any(hint.search(text) is None for hint in self.hints):
             return iter(())
         return self.compiled.finditer(text)
 
 
-def _rx(pattern: str, flags: int = F, hint: str | None = None) -> Rx:
+def _rx(pattern: str, flags: int = F, hint: str | tuple[str, ...] = ()) -> Rx:
     """A matcher pattern anchored at a word start: every phrase begins with a word
     character, and skipping mid-word positions keeps extract_period fast."""
     return Rx(r"\b" + pattern, flags, hint)
@@ -171,7 +174,7 @@ _RANGES = (
         rf"{_PERIOD_WORD}(?:начиная\s+)?(?:с|со|from|since|starting)\s+(?P<a>{POINT})"
         rf"\s*(?:по|до|to|till|until|through|thru|[-–—])\s*{_END}",
         F,
-        hint=r"(?:с|со|from|since|starting)\s[\s\S]*(?:по|до|to|till|until|through|thru|[-–—])",
+        hint=(r"(?:с|со|from|since|starting)\s", r"по|до|to|till|until|through|thru|[-–—]"),
     ),
     _rx(  # "между 1 и 15 марта", "between 2025-01-01 and 2025-02-10"
         rf"{_PERIOD_WORD}(?:между|between)\s+(?P<a>{POINT})\s+(?:и|and)\s+{_END}",
