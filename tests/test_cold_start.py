@@ -157,3 +157,26 @@ from langsmith.types import SandboxResponse
 """
     found = _loaded(code, ("langsmith.types.run", "langgraph_sdk.client"))
     assert found["loaded"] == ["langgraph_sdk.client", "langsmith.types.run"]
+
+
+def test_the_cold_start_question_compiles_none_of_the_costly_period_patterns(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """`vitrina ask --no-llm` on bench_cold's question: the range and "since" patterns (~25 ms
+    to compile, decision 134) are skipped, as no word of the question can start a match."""
+    code = f"""
+import os
+os.environ.update(VITRINA_DB_URL="duckdb:///{demo_db}", VITRINA_HOME={str(tmp_path)!r})
+from vitrina.cli import main
+try:
+    main(["ask", "--no-llm", "Сколько кошельков открыли в мае 2025?"])
+except SystemExit as done:
+    assert not done.code, done.code
+from vitrina.language.periods import matchers
+hinted = [n for n, v in vars(matchers).items() for rx in (v if isinstance(v, tuple) else (v,))
+          if isinstance(rx, matchers.Rx) and rx.hints and rx._compiled is not None]
+print("compiled-hinted", sorted(hinted), matchers._MONTH._compiled is not None)
+"""
+    found = _loaded(code, ())
+    assert "2\xa0142" in found["stdout"]  # the answer was shown
+    assert "compiled-hinted [] True" in found["stdout"]

@@ -94,3 +94,57 @@ def test_today_is_only_what_is_passed() -> None:
     b = extract_period("прошлый месяц", date(2025, 7, 15))
     assert a is not None and b is not None
     assert a.start == date(2024, 12, 1) and b.start == date(2025, 6, 1)
+
+
+def _hinted_patterns() -> list[tuple[str, Any]]:
+    from vitrina.language.periods import matchers
+
+    found: list[tuple[str, Any]] = []
+    for name, value in vars(matchers).items():
+        for i, rx in enumerate(value if isinstance(value, tuple) else (value,)):
+            if isinstance(rx, matchers.Rx) and rx.hints:
+                found.append((f"{name}[{i}]", rx))
+    return found
+
+
+def test_every_hint_is_found_wherever_its_pattern_matches() -> None:
+    """A pattern is skipped on a text without its hint: sound only if no text the pattern
+    matches lacks the hint. Every phrase of the table is tried, matched or not."""
+    hinted = _hinted_patterns()
+    assert len(hinted) >= 6  # the ranges, "с начала", "с марта": the costly ones
+    matched = dict.fromkeys((name for name, _ in hinted), 0)
+    for case in CASES:
+        for name, rx in hinted:
+            if rx.compiled.search(case["phrase"]):
+                matched[name] += 1
+                for hint in rx.hints:
+                    assert hint.search(case["phrase"]), (name, hint.pattern, case["phrase"])
+    assert all(matched.values()), matched  # each pattern is exercised by the table
+
+
+def test_a_question_without_a_range_word_compiles_no_range_pattern() -> None:
+    """`extract_period` on "в мае 2025" (a fresh process) compiles the month pattern, not
+    the ~4 KB ones of ranges and "since"."""
+    import subprocess
+    import sys
+
+    code = (
+        "from datetime import date\n"
+        "from tests.test_periods import _hinted_patterns\n"
+        "from vitrina.language.periods import extract_period, matchers\n"
+        "p = extract_period('Сколько кошельков открыли в мае 2025?', date(2026, 1, 1))\n"
+        "assert (p.start, p.end) == (date(2025, 5, 1), date(2025, 5, 31)), p\n"
+        "print(matchers._MONTH._compiled is not None,"
+        " sorted(n for n, rx in _hinted_patterns() if rx._compiled is not None))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    month_compiled, hinted_compiled = done.stdout.split(maxsplit=1)
+    assert month_compiled == "True"
+    assert hinted_compiled.strip() == "[]"  # none of the ranges, "с начала", "с марта"

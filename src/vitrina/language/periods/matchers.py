@@ -11,7 +11,7 @@ in "май против прошлого года" the first-named period (May) 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import date, timedelta
 from functools import wraps
 from typing import NamedTuple
@@ -55,10 +55,42 @@ from vitrina.language.periods.points import (
 F = re.IGNORECASE
 
 
-def _rx(pattern: str, flags: int = F) -> re.Pattern[str]:
-    """Compile a matcher pattern anchored at a word start: every phrase begins with a
-    word character, and skipping mid-word positions keeps extract_period fast."""
-    return re.compile(r"\b" + pattern, flags)
+class Rx:
+    """A matcher pattern, compiled on first use and tried only on a text holding its hint.
+
+    The patterns here took ~50 ms to compile at import, half of it the three ranges that
+    spell the whole date grammar twice, while a question needs few of them. ``hint`` is a
+    cheap regex found in every text the pattern matches (a word it cannot match without),
+    so a text without it has no match and the pattern is neither compiled nor run: several
+    hints must all be found. tests/test_periods.py checks every hint against the table of
+    periods.yaml. Each hint is a plain alternation, linear in the text however long.
+    """
+
+    __slots__ = ("_compiled", "flags", "hints", "source")
+
+    def __init__(self, source: str, flags: int = F, hint: str | tuple[str, ...] = ()) -> None:
+        self.source, self.flags = source, flags
+        self.hints = tuple(
+            re.compile(h, flags) for h in ((hint,) if isinstance(hint, str) else hint)
+        )
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:  # two threads may both compile it: the same pattern
+            self._compiled = re.compile(self.source, self.flags)
+        return self._compiled
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        if any(hint.search(text) is None for hint in self.hints):
+            return iter(())
+        return self.compiled.finditer(text)
+
+
+def _rx(pattern: str, flags: int = F, hint: str | tuple[str, ...] = ()) -> Rx:
+    """A matcher pattern anchored at a word start: every phrase begins with a word
+    character, and skipping mid-word positions keeps extract_period fast."""
+    return Rx(r"\b" + pattern, flags, hint)
 
 
 class Hit(NamedTuple):
@@ -86,7 +118,7 @@ def _hit(m: re.Match[str], start: date, end: date, notes: list[str] | None = Non
 
 
 def _first(
-    patterns: tuple[re.Pattern[str], ...], text: str, build: Callable[[re.Match[str]], Hit | None]
+    patterns: tuple[Rx, ...], text: str, build: Callable[[re.Match[str]], Hit | None]
 ) -> Hit | None:
     """The leftmost match of any pattern that ``build`` accepts."""
     best: Hit | None = None
@@ -104,9 +136,7 @@ def _first(
 Build = Callable[[re.Match[str], date], Hit | None]
 
 
-def matcher(
-    *patterns: re.Pattern[str], hint: re.Pattern[str] | None = None
-) -> Callable[[Build], Matcher]:
+def matcher(*patterns: Rx, hint: re.Pattern[str] | None = None) -> Callable[[Build], Matcher]:
     """Make ``build(m, today)`` a Matcher: the leftmost match of ``patterns`` it accepts.
 
     ``hint`` is a cheap keyword check that skips the full patterns for most questions.
@@ -144,13 +174,17 @@ _RANGES = (
         rf"{_PERIOD_WORD}(?:начиная\s+)?(?:с|со|from|since|starting)\s+(?P<a>{POINT})"
         rf"\s*(?:по|до|to|till|until|through|thru|[-–—])\s*{_END}",
         F,
+        hint=(r"(?:с|со|from|since|starting)\s", r"по|до|to|till|until|through|thru|[-–—]"),
     ),
     _rx(  # "между 1 и 15 марта", "between 2025-01-01 and 2025-02-10"
-        rf"{_PERIOD_WORD}(?:между|between)\s+(?P<a>{POINT})\s+(?:и|and)\s+{_END}", F
+        rf"{_PERIOD_WORD}(?:между|between)\s+(?P<a>{POINT})\s+(?:и|and)\s+{_END}",
+        F,
+        hint=r"между|between",
     ),
     _rx(  # "01.03.2025–15.03.2025", "January to March 2025", "за 2023-2024 гг."
         rf"{PREP}?(?P<a>{POINT})(?:\s*(?:[-–—]|\.\.)\s*|\s+(?:to|through|thru|till|until)\s+){_END}",
         F,
+        hint=r"[-–—]|\.\.|\s(?:to|through|thru|till|until)\s",
     ),
 )
 
@@ -183,12 +217,14 @@ _START_OF = (
         r"(?P<unit>года|полугодия|квартала|месяца|недели)(?!\w)"
         rf"(?:\s*(?:по|до|[-–—])\s*(?:(?P<now>{_NOW})|(?P<b>{POINT})))?",
         F,
+        hint=r"начала",
     ),
     _rx(
         r"(?:since|from)\s+the\s+(?:beginning|start)\s+of\s+(?:the\s+)?"
         r"(?:(?P<rel>this|current|last|previous)\s+)?(?P<unit>year|quarter|month|week)(?!\w)"
         rf"(?:\s+(?:to|until|till|through)\s+(?:(?P<now>{_NOW})|(?P<b>{POINT})))?",
         F,
+        hint=r"beginning|start",
     ),
     _rx(
         rf"{PREP}?\b(?P<unit>ytd|qtd|mtd|wtd|(?P<word>year|quarter|month|week)[-\s]to[-\s]date)\b",
@@ -224,6 +260,7 @@ _SINCE = _rx(
     r"(?:(?:начиная\s+)?(?:с|со)|since|starting(?:\s+from)?)\s+"
     rf"(?:начала\s+|the\s+(?:beginning|start)\s+of\s+)?(?P<a>{POINT})",
     F,
+    hint=r"(?:с|со|since|starting)\s",
 )
 
 
@@ -412,9 +449,7 @@ def match_day_word(m: re.Match[str], today: date) -> Hit | None:
 _YEAR_TAIL = rf"(?:\s+(?:of\s+)?(?:the\s+)?(?:year\s+)?(?P<y>{YEAR})(?:{YEAR_WORD})?)?"
 
 
-def _part_patterns(
-    ru: str, en: str, en_unit: str, letter: str, digits: str
-) -> tuple[re.Pattern[str], ...]:
+def _part_patterns(ru: str, en: str, en_unit: str, letter: str, digits: str) -> tuple[Rx, ...]:
     """A part of a year named four ways: "2-е полугодие", "second half", "H2 2025", "2025-H2"."""
     return (
         _rx(rf"{PREP}?(?P<n>{ORDINAL})\s*(?:{ru})(?!\w){_YEAR_TAIL}", F),
@@ -523,7 +558,7 @@ _YEARS = (
         F,
     ),
     _rx(rf"{PREP}?(?P<y>{YEAR}){YEAR_WORD}", F),
-    re.compile(rf"^\s*(?P<y>{YEAR})\s*[?.!]?\s*$", F),
+    Rx(rf"^\s*(?P<y>{YEAR})\s*[?.!]?\s*$", F),
 )
 
 
