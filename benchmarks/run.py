@@ -91,6 +91,19 @@ def load_average() -> str:
         return "?"
 
 
+def machine_speed() -> str:
+    """Milliseconds of CPU for a fixed pure-Python loop, best of 3: this machine's speed
+    drifts (the same loop took 281-478 ms within a minute here), and every figure with it."""
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        total = 0
+        for i in range(3_000_000):
+            total += i
+        best = min(best, time.process_time() - start)
+    return f"{best * 1000:.0f} ms"
+
+
 def _stamp(text: str, default: str) -> str:
     """When an earlier RESULTS.md was written (its "Written by ... on STAMP." line)."""
     return next(
@@ -210,7 +223,7 @@ def main(selected: list[str]) -> int:
     failed = 0
     before_stamp, before = previous_values(HERE / "RESULTS.md")
     moved: dict[bool, list[str]] = {True: [], False: []}  # headline figure? -> moved ones
-    load_before = load_average()
+    load_before, speed_before = load_average(), machine_speed()
     for path in paths:
         name = path.stem.removeprefix("bench_")
         console.print(f"[bold]running[/] {name} ...")
@@ -267,6 +280,9 @@ def main(selected: list[str]) -> int:
             f"Load average (1, 5, 15 min) at the start: {load_before}; at the end: "
             f"{load_average()} "
             f"(on a shared machine every timed figure moves with it).",
+            "",
+            f"Machine speed (a fixed Python loop of 3M additions, CPU, best of 3; lower is "
+            f"faster): {speed_before} at the start, {machine_speed()} at the end.",
             "",
             reproduced,
             "",
