@@ -1,5 +1,5 @@
 """The store's connections on a real PostgreSQL: single statements run in autocommit, a
-turn's writes share one transaction, and a connection the server dropped is replaced."""
+turn's writes are one statement, and a connection the server dropped is replaced."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def test_a_dropped_connection_is_replaced_after_idle(own_database, monkeypatch):
         store.close()
 
 
-def test_single_statements_autocommit_and_a_turn_is_one_transaction(own_database):
+def test_single_statements_autocommit_and_a_turn_is_one_statement(own_database):
     store = _store(own_database)
     seen: list[tuple[str, bool]] = []
 
@@ -72,9 +72,12 @@ def test_single_statements_autocommit_and_a_turn_is_one_transaction(own_database
         assert seen and all(autocommit for _, autocommit in seen), seen
         seen.clear()
         store.record_turn("th1", "first question", run_id="r1", note=("steps", {"n": 1}, "c1"))
-        assert [kind for kind, _ in seen] == ["INSERT", "UPDATE", "INSERT"]
-        assert not any(autocommit for _, autocommit in seen), seen
+        assert seen == [("WITH", True)]  # the run, the dialog's time and the note at once
+        # a clarification and its answer share one run id: the run is recorded once
+        store.record_turn("th1", "second", run_id="r1", note=("steps", {"n": 2}, "c2"))
         assert store.run_thread("r1") == "th1"
-        assert [n["data"] for n in store.notes("th1", "steps")] == [{"n": 1}]
+        assert [n["data"] for n in store.notes("th1", "steps")] == [{"n": 1}, {"n": 2}]
+        dialog = store.thread("th1")
+        assert dialog is not None and dialog.title == "first question"  # the first title kept
     finally:
         store.close()

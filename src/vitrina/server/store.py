@@ -36,7 +36,6 @@ from sqlalchemy.exc import (
     ArgumentError,
     DatabaseError,
     DisconnectionError,
-    IntegrityError,
     NoSuchModuleError,
 )
 
@@ -319,30 +318,37 @@ class Store:
         run_id: str | None = None,
         note: tuple[str, dict[str, Any], str | None] | None = None,
     ) -> None:
-        """What the server keeps of a finished turn, in one transaction: the run's dialog, the
-        dialog's time (its first title kept, else this one), and the turn's note (kind, data,
-        checkpoint id) that a reload shows."""
-        try:
-            self._record_turn(thread_id, title, run_id, note)
-        except IntegrityError:  # a clarification and its answer share one run id: recorded once
-            self._record_turn(thread_id, title, None, note)
+        """What the server keeps of a finished turn, atomically: the run's dialog (once: a
+        clarification and its answer share one run id), the dialog's time (its first title
+        kept, else this one), and the turn's note (kind, data, checkpoint id) that a reload
+        shows. On PostgreSQL that is one statement (data-modifying CTEs): one round trip
+        instead of five with BEGIN and COMMIT."""
+        statements = [_touch(thread_id, title)]
+        if run_id:
+            statements.append(self._run_insert(run_id, thread_id))
+        if note is not None:
+            statements.append(_note_insert(uuid.uuid4().hex, thread_id, *note))
+        if self.engine.dialect.name == "postgresql":
+            main, *rest = statements
+            with_ctes = main.add_cte(*(s.cte(f"turn_{n}") for n, s in enumerate(rest)))
+            with self._single.begin() as conn:
+                conn.execute(with_ctes)
+            return
+        with self.engine.begin() as conn:  # SQLite has no data-modifying CTEs
+            for statement in statements:
+                conn.execute(statement)
 
-    def _record_turn(
-        self,
-        thread_id: str,
-        title: str | None,
-        run_id: str | None,
-        note: tuple[str, dict[str, Any], str | None] | None,
-    ) -> None:
-        now = time.time()
-        with self.engine.begin() as conn:
-            if run_id:
-                conn.execute(
-                    runs.insert().values(run_id=run_id, thread_id=thread_id, created_at=now)
-                )
-            conn.execute(_touch(thread_id, title))
-            if note is not None:
-                conn.execute(_note_insert(uuid.uuid4().hex, thread_id, *note))
+    def _run_insert(self, run_id: str, thread_id: str) -> Any:
+        """The run's dialog, unless the run is already recorded."""
+        if self.engine.dialect.name == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert
+        else:
+            from sqlalchemy.dialects.sqlite import insert
+        return (
+            insert(runs)
+            .values(run_id=run_id, thread_id=thread_id, created_at=time.time())
+            .on_conflict_do_nothing(index_elements=["run_id"])
+        )
 
     def rename_thread(self, thread_id: str, title: str) -> None:
         with self._single.begin() as conn:
