@@ -66,6 +66,19 @@ def pg_server_url() -> str:
     return PG_URL
 
 
+def _pg_database(server_url: str) -> Iterator[str]:
+    """A database created on the server for its caller alone, dropped afterwards."""
+    import psycopg
+
+    name = f"vitrina_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    admin_url = server_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    yield admin_url.rsplit("/", 1)[0] + f"/{name}"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
 @pytest.fixture(scope="session")
 def pg_url(pg_server_url: str) -> Iterator[str]:
     """A database of this test run's own, created on the server and dropped afterwards.
@@ -73,15 +86,13 @@ def pg_url(pg_server_url: str) -> Iterator[str]:
     Two test runs on one server (two checkouts, two CI jobs) never share a schema, so they
     neither deadlock nor see each other's tables.
     """
-    import psycopg
+    yield from _pg_database(pg_server_url)
 
-    name = f"vitrina_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-    admin_url = pg_server_url.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield admin_url.rsplit("/", 1)[0] + f"/{name}"
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+@pytest.fixture
+def own_pg_database(pg_server_url: str) -> Iterator[str]:
+    """A database for one test alone: one that kills its connections, say."""
+    yield from _pg_database(pg_server_url)
 
 
 TODAY = __import__("datetime").date(2026, 11, 30)  # "today" for every relative period in tests

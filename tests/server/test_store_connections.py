@@ -4,8 +4,6 @@ turn's writes are one statement, and a connection the server dropped is replaced
 from __future__ import annotations
 
 import time
-import uuid
-from collections.abc import Iterator
 
 import psycopg
 import pytest
@@ -15,18 +13,6 @@ from vitrina.server import store as store_module
 from vitrina.server.store import Store
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture
-def own_database(pg_server_url: str) -> Iterator[str]:
-    """A database no other test uses: its connections are killed here."""
-    name = f"vitrina_store_{uuid.uuid4().hex[:10]}"
-    admin_url = pg_server_url.replace("postgresql+psycopg://", "postgresql://")
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield admin_url.rsplit("/", 1)[0] + f"/{name}"
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _store(url: str) -> Store:
@@ -44,13 +30,13 @@ def _kill_connections(url: str) -> int:
     return len(rows)
 
 
-def test_a_dropped_connection_is_replaced_after_idle(own_database, monkeypatch):
+def test_a_dropped_connection_is_replaced_after_idle(own_pg_database, monkeypatch):
     monkeypatch.setattr(store_module, "PING_AFTER_IDLE_S", 0.05)
-    store = _store(own_database)
+    store = _store(own_pg_database)
     try:
         store.add_token("t1", "alice", "0" * 64)
         assert store.token("t1") is not None
-        assert _kill_connections(own_database) >= 1  # as a database restart does
+        assert _kill_connections(own_pg_database) >= 1  # as a database restart does
         time.sleep(0.2)
         record = store.token("t1")  # the idle connection is pinged, found dead, replaced
         assert record is not None and record.name == "alice"
@@ -58,8 +44,8 @@ def test_a_dropped_connection_is_replaced_after_idle(own_database, monkeypatch):
         store.close()
 
 
-def test_single_statements_autocommit_and_a_turn_is_one_statement(own_database):
-    store = _store(own_database)
+def test_single_statements_autocommit_and_a_turn_is_one_statement(own_pg_database):
+    store = _store(own_pg_database)
     seen: list[tuple[str, bool]] = []
 
     def record(conn, _cursor, statement, *_args) -> None:
