@@ -313,19 +313,19 @@ def probe_main(db: Path, home: Path) -> None:
                 break
             start = time.process_time()
             service.ask(QUESTIONS[n % len(QUESTIONS)])
-            print(f"{time.process_time() - start:.6f}", flush=True)
+            print(f"{n % len(QUESTIONS)} {time.process_time() - start:.6f}", flush=True)
     finally:
         service.close()
 
 
 @contextlib.contextmanager
-def turn_cpu_probe(db: Path, home: Path) -> Iterator[list[float]]:
+def turn_cpu_probe(db: Path, home: Path) -> Iterator[dict[int, list[float]]]:
     """CPU seconds of single turns measured while the load runs: the limit (cores / one
     turn's CPU) is judged at the machine's speed of that moment. The same Python loop took
     281-478 ms within a minute on this machine, and a limit measured before the load moved
     the ratio by as much. The probe costs one turn a second, ~2.5% of a 2-core machine,
     which counts against the server's throughput (the ratio errs low)."""
-    samples: list[float] = []
+    samples: dict[int, list[float]] = {}  # question index -> CPU seconds of its turns
     with subprocess.Popen(
         [sys.executable, __file__, "--probe", str(db), str(home)],
         stdin=subprocess.PIPE,
@@ -340,7 +340,16 @@ def turn_cpu_probe(db: Path, home: Path) -> Iterator[list[float]]:
         finally:
             probe.stdin.write("stop\n")
             probe.stdin.close()
-            samples.extend(float(line) for line in probe.stdout if line.strip())
+            for line in probe.stdout:
+                if line.strip():
+                    question, seconds = line.split()
+                    samples.setdefault(int(question), []).append(float(seconds))
+
+
+def mean_turn_cpu(samples: dict[int, list[float]]) -> float:
+    """One turn's CPU over the questions weighed alike, as the clients cycle through them:
+    ten probes of four questions that cost 1:2 would otherwise tilt the mean by ~10%."""
+    return statistics.mean(statistics.mean(cpu) for cpu in samples.values())
 
 
 def _pg_database() -> str | None:
@@ -390,10 +399,10 @@ def _serve(root: Path, env: dict[str, str], state: str, db: Path) -> dict[str, f
             level = asyncio.run(_level(server.url, LEVELS[-1], tokens, server.pid))
             results.update({f"{state}_{k}": v for k, v in level.items()})
         rss, peak = _tree_rss_mb(server.pid)
-    turn_cpu = statistics.mean(samples)
+    turn_cpu = mean_turn_cpu(samples)
     limit_rps = (os.cpu_count() or 1) / turn_cpu
     results[f"{state}_turn_cpu_ms"] = round(turn_cpu * 1000, 1)
-    results[f"{state}_turn_cpu_probes"] = float(len(samples))
+    results[f"{state}_turn_cpu_probes"] = float(sum(len(cpu) for cpu in samples.values()))
     results[f"{state}_limit_rps"] = round(limit_rps, 2)
     results[f"{state}_ratio_to_limit_c32"] = round(results[f"{state}_rps_c32"] / limit_rps, 2)
     per_turn = results[f"{state}_server_cpu_ms_per_turn_c32"] / 1000
