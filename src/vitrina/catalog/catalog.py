@@ -329,6 +329,8 @@ class Catalog:
         (at most MAX_JOIN_DEPTH joins, at most MAX_PATHS paths), shortest first."""
         if start == goal:
             return [[]]
+        if goal not in self._join_graph().paths_from(start):  # the cached search: no path at all
+            return []
         found: list[list[Relation]] = []
         stack: list[tuple[str, list[Relation], frozenset[str]]] = [(start, [], frozenset({start}))]
         while stack and len(found) < MAX_PATHS:
