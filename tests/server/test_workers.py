@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -142,25 +143,34 @@ def test_each_worker_listens_on_its_own_socket_and_none_outlives_the_server(
         assert not any(_alive(p) for p in children), "a worker outlived its supervisor"
 
 
-def _listening_ports(pid: int) -> set[int]:
-    """TCP ports a process has a listening socket on (its fds matched against /proc/net)."""
+def _socket_inodes(pid: int) -> set[str]:
+    """The inodes of a process's sockets (its fds under /proc)."""
     inodes = set()
-    try:
-        fds = list(Path(f"/proc/{pid}/fd").iterdir())
-    except OSError:  # the process has just ended
-        return set()
-    for fd in fds:
-        with contextlib.suppress(OSError):
-            target = os.readlink(fd)
-            if target.startswith("socket:["):
-                inodes.add(target[8:-1])
-    ports = set()
+    with contextlib.suppress(OSError):  # the process may have just ended
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                target = os.readlink(fd)
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+    return inodes
+
+
+def _port(address: str) -> int:
+    return int(address.rsplit(":", 1)[1], 16)  # /proc/net/tcp: "0100007F:1F90"
+
+
+def _tcp_sockets() -> Iterator[tuple[str, int, int, str]]:
+    """(state, local port, remote port, inode) of every TCP socket (/proc/net/tcp, tcp6)."""
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         for line in Path(table).read_text().splitlines()[1:]:
             fields = line.split()
-            if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
-                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
-    return ports
+            yield fields[3], _port(fields[1]), _port(fields[2]), fields[9]
+
+
+def _listening_ports(pid: int) -> set[int]:
+    """TCP ports a process has a listening socket on (its fds matched against /proc/net)."""
+    inodes = _socket_inodes(pid)
+    return {local for state, local, _, inode in _tcp_sockets() if state == "0A" and inode in inodes}
 
 
 def test_a_port_in_use_is_refused_in_one_line(tmp_path: Path) -> None:
@@ -181,26 +191,11 @@ def test_a_port_in_use_is_refused_in_one_line(tmp_path: Path) -> None:
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
 
 
-def _socket_inodes(pid: int) -> set[str]:
-    inodes = set()
-    with contextlib.suppress(OSError):  # the process may have just ended
-        for fd in Path(f"/proc/{pid}/fd").iterdir():
-            with contextlib.suppress(OSError):
-                target = os.readlink(fd)
-                if target.startswith("socket:["):
-                    inodes.add(target[8:-1])
-    return inodes
-
-
 def _worker_of(client_port: int, server_port: int, workers: list[int]) -> int | None:
     """The worker process holding the server side of the connection from `client_port`."""
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for line in Path(table).read_text().splitlines()[1:]:
-            fields = line.split()
-            local = int(fields[1].rsplit(":", 1)[1], 16)
-            remote = int(fields[2].rsplit(":", 1)[1], 16)
-            if fields[3] == "01" and local == server_port and remote == client_port:
-                return next((w for w in workers if fields[9] in _socket_inodes(w)), None)
+    for state, local, remote, inode in _tcp_sockets():
+        if state == "01" and local == server_port and remote == client_port:  # 01: ESTABLISHED
+            return next((w for w in workers if inode in _socket_inodes(w)), None)
     return None
 
 
