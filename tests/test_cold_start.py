@@ -172,9 +172,9 @@ try:
     main(["ask", "--no-llm", "Сколько кошельков открыли в мае 2025?"])
 except SystemExit as done:
     assert not done.code, done.code
+from tests.test_periods import _hinted_patterns
 from vitrina.language.periods import matchers
-hinted = [n for n, v in vars(matchers).items() for rx in (v if isinstance(v, tuple) else (v,))
-          if isinstance(rx, matchers.Rx) and rx.hints and rx._compiled is not None]
+hinted = [name for name, rx in _hinted_patterns() if rx._compiled is not None]
 print("compiled-hinted", sorted(hinted), matchers._MONTH._compiled is not None)
 """
     found = _loaded(code, ())
