@@ -23,6 +23,7 @@ from vitrina.warehouse.privileges import (
     warn_privileged,
 )
 from vitrina.warehouse.result import QueryResult
+from vitrina.warehouse.watchdog import WATCHDOG
 
 SQLGLOT_DIALECTS = {
     "duckdb": "duckdb",
@@ -153,8 +154,7 @@ class _DuckDBBackend:
 
         with self.lock:
             cursor = self.conn.cursor()
-            timer = threading.Timer(timeout_s, cursor.interrupt)
-            timer.start()
+            alarm = WATCHDOG.arm(timeout_s, cursor.interrupt)
             try:
                 cursor.execute(sql)
                 columns = [d[0] for d in cursor.description or []]
@@ -168,7 +168,7 @@ class _DuckDBBackend:
             except duckdb.Error as exc:
                 raise WarehouseError(_first_line(exc), kind="execute", sql=sql) from exc
             finally:
-                timer.cancel()
+                alarm.cancel()
                 cursor.close()
         return columns, [tuple(r) for r in rows[:row_cap]], len(rows) > row_cap
 
