@@ -104,6 +104,8 @@ class Watchdog:
             if due is None:
                 return
             for alarm in due:
+                if alarm.cancelled:  # cancelled while the others fired
+                    continue
                 try:
                     alarm.fire()
                 except Exception as exc:  # the query then runs on; its caller is not here
