@@ -91,3 +91,24 @@ def test_queries_start_no_thread_each(tmp_path: Path, monkeypatch: pytest.Monkey
     warehouse.close()
     assert started == []
     assert watchdog_module.WATCHDOG.pending() == 0
+
+
+def test_a_cancelled_alarm_keeps_no_reference_to_its_query() -> None:
+    """Cancelled alarms wait in the heap until due (30 s for a statement timeout): they must
+    not keep the query's cursor alive that long."""
+    import gc
+    import weakref
+
+    class Cursor:
+        def interrupt(self) -> None:
+            raise AssertionError("a cancelled alarm fired")
+
+    dog = Watchdog()
+    earlier = dog.arm(10, lambda: None)  # the deadline the thread sleeps towards
+    cursor = Cursor()
+    alive = weakref.ref(cursor)
+    dog.arm(30, cursor.interrupt).cancel()
+    del cursor
+    gc.collect()
+    assert alive() is None
+    earlier.cancel()

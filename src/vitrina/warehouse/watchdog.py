@@ -25,6 +25,10 @@ log = logging.getLogger("vitrina.warehouse")
 IDLE_EXIT_S = 60.0  # the thread ends after this long with nothing armed
 
 
+def _nothing() -> None:
+    return None
+
+
 @dataclass(order=True)
 class Alarm:
     """One armed deadline; `cancel` makes it harmless (it is dropped when it comes due)."""
@@ -36,6 +40,7 @@ class Alarm:
 
     def cancel(self) -> None:
         self.cancelled = True
+        self.fire = _nothing  # a cancelled alarm waits in the heap until due: keep no cursor
 
 
 class Watchdog:
@@ -63,7 +68,7 @@ class Watchdog:
         return alarm
 
     def pending(self) -> int:
-        """Alarms armed and not cancelled (for tests and the trace)."""
+        """Alarms armed and not cancelled (for tests)."""
         with self._cond:
             return sum(not a.cancelled for a in self._alarms)
 
