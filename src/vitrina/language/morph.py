@@ -1,7 +1,8 @@
 """Russian morphology by a real analyser: pymorphy3 with its Russian dictionaries.
 
 The dictionaries ship inside the `pymorphy3-dicts-ru` wheel (nothing is downloaded at run time)
-and load in well under 0.1 s, on first use only. Two uses: a question word whose inflected form
+and load on first use only; the lemmas they gave are kept on disk for later processes
+(`vitrina.language.lemma_cache`). Two uses: a question word whose inflected form
 is too far from a catalog stem ("типам" for the stem "тип", "людей" for "человек") matches
 through its lemma, and words shown back to a user (a refusal naming what the warehouse does
 not hold) are put in their dictionary form instead of a bare stem ("ипотека", not "ипотек").
@@ -13,6 +14,8 @@ import logging
 import re
 from functools import lru_cache
 from typing import Any
+
+from vitrina.language import lemma_cache
 
 log = logging.getLogger(__name__)
 _CYRILLIC = re.compile(r"^[а-яё]+$")
@@ -37,11 +40,16 @@ def lemma(word: str) -> str:
     """
     if not _CYRILLIC.match(word):
         return word
+    known = lemma_cache.cached(word)
+    if known is not None:
+        return known
     analyzer = _analyzer()
     if analyzer is None:
         return word
     parses = analyzer.parse(word)
-    return parses[0].normal_form.replace("ё", "е") if parses else word
+    found = parses[0].normal_form.replace("ё", "е") if parses else word
+    lemma_cache.remember(word, found)
+    return found
 
 
 def dictionary_form(phrase: str) -> str:
