@@ -2,8 +2,9 @@
 
     .venv/bin/python benchmarks/bench_serve.py
 
-A real server (the demo warehouse, API tokens, no rate limit, `--workers` = CPU cores
-processes) answers questions from 1, 8 and 32 concurrent clients (lean asyncio HTTP/1.1
+A real server (the demo warehouse, API tokens, no rate limit, `--workers` = CPU cores + 1
+processes of `--threads` 2 turns each: the configuration for CPU-bound rules turns, see
+WORKERS and THREADS) answers questions from 1, 8 and 32 concurrent clients (lean asyncio HTTP/1.1
 connections), once on SQLite state and once on PostgreSQL state (when a server answers).
 Each level is bounded in time and in request count. A request is timed from the POST to the
 final SSE event (the whole turn; the files are made on download, not here). The goal is a
@@ -67,11 +68,16 @@ PG_PREFIX = os.environ.get("VITRINA_BENCH_PG_PREFIX", "vitrina_bench")
 PROBE_EVERY_S = 1.0  # one in-process turn a second while the 32 clients run
 MAX_PROBES = 60
 TOKENS = 4  # users the clients are spread over (32 clients: 8 streams per token, cap 20)
-# turns at once per worker process: rules turns are CPU-bound, and 8 threads per process on
-# one core each spent ~10% more CPU per turn on contention than 2-4 (decision 097); 8 and 4
-# measured alike after decision 139. VITRINA_BENCH_THREADS sets another number.
-THREADS = int(os.environ.get("VITRINA_BENCH_THREADS", "4"))
-WORKERS = os.cpu_count() or 1  # server processes: one per core
+# turns at once per worker process: rules turns on the embedded DuckDB are CPU-bound, and
+# each turn thread beyond two raised the CPU per served turn (at 32 clients, SQLite state:
+# 1-2 threads 42-43 ms, 4 threads 45-48 ms, 8 threads 46 ms; decision 143). A deployment
+# whose turns wait on a model or a remote warehouse wants more (the server's default is 8).
+THREADS = int(os.environ.get("VITRINA_BENCH_THREADS", "2"))
+# server processes: one per core and one more. A worker holds the GIL for its Python work, so
+# while all its turns wait (a state write, the database) its core idles and no other worker
+# can take it up: with one per core the machine was 5-9% idle at 32 clients, with one more
+# ~1% (N+1, as for any pre-forked server). VITRINA_BENCH_WORKERS sets another number.
+WORKERS = int(os.environ.get("VITRINA_BENCH_WORKERS", str((os.cpu_count() or 1) + 1)))
 GOALS = {
     f"{state}_{key}": goal
     for state in ("sqlite", "pg")
@@ -306,46 +312,100 @@ def _tree_rss_mb(pid: int) -> tuple[float, float]:
     return sum(a for a, _ in pairs), sum(b for _, b in pairs)
 
 
+PROBE_APP = "vitrina-bench-probe"  # the application_name of the probe's state connections
+
+
+def _run_ns(pids: list[int]) -> int:
+    """Nanoseconds on a CPU so far of processes (/proc/PID/schedstat: /proc/PID/stat counts
+    in 10 ms ticks, coarser than a turn's database work)."""
+    total = 0
+    for p in pids:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            total += int(Path(f"/proc/{p}/schedstat").read_text().split()[0])
+    return total
+
+
+def _probe_backends(admin: object) -> list[int]:
+    """The PostgreSQL backends serving the probe's connections (its pools open them lazily,
+    so they are looked up again before every turn)."""
+    rows = admin.execute(  # type: ignore[attr-defined]
+        "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (PROBE_APP,)
+    ).fetchall()
+    return [int(pid) for (pid,) in rows]
+
+
 def probe_main(db: Path, home: Path) -> None:
     """The probe process: one rules-mode turn (no files) in-process every PROBE_EVERY_S,
-    its CPU seconds printed, until a line arrives on stdin. Its state is where the server's
-    is (VITRINA_STATE_URL, else SQLite under `home`): a turn on PostgreSQL state costs its
-    process ~3 ms more than on SQLite, and the limit is that of the configuration measured."""
+    until a line arrives on stdin. It prints the CPU seconds of each turn: its own, with the
+    turn's telemetry export (which runs after the answer, in the background), and the
+    database backends' on PostgreSQL state. That state shares the machine's cores like the
+    server's does: the limit counts a turn's CPU wherever it is spent, as the throughput
+    does. Its state is where the server's is (VITRINA_STATE_URL, else SQLite under `home`),
+    so the limit is that of the configuration measured."""
     from datetime import date
 
     from vitrina.ask import AskService
     from vitrina.config import load_settings
+    from vitrina.server.checkpointer import close_checkpointer, make_checkpointer
 
     settings = load_settings(db_url=f"duckdb:///{db}").with_(home=home)
-    service = AskService(settings, use_llm=False, write_files=False, today=date(2026, 11, 30))
+    checkpointer = make_checkpointer(settings)  # the server's: SQLite, or PostgreSQL's pool
+    service = AskService(
+        settings,
+        checkpointer=checkpointer,
+        use_llm=False,
+        write_files=False,
+        today=date(2026, 11, 30),
+    )
+    admin = None
+    if settings.state_url:
+        import psycopg
+
+        admin = psycopg.connect(
+            "postgresql://" + settings.state_url.split("://", 1)[1].split("?", 1)[0],
+            autocommit=True,
+        )
     try:
         for question in QUESTIONS:  # warm-up: first plans, caches
             service.ask(question)
+        service.flush_telemetry()
         print("ready", flush=True)
         for n in itertools.count():
             if select.select([sys.stdin], [], [], PROBE_EVERY_S)[0] or n >= MAX_PROBES:
                 break
-            start = time.process_time()
+            backends = _probe_backends(admin) if admin is not None else []
+            database_ns, start = _run_ns(backends), time.process_time()
             service.ask(QUESTIONS[n % len(QUESTIONS)])
-            print(f"{n % len(QUESTIONS)} {time.process_time() - start:.6f}", flush=True)
+            service.flush_telemetry()
+            own = time.process_time() - start
+            database = (_run_ns(backends) - database_ns) / 1e9
+            print(f"{n % len(QUESTIONS)} {own:.6f} {database:.6f}", flush=True)
     finally:
         service.close()
+        close_checkpointer(checkpointer)
+        if admin is not None:
+            admin.close()
+
+
+def _with_app_name(url: str) -> str:
+    return url + ("&" if "?" in url else "?") + f"application_name={PROBE_APP}"
 
 
 @contextlib.contextmanager
 def turn_cpu_probe(
     db: Path, home: Path, state_url: str | None = None
-) -> Iterator[dict[int, list[float]]]:
+) -> Iterator[dict[int, list[tuple[float, float]]]]:
     """CPU seconds of single turns measured while the load runs: the limit (cores / one
     turn's CPU) is judged at the machine's speed of that moment. The same Python loop took
     281-478 ms within a minute on this machine, and a limit measured before the load moved
     the ratio by as much. The probe costs one turn a second, ~2.5% of a 2-core machine,
-    which counts against the server's throughput (the ratio errs low)."""
-    samples: dict[int, list[float]] = {}  # question index -> CPU seconds of its turns
+    which counts against the server's throughput (the ratio errs low). Each sample is
+    (the probe's own CPU, its database backends' CPU)."""
+    samples: dict[int, list[tuple[float, float]]] = {}  # question index -> its turns
     env = {k: v for k, v in os.environ.items() if k != "VITRINA_STATE_URL"}
     with subprocess.Popen(
         [sys.executable, __file__, "--probe", str(db), str(home)],
-        env={**env, "VITRINA_STATE_URL": state_url} if state_url else env,
+        env={**env, "VITRINA_STATE_URL": _with_app_name(state_url)} if state_url else env,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -360,14 +420,19 @@ def turn_cpu_probe(
             probe.stdin.close()
             for line in probe.stdout:
                 if line.strip():
-                    question, seconds = line.split()
-                    samples.setdefault(int(question), []).append(float(seconds))
+                    question, own, database = line.split()
+                    samples.setdefault(int(question), []).append((float(own), float(database)))
 
 
-def mean_turn_cpu(samples: dict[int, list[float]]) -> float:
-    """One turn's CPU over the questions weighed alike, as the clients cycle through them:
-    ten probes of four questions that cost 1:2 would otherwise tilt the mean by ~10%."""
-    return statistics.mean(statistics.mean(cpu) for cpu in samples.values())
+def mean_turn_cpu(samples: dict[int, list[tuple[float, float]]], part: int | None = None) -> float:
+    """One turn's CPU: the median of each question's turns, then the mean over the questions
+    weighed alike, as the clients cycle through them (ten probes of four questions that cost
+    1:2 would otherwise tilt it by ~10%). The median, because in most runs one turn costs
+    2-3x the others (mostly the probe's second; not a garbage collection, cause not found):
+    in a mean of five it raised the limit's turn by ~10%, which flattered the ratio.
+    `part`: 0 the probe's own CPU, 1 its database's; None both."""
+    pick = (lambda s: sum(s)) if part is None else (lambda s: s[part])
+    return statistics.mean(statistics.median(pick(s) for s in cpu) for cpu in samples.values())
 
 
 def _pg_database() -> str | None:
@@ -430,10 +495,14 @@ def _serve(root: Path, env: dict[str, str], state: str, db: Path) -> dict[str, f
     turn_cpu = mean_turn_cpu(samples)
     limit_rps = (os.cpu_count() or 1) / turn_cpu
     results[f"{state}_turn_cpu_ms"] = round(turn_cpu * 1000, 1)
+    results[f"{state}_turn_database_cpu_ms"] = round(mean_turn_cpu(samples, 1) * 1000, 2)
     results[f"{state}_turn_cpu_probes"] = float(sum(len(cpu) for cpu in samples.values()))
     results[f"{state}_limit_rps"] = round(limit_rps, 2)
     results[f"{state}_ratio_to_limit_c32"] = round(results[f"{state}_rps_c32"] / limit_rps, 2)
-    per_turn = results[f"{state}_server_cpu_ms_per_turn_c32"] / 1000
+    per_turn = (
+        results[f"{state}_server_cpu_ms_per_turn_c32"]
+        + results[f"{state}_database_cpu_ms_per_turn_c32"]
+    ) / 1000
     results[f"{state}_cpu_ratio_to_limit_c32"] = round(turn_cpu / per_turn, 2)
     results[f"{state}_rss_mb"] = round(rss, 1)
     results[f"{state}_rss_peak_mb"] = round(peak, 1)
@@ -445,7 +514,7 @@ def run() -> dict[str, float]:
         root = Path(tmp)
         db = root / "warehouse.duckdb"
         build_demo_warehouse(db)
-        results: dict[str, float] = {"workers": float(os.cpu_count() or 1)}
+        results: dict[str, float] = {"workers": float(WORKERS), "threads": float(THREADS)}
         env = {"VITRINA_HOME": str(root / "home"), "VITRINA_DB_URL": f"duckdb:///{db}"}
         results.update(_serve(root, env, "sqlite", db))
         pg = _pg_database()

@@ -327,12 +327,16 @@ NOTES = """
   model layer's turn budget), now measured here and only checked functionally in tests.
 - **cold**: run with compiled bytecode in a cache folder of the run (as an installed Vitrina
   runs), whatever `PYTHONDONTWRITEBYTECODE` says; CPU figures are the child's user + system.
-- **serve**: `--workers` = CPU cores processes, SQLite and PostgreSQL state, clients spread
+- **serve**: `--workers` = CPU cores + 1 processes of `--threads` 2 turns (the configuration
+  for CPU-bound rules turns, decision 143), SQLite and PostgreSQL state, clients spread
   over 4 API tokens (one token may hold 20 streams); the goal is a ratio measured in the
   same run: throughput at 32 clients over (cores / CPU seconds of one turn), >= 0.7; p95 at
   8 clients < 500 ms. One turn's CPU (`turn_cpu_ms`) is measured by a probe process on the
   same state backend, one turn a second while the 32 clients run (that level runs up to
-  25 s, ~20 probe turns), so the limit sees the machine at the speed the load does. On a
+  25 s, ~20 probe turns), so the limit sees the machine at the speed the load does; it
+  counts the turn's telemetry export and, on PostgreSQL, its database backends' CPU
+  (`turn_database_cpu_ms`), as the throughput pays for both, and takes each question's
+  median turn. On a
   shared machine the server gets only part of the cores (`cpu_share`):
   `cpu_ratio_to_limit_c32` (one turn's CPU / the server's CPU per answered turn) is the
   same ratio measured on CPU. `database_cpu_ms_per_turn`: the local PostgreSQL's CPU.

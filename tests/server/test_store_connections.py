@@ -51,7 +51,8 @@ def test_single_statements_autocommit_and_a_turn_is_one_statement(own_pg_databas
     def record(conn, _cursor, statement, *_args) -> None:
         seen.append((statement.split()[0].upper(), conn.connection.dbapi_connection.autocommit))
 
-    event.listen(store.engine, "before_cursor_execute", record)
+    for engine in (store.engine, store._single):  # transactions, and single statements
+        event.listen(engine, "before_cursor_execute", record)
     try:
         store.create_thread("th1", "local", "auto", [])
         assert store.thread("th1") is not None

@@ -358,6 +358,11 @@ class AskService:
                 return snapshot.values
         return None
 
+    def flush_telemetry(self) -> None:
+        """Wait until the turns finished so far are exported (the export runs in the
+        background, after the answer): a turn's cost measured to here includes it."""
+        self._telemetry.submit(lambda: None).result()
+
     def close(self) -> None:
         self._telemetry.shutdown(wait=True)
         self.warehouse.close()

@@ -28,5 +28,7 @@ class ServerState:
         return DocsSource(root) if root else None
 
 
-def server_state(request: Request) -> ServerState:
+async def server_state(request: Request) -> ServerState:
+    """The process's state (async: FastAPI runs a plain `def` dependency in its thread pool,
+    a thread hop per request for an attribute read)."""
     return request.app.state.vitrina
