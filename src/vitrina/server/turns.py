@@ -40,6 +40,7 @@ _DONE = object()
 SEP = "\n"  # line ends of the stream (sse-starlette's default is CRLF)
 PING_S = 15
 MAX_BATCH = 64  # events sent in one chunk at most
+CHUNK_EVERY_S = 0.05  # a turn's events go out at most this often (`TurnRunner.stream`)
 
 
 def sse(payload: dict[str, Any]) -> ServerSentEvent:
@@ -271,17 +272,24 @@ class TurnRunner:
     async def stream(self, thread: ThreadRecord, text: str) -> AsyncIterator[bytes]:
         """SSE events of one turn; the caller has already claimed the dialog.
 
-        The events that are waiting when the loop gets to them go out as one chunk: a turn
-        emits ~15 step events a few milliseconds apart, and on a busy server each send
-        through the ASGI stack cost more than the event itself."""
+        The events go out in chunks at most every CHUNK_EVERY_S: a turn emits ~15 step
+        events a few milliseconds apart, and each send through the ASGI stack (the loop's
+        wake-up, the middlewares, the socket write) cost more than the event itself. The
+        first event goes out at once; a step shows at most CHUNK_EVERY_S late."""
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[Any] = asyncio.Queue()
+        finished = asyncio.Event()
+
+        def deliver(item: Any) -> None:  # on the loop
+            queue.put_nowait(item)
+            if item is _DONE:
+                finished.set()
 
         def emit(item: Any) -> None:
             with contextlib.suppress(
                 RuntimeError
             ):  # loop gone (shutdown): the turn itself still finished
-                loop.call_soon_threadsafe(queue.put_nowait, item)
+                loop.call_soon_threadsafe(deliver, item)
 
         try:
             self.pool.submit(self._work, thread, text, emit)
@@ -297,6 +305,9 @@ class TurnRunner:
             chunk = b"".join(sse(item).encode() for item in items if item is not _DONE)
             if chunk:
                 yield chunk
+            if not done:  # let the next events gather (the turn's end still ends the wait)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(finished.wait(), CHUNK_EVERY_S)
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=False)
