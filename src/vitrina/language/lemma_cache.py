@@ -104,6 +104,7 @@ def flush() -> None:
     with _LOCK:
         if not _new:
             return
+        tmp: Path | None = None
         try:
             path = cache_path()
             merged = _read(path)
@@ -119,8 +120,9 @@ def flush() -> None:
             )
             os.replace(tmp, path)
         except OSError as exc:
-            with contextlib.suppress(OSError, UnboundLocalError):
-                tmp.unlink(missing_ok=True)
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    tmp.unlink(missing_ok=True)
             log.warning("lemma cache not written (%s): the next process asks the analyser", exc)
             return
         _known().update(_new)
