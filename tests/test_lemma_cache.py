@@ -7,7 +7,6 @@ Each check runs fresh interpreters (the cache is per process and written at exit
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,10 +16,12 @@ WORDS = ["кошельков", "типам", "людей", "платежам"]
 
 
 def _lemmas(home: Path, words: list[str]) -> dict:
-    """Lemmas of `words` in a fresh process with VITRINA_HOME=home, and whether pymorphy3 was
-    imported there."""
+    """Lemmas of `words` in a fresh process keeping its lemmas under `home`/cache, and whether
+    pymorphy3 was imported there."""
     code = (
-        "import json, sys\nfrom vitrina.language.morph import lemma\n"
+        "import json, sys\nfrom pathlib import Path\n"
+        "from vitrina.language import lemma_cache\nfrom vitrina.language.morph import lemma\n"
+        f"lemma_cache.use(Path({str(home / 'cache')!r}))\n"
         f"out = {{w: lemma(w) for w in {words!r}}}\n"
         "print(json.dumps({'lemmas': out, 'analyser': 'pymorphy3' in sys.modules}))"
     )
@@ -30,7 +31,6 @@ def _lemmas(home: Path, words: list[str]) -> dict:
         text=True,
         timeout=300,
         cwd=ROOT,
-        env={**os.environ, "VITRINA_HOME": str(home)},
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return {**json.loads(done.stdout.strip().splitlines()[-1]), "stderr": done.stderr}
@@ -87,18 +87,55 @@ def test_an_unwritable_home_still_gives_the_lemmas(tmp_path: Path) -> None:
 def test_the_cache_is_bounded(tmp_path: Path, monkeypatch) -> None:
     from vitrina.language import lemma_cache
 
-    monkeypatch.setenv("VITRINA_HOME", str(tmp_path))
     monkeypatch.setattr(lemma_cache, "MAX_ENTRIES", 2)
     monkeypatch.setattr(lemma_cache, "_new", {})
-    lemma_cache.cache_path.cache_clear()
-    lemma_cache._known.cache_clear()
-    try:
-        for n, word in enumerate(["а", "б", "в"]):
-            lemma_cache.remember(word, f"lemma{n}")
-        assert lemma_cache._new == {"а": "lemma0", "б": "lemma1"}
-        lemma_cache.flush()
-        stored = json.loads((tmp_path / "cache" / "lemmas.json").read_text("utf-8"))
-        assert stored["lemmas"] == {"а": "lemma0", "б": "lemma1"}
-    finally:
-        lemma_cache.cache_path.cache_clear()
-        lemma_cache._known.cache_clear()
+    monkeypatch.setattr(lemma_cache, "_loaded", None)
+    monkeypatch.setattr(lemma_cache, "_dir", None)
+    lemma_cache.use(tmp_path / "cache")
+    lemma_cache.use(tmp_path / "elsewhere")  # the first folder stays
+    for n, word in enumerate(["а", "б", "в"]):
+        lemma_cache.remember(word, f"lemma{n}")
+    assert lemma_cache._new == {"а": "lemma0", "б": "lemma1"}
+    lemma_cache.flush()
+    stored = json.loads((tmp_path / "cache" / "lemmas.json").read_text("utf-8"))
+    assert stored["lemmas"] == {"а": "lemma0", "б": "lemma1"}
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_without_a_folder_nothing_is_kept(tmp_path: Path, monkeypatch) -> None:
+    from vitrina.language import lemma_cache
+
+    monkeypatch.setattr(lemma_cache, "_new", {})
+    monkeypatch.setattr(lemma_cache, "_loaded", None)
+    monkeypatch.setattr(lemma_cache, "_dir", None)
+    lemma_cache.remember("типам", "тип")
+    lemma_cache.flush()
+    assert lemma_cache._new == {} and lemma_cache.cached("типам") is None
+
+
+def test_a_second_cli_ask_does_not_load_the_analyser(demo_db: Path, tmp_path: Path) -> None:
+    """The ask service keeps the lemmas under its home: the CLI's second process of the same
+    question never imports pymorphy3."""
+    code = f"""
+import sys
+from datetime import date
+from pathlib import Path
+from vitrina.ask import AskService
+from vitrina.config import load_settings
+settings = load_settings(db_url="duckdb:///{demo_db}").with_(home=Path({str(tmp_path)!r}))
+service = AskService(settings, use_llm=False, write_files=False, today=date(2026, 11, 30))
+result = service.ask("Сколько кошельков открыли в мае 2025?")
+service.close()
+print(result.status, "pymorphy3" in sys.modules)
+"""
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT
+        )
+        for _ in range(2)
+    ]
+    for done in runs:
+        assert done.returncode == 0, done.stderr[-2000:]
+    first, second = (done.stdout.split()[-2:] for done in runs)
+    assert first == ["answered", "True"] and second == ["answered", "False"], (first, second)
+    assert (tmp_path / "cache" / "lemmas.json").exists()

@@ -26,6 +26,7 @@ from vitrina.ask.suggest import suggestions
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.checkpoint import register_state_types, sqlite_checkpointer
 from vitrina.config import Settings, load_settings
+from vitrina.language import lemma_cache
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.trace import TraceEvent
 from vitrina.trace.events import EventKind, has_suppressed
@@ -124,6 +125,7 @@ class AskService:
         options: AskOptions | None = None,
     ) -> None:
         self.settings = settings or load_settings()
+        lemma_cache.use(self.settings.home / "cache")  # a later process skips the analyser
         self.catalog = catalog or load_catalog(self.settings.catalog_dir)
         self.warehouse = warehouse or Warehouse(
             self.settings.warehouse_url,

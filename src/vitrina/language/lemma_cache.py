@@ -3,7 +3,8 @@
 Building pymorphy3's analyser (its dictionaries are pure-Python DAWGs) and importing it
 is ~0.1-0.2 s of CPU. In a cold `vitrina ask` that is a sixth of the process, and it buys
 the lemmas of the handful of question words a match needs (decision 135, 143). The lemmas
-it gave are kept in `$VITRINA_HOME/cache/lemmas.json`. The file is keyed by the installed
+it gave are kept in `$VITRINA_HOME/cache/lemmas.json` (the ask service names the folder,
+`use`). The file is keyed by the installed
 pymorphy3 and dictionary versions: a new release of either starts an empty cache. A word
 seen before then costs a dictionary lookup. A new word still goes to the analyser, so the
 file only ever holds what the analyser said. It is bounded (MAX_ENTRIES) and written
@@ -29,6 +30,8 @@ MAX_ENTRIES = 50_000  # ~1.5 MB of JSON; a user's vocabulary is a few thousand w
 FILE_NAME = "lemmas.json"
 _LOCK = threading.Lock()
 _new: dict[str, str] = {}  # lemmas this process computed that the file does not hold yet
+_loaded: dict[str, str] | None = None  # the file's lemmas, once read
+_dir: Path | None = None  # where they are kept (`use`)
 _flush_registered = False
 
 
@@ -50,13 +53,18 @@ def analyser_key() -> str:
     return f"pymorphy3 {_version_file('pymorphy3')}; ru {_version_file('pymorphy3_dicts_ru')}"
 
 
-@lru_cache(maxsize=1)
-def cache_path() -> Path:
-    """$VITRINA_HOME/cache/lemmas.json, resolved at the first lemma and kept: the lemmas are
-    written where they were read, whatever the environment says at exit."""
-    from vitrina.config import vitrina_home
+def use(directory: Path) -> None:
+    """Keep the lemmas in `directory` (the caller's `$VITRINA_HOME/cache`). The first call
+    wins: the lemmas are written where they were read. Until a call, nothing is kept: this
+    package sits below the configuration and does not read it."""
+    global _dir
+    with _LOCK:
+        if _dir is None:
+            _dir = Path(directory)
 
-    return vitrina_home() / "cache" / FILE_NAME
+
+def cache_path() -> Path | None:
+    return _dir / FILE_NAME if _dir is not None else None
 
 
 def _read(path: Path) -> dict[str, str]:
@@ -76,9 +84,15 @@ def _read(path: Path) -> dict[str, str]:
     return {w: lem for w, lem in lemmas.items() if isinstance(w, str) and isinstance(lem, str)}
 
 
-@lru_cache(maxsize=1)
 def _known() -> dict[str, str]:
-    return _read(cache_path())
+    """The file's lemmas, read once (empty until `use`)."""
+    global _loaded
+    if _loaded is None:
+        path = cache_path()
+        if path is None:
+            return {}
+        _loaded = _read(path)
+    return _loaded
 
 
 def cached(word: str) -> str | None:
@@ -89,7 +103,7 @@ def cached(word: str) -> str | None:
 def remember(word: str, lemma: str) -> None:
     """Keep a lemma the analyser just gave; written at exit (`flush`)."""
     global _flush_registered
-    if len(_known()) + len(_new) >= MAX_ENTRIES:
+    if _dir is None or len(_known()) + len(_new) >= MAX_ENTRIES:
         return  # bounded: a word beyond the bound is asked of the analyser each process
     with _LOCK:
         _new[word] = lemma
@@ -104,9 +118,10 @@ def flush() -> None:
     with _LOCK:
         if not _new:
             return
-        tmp: Path | None = None
+        path, tmp = cache_path(), None
+        if path is None:
+            return
         try:
-            path = cache_path()
             merged = _read(path)
             for word, lemma in _new.items():
                 if len(merged) >= MAX_ENTRIES:
