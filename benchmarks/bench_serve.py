@@ -45,6 +45,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from vitrina.server.spawn import cli_tokens, spawn_server
 from vitrina.warehouse.demo import build_demo_warehouse
@@ -325,10 +326,10 @@ def _run_ns(pids: list[int]) -> int:
     return total
 
 
-def _probe_backends(admin: object) -> list[int]:
+def _probe_backends(admin: Any) -> list[int]:
     """The PostgreSQL backends serving the probe's connections (its pools open them lazily,
-    so they are looked up again before every turn)."""
-    rows = admin.execute(  # type: ignore[attr-defined]
+    so they are looked up again before every turn). `admin`: a psycopg connection."""
+    rows = admin.execute(
         "SELECT pid FROM pg_stat_activity WHERE application_name = %s", (PROBE_APP,)
     ).fetchall()
     return [int(pid) for (pid,) in rows]
@@ -346,7 +347,7 @@ def probe_main(db: Path, home: Path) -> None:
 
     from vitrina.ask import AskService
     from vitrina.config import load_settings
-    from vitrina.server.checkpointer import close_checkpointer, make_checkpointer
+    from vitrina.server.checkpointer import close_checkpointer, libpq_url, make_checkpointer
 
     settings = load_settings(db_url=f"duckdb:///{db}").with_(home=home)
     checkpointer = make_checkpointer(settings)  # the server's: SQLite, or PostgreSQL's pool
@@ -361,10 +362,8 @@ def probe_main(db: Path, home: Path) -> None:
     if settings.state_url:
         import psycopg
 
-        admin = psycopg.connect(
-            "postgresql://" + settings.state_url.split("://", 1)[1].split("?", 1)[0],
-            autocommit=True,
-        )
+        # without the probe's application_name: this connection's backend is not counted
+        admin = psycopg.connect(libpq_url(settings.state_url).split("?", 1)[0], autocommit=True)
     try:
         for question in QUESTIONS:  # warm-up: first plans, caches
             service.ask(question)

@@ -15,6 +15,11 @@ def is_postgres(url: str | None) -> bool:
     return bool(url) and url.split(":", 1)[0].split("+", 1)[0].lower() in ("postgresql", "postgres")
 
 
+def libpq_url(url: str) -> str:
+    """A SQLAlchemy PostgreSQL URL (`postgresql+psycopg://...`) as libpq's `postgresql://...`."""
+    return "postgresql://" + url.split("://", 1)[1]
+
+
 def make_checkpointer(settings: Settings, *, pool_size: int = 10) -> Any:
     """A ready (set up) checkpointer with Vitrina's allow-list serializer."""
     from vitrina.ask import register_state
@@ -27,7 +32,7 @@ def make_checkpointer(settings: Settings, *, pool_size: int = 10) -> Any:
     from psycopg.rows import dict_row
     from psycopg_pool import ConnectionPool
 
-    conninfo = "postgresql://" + str(settings.state_url).split("://", 1)[1]
+    conninfo = libpq_url(str(settings.state_url))
     pool = ConnectionPool(
         conninfo,
         min_size=1,
