@@ -25,15 +25,17 @@ def _lemmas(home: Path, words: list[str]) -> dict:
         f"out = {{w: lemma(w) for w in {words!r}}}\n"
         "print(json.dumps({'lemmas': out, 'analyser': 'pymorphy3' in sys.modules}))"
     )
+    done = _python(code)
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "stderr": done.stderr}
+
+
+def _python(code: str) -> subprocess.CompletedProcess[str]:
+    """`code` run in a fresh interpreter (the cache is per process, written at its exit)."""
     done = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=ROOT,
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    return {**json.loads(done.stdout.strip().splitlines()[-1]), "stderr": done.stderr}
+    return done
 
 
 def test_a_later_process_reuses_the_lemmas_without_the_analyser(tmp_path: Path) -> None:
@@ -128,14 +130,6 @@ result = service.ask("Сколько кошельков открыли в мае
 service.close()
 print(result.status, "pymorphy3" in sys.modules)
 """
-    runs = [
-        subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT
-        )
-        for _ in range(2)
-    ]
-    for done in runs:
-        assert done.returncode == 0, done.stderr[-2000:]
-    first, second = (done.stdout.split()[-2:] for done in runs)
+    first, second = (_python(code).stdout.split()[-2:] for _ in range(2))
     assert first == ["answered", "True"] and second == ["answered", "False"], (first, second)
     assert (tmp_path / "cache" / "lemmas.json").exists()

@@ -3,13 +3,12 @@
 Building pymorphy3's analyser (its dictionaries are pure-Python DAWGs) and importing it
 is ~0.1-0.2 s of CPU. In a cold `vitrina ask` that is a sixth of the process, and it buys
 the lemmas of the handful of question words a match needs (decision 135, 143). The lemmas
-it gave are kept in `$VITRINA_HOME/cache/lemmas.json` (the ask service names the folder,
-`use`). The file is keyed by the installed
-pymorphy3 and dictionary versions: a new release of either starts an empty cache. A word
-seen before then costs a dictionary lookup. A new word still goes to the analyser, so the
-file only ever holds what the analyser said. It is bounded (MAX_ENTRIES) and written
-atomically at exit. A file that cannot be read or written is logged and left alone; the
-lemmas are right either way.
+it gave are kept in `$VITRINA_HOME/cache/lemmas.json` (the ask service names the folder:
+`use`). The file is keyed by the installed pymorphy3 and dictionary versions: a new
+release of either starts an empty cache. A word seen before then costs a dictionary
+lookup. A new word still goes to the analyser, so the file only ever holds what the
+analyser said. It is bounded (MAX_ENTRIES) and written atomically at exit. A file that
+cannot be read or written is logged and left alone; the lemmas are right either way.
 """
 
 from __future__ import annotations
