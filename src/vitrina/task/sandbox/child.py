@@ -9,13 +9,17 @@ failure (exit 97: isolation unavailable, nothing ran):
    capability goes with uid 0); limits: CPU, address space, file size, processes, open
    files, no core files;
 2. checks: nothing writable outside the work folder, no network interface but loopback,
-   no host files (/etc/passwd, /home) visible;
+   nothing of the host visible but the paths the parent bound on purpose (the system library
+   folders, the interpreter's files and the analysis packages at their own paths, and the
+   folders above those: a sibling in /home/USER, /tmp or /run fails the check), and no user
+   or mount namespace can be made inside (when the parent could deny them);
 3. the script runs in a forked child that does not hold FD (the pipe to the parent);
 4. the regular files under out/ go back over FD as one tar stream (bounded count).
 """
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import resource
@@ -27,7 +31,9 @@ import traceback
 
 ISOLATION_FAILED = 97
 NOBODY = 65534
-HOST_FILES = ("/etc/passwd", "/etc/shadow", "/home", "/root/.ssh", "/var/run", "/run", "/tmp")
+MAX_SEEN = 5_000  # entries the visibility walk reads before it gives up (and fails)
+OWN = "/vitrina-sandbox"  # this script and its config
+CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
 
 
 class SetupError(Exception):
@@ -58,16 +64,75 @@ def _limits(cfg: dict) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
-def _check(work: str) -> None:
-    """Isolation must hold: no write outside the work folder, no network, no host files."""
-    for folder in {
-        "/",
-        "/usr",
-        "/proc",
-        "/dev",
-        "/vitrina-sandbox",
-        os.path.dirname(sys.executable),
-    }:
+def _ancestors(paths: list[str]) -> set[str]:
+    found = {"/"}
+    for path in paths:
+        parts = path.strip("/").split("/")[:-1]
+        found.update("/" + "/".join(parts[:n]) for n in range(1, len(parts) + 1))
+    return found
+
+
+def _unexpected(cfg: dict) -> list[str]:
+    """What the sandbox shows beyond the known paths: each entry of / and of every folder
+    above a known path must be a system folder, a known path, or such a folder itself."""
+    known = set(cfg["known"]) | set(cfg["system"]) | {"/proc", "/dev", cfg["work"], OWN}
+    above = _ancestors(sorted(known))
+    stray: list[str] = []
+    queue, seen = ["/"], 0
+    while queue:
+        folder = queue.pop()
+        for name in sorted(os.listdir(folder)):
+            seen += 1
+            if seen > MAX_SEEN:
+                raise SetupError(f"more than {MAX_SEEN} entries above the sandbox's own paths")
+            path = os.path.join(folder, name)
+            if path in known:
+                continue
+            if path in above and os.path.isdir(path) and not os.path.islink(path):
+                queue.append(path)
+            else:
+                stray.append(path)
+    return stray
+
+
+def _unshare(flags: int) -> None:
+    unshare = getattr(os, "unshare", None)  # Python 3.12+
+    if unshare is not None:
+        unshare(flags)
+        return
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(flags) != 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+
+def _nested(flags: int, name: str) -> None:
+    """unshare(flags) must be refused: tried in a throwaway child process."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _unshare(flags)
+        except OSError:
+            os._exit(1)
+        except BaseException:
+            os._exit(2)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
+    if code == 0:
+        raise SetupError(f"a nested {name} namespace can be made inside the sandbox")
+    if code != 1:
+        raise SetupError(f"could not check that a nested {name} namespace is refused")
+
+
+def _check(cfg: dict) -> None:
+    """Isolation must hold: no write outside the work folder, no network, nothing of the host
+    but the known paths, no nested user or mount namespace."""
+    work = cfg["work"]
+    folders = {"/", "/usr", "/proc", "/dev", OWN, os.path.dirname(sys.executable)}
+    folders.update(p for p in cfg["known"] if os.path.isdir(p) and not os.path.islink(p))
+    for folder in folders:
         probe = os.path.join(folder, f".vitrina-probe-{os.getpid()}")
         try:
             with open(probe, "w"):
@@ -79,11 +144,23 @@ def _check(work: str) -> None:
     interfaces = sorted(name for _, name in socket.if_nameindex())
     if interfaces != ["lo"]:
         raise SetupError(f"network interfaces inside the sandbox: {interfaces}")
-    seen = [p for p in HOST_FILES if os.path.lexists(p)]
-    if seen:
-        raise SetupError(f"host files visible inside the sandbox: {seen}")
+    stray = _unexpected(cfg)
+    if stray:
+        raise SetupError(f"host files visible inside the sandbox: {stray[:10]}")
+    if cfg["nested_namespaces_denied"]:
+        _nested(CLONE_NEWUSER, "user")
+        _nested(CLONE_NEWNS, "mount")
     if not os.access(work, os.W_OK):
         raise SetupError(f"the work folder {work} is not writable")
+
+
+def _script_path(cfg: dict) -> None:
+    """The allowed packages' folders on sys.path (the interpreter runs with -S: none of its own
+    site folders), and exit()/quit() as a script expects them."""
+    for folder in cfg["site"]:
+        if folder not in sys.path:
+            sys.path.append(folder)
+    builtins.exit = builtins.quit = sys.exit  # type: ignore[attr-defined]
 
 
 def _run_script(script: str, work: str, pipe_fd: int) -> int:
@@ -132,12 +209,13 @@ def main() -> int:
     try:
         _become_nobody()
         _limits(cfg)
-        _check(work)
+        _check(cfg)
     except (SetupError, OSError, ValueError) as exc:
         print(f"vitrina-sandbox: isolation unavailable: {exc}", file=sys.stderr)
         return ISOLATION_FAILED
     for key, value in cfg["env"].items():
         os.environ[key] = value
+    _script_path(cfg)
     code = _run_script(cfg["script"], work, pipe_fd)
     try:
         _send_outputs(os.path.join(work, "out"), pipe_fd, int(cfg["max_files"]))

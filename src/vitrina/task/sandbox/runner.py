@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
+import platform
 import re
 import shutil
 import signal
 import subprocess
-import sys
-import sysconfig
 import tarfile
 import tempfile
 import threading
@@ -34,6 +34,10 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from vitrina.task.sandbox import seccomp
+from vitrina.task.sandbox.mounts import SYSTEM_DIRS, Mounts, sandbox_mounts
+
+LOG = logging.getLogger(__name__)
 CHILD = Path(__file__).with_name("child.py")
 ISOLATION_FAILED = 97
 NOBODY = 65534
@@ -81,6 +85,7 @@ class SandboxResult:
     files: list[Path] = field(default_factory=list)
     wall_s: float = 0.0
     killed: bool = False  # the parent killed it at the wall limit
+    nested_namespaces: str = ""  # "denied: how" or "allowed: why" (see nested_namespaces())
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -92,50 +97,69 @@ def _bwrap() -> str | None:
     return shutil.which("bwrap")
 
 
-def _system_dirs() -> list[str]:
-    """Where shared libraries and the dynamic loader live (read-only in the sandbox)."""
-    return [d for d in ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin") if os.path.lexists(d)]
+@lru_cache(maxsize=1)
+def _mounts() -> Mounts:
+    """The sandbox root for this interpreter (the installed packages do not change while a
+    process runs)."""
+    return sandbox_mounts()
 
 
-def _python_dirs() -> list[str]:
-    """The interpreter, its standard library and the installed libraries (read-only)."""
-    paths = {sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable))}
-    paths.update(
-        v
-        for k, v in sysconfig.get_paths().items()
-        if k in ("stdlib", "platstdlib", "purelib", "platlib")
+@lru_cache(maxsize=1)
+def _bwrap_options() -> str:
+    """bwrap's own list of options (`--disable-userns` came in 0.8.0)."""
+    tool = _bwrap()
+    if tool is None:
+        return ""
+    try:
+        done = subprocess.run(
+            [tool, "--help"], capture_output=True, timeout=PROBE_TIMEOUT_S, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return done.stdout.decode(errors="replace")
+
+
+def _disable_userns() -> bool:
+    """bwrap's own denial of nested user namespaces: only where it makes the sandbox's user
+    namespace (an ordinary user) and knows the option."""
+    return os.geteuid() != 0 and "--disable-userns" in _bwrap_options()
+
+
+@lru_cache(maxsize=1)
+def nested_namespaces() -> tuple[bool, str]:
+    """(denied, how or why not): whether code in the sandbox is kept from making user and
+    mount namespaces of its own. Logged once when it is not."""
+    ways = []
+    if seccomp.program() is not None:
+        ways.append("seccomp filter")
+    if _disable_userns():
+        ways.append("bwrap --disable-userns")
+    if ways:
+        return True, "denied: " + ", ".join(ways)
+    why = f"allowed: no seccomp filter for this architecture ({platform.machine()}) and " + (
+        "bwrap runs as root (no user namespace of its own)"
+        if os.geteuid() == 0
+        else "bwrap lacks --disable-userns (0.8.0 or later has it)"
     )
-    real = sorted({os.path.realpath(p) for p in paths if os.path.isdir(p)})
-    return [p for p in real if not any(p != q and p.startswith(q.rstrip("/") + "/") for q in real)]
+    LOG.warning("vitrina sandbox: nested user and mount namespaces are %s", why)
+    return False, why
 
 
-def _root_args() -> list[str]:
-    """Mounts of the sandbox root: system library folders (links kept as links), the interpreter."""
-    args: list[str] = []
-    for d in _system_dirs():
-        if os.path.islink(d):
-            args += ["--symlink", os.readlink(d), d]
-        else:
-            args += ["--ro-bind", d, d]
-    binds = [d for d in _python_dirs() if not d.startswith(("/usr/", "/lib"))]
-    if os.path.islink(sys.executable):  # a venv's bin/python -> the base interpreter
-        binds.append(os.path.dirname(sys.executable))
-    folders: list[
-        str
-    ] = []  # the folders above each bind, open to `nobody` (not the host's /root 0700)
-    for d in binds:
-        parts = d.strip("/").split("/")[:-1]
-        folders += ["/" + "/".join(parts[:n]) for n in range(1, len(parts) + 1)]
-    for folder in dict.fromkeys(folders):
-        args += ["--perms", "0755", "--dir", folder]
-    for d in binds:
-        args += ["--ro-bind", d, d]
-    return args
+def _seccomp_fd() -> int | None:
+    """A file descriptor holding the filter, for bwrap's `--seccomp` (the caller closes it)."""
+    code = seccomp.program()
+    if code is None:
+        return None
+    fd = os.memfd_create("vitrina-seccomp", 0)
+    os.write(fd, code)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _identity_args() -> list[str]:
-    """Who the sandbox runs as. An ordinary user: `nobody` in a new user namespace. Root: no
-    user namespace (there, uid 0 outside would exempt the sandbox from the process limit);
+    """Who the sandbox runs as. An ordinary user: `nobody` in a new user namespace, in which
+    no further one can be made (`--disable-userns`, when bwrap has it). Root: no user
+    namespace (there, uid 0 outside would exempt the sandbox from the process limit);
     instead only the two capabilities `child.py` needs to become the real `nobody` are kept,
     and it drops them with uid 0 before anything else runs."""
     if os.geteuid() == 0:
@@ -152,18 +176,29 @@ def _identity_args() -> list[str]:
             "--cap-add",
             "CAP_SETGID",
         ]
-    return ["--unshare-all", "--cap-drop", "ALL", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+    userns = ["--unshare-user", "--disable-userns"] if _disable_userns() else []
+    return [
+        "--unshare-all",
+        *userns,
+        "--cap-drop",
+        "ALL",
+        "--uid",
+        str(NOBODY),
+        "--gid",
+        str(NOBODY),
+    ]
 
 
-def _base_args(disk_mb: int) -> list[str]:
+def _base_args(disk_mb: int, seccomp_fd: int | None) -> list[str]:
     return [
         *_identity_args(),
+        *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
         "--die-with-parent",
         "--new-session",
         "--hostname",
         "sandbox",
         "--clearenv",
-        *_root_args(),
+        *_mounts().args,
         "--proc",
         "/proc",
         "--dev",
@@ -195,17 +230,18 @@ def isolation() -> tuple[str | None, str]:
     tool = _bwrap()
     if tool is None:
         return None, f"bubblewrap (bwrap) not found; {INSTALL_HINT}"
+    seccomp_fd = _seccomp_fd()
     try:
         done = subprocess.run(
             [
                 tool,
-                *_base_args(1),
+                *_base_args(1, seccomp_fd),
                 "--remount-ro",
                 "/dev",
                 "--remount-ro",
                 "/",
                 "--",
-                sys.executable,
+                _mounts().interpreter,
                 "-I",
                 "-c",
                 "pass",
@@ -213,9 +249,13 @@ def isolation() -> tuple[str | None, str]:
             capture_output=True,
             timeout=PROBE_TIMEOUT_S,
             check=False,
+            pass_fds=() if seccomp_fd is None else (seccomp_fd,),
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return None, f"bwrap failed to start: {exc}"
+    finally:
+        if seccomp_fd is not None:
+            os.close(seccomp_fd)
     if done.returncode != 0:
         why = done.stderr.decode(errors="replace").strip()[:300]
         return None, (
@@ -302,6 +342,10 @@ def run_python(
             "script": f"{WORK}/main.py",
             "env": env,
             "max_files": MAX_OUT_FILES,
+            "known": _mounts().known,
+            "site": _mounts().site,
+            "system": list(SYSTEM_DIRS),
+            "nested_namespaces_denied": nested_namespaces()[0],
             **asdict(limits),
         }
         (keep / "config.json").write_text(json.dumps(config), encoding="utf-8")
@@ -338,17 +382,19 @@ def _drain(fd: int, budget: int, into: io.BytesIO) -> None:
 def _launch(binds: list[str], keep: Path, limits: SandboxLimits, dest: Path) -> SandboxResult:
     out_path, err_path = keep / "stdout.txt", keep / "stderr.txt"
     read_fd, write_fd = os.pipe()
+    seccomp_fd = _seccomp_fd()
     cmd = [
         str(_bwrap()),
-        *_base_args(limits.disk_mb),
+        *_base_args(limits.disk_mb, seccomp_fd),
         *binds,
         "--remount-ro",
         "/dev",
         "--remount-ro",
         "/",
         "--",
-        sys.executable,
+        _mounts().interpreter,
         "-I",
+        "-S",  # no site folder of the interpreter: child.py puts the allowed packages on the path
         "/vitrina-sandbox/child.py",
         "/vitrina-sandbox/config.json",
         str(write_fd),
@@ -364,10 +410,12 @@ def _launch(binds: list[str], keep: Path, limits: SandboxLimits, dest: Path) -> 
             stderr=err,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
-            pass_fds=(write_fd,),
+            pass_fds=(write_fd,) if seccomp_fd is None else (write_fd, seccomp_fd),
             env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
         )
         os.close(write_fd)
+        if seccomp_fd is not None:
+            os.close(seccomp_fd)
         reader = threading.Thread(target=_drain, args=(read_fd, budget, tar), daemon=True)
         reader.start()
         try:
@@ -394,6 +442,7 @@ def _launch(binds: list[str], keep: Path, limits: SandboxLimits, dest: Path) -> 
         files=files,
         wall_s=round(elapsed, 3),
         killed=timed_out,
+        nested_namespaces=nested_namespaces()[1],
     )
 
 
