@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -17,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from vitrina.task.sandbox import SandboxLimits, SandboxUnavailable, isolation, run_python, runner
+from vitrina.task.sandbox.mounts import _folders as mounts_folders
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 LIMITS = SandboxLimits(cpu_s=1, wall_s=5, memory_mb=512, file_mb=5, procs=16, disk_mb=16)
@@ -50,6 +52,24 @@ def test_runs_numpy_with_data_in_and_out(tmp_path: Path):
     assert [f.name for f in result.files] == ["r.json"] and result.files[
         0
     ].read_text() == '{"s": 3.0}'
+
+
+# unshare(2) and setns(2) called directly (Python 3.11 has no os.unshare): refused with EPERM
+UNSHARE = """
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+if libc.unshare({flags}) != 0:
+    sys.exit('unshare refused: ' + os.strerror(ctypes.get_errno()))
+print('UNSHARED')
+"""
+SETNS = """
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = os.open('/proc/self/ns/user', os.O_RDONLY)
+if libc.setns(fd, 0) != 0:
+    sys.exit('setns refused: ' + os.strerror(ctypes.get_errno()))
+print('JOINED')
+"""
 
 
 @pytest.mark.parametrize(
@@ -114,6 +134,29 @@ def test_runs_numpy_with_data_in_and_out(tmp_path: Path):
             None,
         ),
         ("import vitrina", "import vitrina", "No module named 'vitrina'", None),
+        (
+            "nested user namespace",
+            "import subprocess\nr = subprocess.run(['unshare', '--user', '--map-root-user', "
+            "'true'])\nraise SystemExit(r.returncode)",
+            "unshare failed",
+            None,
+        ),
+        (
+            "nested mount namespace",
+            "import subprocess\nr = subprocess.run(['unshare', '--mount', 'true'])\n"
+            "raise SystemExit(r.returncode)",
+            "unshare failed",
+            None,
+        ),
+        ("unshare by hand", UNSHARE.format(flags="0x10020000"), "unshare refused", None),
+        ("setns by hand", SETNS, "setns refused", None),
+        (
+            "nested bwrap",
+            "import subprocess\nr = subprocess.run(['bwrap', '--unshare-user', '--ro-bind', "
+            "'/', '/', 'true'])\nraise SystemExit(r.returncode)",
+            "bwrap:",
+            None,
+        ),
     ],
 )
 def test_hostile_code_fails_safely(name, code, expect, limit, tmp_path):
@@ -352,3 +395,83 @@ def test_refuses_when_bwrap_cannot_run(monkeypatch, tmp_path):
             run_python("print('never')")
     finally:
         runner.isolation.cache_clear()
+
+
+@pytest.fixture
+def extra_mounts(monkeypatch) -> Iterator[list[tuple[str, bool]]]:
+    """Paths the test binds into the sandbox at their own paths, each told to the self-check
+    (True: a known bind like the interpreter's files) or not (False: what a mistake in the
+    mounts would expose)."""
+    extra: list[tuple[str, bool]] = []
+    real = runner._mounts()
+
+    def mounts():
+        args, known = list(real.args), list(real.known)
+        for path, told in extra:
+            for folder in mounts_folders([path]):
+                args += ["--perms", "0755", "--dir", folder]
+            args += ["--ro-bind", path, path]
+            known += [path] if told else []
+        return runner.Mounts(args=args, known=known, site=real.site, interpreter=real.interpreter)
+
+    monkeypatch.setattr(runner, "_mounts", mounts)
+    yield extra
+
+
+@pytest.fixture
+def beside(tmp_path_factory) -> Iterator[Path]:
+    """A folder under /tmp with a file the sandbox may see (bound on purpose) and one beside it."""
+    folder = Path(tempfile.mkdtemp(prefix="vsbx-beside-", dir="/tmp"))
+    (folder / "known.txt").write_text("known", encoding="utf-8")
+    (folder / "secret.txt").write_text("secret", encoding="utf-8")
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+LIST_TMP = "import os\nfor d, _, fs in os.walk('/tmp'):\n    print(d, sorted(fs))"
+
+
+def test_known_binds_under_tmp_pass_the_self_check(extra_mounts, beside, tmp_path):
+    extra_mounts.append((str(beside / "known.txt"), True))
+    result = run(LIST_TMP, tmp_path / "out")
+    assert result.ok, result.stderr
+    assert result.stdout.split("\n")[:2] == ["/tmp []", f"{beside} ['known.txt']"]
+
+
+@pytest.mark.parametrize(
+    "stray",
+    ["a sibling of a known bind", "/tmp's other content", "the PostgreSQL socket folder"],
+)
+def test_the_self_check_fails_on_anything_else_of_the_host(stray, extra_mounts, beside):
+    extra_mounts.append((str(beside / "known.txt"), True))
+    path = {
+        "a sibling of a known bind": str(beside / "secret.txt"),
+        "/tmp's other content": str(beside.parent / "pytest-of-root")
+        if (beside.parent / "pytest-of-root").exists()
+        else str(beside),
+        "the PostgreSQL socket folder": "/run/postgresql",
+    }[stray]
+    if not os.path.exists(path):
+        pytest.skip(f"{path} does not exist on this machine")
+    extra_mounts.append((path, False))
+    with pytest.raises(SandboxUnavailable, match="host files visible") as caught:
+        run_python("print('never')", limits=LIMITS)
+    named = re.findall(r"'([^']+)'", str(caught.value))  # the stray entry or a folder above it
+    assert any(path == n or path.startswith(n + "/") for n in named), str(caught.value)
+
+
+def test_the_self_check_fails_when_nested_namespaces_are_not_denied(monkeypatch):
+    """A sandbox that says nested namespaces are denied, started without the filter (and
+    without bwrap's --disable-userns): the child finds out and refuses to run the script."""
+    if os.geteuid() != 0:
+        pytest.skip("as an ordinary user bwrap's own user namespace may still refuse them")
+    monkeypatch.setattr(runner.seccomp, "program", lambda machine=None: None)
+    monkeypatch.setattr(runner, "nested_namespaces", lambda: (True, "denied: (test)"))
+    with pytest.raises(SandboxUnavailable, match="a nested user namespace can be made"):
+        run_python("print('never')", limits=LIMITS)
+
+
+def test_nested_namespaces_are_denied_here():
+    denied, how = runner.nested_namespaces()
+    assert denied, how
+    assert "seccomp filter" in how

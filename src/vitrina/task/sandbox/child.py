@@ -175,6 +175,8 @@ def _run_script(script: str, work: str, pipe_fd: int) -> int:
             runpy.run_path(script, run_name="__main__")
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if not isinstance(exc.code, int | None):  # sys.exit("why"), as Python prints it
+                print(exc.code, file=sys.stderr)
         except BaseException:
             traceback.print_exc()
             code = 1
