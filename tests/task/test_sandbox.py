@@ -475,3 +475,19 @@ def test_nested_namespaces_are_denied_here():
     denied, how = runner.nested_namespaces()
     assert denied, how
     assert "seccomp filter" in how
+
+
+def test_says_so_when_nested_namespaces_cannot_be_denied(monkeypatch, caplog, tmp_path):
+    """No filter for this machine and no --disable-userns: the run goes on (the other
+    guarantees hold) and the result and the log say that nested namespaces are allowed."""
+    monkeypatch.setattr(runner.seccomp, "program", lambda machine=None: None)
+    monkeypatch.setattr(runner, "_disable_userns", lambda: False)
+    runner.nested_namespaces.cache_clear()
+    try:
+        with caplog.at_level("WARNING", logger=runner.LOG.name):
+            result = run("open('out/r.txt', 'w').write('ran')", tmp_path / "out")
+    finally:
+        runner.nested_namespaces.cache_clear()
+    assert result.ok, result.stderr
+    assert result.nested_namespaces.startswith("allowed: no seccomp filter")
+    assert "nested user and mount namespaces are allowed" in caplog.text

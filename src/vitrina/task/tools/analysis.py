@@ -75,8 +75,14 @@ def _sandboxed(
         env.trace.error("sandbox unavailable: analysis refused", error=str(exc))
         raise ToolError(f"isolation unavailable, the code was not run: {exc}") from None
     env.trace.measurement(
-        "sandbox run", rc=result.returncode, limit=result.limit, wall_s=result.wall_s
+        "sandbox run",
+        rc=result.returncode,
+        limit=result.limit,
+        wall_s=result.wall_s,
+        nested_namespaces=result.nested_namespaces,
     )
+    if result.nested_namespaces.startswith("allowed"):
+        env.trace.warning("sandbox: nested namespaces not denied", why=result.nested_namespaces)
     if not result.ok:
         why = f"limit: {result.limit}; " if result.limit else ""
         raise ToolError(
