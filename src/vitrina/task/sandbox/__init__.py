@@ -1,5 +1,6 @@
-"""Isolated Python for analysis steps (bubblewrap): sees only the interpreter, its libraries and
-its inputs; no network, a disk quota, kernel limits."""
+"""Isolated Python for analysis steps (bubblewrap): sees only the interpreter, the analysis
+packages and its inputs, wherever Vitrina is installed; no network, no nested namespaces, a
+disk quota, kernel limits."""
 
 from vitrina.task.sandbox.runner import (
     SandboxLimits,

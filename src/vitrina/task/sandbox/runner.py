@@ -1,15 +1,19 @@
 """Run Python in a sandbox that sees nothing: the parent side, on bubblewrap (`bwrap`).
 
-The sandbox is a fresh root file system that holds only the interpreter and its libraries
-(read-only), the step's input files (read-only) and a work folder on a size-capped tmpfs
-(the total disk quota): no /etc, no /home, no state database, no other run's files, no
-warehouse. Every namespace is new (`--unshare-all`: user, pid, network with only a down
+The sandbox is a fresh root file system that holds the system library folders, the
+interpreter's own files and the analysis packages at their own paths (`mounts.py`; never the
+venv folder or the project, wherever they are installed), all read-only, the step's input
+files (read-only) and a work folder on a size-capped tmpfs (the total disk quota): no /etc,
+nothing of /home, /tmp or /run beside those files, no state database, no other run's files,
+no warehouse. Every namespace is new (`--unshare-all`: user, pid, network with only a down
 loopback, ipc, uts, cgroup), all capabilities are dropped, the uid is `nobody`; there is no
-socket to reach (no TCP, and no Unix socket file is mounted). Inside, `child.py` sets the
-kernel limits (CPU, address space, file size, processes, open files), checks the isolation
-and runs the script. Output files come back over a pipe (a bounded tar stream) when the
-script ends; the work folder vanishes with the sandbox. The same command line works as root
-and as an ordinary user (bwrap uses an unprivileged user namespace).
+socket to reach (no TCP, and no Unix socket file is mounted); a seccomp filter
+(`seccomp.py`) and, as an ordinary user, `--disable-userns` deny nested namespaces. Inside,
+`child.py` sets the kernel limits (CPU, address space, file size, processes, open files),
+checks the isolation against the list of bound paths and runs the script. Output files come
+back over a pipe (a bounded tar stream) when the script ends; the work folder vanishes with
+the sandbox. The same command line works as root and as an ordinary user (bwrap uses an
+unprivileged user namespace).
 
 Fail closed: without a working `bwrap`, :class:`SandboxUnavailable` says why and what to
 install; the code is never run unprotected.
