@@ -491,3 +491,12 @@ def test_says_so_when_nested_namespaces_cannot_be_denied(monkeypatch, caplog, tm
     assert result.ok, result.stderr
     assert result.nested_namespaces.startswith("allowed: no seccomp filter")
     assert "nested user and mount namespaces are allowed" in caplog.text
+
+
+def test_the_self_check_fails_when_a_whole_host_folder_is_bound(extra_mounts, beside):
+    """A known bind must be a file or folder of an installation (PREFIX/bin/python at the
+    least), never a whole /tmp/NAME or /home/USER: even told, the child refuses it."""
+    extra_mounts.append((str(beside), True))
+    with pytest.raises(SandboxUnavailable, match="a whole host folder is bound") as caught:
+        run_python("print('never')", limits=LIMITS)
+    assert str(beside) in str(caught.value)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from vitrina.task.sandbox import isolation
+from vitrina.task.sandbox import isolation, runner
 from vitrina.task.sandbox.mounts import _distributions, _entries
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -174,6 +174,8 @@ def test_sandbox_runs_from_an_install_under(place, who, request):
         assert out["runner"].startswith(str(root / "src")), out["runner"]
         assert out["mode"] == ["bwrap", "ok"]
         assert out["nested"][0], out["nested"]
+        if as_user and "--disable-userns" in runner._bwrap_options():
+            assert out["nested"][1] == "denied: seccomp filter, bwrap --disable-userns"
         assert out["numpy"]["ok"] and out["numpy"]["files"] == {"r.txt": "3"}, out["numpy"]
         assert not out["secret"]["ok"] and "No such file" in out["secret"]["err"]
         assert not out["vitrina"]["ok"] and "No module named 'vitrina'" in out["vitrina"]["err"]

@@ -31,6 +31,18 @@ import traceback
 
 ISOLATION_FAILED = 97
 NOBODY = 65534
+# never inside, whatever the parent bound: the host's users, keys and database sockets
+HOST_FILES = (
+    "/etc/passwd",
+    "/etc/shadow",
+    "/root/.ssh",
+    "/var/run",
+    "/run/postgresql",
+    "/run/mysqld",
+    "/tmp/.s.PGSQL.5432",
+)
+SYSTEM = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")  # bound whole, read-only
+MIN_DEPTH = 3  # a bound path is at least PREFIX/bin/python: never /home/USER or /tmp/NAME
 MAX_SEEN = 5_000  # entries the visibility walk reads before it gives up (and fails)
 OWN = "/vitrina-sandbox"  # this script and its config
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
@@ -75,7 +87,10 @@ def _ancestors(paths: list[str]) -> set[str]:
 def _unexpected(cfg: dict) -> list[str]:
     """What the sandbox shows beyond the known paths: each entry of / and of every folder
     above a known path must be a system folder, a known path, or such a folder itself."""
-    known = set(cfg["known"]) | set(cfg["system"]) | {"/proc", "/dev", cfg["work"], OWN}
+    broad = [p for p in cfg["known"] if len(p.strip("/").split("/")) < MIN_DEPTH]
+    if broad:
+        raise SetupError(f"a whole host folder is bound into the sandbox: {broad[:10]}")
+    known = set(cfg["known"]) | set(SYSTEM) | {"/proc", "/dev", cfg["work"], OWN}
     above = _ancestors(sorted(known))
     stray: list[str] = []
     queue, seen = ["/"], 0
@@ -144,7 +159,7 @@ def _check(cfg: dict) -> None:
     interfaces = sorted(name for _, name in socket.if_nameindex())
     if interfaces != ["lo"]:
         raise SetupError(f"network interfaces inside the sandbox: {interfaces}")
-    stray = _unexpected(cfg)
+    stray = [p for p in HOST_FILES if os.path.lexists(p)] or _unexpected(cfg)
     if stray:
         raise SetupError(f"host files visible inside the sandbox: {stray[:10]}")
     if cfg["nested_namespaces_denied"]:

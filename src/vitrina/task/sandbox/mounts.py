@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 # what `analyze` and `python` steps may import, with their requirements (missing ones skipped)
 ANALYSIS_PACKAGES = ("numpy", "pandas", "scipy", "statsmodels")
 # folders the sandbox gets whole (read-only) from the host: shared libraries and the loader
+# (child.py's SYSTEM: the same list, checked there)
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")
 MAX_DISTRIBUTIONS = 60  # the requirement walk stops here
 MAX_LINKS = 16  # links followed from one path

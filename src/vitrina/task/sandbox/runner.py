@@ -39,7 +39,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from vitrina.task.sandbox import seccomp
-from vitrina.task.sandbox.mounts import SYSTEM_DIRS, Mounts, sandbox_mounts
+from vitrina.task.sandbox.mounts import Mounts, sandbox_mounts
 
 LOG = logging.getLogger(__name__)
 CHILD = Path(__file__).with_name("child.py")
@@ -348,7 +348,6 @@ def run_python(
             "max_files": MAX_OUT_FILES,
             "known": _mounts().known,
             "site": _mounts().site,
-            "system": list(SYSTEM_DIRS),
             "nested_namespaces_denied": nested_namespaces()[0],
             **asdict(limits),
         }
