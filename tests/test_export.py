@@ -212,6 +212,45 @@ def test_result_text_never_becomes_a_formula_a_link_or_a_number(tmp_path: Path, 
     _assert_mode(path, mode)
 
 
+FORMULA_LIKE = ["=1+1", "+1", "-2+3", "@SUM(1)", "\tx", "\rx", "\uff1dSUM(1)"]
+
+
+def test_formula_like_text_carries_the_quote_prefix_numbers_do_not(
+    tmp_path: Path, mode: str
+) -> None:
+    """OWASP's CSV injection rule in the .xlsx: text starting with = + - @ tab or CR keeps its
+    value and carries Excel's quote prefix (editing the cell or saving as CSV keeps it text);
+    plain text has none, and a negative number stays a number, in every column format."""
+    metas = [
+        ColumnMeta(name="t", role=ColumnRole.DIMENSION, label_ru="=h", label_en="=h"),
+        ColumnMeta(name="m", role=ColumnRole.METRIC, label_ru="М", label_en="M",
+                   fmt=ValueFormat.MONEY, unit="RUB"),
+    ]  # fmt: skip
+    rows = [(text, -5) for text in FORMULA_LIKE] + [("Москва", Decimal("-7.5"))]
+    path = write_excel(
+        QueryResult(columns=["t", "m"], rows=rows), metas, tmp_path / "q.xlsx",
+        question="=HYPERLINK(1)", sql="SELECT 1",
+    )  # fmt: skip
+    wb = load_workbook(path)
+    ws = wb.worksheets[0]
+    assert ws["A1"].value == "=h" and ws["A1"].quotePrefix and ws["A1"].font.b  # header style kept
+    assert ws["B1"].value == "М" and not ws["B1"].quotePrefix
+    for r, text in enumerate(FORMULA_LIKE, start=2):
+        cell, number = ws.cell(row=r, column=1), ws.cell(row=r, column=2)
+        value = cell.value.replace("_x000D_", "\r")  # openpyxl leaves Excel's CR escape
+        assert value == text and cell.data_type == "s" and cell.quotePrefix, repr(text)
+        assert number.value == -5 and number.data_type == "n" and not number.quotePrefix
+        assert number.number_format == '#,##0.00" ₽"'
+    last = ws.cell(row=len(FORMULA_LIKE) + 2, column=1)
+    assert last.value == "Москва" and not last.quotePrefix
+    assert ws.cell(row=len(FORMULA_LIKE) + 2, column=2).value == -7.5
+    query = {row[0].value: row[1] for row in wb.worksheets[1].iter_rows()}
+    assert query["Вопрос"].value == "=HYPERLINK(1)" and query["Вопрос"].quotePrefix
+    assert query["Вопрос"].alignment.wrap_text  # the quoted twin keeps the wrap
+    assert not query["SQL"].quotePrefix
+    _assert_mode(path, mode)
+
+
 def _meta(fmt: ValueFormat = ValueFormat.TEXT, **kw: object) -> ColumnMeta:
     kw.setdefault("role", ColumnRole.METRIC)
     return ColumnMeta(name=str(kw.pop("name")), label_ru="x", label_en="x", fmt=fmt, **kw)

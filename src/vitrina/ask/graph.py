@@ -6,6 +6,7 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
+from vitrina.ask.bounded import bounded
 from vitrina.ask.context import AskContext
 from vitrina.ask.nodes.answer import answer
 from vitrina.ask.nodes.check_ambiguity import check_ambiguity
@@ -60,7 +61,7 @@ def build_graph(*, max_sql_attempts: int = 3, checkpointer: Any = None) -> Any:
         ("check_sql", check_sql),
         ("execute", execute),
         ("check_result", check_result),
-        ("answer", answer),
+        ("answer", bounded(answer)),  # the last reader of the result: the state is capped
         ("refuse", refuse),
         ("fail", fail),
         ("choose_tables_llm", choose_tables_llm),

@@ -253,6 +253,7 @@ class AskService:
         config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
         turn = self.llm.turn() if self.llm is not None else None
         steps: list[StepRecord] = []
+        executed: Any = None
         last, last_wall = time.perf_counter(), time.time()
         # durability "exit": a turn's state is checkpointed once, when the graph stops (an
         # answer, a clarification's interrupt or a failure), not after each of its ~15 steps;
@@ -269,6 +270,8 @@ class AskService:
             for node, values in update.items():
                 if node.startswith("__"):
                     continue
+                if node == "execute" and isinstance(values, dict):
+                    executed = values.get("result")  # every row: the checkpoint keeps a sample
                 events = values.get("trace") if isinstance(values, dict) else None
                 event = StepEvent(
                     step=node,
@@ -283,6 +286,12 @@ class AskService:
                 yield event
             last, last_wall = now, time.time()
         result = self.result(thread_id, question, turn)
+        if (
+            isinstance(executed, QueryResult)
+            and result.status == "answered"
+            and len(result.rows) < result.row_count == executed.row_count
+        ):  # the checkpoint kept a sample (vitrina.ask.bounded): this answer has every row
+            result = result.model_copy(update={"rows": [list(r) for r in executed.rows]})
         if self.write_files and result.status == "answered" and result.run_id:
             result = self.with_files(result)
         self._telemetry.submit(
@@ -416,7 +425,7 @@ def result_from_state(
         sql=values.get("sql") if answered or values.get("sql") else None,
         columns=result.columns if result and answered else [],
         rows=[list(r) for r in result.rows] if result and answered else [],
-        row_count=result.row_count if result and answered else 0,
+        row_count=(values.get("result_rows") or result.row_count) if result and answered else 0,
         answer=answer,
         table=values.get("table") if answered else None,
         chart=values.get("chart") if answered else None,

@@ -70,7 +70,8 @@ class AskState(TypedDict, total=False):
     sql_error: str | None
     sql_source: str  # rules | llm
     # result and outputs
-    result: QueryResult | None
+    result: QueryResult | None  # at the end of a turn: a sample of it (vitrina.ask.bounded)
+    result_rows: int | None  # the full result's rows when the state keeps a sample
     columns_meta: list[ColumnMeta]
     checks: list[dict[str, str]]
     answer: str | None

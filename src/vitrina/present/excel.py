@@ -7,7 +7,9 @@ row by row (constant-memory mode), small ones are zipped in memory without tempo
 
 Text from a result never becomes a formula or a link: every value is written with its typed
 writer (a string with `write_string`, never the guessing `write`), and the workbook's
-string-to-formula, string-to-URL and string-to-number conversions are off as well.
+string-to-formula, string-to-URL and string-to-number conversions are off as well. Text that
+starts like a formula (`vitrina.present.formulas`) also carries Excel's quote prefix, so
+editing the cell or saving the sheet as CSV keeps it text.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from xlsxwriter.format import Format
 from xlsxwriter.worksheet import Worksheet
 
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
+from vitrina.present.formulas import is_formula_text
 from vitrina.present.numbers import Lang, format_value, metas_for
 from vitrina.present.summary import is_period
 from vitrina.warehouse.result import QueryResult
@@ -183,20 +186,35 @@ class _Formats:
 
 
 def _writer(
-    ws: Worksheet, column_format: Format | None, date_format: Format | None, formats: _Formats
+    ws: Worksheet,
+    column_format: Format | None,
+    date_format: Format | None,
+    formats: _Formats,
+    column_props: dict[str, Any] | None = None,
 ) -> Callable[[int, int, Any], None]:
     """The typed cell writer of one column: strings through `write_string` only (so "=..."
-    stays text), numbers and bools natively, dates with the column's date format when it has
-    one, else with the default format of their type. None writes nothing."""
+    stays text, with Excel's quote prefix when it starts like a formula), numbers and bools
+    natively, dates with the column's date format when it has one, else with the default
+    format of their type. None writes nothing. `column_props`: the properties of
+    `column_format`, for its quote-prefixed twin."""
     write_string, write_number = ws.write_string, ws.write_number
     write_boolean, write_datetime = ws.write_boolean, ws.write_datetime
     # numbers in a date column (a month number, a year) are not serial dates: General
     number_format_ = None if date_format is not None else column_format
+    quoted: list[Format | None] = []  # made on the first formula-like text of the column
+
+    def write_text(row: int, col: int, value: str) -> None:
+        if is_formula_text(value):
+            if not quoted:
+                quoted.append(formats.get(**(column_props or {}), quote_prefix=True))
+            write_string(row, col, value, quoted[0])
+        else:
+            write_string(row, col, value, column_format)
 
     def write(row: int, col: int, value: Any) -> None:
         kind = type(value)
         if kind is str:
-            write_string(row, col, value, column_format)
+            write_text(row, col, value)
         elif kind is int or kind is float or kind is Decimal:
             write_number(row, col, value, number_format_)
         elif value is None:
@@ -211,7 +229,7 @@ def _writer(
             default = next(f for t, f in DEFAULT_DATE_FORMATS.items() if isinstance(value, t))
             write_datetime(row, col, value, formats.get(num_format=default))
         else:
-            write_string(row, col, str(value), column_format)
+            write_text(row, col, str(value))
 
     return write
 
@@ -255,16 +273,22 @@ def write_excel(
     ws.freeze_panes(1, 0)
     if n_cols:
         ws.autofilter(0, 0, len(rows), n_cols - 1)
-    header = formats.get(
-        bold=True, pattern=1, bg_color=HEADER_FILL, valign="vcenter", text_wrap=True
-    )
+    header_props = {
+        "bold": True,
+        "pattern": 1,
+        "bg_color": HEADER_FILL,
+        "valign": "vcenter",
+        "text_wrap": True,
+    }
+    write_header = _writer(ws, formats.get(**header_props), None, formats, header_props)
     for i, meta in enumerate(metas):
-        ws.write_string(0, i, excel_value(meta.label(lang)), header)
+        write_header(0, i, str(excel_value(meta.label(lang))))
 
     writers, converts = [], []
     for meta in metas:
-        fmt = formats.get(num_format=number_format(meta, lang))
-        writers.append(_writer(ws, fmt, fmt if is_date_column(meta) else None, formats))
+        props = {"num_format": number_format(meta, lang)}
+        fmt = formats.get(**props)
+        writers.append(_writer(ws, fmt, fmt if is_date_column(meta) else None, formats, props))
         converts.append(_id_text if meta.role is ColumnRole.ID else excel_value)
     columns = list(zip(range(n_cols), converts, writers, strict=True))
     for r, row in enumerate(rows, start=1):
@@ -339,7 +363,8 @@ def _write_query_sheet(
     ws.set_column(0, 0, 16)
     ws.set_column(1, 1, 100)
     bold = formats.get(bold=True, valign="top")
-    wrap = formats.get(text_wrap=True, valign="top")
+    wrap_props = {"text_wrap": True, "valign": "top"}
+    wrap = formats.get(**wrap_props)
     when = formats.get(
         num_format="DD.MM.YYYY HH:MM:SS" if lang == "ru" else "YYYY-MM-DD HH:MM:SS",
         align="left",
@@ -356,4 +381,7 @@ def _write_query_sheet(
         values.append((note, wrap))
     for r, (label, (value, style)) in enumerate(zip(QUERY_LABELS[lang], values, strict=False)):
         ws.write_string(r, 0, label, bold)
-        _writer(ws, style, style if style is when else None, formats)(r, 1, excel_value(value))
+        props = wrap_props if style is wrap else None
+        _writer(ws, style, style if style is when else None, formats, props)(
+            r, 1, excel_value(value)
+        )

@@ -11,10 +11,12 @@ from fastapi.staticfiles import StaticFiles
 
 from vitrina import __version__
 from vitrina.config import Settings, load_settings
+from vitrina.server import access_log
 from vitrina.server.assets import STATIC_DIR
 from vitrina.server.auth import owner_id, require
 from vitrina.server.checkpointer import close_checkpointer, make_checkpointer
 from vitrina.server.errors import install_error_handlers
+from vitrina.server.headers import SecurityHeadersMiddleware
 from vitrina.server.limits import BodyLimitMiddleware, TokenBuckets
 from vitrina.server.options import ServeOptions
 from vitrina.server.rebalance import RebalanceMiddleware
@@ -73,6 +75,7 @@ def create_app(
     settings = settings or load_settings()
     options = options or ServeOptions()
     options.check()
+    access_log.install()
     owns_service = service is None
     service = service or build_service(settings)
     store = store or Store.from_settings(settings)
@@ -93,6 +96,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        access_log.install()  # again after uvicorn configured its loggers: no token in a line
         yield
         state.runner.close()
         for router in routers:
@@ -130,6 +134,7 @@ def create_app(
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     install_error_handlers(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=options.max_body_bytes)
+    app.add_middleware(SecurityHeadersMiddleware)  # CSP and friends; no token in a URL
     app.add_middleware(RebalanceMiddleware)  # outermost: it sees every response's headers
     return app
 

@@ -1,4 +1,7 @@
-"""Step tables on disk: JSON (columns and rows) for later steps and the sandbox, CSV for people."""
+"""Step tables on disk: JSON (columns and rows) for later steps and the sandbox, CSV for people.
+
+The CSV is the copy a person opens in a spreadsheet: text that starts like a formula is written
+behind a ``'`` (`vitrina.present.formulas`); the JSON keeps every value as it came."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from vitrina.present.formulas import csv_cell
 from vitrina.warehouse import QueryResult
 
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -36,8 +40,8 @@ def save_table(folder: Path, name: str, columns: list[str], rows: list[Any]) -> 
     )
     with (folder / f"{name}.csv").open("w", encoding="utf-8-sig", newline="") as fh:
         writer = csv.writer(fh)
-        writer.writerow(columns)
-        writer.writerows(plain)
+        writer.writerow([csv_cell(str(c)) for c in columns])
+        writer.writerows([csv_cell(v) for v in row] for row in plain)
     return path
 
 

@@ -81,6 +81,7 @@ def fresh_turn(question: str) -> dict:
         "sql_error": None,
         "sql_source": "rules",
         "result": None,
+        "result_rows": None,
         "columns_meta": [],
         "checks": [],
         "answer": None,

@@ -67,7 +67,18 @@
     b.hidden = false;
   };
 
-  V.token = () => localStorage.getItem("vitrina.token") || "";
+  /* The API token lives in sessionStorage: it goes when the tab closes, and no other tab, no
+     later visit and nothing the page keeps for good can read it (docs/decisions/149). A token
+     an older version kept in localStorage is moved here once and deleted there. */
+  const TOKEN_KEY = "vitrina.token";
+  try {
+    const old = localStorage.getItem(TOKEN_KEY);
+    if (old !== null) {
+      localStorage.removeItem(TOKEN_KEY);
+      if (old && !sessionStorage.getItem(TOKEN_KEY)) sessionStorage.setItem(TOKEN_KEY, old);
+    }
+  } catch (err) { /* storage blocked by the browser: nothing to move */ }
+  V.token = () => sessionStorage.getItem(TOKEN_KEY) || "";
   V.headers = function (extra) {
     const h = Object.assign({}, extra || {});
     if (V.token()) h.Authorization = "Bearer " + V.token();
@@ -110,7 +121,7 @@
       const onSubmit = (ev) => {
         if (ev.submitter && ev.submitter.value === "cancel") return;
         if (!input.value.trim()) { ev.preventDefault(); input.focus(); return; }
-        localStorage.setItem("vitrina.token", input.value.trim());
+        sessionStorage.setItem(TOKEN_KEY, input.value.trim());
         saved = true;
       };
       form.addEventListener("submit", onSubmit);

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi.responses import FileResponse
 
 from vitrina.server.assets import STATIC_DIR
+from vitrina.server.headers import DOCS_CSP
 
 
 def chat_page() -> FileResponse:
@@ -15,5 +16,7 @@ def chat_page() -> FileResponse:
 
 def docs_page() -> FileResponse:
     return FileResponse(
-        STATIC_DIR / "docs.html", media_type="text/html", headers={"Cache-Control": "no-cache"}
+        STATIC_DIR / "docs.html",
+        media_type="text/html",
+        headers={"Cache-Control": "no-cache", "Content-Security-Policy": DOCS_CSP},
     )

@@ -88,11 +88,18 @@
     draw(JSON.parse(embedded.textContent));
     return;
   }
-  const token = localStorage.getItem("vitrina.token");
+  // the token the Vitrina chat keeps for this tab (sessionStorage); one an older chat left in
+  // localStorage is moved there once and deleted
+  let token = sessionStorage.getItem("vitrina.token");
+  const old = localStorage.getItem("vitrina.token");
+  if (old !== null) {
+    localStorage.removeItem("vitrina.token");
+    if (!token && old) { token = old; sessionStorage.setItem("vitrina.token", old); }
+  }
   fetch("dashboard.json", { headers: token ? { Authorization: "Bearer " + token } : {} })
     .then((response) => {
       if (response.status === 401) throw new Error(lang === "ru-RU"
-        ? "нужен API-токен: откройте чат Vitrina и введите токен" : "an API token is required: open the Vitrina chat and enter your token");
+        ? "нужен API-токен: откройте чат Vitrina в этой вкладке и введите токен" : "an API token is required: open the Vitrina chat in this tab and enter your token");
       if (!response.ok) throw new Error(`dashboard.json: HTTP ${response.status}`);
       return response.json();
     })

@@ -1,0 +1,140 @@
+"""A size cap on what an ask turn leaves in the dialog's checkpoint (as `vitrina.task.bounded`
+does for a task's state).
+
+The dialog's state is checkpointed when each turn ends, and the checkpointer keeps every
+version: a 100,000-row result, or one 100 MB cell, used to be copied into the state database
+with every answer. The answer node's update (the last one that reads the result) goes
+through `bounded_update`: the result keeps a sample of at most STATE_ROWS rows, with the full
+count in `result_rows`; no string in it or in the answer, table, chart and history is longer
+than a cap; and together they stay under MAX_STATE_BYTES, the caps tightening step by step
+(STEPS) until they fit. When anything is cut, the run's files (the Excel file with every row,
+the chart PNG) are written at once from the full result, so a later download still has it
+all, and a trace event says what was kept. The live answer of the turn still carries every
+row (`AskService.stream`); a reloaded dialog shows the sample and the full count.
+
+>>> update = {"status": "answered", "answer": "ok"}
+>>> bounded_update({}, update, None) is update
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from vitrina.ask.outputs import write_run_files
+from vitrina.trace import Trace
+from vitrina.warehouse.result import QueryResult
+
+STATE_ROWS = 1_000  # rows of a result kept in state (the web page shows at most 1,000)
+MAX_STATE_BYTES = 4 << 20  # the result's sample, answer, table, chart and history together
+# (longest string, rows of the result) tried in order until the state fits MAX_STATE_BYTES
+STEPS = ((10_000, STATE_ROWS), (1_000, STATE_ROWS), (200, 100), (100, 10), (100, 0))
+CAPPED_KEYS = ("answer", "table", "chart", "outputs", "history", "checks")
+MAX_DEPTH = 12  # nesting walked (tables and chart specs are shallow)
+CUT_MESSAGE = "the result was cut in the dialog's saved state: the Excel file has every row"
+
+
+def _cut(text: str, limit: int) -> str:
+    return f"{text[:limit]}… [{len(text)} characters, cut in the dialog's saved state]"
+
+
+def _cap(value: Any, limit: int, cuts: list[int], depth: int = 0) -> Any:
+    """`value` with every string longer than `limit` cut (`cuts[0]` counts them)."""
+    if isinstance(value, str):
+        if len(value) > limit:
+            cuts[0] += 1
+            return _cut(value, limit)
+        return value
+    if depth >= MAX_DEPTH:
+        return value
+    if isinstance(value, list | tuple):
+        items = [_cap(v, limit, cuts, depth + 1) for v in value]
+        same = all(a is b for a, b in zip(items, value, strict=True))
+        return value if same else type(value)(items)
+    if isinstance(value, dict):
+        capped = {k: _cap(v, limit, cuts, depth + 1) for k, v in value.items()}
+        return value if all(capped[k] is v for k, v in value.items()) else capped
+    return value
+
+
+def _size(value: Any) -> int:
+    """Bytes of `value` as JSON (what the checkpoint's serializer stores, near enough)."""
+    return len(json.dumps(value, default=str, ensure_ascii=False).encode("utf-8"))
+
+
+def _sample(
+    result: QueryResult, limit: int, rows: int, budget: int, cuts: list[int]
+) -> list[tuple[Any, ...]]:
+    """The first rows of `result` (at most `rows`, within `budget` bytes), long cells cut."""
+    kept: list[tuple[Any, ...]] = []
+    used = 0
+    for row in result.rows[:rows]:
+        capped = tuple(_cap(v, limit, cuts) for v in row)
+        used += _size(capped)
+        if used > budget:
+            break
+        kept.append(capped)
+    return kept
+
+
+def bounded_update(
+    state: dict[str, Any], update: dict[str, Any], outputs_dir: Path | None
+) -> dict[str, Any]:
+    """The answer node's `update` within the caps (the same object when nothing was cut)."""
+    result: QueryResult | None = state.get("result")
+    others = {k: update[k] for k in CAPPED_KEYS if k in update}
+    for limit, rows in STEPS:
+        cuts = [0]
+        capped = {k: _cap(v, limit, cuts) for k, v in others.items()}
+        budget = MAX_STATE_BYTES - _size(capped)
+        if budget >= 0 or rows == 0:
+            break
+    sample = _sample(result, limit, rows, max(budget, 0), cuts) if result is not None else []
+    rows_cut = result is not None and len(sample) < result.row_count
+    if not cuts[0] and not rows_cut:
+        return update
+    trace = Trace("state")
+    if result is not None and update.get("status") == "answered" and outputs_dir is not None:
+        # every row goes to the files now: the checkpoint keeps only the sample
+        files = write_run_files({**state, **update, "result": result}, outputs_dir)
+        trace.events.extend(files.trace)
+    bounded = {**update, **capped}
+    if result is not None:
+        bounded["result"] = QueryResult(
+            columns=result.columns,
+            rows=sample,
+            truncated=result.truncated,
+            elapsed_ms=result.elapsed_ms,
+        )
+        bounded["result_rows"] = result.row_count
+    trace.rejected(
+        CUT_MESSAGE,
+        rows=result.row_count if result is not None else 0,
+        kept_rows=len(sample),
+        cut_strings=cuts[0],
+        longest_string=limit,
+        max_state_bytes=MAX_STATE_BYTES,
+    )
+    bounded["trace"] = [*(update.get("trace") or []), *trace.events]
+    return bounded
+
+
+def bounded(node: Callable[..., Any]) -> Callable[..., Any]:
+    """A node whose update goes through `bounded_update` (the signature is kept for LangGraph,
+    which passes `runtime` by name)."""
+
+    @functools.wraps(node)
+    def wrapper(state: Any, runtime: Any) -> Any:
+        update = node(state, runtime)
+        if not isinstance(update, dict):
+            return update
+        context = getattr(runtime, "context", None)
+        settings = getattr(context, "settings", None)
+        outputs_dir = getattr(settings, "outputs_dir", None)
+        return bounded_update(state, update, outputs_dir)
+
+    return wrapper
