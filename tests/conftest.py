@@ -77,6 +77,9 @@ def _pg_database(server_url: str) -> Iterator[str]:
     yield admin_url.rsplit("/", 1)[0] + f"/{name}"
     with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        # the database's reader role (reader_role.ensure_reader_role names it after the
+        # database); roles belong to the server and outlive the database
+        admin.execute(f'DROP ROLE IF EXISTS "{name}_reader"')
 
 
 @pytest.fixture(scope="session")

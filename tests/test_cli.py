@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from vitrina.cli import app
 from vitrina.config import load_settings
+from vitrina.warehouse.privileges import reader_role_name
 
 runner = CliRunner()
 
@@ -215,10 +216,11 @@ def test_demo_loads_postgres(pg_url: str, demo_db: Path, monkeypatch, tmp_path: 
     assert code == 0, out
     assert "loaded" in out and "rows" in out
     reader = re.search(r"VITRINA_DB_URL='([^']+)'", out)
-    assert reader and reader[1].startswith("postgresql://vitrina_reader:"), out
+    role = reader_role_name(pg_url.rsplit("/", 1)[1])
+    assert reader and reader[1].startswith(f"postgresql://{role}:"), out
     code, out = run("ask", "Сколько кошельков открыли в мае 2025?", "--json", "--db", reader[1])
     assert json.loads(out)["rows"] == [[2142]]
     # the superuser the data was loaded with is refused, with the recipe for the reader role
     code, out = run("ask", "Сколько кошельков открыли в мае 2025?", "--db", pg_url)
     assert code != 0
-    assert "CREATE ROLE vitrina_reader" in out and "SUPERUSER" in out
+    assert f"CREATE ROLE {role}" in " ".join(out.split()) and "SUPERUSER" in out

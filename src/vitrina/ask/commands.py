@@ -34,6 +34,16 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+READER_STATUS = {
+    "created": "read-only role {role} created (SELECT on schema dwh); ask with:",
+    "reset": "read-only role {role}: new password (--reset-password), earlier URLs no longer "
+    "work; ask with:",
+    "set": "read-only role {role} existed without a password: one is set now; ask with:",
+    "kept": "read-only role {role} exists: password kept, the URL printed when it was created "
+    "still works (--reset-password gives it a new one):",
+}
+
+
 def ensure_demo(settings: Settings) -> None:
     """Build the embedded demo warehouse on first use, with a progress bar."""
     if settings.db_url:
@@ -174,6 +184,14 @@ def register(app: typer.Typer) -> None:
         load_postgres: Annotated[
             str | None, typer.Option(help="Also load the demo data into this PostgreSQL URL.")
         ] = None,
+        reader_role: Annotated[
+            str | None,
+            typer.Option(help="The read-only role to create (default: <database>_reader)."),
+        ] = None,
+        reset_password: Annotated[
+            bool,
+            typer.Option(help="Give an existing read-only role a new password (old URLs stop)."),
+        ] = False,
         questions: Annotated[
             bool, typer.Option(help="Ask the sample questions after building.")
         ] = True,
@@ -199,18 +217,24 @@ def register(app: typer.Typer) -> None:
             console.print(
                 f"loaded {sum(counts.values()):,} rows into {load_postgres.split('@')[-1]}"
             )
-            from vitrina.warehouse.reader_role import create_reader_role
+            from vitrina.warehouse.reader_role import ReaderRoleError, ensure_reader_role
 
             try:
-                reader = create_reader_role(load_postgres, ["dwh"])
+                reader = ensure_reader_role(
+                    load_postgres, ["dwh"], role=reader_role, reset_password=reset_password
+                )
+            except ReaderRoleError as exc:
+                raise fail(str(exc)) from exc
             except Exception as exc:
                 raise fail(
                     f"creating the read-only role failed: {str(exc).splitlines()[0]}"
                 ) from exc
-            console.print("read-only role vitrina_reader (SELECT on schema dwh); ask with:")
+            console.print(READER_STATUS[reader.status].format(role=reader.role), markup=False)
             console.print(
-                f"  VITRINA_DB_URL='{reader}' vitrina ask ...", markup=False, soft_wrap=True
+                f"  VITRINA_DB_URL='{reader.url}' vitrina ask ...", markup=False, soft_wrap=True
             )
+            for problem in reader.problems:
+                console.print(f"warning: role {reader.role} {problem}", markup=False)
         if not questions:
             return
         service = make_service(settings)

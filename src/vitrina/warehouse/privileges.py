@@ -2,7 +2,8 @@
 
 The guard decides what SQL may run; the role decides what SQL *can* do. A superuser or a
 member of ``pg_read_server_files`` turns any guard gap into a file read, so Vitrina
-inspects its PostgreSQL role when it connects and refuses a privileged one unless the
+inspects its PostgreSQL role when it connects (every way it could write or read more:
+:mod:`vitrina.warehouse.role_findings`) and refuses a privileged one unless the
 operator sets ``VITRINA_ALLOW_PRIVILEGED_WAREHOUSE=1`` (then it logs the risk, loudly, on
 every connect). DuckDB gets the same effect from its settings (:data:`DUCKDB_HARDENING`).
 """
@@ -13,25 +14,11 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from vitrina.warehouse.role_findings import PER_KIND, Finding, finding, inspection_sql
+
 log = logging.getLogger("vitrina.warehouse.privileges")
 
-READER_ROLE = "vitrina_reader"
-# Predefined roles that reach outside the warehouse tables: server files, programs,
-# settings, other sessions, writes to every table.
-DANGEROUS_ROLES = (
-    "pg_read_server_files",
-    "pg_write_server_files",
-    "pg_execute_server_program",
-    "pg_read_all_settings",
-    "pg_read_all_stats",
-    "pg_write_all_data",
-    "pg_signal_backend",
-)
-ROLE_FLAGS = ("rolsuper", "rolcreaterole", "rolcreatedb", "rolreplication", "rolbypassrls")
-# System schemas: their ownership and privileges are the server's business.
-SYSTEM_SCHEMA_SQL = (
-    "n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'"
-)
+READER_ROLE = "vitrina_reader"  # the recipe's name when the database is not known
 
 # DuckDB: no files, no extensions, no configuration changes, bounded memory; the file is
 # opened read-only. lock_configuration goes last: after it nothing can be changed.
@@ -48,10 +35,16 @@ DUCKDB_HARDENING: tuple[tuple[str, Any], ...] = (
 
 @dataclass(frozen=True)
 class RoleReport:
-    """What the connected role can do beyond reading; empty ``problems`` means least privilege."""
+    """What the connected role can do beyond reading; empty ``problems`` means least privilege.
+
+    ``problems`` are the findings in English (log lines, older callers); ``findings`` carry
+    both languages and the statement that removes each.
+    """
 
     role: str
     problems: tuple[str, ...]
+    database: str = ""
+    findings: tuple[Finding, ...] = ()
 
     @property
     def privileged(self) -> bool:
@@ -59,49 +52,27 @@ class RoleReport:
 
 
 def inspect_postgres_role(conn: Any) -> RoleReport:
-    """Flags, dangerous memberships, writable tables, owned or creatable schemas of the role."""
-    problems: list[str] = []
+    """Everything the role (and every role it may become) can do beyond reading; one query.
+
+    What is looked for, and why TEMP is not: :mod:`vitrina.warehouse.role_findings`.
+    """
     with conn.cursor() as cur:
-        cur.execute(
-            f"SELECT current_user, {', '.join(ROLE_FLAGS)} FROM pg_roles WHERE rolname = "
-            "current_user"
-        )
-        role, *flags = cur.fetchone()
-        if flags[0]:  # rolsuper: everything below is implied
-            return RoleReport(
-                role=role, problems=("SUPERUSER (may read server files and run programs)",)
-            )
-        problems += [
-            f"role attribute {name[3:].upper()}"
-            for name, on in zip(ROLE_FLAGS, flags, strict=True)
-            if on
-        ]
-        cur.execute(
-            "SELECT rolname FROM pg_roles WHERE rolname = ANY(%s) AND "
-            "pg_has_role(current_user, oid, 'USAGE') ORDER BY rolname",
-            (list(DANGEROUS_ROLES),),
-        )
-        problems += [f"member of {name}" for (name,) in cur.fetchall()]
-        cur.execute(
-            "SELECT n.nspname || '.' || c.relname FROM pg_class c JOIN pg_namespace n ON "
-            "n.oid = c.relnamespace "
-            f"WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND {SYSTEM_SCHEMA_SQL} AND ("
-            "has_table_privilege(c.oid, 'INSERT') OR has_table_privilege(c.oid, 'UPDATE') OR "
-            "has_table_privilege(c.oid, 'DELETE') OR has_table_privilege(c.oid, 'TRUNCATE')) "
-            "ORDER BY 1 LIMIT 5"
-        )
-        problems += [f"can write table {name}" for (name,) in cur.fetchall()]
-        cur.execute(
-            "SELECT n.nspname, pg_has_role(current_user, n.nspowner, 'USAGE') FROM "
-            f"pg_namespace n WHERE {SYSTEM_SCHEMA_SQL} "
-            "AND (pg_has_role(current_user, n.nspowner, 'USAGE') OR "
-            "has_schema_privilege(n.oid, 'CREATE')) ORDER BY 1 LIMIT 5"
-        )
-        problems += [
-            f"owns schema {name}" if owner else f"can create objects in schema {name}"
-            for name, owner in cur.fetchall()
-        ]
-    return RoleReport(role=role, problems=tuple(problems))
+        cur.execute(inspection_sql(conn.info.server_version))
+        rows = cur.fetchall()
+    _, role, database, _, _ = rows[0]  # the 'whoami' row comes first
+    found = tuple(finding(row, role) for row in rows[1:])
+    if any(f.kind == "attribute" and f.object == "SUPERUSER" for f in found):
+        found = tuple(f for f in found if f.object == "SUPERUSER")[:1]  # everything else follows
+    return RoleReport(
+        role=role, problems=tuple(f.en for f in found), database=database, findings=found
+    )
+
+
+def reader_role_name(database: str) -> str:
+    """``<database>_reader``, cut to PostgreSQL's 63-byte identifier limit."""
+    suffix = "_reader"
+    head = database.encode("utf-8")[: 63 - len(suffix)].decode("utf-8", "ignore")
+    return head + suffix
 
 
 def reader_role_sql(
@@ -124,15 +95,33 @@ def reader_role_sql(
 
 
 def refusal_message(report: RoleReport, schemas: list[str]) -> str:
-    """Why Vitrina will not run as this role, and the SQL that creates one it will run as."""
+    """Why Vitrina will not run as this role (English, then Russian): each finding with the
+    statement that removes it, and the SQL that creates a role it will run as."""
+    role = reader_role_name(report.database) if report.database else READER_ROLE
+    findings = report.findings or tuple(
+        Finding("", p, p, p, "") for p in report.problems
+    )  # a report built by hand
+    en = "\n".join(f"  - {f.en}" + (f"; fix: {f.fix}" if f.fix else "") for f in findings)
+    ru = "\n".join(f"  - {f.ru}" + (f"; исправить: {f.fix}" if f.fix else "") for f in findings)
+    more_en = more_ru = ""
+    if len(findings) >= PER_KIND:
+        more_en = f"\n  (at most {PER_KIND} findings of each kind are listed)"
+        more_ru = f"\n  (показано не больше {PER_KIND} находок каждого вида)"
     return (
         f"refusing to query the warehouse as PostgreSQL role {report.role!r}: it can do "
-        "more than read "
-        f"({'; '.join(report.problems)}). Connect as a read-only role instead; an "
-        "administrator creates "
-        f"one with:\n\n{reader_role_sql(schemas)}\n\nthen set VITRINA_DB_URL=postgresql+psycopg://"
-        f"{READER_ROLE}:<password>@<host>/<database>. To run as this role anyway (not "
-        "recommended), set VITRINA_ALLOW_PRIVILEGED_WAREHOUSE=1."
+        f"more than read:\n{en}{more_en}\n"
+        "Remove these rights (an administrator runs the statements above), or connect as a "
+        "read-only role; an administrator creates one with:\n\n"
+        f"{reader_role_sql(schemas, role=role)}"
+        f"\n\nthen set VITRINA_DB_URL=postgresql+psycopg://{role}:<password>@<host>/<database>. "
+        "To run as this role anyway (not recommended), set "
+        "VITRINA_ALLOW_PRIVILEGED_WAREHOUSE=1.\n\n"
+        f"Запросы к хранилищу от имени роли PostgreSQL {report.role!r} не выполняются: она "
+        f"может больше, чем читать:\n{ru}{more_ru}\n"
+        "Отзовите эти права (администратор выполняет инструкции выше) или подключайтесь ролью "
+        "только для чтения: SQL для её создания — выше, затем задайте VITRINA_DB_URL. "
+        "Чтобы всё же работать от этой роли (не рекомендуется), задайте "
+        "VITRINA_ALLOW_PRIVILEGED_WAREHOUSE=1."
     )
 
 
