@@ -55,3 +55,10 @@ def token_policy(record: TokenRecord | None) -> RowPolicy | None:
         return RowPolicy.loads(record.policy)
     except ValueError:
         return RowPolicy(conditions=[PolicyCondition(column="<unreadable>.<policy>", values=["-"])])
+
+
+def owner_policy(store: Store, owner: str) -> RowPolicy | None:
+    """The row policy of an owner id (a token id; "local", the CLI or --no-auth: none)."""
+    if owner == "local":
+        return None
+    return token_policy(store.token(owner))
