@@ -14,7 +14,7 @@ derived table with its filter (`vitrina.sql.guard.policies`).
 >>> policy = RowPolicy(conditions=[parse_condition("dim_region.region_name=Москва", catalog)])
 >>> policy.describe("en")
 'dwh.dim_region.region_name = Москва'
->>> print(table_filters(policy, catalog)["dwh.fact_payment"].sql(dialect="postgres"))
+>>> print(table_filters(policy, catalog)["dwh.fact_payment"].condition.sql(dialect="postgres"))
 vp0.client_id IN (SELECT vp1.client_id FROM dwh.dim_client AS vp1 WHERE vp1.region_id IN \
 (SELECT vp2.region_id FROM dwh.dim_region AS vp2 WHERE vp2.region_name IN ('Москва')))
 """
@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 from sqlglot import exp
+
+from vitrina.sql.guard.policies import RowFilter
 
 if TYPE_CHECKING:
     from vitrina.catalog import Catalog
@@ -165,8 +167,9 @@ def check_policy(policy: RowPolicy, catalog: Catalog) -> None:
         check_condition(condition, catalog)
 
 
-def table_filters(policy: RowPolicy, catalog: Catalog) -> dict[str, exp.Expr]:
-    """The filter of every catalog table the policy reaches, over the alias ``vp0``.
+def table_filters(policy: RowPolicy, catalog: Catalog) -> dict[str, RowFilter]:
+    """The filter of every catalog table the policy reaches, over the alias ``vp0``, with
+    the table's catalog columns (what the filtered derived table exposes).
 
     A condition on table T filters T by its column, and every table with a many-to-one
     relation path to T by a semi-join along the shortest path (of several shortest, those
@@ -181,7 +184,12 @@ def table_filters(policy: RowPolicy, catalog: Catalog) -> dict[str, exp.Expr]:
         for table in catalog.tables:
             for path in _paths(catalog, table, condition.table):
                 found.setdefault(table, []).append(_semi_join(table, path, condition, column.type))
-    return {table: exp.and_(*conditions) for table, conditions in found.items()}
+    return {
+        table: RowFilter(
+            exp.and_(*conditions), tuple(c.name for c in catalog.tables[table].columns)
+        )
+        for table, conditions in found.items()
+    }
 
 
 def _paths(catalog: Catalog, start: str, goal: str) -> list[list[Relation]]:

@@ -48,7 +48,12 @@ from vitrina.sql.guard.messages import FRAGMENT_LIMIT
 from vitrina.sql.guard.models import GuardResult, GuardViolation
 from vitrina.sql.guard.nodes import Nodes
 from vitrina.sql.guard.parse import parse_statement
-from vitrina.sql.guard.policies import apply_row_filters, policy_invalid, policy_violations
+from vitrina.sql.guard.policies import (
+    RowFilter,
+    apply_row_filters,
+    policy_invalid,
+    policy_violations,
+)
 from vitrina.sql.guard.rewrite import apply_row_cap, qualify_allowed_tables
 from vitrina.sql.guard.statements import (
     nested_statement,
@@ -108,7 +113,7 @@ def guard(
     allowed_tables: set[str] | None,
     allowed_columns: dict[str, set[str]] | None = None,
     row_cap: int | None = None,
-    row_filters: dict[str, exp.Expr] | None = None,
+    row_filters: dict[str, RowFilter] | None = None,
 ) -> GuardResult:
     """Check one SQL text; return the verdict, the normalised SQL and the tables it reads.
 
@@ -142,7 +147,7 @@ def _guard(
     allowed_tables: set[str] | None,
     allowed_columns: dict[str, set[str]] | None,
     row_cap: int | None,
-    row_filters: dict[str, exp.Expr] | None = None,
+    row_filters: dict[str, RowFilter] | None = None,
 ) -> GuardResult:
     too_big, tokens = limits_and_tokens(sql, dialect)
     if too_big:
@@ -173,7 +178,7 @@ def _guard(
         qualify_allowed_tables(tables, catalog)
         if row_filters:
             policed = {_table_name(r.parts, catalog) for r in tables} & set(row_filters)
-            apply_row_filters(tables, catalog or TableIndex(row_filters), row_filters)
+            apply_row_filters(tables, catalog or TableIndex(row_filters), row_filters, dialect)
         if row_cap is not None:
             expression = apply_row_cap(expression, row_cap)
     final = normalise_sql(expression, dialect)
