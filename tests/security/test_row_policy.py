@@ -21,17 +21,17 @@ import pytest
 
 from vitrina.ask.service import AskService
 from vitrina.catalog import load_catalog
-from vitrina.catalog.policy import (
+from vitrina.config import load_settings
+from vitrina.sql.guard import guard_with_catalog
+from vitrina.sql.guard.policies import unfiltered_tables
+from vitrina.sql.guard.tables import TableIndex
+from vitrina.sql.policy import (
     PolicyCondition,
     PolicyError,
     RowPolicy,
     parse_condition,
     table_filters,
 )
-from vitrina.config import load_settings
-from vitrina.sql.guard import guard_with_catalog
-from vitrina.sql.guard.policies import unfiltered_tables
-from vitrina.sql.guard.tables import TableIndex
 from vitrina.warehouse import Warehouse
 
 TODAY = date(2026, 11, 30)

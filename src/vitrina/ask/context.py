@@ -12,8 +12,8 @@ from vitrina.config import Settings
 from vitrina.warehouse import Warehouse
 
 if TYPE_CHECKING:  # rules-only turns never load the model client
-    from vitrina.catalog.policy import RowPolicy
     from vitrina.llm.client import ModelTurn
+    from vitrina.sql.policy import RowPolicy
 
 
 @dataclass(frozen=True)

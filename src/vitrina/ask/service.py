@@ -34,8 +34,8 @@ from vitrina.trace.telemetry import StepRecord, export_run
 from vitrina.warehouse import QueryResult, Warehouse
 
 if TYPE_CHECKING:  # the model client loads only when a model is configured (decision 092)
-    from vitrina.catalog.policy import RowPolicy
     from vitrina.llm.client import LLMClient, ModelTurn
+    from vitrina.sql.policy import RowPolicy
 
 log = logging.getLogger(__name__)
 MAX_HISTORY = 5000  # checkpoints walked back to find an older run of a dialog

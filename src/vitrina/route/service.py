@@ -155,7 +155,7 @@ class RouteService:
         policy: Any = None,
     ) -> RouteResult:
         """Route one request to its role and return the delivered reply. `policy` (the token's
-        row policy, `vitrina.catalog.policy.RowPolicy`) goes with every query the request
+        row policy, `vitrina.sql.policy.RowPolicy`) goes with every query the request
         runs; such a request starts no task (a task would run as the local user)."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
         nodes: list[str] = []

@@ -82,8 +82,8 @@ def _row_policy(written: list[str], catalog_dir: Path | None) -> Any:
         return None
     from vitrina.catalog import load_catalog
     from vitrina.catalog.errors import CatalogError
-    from vitrina.catalog.policy import PolicyError, RowPolicy, parse_condition
     from vitrina.config import load_settings
+    from vitrina.sql.policy import PolicyError, RowPolicy, parse_condition
 
     try:
         catalog = load_catalog(catalog_dir or load_settings().catalog_dir)

@@ -55,7 +55,7 @@ tokens = Table(
     Column("created_at", Float, nullable=False),
     Column("revoked_at", Float, nullable=True),
     Column("role", String(16), nullable=False, server_default=DEFAULT_ROLE),  # vitrina.server.roles
-    Column("policy", Text, nullable=True),  # a row policy as JSON (vitrina.catalog.policy)
+    Column("policy", Text, nullable=True),  # a row policy as JSON (vitrina.sql.policy)
 )
 
 threads = Table(

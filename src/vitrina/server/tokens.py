@@ -10,9 +10,9 @@ import hashlib
 import hmac
 import secrets
 
-from vitrina.catalog.policy import PolicyCondition, RowPolicy
 from vitrina.server.roles import DEFAULT_ROLE
 from vitrina.server.store import Store, TokenRecord
+from vitrina.sql.policy import PolicyCondition, RowPolicy
 
 PREFIX = "vt"
 

@@ -24,7 +24,7 @@ class TaskContext:
     ask: Callable[..., Any] | None = None
     llm: Any = None  # vitrina.llm.LLMClient; None = rules only
     today: date = field(default_factory=date.today)
-    policy: Any = None  # the owner's row policy (vitrina.catalog.policy.RowPolicy); None: all rows
+    policy: Any = None  # the owner's row policy (vitrina.sql.policy.RowPolicy); None: all rows
 
     @property
     def limits(self) -> Any:

@@ -81,7 +81,7 @@ class TaskService:
         policy_of: Callable[[str], Any] | None = None,
     ) -> None:
         self.settings = settings or load_settings()
-        # owner id -> its row policy (`vitrina.catalog.policy.RowPolicy`) or None: every query
+        # owner id -> its row policy (`vitrina.sql.policy.RowPolicy`) or None: every query
         # of a task reads through its owner's policy, looked up again on every run
         self.policy_of = policy_of
         self.config = config or load_task_config(self.settings)

@@ -71,8 +71,8 @@ def build_command(
     ] = None,
 ) -> None:
     """Run the build team on a brief to a reviewed dashboard (resumes an unfinished build)."""
-    from vitrina.catalog.policy import RowPolicy, parse_condition
     from vitrina.language.detect import detect_lang
+    from vitrina.sql.policy import RowPolicy, parse_condition
     from vitrina.team import TeamError
     from vitrina.team.view import board_table
 

@@ -103,7 +103,7 @@ FAIL_CLOSED_RULES = frozenset({"too_complex", "qualify_failed"})
 
 if TYPE_CHECKING:
     from vitrina.catalog import Catalog
-    from vitrina.catalog.policy import RowPolicy
+    from vitrina.sql.policy import RowPolicy
 
 
 def guard(
@@ -120,7 +120,7 @@ def guard(
     ``allowed_tables`` (lower-case, schema-qualified names) of None means "any table",
     an empty set means "none". ``allowed_columns`` maps a table to its columns; tables
     missing from it are not column-checked. ``row_cap`` adds or lowers the outer LIMIT.
-    ``row_filters`` (a row policy, `vitrina.catalog.policy.table_filters`) maps a table to
+    ``row_filters`` (a row policy, `vitrina.sql.policy.table_filters`) maps a table to
     the filter every read of it gets; it needs ``allowed_tables``.
     An unknown ``dialect`` raises ValueError (a programming error, not a bad query).
     """
@@ -218,18 +218,20 @@ def guard_with_catalog(
     policy: RowPolicy | None = None,
 ) -> GuardResult:
     """The guard as every job runs it: only the catalog's tables and columns, with the row cap,
-    and the caller's row policy (`vitrina.catalog.policy`) when it has one."""
+    and the caller's row policy (`vitrina.sql.policy`) when it has one."""
     filters = None
     if policy:
-        from vitrina.catalog.policy import PolicyError, table_filters
-
         try:
-            filters = table_filters(policy, catalog)
-        except PolicyError as exc:
+            filters = policy.filters(catalog)
+        except ValueError as exc:  # vitrina.sql.policy.PolicyError: fail closed
             return GuardResult(
                 ok=False,
                 sql=sql.strip()[:FRAGMENT_LIMIT],
-                violations=[policy_invalid(exc.message_en, exc.message_ru)],
+                violations=[
+                    policy_invalid(
+                        getattr(exc, "message_en", str(exc)), getattr(exc, "message_ru", str(exc))
+                    )
+                ],
             )
     return guard(
         sql,

@@ -33,7 +33,7 @@ from sqlglot.errors import SqlglotError
 from vitrina.sql.guard.models import GuardViolation
 from vitrina.sql.guard.tables import TableIndex, TableRef, table_references
 
-FILTERED_ALIAS = "vp0"  # the policed table inside its wrapper (`vitrina.catalog.policy`)
+FILTERED_ALIAS = "vp0"  # the policed table inside its wrapper (`vitrina.sql.policy`)
 # what a wrapper's SELECT may carry besides its columns, its source and its filter: nothing
 _WRAPPER_ARGS = {"expressions", "from_", "where"}
 

@@ -80,6 +80,10 @@ class RowPolicy(BaseModel):
         joiner = " и " if lang == "ru" else " and "
         return joiner.join(c.describe() for c in self.conditions)
 
+    def filters(self, catalog: Catalog) -> dict[str, RowFilter]:
+        """What the SQL guard adds to each table (`table_filters`)."""
+        return table_filters(self, catalog)
+
     def dumps(self) -> str:
         return json.dumps(self.model_dump()["conditions"], ensure_ascii=False)
 
