@@ -13,6 +13,7 @@ from vitrina.warehouse import Warehouse
 
 if TYPE_CHECKING:  # rules-only turns never load the model client
     from vitrina.llm.client import ModelTurn
+    from vitrina.sql.policy import RowPolicy
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class AskContext:
     llm: ModelTurn | None = None  # the model for this turn when configured; None = rules only
     write_files: bool = True  # Excel and PNG; turned off by benchmarks
     options: AskOptions = field(default_factory=AskOptions)
+    policy: RowPolicy | None = None  # the asking token's row policy: the guard adds its filters
 
     @property
     def dialect(self) -> str:

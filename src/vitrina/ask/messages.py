@@ -5,6 +5,10 @@ from __future__ import annotations
 from vitrina.i18n import Messages
 
 TEXTS: dict[str, dict[str, str]] = {
+    "policy_applied": {
+        "ru": "Применена политика доступа токена: учтены только строки, где {policy}.",
+        "en": "The token's row policy applied: only rows where {policy} were read.",
+    },
     "model_down_answered": {
         "ru": "Модель была недоступна, поэтому ответ построен по правилам каталога "
         "(сложные условия вопроса могли быть не учтены).",

@@ -35,6 +35,7 @@ from vitrina.warehouse import QueryResult, Warehouse
 
 if TYPE_CHECKING:  # the model client loads only when a model is configured (decision 092)
     from vitrina.llm.client import LLMClient, ModelTurn
+    from vitrina.sql.policy import RowPolicy
 
 log = logging.getLogger(__name__)
 MAX_HISTORY = 5000  # checkpoints walked back to find an older run of a dialog
@@ -154,8 +155,9 @@ class AskService:
             log.warning("LLM settings ignored, rules only: %s", exc)
             return None
 
-    def context(self, turn: ModelTurn | None = None) -> AskContext:
-        """The run context of one turn; `turn` carries the turn's model budget."""
+    def context(self, turn: ModelTurn | None = None, policy: RowPolicy | None = None) -> AskContext:
+        """The run context of one turn; `turn` carries the turn's model budget, `policy` the
+        asking token's row policy."""
         if turn is None and self.llm is not None:
             turn = self.llm.turn()
         return AskContext(
@@ -166,6 +168,7 @@ class AskService:
             write_files=self.write_files,
             llm=turn,
             options=self.options,
+            policy=policy or None,
         )
 
     def pending_clarification(self, thread_id: str) -> dict[str, Any] | None:
@@ -203,10 +206,14 @@ class AskService:
         thread_id: str | None = None,
         segment: str | None = None,
         topics: list[str] | None = None,
+        policy: RowPolicy | None = None,
     ) -> AskResult:
-        """Run one turn to its end (answer, clarification, refusal or failure)."""
+        """Run one turn to its end (answer, clarification, refusal or failure); `policy`: the
+        asking token's row policy (every query of the turn reads only its rows)."""
         result = None
-        for item in self.stream(question, thread_id=thread_id, segment=segment, topics=topics):
+        for item in self.stream(
+            question, thread_id=thread_id, segment=segment, topics=topics, policy=policy
+        ):
             result = item
         assert isinstance(result, AskResult)
         return result
@@ -218,12 +225,13 @@ class AskService:
         question: str = "",
         lang: str | None = None,
         thread_id: str | None = None,
+        policy: RowPolicy | None = None,
     ) -> AskResult:
         """Run a plan made elsewhere (route's report planner) through ask's own tail: compile,
         guard and EXPLAIN, deterministic checks, execution, result checks, the answer and its
         files. `question` words the answer and the Excel sheet; `lang` defaults to its language."""
         result = None
-        for item in self.stream(question, thread_id=thread_id, plan=plan, lang=lang):
+        for item in self.stream(question, thread_id=thread_id, plan=plan, lang=lang, policy=policy):
             result = item
         assert isinstance(result, AskResult)
         return result
@@ -238,12 +246,13 @@ class AskService:
         plan: QueryPlan | None = None,
         lang: str | None = None,
         waiting: bool | None = None,
+        policy: RowPolicy | None = None,
     ) -> Iterator[StepEvent | AskResult]:
         """Run one turn, yielding a StepEvent after every graph node, then the AskResult.
         The finished turn is exported as telemetry spans in the background. With `plan`
         (see `run_plan`) the turn starts at SQL generation. `waiting`: whether the thread
         waits for a clarification's reply, when the caller has just read its checkpoint
-        (None: read here)."""
+        (None: read here). `policy`: the asking token's row policy."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
         payload = (
             self._payload(question, thread_id, segment, topics, waiting)
@@ -262,7 +271,7 @@ class AskService:
         for update in self.graph.stream(
             payload,
             config,
-            context=self.context(turn),
+            context=self.context(turn, policy),
             stream_mode="updates",
             durability="exit",
         ):
@@ -342,7 +351,7 @@ class AskService:
                 "excel": files.excel or result.excel,
                 "chart_png": files.chart_png or result.chart_png,
                 "trace": trace,
-                "tags": ["suppressed_errors"] if has_suppressed(trace) else [],
+                "tags": result_tags(trace, result.checks),
             }
         )
 
@@ -387,6 +396,15 @@ def with_model_notice(result: AskResult, reason: str, lang: str) -> AskResult:
     return result.model_copy(
         update={"answer": answer, "model_unavailable": {"reason": reason, "notice": notice}}
     )
+
+
+def result_tags(trace: list[TraceEvent], checks: list[dict[str, str]]) -> list[str]:
+    """What a reader should know of an answer at a glance: errors were suppressed on the
+    way, a row policy filtered what it read."""
+    tags = ["suppressed_errors"] if has_suppressed(trace) else []
+    if any(c.get("check") == "row_policy" for c in checks):
+        tags.append("row_policy")
+    return tags
 
 
 def pending_of(snapshot: Any) -> dict[str, Any] | None:
@@ -437,6 +455,6 @@ def result_from_state(
         sql_explanation=values.get("sql_explanation"),
         sql_confidence=values.get("sql_confidence"),
         llm_usage=usage or {},
-        tags=["suppressed_errors"] if has_suppressed(trace) else [],
+        tags=result_tags(trace, values.get("checks") or []),
         trace=trace,
     )

@@ -143,7 +143,7 @@ def build_server(
         """Run one SELECT through Vitrina's SQL guard (catalog tables and columns only, no DML/DDL,
         no file or system access, row cap) on a read-only connection; returns the SQL that ran,
         columns and rows."""
-        return await _call("analyst", tools.run_sql, box, sql, max_rows=max_rows)
+        return await _call("analyst", tools.run_sql, box, sql, max_rows=max_rows, owned=True)
 
     @server.tool(title="Search the catalog")
     async def search_catalog(query: Query, limit: Limit = 20) -> list[dict[str, Any]]:

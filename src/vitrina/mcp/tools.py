@@ -83,9 +83,16 @@ class Toolbox:
                     self.settings,
                     catalog=service.catalog,
                     warehouse=service.warehouse,
-                    ask=lambda question: service.ask(question),
+                    ask=lambda question, policy=None: service.ask(question, policy=policy),
+                    policy_of=self.policy_of,
                 )
             return self._tasks
+
+    def policy_of(self, owner: str) -> Any:
+        """The row policy of a caller's token (`vitrina token create --policy`); None locally."""
+        from vitrina.server.tokens import owner_policy
+
+        return None if owner == LOCAL else owner_policy(self.store, owner)
 
     def _service_unlocked(self) -> Any:
         if self._service is None:
@@ -155,7 +162,9 @@ def ask(
         segment = box.service.catalog.info.dialog_segment(segment)
     except ValueError as exc:
         raise ToolFailure(str(exc)) from None
-    result = box.service.ask(question, thread_id=thread_id, segment=segment)
+    result = box.service.ask(
+        question, thread_id=thread_id, segment=segment, policy=box.policy_of(owner)
+    )
     if result.thread_id and box.store.thread(result.thread_id) is None:
         box.store.create_thread(result.thread_id, owner, segment, [])
     return {
@@ -176,11 +185,13 @@ def ask(
     }
 
 
-def run_sql(box: Toolbox, sql: str, max_rows: int = 100) -> dict[str, Any]:
-    """Run one guarded, read-only SELECT over the catalog's tables."""
+def run_sql(box: Toolbox, sql: str, max_rows: int = 100, owner: str = LOCAL) -> dict[str, Any]:
+    """Run one guarded, read-only SELECT over the catalog's tables, through the caller's row
+    policy when its token has one."""
     catalog = box.catalog
+    policy = box.policy_of(owner)
     checked = guard_with_catalog(
-        sql, catalog, dialect=box.warehouse.dialect, row_cap=box.settings.row_cap
+        sql, catalog, dialect=box.warehouse.dialect, row_cap=box.settings.row_cap, policy=policy
     )
     if not checked.ok:
         problems = "; ".join(f"{v.rule}: {v.message_en}" for v in checked.violations)
@@ -197,6 +208,7 @@ def run_sql(box: Toolbox, sql: str, max_rows: int = 100) -> dict[str, Any]:
         "row_count": result.row_count,
         "rows_truncated": result.row_count > limit or result.truncated,
         "elapsed_ms": result.elapsed_ms,
+        **({"row_policy": policy.describe()} if policy else {}),
     }
 
 

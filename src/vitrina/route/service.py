@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import uuid
 from collections.abc import Sequence
@@ -146,9 +147,16 @@ class RouteService:
         return result
 
     def handle(
-        self, request: str, *, face: str = "cli", thread_id: str | None = None
+        self,
+        request: str,
+        *,
+        face: str = "cli",
+        thread_id: str | None = None,
+        policy: Any = None,
     ) -> RouteResult:
-        """Route one request to its role and return the delivered reply."""
+        """Route one request to its role and return the delivered reply. `policy` (the token's
+        row policy, `vitrina.sql.policy.RowPolicy`) goes with every query the request
+        runs; such a request starts no task (a task would run as the local user)."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
         nodes: list[str] = []
         state: dict[str, Any] = {}
@@ -157,6 +165,8 @@ class RouteService:
             self.llm.turn() if hasattr(self.llm, "turn") else self.llm
         )  # one model budget per request
         context = dataclasses.replace(self.context, llm=turn)
+        if policy:
+            context = self._policed(context, policy)
         for update in self.graph.stream(
             {"request": request, "face": face, "thread_id": thread_id},
             config,
@@ -184,6 +194,16 @@ class RouteService:
             trace=state.get("trace") or [],
             nodes=nodes,
             llm_usage=turn.usage() if hasattr(turn, "usage") else {},
+        )
+
+    def _policed(self, context: RouteContext, policy: Any) -> RouteContext:
+        """The context whose every query reads through `policy`; nothing runs without it."""
+        service = self.ask_service
+        return dataclasses.replace(
+            context,
+            ask=(lambda q, t: service.ask(q, thread_id=t, policy=policy)) if service else None,
+            run_plan=functools.partial(service.run_plan, policy=policy) if service else None,
+            task_runner=None,
         )
 
     def close(self) -> None:

@@ -23,6 +23,7 @@ from vitrina.server.rebalance import RebalanceMiddleware
 from vitrina.server.routes import ROUTES
 from vitrina.server.state import ServerState
 from vitrina.server.store import Store
+from vitrina.server.tokens import owner_policy
 from vitrina.server.turns import TurnRunner
 from vitrina.server.views.models import ERRORS
 
@@ -41,10 +42,13 @@ def build_service(settings: Settings) -> Any:
     )  # files on download
 
 
-def job_routers(settings: Settings, service: Any, streams: Any = None) -> list[APIRouter]:
+def job_routers(
+    settings: Settings, service: Any, streams: Any = None, store: Store | None = None
+) -> list[APIRouter]:
     """Routers other jobs contribute, behind the same auth and roles: experiments of `vitrina
     eval` (admin) and the task page and API of `vitrina task` (analyst, sharing this app's ask
-    pipeline). Both store the caller's owner id with what they create and show it to no one else."""
+    pipeline). Both store the caller's owner id with what they create and show it to no one else;
+    a task reads through its owner's row policy (`store`)."""
     from vitrina.eval import experiments_router
     from vitrina.task import TaskService, build_router
 
@@ -54,7 +58,8 @@ def job_routers(settings: Settings, service: Any, streams: Any = None) -> list[A
         settings,
         catalog=service.catalog,
         warehouse=service.warehouse,
-        ask=lambda question: service.ask(question),
+        ask=lambda question, policy=None: service.ask(question, policy=policy),
+        policy_of=(lambda owner: owner_policy(store, owner)) if store is not None else None,
     )
     return [
         guarded,
@@ -125,7 +130,7 @@ def create_app(
             include_in_schema=route.api,
             responses=ERRORS if route.api else None,
         )
-    routers = job_routers(settings, service, streams=state.runner.slots.acquire)
+    routers = job_routers(settings, service, streams=state.runner.slots.acquire, store=store)
     state.runner.start_task = next(
         (r.start_task for r in routers if hasattr(r, "start_task")), None
     )

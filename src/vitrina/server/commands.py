@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -44,6 +44,16 @@ def token_create(
             "admin (also experiments and evaluations)."
         ),
     ] = "analyst",
+    policy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--policy",
+            help="A row filter: table.column=value[,value...] over the catalog's columns, "
+            "e.g. dim_region.region_name=Москва; repeat for more (all must hold). Every query "
+            "of the token reads only those rows (docs/security.md).",
+        ),
+    ] = None,
+    catalog_dir: CatalogDir = None,
 ) -> None:
     """Create a token; it is printed once, as the last word of the output."""
     from vitrina.server.roles import ROLES
@@ -53,14 +63,37 @@ def token_create(
         raise _fail("NAME must be 1 to 200 characters")
     if role not in ROLES:
         raise _fail(f"--role must be one of {', '.join(ROLES)}, not {role!r}")
+    row_policy = _row_policy(policy or [], catalog_dir)
     store = _store()
     try:
-        token = create_token(store, name.strip(), role)
+        token = create_token(store, name.strip(), role, row_policy)
     finally:
         store.close()
+    if row_policy:
+        typer.echo(f"row policy / политика доступа: {row_policy.describe()}")
     typer.echo(
         f"Created token {name.strip()!r}; it is shown only once / токен показан один раз: {token}"
     )
+
+
+def _row_policy(written: list[str], catalog_dir: Path | None) -> Any:
+    """The --policy options checked against the catalog (a clear error naming what is wrong)."""
+    if not written:
+        return None
+    from vitrina.catalog import load_catalog
+    from vitrina.catalog.errors import CatalogError
+    from vitrina.config import load_settings
+    from vitrina.sql.policy import PolicyError, RowPolicy, parse_condition
+
+    try:
+        catalog = load_catalog(catalog_dir or load_settings().catalog_dir)
+        return RowPolicy(conditions=[parse_condition(text, catalog) for text in written])
+    except PolicyError as exc:
+        raise _fail(str(exc)) from None
+    except CatalogError as exc:
+        raise _fail(
+            f"--policy needs the catalog / --policy проверяется по каталогу: {exc}"
+        ) from None
 
 
 @token_app.command("list")
@@ -71,9 +104,16 @@ def token_list() -> None:
         for t in store.list_tokens():
             created = datetime.fromtimestamp(t.created_at).isoformat(timespec="seconds")
             state = "revoked" if t.revoked_at else "active"
-            typer.echo(f"{t.id}  {state:<7}  {t.role:<7}  {created}  {t.name}")
+            typer.echo(f"{t.id}  {state:<7}  {t.role:<7}  {created}  {t.name}{_policy_note(t)}")
     finally:
         store.close()
+
+
+def _policy_note(record: Any) -> str:
+    from vitrina.server.tokens import token_policy
+
+    policy = token_policy(record)
+    return f"  policy: {policy.describe()}" if policy else ""
 
 
 @token_app.command("revoke")

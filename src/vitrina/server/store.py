@@ -55,6 +55,7 @@ tokens = Table(
     Column("created_at", Float, nullable=False),
     Column("revoked_at", Float, nullable=True),
     Column("role", String(16), nullable=False, server_default=DEFAULT_ROLE),  # vitrina.server.roles
+    Column("policy", Text, nullable=True),  # a row policy as JSON (vitrina.sql.policy)
 )
 
 threads = Table(
@@ -129,6 +130,7 @@ class TokenRecord:
     created_at: float
     revoked_at: float | None = None
     role: str = DEFAULT_ROLE
+    policy: str | None = None  # the row policy's JSON (`RowPolicy.loads`); None: all rows
 
 
 def sqlalchemy_url(settings: Settings) -> str:
@@ -231,16 +233,17 @@ class Store:
             ) from exc
 
     def _add_missing_columns(self) -> None:
-        """A state database from before token roles gets the column (existing tokens: analyst)."""
+        """A state database from before token roles or row policies gets the columns
+        (existing tokens: analyst, no policy)."""
         have = {c["name"] for c in inspect(self.engine).get_columns("vitrina_tokens")}
-        if "role" not in have:
-            with self.engine.begin() as conn:
-                conn.execute(
-                    text(
-                        f"ALTER TABLE vitrina_tokens ADD COLUMN role VARCHAR(16) NOT NULL "
-                        f"DEFAULT '{DEFAULT_ROLE}'"
-                    )
-                )
+        added = {
+            "role": f"VARCHAR(16) NOT NULL DEFAULT '{DEFAULT_ROLE}'",
+            "policy": "TEXT",
+        }
+        for name, kind in added.items():
+            if name not in have:
+                with self.engine.begin() as conn:
+                    conn.execute(text(f"ALTER TABLE vitrina_tokens ADD COLUMN {name} {kind}"))
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Store:
@@ -249,7 +252,12 @@ class Store:
 
     # ---- tokens ---------------------------------------------------------------
     def add_token(
-        self, token_id: str, name: str, secret_sha256: str, role: str = DEFAULT_ROLE
+        self,
+        token_id: str,
+        name: str,
+        secret_sha256: str,
+        role: str = DEFAULT_ROLE,
+        policy: str | None = None,
     ) -> None:
         with self._single.begin() as conn:
             conn.execute(
@@ -259,6 +267,7 @@ class Store:
                     secret_sha256=secret_sha256,
                     created_at=time.time(),
                     role=check_role(role),
+                    policy=policy,
                 )
             )
 

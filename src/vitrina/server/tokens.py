@@ -12,6 +12,7 @@ import secrets
 
 from vitrina.server.roles import DEFAULT_ROLE
 from vitrina.server.store import Store, TokenRecord
+from vitrina.sql.policy import PolicyCondition, RowPolicy
 
 PREFIX = "vt"
 
@@ -20,12 +21,14 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
-def create_token(store: Store, name: str, role: str = DEFAULT_ROLE) -> str:
-    """Store a new token under ``name`` with ``role`` and return it: the only time it is ever
-    shown."""
+def create_token(
+    store: Store, name: str, role: str = DEFAULT_ROLE, policy: RowPolicy | None = None
+) -> str:
+    """Store a new token under ``name`` with ``role`` (and a row policy, already checked
+    against the catalog) and return it: the only time it is ever shown."""
     token_id = secrets.token_hex(6)
     secret = secrets.token_urlsafe(32)
-    store.add_token(token_id, name, digest(secret), role)
+    store.add_token(token_id, name, digest(secret), role, policy.dumps() if policy else None)
     return f"{PREFIX}_{token_id}_{secret}"
 
 
@@ -40,3 +43,22 @@ def verify_token(store: Store, presented: str) -> TokenRecord | None:
     if record is None or not ok or record.revoked_at is not None:
         return None
     return record
+
+
+def token_policy(record: TokenRecord | None) -> RowPolicy | None:
+    """The token's row policy, or None. A stored policy that no longer reads is an
+    unsatisfiable one, never none: it names a column no catalog has, so every query of the
+    token is refused (`policy_invalid`)."""
+    if record is None or not record.policy:
+        return None
+    try:
+        return RowPolicy.loads(record.policy)
+    except ValueError:
+        return RowPolicy(conditions=[PolicyCondition(column="<unreadable>.<policy>", values=["-"])])
+
+
+def owner_policy(store: Store, owner: str) -> RowPolicy | None:
+    """The row policy of an owner id (a token id; "local", the CLI or --no-auth: none)."""
+    if owner == "local":
+        return None
+    return token_policy(store.token(owner))

@@ -32,6 +32,7 @@ from vitrina.server.history import result_links
 from vitrina.server.roles import allows
 from vitrina.server.store import Store, ThreadRecord
 from vitrina.server.streams import DEFAULT_PER_OWNER, StreamSlots
+from vitrina.server.tokens import owner_policy
 
 log = logging.getLogger("vitrina.server")
 _DONE = object()
@@ -161,6 +162,7 @@ class TurnRunner:
             segment=thread.segment,
             topics=thread.topics or None,
             waiting=waiting,
+            policy=self.policy_of(thread.owner),
         ):
             if hasattr(item, "step"):
                 steps.append({"step": item.step, "ms": item.ms})
@@ -189,6 +191,10 @@ class TurnRunner:
                     "result": {**public_result(item, self.max_rows), "kind": "ask"},
                 }
             )
+
+    def policy_of(self, owner: str) -> Any:
+        """The row policy of the dialog's owner (its token), or None ("local": no token)."""
+        return owner_policy(self.store, owner)
 
     def _may_run_tasks(self, owner: str) -> bool:
         """Only analysts and admins start tasks (a dialog's owner is its token; "local" without
@@ -230,7 +236,12 @@ class TurnRunner:
                 answer=None,
             )
         else:
-            result = self.route_service().handle(text, face="web", thread_id=f"{thread.id}-route")
+            result = self.route_service().handle(
+                text,
+                face="web",
+                thread_id=f"{thread.id}-route",
+                policy=self.policy_of(thread.owner),
+            )
             markdown = web_markdown(str(result.reply.get("markdown") or result.answer or ""))
             turn.update(
                 status=result.status,

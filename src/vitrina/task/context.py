@@ -20,9 +20,11 @@ class TaskContext:
     tools: dict[str, Any]  # name -> vitrina.task.tools.Tool
     catalog: Any = None  # vitrina.catalog.Catalog
     warehouse: Any = None  # vitrina.warehouse.Warehouse
-    ask: Callable[[str], Any] | None = None  # question -> AskResult (the ask pipeline)
+    # question -> AskResult (the ask pipeline); called with policy= when the task has one
+    ask: Callable[..., Any] | None = None
     llm: Any = None  # vitrina.llm.LLMClient; None = rules only
     today: date = field(default_factory=date.today)
+    policy: Any = None  # the owner's row policy (vitrina.sql.policy.RowPolicy); None: all rows
 
     @property
     def limits(self) -> Any:

@@ -56,7 +56,8 @@ def data_end(sql: str | None, ctx: Any, trace: Trace) -> date | None:
         )
         return None
     table, column = found
-    cache_key = ("data_end", table, column)
+    policy = getattr(ctx, "policy", None)
+    cache_key = ("data_end", table, column, policy.dumps() if policy else None)
     cache = getattr(ctx.warehouse, "cache", None)
     if cache is not None and cache_key in cache:
         return cache[cache_key]
@@ -65,6 +66,7 @@ def data_end(sql: str | None, ctx: Any, trace: Trace) -> date | None:
         ctx.catalog,
         dialect=ctx.warehouse.dialect,
         row_cap=1,
+        policy=policy,
     )
     if not checked.ok:
         trace.suppressed(

@@ -78,8 +78,12 @@ class TaskService:
         config: TaskConfig | None = None,
         tools: dict[str, Any] | None = None,
         prompts: PromptStore | None = None,
+        policy_of: Callable[[str], Any] | None = None,
     ) -> None:
         self.settings = settings or load_settings()
+        # owner id -> its row policy (`vitrina.sql.policy.RowPolicy`) or None: every query
+        # of a task reads through its owner's policy, looked up again on every run
+        self.policy_of = policy_of
         self.config = config or load_task_config(self.settings)
         self.today = today or date.today()
         self.llm = (llm if llm is not None else self._configured_llm()) if use_llm else None
@@ -129,7 +133,11 @@ class TaskService:
             use_llm=self.llm is not None,
         )
         service = self._ask_service
-        return (lambda q: service.ask(q)), service.catalog, service.warehouse
+        return (
+            (lambda q, policy=None: service.ask(q, policy=policy)),
+            service.catalog,
+            service.warehouse,
+        )
 
     def _mcp_tools(self) -> list[Any]:
         if not self.config.mcp_servers:
@@ -154,7 +162,7 @@ class TaskService:
         One model budget per call (a turn: planning, or the steps up to the next approval);
         its use is kept for the task's `llm_usage`."""
         turn = self.llm.turn() if hasattr(self.llm, "turn") else self.llm
-        context = dataclasses.replace(self.context, llm=turn)
+        context = dataclasses.replace(self.context, llm=turn, policy=self._policy(payload, task_id))
         if hasattr(turn, "usage"):
             self.turns[task_id] = turn
         for update in self.graph.stream(
@@ -168,6 +176,16 @@ class TaskService:
                 if node.startswith("__") or not isinstance(values, dict):
                     continue
                 yield node_event(node, values)
+
+    def _policy(self, payload: Any, task_id: str) -> Any:
+        """The row policy of the task's owner (from a start's payload, else the checkpoint)."""
+        if self.policy_of is None:
+            return None
+        if isinstance(payload, dict) and "owner" in payload:
+            owner = payload["owner"]
+        else:
+            owner = (self.graph.get_state(self._config(task_id)).values or {}).get("owner")
+        return self.policy_of(owner or LOCAL_OWNER)
 
     def start_payload(
         self,

@@ -61,14 +61,27 @@ def build_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result as JSON, no live board.")
     ] = False,
+    policy: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--policy",
+            help="A row filter for every query of the build, as `vitrina token create "
+            "--policy`: table.column=value[,value...]; repeat for more.",
+        ),
+    ] = None,
 ) -> None:
     """Run the build team on a brief to a reviewed dashboard (resumes an unfinished build)."""
     from vitrina.language.detect import detect_lang
+    from vitrina.sql.policy import RowPolicy, parse_condition
     from vitrina.team import TeamError
     from vitrina.team.view import board_table
 
     try:
         service = _service(db, catalog, board, browser=not no_browser)
+        if policy:  # checked against the build's catalog (PolicyError is a ValueError)
+            service.policy = RowPolicy(
+                conditions=[parse_condition(text, service.catalog) for text in policy]
+            )
     except (TeamError, ValueError, OSError) as exc:
         err.print(f"[red]{exc}[/]", highlight=False)
         raise typer.Exit(1) from exc

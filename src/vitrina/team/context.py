@@ -65,6 +65,7 @@ class BuildContext:
     on_event: Callable[[str, dict[str, Any]], None] | None = None
     superset: SupersetTarget | None = None  # reviewed and published in Superset too
     events: list[TraceEvent] = field(default_factory=list)
+    policy: Any = None  # a row policy (vitrina.sql.policy.RowPolicy): every query reads through it
 
     def refresh(self) -> Build:
         build = self.store.get_build(self.build.id)

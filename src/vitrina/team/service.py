@@ -138,8 +138,10 @@ class BuildService:
         superset: SupersetTarget | None = None,
         llm: Any | None = None,
         notifier: Notifier | None = None,
+        policy: Any = None,
     ) -> None:
         self.settings = settings or load_settings()
+        self.policy = policy  # a row policy (`vitrina build --policy`): the dataset reads its rows
         self.store = BoardStore(board or board_url(self.settings.state_url, self.settings.home))
         self.catalog = catalog or load_catalog(self.settings.catalog_dir)
         self.warehouse = warehouse or Warehouse(
@@ -172,6 +174,7 @@ class BuildService:
                 self.settings.warehouse_url,
                 str(self.settings.catalog_dir or "demo"),
                 str(out.resolve() if out else ""),
+                *([f"policy {self.policy.dumps()}"] if self.policy else []),
             ]
         )
         return hashlib.sha256(source.encode("utf-8")).hexdigest()[:32]
@@ -235,6 +238,7 @@ class BuildService:
             limits=self.limits,
             on_event=on_event,
             superset=self.superset,
+            policy=self.policy,
         )
 
     def run(

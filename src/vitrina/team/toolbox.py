@@ -133,7 +133,11 @@ class Toolbox:
 
     def guard(self, sql: str) -> GuardResult:
         return guard_with_catalog(
-            sql, self.ctx.catalog, dialect=self.ctx.warehouse.dialect, row_cap=self.ctx.row_cap
+            sql,
+            self.ctx.catalog,
+            dialect=self.ctx.warehouse.dialect,
+            row_cap=self.ctx.row_cap,
+            policy=self.ctx.policy,
         )
 
     def run_query(self, sql: str) -> tuple[QueryResult, str]:

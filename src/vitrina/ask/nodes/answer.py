@@ -211,6 +211,11 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
             numbers=[str(n) for n in invented],
         )
         body = view.note or ""
+    checks = state.get("checks", [])
+    if ctx.policy:  # said by code after the number check: the policy is not data
+        notice = text("policy_applied", lang, policy=ctx.policy.describe(lang))
+        body = f"{body}\n\n{notice}" if body else notice
+        checks = [*checks, {"check": "row_policy", "message": notice}]
     spec, decision, chart_events = _chart(state, ctx, result, metas)
     outputs = {
         "lang": lang,
@@ -239,6 +244,7 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
         "table": view.model_dump(),
         "chart": spec,
         "outputs": outputs,
+        "checks": checks,
         "history": [turn],
         "trace": [*trace.events, *chart_events],
     }

@@ -16,7 +16,11 @@ def guard_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("guard_sql")
     ctx = runtime.context
     result = guard_with_catalog(
-        state["sql"] or "", ctx.catalog, dialect=ctx.dialect, row_cap=ctx.settings.row_cap
+        state["sql"] or "",
+        ctx.catalog,
+        dialect=ctx.dialect,
+        row_cap=ctx.settings.row_cap,
+        policy=ctx.policy,
     )
     if not result.ok:
         message = "; ".join(v.message_en for v in result.violations)
@@ -35,4 +39,6 @@ def guard_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
             return {"sql_error": f"{exc.kind}: {exc}", "sql": result.sql, "trace": trace.events}
         trace.rejected("SQL failed the compile check", error=str(exc))
         return {"sql_error": f"compile: {exc}", "sql": result.sql, "trace": trace.events}
+    if result.policed:
+        trace.branch("row policy applied", tables=sorted(result.policed))
     return {"sql": result.sql, "sql_error": None, "trace": trace.events}

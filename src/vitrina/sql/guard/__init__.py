@@ -48,6 +48,12 @@ from vitrina.sql.guard.messages import FRAGMENT_LIMIT
 from vitrina.sql.guard.models import GuardResult, GuardViolation
 from vitrina.sql.guard.nodes import Nodes
 from vitrina.sql.guard.parse import parse_statement
+from vitrina.sql.guard.policies import (
+    RowFilter,
+    apply_row_filters,
+    policy_invalid,
+    policy_violations,
+)
 from vitrina.sql.guard.rewrite import apply_row_cap, qualify_allowed_tables
 from vitrina.sql.guard.statements import (
     nested_statement,
@@ -97,6 +103,7 @@ FAIL_CLOSED_RULES = frozenset({"too_complex", "qualify_failed"})
 
 if TYPE_CHECKING:
     from vitrina.catalog import Catalog
+    from vitrina.sql.policy import RowPolicy
 
 
 def guard(
@@ -106,17 +113,20 @@ def guard(
     allowed_tables: set[str] | None,
     allowed_columns: dict[str, set[str]] | None = None,
     row_cap: int | None = None,
+    row_filters: dict[str, RowFilter] | None = None,
 ) -> GuardResult:
     """Check one SQL text; return the verdict, the normalised SQL and the tables it reads.
 
     ``allowed_tables`` (lower-case, schema-qualified names) of None means "any table",
     an empty set means "none". ``allowed_columns`` maps a table to its columns; tables
     missing from it are not column-checked. ``row_cap`` adds or lowers the outer LIMIT.
+    ``row_filters`` (a row policy, `vitrina.sql.policy.table_filters`) maps a table to
+    the filter every read of it gets; it needs ``allowed_tables``.
     An unknown ``dialect`` raises ValueError (a programming error, not a bad query).
     """
     trace = Trace("sql_guard")
     try:
-        result = _guard(sql, dialect, allowed_tables, allowed_columns, row_cap)
+        result = _guard(sql, dialect, allowed_tables, allowed_columns, row_cap, row_filters)
     except RecursionError:  # within the limits and still too deep for sqlglot: refuse
         result = GuardResult(
             ok=False, sql=sql.strip()[:FRAGMENT_LIMIT], violations=[recursion_violation()]
@@ -137,6 +147,7 @@ def _guard(
     allowed_tables: set[str] | None,
     allowed_columns: dict[str, set[str]] | None,
     row_cap: int | None,
+    row_filters: dict[str, RowFilter] | None = None,
 ) -> GuardResult:
     too_big, tokens = limits_and_tokens(sql, dialect)
     if too_big:
@@ -162,15 +173,26 @@ def _guard(
         if found and rule in SHAPE_RULES:
             break
     ok = not violations
+    policed: set[str] = set()
     if ok:
         qualify_allowed_tables(tables, catalog)
+        if row_filters:
+            policed = {_table_name(r.parts, catalog) for r in tables} & set(row_filters)
+            apply_row_filters(tables, catalog or TableIndex(row_filters), row_filters, dialect)
         if row_cap is not None:
             expression = apply_row_cap(expression, row_cap)
+    final = normalise_sql(expression, dialect)
+    if ok and row_filters:  # the independent check, on the text that will run
+        violations = list(
+            policy_violations(final, dialect, catalog or TableIndex(row_filters), row_filters)
+        )
+        ok = not violations
     return GuardResult(
         ok=ok,
-        sql=normalise_sql(expression, dialect),
+        sql=final,
         violations=violations,
         tables={_table_name(ref.parts, catalog) for ref in tables},
+        policed=policed,
     )
 
 
@@ -188,13 +210,34 @@ def _table_name(parts: tuple[str, ...], catalog: TableIndex | None) -> str:
 
 
 def guard_with_catalog(
-    sql: str, catalog: Catalog, *, dialect: str, row_cap: int | None
+    sql: str,
+    catalog: Catalog,
+    *,
+    dialect: str,
+    row_cap: int | None,
+    policy: RowPolicy | None = None,
 ) -> GuardResult:
-    """The guard as every job runs it: only the catalog's tables and columns, with the row cap."""
+    """The guard as every job runs it: only the catalog's tables and columns, with the row cap,
+    and the caller's row policy (`vitrina.sql.policy`) when it has one."""
+    filters = None
+    if policy:
+        try:
+            filters = policy.filters(catalog)
+        except ValueError as exc:  # vitrina.sql.policy.PolicyError: fail closed
+            return GuardResult(
+                ok=False,
+                sql=sql.strip()[:FRAGMENT_LIMIT],
+                violations=[
+                    policy_invalid(
+                        getattr(exc, "message_en", str(exc)), getattr(exc, "message_ru", str(exc))
+                    )
+                ],
+            )
     return guard(
         sql,
         dialect=dialect,
         allowed_tables=set(catalog.tables),
         allowed_columns=catalog.allowed_columns(),
         row_cap=row_cap,
+        row_filters=filters,
     )

@@ -29,6 +29,7 @@ class GuardResult(BaseModel):
     sql: str
     violations: list[GuardViolation] = Field(default_factory=list)
     tables: set[str] = Field(default_factory=set)
+    policed: set[str] = Field(default_factory=set)  # tables a row policy filtered in ``sql``
     events: list[TraceEvent] = Field(default_factory=list)  # why it failed closed, if it did
 
     def raise_for_violations(self) -> None:

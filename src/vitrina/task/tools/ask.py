@@ -138,7 +138,8 @@ def ask(env: ToolEnv, args: AskArgs) -> ToolOutput:
     if env.ctx.ask is None:
         raise ToolError("the ask pipeline is not available")
     question, expected = derived_question(env, args)
-    result = env.ctx.ask(question)
+    policy = env.ctx.policy
+    result = env.ctx.ask(question, policy=policy) if policy else env.ctx.ask(question)
     env.trace.branch("ask pipeline", question=question, status=result.status, rows=result.row_count)
     if result.status != "answered":
         raise ToolError(f"ask {result.status}: {result.answer or ''}".strip())

@@ -21,7 +21,11 @@ def run_sql(env: ToolEnv, args: SqlArgs) -> ToolOutput:
     if ctx.warehouse is None or ctx.catalog is None:
         raise ToolError("no warehouse is configured")
     checked = guard_with_catalog(
-        args.sql, ctx.catalog, dialect=ctx.warehouse.dialect, row_cap=ctx.settings.row_cap
+        args.sql,
+        ctx.catalog,
+        dialect=ctx.warehouse.dialect,
+        row_cap=ctx.settings.row_cap,
+        policy=ctx.policy,
     )
     if not checked.ok:
         env.trace.rejected("SQL rejected by the guard", rules=[v.rule for v in checked.violations])
@@ -37,9 +41,12 @@ def run_sql(env: ToolEnv, args: SqlArgs) -> ToolOutput:
         env.trace.rejected("rows beyond the row cap dropped", row_cap=ctx.settings.row_cap)
     env.trace.measurement("sql executed", rows=result.row_count, ms=result.elapsed_ms)
     summary = f"{result.row_count} rows; columns: {', '.join(result.columns)}"
-    return env.table_output(
-        "run_sql", "sql", result.columns, result.rows, summary, meta={"sql": checked.sql}
-    )
+    meta: dict = {"sql": checked.sql}
+    if ctx.policy:
+        summary += f"; row policy applied: {ctx.policy.describe()}"
+        meta["row_policy"] = ctx.policy.describe()
+        env.trace.branch("row policy applied", tables=sorted(checked.policed))
+    return env.table_output("run_sql", "sql", result.columns, result.rows, summary, meta=meta)
 
 
 TOOL = Tool(
