@@ -245,14 +245,9 @@ class _PostgresBackend:
             )
             return [name for (name,) in cur.fetchall()] or ["public"]
 
-    def take_reconnected(self) -> bool:
-        """Whether this thread's last query replaced a lost connection."""
-        return self.pool.take_lost()
-
     def run(
         self, sql: str, row_cap: int, timeout_s: float, max_bytes: int
     ) -> tuple[list[str], list[tuple], bool]:
-        self.pool.take_lost()  # what an earlier query of this thread lost is not this one's
         for attempt in (1, 2):  # the second only after a connection found dead at BEGIN
             try:
                 with self.pool.connection(timeout_s) as conn:
@@ -447,8 +442,14 @@ class Warehouse:
             rows=rows,
             truncated=truncated,
             elapsed_ms=round(elapsed, 2),
-            reconnected=isinstance(backend, _PostgresBackend) and backend.take_reconnected(),
+            reconnected=self.take_reconnected(),
         )
+
+    def take_reconnected(self) -> bool:
+        """Whether a query of this thread replaced a lost connection since the last call (for
+        the decision trace: a node that ran a query says so); then forgotten."""
+        backend = self._backend
+        return isinstance(backend, _PostgresBackend) and backend.pool.take_lost()
 
     @property
     def compile_statement(self) -> str:

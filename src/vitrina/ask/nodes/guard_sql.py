@@ -27,6 +27,8 @@ def guard_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
         with trace.timed(f"compile check ({ctx.warehouse.compile_statement})"):
             ctx.warehouse.explain(result.sql)
     except WarehouseError as exc:
+        if ctx.warehouse.take_reconnected():
+            trace.suppressed("warehouse connection lost; reconnected")
         if exc.kind in ("connect", "privileged"):
             trace.error(
                 "warehouse unreachable" if exc.kind == "connect" else "warehouse role refused",
@@ -35,4 +37,6 @@ def guard_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
             return {"sql_error": f"{exc.kind}: {exc}", "sql": result.sql, "trace": trace.events}
         trace.rejected("SQL failed the compile check", error=str(exc))
         return {"sql_error": f"compile: {exc}", "sql": result.sql, "trace": trace.events}
+    if ctx.warehouse.take_reconnected():
+        trace.suppressed("warehouse connection lost; reconnected and the read retried once")
     return {"sql": result.sql, "sql_error": None, "trace": trace.events}
