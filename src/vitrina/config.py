@@ -86,6 +86,9 @@ class Settings(BaseSettings):
     segment: str = "auto"
     statement_timeout_s: float = 30.0
     row_cap: int = 100_000
+    # bytes of one query's result (text and bytes by length, numbers 8): reading stops and
+    # the query is refused as "too large" when its rows exceed it (vitrina.warehouse.budget)
+    result_max_bytes: int = Field(default=50_000_000, gt=0)
     allow_privileged_warehouse: bool = (
         False  # run as a PostgreSQL role that can do more than read (logged)
     )

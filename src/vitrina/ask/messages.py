@@ -189,6 +189,14 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "The query took too long and was stopped ({error}). Narrow the period or drop a "
         "breakdown.",
     },
+    "too_large": {
+        "ru": "Результат запроса слишком большой, его чтение остановлено (предел — "
+        "VITRINA_RESULT_MAX_BYTES). Сузьте период, добавьте фильтр или попросите итог "
+        "вместо строк.",
+        "en": "The query's result is too large and reading it was stopped (the limit is "
+        "VITRINA_RESULT_MAX_BYTES). Narrow the period, add a filter or ask for a total "
+        "instead of rows.",
+    },
     "empty": {
         "ru": "Данных за период «{period}» нет.",
         "en": "There is no data for {period}.",

@@ -9,7 +9,9 @@ from langgraph.graph import END
 
 from vitrina.ask.state import AskState
 
-NON_RETRYABLE = ("connect:", "privileged:", "timeout:")
+# another attempt would hit the same wall (a result over the byte budget: a narrower query
+# would be a narrower answer than was asked)
+NON_RETRYABLE = ("connect:", "privileged:", "timeout:", "too_large:")
 SUMMARY_EVERY = 3  # answered turns between updates of the dialog summary
 
 

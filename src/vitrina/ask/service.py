@@ -134,6 +134,7 @@ class AskService:
             row_cap=self.settings.row_cap,
             allow_privileged=self.settings.allow_privileged_warehouse,
             duckdb_threads=self.settings.duckdb_threads,
+            result_max_bytes=self.settings.result_max_bytes,
         )
         self.checkpointer = checkpointer or sqlite_checkpointer(self.settings.state_path)
         self.graph = build_graph(

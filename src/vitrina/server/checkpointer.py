@@ -1,14 +1,22 @@
 """The dialogs' checkpointer: SQLite under VITRINA_HOME, or PostgreSQL for several processes.
 
 PostgreSQL is chosen when VITRINA_STATE_URL is a PostgreSQL URL; every process that points
-at it sees the same dialogs, so API processes stay stateless behind a load balancer.
+at it sees the same dialogs, so API processes stay stateless behind a load balancer. Its
+pool checks a connection idle for longer than the store's PING_AFTER_IDLE_S before handing
+it out and replaces one the server dropped (a restart, a failover, an idle timeout).
 """
 
 from __future__ import annotations
 
+import time
+import weakref
 from typing import Any
 
 from vitrina.config import Settings
+from vitrina.server.store import PING_AFTER_IDLE_S
+
+# when each pooled connection was last given back (weak: a closed one is forgotten)
+_LAST_USED: weakref.WeakKeyDictionary[Any, float] = weakref.WeakKeyDictionary()
 
 
 def is_postgres(url: str | None) -> bool:
@@ -18,6 +26,21 @@ def is_postgres(url: str | None) -> bool:
 def libpq_url(url: str) -> str:
     """A SQLAlchemy PostgreSQL URL (`postgresql+psycopg://...`) as libpq's `postgresql://...`."""
     return "postgresql://" + url.split("://", 1)[1]
+
+
+def _used(conn: Any) -> None:
+    """The pool's `reset` hook: the connection came back now."""
+    _LAST_USED[conn] = time.monotonic()
+
+
+def _check_idle(conn: Any) -> None:
+    """The pool's `check` hook: a connection idle for longer than PING_AFTER_IDLE_S gets
+    an empty query; one the server dropped raises, and the pool hands out another. One used
+    more recently is not pinged (a round trip per checkout under load, for nothing)."""
+    from psycopg_pool import ConnectionPool
+
+    if time.monotonic() - _LAST_USED.get(conn, 0.0) > PING_AFTER_IDLE_S:
+        ConnectionPool.check_connection(conn)
 
 
 def make_checkpointer(settings: Settings, *, pool_size: int = 10) -> Any:
@@ -40,6 +63,8 @@ def make_checkpointer(settings: Settings, *, pool_size: int = 10) -> Any:
         open=True,
         timeout=10,
         kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+        check=_check_idle,
+        reset=_used,
     )
     saver = PostgresSaver(pool, serde=serializer())  # type: ignore[arg-type]
     saver.setup()

@@ -8,11 +8,14 @@ dialog and which run belongs to which dialog.
 
 from __future__ import annotations
 
+import functools
 import json
+import logging
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     Column,
@@ -36,6 +39,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import (
     ArgumentError,
     DatabaseError,
+    DBAPIError,
     DisconnectionError,
     NoSuchModuleError,
 )
@@ -44,6 +48,7 @@ from vitrina.checkpoint import StateFileError, unreadable
 from vitrina.config import Settings
 from vitrina.server.roles import DEFAULT_ROLE, check_role
 
+log = logging.getLogger("vitrina.server.store")
 metadata = MetaData()
 
 tokens = Table(
@@ -191,6 +196,30 @@ def _pinger(engine: Engine) -> Any:
     return checkout
 
 
+Read = TypeVar("Read", bound=Callable[..., Any])
+
+
+def _retried_read(method: Read) -> Read:
+    """A read (one SELECT in autocommit: nothing written) that failed because the server
+    dropped the connection runs once more: SQLAlchemy has invalidated the pool's connections
+    by then, so the second try gets a new one. Writes are never retried."""
+
+    @functools.wraps(method)
+    def read(self: Store, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except DBAPIError as exc:
+            if not exc.connection_invalidated:
+                raise
+            log.warning(
+                "state database connection lost (%s); the read is retried once",
+                str(exc.orig or exc).strip().splitlines()[0],
+            )
+        return method(self, *args, **kwargs)
+
+    return read  # type: ignore[return-value]
+
+
 class Store:
     """Tokens, dialog owners and runs; every method is one short transaction.
 
@@ -271,11 +300,13 @@ class Store:
                 )
             )
 
+    @_retried_read
     def token(self, token_id: str) -> TokenRecord | None:
         with self._single.connect() as conn:
             row = conn.execute(_TOKEN_BY_ID, {"token_id": token_id}).mappings().first()
         return TokenRecord(**row) if row else None
 
+    @_retried_read
     def list_tokens(self) -> list[TokenRecord]:
         with self._single.connect() as conn:
             rows = conn.execute(select(tokens).order_by(tokens.c.created_at)).mappings().all()
@@ -312,11 +343,13 @@ class Store:
             )
         return record
 
+    @_retried_read
     def thread(self, thread_id: str) -> ThreadRecord | None:
         with self._single.connect() as conn:
             row = conn.execute(_THREAD_BY_ID, {"thread_id": thread_id}).mappings().first()
         return _thread(row) if row else None
 
+    @_retried_read
     def list_threads(self, owner: str, limit: int = 100) -> list[ThreadRecord]:
         with self._single.connect() as conn:
             rows = (
@@ -389,6 +422,7 @@ class Store:
         with self._single.begin() as conn:
             conn.execute(_note_insert(note_id, thread_id, kind, data, ref))
 
+    @_retried_read
     def notes(self, thread_id: str, kind: str, limit: int = 2000) -> list[dict[str, Any]]:
         """A dialog's notes of one kind, oldest first: {"id", "ref", "data", "created_at"}."""
         with self._single.connect() as conn:
@@ -414,10 +448,12 @@ class Store:
         ]
 
     # ---- runs -----------------------------------------------------------------
+    @_retried_read
     def run_thread(self, run_id: str) -> str | None:
         with self._single.connect() as conn:
             return conn.execute(select(runs.c.thread_id).where(runs.c.run_id == run_id)).scalar()
 
+    @_retried_read
     def ping(self) -> None:
         with self._single.connect() as conn:
             conn.execute(select(1))

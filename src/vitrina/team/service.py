@@ -149,6 +149,7 @@ class BuildService:
             timeout_s=self.settings.statement_timeout_s,
             row_cap=self.settings.row_cap,
             allow_privileged=self.settings.allow_privileged_warehouse,
+            result_max_bytes=self.settings.result_max_bytes,
         )
         self.today = today or date.today()
         self.roster = Roster.default()

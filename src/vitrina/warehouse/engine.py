@@ -1,4 +1,4 @@
-"""Read-only access to the warehouse: one connection, a statement timeout and a row cap.
+"""Read-only access to the warehouse: a statement timeout, a row cap and a byte budget.
 
 Read-only is enforced by the connection itself, not by trusting the SQL: DuckDB files are
 opened with read_only=True and hardened (no files, no extensions, locked configuration);
@@ -6,6 +6,10 @@ PostgreSQL runs each query in a READ ONLY transaction that is always rolled back
 even a setting a query changed survives it), as a role that is inspected on connect and
 refused when it can do more than read (:mod:`vitrina.warehouse.privileges`); other
 SQLAlchemy engines run inside a transaction that is always rolled back.
+
+Every backend fetches in batches and stops reading when the rows exceed the result's byte
+budget (:mod:`vitrina.warehouse.budget`); PostgreSQL connections heal after a lost backend
+(:mod:`vitrina.warehouse.pg_connections`).
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
+from vitrina.warehouse.budget import DEFAULT_MAX_BYTES, ResultTooLarge, fetch_bounded
+from vitrina.warehouse.pg_connections import ConnectionLost, PgConnections, is_connection_lost
 from vitrina.warehouse.privileges import (
     DUCKDB_HARDENING,
     inspect_postgres_role,
@@ -45,7 +51,7 @@ class WarehouseError(Exception):
 
     def __init__(self, message: str, *, kind: str = "error", sql: str | None = None) -> None:
         super().__init__(message)
-        self.kind = kind  # connect, privileged, timeout, compile, execute
+        self.kind = kind  # connect, privileged, timeout, too_large, compile, execute
         self.sql = sql
 
 
@@ -85,12 +91,16 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+def _too_large(exc: ResultTooLarge, sql: str) -> WarehouseError:
+    return WarehouseError(str(exc), kind="too_large", sql=sql)
+
+
 class _Backend(Protocol):
     # the statement that compiles a SELECT on this engine without running it
     compile_statement: str
 
     def run(
-        self, sql: str, row_cap: int, timeout_s: float
+        self, sql: str, row_cap: int, timeout_s: float, max_bytes: int
     ) -> tuple[list[str], list[tuple], bool]: ...
     def close(self) -> None: ...
 
@@ -149,16 +159,20 @@ class _DuckDBBackend:
                         kind="connect",
                     ) from exc
 
-    def run(self, sql: str, row_cap: int, timeout_s: float) -> tuple[list[str], list[tuple], bool]:
+    def run(
+        self, sql: str, row_cap: int, timeout_s: float, max_bytes: int
+    ) -> tuple[list[str], list[tuple], bool]:
         import duckdb
 
         with self.lock:
             cursor = self.conn.cursor()
             alarm = WATCHDOG.arm(timeout_s, cursor.interrupt)
             try:
-                cursor.execute(sql)
+                cursor.execute(sql)  # a streaming result: rows are made as they are fetched
                 columns = [d[0] for d in cursor.description or []]
-                rows = cursor.fetchmany(row_cap + 1)
+                rows, truncated = fetch_bounded(cursor.fetchmany, row_cap, max_bytes)
+            except ResultTooLarge as exc:
+                raise _too_large(exc, sql) from None
             except duckdb.InterruptException as exc:
                 raise WarehouseError(
                     f"query ran longer than {timeout_s:g} s and was stopped",
@@ -169,42 +183,61 @@ class _DuckDBBackend:
                 raise WarehouseError(_first_line(exc), kind="execute", sql=sql) from exc
             finally:
                 alarm.cancel()
-                cursor.close()
-        return columns, [tuple(r) for r in rows[:row_cap]], len(rows) > row_cap
+                cursor.close()  # the rest of the result is never made
+        return columns, rows, truncated
 
     def close(self) -> None:
         self.conn.close()
 
 
 class _PostgresBackend:
+    """Queries on a small pool of inspected read-only connections that heal: a connection the
+    server dropped is replaced and the read retried once, only when the statement had not
+    been sent (:mod:`vitrina.warehouse.pg_connections`)."""
+
     compile_statement = "EXPLAIN"
 
     def __init__(self, url: str, timeout_s: float, *, allow_privileged: bool = False) -> None:
-        import psycopg
-
-        dsn = url.replace("postgresql+psycopg://", "postgresql://").replace(
+        self.dsn = url.replace("postgresql+psycopg://", "postgresql://").replace(
             "postgres://", "postgresql://"
         )
+        self.timeout_s = timeout_s
+        self.allow_privileged = allow_privileged
+        self.pool = PgConnections(self._connect)
+        self.pool.add(self._connect())  # eagerly: a wrong URL or role is refused here
+
+    def _connect(self) -> Any:
+        """A new connection, read-only with the statement timeout, its role inspected (on
+        every connect: a role granted more since the last one is refused too)."""
+        import psycopg
+
         options = (
-            f"-c default_transaction_read_only=on -c statement_timeout={int(timeout_s * 1000)}"
+            f"-c default_transaction_read_only=on -c statement_timeout={int(self.timeout_s * 1000)}"
         )
         try:
-            self.conn = psycopg.connect(dsn, options=options, connect_timeout=10, autocommit=True)
-            report = inspect_postgres_role(self.conn)
+            conn = psycopg.connect(
+                self.dsn,
+                options=options,
+                connect_timeout=10,
+                autocommit=True,
+                application_name="vitrina",
+            )
+            report = inspect_postgres_role(conn)
         except psycopg.Error as exc:
             raise WarehouseError(
                 f"cannot connect to PostgreSQL: {_first_line(exc)}", kind="connect"
             ) from exc
         if report.privileged:
-            if not allow_privileged:
-                schemas = self._schemas()
-                self.conn.close()
+            if not self.allow_privileged:
+                schemas = self._schemas(conn)
+                conn.close()
                 raise WarehouseError(refusal_message(report, schemas), kind="privileged")
             warn_privileged(report)
-        self.lock = threading.Lock()
+        return conn
 
-    def _schemas(self) -> list[str]:
-        with self.conn.cursor() as cur:
+    @staticmethod
+    def _schemas(conn: Any) -> list[str]:
+        with conn.cursor() as cur:
             cur.execute(
                 "SELECT DISTINCT table_schema FROM information_schema.tables WHERE "
                 "table_schema NOT IN "
@@ -212,45 +245,98 @@ class _PostgresBackend:
             )
             return [name for (name,) in cur.fetchall()] or ["public"]
 
-    def run(self, sql: str, row_cap: int, timeout_s: float) -> tuple[list[str], list[tuple], bool]:
+    def run(
+        self, sql: str, row_cap: int, timeout_s: float, max_bytes: int
+    ) -> tuple[list[str], list[tuple], bool]:
+        for attempt in (1, 2):  # the second only after a connection found dead at BEGIN
+            try:
+                with self.pool.connection(timeout_s) as conn:
+                    return self._run_on(conn, sql, row_cap, timeout_s, max_bytes)
+            except ConnectionLost as exc:
+                cause = exc.__cause__ or exc
+                if attempt == 2:
+                    raise WarehouseError(
+                        f"lost the connection to PostgreSQL twice: {_first_line(cause)}",
+                        kind="connect",
+                        sql=sql,
+                    ) from cause
+            except TimeoutError as exc:
+                raise WarehouseError(str(exc), kind="timeout", sql=sql) from exc
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _run_on(
+        self, conn: Any, sql: str, row_cap: int, timeout_s: float, max_bytes: int
+    ) -> tuple[list[str], list[tuple], bool]:
         import psycopg
         from psycopg import errors
 
-        with self.lock, self.conn.cursor() as cur:
-            try:
-                # One READ ONLY transaction per query, always rolled back: a setting the
-                # query changed (set_config, even one the guard missed) is undone with it.
-                cur.execute("BEGIN TRANSACTION READ ONLY")
-                cur.execute(f"SET LOCAL statement_timeout = {int(timeout_s * 1000)}")
-                cur.execute(sql)  # type: ignore[arg-type]  # guarded SQL, never user-formatted
-                columns = [d.name for d in cur.description or []]
-                rows = cur.fetchmany(row_cap + 1)
-            except errors.QueryCanceled as exc:
+        try:
+            # One READ ONLY transaction per query, always rolled back: a setting the query
+            # changed (set_config, even one the guard missed) is undone with it. A cursor
+            # gets a fast-start plan by default (cursor_tuple_fraction 0.1): this one is
+            # read whole, so it is planned as a plain query. One round trip for the three.
+            conn.execute(
+                "BEGIN TRANSACTION READ ONLY; "
+                f"SET LOCAL statement_timeout = {int(timeout_s * 1000)}; "
+                "SET LOCAL cursor_tuple_fraction = 1"
+            )
+        except psycopg.Error as exc:
+            if is_connection_lost(exc, conn):
+                self.pool.lost(conn, _first_line(exc))
+                raise ConnectionLost from exc  # nothing of the query was sent: retried
+            self._rollback(conn)
+            raise WarehouseError(_first_line(exc), kind="execute", sql=sql) from exc
+        # Rows through a server-side cursor, a batch per FETCH: a plain cursor receives the
+        # whole result into memory before the first row can be counted. EXPLAIN (our
+        # compile check) cannot be a cursor's query; its plan is small.
+        explain = sql.startswith(f"{self.compile_statement} ")
+        cur = conn.cursor() if explain else conn.cursor(name="vitrina_query")
+        try:
+            cur.execute(sql)  # type: ignore[arg-type]  # guarded SQL, never user-formatted
+            columns = [d.name for d in cur.description or []]
+            rows, truncated = fetch_bounded(cur.fetchmany, row_cap, max_bytes)
+        except ResultTooLarge as exc:
+            raise _too_large(exc, sql) from None
+        except errors.QueryCanceled as exc:
+            raise WarehouseError(
+                f"query ran longer than {timeout_s:g} s and was stopped",
+                kind="timeout",
+                sql=sql,
+            ) from exc
+        except psycopg.Error as exc:
+            if is_connection_lost(exc, conn):  # it may have run: never retried
+                self.pool.lost(conn, _first_line(exc))
                 raise WarehouseError(
-                    f"query ran longer than {timeout_s:g} s and was stopped",
-                    kind="timeout",
+                    f"lost the connection to PostgreSQL during the query "
+                    f"({_first_line(exc)}); the next query reconnects / соединение с "
+                    "PostgreSQL потеряно во время запроса, следующий запрос переподключится",
+                    kind="connect",
                     sql=sql,
                 ) from exc
-            except psycopg.Error as exc:
-                raise WarehouseError(_first_line(exc), kind="execute", sql=sql) from exc
-            finally:
-                self._rollback(cur)
-        return columns, [tuple(r) for r in rows[:row_cap]], len(rows) > row_cap
+            raise WarehouseError(_first_line(exc), kind="execute", sql=sql) from exc
+        finally:
+            self._rollback(conn)  # closes the server-side cursor too: no CLOSE round trip
+            cur.close()
+        return columns, rows, truncated
 
-    def _rollback(self, cur: Any) -> None:
+    def _rollback(self, conn: Any) -> None:
         import psycopg
 
+        if conn.closed:
+            return
         try:
-            cur.execute("ROLLBACK")
+            conn.execute("ROLLBACK")
         except psycopg.Error:
-            self.conn.close()  # a connection in an unknown state is not reused
+            conn.close()  # a connection in an unknown state is not reused
 
     def close(self) -> None:
-        self.conn.close()
+        self.pool.close()
 
 
 class _SQLAlchemyBackend:
-    """Any other engine: each query runs in a transaction that is rolled back."""
+    """Any other engine: each query runs in a transaction that is rolled back. A pooled
+    connection is pinged before use (a dropped one is replaced); a query that failed is
+    never retried here: nothing tells a read-only statement on these engines."""
 
     compile_statement = "EXPLAIN"
 
@@ -259,7 +345,7 @@ class _SQLAlchemyBackend:
         from sqlalchemy.exc import SQLAlchemyError
 
         try:
-            self.engine = create_engine(url)
+            self.engine = create_engine(url, pool_pre_ping=True)
             with self.engine.connect():
                 pass
         except (SQLAlchemyError, ImportError) as exc:
@@ -267,30 +353,39 @@ class _SQLAlchemyBackend:
                 f"cannot connect to {scheme_of(url)}: {_first_line(exc)}", kind="connect"
             ) from exc
 
-    def run(self, sql: str, row_cap: int, timeout_s: float) -> tuple[list[str], list[tuple], bool]:
+    def run(
+        self, sql: str, row_cap: int, timeout_s: float, max_bytes: int
+    ) -> tuple[list[str], list[tuple], bool]:
         from sqlalchemy import text
         from sqlalchemy.exc import SQLAlchemyError
 
-        with self.engine.connect() as conn:
+        # stream_results: a server-side cursor where the driver has one, so the rows are
+        # not all received before the budget can count them
+        with self.engine.connect().execution_options(stream_results=True) as conn:
+            result = None
             try:
                 result = conn.execute(text(sql))
                 columns = list(result.keys())
-                rows = result.fetchmany(row_cap + 1)
+                rows, truncated = fetch_bounded(result.fetchmany, row_cap, max_bytes)
+            except ResultTooLarge as exc:
+                raise _too_large(exc, sql) from None
             except SQLAlchemyError as exc:
                 # DBAPI errors carry the driver's own message; others (a statement that returns
                 # no rows: ResourceClosedError) have none
                 cause = getattr(exc, "orig", None) or exc
                 raise WarehouseError(_first_line(cause), kind="execute", sql=sql) from exc
             finally:
+                if result is not None:
+                    result.close()  # the rest of the result is never read
                 conn.rollback()
-        return columns, [tuple(r) for r in rows[:row_cap]], len(rows) > row_cap
+        return columns, rows, truncated
 
     def close(self) -> None:
         self.engine.dispose()
 
 
 class Warehouse:
-    """One warehouse connection, opened lazily, used by every read in a process."""
+    """The warehouse's connections, opened lazily, used by every read in a process."""
 
     def __init__(
         self,
@@ -300,6 +395,7 @@ class Warehouse:
         row_cap: int = 100_000,
         allow_privileged: bool = False,
         duckdb_threads: int | None = None,
+        result_max_bytes: int = DEFAULT_MAX_BYTES,
     ) -> None:
         self.url = url
         self.duckdb_threads = duckdb_threads
@@ -309,6 +405,7 @@ class Warehouse:
         self.dialect = checked_dialect(url)
         self.timeout_s = timeout_s
         self.row_cap = row_cap
+        self.result_max_bytes = result_max_bytes  # VITRINA_RESULT_MAX_BYTES, per query
         self.cache: dict[
             tuple[str, ...], Any
         ] = {}  # facts about the data that do not change in a run
@@ -331,13 +428,28 @@ class Warehouse:
         return self._backend
 
     def execute(self, sql: str, *, row_cap: int | None = None) -> QueryResult:
-        """Run one guarded SELECT; rows beyond the cap are dropped and `truncated` says so."""
+        """Run one guarded SELECT; rows beyond the cap are dropped and `truncated` says so;
+        a result over the byte budget is refused (WarehouseError kind ``too_large``) as soon
+        as the rows read exceed it. `reconnected` tells that a lost connection was replaced."""
         start = time.perf_counter()
-        columns, rows, truncated = self.backend.run(sql, row_cap or self.row_cap, self.timeout_s)
+        backend = self.backend
+        columns, rows, truncated = backend.run(
+            sql, row_cap or self.row_cap, self.timeout_s, self.result_max_bytes
+        )
         elapsed = (time.perf_counter() - start) * 1000
         return QueryResult(
-            columns=columns, rows=rows, truncated=truncated, elapsed_ms=round(elapsed, 2)
+            columns=columns,
+            rows=rows,
+            truncated=truncated,
+            elapsed_ms=round(elapsed, 2),
+            reconnected=self.take_reconnected(),
         )
+
+    def take_reconnected(self) -> bool:
+        """Whether a query of this thread replaced a lost connection since the last call (for
+        the decision trace: a node that ran a query says so); then forgotten."""
+        backend = self._backend
+        return isinstance(backend, _PostgresBackend) and backend.pool.take_lost()
 
     @property
     def compile_statement(self) -> str:
@@ -348,7 +460,12 @@ class Warehouse:
         """Compile check on the real engine: EXPLAIN (DuckDB: DESCRIBE) binds and plans the
         query without running it."""
         try:
-            self.backend.run(f"{self.backend.compile_statement} {sql}", 1000, self.timeout_s)
+            self.backend.run(
+                f"{self.backend.compile_statement} {sql}",
+                1000,
+                self.timeout_s,
+                self.result_max_bytes,
+            )
         except WarehouseError as exc:
             if exc.kind in ("connect", "privileged"):
                 raise
@@ -357,7 +474,7 @@ class Warehouse:
     def ping(self) -> str | None:
         """None when reachable, else the reason."""
         try:
-            self.backend.run("SELECT 1", 1, min(self.timeout_s, 5))
+            self.backend.run("SELECT 1", 1, min(self.timeout_s, 5), self.result_max_bytes)
         except WarehouseError as exc:
             return str(exc)
         return None

@@ -14,6 +14,8 @@ class QueryResult(BaseModel):
     rows: list[tuple[Any, ...]] = Field(default_factory=list)
     truncated: bool = False  # True when the row cap cut the result
     elapsed_ms: float = 0.0
+    # a lost connection was replaced while this query ran (the trace says so); not stored
+    reconnected: bool = Field(default=False, exclude=True)
 
     @property
     def row_count(self) -> int:

@@ -18,6 +18,8 @@ def execute(state: AskState, runtime: Runtime[AskContext]) -> dict:
     except WarehouseError as exc:
         trace.error("query failed", kind=exc.kind, error=str(exc))
         return {"sql_error": f"{exc.kind}: {exc}", "result": None, "trace": trace.events}
+    if result.reconnected:
+        trace.suppressed("warehouse connection lost; reconnected and the read retried once")
     trace.measurement("query executed", rows=result.row_count, ms=result.elapsed_ms)
     update: dict = {}
     if state.get("mode") == "llm":

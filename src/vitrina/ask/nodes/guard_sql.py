@@ -31,6 +31,8 @@ def guard_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
         with trace.timed(f"compile check ({ctx.warehouse.compile_statement})"):
             ctx.warehouse.explain(result.sql)
     except WarehouseError as exc:
+        if ctx.warehouse.take_reconnected():
+            trace.suppressed("warehouse connection lost; reconnected")
         if exc.kind in ("connect", "privileged"):
             trace.error(
                 "warehouse unreachable" if exc.kind == "connect" else "warehouse role refused",
@@ -41,4 +43,6 @@ def guard_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
         return {"sql_error": f"compile: {exc}", "sql": result.sql, "trace": trace.events}
     if result.policed:
         trace.branch("row policy applied", tables=sorted(result.policed))
+    if ctx.warehouse.take_reconnected():
+        trace.suppressed("warehouse connection lost; reconnected and the read retried once")
     return {"sql": result.sql, "sql_error": None, "trace": trace.events}

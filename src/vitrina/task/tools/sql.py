@@ -37,6 +37,8 @@ def run_sql(env: ToolEnv, args: SqlArgs) -> ToolOutput:
         result = ctx.warehouse.execute(checked.sql)
     except WarehouseError as exc:
         raise ToolError(f"warehouse {exc.kind} error: {exc}") from None
+    if result.reconnected:
+        env.trace.suppressed("warehouse connection lost; reconnected and the read retried once")
     if result.truncated:
         env.trace.rejected("rows beyond the row cap dropped", row_cap=ctx.settings.row_cap)
     env.trace.measurement("sql executed", rows=result.row_count, ms=result.elapsed_ms)
