@@ -134,6 +134,13 @@ class Settings(BaseSettings):
     notify_webhook_secret: str | None = None
     notify_telegram_token: str | None = None
     notify_telegram_chat: str | None = None
+    # byte budgets of results (decision 146): a text cell longer than result_cell_max_chars is
+    # cut, with a marker, in every JSON reply (HTTP API, `ask --json`, MCP) and in a task's
+    # state; one MCP tool reply is at most mcp_reply_max_bytes of JSON; everything one task's
+    # steps write (tables, files, sandbox outputs, state values) is at most task_folder_max_bytes
+    result_cell_max_chars: int = Field(4_000, ge=16)
+    mcp_reply_max_bytes: int = Field(1_000_000, ge=10_000)
+    task_folder_max_bytes: int = Field(200 << 20, ge=1 << 20)
     extra: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("db_url")

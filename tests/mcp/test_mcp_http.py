@@ -4,9 +4,6 @@ dialog; broken JSON and invalid UTF-8 get a JSON-RPC error."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,47 +16,15 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from mcp import Client
-from vitrina.config import Settings
-from vitrina.server.spawn import free_port
-from vitrina.server.store import Store
-from vitrina.server.tokens import create_token
 
 REQUEST = "Сумма платежей по регионам за 3 квартал 2026, доли"
 
 
 @pytest.fixture
-def mcp_http(demo_db: Path, tmp_path: Path) -> Iterator[tuple[str, dict[str, str], Path]]:
+def mcp_http(start_mcp_http) -> Iterator[tuple[str, dict[str, str], Path]]:
     """A running `vitrina mcp --transport http` and tokens of each role (plus a second analyst)."""
-    store = Store.from_settings(Settings(home=tmp_path))
-    tokens = {role: create_token(store, role, role) for role in ("viewer", "analyst", "admin")}
-    tokens["other"] = create_token(store, "other", "analyst")
-    store.close()
-    port = free_port()
-    env = {**os.environ, "VITRINA_HOME": str(tmp_path), "VITRINA_DB_URL": f"duckdb:///{demo_db}"}
-    log_path = tmp_path / "mcp.log"
-    log = log_path.open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "vitrina.cli", "mcp", "--transport", "http", "--port", str(port)],
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}/mcp"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, log_path.read_text()
-            try:
-                httpx.get(url, timeout=1)
-                break
-            except httpx.HTTPError:
-                assert time.monotonic() < deadline, "MCP HTTP server did not start"
-                time.sleep(0.2)
-        yield url, tokens, log_path
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        log.close()
+    with start_mcp_http() as running:
+        yield running
 
 
 def _client(url: str, token: str) -> Client:

@@ -151,7 +151,7 @@ def register(app: typer.Typer) -> None:
         ] = False,
     ) -> None:
         """Answer one question from the warehouse (rules first; read-only)."""
-        from vitrina.ask.render import render_files, render_result
+        from vitrina.ask.render import json_reply, render_files, render_result
         from vitrina.warehouse import WarehouseError
 
         settings = _settings(db, catalog, segment)
@@ -165,7 +165,7 @@ def register(app: typer.Typer) -> None:
         try:
             result = service.ask(question, thread_id=thread, segment=segment, topics=topic)
             if as_json:
-                typer.echo(service.with_files(result).model_dump_json(indent=2))
+                typer.echo(json_reply(service.with_files(result), settings.result_cell_max_chars))
             else:
                 render_result(console, result, show_trace=trace)
                 result = service.with_files(result)

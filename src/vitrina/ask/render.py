@@ -8,6 +8,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from vitrina.ask.service import AskResult
+from vitrina.present.cells import cut_reply
 from vitrina.present.table import TableView, rich_table
 
 STATUS_STYLE = {
@@ -16,6 +17,13 @@ STATUS_STYLE = {
     "refused": "magenta",
     "failed": "red",
 }
+
+
+def json_reply(result: AskResult, max_chars: int) -> str:
+    """The stable `--json` result, its long text cells (rows and the preview table) cut to
+    ``max_chars`` and counted in `cells_cut` (decision 146)."""
+    cut = cut_reply({"rows": result.rows, "table": result.table}, max_chars)
+    return result.model_copy(update=cut).model_dump_json(indent=2)
 
 
 def trace_table(result: AskResult) -> Table:

@@ -96,6 +96,8 @@ class AskResult(BaseModel):
     # {"reason": why, "notice": the user-facing sentence also appended to `answer`}
     model_unavailable: dict[str, str] | None = None
     suggestions: list[str] = Field(default_factory=list)  # follow-up questions from the catalog
+    # text cells of `rows` and `table` cut to result_cell_max_chars in this reply (decision 146)
+    cells_cut: int = 0
     checks: list[dict[str, str]] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     trace: list[TraceEvent] = Field(default_factory=list)

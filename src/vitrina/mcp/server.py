@@ -18,6 +18,7 @@ from pydantic import Field
 from vitrina import __version__
 from vitrina.mcp import tools
 from vitrina.mcp.auth import TokenTable, auth_settings, need
+from vitrina.mcp.replies import ReplyTooLarge, bounded_reply
 from vitrina.mcp.tools import Toolbox, ToolFailure
 from vitrina.server.roles import Role
 from vitrina.warehouse import WarehouseError
@@ -100,22 +101,34 @@ Measure = Annotated[
 
 
 async def _call(
-    role: Role, fn: Callable[..., Any], *args: Any, owned: bool = False, **kwargs: Any
+    role: Role,
+    fn: Callable[..., Any],
+    box: Toolbox,
+    *args: Any,
+    owned: bool = False,
+    **kwargs: Any,
 ) -> Any:
     """Check the caller's role, then run a blocking tool in a worker thread (with `owned`, as the
-    caller: `owner=` is passed); expected failures become tool errors."""
+    caller: `owner=` is passed); the reply is bounded in that thread too (`bounded_reply`: the
+    SDK encodes it on the event loop); expected failures become tool errors."""
     try:
         who = need(role)
     except PermissionError as exc:
         raise ToolError(str(exc)) from None
     if owned:
         kwargs["owner"] = who.owner
+    settings = box.settings
+
+    def work() -> Any:
+        reply = fn(box, *args, **kwargs)
+        return bounded_reply(reply, settings.result_cell_max_chars, settings.mcp_reply_max_bytes)
+
     try:
-        return await anyio.to_thread.run_sync(lambda: fn(*args, **kwargs))
-    except ToolFailure as exc:
+        return await anyio.to_thread.run_sync(work)
+    except (ToolFailure, ReplyTooLarge) as exc:
         raise ToolError(str(exc)) from None
     except WarehouseError as exc:
-        raise ToolError(f"warehouse {exc.kind} error: {exc}") from None
+        raise ToolError(tools.warehouse_message(exc)) from None
 
 
 def build_server(

@@ -138,6 +138,12 @@ def task_decision(
         raise ToolFailure(str(exc)) from None
 
 
+def warehouse_message(exc: WarehouseError) -> str:
+    """A warehouse failure for the model: a result over the byte cap (`too_large`) says so
+    in the engine's own words (what the cap is, what to ask instead)."""
+    return str(exc) if exc.kind == "too_large" else f"warehouse {exc.kind} error: {exc}"
+
+
 def _owned_dialog(box: Toolbox, thread_id: str, owner: str) -> None:
     """A dialog id someone else started is "no dialog"; an unknown id is allowed only locally."""
     record = box.store.thread(thread_id)
@@ -199,7 +205,7 @@ def run_sql(box: Toolbox, sql: str, max_rows: int = 100, owner: str = LOCAL) -> 
     try:
         result = box.warehouse.execute(checked.sql)
     except WarehouseError as exc:
-        raise ToolFailure(f"warehouse {exc.kind} error: {exc}") from None
+        raise ToolFailure(warehouse_message(exc)) from None
     limit = max(1, min(max_rows, MAX_ROWS))
     return {
         "sql": checked.sql,

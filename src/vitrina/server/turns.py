@@ -26,6 +26,7 @@ from typing import Any
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 
+from vitrina.present.cells import cut_reply
 from vitrina.server.docs_source import render_markdown
 from vitrina.server.errors import ApiError
 from vitrina.server.history import result_links
@@ -62,16 +63,16 @@ def event_stream(
     )
 
 
-def public_result(result: Any, max_rows: int) -> dict[str, Any]:
-    """An AskResult for a client: file paths become API links, rows are capped."""
-    data = result.model_dump(mode="json")
+def public_result(result: Any, max_rows: int, max_chars: int) -> dict[str, Any]:
+    """An AskResult for a client: file paths become API links, rows are capped, long text
+    cells are cut (`cells_cut` counts them; the Excel download keeps the whole values)."""
+    shown = result.model_copy(update={"rows": result.rows[:max_rows]})
+    data = shown.model_dump(mode="json")
     data.pop("excel", None)
     data.pop("chart_png", None)
-    rows = data.get("rows") or []
-    data["rows_truncated"] = len(rows) > max_rows
-    data["rows"] = rows[:max_rows]
+    data["rows_truncated"] = len(result.rows) > max_rows
     data.update(result_links(result))
-    return data
+    return cut_reply(data, max_chars)
 
 
 def turn_note(steps: list[dict[str, Any]], result: Any) -> dict[str, Any]:
@@ -112,6 +113,7 @@ class TurnRunner:
         self.service = service
         self.store = store
         self.max_rows = max_rows
+        self.max_chars = service.settings.result_cell_max_chars
         self.start_task = start_task
         self._route = route
         self._route_lock = threading.Lock()
@@ -188,7 +190,10 @@ class TurnRunner:
                     "type": "result",
                     "run_id": item.run_id,
                     "thread_id": thread.id,
-                    "result": {**public_result(item, self.max_rows), "kind": "ask"},
+                    "result": {
+                        **public_result(item, self.max_rows, self.max_chars),
+                        "kind": "ask",
+                    },
                 }
             )
 
@@ -296,11 +301,13 @@ class TurnRunner:
             if item is _DONE:
                 finished.set()
 
-        def emit(item: Any) -> None:
+        def emit(item: Any) -> None:  # in the turn's thread: the JSON is encoded here, off
+            # the loop, so a large result never holds up other clients' requests
+            encoded = item if item is _DONE else sse(item).encode()
             with contextlib.suppress(
                 RuntimeError
             ):  # loop gone (shutdown): the turn itself still finished
-                loop.call_soon_threadsafe(deliver, item)
+                loop.call_soon_threadsafe(deliver, encoded)
 
         try:
             self.pool.submit(self._work, thread, text, emit)
@@ -313,7 +320,7 @@ class TurnRunner:
             while not queue.empty() and len(items) < MAX_BATCH:
                 items.append(queue.get_nowait())
             done = _DONE in items
-            chunk = b"".join(sse(item).encode() for item in items if item is not _DONE)
+            chunk = b"".join(item for item in items if item is not _DONE)
             if chunk:
                 yield chunk
             if not done:  # let the next events gather (the turn's end still ends the wait)

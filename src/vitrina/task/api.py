@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, JSONResponse
 from markdown_it import MarkdownIt
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
@@ -156,7 +156,8 @@ def build_router(
 
     @api.get("/{task_id}")
     def get_task(task_id: str, who: str = Owner) -> dict[str, Any]:
-        return view_or_404(task_id, who)
+        # encoded here, on the thread pool: FastAPI would encode a returned dict on the loop
+        return JSONResponse(view_or_404(task_id, who))  # type: ignore[return-value]
 
     @api.post("/{task_id}/decision", status_code=202)
     def decide(task_id: str, body: Decision, who: str = Owner) -> dict[str, str]:

@@ -3,8 +3,9 @@
 State is checkpointed after every node (and the checkpointer keeps versions), so one 30 MB
 cell in a step's preview used to grow the task database by hundreds of megabytes. Every node
 update goes through `bounded_update`: any string longer than `MAX_VALUE_CHARS` is written to
-a file under the task's folder (`state-values/`, within `FILES_QUOTA_BYTES` per task) and
-replaced in state by a short reference; past the quota it is cut, and a trace event says so.
+a file under the task's folder (`state-values/`, within the task folder's quota,
+`task_folder_max_bytes`, shared with the steps' tables and files) and replaced in state by a
+short reference; past the quota it is cut, and a trace event says so.
 
 >>> bounded_update({"summary": "ok"}, None) == {"summary": "ok"}
 True
@@ -20,27 +21,31 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from vitrina.task.quota import FolderQuota
 from vitrina.trace import TraceEvent
 from vitrina.trace.events import EventKind
 
 MAX_VALUE_CHARS = 64_000  # one string in state; a page of text, far above any summary or cell
-FILES_QUOTA_BYTES = 200 << 20  # spilled values of one task together
+FILES_QUOTA_BYTES = 200 << 20  # the task folder's quota when no settings are at hand
 HEAD_CHARS = 200  # what stays in state of a spilled value
 MAX_DEPTH = 12  # nesting walked (state values are shallow: plan -> step -> output -> preview)
 
 
 class _Spill:
-    def __init__(self, out_dir: str | None) -> None:
-        self.folder = Path(out_dir) / "state-values" if out_dir else None
+    def __init__(self, out_dir: str | None, quota_bytes: int) -> None:
+        self.root = Path(out_dir) if out_dir else None
+        self.folder = self.root / "state-values" if self.root else None
+        self.quota_bytes = quota_bytes
         self.events: list[TraceEvent] = []
 
     def __call__(self, value: str) -> str:
         head = value[:HEAD_CHARS]
-        if self.folder is not None:
+        if self.folder is not None and self.root is not None:
             self.folder.mkdir(parents=True, exist_ok=True)
-            used = sum(f.stat().st_size for f in self.folder.iterdir() if f.is_file())
+            # the whole task folder counts: tables, files and spilled values share one quota
+            used = FolderQuota(self.root, self.quota_bytes).used()
             data = value.encode("utf-8")
-            if used + len(data) <= FILES_QUOTA_BYTES:
+            if used + len(data) <= self.quota_bytes:
                 path = self.folder / f"{hashlib.sha256(data).hexdigest()[:16]}.txt"
                 if not path.exists():
                     path.write_bytes(data)
@@ -87,11 +92,12 @@ def _cap(value: Any, spill: _Spill, depth: int = 0) -> Any:
     return value
 
 
-def bounded_update(update: Any, out_dir: str | None) -> Any:
-    """`update` with every over-long string spilled to a file (or cut), plus trace events."""
+def bounded_update(update: Any, out_dir: str | None, quota_bytes: int | None = None) -> Any:
+    """`update` with every over-long string spilled to a file (or cut), plus trace events;
+    spilled files count against the task folder's quota (``quota_bytes``)."""
     if not isinstance(update, dict):
         return update
-    spill = _Spill(out_dir)
+    spill = _Spill(out_dir, FILES_QUOTA_BYTES if quota_bytes is None else quota_bytes)
     capped = {k: (v if k == "trace" else _cap(v, spill)) for k, v in update.items()}
     if spill.events:
         capped["trace"] = [*(capped.get("trace") or []), *spill.events]
@@ -105,6 +111,8 @@ def bounded(node: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(state: Any, *args: Any, **kwargs: Any) -> Any:
         update = node(state, *args, **kwargs)
         out_dir = (state or {}).get("out_dir") if isinstance(state, dict) else None
-        return bounded_update(update, out_dir)
+        runtime = kwargs.get("runtime", args[0] if args else None)
+        settings = getattr(getattr(runtime, "context", None), "settings", None)
+        return bounded_update(update, out_dir, getattr(settings, "task_folder_max_bytes", None))
 
     return wrapper

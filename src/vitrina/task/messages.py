@@ -135,6 +135,14 @@ TEXTS: dict[str, dict[str, str]] = {
     "analysis_forecast": {"ru": "Прогноз", "en": "Forecast"},
     "files_written": {"ru": "Записаны файлы: {names}.", "en": "Files written: {names}."},
     "analysis_python": {"ru": "Расчёт на Python", "en": "Python calculation"},
+    "folder_quota": {
+        "ru": "Не записано ({what}, {need} МБ): папка задачи занимает {used} МБ из {quota} МБ "
+        "(task_folder_max_bytes). Сузьте запрос (меньше строк или столбцов), пропустите шаг "
+        "или увеличьте квоту.",
+        "en": "Not written ({what}, {need} MB): the task's folder holds {used} MB of its {quota} "
+        "MB (task_folder_max_bytes). Narrow the query (fewer rows or columns), skip the step "
+        "or raise the quota.",
+    },
 }
 
 

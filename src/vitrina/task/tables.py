@@ -13,7 +13,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from vitrina.present.cells import cut_rows
 from vitrina.present.formulas import csv_cell
+from vitrina.task.quota import FolderQuota, QuotaExceeded
 from vitrina.warehouse import QueryResult
 
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -30,18 +32,51 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def save_table(folder: Path, name: str, columns: list[str], rows: list[Any]) -> Path:
-    """Write `name`.json and `name`.csv; return the JSON path."""
+class _Budget:
+    """A text file that refuses writes past ``left`` bytes (UTF-8), so a CSV over the task's
+    folder quota stops being written at the quota, not after."""
+
+    def __init__(self, fh: Any, left: int) -> None:
+        self.fh = fh
+        self.left = left
+
+    def write(self, chunk: str) -> int:
+        self.left -= len(chunk.encode("utf-8"))
+        if self.left < 0:
+            raise _Over
+        return int(self.fh.write(chunk))
+
+
+class _Over(Exception):
+    pass
+
+
+def save_table(
+    folder: Path, name: str, columns: list[str], rows: list[Any], quota: FolderQuota | None = None
+) -> Path:
+    """Write `name`.json and `name`.csv; return the JSON path. With ``quota``, both files must
+    fit in what is left of the task folder's quota: the JSON is sized before it is written and
+    the CSV is stopped at the quota; either way nothing of the table stays and QuotaExceeded
+    says why."""
     folder.mkdir(parents=True, exist_ok=True)
     plain = [[_plain(v) for v in row] for row in rows]
     path = folder / f"{name}.json"
-    path.write_text(
-        json.dumps({"columns": list(columns), "rows": plain}, ensure_ascii=False), encoding="utf-8"
-    )
-    with (folder / f"{name}.csv").open("w", encoding="utf-8-sig", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow([csv_cell(str(c)) for c in columns])
-        writer.writerows([csv_cell(v) for v in row] for row in plain)
+    data = json.dumps({"columns": list(columns), "rows": plain}, ensure_ascii=False).encode()
+    left = quota.left() if quota is not None else None
+    if quota is not None and left is not None and len(data) > left:
+        raise quota.refusal(f"{name}.json", len(data))
+    path.write_bytes(data)
+    target = folder / f"{name}.csv"
+    try:
+        with target.open("w", encoding="utf-8-sig", newline="") as fh:
+            sink = _Budget(fh, left - len(data) - 3) if left is not None else fh  # 3: the BOM
+            writer = csv.writer(sink)
+            writer.writerow([csv_cell(str(c)) for c in columns])
+            writer.writerows([csv_cell(v) for v in row] for row in plain)
+    except _Over:
+        path.unlink(missing_ok=True)
+        target.unlink(missing_ok=True)
+        raise QuotaExceeded(str(quota.refusal(f"{name}.csv") if quota else name)) from None
     return path
 
 
@@ -62,5 +97,8 @@ def load_table(path: str | Path) -> QueryResult:
     return QueryResult(columns=list(data.get("columns", [])), rows=rows)
 
 
-def preview(rows: list[Any], n: int) -> list[list[Any]]:
-    return [[_plain(v) for v in row] for row in rows[:n]]
+def preview(rows: list[Any], n: int, max_chars: int | None = None) -> list[list[Any]]:
+    """The first ``n`` rows as plain values for the task's state; with ``max_chars``, long
+    text cells cut with a marker (the state keeps a preview, the files keep the values)."""
+    head = [[_plain(v) for v in row] for row in rows[:n]]
+    return cut_rows(head, max_chars)[0] if max_chars is not None else head

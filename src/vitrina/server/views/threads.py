@@ -8,9 +8,11 @@ from typing import Annotated
 from fastapi import Depends
 from sse_starlette import EventSourceResponse
 
+from vitrina.present.cells import cut_reply
 from vitrina.server.auth import Principal, Who
 from vitrina.server.errors import ApiError
 from vitrina.server.history import thread_turns, with_notes
+from vitrina.server.replies import rendered
 from vitrina.server.state import ServerState, server_state
 from vitrina.server.store import ThreadRecord
 from vitrina.server.turns import event_stream
@@ -74,7 +76,8 @@ def list_threads(state: State, who: Who) -> list[ThreadSummary]:
 
 
 def get_thread(thread_id: str, state: State, who: Who) -> ThreadDetail:
-    """A dialog's turns: status, question, SQL, answer, table, chart spec and trace of each."""
+    """A dialog's turns: status, question, SQL, answer, table, chart spec and trace of each
+    (long text cells cut, `cells_cut` per turn; encoded in the worker thread)."""
     record = owned_thread(state, who, thread_id)
     turns = with_notes(
         thread_turns(state.service.graph, thread_id),
@@ -84,7 +87,9 @@ def get_thread(thread_id: str, state: State, who: Who) -> ThreadDetail:
     pending = (
         turns[-1]["clarification"] if turns and turns[-1]["status"] == "clarification" else None
     )
-    return ThreadDetail(**record.public(), turns=turns, pending_clarification=pending)
+    limit = state.settings.result_cell_max_chars
+    turns = [cut_reply(t, limit) if t.get("kind") == "ask" else t for t in turns]
+    return rendered(ThreadDetail(**record.public(), turns=turns, pending_clarification=pending))
 
 
 def rename_thread(thread_id: str, body: RenameThread, state: State, who: Who) -> ThreadSummary:

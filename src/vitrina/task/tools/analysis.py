@@ -4,6 +4,7 @@ cannot isolate a subprocess, the tool refuses instead of running unprotected."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import date
 from pathlib import Path
@@ -63,12 +64,15 @@ def _sandboxed(
     support: list[Path],
     extra_meta: dict[str, Any] | None = None,
 ) -> ToolOutput:
+    limits = env.ctx.config.sandbox
+    # the sandbox's outputs are copied into the task's folder: no more than its quota has left
+    out_mb = max(1, min(limits.out_mb, env.quota.left() >> 20))
     try:
         result = run_python(
             script,
             inputs=inputs,
             support=support,
-            limits=env.ctx.config.sandbox,
+            limits=dataclasses.replace(limits, out_mb=out_mb),
             out_dir=env.folder / f"{tool}-{env.seq}-sandbox",
         )
     except SandboxUnavailable as exc:

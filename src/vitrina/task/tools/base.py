@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from vitrina.task.quota import FolderQuota, QuotaExceeded, Snapshot
 from vitrina.task.state import Step, ToolOutput
 from vitrina.task.tables import preview, save_table
 from vitrina.trace import Trace
@@ -31,6 +32,11 @@ class ToolEnv:
     lang: str
     trace: Trace
     seq: int = 1  # the call's number within the step (file names)
+
+    @property
+    def quota(self) -> FolderQuota:
+        """The task's folder (the parent of every step's folder) and its byte quota."""
+        return FolderQuota(self.folder.parent, self.ctx.settings.task_folder_max_bytes, self.lang)
 
     def step_table(self, n: int) -> ToolOutput:
         """The table of an earlier step (by number), or a ToolError naming what exists."""
@@ -53,7 +59,7 @@ class ToolEnv:
         meta: dict[str, Any] | None = None,
     ) -> ToolOutput:
         rows = list(rows)[: self.ctx.limits.data_rows]
-        path = save_table(self.folder, f"{name}-{self.seq}", columns, rows)
+        path = save_table(self.folder, f"{name}-{self.seq}", columns, rows, self.quota)
         return ToolOutput(
             tool=tool,
             ok=True,
@@ -61,7 +67,9 @@ class ToolEnv:
             data=str(path),
             columns=list(columns),
             row_count=len(rows),
-            preview=preview(rows, self.ctx.limits.preview_rows),
+            preview=preview(
+                rows, self.ctx.limits.preview_rows, self.ctx.settings.result_cell_max_chars
+            ),
             files=[str(path.with_suffix(".csv")), *(files or [])],
             meta=meta or {},
         )
@@ -88,13 +96,45 @@ class Tool:
         }
 
     def call(self, env: ToolEnv, raw: dict[str, Any]) -> ToolOutput:
-        """Validate the arguments and run; expected failures become a failed ToolOutput."""
+        """Validate the arguments and run; expected failures become a failed ToolOutput.
+
+        What the call writes counts against the task folder's quota: a call that would go
+        over it (or did) fails and leaves nothing it wrote behind."""
+        quota = env.quota
+        before = quota.snapshot()
+        if _total(before) >= quota.max_bytes:
+            return self._failed(env, str(quota.refusal(self.name)))
         try:
             args = self.args.model_validate(raw) if self.args is not None else dict(raw)
-            return self.run(env, args)
+            out = self.run(env, args)
         except ValidationError as exc:
-            error = f"invalid arguments for {self.name}: {exc.errors(include_url=False)}"
+            return self._failed(
+                env, f"invalid arguments for {self.name}: {exc.errors(include_url=False)}"
+            )
         except ToolError as exc:
-            error = str(exc)
+            return self._failed(env, str(exc))
+        except QuotaExceeded as exc:
+            self._undo(env, quota, before)
+            return self._failed(env, str(exc))
+        wrote = _total(quota.snapshot()) - _total(before)
+        if _total(before) + wrote <= quota.max_bytes:
+            return out
+        self._undo(env, quota, before)
+        return self._failed(env, str(quota.refusal(self.name, wrote)))
+
+    def _undo(self, env: ToolEnv, quota: FolderQuota, before: Snapshot) -> None:
+        removed = quota.undo(before)
+        env.trace.rejected(
+            "task folder quota: the call's files removed",
+            tool=self.name,
+            files=removed[:20],
+            count=len(removed),
+        )
+
+    def _failed(self, env: ToolEnv, error: str) -> ToolOutput:
         env.trace.error("tool failed", tool=self.name, error=error[:500])
         return ToolOutput(tool=self.name, ok=False, summary=error, error=error)
+
+
+def _total(snapshot: Snapshot) -> int:
+    return sum(size for size, _ in snapshot.values())
