@@ -100,7 +100,8 @@ _question_readers: list[QuestionReader] = []
 
 
 def register_question_reader(reader: QuestionReader) -> None:
-    """Called by `vitrina.ask.commands.register`: `catalog check --questions` uses it."""
+    """Called by `vitrina.ask.commands.plug_in`, which `vitrina.cli.build_app` wires with
+    these commands: `catalog check --questions` uses it."""
     if reader not in _question_readers:
         _question_readers.append(reader)
 
