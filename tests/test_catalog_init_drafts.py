@@ -260,3 +260,39 @@ def test_chinook_postgres(chinook_pg, tmp_path: Path, capsys) -> None:  # noqa: 
     names = {"line": "invoice_line", "header": "invoice", "date": "invoice_date",
              "media_type": "media_type", "name": "name"}  # fmt: skip
     _chinook_is_kept(drafted, printed, names)
+
+
+# --- the rules on names and values alone ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "event"),
+    [("birth_date", False), ("BirthDate", False), ("date_of_birth", False),
+     ("дата_рождения", False), ("hire_date", False), ("valid_from", False), ("valid_to", False),
+     ("last_update", False), ("ModifiedDate", False), ("order_date", True),
+     ("InvoiceDate", True), ("дата_заказа", True), ("created_at", True)],
+)  # fmt: skip
+def test_which_dates_date_a_count(name: str, event: bool) -> None:
+    from vitrina.catalog.draft_roles import is_event_date
+    from vitrina.warehouse.introspect import ColumnInfo
+
+    assert is_event_date(ColumnInfo(name=name, data_type="date", is_date=True)) is event
+
+
+@pytest.mark.parametrize(
+    ("name", "values", "identifier"),
+    [("postal_code", ["98122"], True), ("ZipCode", None, True), ("Extension", ["428"], True),
+     ("home_phone", None, True), ("телефон", None, True), ("invoice_number", None, True),
+     ("code", ["WA1 1DP", "EC2 7JR", "98052"], True), ("tag", ["(206) 555-9857"], True),
+     ("channel", ["app", "web", "pos"], False), ("size", ["S", "M", "XL"], False),
+     ("rating", ["1", "2", "5"], False), ("number_of_seats", None, False),
+     ("quarter", ["Q1", "Q2"], False)],
+)  # fmt: skip
+def test_identifiers_by_name_and_by_value_shape(
+    name: str, values: list[str] | None, identifier: bool
+) -> None:
+    from vitrina.catalog.draft_roles import is_identifier
+    from vitrina.warehouse.introspect import ColumnInfo
+
+    column = ColumnInfo(name=name, data_type="varchar", low_cardinality_values=values)
+    assert is_identifier(column) is identifier
