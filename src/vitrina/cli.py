@@ -16,6 +16,7 @@ from typer.core import TyperGroup
 # Errors of the user's environment, not of the code: printed as one line, exit code 2.
 # Each class carries a message that names the file or URL and what to do.
 _ENV_ERRORS = {
+    "vitrina.catalog.errors": "CatalogError",
     "vitrina.checkpoint": "StateFileError",
     "vitrina.config": "SettingsError",
     "vitrina.warehouse.engine": "WarehouseError",
@@ -28,6 +29,8 @@ def _environment_error(exc: BaseException) -> str | None:
         module = sys.modules.get(module_name)
         cls = getattr(module, class_name, None) if module is not None else None
         if cls is not None and isinstance(exc, cls):
+            if getattr(exc, "problems", None):  # a catalog: its problems, each with its file
+                return _problems_line(exc.problems)
             return str(exc).splitlines()[0] if str(exc) else class_name
     if isinstance(exc, sqlite3.DatabaseError):  # a state file opened where no check names it
         return (
@@ -35,6 +38,13 @@ def _environment_error(exc: BaseException) -> str | None:
             "move the damaged *.sqlite file aside and run again / файл состояния повреждён"
         )
     return None
+
+
+def _problems_line(problems: list[Any], shown: int = 3) -> str:
+    line = "; ".join(str(p) for p in problems[:shown])
+    if len(problems) > shown:
+        line += f" (and {len(problems) - shown} more: `vitrina catalog check DIR` lists them)"
+    return line
 
 
 class _Group(TyperGroup):
@@ -93,12 +103,19 @@ COMMANDS = {
 }
 JOBS = tuple(dict.fromkeys(COMMANDS.values()))
 
+# A core command that a job extends (the core imports no job): the core's command module ->
+# the job modules whose `plug_in()` fills its extension point. Wired here, with the command,
+# so the command works however the CLI is entered (`main` registers one module only).
+PLUG_INS = {"vitrina.catalog.commands": ("vitrina.ask.commands",)}
+
 
 def build_app(jobs: tuple[str, ...] = JOBS) -> typer.Typer:
-    """The Typer app with the commands of these job modules."""
+    """The Typer app with the commands of these job modules, and the plug-ins they need."""
     built = _new_app()
     for module in jobs:
         import_module(module).register(built)
+        for job in PLUG_INS.get(module, ()):
+            import_module(job).plug_in()
     return built
 
 

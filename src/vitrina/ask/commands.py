@@ -112,11 +112,15 @@ def read_sample_questions(catalog, questions: list[str], today, dialect: str) ->
     ]
 
 
-def register(app: typer.Typer) -> None:
+def plug_in() -> None:
+    """What ask lends the core's commands (wired by `vitrina.cli.build_app` with them):
+    `catalog check --questions` reads questions as ask would."""
     from vitrina.catalog.commands import register_question_reader
 
     register_question_reader(read_sample_questions)
 
+
+def register(app: typer.Typer) -> None:
     @app.command()
     def ask(
         question: Annotated[

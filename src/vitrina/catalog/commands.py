@@ -79,12 +79,18 @@ def init(
     if not any(not t.error for t in schema_info.tables):
         err.print("[red]error:[/] no readable tables found; check the URL and --schema")
         raise typer.Exit(2)
+    draft = draft_catalog(schema_info, name=out.name)
     try:
-        written = write_draft(draft_catalog(schema_info, name=out.name), out, overwrite=force)
+        written = write_draft(draft, out, overwrite=force)
     except FileExistsError as exc:
         err.print(f"[red]error:[/] {exc}")
         raise typer.Exit(2) from exc
     console.print(f"drafted {len(schema_info.tables)} tables into {out} ({len(written)} files)")
+    notes = draft.all_notes()
+    if notes:  # also on top of the files they concern, as `# review:` comments
+        console.print(f"review before use ({len(notes)}):")
+        for note in notes:
+            console.print(f"  - {note}", markup=False, highlight=False)
     if db.split(":", 1)[0].split("+", 1)[0] in ("postgresql", "postgres"):
         _role_advice(db, sorted({t.schema_name for t in schema_info.tables if not t.error}))
     console.print(
@@ -100,7 +106,8 @@ _question_readers: list[QuestionReader] = []
 
 
 def register_question_reader(reader: QuestionReader) -> None:
-    """Called by `vitrina.ask.commands.register`: `catalog check --questions` uses it."""
+    """Called by `vitrina.ask.commands.plug_in`, which `vitrina.cli.build_app` wires with
+    these commands: `catalog check --questions` uses it."""
     if reader not in _question_readers:
         _question_readers.append(reader)
 
