@@ -142,6 +142,19 @@ def test_a_named_reader_role_and_a_refused_name(
     assert code == 0, out
     assert f"read-only role {analyst} created" in " ".join(out.split()), out
     assert _password_matches(throwaway, _url(out))
+    assert "warning" not in out
+
+    # an existing role with no password and a right too many: a password is set, and the
+    # output warns about what the role can still do (the connect-time inspection's words)
+    with psycopg.connect(throwaway, autocommit=True) as admin:
+        admin.execute(f'ALTER ROLE "{analyst}" PASSWORD NULL')
+        admin.execute(f'GRANT pg_signal_backend TO "{analyst}"')
+    code, out = _demo(home, capsys, "--load-postgres", throwaway, "--reader-role", analyst)
+    assert code == 0, out
+    words = " ".join(out.split())
+    assert f"read-only role {analyst} existed without a password: one is set now" in words
+    assert _password_matches(throwaway, _url(out))
+    assert f"warning: role {analyst} member of pg_signal_backend" in words, out
     with psycopg.connect(throwaway) as admin:
         assert admin.execute(
             "SELECT count(*) FROM pg_roles WHERE rolname = %s", (f"{database}_reader",)

@@ -145,9 +145,11 @@ def inspection_sql(server_version: int) -> str:
   FROM (SELECT c.oid, c.relname, c.relnamespace, c.relkind, a.*
         FROM pg_class c, aclexplode(c.relacl) a
         WHERE c.relacl IS NOT NULL AND {_RELATION} AND {_MORE_THAN_SELECT}
-        UNION ALL  -- column grants, on the few columns that have any
+        UNION ALL  -- column grants, on the few columns with any (OFFSET 0: their
+        -- relations looked up by index, not pg_class scanned twice)
         SELECT c.oid, c.relname, c.relnamespace, c.relkind, a.*
-        FROM pg_attribute t JOIN pg_class c ON c.oid = t.attrelid, aclexplode(t.attacl) a
+        FROM pg_attribute t, aclexplode(t.attacl) a,
+          LATERAL (SELECT * FROM pg_class c WHERE c.oid = t.attrelid OFFSET 0) c
         WHERE t.attacl IS NOT NULL AND {_RELATION} AND {_MORE_THAN_SELECT}) c
   JOIN pg_namespace n ON n.oid = c.relnamespace
   GROUP BY c.oid, c.relname, c.relkind, n.nspname ORDER BY 2""",
