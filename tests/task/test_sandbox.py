@@ -5,6 +5,7 @@ one stopped by a kernel limit ended by itself."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -22,7 +23,7 @@ from vitrina.task.sandbox.mounts import _folders as mounts_folders
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 LIMITS = SandboxLimits(cpu_s=1, wall_s=5, memory_mb=512, file_mb=5, procs=16, disk_mb=16)
-SRC = str(Path(runner.__file__).resolve().parents[3])
+SRC = Path(runner.__file__).resolve().parents[2]  # src/vitrina
 PG_SOCKETS = ("/var/run/postgresql/.s.PGSQL.5432", "/tmp/.s.PGSQL.5432")
 MYSQL_SOCKETS = ("/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock")
 
@@ -315,7 +316,8 @@ def test_no_socket_reaches_the_host(which, listeners, tmp_path):
 def test_as_an_ordinary_user(tmp_path):
     """The same sandbox started by an unprivileged user (uid 65534) with the system Python:
     the sandbox package is standard library only (vitrina's own `__init__` imports nothing
-    else), so it is imported from the source tree."""
+    else), so it is imported from a copy of the source tree that uid 65534 can read (the
+    checkout itself may sit in a 0700 folder)."""
     if os.geteuid() != 0:
         pytest.skip(
             "the test suite already runs as an ordinary user: every other test is this case"
@@ -326,9 +328,11 @@ def test_as_an_ordinary_user(tmp_path):
     shared = Path(tempfile.mkdtemp(prefix="vsbx-user-", dir="/tmp"))
     try:
         shared.chmod(0o777)
+        src = shared / "src"
+        shutil.copytree(SRC, src / "vitrina", ignore=shutil.ignore_patterns("__pycache__"))
         driver = f"""
 import json, sys
-sys.path.insert(0, {SRC!r})
+sys.path.insert(0, {str(src)!r})
 from vitrina.task.sandbox import runner as sbx
 limits = sbx.SandboxLimits(cpu_s=2, wall_s=20, memory_mb=512, file_mb=5, procs=16, disk_mb=8)
 out = {{"mode": sbx.isolation()}}
@@ -428,14 +432,18 @@ def beside(tmp_path_factory) -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-LIST_TMP = "import os\nfor d, _, fs in os.walk('/tmp'):\n    print(d, sorted(fs))"
+LIST = "import os\nfor d in ('/tmp', {beside!r}):\n    print(d, sorted(os.listdir(d)))"
 
 
 def test_known_binds_under_tmp_pass_the_self_check(extra_mounts, beside, tmp_path):
     extra_mounts.append((str(beside / "known.txt"), True))
-    result = run(LIST_TMP, tmp_path / "out")
+    result = run(LIST.format(beside=str(beside)), tmp_path / "out")
     assert result.ok, result.stderr
-    assert result.stdout.split("\n")[:2] == ["/tmp []", f"{beside} ['known.txt']"]
+    shown = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    assert shown[str(beside)] == "['known.txt']"
+    # /tmp holds that folder and, when this checkout is under /tmp, its venv's known paths
+    installs = {k.split("/")[2] for k in runner._mounts().known if k.startswith("/tmp/")}
+    assert set(ast.literal_eval(shown["/tmp"])) == {beside.name, *installs}
 
 
 @pytest.mark.parametrize(
