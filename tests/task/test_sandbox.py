@@ -12,6 +12,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -508,3 +509,17 @@ def test_the_self_check_fails_when_a_whole_host_folder_is_bound(extra_mounts, be
     with pytest.raises(SandboxUnavailable, match="a whole host folder is bound") as caught:
         run_python("print('never')", limits=LIMITS)
     assert str(beside) in str(caught.value)
+
+
+def test_only_the_interpreter_and_the_analysis_packages_are_bound():
+    """Not the venv folder, its bin/, the project or the other installed libraries: the base
+    interpreter's files and the analysis packages' own entries."""
+    mounts = runner._mounts()
+    project = Path(__file__).resolve().parents[2]
+    base = os.path.realpath(sys.base_prefix)
+    assert not [k for k in mounts.known if k == str(project) or k.startswith(f"{project}/src")]
+    assert sys.prefix not in mounts.known and f"{sys.prefix}/bin" not in mounts.known
+    assert all(k.startswith(base + "/") or k.startswith(tuple(mounts.site)) for k in mounts.known)
+    names = {Path(k).name for k in mounts.known}
+    assert "numpy" in names and "statsmodels" in names
+    assert not names & {"vitrina", "sqlglot", "duckdb", "sqlalchemy", "psycopg", "langchain_core"}
