@@ -407,18 +407,23 @@ def _launch(binds: list[str], keep: Path, limits: SandboxLimits, dest: Path) -> 
     tar = io.BytesIO()
     budget = (limits.out_mb << 20) + (1 << 20)  # the files plus tar headers
     with out_path.open("wb") as out, err_path.open("wb") as err:
-        proc = subprocess.Popen(
-            cmd,
-            stdout=out,
-            stderr=err,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            pass_fds=(write_fd,) if seccomp_fd is None else (write_fd, seccomp_fd),
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
-        )
-        os.close(write_fd)
-        if seccomp_fd is not None:
-            os.close(seccomp_fd)
+        try:
+            proc = subprocess.Popen(
+                cmd,
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                pass_fds=(write_fd,) if seccomp_fd is None else (write_fd, seccomp_fd),
+                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
+            )
+        except OSError:
+            os.close(read_fd)
+            raise
+        finally:  # the sandbox holds its own copies
+            os.close(write_fd)
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
         reader = threading.Thread(target=_drain, args=(read_fd, budget, tar), daemon=True)
         reader.start()
         try:
