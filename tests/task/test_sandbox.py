@@ -522,3 +522,10 @@ def test_only_the_interpreter_and_the_analysis_packages_are_bound():
     names = {Path(k).name for k in mounts.known}
     assert "numpy" in names and "statsmodels" in names
     assert not names & {"vitrina", "sqlglot", "duckdb", "sqlalchemy", "psycopg", "langchain_core"}
+
+
+def test_a_refused_run_leaves_no_folder_behind(extra_mounts, beside, tmp_path):
+    extra_mounts.append((str(beside / "secret.txt"), False))
+    with pytest.raises(SandboxUnavailable):
+        run_python("print('never')", limits=LIMITS, work_root=tmp_path)
+    assert list(tmp_path.iterdir()) == []

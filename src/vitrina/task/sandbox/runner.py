@@ -364,6 +364,9 @@ def run_python(
             "/vitrina-sandbox/child.py",
         ]
         return _launch(binds, keep, limits, out_dir or keep / "out")
+    except BaseException:  # nothing ran, or nothing came back: no folder left behind
+        shutil.rmtree(keep, ignore_errors=True)
+        raise
     finally:
         for name in ("main.py", "config.json"):
             (keep / name).unlink(missing_ok=True)
