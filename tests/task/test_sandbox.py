@@ -5,12 +5,14 @@ one stopped by a kernel limit ended by itself."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +24,7 @@ from vitrina.task.sandbox.mounts import _folders as mounts_folders
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 LIMITS = SandboxLimits(cpu_s=1, wall_s=5, memory_mb=512, file_mb=5, procs=16, disk_mb=16)
-SRC = str(Path(runner.__file__).resolve().parents[3])
+SRC = Path(runner.__file__).resolve().parents[2]  # src/vitrina
 PG_SOCKETS = ("/var/run/postgresql/.s.PGSQL.5432", "/tmp/.s.PGSQL.5432")
 MYSQL_SOCKETS = ("/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock")
 
@@ -315,7 +317,8 @@ def test_no_socket_reaches_the_host(which, listeners, tmp_path):
 def test_as_an_ordinary_user(tmp_path):
     """The same sandbox started by an unprivileged user (uid 65534) with the system Python:
     the sandbox package is standard library only (vitrina's own `__init__` imports nothing
-    else), so it is imported from the source tree."""
+    else), so it is imported from a copy of the source tree that uid 65534 can read (the
+    checkout itself may sit in a 0700 folder)."""
     if os.geteuid() != 0:
         pytest.skip(
             "the test suite already runs as an ordinary user: every other test is this case"
@@ -326,9 +329,11 @@ def test_as_an_ordinary_user(tmp_path):
     shared = Path(tempfile.mkdtemp(prefix="vsbx-user-", dir="/tmp"))
     try:
         shared.chmod(0o777)
+        src = shared / "src"
+        shutil.copytree(SRC, src / "vitrina", ignore=shutil.ignore_patterns("__pycache__"))
         driver = f"""
 import json, sys
-sys.path.insert(0, {SRC!r})
+sys.path.insert(0, {str(src)!r})
 from vitrina.task.sandbox import runner as sbx
 limits = sbx.SandboxLimits(cpu_s=2, wall_s=20, memory_mb=512, file_mb=5, procs=16, disk_mb=8)
 out = {{"mode": sbx.isolation()}}
@@ -428,14 +433,18 @@ def beside(tmp_path_factory) -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-LIST_TMP = "import os\nfor d, _, fs in os.walk('/tmp'):\n    print(d, sorted(fs))"
+LIST = "import os\nfor d in ('/tmp', {beside!r}):\n    print(d, sorted(os.listdir(d)))"
 
 
 def test_known_binds_under_tmp_pass_the_self_check(extra_mounts, beside, tmp_path):
     extra_mounts.append((str(beside / "known.txt"), True))
-    result = run(LIST_TMP, tmp_path / "out")
+    result = run(LIST.format(beside=str(beside)), tmp_path / "out")
     assert result.ok, result.stderr
-    assert result.stdout.split("\n")[:2] == ["/tmp []", f"{beside} ['known.txt']"]
+    shown = dict(line.split(" ", 1) for line in result.stdout.splitlines())
+    assert shown[str(beside)] == "['known.txt']"
+    # /tmp holds that folder and, when this checkout is under /tmp, its venv's known paths
+    installs = {k.split("/")[2] for k in runner._mounts().known if k.startswith("/tmp/")}
+    assert set(ast.literal_eval(shown["/tmp"])) == {beside.name, *installs}
 
 
 @pytest.mark.parametrize(
@@ -463,9 +472,8 @@ def test_the_self_check_fails_on_anything_else_of_the_host(stray, extra_mounts, 
 def test_the_self_check_fails_when_nested_namespaces_are_not_denied(monkeypatch):
     """A sandbox that says nested namespaces are denied, started without the filter (and
     without bwrap's --disable-userns): the child finds out and refuses to run the script."""
-    if os.geteuid() != 0:
-        pytest.skip("as an ordinary user bwrap's own user namespace may still refuse them")
     monkeypatch.setattr(runner.seccomp, "program", lambda machine=None: None)
+    monkeypatch.setattr(runner, "_disable_userns", lambda: False)
     monkeypatch.setattr(runner, "nested_namespaces", lambda: (True, "denied: (test)"))
     with pytest.raises(SandboxUnavailable, match="a nested user namespace can be made"):
         run_python("print('never')", limits=LIMITS)
@@ -500,3 +508,24 @@ def test_the_self_check_fails_when_a_whole_host_folder_is_bound(extra_mounts, be
     with pytest.raises(SandboxUnavailable, match="a whole host folder is bound") as caught:
         run_python("print('never')", limits=LIMITS)
     assert str(beside) in str(caught.value)
+
+
+def test_only_the_interpreter_and_the_analysis_packages_are_bound():
+    """Not the venv folder, its bin/, the project or the other installed libraries: the base
+    interpreter's files and the analysis packages' own entries."""
+    mounts = runner._mounts()
+    project = Path(__file__).resolve().parents[2]
+    base = os.path.realpath(sys.base_prefix)
+    assert not [k for k in mounts.known if k == str(project) or k.startswith(f"{project}/src")]
+    assert sys.prefix not in mounts.known and f"{sys.prefix}/bin" not in mounts.known
+    assert all(k.startswith(base + "/") or k.startswith(tuple(mounts.site)) for k in mounts.known)
+    names = {Path(k).name for k in mounts.known}
+    assert "numpy" in names and "statsmodels" in names
+    assert not names & {"vitrina", "sqlglot", "duckdb", "sqlalchemy", "psycopg", "langchain_core"}
+
+
+def test_a_refused_run_leaves_no_folder_behind(extra_mounts, beside, tmp_path):
+    extra_mounts.append((str(beside / "secret.txt"), False))
+    with pytest.raises(SandboxUnavailable):
+        run_python("print('never')", limits=LIMITS, work_root=tmp_path)
+    assert list(tmp_path.iterdir()) == []

@@ -2,11 +2,12 @@
 
 Not the venv folder, not the project: the interpreter binary (links followed), its standard
 library, its shared `libpython` and the installed distributions an analysis imports (numpy,
-pandas, scipy, statsmodels and what they require), each top-level entry of a distribution on
-its own. Wherever Vitrina is installed (/home/USER/..., /tmp/..., /opt/...), the sandbox sees
-these paths and the folders above them, nothing beside them; `child.py` gets the same list and
-fails when anything else of the host is visible. Standard library only (runs before vitrina's
-dependencies are importable, e.g. under the system Python).
+pandas, scipy, statsmodels, matplotlib where installed, and what they require), each
+top-level entry of a distribution on its own. Wherever Vitrina is installed (/home/USER/...,
+/tmp/..., /opt/...), the sandbox sees these paths and the folders above them, nothing beside
+them; `child.py` gets the same list and fails when anything else of the host is visible.
+Standard library only (runs before vitrina's dependencies are importable, e.g. under the
+system Python).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import sys
 import sysconfig
 from dataclasses import dataclass, field
 
-# what `analyze` and `python` steps may import, with their requirements (missing ones skipped)
-ANALYSIS_PACKAGES = ("numpy", "pandas", "scipy", "statsmodels")
+# what `analyze` and `python` steps may import, with their requirements (missing ones skipped;
+# matplotlib for charts where it is installed: the sandbox sets MPLBACKEND=Agg)
+ANALYSIS_PACKAGES = ("numpy", "pandas", "scipy", "statsmodels", "matplotlib")
 # folders the sandbox gets whole (read-only) from the host: shared libraries and the loader
 # (child.py's SYSTEM: the same list, checked there)
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin")

@@ -364,6 +364,9 @@ def run_python(
             "/vitrina-sandbox/child.py",
         ]
         return _launch(binds, keep, limits, out_dir or keep / "out")
+    except BaseException:  # nothing ran, or nothing came back: no folder left behind
+        shutil.rmtree(keep, ignore_errors=True)
+        raise
     finally:
         for name in ("main.py", "config.json"):
             (keep / name).unlink(missing_ok=True)
@@ -407,18 +410,23 @@ def _launch(binds: list[str], keep: Path, limits: SandboxLimits, dest: Path) -> 
     tar = io.BytesIO()
     budget = (limits.out_mb << 20) + (1 << 20)  # the files plus tar headers
     with out_path.open("wb") as out, err_path.open("wb") as err:
-        proc = subprocess.Popen(
-            cmd,
-            stdout=out,
-            stderr=err,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            pass_fds=(write_fd,) if seccomp_fd is None else (write_fd, seccomp_fd),
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
-        )
-        os.close(write_fd)
-        if seccomp_fd is not None:
-            os.close(seccomp_fd)
+        try:
+            proc = subprocess.Popen(
+                cmd,
+                stdout=out,
+                stderr=err,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                pass_fds=(write_fd,) if seccomp_fd is None else (write_fd, seccomp_fd),
+                env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
+            )
+        except OSError:
+            os.close(read_fd)
+            raise
+        finally:  # the sandbox holds its own copies
+            os.close(write_fd)
+            if seccomp_fd is not None:
+                os.close(seccomp_fd)
         reader = threading.Thread(target=_drain, args=(read_fd, budget, tar), daemon=True)
         reader.start()
         try:
