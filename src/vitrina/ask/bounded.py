@@ -144,12 +144,7 @@ def bounded_update(
         trace.events.extend(files.trace)
     bounded = {**update, **capped}
     if result is not None:
-        bounded["result"] = QueryResult(
-            columns=result.columns,
-            rows=sample,
-            truncated=result.truncated,
-            elapsed_ms=result.elapsed_ms,
-        )
+        bounded["result"] = result.model_copy(update={"rows": sample})  # every other field kept
         bounded["result_rows"] = result.row_count
     trace.rejected(
         CUT_MESSAGE,
