@@ -107,3 +107,10 @@ def test_a_real_turn_checkpoints_a_sample_and_answers_with_every_row(
     assert later.status == "answered"
     values = service.graph.get_state({"configurable": {"thread_id": "big"}}).values
     assert values["result_rows"] is None  # a small result: kept whole, no count of its own
+
+
+def test_a_huge_blob_is_cut_too(tmp_path: Path) -> None:
+    result = QueryResult(columns=["b", "n"], rows=[(b"\x00" * (5 << 20), -3)])
+    update = bounded_update(_state(result), _answered(), tmp_path)
+    assert update["result"].rows == [("[5242880 bytes, cut in the dialog's saved state]", -3)]
+    assert update["trace"][-1].data["cut_strings"] == 1

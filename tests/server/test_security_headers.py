@@ -55,6 +55,8 @@ def test_the_docs_page_alone_allows_inline_styles() -> None:
         "TOKEN=abc",
         "lang=ru&api_key=abc",
         "q=vt_0123456789ab_SeCrEt-secret",  # a Vitrina token under any name
+        "%74oken=abc",  # a percent-encoded name
+        "q=vt%5F0123456789ab%5FSeCrEt",  # a percent-encoded token
     ],
 )
 def test_a_token_in_the_query_string_is_refused(client: TestClient, auth, query: str) -> None:
@@ -78,6 +80,10 @@ def test_the_filter_redacts_uvicorns_access_record() -> None:
     line = record.getMessage()
     assert token not in line and "access_token=[redacted]" in line and "x=1" in line
     assert redact(f"Bearer {token}") == "Bearer [redacted]"
+    encoded = token.replace("_", "%5F")
+    assert redact(f"/x?%74oken=abc&q={encoded}&lang=ru") == (
+        "/x?%74oken=[redacted]&q=[redacted]&lang=ru"
+    )
 
 
 def test_the_access_log_never_holds_a_query_string_token(demo_db, tmp_path) -> None:

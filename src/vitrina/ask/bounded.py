@@ -22,6 +22,8 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +45,16 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _cap(value: Any, limit: int, cuts: list[int], depth: int = 0) -> Any:
-    """`value` with every string longer than `limit` cut (`cuts[0]` counts them)."""
+    """`value` with every string (or bytes) longer than `limit` cut (`cuts[0]` counts them)."""
     if isinstance(value, str):
         if len(value) > limit:
             cuts[0] += 1
             return _cut(value, limit)
+        return value
+    if isinstance(value, bytes):
+        if len(value) > limit:
+            cuts[0] += 1
+            return f"[{len(value)} bytes, cut in the dialog's saved state]"
         return value
     if depth >= MAX_DEPTH:
         return value
@@ -66,6 +73,39 @@ def _size(value: Any) -> int:
     return len(json.dumps(value, default=str, ensure_ascii=False).encode("utf-8"))
 
 
+# bytes of a value of these types in the checkpoint, near enough
+_FIXED_SIZE = {
+    type(None): 1,
+    bool: 1,
+    int: 9,
+    float: 9,
+    Decimal: 40,
+    date: 40,
+    datetime: 40,
+    time: 40,
+    timedelta: 40,
+}
+
+
+def _row(row: tuple[Any, ...], limit: int, cuts: list[int]) -> tuple[tuple[Any, ...], int]:
+    """One row with long cells cut, and its size in bytes near enough (one pass, no JSON:
+    serializing each of 1,000 rows cost more than a whole rules turn)."""
+    size = 2
+    changed = False
+    for value in row:
+        fixed = _FIXED_SIZE.get(type(value))
+        if fixed is not None:
+            size += fixed
+        elif type(value) is str and len(value) <= limit:
+            size += len(value.encode("utf-8", "surrogatepass")) + 3
+        else:
+            changed = True
+            size += _size(_cap(value, limit, [0]))
+    if not changed:
+        return row, size
+    return tuple(_cap(v, limit, cuts) for v in row), size
+
+
 def _sample(
     result: QueryResult, limit: int, rows: int, budget: int, cuts: list[int]
 ) -> list[tuple[Any, ...]]:
@@ -73,8 +113,8 @@ def _sample(
     kept: list[tuple[Any, ...]] = []
     used = 0
     for row in result.rows[:rows]:
-        capped = tuple(_cap(v, limit, cuts) for v in row)
-        used += _size(capped)
+        capped, size = _row(row, limit, cuts)
+        used += size
         if used > budget:
             break
         kept.append(capped)
@@ -104,12 +144,7 @@ def bounded_update(
         trace.events.extend(files.trace)
     bounded = {**update, **capped}
     if result is not None:
-        bounded["result"] = QueryResult(
-            columns=result.columns,
-            rows=sample,
-            truncated=result.truncated,
-            elapsed_ms=result.elapsed_ms,
-        )
+        bounded["result"] = result.model_copy(update={"rows": sample})  # every other field kept
         bounded["result_rows"] = result.row_count
     trace.rejected(
         CUT_MESSAGE,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import re
+from urllib.parse import unquote_plus
 
 REDACTED = "[redacted]"
 # query parameters that carry a credential by name (compared case-insensitively)
@@ -37,8 +38,10 @@ LOGGERS = ("uvicorn.access", "uvicorn.error", "vitrina.server")
 
 
 def _param(match: re.Match[str]) -> str:
-    name = match.group("name")
-    if name.lower() in TOKEN_PARAMS:
+    """One ``name=value`` pair, its value redacted when the name (or the value) says token;
+    both are read percent-decoded, so ``%74oken=vt%5F...`` is caught too."""
+    name, value = match.group("name"), match.group("value")
+    if unquote_plus(name).lower() in TOKEN_PARAMS or TOKEN_VALUE.search(unquote_plus(value)):
         return f"{name}={REDACTED}"
     return match.group(0)
 
