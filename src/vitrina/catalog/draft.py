@@ -251,9 +251,6 @@ def draft_catalog(schema: DatabaseSchema, *, name: str = "catalog") -> Draft:
                 "without a value list, so no question filters by one of its values; "
                 "draft again with a higher --sample-values to list them",
             )
-        if shape.topic:
-            _add_to_topic(topics, shape, by_name)
-            metrics += _metrics(shape)
         if shape.header is not None:
             draft.note(
                 "metrics.yaml",
@@ -277,6 +274,10 @@ def draft_catalog(schema: DatabaseSchema, *, name: str = "catalog") -> Draft:
                         "values": [{"value": v} for v in col.low_cardinality_values],
                     }
                 )
+    for shape in sorted(shapes, key=lambda s: s.header is not None):  # headers before lines
+        if shape.topic:
+            _add_to_topic(topics, shape, by_name)
+            metrics += _metrics(shape)
     _note_shared_synonyms(draft)
     draft.files["catalog.yaml"] = {
         "catalog": {"name": name, "description": f"Drafted from a {schema.dialect} database."}
