@@ -54,8 +54,9 @@ def test_the_word_list_is_not_empty() -> None:
     assert {"fact_payment", "payment_amount", "сумма платежей", "москва"} <= words
 
 
-def code_text(source: str) -> str:
-    """The source without comments and docstrings: what the program itself says."""
+def code_text(source: str, *, demo_examples: bool = True) -> str:
+    """The source without comments and docstrings: what the program itself says. Without
+    `demo_examples`, a string that names the demo as an example ("the demo's: ...") goes too."""
     docstrings = set()
     for node in ast.walk(ast.parse(source)):
         body = getattr(node, "body", None)
@@ -70,7 +71,8 @@ def code_text(source: str) -> str:
     kept = []
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
         if tok.type == tokenize.COMMENT or (
-            tok.type == tokenize.STRING and tok.start[0] in docstrings
+            tok.type == tokenize.STRING
+            and (tok.start[0] in docstrings or (not demo_examples and "demo" in tok.string))
         ):
             continue
         kept.append(tok.string)
@@ -112,3 +114,48 @@ def test_no_demo_word_in_the_web_ui(path: Path) -> None:
     text = JS_COMMENT.sub(" ", path.read_text(encoding="utf-8")).lower().replace("ё", "е")
     found = sorted(w for w in ui_words() if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", text))
     assert not found, f"static/{path.name} names demo words {found}: serve them from the catalog"
+
+
+# Short ids are ordinary-looking tokens the long-word check above lets through (MIN_LETTERS);
+# the demo's segment ids ("b2b") are the demo's alone, so no module may spell them: a segment
+# is read from `catalog.segment_values` (decision 151). The demo warehouse's generator and
+# `vitrina demo`'s sample questions (ask/commands.py) are the demo's own; a string that names
+# the demo as an example (a --help text) may quote them.
+ALL_SOURCE = sorted(
+    p
+    for p in SRC.rglob("*.py")
+    if p.relative_to(SRC).parts[:2] != ("warehouse", "demo")
+    and p.relative_to(SRC) != Path("ask", "commands.py")
+)
+
+
+def short_ids() -> set[str]:
+    catalog = load_catalog(None)
+    return {s.lower() for s in catalog.info.segment_ids()} | {
+        v.lower() for v in catalog.info.segment_values.values()
+    }
+
+
+def _spelled(ids: set[str], text: str) -> list[str]:
+    return sorted(w for w in ids if re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", text))
+
+
+def test_a_hard_coded_short_id_is_caught() -> None:
+    assert short_ids() >= {"b2b", "b2c"}
+    source = (
+        'HELP = "auto, or a segment of the catalog (the demo\'s: b2b, b2c)."\n'
+        'def narrow(resolved):\n    return resolved in ("b2b", "b2c")\n'
+    )
+    assert _spelled(short_ids(), code_text(source, demo_examples=False)) == ["b2b", "b2c"]
+    help_only = source.splitlines()[0]
+    assert _spelled(short_ids(), code_text(help_only, demo_examples=False)) == []
+
+
+@pytest.mark.parametrize("path", ALL_SOURCE, ids=lambda p: str(p.relative_to(SRC)))
+def test_no_demo_segment_id_in_code(path: Path) -> None:
+    text = code_text(path.read_text(encoding="utf-8"), demo_examples=False).lower()
+    found = _spelled(short_ids(), text)
+    assert not found, (
+        f"{path.relative_to(SRC)} spells the demo's segment ids {found}: read the segments "
+        "from catalog.segment_values"
+    )

@@ -92,10 +92,10 @@ INVOCATIONS: dict[str, tuple[list[str], int, str]] = {
     "ask": (["ask", "Сумма платежей в 2025 году", "--catalog", "{tmp}/nocat"], 2,
             "catalog folder not found: {tmp}/nocat"),
     "demo": (["demo", "--load-postgres", "nosuch://x"], 2, "not a PostgreSQL URL: 'nosuch://x'"),
-    "route": (["route", "Сумма платежей", "--catalog", "{tmp}/nocat", "--no-llm"], 2,
-              "error: {tmp}/nocat: catalog folder not found"),
+    "route": (["route", "Сумма платежей", "--db", "{duckdb}", "--catalog", "{tmp}/nocat",
+               "--no-llm"], 2, "error: {tmp}/nocat: catalog folder not found"),
     "onec": (["onec", "{tmp}/nobase", "--out", "{tmp}/onec"], 2, "{tmp}/nobase: neither"),
-    "chat": (["chat", "--catalog", "{tmp}/nocat", "--no-llm"], 2,
+    "chat": (["chat", "--db", "{duckdb}", "--catalog", "{tmp}/nocat", "--no-llm"], 2,
              "error: {tmp}/nocat: catalog folder not found"),
     "docs": (["docs", "--model", "{tmp}/m.bim", "--out", "{tmp}/docs"], 2,
              "{tmp}/m.bim: model not found"),
@@ -106,10 +106,10 @@ INVOCATIONS: dict[str, tuple[list[str], int, str]] = {
     "mcp": (["mcp", "--transport", "nosuch"], 2, "'nosuch' is not one of 'stdio', 'http'"),
     "config": (["config", "--base-url", "http://127.0.0.1:9/v1", "--model", "m-29", "--no-check",
                 "--json"], 0, "http://127.0.0.1:9/v1"),
-    "task": (["task", "x", "--catalog", "{tmp}/nocat", "--no-llm"], 2,
+    "task": (["task", "x", "--db", "{duckdb}", "--catalog", "{tmp}/nocat", "--no-llm"], 2,
              "error: {tmp}/nocat: catalog folder not found"),
-    "build": (["build", "{tmp}/brief.md", "--catalog", "{tmp}/nocat", "--no-browser"], 2,
-              "error: {tmp}/nocat: catalog folder not found"),
+    "build": (["build", "{tmp}/brief.md", "--db", "{duckdb}", "--catalog", "{tmp}/nocat",
+               "--no-browser"], 2, "error: {tmp}/nocat: catalog folder not found"),
     "catalog init": (["catalog", "init", "--db", "{duckdb}", "--out", "{tmp}/draft",
                       "--sample-values", "5"], 0, "drafted 1 tables into {tmp}/draft"),
     "catalog check": (["catalog", "check", "{demo_catalog}", "--questions", "{tmp}/q.yaml",
@@ -158,11 +158,21 @@ def test_every_command_with_options_has_a_test_through_main() -> None:
 
 @pytest.mark.parametrize("command", sorted(INVOCATIONS))
 def test_each_command_reads_its_options_through_main(
-    command: str, no_reader: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    command: str,
+    no_reader: None,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    request: pytest.FixtureRequest,
+    _isolated_home: Path,
 ) -> None:
     from vitrina.catalog import DEMO_CATALOG
 
     argv, expected_code, expected = INVOCATIONS[command]
+    if command == "demo":  # the session's demo warehouse, not a build of its own (~20 s)
+        (_isolated_home / "demo").mkdir()
+        (_isolated_home / "demo" / "warehouse.duckdb").symlink_to(
+            request.getfixturevalue("demo_db")
+        )
     values = {"tmp": str(tmp_path), "demo_catalog": str(DEMO_CATALOG)}
     if "{duckdb}" in argv:
         values["duckdb"] = _small_duckdb(tmp_path / "small.duckdb")

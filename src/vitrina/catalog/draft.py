@@ -112,6 +112,11 @@ def _synonyms(table: TableInfo, column: ColumnInfo, label: ColumnInfo | None) ->
     return [table_words] if own in GENERIC_LABELS else [table_words, own]
 
 
+def _named(column: ColumnInfo, stems: tuple[str, ...]) -> bool:
+    """A word of the column's name starts with one of `stems` ("unit price", not "corporate")."""
+    return any(w.startswith(stems) for w in words(column.name).split())
+
+
 def _metric(table: TableInfo, topic: str, **fields: Any) -> dict[str, Any]:
     return {"id": fields.pop("id"), "table": qualified(table), "topic": topic, **fields}
 
@@ -127,8 +132,8 @@ def _metrics(shape: _Shape) -> list[dict[str, Any]]:
         )
     ]  # fmt: skip
     measures = [c for c in table.columns if column_role(table, c, shape.label) == "measure"]
-    price = next((c for c in measures if any(w in words(c.name) for w in ("price", "цен"))), None)
-    quantity = next((c for c in measures if any(w in c.name.lower() for w in QUANTITY_WORDS)), None)
+    price = next((c for c in measures if _named(c, ("price", "цен"))), None)
+    quantity = next((c for c in measures if _named(c, QUANTITY_WORDS)), None)
     if price is not None and quantity is not None:
         out.append(
             _metric(
@@ -140,7 +145,7 @@ def _metrics(shape: _Shape) -> list[dict[str, Any]]:
         )  # fmt: skip
     for col in measures:
         col_words = words(col.name)
-        if any(w in col_words for w in PER_ROW_WORDS):  # a price is averaged, never summed
+        if _named(col, PER_ROW_WORDS):  # a price is averaged, never summed
             out.append(
                 _metric(
                     table, topic, id=f"{name}_{col.name.lower()}_avg",
@@ -246,9 +251,6 @@ def draft_catalog(schema: DatabaseSchema, *, name: str = "catalog") -> Draft:
                 "without a value list, so no question filters by one of its values; "
                 "draft again with a higher --sample-values to list them",
             )
-        if shape.topic:
-            _add_to_topic(topics, shape, by_name)
-            metrics += _metrics(shape)
         if shape.header is not None:
             draft.note(
                 "metrics.yaml",
@@ -272,6 +274,10 @@ def draft_catalog(schema: DatabaseSchema, *, name: str = "catalog") -> Draft:
                         "values": [{"value": v} for v in col.low_cardinality_values],
                     }
                 )
+    for shape in sorted(shapes, key=lambda s: s.header is not None):  # headers before lines
+        if shape.topic:
+            _add_to_topic(topics, shape, by_name)
+            metrics += _metrics(shape)
     _note_shared_synonyms(draft)
     draft.files["catalog.yaml"] = {
         "catalog": {"name": name, "description": f"Drafted from a {schema.dialect} database."}

@@ -47,6 +47,11 @@ class Topic(_Strict):
     def name(self, lang: str) -> str:
         return self.name_ru if lang == "ru" else self.name_en
 
+    def serves(self, segment: str | None) -> bool:
+        """Whether a dialog scoped to `segment` (a declared id, or None: no scope) may use
+        this topic and its metrics: a topic of `any` segment serves every dialog."""
+        return segment is None or self.segment in (ANY_SEGMENT, segment)
+
 
 class Column(_Strict):
     name: str

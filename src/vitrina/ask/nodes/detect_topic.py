@@ -16,7 +16,6 @@ from vitrina.ask.state import AskState
 from vitrina.ask.understand import read_question
 from vitrina.catalog import Catalog
 from vitrina.catalog.catalog import BrokenMetric
-from vitrina.catalog.model import ANY_SEGMENT
 from vitrina.language.periods import period_offsets
 from vitrina.language.requests import write_verb
 from vitrina.trace import Trace
@@ -115,10 +114,8 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
     scores = dict(reading.topic_scores)
     if explicit:
         scores = {t: s for t, s in scores.items() if t in explicit}
-    if resolved in ("b2b", "b2c"):
-        excluded = [
-            t for t in scores if ctx.catalog.topics[t].segment not in (ANY_SEGMENT, resolved)
-        ]
+    if resolved in ctx.catalog.info.segment_values:  # whatever the catalog calls its segments
+        excluded = [t for t in scores if not ctx.catalog.topics[t].serves(resolved)]
         for t in excluded:
             trace.rejected("topic outside the dialog's segment", topic=t, segment=resolved)
             scores.pop(t)
