@@ -67,22 +67,25 @@ def test_the_state_keeps_cut_cells_and_the_csv_keeps_the_values(make_task, quota
 
 
 def test_a_table_over_the_quota_is_refused_before_it_is_written(make_task, quota):
-    quota(2 * MB)
+    quota(4 * MB)  # one copy of the text fits, two do not
     view = _run(make_task(), [STEP])
     error = view.pending["error"]
-    assert "Не записано (sql-1.json, 2.3 МБ)" in error and "task_folder_max_bytes" in error
-    assert "из 2.0 МБ" in error
+    assert "Не записано (sql-1.json + .csv, 4.6 МБ)" in error and "task_folder_max_bytes" in error
+    assert "из 4.0 МБ" in error
     assert not any(name.startswith("step-1/sql-1") for name in _files(view.out_dir))
     assert "approve" not in view.pending["options"]
 
 
 def test_a_csv_over_the_quota_stops_at_the_quota_and_nothing_stays(make_task, quota):
-    quota(3 * MB)  # the JSON fits, the CSV after it does not
-    view = _run(make_task(), [STEP])
+    """100,000 rows of numbers: the JSON (1.7 MB) fits in 2 MB, the CSV (1.4 MB) after it
+    does not; it is stopped at the quota and neither file stays."""
+    quota(2 * MB)
+    sql = "SELECT payment_id, amount_rub FROM dwh.fact_payment ORDER BY payment_id LIMIT 100000"
+    view = _run(make_task(), [{**STEP, "args": {"sql": sql}}])
     assert "Не записано (sql-1.csv" in view.pending["error"]
     files = _files(view.out_dir)
     assert not any(name.startswith("step-1/sql-1") for name in files)
-    assert sum(files.values()) <= 3 * MB
+    assert sum(files.values()) <= 2 * MB
 
 
 def test_a_file_step_over_the_quota_removes_what_it_wrote(make_task, quota):
