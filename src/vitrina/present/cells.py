@@ -22,9 +22,11 @@ MARK = "… (cut: {n} chars)"
 
 def cut_cell(value: Any, max_chars: int) -> tuple[Any, bool]:
     """The value, or its first ``max_chars`` characters with the marker; and whether it was cut.
-    Only text (and bytes, shown as text) is cut: numbers and dates are never long."""
-    if isinstance(value, bytes | bytearray | memoryview):
-        value = bytes(value)[: max_chars * 4 + 1].decode("utf-8", errors="replace")
+    Only text is cut (long binary values become their head as text, the marker counting
+    bytes): numbers and dates are never long."""
+    if isinstance(value, bytes | bytearray | memoryview) and len(value) > max_chars:
+        head = bytes(value[:max_chars]).decode("utf-8", errors="replace")
+        return f"{head}… (cut: {len(value)} bytes)", True
     if not isinstance(value, str) or len(value) <= max_chars:
         return value, False
     return value[:max_chars] + MARK.format(n=len(value)), True
