@@ -159,3 +159,18 @@ def chinook_service(chinook: str, tmp_path_factory: pytest.TempPathFactory) -> I
     )
     yield service
     service.close()
+
+
+@pytest.fixture
+def long_names_db(demo_db: Path, tmp_path: Path) -> Path:
+    """A copy of the demo warehouse whose region names are 10,000 characters longer (a long
+    text cell in every answer by region; decision 146)."""
+    import shutil
+
+    import duckdb
+
+    path = tmp_path / "long.duckdb"
+    shutil.copyfile(demo_db, path)
+    with duckdb.connect(str(path)) as conn:
+        conn.execute("UPDATE dwh.dim_region SET region_name = region_name || repeat('я', 10000)")
+    return path

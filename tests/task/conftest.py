@@ -14,15 +14,18 @@ TODAY = date(2026, 11, 30)  # the same "today" as tests/conftest.py
 
 @pytest.fixture
 def make_task(make_service, tmp_path: Path):
-    """factory(model=None, **limits) -> TaskService; `model` is a ScriptedChatModel or None."""
+    """factory(model=None, **limits) -> TaskService; `model` is a ScriptedChatModel or None,
+    `db_url` another warehouse than the demo's DuckDB file."""
     from vitrina.llm import LLMClient
     from vitrina.task.limits import TaskConfig, TaskLimits
     from vitrina.task.service import TaskService
 
     services = []
 
-    def factory(model=None, *, state_path: Path | None = None, ask=None, **limits):
-        asker = make_service(write_files=True)
+    def factory(
+        model=None, *, state_path: Path | None = None, ask=None, db_url: str | None = None, **limits
+    ):
+        asker = make_service(db_url, write_files=True)
         config = TaskConfig(limits=replace(TaskLimits(), **limits))
         llm = (
             LLMClient(model, timeout_s=5, max_retries=0, sleep=lambda s: None)

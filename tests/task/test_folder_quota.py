@@ -67,22 +67,25 @@ def test_the_state_keeps_cut_cells_and_the_csv_keeps_the_values(make_task, quota
 
 
 def test_a_table_over_the_quota_is_refused_before_it_is_written(make_task, quota):
-    quota(2 * MB)
+    quota(4 * MB)  # one copy of the text fits, two do not
     view = _run(make_task(), [STEP])
     error = view.pending["error"]
-    assert "Не записано (sql-1.json, 2.3 МБ)" in error and "task_folder_max_bytes" in error
-    assert "из 2.0 МБ" in error
+    assert "Не записано (sql-1.json + .csv, 4.6 МБ)" in error and "task_folder_max_bytes" in error
+    assert "из 4.0 МБ" in error
     assert not any(name.startswith("step-1/sql-1") for name in _files(view.out_dir))
     assert "approve" not in view.pending["options"]
 
 
 def test_a_csv_over_the_quota_stops_at_the_quota_and_nothing_stays(make_task, quota):
-    quota(3 * MB)  # the JSON fits, the CSV after it does not
-    view = _run(make_task(), [STEP])
+    """100,000 rows of numbers: the JSON (1.7 MB) fits in 2 MB, the CSV (1.4 MB) after it
+    does not; it is stopped at the quota and neither file stays."""
+    quota(2 * MB)
+    sql = "SELECT payment_id, amount_rub FROM dwh.fact_payment ORDER BY payment_id LIMIT 100000"
+    view = _run(make_task(), [{**STEP, "args": {"sql": sql}}])
     assert "Не записано (sql-1.csv" in view.pending["error"]
     files = _files(view.out_dir)
     assert not any(name.startswith("step-1/sql-1") for name in files)
-    assert sum(files.values()) <= 3 * MB
+    assert sum(files.values()) <= 2 * MB
 
 
 def test_a_file_step_over_the_quota_removes_what_it_wrote(make_task, quota):
@@ -96,3 +99,47 @@ def test_a_file_step_over_the_quota_removes_what_it_wrote(make_task, quota):
     assert sum(files.values()) <= 6 * MB
     trace = [e for e in view.trace if e.message == "task folder quota: the call's files removed"]
     assert trace and trace[-1].data["tool"] == "write_file" and trace[-1].data["count"] == 1
+
+
+@pytest.fixture
+def pg_regions(own_pg_database: str):
+    """A warehouse URL on PostgreSQL: the demo's region table in schema dwh, read by a role of
+    this test's own that can only read it (dropped afterwards)."""
+    import uuid
+
+    import psycopg
+
+    role = f"vitrina_bytes_{uuid.uuid4().hex[:8]}"
+    database = own_pg_database.rsplit("/", 1)[1]
+    with psycopg.connect(own_pg_database, autocommit=True) as admin:
+        admin.execute("CREATE SCHEMA dwh")
+        admin.execute("CREATE TABLE dwh.dim_region (region_id int PRIMARY KEY, region_name text)")
+        admin.execute(
+            "INSERT INTO dwh.dim_region SELECT n, 'Регион ' || n FROM generate_series(1, 12) n"
+        )
+        admin.execute("REVOKE ALL ON SCHEMA public FROM PUBLIC")
+        admin.execute(f'REVOKE ALL ON DATABASE "{database}" FROM PUBLIC')
+        admin.execute(f"CREATE ROLE {role} LOGIN")
+        admin.execute(f'GRANT CONNECT ON DATABASE "{database}" TO {role}')
+        admin.execute(f"GRANT USAGE ON SCHEMA dwh TO {role}")
+        admin.execute(f"GRANT SELECT ON dwh.dim_region TO {role}")
+    host = own_pg_database.split("@", 1)[1]
+    yield f"postgresql://{role}@{host}"
+    with psycopg.connect(own_pg_database, autocommit=True) as admin:
+        admin.execute(f"DROP OWNED BY {role}")
+    with psycopg.connect(own_pg_database.rsplit("/", 1)[0] + "/postgres", autocommit=True) as a:
+        a.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        a.execute(f"DROP ROLE IF EXISTS {role}")
+
+
+def test_the_quota_and_the_cell_cap_on_postgresql(make_task, quota, pg_regions):
+    quota(64 * MB)
+    view = _run(make_task(db_url=pg_regions), [STEP])
+    assert view.status == "done", view.pending
+    out = view.plan[0].outputs[0]
+    assert out.row_count == 12 and out.preview[0][1] == "x" * 1000 + f"… (cut: {BIG} chars)"
+    assert json.loads(Path(out.data or "").read_text())["rows"][0][1] == "x" * BIG
+    quota(4 * MB)
+    view = _run(make_task(db_url=pg_regions), [STEP])
+    assert "Не записано (sql-1.json + .csv, 4.6 МБ)" in view.pending["error"]
+    assert not any(name.startswith("step-1/sql-1") for name in _files(view.out_dir))

@@ -8,8 +8,8 @@ below, and the reply counts the cut cells; the whole value stays only in the dow
 
 >>> cut_cell("abcdef", 3)
 ('abc… (cut: 6 chars)', True)
->>> cut_rows([["short", "x" * 10]], 4)
-([['short', 'xxxx… (cut: 10 chars)']], 1)
+>>> cut_rows([["short", "x" * 10, 7]], 5)
+([['short', 'xxxxx… (cut: 10 chars)', 7]], 1)
 """
 
 from __future__ import annotations
@@ -18,17 +18,18 @@ import json
 from typing import Any
 
 MARK = "… (cut: {n} chars)"
-MIN_CHARS = 16  # a cap below this would hide even a date or a code
 
 
 def cut_cell(value: Any, max_chars: int) -> tuple[Any, bool]:
     """The value, or its first ``max_chars`` characters with the marker; and whether it was cut.
-    Only text (and bytes, shown as text) is cut: numbers and dates are never long."""
-    if isinstance(value, bytes | bytearray | memoryview):
-        value = bytes(value)[: max_chars * 4 + 1].decode("utf-8", errors="replace")
+    Only text is cut (long binary values become their head as text, the marker counting
+    bytes): numbers and dates are never long."""
+    if isinstance(value, bytes | bytearray | memoryview) and len(value) > max_chars:
+        head = bytes(value[:max_chars]).decode("utf-8", errors="replace")
+        return f"{head}… (cut: {len(value)} bytes)", True
     if not isinstance(value, str) or len(value) <= max_chars:
         return value, False
-    return value[: max(MIN_CHARS, max_chars)] + MARK.format(n=len(value)), True
+    return value[:max_chars] + MARK.format(n=len(value)), True
 
 
 def cut_rows(rows: Any, max_chars: int) -> tuple[list[list[Any]], int]:

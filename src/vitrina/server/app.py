@@ -94,6 +94,7 @@ def create_app(
             store,
             workers=options.threads,
             max_rows=options.max_result_rows,
+            max_chars=settings.result_cell_max_chars,
             streams_per_token=options.streams_per_token,
         ),
         buckets=TokenBuckets(options.rate_per_minute, options.burst),

@@ -26,6 +26,7 @@ from typing import Any
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 
+from vitrina.config import Settings
 from vitrina.present.cells import cut_reply
 from vitrina.server.docs_source import render_markdown
 from vitrina.server.errors import ApiError
@@ -43,6 +44,7 @@ SEP = "\n"  # line ends of the stream (sse-starlette's default is CRLF)
 PING_S = 15
 MAX_BATCH = 64  # events sent in one chunk at most
 CHUNK_EVERY_S = 0.05  # a turn's events go out at most this often (`TurnRunner.stream`)
+DEFAULT_CELL_CHARS = Settings.model_fields["result_cell_max_chars"].default
 
 
 def sse(payload: dict[str, Any]) -> ServerSentEvent:
@@ -106,6 +108,7 @@ class TurnRunner:
         *,
         workers: int,
         max_rows: int,
+        max_chars: int = DEFAULT_CELL_CHARS,
         start_task: Callable[..., str] | None = None,
         route: Any = None,
         streams_per_token: int = DEFAULT_PER_OWNER,
@@ -113,7 +116,7 @@ class TurnRunner:
         self.service = service
         self.store = store
         self.max_rows = max_rows
-        self.max_chars = service.settings.result_cell_max_chars
+        self.max_chars = max_chars
         self.start_task = start_task
         self._route = route
         self._route_lock = threading.Lock()

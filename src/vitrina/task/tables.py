@@ -61,8 +61,13 @@ def save_table(
     folder.mkdir(parents=True, exist_ok=True)
     plain = [[_plain(v) for v in row] for row in rows]
     path = folder / f"{name}.json"
-    data = json.dumps({"columns": list(columns), "rows": plain}, ensure_ascii=False).encode()
     left = quota.left() if quota is not None else None
+    # text alone, counted in characters (never more than its UTF-8 bytes), twice (JSON and
+    # CSV, each with more around it): a table sure to be over is refused before it is encoded
+    least = 2 * sum(len(v) for row in plain for v in row if isinstance(v, str))
+    if quota is not None and left is not None and least >= left:
+        raise quota.refusal(f"{name}.json + .csv", least)
+    data = json.dumps({"columns": list(columns), "rows": plain}, ensure_ascii=False).encode()
     if quota is not None and left is not None and len(data) > left:
         raise quota.refusal(f"{name}.json", len(data))
     path.write_bytes(data)
@@ -76,7 +81,8 @@ def save_table(
     except _Over:
         path.unlink(missing_ok=True)
         target.unlink(missing_ok=True)
-        raise QuotaExceeded(str(quota.refusal(f"{name}.csv") if quota else name)) from None
+        over = (left or 0) + 1  # what the CSV needed at least: more than was left
+        raise QuotaExceeded(str(quota.refusal(f"{name}.csv", over) if quota else name)) from None
     return path
 
 
