@@ -9,6 +9,8 @@ from __future__ import annotations
 import sqlite3
 
 import duckdb
+import psycopg
+import pytest
 from typer.testing import CliRunner
 
 from vitrina.catalog import load_catalog
@@ -91,15 +93,28 @@ def test_token_create_refuses_a_policy_the_catalog_cannot_hold(client):
     assert "bad" not in runner.invoke(app, ["token", "list"]).output
 
 
-def test_a_state_database_from_before_policies_gets_the_column(tmp_path):
-    path = tmp_path / "old.sqlite"
-    with sqlite3.connect(path) as conn:
-        conn.execute(
-            "CREATE TABLE vitrina_tokens (id VARCHAR(32) PRIMARY KEY, name VARCHAR(200) NOT NULL, "
-            "secret_sha256 VARCHAR(64) NOT NULL, created_at FLOAT NOT NULL, revoked_at FLOAT)"
-        )
-        conn.execute("INSERT INTO vitrina_tokens VALUES ('abc', 'old', 'x', 0, NULL)")
-    store = Store(f"sqlite:///{path}")
+OLD_TOKENS = (
+    "CREATE TABLE vitrina_tokens (id VARCHAR(32) PRIMARY KEY, name VARCHAR(200) NOT NULL, "
+    "secret_sha256 VARCHAR(64) NOT NULL, created_at FLOAT NOT NULL, revoked_at FLOAT)"
+)
+OLD_TOKEN = "INSERT INTO vitrina_tokens VALUES ('abc', 'old', 'x', 0, NULL)"
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_a_state_database_from_before_policies_gets_the_column(backend, tmp_path, request):
+    if backend == "sqlite":
+        path = tmp_path / "old.sqlite"
+        with sqlite3.connect(path) as conn:
+            conn.execute(OLD_TOKENS)
+            conn.execute(OLD_TOKEN)
+        url = f"sqlite:///{path}"
+    else:
+        database = request.getfixturevalue("own_pg_database")
+        with psycopg.connect(database, autocommit=True) as conn:
+            conn.execute(OLD_TOKENS)
+            conn.execute(OLD_TOKEN)
+        url = database.replace("postgresql://", "postgresql+psycopg://", 1)
+    store = Store(url)
     try:
         old = store.token("abc")
         create_token(store, "new", "viewer", _moscow())
