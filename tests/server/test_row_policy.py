@@ -136,3 +136,26 @@ def test_an_unreadable_stored_policy_refuses_rather_than_opens(client):
         "SELECT 1 FROM dwh.dim_calendar", load_catalog(), dialect="duckdb", row_cap=1, policy=policy
     )
     assert not result.ok and result.violations[0].rule == "policy_invalid"
+
+
+def test_a_policed_token_reads_no_dashboards_board_or_experiments(client):
+    """Numbers computed for everyone (dashboards, the build board, experiments) are refused to a
+    token with a policy, by name; a token without one is not refused there."""
+    from vitrina.server.store import Store as _Store
+
+    store: _Store = client.app.state.vitrina.store
+    admin = {"Authorization": f"Bearer {create_token(store, 'msk-admin', 'admin', _moscow())}"}
+    plain = new_token(client, "plain-admin", "admin")
+    for method, path in [
+        ("GET", "/api/dashboards/build-1"),
+        ("GET", "/dashboards/build-1/dashboard.json"),
+        ("GET", "/api/board/builds"),
+        ("GET", "/api/board/builds/1"),
+        ("GET", "/api/board/tasks/1"),
+        ("GET", "/api/experiments/x1"),
+    ]:
+        refused = client.request(method, path, headers=admin)
+        assert refused.status_code == 403, (path, refused.text)
+        error = refused.json()["error"]
+        assert error["code"] == "row_policy" and "политик" in error["message_ru"]
+        assert client.request(method, path, headers=plain).status_code != 403, path
