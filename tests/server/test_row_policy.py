@@ -159,3 +159,42 @@ def test_a_policed_token_reads_no_dashboards_board_or_experiments(client):
         error = refused.json()["error"]
         assert error["code"] == "row_policy" and "политик" in error["message_ru"]
         assert client.request(method, path, headers=plain).status_code != 403, path
+
+
+def _task_events(client, headers, task_id: str, after: int = 0) -> list[dict]:
+    import json
+
+    url = f"/api/tasks/{task_id}/events?after={after}"
+    with client.stream("GET", url, headers=headers) as reply:
+        body = "".join(reply.iter_text())
+    return [json.loads(line[6:]) for line in body.splitlines() if line.startswith("data: ")]
+
+
+def test_a_task_over_http_reads_through_its_owners_policy(client, demo_db):
+    """The app's task router: a task of a policed analyst token runs its SQL step through the
+    token's policy; the same step of another token reads every region."""
+    store = client.app.state.vitrina.store
+    policed = {"Authorization": f"Bearer {create_token(store, 'msk', 'analyst', _moscow())}"}
+    plain = new_token(client, "plain", "analyst")
+    sql = "SELECT COUNT(*) AS clients FROM dwh.dim_client"
+    counts = {}
+    for name, headers in (("policed", policed), ("plain", plain)):
+        started = client.post("/api/tasks", json={"request": "Сколько клиентов"}, headers=headers)
+        task_id = started.json()["task_id"]
+        seen = _task_events(client, headers, task_id)
+        steps = [{"title": "Клиенты", "tool": "run_sql", "args": {"sql": sql}}]
+        for decision in ({"action": "edit", "steps": steps}, {"action": "approve"}):
+            reply = client.post(f"/api/tasks/{task_id}/decision", json=decision, headers=headers)
+            assert reply.status_code == 202, reply.text
+            seen += _task_events(client, headers, task_id, after=len(seen))
+        task = client.get(f"/api/tasks/{task_id}", headers=headers).json()
+        output = task["pending"]["step"]["outputs"][-1]
+        assert output["ok"], output
+        counts[name] = output["preview"][0][0]
+    with duckdb.connect(str(demo_db), read_only=True) as conn:
+        moscow = conn.execute(
+            "SELECT COUNT(*) FROM dwh.dim_client c JOIN dwh.dim_region r "
+            "ON r.region_id = c.region_id WHERE r.region_name = 'Москва'"
+        ).fetchone()[0]
+        everyone = conn.execute("SELECT COUNT(*) FROM dwh.dim_client").fetchone()[0]
+    assert counts == {"policed": moscow, "plain": everyone}
