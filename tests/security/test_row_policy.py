@@ -103,14 +103,16 @@ def pg(pg_server_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     build_demo_warehouse(small, scale=0.05)
     databases = _pg_database(pg_server_url)
     url = next(databases)
-    load_demo_into_postgres(small, url)
 
     def truth(sql: str) -> Any:
         with psycopg.connect(url) as conn:
             return conn.execute(sql).fetchone()[0]
 
-    yield Engine("postgres", url, truth)
-    next(databases, None)  # drops the database
+    try:
+        load_demo_into_postgres(small, url)
+        yield Engine("postgres", url, truth)
+    finally:
+        next(databases, None)  # drops the database
 
 
 @pytest.fixture(params=["duckdb", "postgres"])
