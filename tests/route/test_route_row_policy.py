@@ -48,4 +48,5 @@ def test_a_policed_request_starts_no_task(make_route):
     request = "Задача: проанализируй платежи за 2025 год по шагам"
     assert make_route().handle(request).status == "awaiting_plan"  # without a policy: a task
     policed = make_route().handle(request, policy=_moscow())
-    assert policed.intent == "task" and policed.status == "unavailable"
+    assert policed.intent == "task" and policed.status == "refused"
+    assert "политика доступа" in (policed.answer or "")
