@@ -202,6 +202,11 @@ def test_the_check_refuses_sql_that_reads_a_policed_table_unfiltered(catalog, mo
         "WHERE vp0.region_name IN ('Москва')) AS r"
     )
     assert "dwh.dim_region" in unfiltered_tables(extra_join, "duckdb", index, filters)
+    renamed = (  # the filter's column names another column of the table
+        "SELECT COUNT(*) FROM (SELECT * FROM dwh.dim_region AS vp0(region_id, federal_district, "
+        "region_name_en, region_name) WHERE vp0.region_name IN ('Москва')) AS r"
+    )
+    assert unfiltered_tables(renamed, "duckdb", index, filters) == ["dwh.dim_region"]
     guarded = guard_with_catalog(raw, load_catalog(), dialect="duckdb", row_cap=5, policy=moscow)
     assert unfiltered_tables(guarded.sql, "duckdb", index, filters) == []
 
