@@ -18,6 +18,7 @@ from typing import Any
 import duckdb
 import psycopg
 import pytest
+import yaml
 
 from vitrina.ask.service import AskService
 from vitrina.catalog import load_catalog
@@ -66,99 +67,9 @@ TRUTH = {
     "zero": "SELECT 0",
 }
 
-# (id, SQL that tries to read more than Moscow, the truth it must equal)
-DODGES: list[tuple[str, str, str]] = [
-    ("plain", "SELECT SUM(amount_rub) FROM dwh.fact_payment", "moscow_payments"),
-    ("bare_name", "SELECT SUM(amount_rub) FROM fact_payment", "moscow_payments"),
-    ("alias", "SELECT SUM(p.amount_rub) FROM dwh.fact_payment AS p", "moscow_payments"),
-    ("quoted", 'SELECT SUM("amount_rub") FROM "dwh"."fact_payment"', "moscow_payments"),
-    (
-        "table_qualified_column",
-        "SELECT SUM(fact_payment.amount_rub) FROM dwh.fact_payment",
-        "moscow_payments",
-    ),
-    (
-        "cte",
-        "WITH x AS (SELECT amount_rub FROM dwh.fact_payment) SELECT SUM(amount_rub) FROM x",
-        "moscow_payments",
-    ),
-    (
-        "cte_named_like_the_table",
-        "WITH fact_payment AS (SELECT amount_rub FROM dwh.fact_payment) "
-        "SELECT SUM(amount_rub) FROM fact_payment",
-        "moscow_payments",
-    ),
-    (
-        "nested_ctes",
-        "WITH a AS (SELECT client_id, amount_rub FROM dwh.fact_payment), b AS (SELECT * FROM a) "
-        "SELECT SUM(amount_rub) FROM b",
-        "moscow_payments",
-    ),
-    (
-        "derived_table",
-        "SELECT SUM(s.a) FROM (SELECT amount_rub AS a FROM dwh.fact_payment) AS s",
-        "moscow_payments",
-    ),
-    ("scalar_subquery", "SELECT (SELECT SUM(amount_rub) FROM dwh.fact_payment)", "moscow_payments"),
-    (
-        "union",
-        "SELECT SUM(a) FROM (SELECT amount_rub AS a FROM dwh.fact_payment WHERE 1 = 0 "
-        "UNION ALL SELECT amount_rub FROM dwh.fact_payment) AS u",
-        "moscow_payments",
-    ),
-    (
-        "or_true",
-        "SELECT SUM(amount_rub) FROM dwh.fact_payment WHERE 1 = 1 OR TRUE",
-        "moscow_payments",
-    ),
-    (
-        "fact_side_join_to_another_region",
-        "SELECT COALESCE(SUM(p.amount_rub), 0) FROM dwh.fact_payment p "
-        "JOIN dwh.dim_client c ON c.client_id = p.client_id "
-        "JOIN dwh.dim_region r ON r.region_id = c.region_id "
-        "WHERE r.region_name = 'Санкт-Петербург'",
-        "zero",
-    ),
-    (
-        "left_join_keeps_fact_rows",
-        "SELECT SUM(p.amount_rub) FROM dwh.fact_payment p "
-        "LEFT JOIN dwh.dim_client c ON c.client_id = p.client_id",
-        "moscow_payments",
-    ),
-    ("regions", "SELECT COUNT(DISTINCT region_name) FROM dwh.dim_region", "one"),
-    (
-        "other_region_by_id",
-        "SELECT MAX(region_name) FROM dwh.dim_region WHERE region_name <> 'Москва'",
-        "nothing",
-    ),
-    ("clients", "SELECT COUNT(*) FROM dwh.dim_client", "moscow_clients"),
-    (
-        "clients_by_region_in_subquery",
-        "SELECT COUNT(*) FROM dwh.dim_client WHERE region_id IN "
-        "(SELECT region_id FROM dwh.dim_region WHERE region_name = 'Санкт-Петербург')",
-        "zero",
-    ),
-    (
-        "exists",
-        "SELECT COUNT(*) FROM dwh.dim_client c WHERE EXISTS "
-        "(SELECT 1 FROM dwh.fact_payment p WHERE p.client_id = c.client_id) OR TRUE",
-        "moscow_clients",
-    ),
-    (
-        "lateral",
-        "SELECT SUM(t.s) FROM dwh.dim_region r, LATERAL "
-        "(SELECT SUM(amount_rub) AS s FROM dwh.fact_payment) AS t",
-        "moscow_payments",
-    ),
-    ("merchants_by_their_region", "SELECT COUNT(*) FROM dwh.dim_merchant", "moscow_merchants"),
-    (
-        "except_to_find_hidden_clients",
-        "SELECT COUNT(*) FROM (SELECT client_id FROM dwh.dim_client "
-        "EXCEPT SELECT client_id FROM dwh.dim_client c WHERE c.region_id = 1) AS x "
-        "WHERE 1 = 0",
-        "zero",
-    ),
-]
+DODGES_PATH = Path(__file__).parent.parent / "data" / "row_policy_dodges.yaml"
+DODGES: list[dict[str, str]] = yaml.safe_load(DODGES_PATH.read_text(encoding="utf-8"))
+SQL = {item["id"]: item["sql"] for item in DODGES}
 
 
 @dataclasses.dataclass
@@ -192,14 +103,16 @@ def pg(pg_server_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
     build_demo_warehouse(small, scale=0.05)
     databases = _pg_database(pg_server_url)
     url = next(databases)
-    load_demo_into_postgres(small, url)
 
     def truth(sql: str) -> Any:
         with psycopg.connect(url) as conn:
             return conn.execute(sql).fetchone()[0]
 
-    yield Engine("postgres", url, truth)
-    next(databases, None)  # drops the database
+    try:
+        load_demo_into_postgres(small, url)
+        yield Engine("postgres", url, truth)
+    finally:
+        next(databases, None)  # drops the database
 
 
 @pytest.fixture(params=["duckdb", "postgres"])
@@ -289,6 +202,11 @@ def test_the_check_refuses_sql_that_reads_a_policed_table_unfiltered(catalog, mo
         "WHERE vp0.region_name IN ('Москва')) AS r"
     )
     assert "dwh.dim_region" in unfiltered_tables(extra_join, "duckdb", index, filters)
+    renamed = (  # the filter's column names another column of the table
+        "SELECT COUNT(*) FROM (SELECT * FROM dwh.dim_region AS vp0(region_id, federal_district, "
+        "region_name_en, region_name) WHERE vp0.region_name IN ('Москва')) AS r"
+    )
+    assert unfiltered_tables(renamed, "duckdb", index, filters) == ["dwh.dim_region"]
     guarded = guard_with_catalog(raw, load_catalog(), dialect="duckdb", row_cap=5, policy=moscow)
     assert unfiltered_tables(guarded.sql, "duckdb", index, filters) == []
 
@@ -314,7 +232,7 @@ def test_the_guard_refuses_what_its_rewrite_left_unfiltered(catalog, moscow, mon
 def test_guarding_guarded_sql_again_keeps_the_filter(engine, catalog, moscow):
     """Build agents guard SQL that already ran (lint, review): the filter stays, nothing leaks."""
     first = guard_with_catalog(
-        DODGES[0][1], catalog, dialect=engine.dialect, row_cap=10, policy=moscow
+        SQL["plain"], catalog, dialect=engine.dialect, row_cap=10, policy=moscow
     )
     again = guard_with_catalog(
         first.sql, catalog, dialect=engine.dialect, row_cap=10, policy=moscow
@@ -331,33 +249,30 @@ def test_guarding_guarded_sql_again_keeps_the_filter(engine, catalog, moscow):
 # --- the dodge corpus, on both engines ----------------------------------------------------
 
 
-def test_the_dodge_corpus_gets_only_moscow(engine, catalog, moscow):
+@pytest.mark.parametrize("item", DODGES, ids=[item["id"] for item in DODGES])
+def test_a_dodge_gets_only_moscow(engine, catalog, moscow, item):
+    checked = guard_with_catalog(
+        item["sql"], catalog, dialect=engine.dialect, row_cap=100, policy=moscow
+    )
+    assert checked.ok, checked.violations  # every form here is rewritable: none needs a refusal
     warehouse = _warehouse(engine)
-    wrong, refused = [], []
     try:
-        for name, sql, truth in DODGES:
-            checked = guard_with_catalog(
-                sql, catalog, dialect=engine.dialect, row_cap=100, policy=moscow
-            )
-            if not checked.ok:
-                refused.append(name)
-                continue
-            got = warehouse.execute(checked.sql).rows[0][0]
-            want = engine.truth(TRUTH[truth])
-            if not _same(got, want):
-                wrong.append((name, got, want))
+        got = warehouse.execute(checked.sql).rows[0][0]
     finally:
         warehouse.close()
-    assert wrong == [], wrong
-    assert refused == [], refused  # every form here is rewritable: none needs a refusal
-    # the policy changed the answers: Moscow is a part of the whole
-    assert engine.truth(TRUTH["moscow_payments"]) < engine.truth(TRUTH["all_payments"])
+    assert _same(got, engine.truth(TRUTH[item["truth"]])), (got, checked.sql)
+
+
+def test_the_policy_changes_the_numbers(engine):
+    """Moscow is a part of the whole: the corpus's numbers would tell a policy that did nothing."""
+    assert 0 < engine.truth(TRUTH["moscow_payments"]) < engine.truth(TRUTH["all_payments"])
+    assert 0 < engine.truth(TRUTH["moscow_clients"]) < engine.truth(TRUTH["all_clients"])
 
 
 def test_without_a_policy_everything_is_read(engine, catalog):
     warehouse = _warehouse(engine)
     try:
-        checked = guard_with_catalog(DODGES[0][1], catalog, dialect=engine.dialect, row_cap=10)
+        checked = guard_with_catalog(SQL["plain"], catalog, dialect=engine.dialect, row_cap=10)
         got = warehouse.execute(checked.sql).rows[0][0]
     finally:
         warehouse.close()
@@ -425,7 +340,7 @@ def test_mcp_run_sql_reads_through_the_callers_policy(engine, catalog, moscow, t
         create_token(box.store, "moscow", "analyst", moscow)
         create_token(box.store, "everyone", "analyst")
         owners = {t.name: t.id for t in box.store.list_tokens()}
-        sql = DODGES[5][1]  # through a CTE
+        sql = SQL["cte"]  # through a CTE
         policed = tools.run_sql(box, sql, owner=owners["moscow"])
         everyone = tools.run_sql(box, sql, owner=owners["everyone"])
         with pytest.raises(ToolFailure, match="policy"):
@@ -456,7 +371,7 @@ def test_a_task_sql_step_reads_through_its_owners_policy(engine, catalog, moscow
         today=TODAY,
         policy_of=lambda owner: moscow if owner == "moscow-token" else None,
     )
-    steps = [{"title": "Сумма", "tool": "run_sql", "args": {"sql": DODGES[10][1]}}]  # a UNION
+    steps = [{"title": "Сумма", "tool": "run_sql", "args": {"sql": SQL["union"]}}]  # a UNION
     answers = {}
     try:
         for owner in ("moscow-token", "someone-else"):

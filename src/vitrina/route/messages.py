@@ -48,6 +48,18 @@ TEXTS: dict[str, dict[str, str]] = {
             "which is not available yet. I can answer a single question or build a report."
         ),
     },
+    "task_policed": {
+        "ru": (
+            "Задачу отсюда запустить нельзя: у токена есть политика доступа к строкам, а задача "
+            "из этого ответа шла бы без неё. Запустите её на странице задач (/task) или через "
+            "MCP start_task: там она читает только строки вашей политики."
+        ),
+        "en": (
+            "A task cannot be started from here: the token has a row policy, and a task started "
+            "from this reply would run without it. Start it on the task page (/task) or with "
+            "MCP start_task: there it reads only your policy's rows."
+        ),
+    },
     "docs_no_model": {
         "ru": "Модель Tabular не настроена: укажите файл .bim или папку TMDL "
         "(VITRINA_DOCS_MODEL или --model).",

@@ -203,7 +203,7 @@ class RouteService:
             context,
             ask=(lambda q, t: service.ask(q, thread_id=t, policy=policy)) if service else None,
             run_plan=functools.partial(service.run_plan, policy=policy) if service else None,
-            task_runner=None,
+            task_runner=_policed_task,
         )
 
     def close(self) -> None:
@@ -211,6 +211,13 @@ class RouteService:
             self.ask_service.close()
         elif self.context.warehouse is not None:
             self.context.warehouse.close()
+
+
+def _policed_task(request: str) -> dict[str, Any]:
+    """The route's task runner for a request under a row policy: it starts nothing."""
+    from vitrina.language.detect import detect_lang
+
+    return {"status": "refused", "answer": text("task_policed", detect_lang(request))}
 
 
 def configured_llm(settings: Settings) -> Any:

@@ -21,6 +21,7 @@ from vitrina.server.limits import BodyLimitMiddleware, TokenBuckets
 from vitrina.server.options import ServeOptions
 from vitrina.server.rebalance import RebalanceMiddleware
 from vitrina.server.routes import ROUTES
+from vitrina.server.row_policy import unpoliced
 from vitrina.server.state import ServerState
 from vitrina.server.store import Store
 from vitrina.server.tokens import owner_policy
@@ -52,7 +53,7 @@ def job_routers(
     from vitrina.eval import experiments_router
     from vitrina.task import TaskService, build_router
 
-    guarded = APIRouter(dependencies=[Depends(require("admin"))])
+    guarded = APIRouter(dependencies=[Depends(require("admin")), Depends(unpoliced)])
     guarded.include_router(experiments_router(owner=owner_id))
     tasks = TaskService(
         settings,

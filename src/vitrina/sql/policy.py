@@ -81,8 +81,12 @@ class RowPolicy(BaseModel):
         return joiner.join(c.describe() for c in self.conditions)
 
     def filters(self, catalog: Catalog) -> dict[str, RowFilter]:
-        """What the SQL guard adds to each table (`table_filters`)."""
-        return table_filters(self, catalog)
+        """What the SQL guard adds to each table (`table_filters`), built once per loaded
+        catalog and policy (the guard copies what it uses; a PolicyError is not kept)."""
+        key = f"row_filters {self.dumps()}"
+        if key not in catalog.cache:
+            catalog.cache[key] = table_filters(self, catalog)
+        return catalog.cache[key]
 
     def dumps(self) -> str:
         return json.dumps(self.model_dump()["conditions"], ensure_ascii=False)

@@ -11,6 +11,7 @@ from langgraph.runtime import Runtime
 from vitrina.ask.context import AskContext
 from vitrina.ask.plan import Join
 from vitrina.ask.state import AskState
+from vitrina.sql.guard import guard_with_catalog
 from vitrina.trace import Trace
 from vitrina.warehouse import Warehouse, WarehouseError
 
@@ -25,11 +26,21 @@ def key_is_unique(warehouse: Warehouse, table: str, column: str) -> bool:
 
 
 def data_range(
-    warehouse: Warehouse, table: str, column: str, trace: Trace
+    warehouse: Warehouse, table: str, column: str, trace: Trace, *, ctx: AskContext | None = None
 ) -> tuple[date, date] | None:
-    """First and last date that a table holds, to tell the user where data exists."""
+    """First and last date that a table holds, to tell the user where data exists; with a
+    row policy in `ctx`, of the rows the policy lets the asker read."""
+    sql = f"SELECT MIN({column}), MAX({column}) FROM {table}"
+    if ctx is not None and ctx.policy:
+        checked = guard_with_catalog(
+            sql, ctx.catalog, dialect=ctx.dialect, row_cap=1, policy=ctx.policy
+        )
+        if not checked.ok:
+            trace.suppressed("data range not read: the guard refused it", table=table)
+            return None
+        sql = checked.sql
     try:
-        low, high = warehouse.execute(f"SELECT MIN({column}), MAX({column}) FROM {table}").rows[0]
+        low, high = warehouse.execute(sql).rows[0]
     except WarehouseError as exc:
         trace.suppressed("data range not read", table=table, error=str(exc))
         return None
@@ -116,10 +127,17 @@ def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
         and shape.date_column
         and not conditioned  # "more than 100000 payments": the condition may empty it
     ):
-        span = data_range(runtime.context.warehouse, shape.base_table, shape.date_column, trace)
+        span = data_range(
+            runtime.context.warehouse,
+            shape.base_table,
+            shape.date_column,
+            trace,
+            ctx=runtime.context,
+        )
         if span:
             checks[-1].update(data_from=_iso(span[0]), data_to=_iso(span[1]))
-    if shape.breakdown and len(result.rows) == 1:
+    # one row of a breakdown is what a row policy on that dimension leaves (its notice says so)
+    if shape.breakdown and len(result.rows) == 1 and not runtime.context.policy:
         flag("single_row", "a breakdown was asked for but the result has one row")
     for message in _fan_out(shape.joins, runtime.context.warehouse, trace):
         flag("join_fan_out", message)

@@ -15,6 +15,7 @@ from fastapi.responses import FileResponse
 from vitrina.server.assets import STATIC_DIR
 from vitrina.server.auth import Who
 from vitrina.server.errors import ApiError
+from vitrina.server.row_policy import refuse_policed
 from vitrina.server.state import ServerState, server_state
 
 State = Annotated[ServerState, Depends(server_state)]
@@ -55,6 +56,7 @@ def board_page() -> FileResponse:
 
 
 def board_builds(state: State, who: Who) -> dict[str, Any]:
+    refuse_policed(state, who.owner)
     store = _store(state)
     try:
         return {
@@ -75,6 +77,7 @@ def board_builds(state: State, who: Who) -> dict[str, Any]:
 
 def board_build(build_id: int, state: State, who: Who) -> dict[str, Any]:
     """The work tasks in columns by status, each with its reviews and their verdicts."""
+    refuse_policed(state, who.owner)
     store = _store(state)
     try:
         build = store.get_build(build_id)
@@ -112,6 +115,7 @@ def board_build(build_id: int, state: State, who: Who) -> dict[str, Any]:
 
 def board_task(task_id: int, state: State, who: Who) -> dict[str, Any]:
     """One task: comments (text, parsed hand-off and verdict), reviews, attachments, diff."""
+    refuse_policed(state, who.owner)
     from vitrina.team import Workspace
 
     store = _store(state)
@@ -156,6 +160,7 @@ def board_task(task_id: int, state: State, who: Who) -> dict[str, Any]:
 
 def board_attachment(task_id: int, name: str, state: State, who: Who) -> FileResponse:
     """An image attached to the task, only from the team's attachments folder."""
+    refuse_policed(state, who.owner)
     root = (state.settings.home / "team" / "attachments").resolve()
     store = _store(state)
     try:

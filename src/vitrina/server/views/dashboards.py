@@ -13,6 +13,7 @@ from fastapi.responses import FileResponse, RedirectResponse
 
 from vitrina.server.auth import Who
 from vitrina.server.errors import ApiError
+from vitrina.server.row_policy import refuse_policed
 from vitrina.server.state import ServerState, server_state
 
 State = Annotated[ServerState, Depends(server_state)]
@@ -67,6 +68,7 @@ def dashboard_asset(slug: str, name: str, state: State) -> FileResponse:
 
 def dashboard_data(slug: str, state: State, who: Who) -> FileResponse:
     """The published bundle: datasets, charts with their numbers, the layout."""
+    refuse_policed(state, who.owner)
     return FileResponse(
         _folder(state, slug) / "dashboard.json",
         media_type="application/json",

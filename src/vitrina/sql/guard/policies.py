@@ -36,6 +36,8 @@ from vitrina.sql.guard.tables import TableIndex, TableRef, table_references
 FILTERED_ALIAS = "vp0"  # the policed table inside its wrapper (`vitrina.sql.policy`)
 # what a wrapper's SELECT may carry besides its columns, its source and its filter: nothing
 _WRAPPER_ARGS = {"expressions", "from_", "where"}
+# what the filtered table itself may carry: its name, its alias, ONLY and a sample
+_TABLE_ARGS = {"this", "db", "catalog", "alias", "only", "sample"}
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,11 @@ def _is_wrapper(table: exp.Table, expected: str, dialect: str) -> bool:
     if not isinstance(select, exp.Select) or not isinstance(select.parent, exp.Subquery):
         return False
     if select.parent.this is not select or table.alias != FILTERED_ALIAS:
+        return False
+    alias = table.args.get("alias")
+    if alias is None or alias.args.get("columns"):
+        return False  # `AS vp0(x, y)` renames the table's columns: the filter would test others
+    if any(value for key, value in table.args.items() if key not in _TABLE_ARGS):
         return False
     if any(value for key, value in select.args.items() if key not in _WRAPPER_ARGS):
         return False
