@@ -185,6 +185,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "The query took too long and was stopped ({error}). Narrow the period or drop a "
         "breakdown.",
     },
+    "too_large": {
+        "ru": "Результат слишком большой, чтение остановлено ({error}). Сузьте период, уберите "
+        "разрез или длинные текстовые столбцы.",
+        "en": "The result is too large and reading it was stopped ({error}). Narrow the period, "
+        "drop a breakdown or long text columns.",
+    },
     "empty": {
         "ru": "Данных за период «{period}» нет.",
         "en": "There is no data for {period}.",

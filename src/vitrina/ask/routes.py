@@ -9,7 +9,8 @@ from langgraph.graph import END
 
 from vitrina.ask.state import AskState
 
-NON_RETRYABLE = ("connect:", "privileged:", "timeout:")
+# a result over the engine's byte cap is not retried either: the same plan reads as much
+NON_RETRYABLE = ("connect:", "privileged:", "timeout:", "too_large:")
 SUMMARY_EVERY = 3  # answered turns between updates of the dialog summary
 
 

@@ -19,6 +19,8 @@ def explain_failure(error: str, attempts: int, lang: str, examples: str = "-") -
         return text("warehouse_down", lang, error=detail)
     if kind == "timeout":
         return text("timeout", lang, error=detail)
+    if kind == "too_large":  # the engine's byte cap stopped the fetch (decision 146)
+        return text("too_large", lang, error=detail)
     return text("sql_failed", lang, attempts=attempts, error=detail or error, examples=examples)
 
 
