@@ -35,8 +35,9 @@ def run_sql(env: ToolEnv, args: SqlArgs) -> ToolOutput:
         )
     try:
         result = ctx.warehouse.execute(checked.sql)
-    except WarehouseError as exc:
-        raise ToolError(f"warehouse {exc.kind} error: {exc}") from None
+    except WarehouseError as exc:  # over the byte cap: the engine's own words say what to do
+        too_large = exc.kind == "too_large"
+        raise ToolError(str(exc) if too_large else f"warehouse {exc.kind} error: {exc}") from None
     if result.reconnected:
         env.trace.suppressed("warehouse connection lost; reconnected and the read retried once")
     if result.truncated:
