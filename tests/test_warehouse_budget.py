@@ -129,6 +129,8 @@ def test_the_budget_is_a_setting(engine, duckdb_file, request) -> None:
             small.execute(sql)
         assert info.value.kind == "too_large" and "(> 1000 bytes)" in str(info.value)
         assert small.execute("SELECT repeat('x', 900) AS s").row_count == 1
+        small.explain(sql)  # the compile check's own output is not the result: not counted
+        assert small.ping() is None
     finally:
         default.close()
         small.close()
@@ -234,3 +236,24 @@ def test_one_huge_cell_costs_the_cell_not_more(engine, duckdb_file, request) -> 
     )
     assert got["kind"] == "too_large"
     assert got["growth_mb"] < 1000, got
+
+
+def test_ask_explains_a_result_over_the_budget(demo_db: Path, monkeypatch) -> None:
+    """`vitrina ask` under a tiny budget: a failed answer that says why, in the question's
+    language, no traceback, no second attempt at the same wall."""
+    from typer.testing import CliRunner
+
+    from vitrina.cli import app
+
+    monkeypatch.setenv("VITRINA_RESULT_MAX_BYTES", "10")
+    result = CliRunner().invoke(
+        app,
+        ["ask", "Сумма платежей по каналам в 2025 году", "--db", f"duckdb:///{demo_db}", "--json"],
+    )
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.output)
+    assert data["status"] == "failed" and data["rows"] == []
+    assert data["answer"].startswith("Результат запроса слишком большой")
+    executed = [e for e in data["trace"] if e["node"] == "execute"]
+    assert len(executed) == 1 and "too_large" in executed[0]["data"]["kind"]
+    assert "Traceback" not in result.output

@@ -46,6 +46,11 @@ SQLGLOT_DIALECTS = {
 }
 
 
+# the budget of our own statements (a plan, a ping): their output is small and not the
+# user's result, so a small VITRINA_RESULT_MAX_BYTES does not fail the compile check
+OWN_MAX_BYTES = 10_000_000
+
+
 class WarehouseError(Exception):
     """A query or connection failure, worded for a user; `kind` tells what went wrong."""
 
@@ -461,10 +466,7 @@ class Warehouse:
         query without running it."""
         try:
             self.backend.run(
-                f"{self.backend.compile_statement} {sql}",
-                1000,
-                self.timeout_s,
-                self.result_max_bytes,
+                f"{self.backend.compile_statement} {sql}", 1000, self.timeout_s, OWN_MAX_BYTES
             )
         except WarehouseError as exc:
             if exc.kind in ("connect", "privileged"):
@@ -474,7 +476,7 @@ class Warehouse:
     def ping(self) -> str | None:
         """None when reachable, else the reason."""
         try:
-            self.backend.run("SELECT 1", 1, min(self.timeout_s, 5), self.result_max_bytes)
+            self.backend.run("SELECT 1", 1, min(self.timeout_s, 5), OWN_MAX_BYTES)
         except WarehouseError as exc:
             return str(exc)
         return None
