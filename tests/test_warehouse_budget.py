@@ -257,3 +257,21 @@ def test_ask_explains_a_result_over_the_budget(demo_db: Path, monkeypatch) -> No
     executed = [e for e in data["trace"] if e["node"] == "execute"]
     assert len(executed) == 1 and "too_large" in executed[0]["data"]["kind"]
     assert "Traceback" not in result.output
+
+
+def test_a_short_batch_ends_the_fetch() -> None:
+    """Fewer rows than asked is the end of the result: no extra FETCH to learn it."""
+    asked: list[int] = []
+    data = [(i,) for i in range(1500)]
+
+    def fetchmany(n: int) -> list[tuple[int]]:
+        asked.append(n)
+        taken, data[:] = data[:n], data[n:]
+        return taken
+
+    rows, truncated = fetch_bounded(fetchmany, row_cap=5000, max_bytes=10**9, batch_rows=1000)
+    assert len(rows) == 1500 and not truncated and asked == [1000, 1000]
+    data[:] = [(i,) for i in range(30)]
+    asked.clear()
+    rows, truncated = fetch_bounded(fetchmany, row_cap=20, max_bytes=10**9, batch_rows=1000)
+    assert len(rows) == 20 and truncated and asked == [21]  # one past the cap tells a cut

@@ -85,12 +85,13 @@ def fetch_bounded(
     rows: list[tuple[Any, ...]] = []
     used = 0
     while len(rows) <= row_cap:
-        batch = fetchmany(min(batch_rows, row_cap + 1 - len(rows)))
-        if not batch:
-            break
+        asked = min(batch_rows, row_cap + 1 - len(rows))
+        batch = fetchmany(asked)
         for row in batch:
             used += row_bytes(row)
             if used > max_bytes:
                 raise ResultTooLarge(max_bytes, used)
         rows.extend(tuple(r) for r in batch)
+        if len(batch) < asked:  # DB-API: a short batch is the end (no round trip to learn it)
+            break
     return rows[:row_cap], len(rows) > row_cap
