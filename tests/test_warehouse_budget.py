@@ -275,3 +275,19 @@ def test_a_short_batch_ends_the_fetch() -> None:
     asked.clear()
     rows, truncated = fetch_bounded(fetchmany, row_cap=20, max_bytes=10**9, batch_rows=1000)
     assert len(rows) == 20 and truncated and asked == [21]  # one past the cap tells a cut
+
+
+def test_a_batch_is_counted_as_its_rows_are() -> None:
+    """The column-wise count of a batch equals the sum of its rows' sizes, on every kind."""
+    from datetime import date
+    from decimal import Decimal
+
+    from vitrina.warehouse.budget import batch_bytes
+
+    batch = [
+        (1, "ab", None, 2.5, Decimal("1.2"), date(2025, 1, 1), [1, "x"], b"\x00\x01", True),
+        (None, "", "ccc", None, None, None, {"k": "v"}, None, None),
+        (3, None, "d", 1.0, Decimal("3"), date(2025, 1, 2), None, b"", False),
+    ]
+    assert batch_bytes(batch) == sum(row_bytes(r) for r in batch)
+    assert batch_bytes([]) == 0
