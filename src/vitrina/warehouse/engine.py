@@ -268,12 +268,15 @@ class _PostgresBackend:
                 cause = exc.__cause__ or exc
                 if attempt == 2:
                     raise WarehouseError(
-                        f"lost the connection to PostgreSQL twice: {_first_line(cause)}",
+                        f"lost the connection to PostgreSQL twice ({_first_line(cause)}): is "
+                        "the server up? / соединение с PostgreSQL потеряно дважды",
                         kind="connect",
                         sql=sql,
                     ) from cause
-            except TimeoutError as exc:
-                raise WarehouseError(str(exc), kind="timeout", sql=sql) from exc
+            except TimeoutError as exc:  # every pooled connection busy for timeout_s
+                raise WarehouseError(
+                    f"{exc} / все соединения с хранилищем заняты", kind="timeout", sql=sql
+                ) from exc
         raise AssertionError("unreachable")  # the loop returns or raises
 
     def _run_on(
