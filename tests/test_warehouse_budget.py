@@ -129,6 +129,8 @@ def test_the_budget_is_a_setting(engine, duckdb_file, request) -> None:
             small.execute(sql)
         assert info.value.kind == "too_large" and "(> 1000 bytes)" in str(info.value)
         assert small.execute("SELECT repeat('x', 900) AS s").row_count == 1
+        small.explain(sql)  # the compile check's own output is not the result: not counted
+        assert small.ping() is None
     finally:
         default.close()
         small.close()
@@ -234,3 +236,58 @@ def test_one_huge_cell_costs_the_cell_not_more(engine, duckdb_file, request) -> 
     )
     assert got["kind"] == "too_large"
     assert got["growth_mb"] < 1000, got
+
+
+def test_ask_explains_a_result_over_the_budget(demo_db: Path, monkeypatch) -> None:
+    """`vitrina ask` under a tiny budget: a failed answer that says why, in the question's
+    language, no traceback, no second attempt at the same wall."""
+    from typer.testing import CliRunner
+
+    from vitrina.cli import app
+
+    monkeypatch.setenv("VITRINA_RESULT_MAX_BYTES", "10")
+    result = CliRunner().invoke(
+        app,
+        ["ask", "Сумма платежей по каналам в 2025 году", "--db", f"duckdb:///{demo_db}", "--json"],
+    )
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.output)
+    assert data["status"] == "failed" and data["rows"] == []
+    assert data["answer"].startswith("Результат запроса слишком большой")
+    executed = [e for e in data["trace"] if e["node"] == "execute"]
+    assert len(executed) == 1 and "too_large" in executed[0]["data"]["kind"]
+    assert "Traceback" not in result.output
+
+
+def test_a_short_batch_ends_the_fetch() -> None:
+    """Fewer rows than asked is the end of the result: no extra FETCH to learn it."""
+    asked: list[int] = []
+    data = [(i,) for i in range(1500)]
+
+    def fetchmany(n: int) -> list[tuple[int]]:
+        asked.append(n)
+        taken, data[:] = data[:n], data[n:]
+        return taken
+
+    rows, truncated = fetch_bounded(fetchmany, row_cap=5000, max_bytes=10**9, batch_rows=1000)
+    assert len(rows) == 1500 and not truncated and asked == [1000, 1000]
+    data[:] = [(i,) for i in range(30)]
+    asked.clear()
+    rows, truncated = fetch_bounded(fetchmany, row_cap=20, max_bytes=10**9, batch_rows=1000)
+    assert len(rows) == 20 and truncated and asked == [21]  # one past the cap tells a cut
+
+
+def test_a_batch_is_counted_as_its_rows_are() -> None:
+    """The column-wise count of a batch equals the sum of its rows' sizes, on every kind."""
+    from datetime import date
+    from decimal import Decimal
+
+    from vitrina.warehouse.budget import batch_bytes
+
+    batch = [
+        (1, "ab", None, 2.5, Decimal("1.2"), date(2025, 1, 1), [1, "x"], b"\x00\x01", True),
+        (None, "", "ccc", None, None, None, {"k": "v"}, None, None),
+        (3, None, "d", 1.0, Decimal("3"), date(2025, 1, 2), None, b"", False),
+    ]
+    assert batch_bytes(batch) == sum(row_bytes(r) for r in batch)
+    assert batch_bytes([]) == 0

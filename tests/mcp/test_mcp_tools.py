@@ -43,3 +43,17 @@ def test_run_sql_applies_the_row_cap(box):
 def test_no_manual_is_a_clear_failure(box):
     with pytest.raises(ToolFailure, match="vitrina docs"):
         tools.describe_measure(box, "[X]")
+
+
+def test_run_sql_over_the_byte_budget_is_a_clear_failure(demo_db, tmp_path):
+    """The result byte budget (VITRINA_RESULT_MAX_BYTES) refuses before the rows are kept."""
+    toolbox = Toolbox(
+        load_settings(db_url=f"duckdb:///{demo_db}", result_max_bytes=100),
+        docs_dir=tmp_path / "none",
+    )
+    try:
+        with pytest.raises(ToolFailure) as info:
+            tools.run_sql(toolbox, "select region_name from dwh.dim_region")
+        assert str(info.value).startswith("warehouse too_large error: result too large (> 100")
+    finally:
+        toolbox.close()

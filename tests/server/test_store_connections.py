@@ -68,3 +68,53 @@ def test_single_statements_autocommit_and_a_turn_is_one_statement(own_pg_databas
         assert dialog is not None and dialog.title == "first question"  # the first title kept
     finally:
         store.close()
+
+
+def test_a_read_right_after_the_kill_is_retried_once_and_a_write_never(
+    own_pg_database, monkeypatch, caplog
+):
+    """Inside the ping window (here: never pinged) a dropped connection fails its first
+    statement: a read runs once more on a new connection, a write is not repeated."""
+    from sqlalchemy.exc import DBAPIError
+
+    monkeypatch.setattr(store_module, "PING_AFTER_IDLE_S", 3600.0)
+    store = _store(own_pg_database)
+    try:
+        store.add_token("t1", "alice", "0" * 64)
+        assert store.token("t1") is not None
+        assert _kill_connections(own_pg_database) >= 1
+        with caplog.at_level("WARNING", logger="vitrina.server.store"):
+            record = store.token("t1")
+        assert record is not None and record.name == "alice"
+        assert "the read is retried once" in caplog.text
+        assert _kill_connections(own_pg_database) >= 1
+        with pytest.raises(DBAPIError) as info:
+            store.add_token("t2", "bob", "1" * 64)
+        assert info.value.connection_invalidated
+        assert store.token("t2") is None  # not written, and not written twice
+        store.add_token("t2", "bob", "1" * 64)  # the next write gets a new connection
+        assert store.token("t2") is not None
+    finally:
+        store.close()
+
+
+def test_the_checkpointer_pool_heals(own_pg_database, tmp_path):
+    """LangGraph's PostgreSQL checkpointer: its readiness probe answers right after every
+    connection was killed, and after the ping window a turn's reads and writes do too."""
+    from vitrina.config import Settings
+    from vitrina.server.checkpointer import close_checkpointer, make_checkpointer, ping_checkpointer
+
+    saver = make_checkpointer(Settings(home=tmp_path, state_url=own_pg_database), pool_size=3)
+    config = {"configurable": {"thread_id": "t", "checkpoint_ns": ""}}
+    try:
+        ping_checkpointer(saver)
+        assert _kill_connections(own_pg_database) >= 1
+        ping_checkpointer(saver)  # failed once, every idle connection checked, read again
+        assert _kill_connections(own_pg_database) >= 1
+        time.sleep(store_module.PING_AFTER_IDLE_S * 2)  # idle: checked before it is handed out
+        from langgraph.checkpoint.base import empty_checkpoint
+
+        saver.put(config, empty_checkpoint(), {"source": "input", "step": 0}, {})
+        assert saver.get_tuple(config) is not None
+    finally:
+        close_checkpointer(saver)

@@ -82,5 +82,26 @@ def close_checkpointer(saver: Any) -> None:
 
 
 def ping_checkpointer(saver: Any) -> None:
-    """Raise when the checkpointer's database cannot be read."""
-    saver.get_tuple({"configurable": {"thread_id": "__vitrina_readyz__", "checkpoint_ns": ""}})
+    """Raise when the checkpointer's database cannot be read. A read that failed on a
+    connection the server dropped is tried once more, after the pool checked every idle
+    connection (a restart drops them all; each would otherwise fail one read)."""
+    config = {"configurable": {"thread_id": "__vitrina_readyz__", "checkpoint_ns": ""}}
+    try:
+        saver.get_tuple(config)
+    except Exception as exc:
+        if not _connection_lost(exc):
+            raise
+        check = getattr(getattr(saver, "conn", None), "check", None)
+        if callable(check):  # psycopg_pool.ConnectionPool.check: dead ones replaced
+            check()
+        saver.get_tuple(config)
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    """A PostgreSQL connection-class failure (not a cancelled query, not SQLite's errors)."""
+    if not type(exc).__module__.startswith("psycopg"):
+        return False
+    from psycopg import OperationalError
+    from psycopg.errors import QueryCanceled
+
+    return isinstance(exc, OperationalError) and not isinstance(exc, QueryCanceled)

