@@ -54,6 +54,6 @@ def test_run_sql_over_the_byte_budget_is_a_clear_failure(demo_db, tmp_path):
     try:
         with pytest.raises(ToolFailure) as info:
             tools.run_sql(toolbox, "select region_name from dwh.dim_region")
-        assert str(info.value).startswith("warehouse too_large error: result too large (> 100")
+        assert str(info.value).startswith("result too large (> 100")
     finally:
         toolbox.close()
