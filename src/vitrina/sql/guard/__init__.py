@@ -24,7 +24,7 @@ LIMIT 100
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -49,6 +49,8 @@ from vitrina.sql.guard.models import GuardResult, GuardViolation
 from vitrina.sql.guard.nodes import Nodes
 from vitrina.sql.guard.parse import parse_statement
 from vitrina.sql.guard.rewrite import apply_row_cap, qualify_allowed_tables
+from vitrina.sql.guard.rows import alias_references, whole_rows
+from vitrina.sql.guard.stars import expand_stars, star_projections
 from vitrina.sql.guard.statements import (
     nested_statement,
     recursive_cte,
@@ -90,6 +92,9 @@ RULES: tuple[Rule, ...] = (
     allowed_columns,
     sourceless_columns,
     session_keywords,
+    whole_rows,
+    star_projections,
+    alias_references,
 )
 _PARAMETERS = {rule: tuple(inspect.signature(rule).parameters) for rule in RULES}
 # Rules that mean "could not be analysed": each writes a trace event besides the violation.
@@ -104,7 +109,7 @@ def guard(
     *,
     dialect: str,
     allowed_tables: set[str] | None,
-    allowed_columns: dict[str, set[str]] | None = None,
+    allowed_columns: Mapping[str, Collection[str]] | None = None,
     row_cap: int | None = None,
 ) -> GuardResult:
     """Check one SQL text; return the verdict, the normalised SQL and the tables it reads.
@@ -112,7 +117,9 @@ def guard(
     ``allowed_tables`` (lower-case, schema-qualified names) of None means "any table",
     an empty set means "none". ``allowed_columns`` maps a table to its columns; tables
     missing from it are not column-checked. ``row_cap`` adds or lowers the outer LIMIT.
-    An unknown ``dialect`` raises ValueError (a programming error, not a bad query).
+    A ``*`` over a table with a column list runs as those columns (in the given order; a
+    set is sorted). An unknown ``dialect`` raises ValueError (a programming error, not a
+    bad query).
     """
     trace = Trace("sql_guard")
     try:
@@ -135,7 +142,7 @@ def _guard(
     sql: str,
     dialect: str,
     allowed_tables: set[str] | None,
-    allowed_columns: dict[str, set[str]] | None,
+    allowed_columns: Mapping[str, Collection[str]] | None,
     row_cap: int | None,
 ) -> GuardResult:
     too_big, tokens = limits_and_tokens(sql, dialect)
@@ -163,6 +170,7 @@ def _guard(
             break
     ok = not violations
     if ok:
+        expand_stars(nodes, tables, catalog, options["columns"], dialect)
         qualify_allowed_tables(tables, catalog)
         if row_cap is not None:
             expression = apply_row_cap(expression, row_cap)
@@ -195,6 +203,16 @@ def guard_with_catalog(
         sql,
         dialect=dialect,
         allowed_tables=set(catalog.tables),
-        allowed_columns=catalog.allowed_columns(),
+        allowed_columns=_ordered_columns(catalog),
         row_cap=row_cap,
     )
+
+
+def _ordered_columns(catalog: Catalog) -> dict[str, list[str]]:
+    """The catalog's columns per table in its own order (a ``*`` expands in that order)."""
+    if "guard_columns" not in catalog.cache:
+        catalog.cache["guard_columns"] = {
+            name: [column.name for column in table.columns]
+            for name, table in catalog.tables.items()
+        }
+    return catalog.cache["guard_columns"]
