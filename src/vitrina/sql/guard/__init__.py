@@ -49,7 +49,7 @@ from vitrina.sql.guard.models import GuardResult, GuardViolation
 from vitrina.sql.guard.nodes import Nodes
 from vitrina.sql.guard.parse import parse_statement
 from vitrina.sql.guard.rewrite import apply_row_cap, qualify_allowed_tables
-from vitrina.sql.guard.rows import alias_references, whole_rows
+from vitrina.sql.guard.rows import alias_references, group_by_positions, whole_rows
 from vitrina.sql.guard.stars import expand_stars, star_projections
 from vitrina.sql.guard.statements import (
     nested_statement,
@@ -171,6 +171,7 @@ def _guard(
     ok = not violations
     if ok:
         expand_stars(nodes, tables, catalog, options["columns"], dialect)
+        group_by_positions(nodes, tables, catalog, options["columns"], dialect)
         qualify_allowed_tables(tables, catalog)
         if row_cap is not None:
             expression = apply_row_cap(expression, row_cap)

@@ -201,10 +201,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "alias_references": (
         "{column} is an alias of the SELECT list, but here the database reads a column of that "
         "name first, and {table} may have one the catalog does not allow. Repeat the "
-        "expression instead of the alias (or GROUP BY / ORDER BY its position).",
+        "expression instead of the alias.",
         "{column} — псевдоним из списка SELECT, но здесь база сначала ищет столбец с таким "
         "именем, а в {table} может быть столбец, не разрешённый каталогом. Повторите выражение "
-        "вместо псевдонима (или укажите его номер в GROUP BY / ORDER BY).",
+        "вместо псевдонима.",
     ),
 }
 

@@ -8,7 +8,8 @@ the catalog leaves out, so each is refused, whatever the catalog lists. A NATURA
 (it joins on every column of the same name) and column aliases on a catalog table
 (``AS x(a, b)`` renames columns by their place in the table) are refused where the
 catalog lists the table's columns, and so is a SELECT alias where the engine reads a
-column of that name first (``SELECT 1 AS secret, secret``; ``WHERE secret = ...``).
+column of that name first (``SELECT 1 AS secret, secret``; ``WHERE secret = ...``); a
+GROUP BY key that is such an alias runs as the alias's position instead (``GROUP BY 1``).
 """
 
 from __future__ import annotations
@@ -186,9 +187,48 @@ def alias_references(
     ``SELECT 1 AS secret, secret`` (DuckDB) and ``... WHERE secret = 'x'`` read the
     table's own ``secret`` when it has one, even one the catalog leaves out, while the
     column check, which resolves the name as the alias, saw nothing. A bare ORDER BY key
-    is safe (both engines name the output column first); elsewhere, when a catalog table
-    of the SELECT does not list the name, the alias is refused.
+    is safe (both engines name the output column first) and a bare GROUP BY key is
+    rewritten to the alias's position (:func:`group_by_positions`); elsewhere, when a
+    catalog table of the SELECT does not list the name, the alias is refused.
     """
+    for column, select, table in _shadowed_aliases(nodes, tables, catalog, columns, dialect):
+        if _group_alias_position(column, select, dialect) is None:
+            yield violation(
+                "alias_references",
+                sql_fragment(column, dialect),
+                column=column.name,
+                table=table,
+            )
+
+
+def group_by_positions(
+    nodes: Nodes,
+    tables: list[TableRef],
+    catalog: TableIndex | None,
+    columns: dict[str, ColumnList],
+    dialect: str,
+) -> None:
+    """``GROUP BY month`` (an alias a listed table might shadow) -> ``GROUP BY 1``.
+
+    Run on an accepted query, after the stars are expanded (positions count the expanded
+    columns). The position means what the writer meant by the alias; the name alone would
+    group by a hidden column of that name if the table had one.
+    """
+    found = list(_shadowed_aliases(nodes, tables, catalog, columns, dialect))
+    for column, select, _ in found:
+        position = _group_alias_position(column, select, dialect)
+        if position is not None:
+            column.replace(exp.Literal.number(position))
+
+
+def _shadowed_aliases(
+    nodes: Nodes,
+    tables: list[TableRef],
+    catalog: TableIndex | None,
+    columns: dict[str, ColumnList],
+    dialect: str,
+) -> Iterator[tuple[exp.Column, exp.Select, str]]:
+    """Bare names that are aliases, in a SELECT whose listed tables may have such a column."""
     if not columns:
         return
     aliases = {
@@ -209,11 +249,21 @@ def alias_references(
         sources = relations.sources(select)
         if _is_column_of(name, sources) or _order_key_alias(column, name, select, dialect):
             continue
-        unlisting = [s for s in sources if s.listed]
-        if unlisting:
-            yield violation(
-                "alias_references",
-                sql_fragment(column, dialect),
-                column=column.this.name,
-                table=unlisting[0].table,
-            )
+        listed = [s for s in sources if s.listed]
+        if listed:
+            yield column, select, listed[0].table or listed[0].name
+
+
+def _group_alias_position(column: exp.Column, select: exp.Select, dialect: str) -> int | None:
+    """The 1-based position of the output alias a bare GROUP BY key names, else None."""
+    group = column.parent
+    if not isinstance(group, exp.Group) or group is not select.args.get("group"):
+        return None
+    if column.arg_key != "expressions":
+        return None
+    name = normalise(column.this, dialect)
+    for position, projection in enumerate(select.expressions, start=1):
+        alias = projection.args.get("alias") if isinstance(projection, exp.Alias) else None
+        if isinstance(alias, exp.Identifier) and normalise(alias, dialect) == name:
+            return position
+    return None
