@@ -165,6 +165,14 @@ FORMS = [
         leaks=DUCK,
     ),
     Form(
+        "pivot_keeps_the_hidden_column",
+        "SELECT secret_note FROM {s}.dim_client PIVOT (count(*) FOR segment IN ('B2C', 'B2B'))",
+        BOTH,
+        "refuse",
+        "whole_rows",
+        leaks=DUCK,
+    ),
+    Form(
         "star_of_unknown_alias",
         "SELECT x.* FROM {s}.dim_client c",
         BOTH,

@@ -186,6 +186,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "такое имя может прочитать строку целиком или поле, которого нет в каталоге. Указывайте "
         "перед столбцом псевдоним таблицы запроса.",
     ),
+    "whole_rows.pivot": (
+        "{fragment}: PIVOT and UNPIVOT keep every column of {table} they do not name, "
+        "including columns the catalog does not allow (and PostgreSQL has neither). "
+        "Aggregate with GROUP BY and CASE (or FILTER) over named columns instead.",
+        "{fragment}: PIVOT и UNPIVOT сохраняют все не названные в них столбцы {table}, в том "
+        "числе не разрешённые каталогом (а в PostgreSQL их нет вовсе). Агрегируйте через "
+        "GROUP BY и CASE (или FILTER) по названным столбцам.",
+    ),
     "whole_rows.natural": (
         "{fragment} joins on every column with the same name in both tables, including columns "
         "of {table} the catalog does not allow. Use JOIN ... ON with the columns named.",

@@ -44,9 +44,25 @@ def whole_rows(
             yield from _star(node, dialect)
         elif isinstance(node.this, exp.Identifier) and not _lambda_parameter(node, dialect):
             yield from _relation_as_value(node, relations, dialect)
+    yield from _pivots(nodes, relations, dialect)
     if columns:
         yield from _natural_joins(nodes, relations, dialect)
         yield from _column_aliases(tables, relations, dialect)
+
+
+def _pivots(nodes: Nodes, relations: Relations, dialect: str) -> Iterator[GuardViolation]:
+    """PIVOT / UNPIVOT keep every column they do not name, hidden ones too (DuckDB); in
+    PostgreSQL, which has neither, sqlglot's SQL would drop the clause without a word."""
+    for pivot in nodes.find_all(exp.Pivot):
+        source = pivot.parent
+        if dialect == "duckdb":
+            if not isinstance(source, exp.Table) or id(source) not in relations.refs:
+                continue  # a pivot of a CTE or subquery reads only what that query selects
+            if relations.listed_table(source) is None:
+                continue
+        name = source.name if isinstance(source, exp.Table) else "-"
+        shown = sql_fragment(pivot, "duckdb").strip()  # PostgreSQL's generator drops it
+        yield violation("whole_rows.pivot", shown, table=name)
 
 
 def _star(star: exp.Star, dialect: str) -> Iterator[GuardViolation]:

@@ -92,16 +92,15 @@ class Relations:
             return Source(name, node, "derived", alias, outputs=self._outputs(node), join=join)
         return Source(name, node, "other", alias, join=join)
 
+    def listed_table(self, table: exp.Table) -> str | None:
+        """The catalog name of ``table`` when it is a catalog table with a column list."""
+        ref = self.refs.get(id(table))
+        matches = self.index.resolve(ref.parts) if ref is not None else []
+        return matches[0] if len(matches) == 1 and matches[0] in self.columns else None
+
     def has_listed(self, node: exp.Expr) -> bool:
         """Whether a catalog table with a column list is read anywhere under ``node``."""
-        for table in node.find_all(exp.Table):
-            ref = self.refs.get(id(table))
-            if ref is None:
-                continue
-            matches = self.index.resolve(ref.parts)
-            if len(matches) == 1 and matches[0] in self.columns:
-                return True
-        return False
+        return any(self.listed_table(table) is not None for table in node.find_all(exp.Table))
 
     def _outputs(self, node: exp.Expr) -> frozenset[str] | None:
         """The column names a CTE, subquery or VALUES exposes; None where a star hides them."""

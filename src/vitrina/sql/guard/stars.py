@@ -147,7 +147,11 @@ def _plan(
         covered = [s for s in sources if not _semi_or_anti(s)]
         if not covered:
             return None
-    involved = [s for s in covered if s.listed or relations.has_listed(s.node)]
+    # a listed table, or a pivot / parenthesised join over one; a CTE or subquery over a
+    # listed table is not involved: its own stars are planned in its own scope
+    involved = [
+        s for s in covered if s.listed or (s.kind == "other" and relations.has_listed(s.node))
+    ]
     if not involved:
         return None
     table = involved[0].table or involved[0].name
