@@ -22,7 +22,7 @@ from vitrina.sql.guard.columns import ColumnList
 from vitrina.sql.guard.messages import sql_fragment, violation
 from vitrina.sql.guard.models import GuardViolation
 from vitrina.sql.guard.nodes import Nodes
-from vitrina.sql.guard.sources import Relations, Source, source_names
+from vitrina.sql.guard.sources import Enclosing, Relations, Source, source_names
 from vitrina.sql.guard.tables import TableIndex, TableRef, normalise
 
 
@@ -35,6 +35,8 @@ def whole_rows(
 ) -> Iterator[GuardViolation]:
     """Refuse whole-row references, stars inside expressions, COLUMNS(...) and ``#n``."""
     relations = Relations(tables, catalog, columns, dialect)
+    enclosing = Enclosing(nodes)
+    names: dict[int, set[str]] = {}  # visible relation names per SELECT
     for node in nodes.find_all(exp.Star, exp.Columns, exp.PositionalColumn, exp.Column):
         if isinstance(node, exp.Columns):
             yield violation("whole_rows.columns", sql_fragment(node, dialect))
@@ -42,8 +44,13 @@ def whole_rows(
             yield violation("whole_rows.positional", sql_fragment(node, dialect))
         elif isinstance(node, exp.Star):
             yield from _star(node, dialect)
-        elif isinstance(node.this, exp.Identifier) and not _lambda_parameter(node, dialect):
-            yield from _relation_as_value(node, relations, dialect)
+        elif isinstance(node.this, exp.Identifier):
+            if _lambda_parameter(node, enclosing, dialect):
+                continue
+            select = enclosing.select(node)
+            if id(select) not in names:
+                names[id(select)] = source_names(relations, select)
+            yield from _relation_as_value(node, select, names[id(select)], relations, dialect)
     yield from _pivots(nodes, relations, dialect)
     if columns:
         yield from _natural_joins(nodes, relations, dialect)
@@ -84,16 +91,19 @@ def _star(star: exp.Star, dialect: str) -> Iterator[GuardViolation]:
 
 
 def _relation_as_value(
-    column: exp.Column, relations: Relations, dialect: str
+    column: exp.Column,
+    select: exp.Select | None,
+    visible: set[str],
+    relations: Relations,
+    dialect: str,
 ) -> Iterator[GuardViolation]:
-    """``t`` where ``t`` is a relation of the query; ``dwh.t``, ``x.y`` where ``x`` is not one."""
-    select = column.find_ancestor(exp.Select)
-    visible = source_names(relations, select)
+    """``t`` where ``t`` is a relation of the query; ``dwh.t``, ``x.y`` where ``x`` is not one.
+    ``visible``: the relation names of ``select`` (the column's SELECT) and its outer ones."""
     qualifier = column.args.get("table")
-    shown = _shown(column, dialect)
     if isinstance(qualifier, exp.Identifier):
         name = normalise(qualifier, dialect)
         if name not in visible:
+            shown = _shown(column, dialect)
             yield violation("whole_rows.qualifier", shown, qualifier=qualifier.name)
         return
     name = normalise(column.this, dialect)
@@ -102,7 +112,7 @@ def _relation_as_value(
     sources = relations.sources(select) if select is not None else []
     if _is_column_of(name, sources) or _order_key_alias(column, name, select, dialect):
         return
-    yield violation("whole_rows", shown, table=column.this.name)
+    yield violation("whole_rows", _shown(column, dialect), table=column.this.name)
 
 
 def _shown(column: exp.Column, dialect: str) -> str:
@@ -143,11 +153,13 @@ def _output_aliases(select: exp.Select, dialect: str) -> set[str]:
     }
 
 
-def _lambda_parameter(column: exp.Column, dialect: str) -> bool:
+def _lambda_parameter(column: exp.Column, enclosing: Enclosing, dialect: str) -> bool:
     """``x -> x.a + 1``: names that are parameters of an enclosing lambda are not relations."""
+    node = enclosing.lambda_(column)
+    if node is None:
+        return False
     first = column.parts[0] if column.parts else column.this
     name = normalise(first, dialect) if isinstance(first, exp.Identifier) else ""
-    node = column.find_ancestor(exp.Lambda)
     while node is not None:
         parameters = {
             normalise(p, dialect) for p in node.expressions if isinstance(p, exp.Identifier)
@@ -255,12 +267,15 @@ def _shadowed_aliases(
     if not aliases:
         return
     relations = Relations(tables, catalog, columns, dialect)
+    enclosing = Enclosing(nodes)
     for column in nodes.find_all(exp.Column):
         if column.table or not isinstance(column.this, exp.Identifier):
             continue
         name = normalise(column.this, dialect)
-        select = column.find_ancestor(exp.Select)
-        if name not in aliases or select is None or _lambda_parameter(column, dialect):
+        if name not in aliases:
+            continue
+        select = enclosing.select(column)
+        if select is None or _lambda_parameter(column, enclosing, dialect):
             continue
         sources = relations.sources(select)
         if _is_column_of(name, sources) or _order_key_alias(column, name, select, dialect):

@@ -13,6 +13,7 @@ from typing import Literal
 from sqlglot import exp
 
 from vitrina.sql.guard.columns import ColumnList
+from vitrina.sql.guard.nodes import Nodes
 from vitrina.sql.guard.tables import TableIndex, TableRef, cte_definition, normalise
 
 Kind = Literal["table", "derived", "other"]
@@ -148,6 +149,41 @@ def _output_identifier(projection: exp.Expr) -> exp.Identifier | None:
     if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Identifier):
         return projection.this
     return None
+
+
+class Enclosing:
+    """The nearest SELECT and lambda around every node, from one pass over the walked nodes.
+
+    ``find_ancestor`` per column walks up the tree each time: quadratic on a long OR chain.
+    """
+
+    def __init__(self, nodes: Nodes) -> None:
+        self._select: dict[int, exp.Select | None] = {}
+        self._lambda: dict[int, exp.Lambda | None] = {}
+        for node in nodes.all:  # breadth-first: a parent comes before its children
+            parent = node.parent
+            if parent is None:
+                self._select[id(node)], self._lambda[id(node)] = None, None
+                continue
+            up = id(parent)
+            self._select[id(node)] = (
+                parent if isinstance(parent, exp.Select) else self._select.get(up)
+            )
+            self._lambda[id(node)] = (
+                parent if isinstance(parent, exp.Lambda) else self._lambda.get(up)
+            )
+
+    def select(self, node: exp.Expr) -> exp.Select | None:
+        """The innermost SELECT that contains ``node``."""
+        if id(node) in self._select:
+            return self._select[id(node)]
+        return node.find_ancestor(exp.Select)
+
+    def lambda_(self, node: exp.Expr) -> exp.Lambda | None:
+        """The innermost lambda that contains ``node``."""
+        if id(node) in self._lambda:
+            return self._lambda[id(node)]
+        return node.find_ancestor(exp.Lambda)
 
 
 def source_names(relations: Relations, select: exp.Select | None) -> set[str]:
