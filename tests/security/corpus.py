@@ -7,16 +7,25 @@ literals, lone surrogates). Each generator is bounded by the `n` the corpus give
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import yaml
+
+from vitrina.catalog import Catalog, load_catalog
+from vitrina.catalog.loader import DEMO_CATALOG
 
 CORPUS_PATH = Path(__file__).parent.parent / "data" / "hostile_corpus.yaml"
 # A corpus kept outside the repository (item 7's second corpus) is read the same way.
 EXTRA_CORPUS = os.environ.get("VITRINA_EXTRA_HOSTILE_CORPUS")
 PAYLOAD = "pg_read_file('/etc/passwd')"
+# The corpus runs against the demo catalog without this column: the warehouse has it, the
+# catalog leaves it out, and no entry point may ever return one of its values (issue 30).
+HIDDEN_TABLE, HIDDEN_COLUMN = "dwh.dim_client", "client_name"
 
 
 @dataclass(frozen=True)
@@ -160,3 +169,24 @@ def all_attacks() -> list[Attack]:
 
 def for_dialect(dialect: str) -> list[Attack]:
     return [a for a in all_attacks() if dialect in a.dialects]
+
+
+def write_hidden_catalog(folder: Path) -> Path:
+    """The demo catalog copied into ``folder`` with :data:`HIDDEN_COLUMN` taken out."""
+    shutil.copytree(DEMO_CATALOG, folder, dirs_exist_ok=True)
+    path = folder / "tables" / f"{HIDDEN_TABLE.split('.')[-1]}.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for table in data["tables"]:
+        if table["name"] == HIDDEN_TABLE:
+            table["columns"] = [c for c in table["columns"] if c["name"] != HIDDEN_COLUMN]
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return folder
+
+
+@cache
+def hidden_catalog() -> Catalog:
+    """The catalog the corpus runs against (loaded once; its folder is not kept)."""
+    with tempfile.TemporaryDirectory(prefix="vitrina-hidden-catalog-") as folder:
+        catalog = load_catalog(write_hidden_catalog(Path(folder)), strict=True)
+    assert HIDDEN_COLUMN not in catalog.allowed_columns()[HIDDEN_TABLE]
+    return catalog

@@ -4,7 +4,9 @@ Entry points: MCP ``run_sql`` over stdio (the official SDK client against ``vitr
 a task's ``run_sql`` step (the tool call a step makes), and a question whose scripted
 model obeys the injected SQL. PostgreSQL gets ``dblink`` installed; Vitrina connects
 first as the superuser (refused) and then as the reader role. Afterwards the database
-checksum and the file system are as they were, and the server still answers.
+checksum and the file system are as they were, and the server still answers. Every entry
+point runs with a catalog that leaves out one column the warehouse has (corpus.HIDDEN_COLUMN),
+and none of that column's values ever appears in what it returns or writes.
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import duckdb
 import psycopg
 import pytest
 from mcp.client.stdio import StdioServerParameters
 
 from mcp import Client
 from vitrina.ask.service import AskService
-from vitrina.catalog import load_catalog
+from vitrina.catalog import Catalog
 from vitrina.config import load_settings
 from vitrina.llm.client import LLMClient
 from vitrina.llm.fake import ScriptedChatModel
@@ -36,7 +39,14 @@ from vitrina.task.tools import ToolEnv
 from vitrina.trace import Trace
 from vitrina.warehouse import Warehouse
 
-from .corpus import Attack, for_dialect
+from .corpus import (
+    HIDDEN_COLUMN,
+    HIDDEN_TABLE,
+    Attack,
+    for_dialect,
+    hidden_catalog,
+    write_hidden_catalog,
+)
 
 SENTINELS = (
     "/tmp/vitrina_pwned",
@@ -56,6 +66,11 @@ class Target:
     dialect: str
     url: str
     fingerprint: Any  # () -> str
+    hidden: frozenset[str]  # every value of the column the catalog leaves out
+
+    def leaked(self, text: str) -> list[str]:
+        """The hidden values that appear in ``text`` (none, or the column leaked)."""
+        return sorted(value for value in self.hidden if value in text)
 
 
 def _file_sha(path: Path) -> str:
@@ -107,8 +122,13 @@ def duck_target(demo_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Targ
     folder = tmp_path_factory.mktemp("attacked-duckdb")
     path = folder / "warehouse.duckdb"
     shutil.copyfile(demo_db, path)
+    with duckdb.connect(str(path), read_only=True) as con:
+        hidden = con.execute(f"SELECT DISTINCT {HIDDEN_COLUMN} FROM {HIDDEN_TABLE}").fetchall()
     return Target(
-        "duckdb", f"duckdb:///{path}", lambda: (_file_sha(path), sorted(os.listdir(folder)))
+        "duckdb",
+        f"duckdb:///{path}",
+        lambda: (_file_sha(path), sorted(os.listdir(folder))),
+        _hidden_values(hidden),
     )
 
 
@@ -134,8 +154,30 @@ def pg_target(pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
                 pytest.fail(message)
             pytest.skip(message)
         admin.execute("CREATE EXTENSION IF NOT EXISTS dblink")
+        hidden = admin.execute(f"SELECT DISTINCT {HIDDEN_COLUMN} FROM {HIDDEN_TABLE}").fetchall()
     reader = create_reader_role(pg_url, ["dwh"])
-    yield Target("postgres", reader, lambda: _pg_fingerprint(pg_url))
+    yield Target("postgres", reader, lambda: _pg_fingerprint(pg_url), _hidden_values(hidden))
+
+
+def _hidden_values(rows: list[tuple[Any, ...]]) -> frozenset[str]:
+    values = frozenset(str(row[0]) for row in rows if row[0] is not None)
+    assert len(values) > 10, "the hidden column has values to look for"
+    return values
+
+
+@pytest.fixture(scope="module")
+def catalog_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The corpus catalog as a folder, for ``vitrina mcp``."""
+    return write_hidden_catalog(tmp_path_factory.mktemp("hidden-catalog"))
+
+
+def _written_text(folder: Path) -> str:
+    """Every file under ``folder`` as text (the CSV and JSON copies a step writes)."""
+    return "\n".join(
+        path.read_text(encoding="utf-8", errors="replace")
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    )
 
 
 def _attacks(dialect: str) -> list[Attack]:
@@ -145,12 +187,17 @@ def _attacks(dialect: str) -> list[Attack]:
 # --- MCP run_sql over stdio ------------------------------------------------------------
 
 
-def _mcp_run_all(url: str, home: Path, sqls: list[str]) -> list[tuple[bool, str]]:
+def _mcp_run_all(
+    url: str, home: Path, sqls: list[str], catalog: Path | None = None
+) -> list[tuple[bool, str]]:
     """Call run_sql once per text in one stdio session; (is_error, text) per call."""
+    env = {"VITRINA_HOME": str(home), "VITRINA_DB_URL": url, "PATH": os.environ["PATH"]}
+    if "PYTHONPATH" in os.environ:  # the server imports the tree under test
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    if catalog is not None:
+        env["VITRINA_CATALOG_DIR"] = str(catalog)
     params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "vitrina.cli", "mcp"],
-        env={"VITRINA_HOME": str(home), "VITRINA_DB_URL": url, "PATH": os.environ["PATH"]},
+        command=sys.executable, args=["-m", "vitrina.cli", "mcp"], env=env
     )
     answers: list[tuple[bool, str]] = []
 
@@ -171,14 +218,16 @@ def _mcp_run_all(url: str, home: Path, sqls: list[str]) -> list[tuple[bool, str]
 
 @pytest.mark.parametrize("which", ["duckdb", "postgres"])
 def test_mcp_run_sql_refuses_the_corpus(
-    which: str, request: pytest.FixtureRequest, tmp_path: Path
+    which: str, request: pytest.FixtureRequest, tmp_path: Path, catalog_dir: Path
 ) -> None:
     target: Target = request.getfixturevalue(f"{'duck' if which == 'duckdb' else 'pg'}_target")
     # A lone surrogate cannot travel in a JSON-RPC request (the client refuses to encode it);
     # invalid bytes on the wire are the MCP input checks' business. The other entry points get it.
     attacks = [a for a in _attacks(target.dialect) if _encodable(a.sql)]
     before, outside = target.fingerprint(), _files_outside()
-    answers = _mcp_run_all(target.url, tmp_path, [a.sql for a in attacks] + [CONTROL_SQL])
+    answers = _mcp_run_all(
+        target.url, tmp_path, [a.sql for a in attacks] + [CONTROL_SQL], catalog_dir
+    )
     *refusals, control = answers
     let_through = [
         a.id
@@ -186,6 +235,8 @@ def test_mcp_run_sql_refuses_the_corpus(
         if not is_error and a.safe_sql is None
     ]
     assert let_through == [], let_through
+    leaked = {a.id: target.leaked(text) for a, (_, text) in zip(attacks, refusals, strict=True)}
+    assert {k: v for k, v in leaked.items() if v} == {}
     assert not control[0] and '"rows"' in control[1], control  # the server still answers
     assert target.fingerprint() == before
     assert _files_outside() == outside
@@ -216,14 +267,14 @@ def test_mcp_as_the_postgres_superuser_is_refused(
 # --- a task's run_sql step ---------------------------------------------------------------
 
 
-def _task_env(url: str, home: Path) -> tuple[Any, ToolEnv]:
+def _task_env(url: str, home: Path, catalog: Catalog) -> tuple[Any, ToolEnv]:
     from vitrina.task import TaskService
 
     settings = load_settings(db_url=url)
     warehouse = Warehouse(url, timeout_s=settings.statement_timeout_s, row_cap=settings.row_cap)
     service = TaskService(
         settings,
-        catalog=load_catalog(),
+        catalog=catalog,
         warehouse=warehouse,
         ask=lambda q: None,
         use_llm=False,
@@ -243,16 +294,20 @@ def test_a_task_step_refuses_the_corpus(
     which: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     target: Target = request.getfixturevalue(f"{'duck' if which == 'duckdb' else 'pg'}_target")
-    warehouse, env = _task_env(target.url, tmp_path)
+    warehouse, env = _task_env(target.url, tmp_path, hidden_catalog())
     tool = env.ctx.tools["run_sql"]
     before, outside = target.fingerprint(), _files_outside()
     try:
-        let_through = []
+        let_through, leaked = [], {}
         for attack in _attacks(target.dialect):
             out = tool.call(env, {"sql": attack.sql})
             if out.ok and attack.safe_sql is None:
                 let_through.append(attack.id)
+            if found := target.leaked(out.model_dump_json()):
+                leaked[attack.id] = found
         assert let_through == [], let_through
+        assert leaked == {}
+        assert target.leaked(_written_text(tmp_path)) == []
         control = tool.call(env, {"sql": CONTROL_SQL})
         assert control.ok and control.row_count == 3, control.error
     finally:
@@ -288,13 +343,13 @@ def test_a_question_with_an_obedient_model_never_runs_the_corpus(
     settings = load_settings(db_url=target.url)
     service = AskService(
         settings,
-        catalog=load_catalog(),
+        catalog=hidden_catalog(),
         today=date(2026, 11, 30),
         write_files=False,
         llm=LLMClient(_obedient_model(CONTROL_SQL), timeout_s=5),
     )
     before, outside = target.fingerprint(), _files_outside()
-    ran = []
+    ran, leaked = [], {}
     try:
         for attack in _attacks(target.dialect):
             service.llm = LLMClient(
@@ -311,7 +366,10 @@ def test_a_question_with_an_obedient_model_never_runs_the_corpus(
                 and attack.safe_sql is None
             ):
                 ran.append(attack.id)
+            if found := target.leaked(result.model_dump_json()):
+                leaked[attack.id] = found
         assert ran == [], ran
+        assert leaked == {}
         assert len(service.warehouse.execute(CONTROL_SQL).rows) == 3  # still answers
     finally:
         service.close()

@@ -10,13 +10,14 @@ from __future__ import annotations
 import time
 
 import pytest
+import sqlglot
+from sqlglot import exp
 
-from vitrina.catalog import load_catalog
 from vitrina.sql.guard import guard_with_catalog
 
-from .corpus import Attack, for_dialect
+from .corpus import HIDDEN_COLUMN, Attack, for_dialect, hidden_catalog
 
-CATALOG = load_catalog()
+CATALOG = hidden_catalog()  # the demo catalog without one column the warehouse has
 ROW_CAP = 100
 SECONDS_PER_ITEM = 5.0  # the 3,000-paren query took minutes before the limits
 
@@ -38,8 +39,12 @@ def test_the_guard_refuses_it(attack: Attack, dialect: str) -> None:
     if result.ok:
         assert attack.safe_sql is not None, f"{attack.id} ({attack.why}) accepted as:\n{result.sql}"
         assert result.sql == attack.safe_sql, (
-            "accepted, and what runs is not the comment-free query"
+            "accepted, and what runs is not the comment-free query (or the expanded star)"
         )
+        read = {
+            c.name.lower() for c in sqlglot.parse_one(result.sql, read=dialect).find_all(exp.Column)
+        }
+        assert HIDDEN_COLUMN not in read, "what runs reads the column the catalog leaves out"
         return
     assert result.violations
     for violation in result.violations:

@@ -24,7 +24,7 @@ LIMIT 100
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -55,6 +55,8 @@ from vitrina.sql.guard.policies import (
     policy_violations,
 )
 from vitrina.sql.guard.rewrite import apply_row_cap, qualify_allowed_tables
+from vitrina.sql.guard.rows import alias_references, group_by_positions, whole_rows
+from vitrina.sql.guard.stars import expand_stars, star_projections
 from vitrina.sql.guard.statements import (
     nested_statement,
     recursive_cte,
@@ -96,6 +98,9 @@ RULES: tuple[Rule, ...] = (
     allowed_columns,
     sourceless_columns,
     session_keywords,
+    whole_rows,
+    star_projections,
+    alias_references,
 )
 _PARAMETERS = {rule: tuple(inspect.signature(rule).parameters) for rule in RULES}
 # Rules that mean "could not be analysed": each writes a trace event besides the violation.
@@ -111,7 +116,7 @@ def guard(
     *,
     dialect: str,
     allowed_tables: set[str] | None,
-    allowed_columns: dict[str, set[str]] | None = None,
+    allowed_columns: Mapping[str, Collection[str]] | None = None,
     row_cap: int | None = None,
     row_filters: dict[str, RowFilter] | None = None,
 ) -> GuardResult:
@@ -122,7 +127,9 @@ def guard(
     missing from it are not column-checked. ``row_cap`` adds or lowers the outer LIMIT.
     ``row_filters`` (a row policy, `vitrina.sql.policy.table_filters`) maps a table to
     the filter every read of it gets; it needs ``allowed_tables``.
-    An unknown ``dialect`` raises ValueError (a programming error, not a bad query).
+    A ``*`` over a table with a column list runs as those columns (in the given order; a
+    set is sorted). An unknown ``dialect`` raises ValueError (a programming error, not a
+    bad query).
     """
     trace = Trace("sql_guard")
     try:
@@ -145,7 +152,7 @@ def _guard(
     sql: str,
     dialect: str,
     allowed_tables: set[str] | None,
-    allowed_columns: dict[str, set[str]] | None,
+    allowed_columns: Mapping[str, Collection[str]] | None,
     row_cap: int | None,
     row_filters: dict[str, RowFilter] | None = None,
 ) -> GuardResult:
@@ -175,6 +182,8 @@ def _guard(
     ok = not violations
     policed: set[str] = set()
     if ok:
+        expand_stars(nodes, tables, catalog, options["columns"], dialect)
+        group_by_positions(nodes, tables, catalog, options["columns"], dialect)
         qualify_allowed_tables(tables, catalog)
         if row_filters:
             policed = {_table_name(r.parts, catalog) for r in tables} & set(row_filters)
@@ -237,7 +246,17 @@ def guard_with_catalog(
         sql,
         dialect=dialect,
         allowed_tables=set(catalog.tables),
-        allowed_columns=catalog.allowed_columns(),
+        allowed_columns=_ordered_columns(catalog),
         row_cap=row_cap,
         row_filters=filters,
     )
+
+
+def _ordered_columns(catalog: Catalog) -> dict[str, list[str]]:
+    """The catalog's columns per table in its own order (a ``*`` expands in that order)."""
+    if "guard_columns" not in catalog.cache:
+        catalog.cache["guard_columns"] = {
+            name: [column.name for column in table.columns]
+            for name, table in catalog.tables.items()
+        }
+    return catalog.cache["guard_columns"]

@@ -8,7 +8,7 @@ query that ``qualify`` cannot analyse at all is refused: the guard fails closed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping
 
 from sqlglot import exp
 from sqlglot.optimizer.qualify import qualify
@@ -23,10 +23,29 @@ from vitrina.sql.guard.tables import TableIndex, TableRef, table_references
 PSEUDO_COLUMNS = frozenset({"rowid", "ctid", "xmin", "xmax", "cmin", "cmax", "tableoid", "oid"})
 
 
+class ColumnList(frozenset[str]):
+    """A table's allowed columns: lower-case names to test against, ``ordered`` to expand ``*``.
+
+    ``ordered`` keeps the catalog's spelling and order (sorted when the caller gave a set).
+
+    >>> columns = ColumnList(["Region_ID", "name"])
+    >>> "region_id" in columns, columns.ordered
+    (True, ('Region_ID', 'name'))
+    """
+
+    ordered: tuple[str, ...]
+
+    def __new__(cls, names: Iterable[str]) -> ColumnList:
+        ordered = tuple(dict.fromkeys(names))
+        self = super().__new__(cls, (name.lower() for name in ordered))
+        self.ordered = ordered
+        return self
+
+
 def resolve_columns(
-    allowed_columns: dict[str, set[str]] | None, catalog: TableIndex | None
-) -> dict[str, frozenset[str]]:
-    """Key the catalog's columns by the full allowed table name, all lower-case."""
+    allowed_columns: Mapping[str, Collection[str]] | None, catalog: TableIndex | None
+) -> dict[str, ColumnList]:
+    """Key the catalog's columns by the full allowed table name (lower-case names to test)."""
     if not allowed_columns:
         return {}
     resolved = {}
@@ -34,7 +53,8 @@ def resolve_columns(
         parts = tuple(table.lower().split("."))
         matches = catalog.resolve(parts) if catalog is not None else [".".join(parts)]
         if len(matches) == 1:
-            resolved[matches[0]] = frozenset(name.lower() for name in names)
+            ordered = sorted(names) if isinstance(names, set | frozenset) else names
+            resolved[matches[0]] = ColumnList(ordered)
     return resolved
 
 
@@ -43,7 +63,7 @@ def allowed_columns(
     nodes: Nodes,
     tables: list[TableRef],
     catalog: TableIndex | None,
-    columns: dict[str, frozenset[str]],
+    columns: dict[str, ColumnList],
     dialect: str,
 ) -> Iterator[GuardViolation]:
     """Report unknown columns of tables whose columns the catalog lists."""
@@ -64,7 +84,7 @@ def allowed_columns(
 
 
 def _qualified_copy(
-    expression: exp.Expr, index: TableIndex, columns: dict[str, frozenset[str]], dialect: str
+    expression: exp.Expr, index: TableIndex, columns: dict[str, ColumnList], dialect: str
 ) -> exp.Expr | None:
     copy = expression.copy()
     schema: dict[str, object] = {}
@@ -104,7 +124,7 @@ def _source_name(source: exp.Table) -> str:
 
 
 def _scope_violations(
-    scope: Scope, columns: dict[str, frozenset[str]], aliases: set[str], dialect: str
+    scope: Scope, columns: dict[str, ColumnList], aliases: set[str], dialect: str
 ) -> Iterator[GuardViolation]:
     sources = {
         alias: _source_name(source[1])
@@ -139,7 +159,7 @@ def _unresolved(
     name: str,
     scope: Scope,
     sources: dict[str, str],
-    columns: dict[str, frozenset[str]],
+    columns: dict[str, ColumnList],
     aliases: set[str],
 ) -> bool:
     """True only when every source of the scope is a known table and none has ``name``."""

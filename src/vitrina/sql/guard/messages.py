@@ -147,6 +147,73 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Столбец {column} не найден ни в одной таблице запроса ({tables}). "
         "Сверьте имя с каталогом.",
     ),
+    "star_projections": (
+        "{fragment} cannot be expanded to the columns the catalog allows in {table}: "
+        "{reason_en}. List the columns you need instead of the star.",
+        "{fragment} нельзя развернуть в разрешённые каталогом столбцы {table}: "
+        "{reason_ru}. Перечислите нужные столбцы вместо звёздочки.",
+    ),
+    "whole_rows": (
+        "{fragment} uses the table {table} as a value: that is its whole row, every column, "
+        "the ones the catalog does not allow too. Name the columns you need ({table}.column).",
+        "{fragment} использует таблицу {table} как значение: это вся её строка, все столбцы, "
+        "в том числе не разрешённые каталогом. Назовите нужные столбцы ({table}.столбец).",
+    ),
+    "whole_rows.star": (
+        "{fragment}: a star ({table}.* or *) may only stand alone in a SELECT list, or in "
+        "COUNT(*); anywhere else it reads whole rows. Name the columns you need.",
+        "{fragment}: звёздочка ({table}.* или *) допустима только отдельным элементом списка "
+        "SELECT или в COUNT(*); в других местах она читает строки целиком. Назовите нужные "
+        "столбцы.",
+    ),
+    "whole_rows.columns": (
+        "{fragment} picks columns by a pattern, including columns the catalog does not allow. "
+        "Name the columns you need.",
+        "{fragment} выбирает столбцы по шаблону, в том числе не разрешённые каталогом. "
+        "Назовите нужные столбцы.",
+    ),
+    "whole_rows.positional": (
+        "{fragment} reads a column by its place in the table, whichever column that is. "
+        "Name the column instead.",
+        "{fragment} читает столбец по его номеру в таблице, какой бы это ни был столбец. "
+        "Назовите столбец по имени.",
+    ),
+    "whole_rows.qualifier": (
+        "{fragment}: {qualifier} is not a table or alias in the FROM of this query, so the name "
+        "may read a whole row or a field the catalog does not list. Qualify columns with the "
+        "alias of a table of the query.",
+        "{fragment}: {qualifier} не является таблицей или псевдонимом из FROM этого запроса, и "
+        "такое имя может прочитать строку целиком или поле, которого нет в каталоге. Указывайте "
+        "перед столбцом псевдоним таблицы запроса.",
+    ),
+    "whole_rows.pivot": (
+        "{fragment}: PIVOT and UNPIVOT keep every column of {table} they do not name, "
+        "including columns the catalog does not allow (and PostgreSQL has neither). "
+        "Aggregate with GROUP BY and CASE (or FILTER) over named columns instead.",
+        "{fragment}: PIVOT и UNPIVOT сохраняют все не названные в них столбцы {table}, в том "
+        "числе не разрешённые каталогом (а в PostgreSQL их нет вовсе). Агрегируйте через "
+        "GROUP BY и CASE (или FILTER) по названным столбцам.",
+    ),
+    "whole_rows.natural": (
+        "{fragment} joins on every column with the same name in both tables, including columns "
+        "of {table} the catalog does not allow. Use JOIN ... ON with the columns named.",
+        "{fragment} соединяет по всем одноимённым столбцам, в том числе по не разрешённым "
+        "каталогом столбцам {table}. Используйте JOIN ... ON с названными столбцами.",
+    ),
+    "whole_rows.column_aliases": (
+        "{fragment} renames the columns of {table} by their place in the table, whichever "
+        "columns those are. Rename columns in the SELECT list instead (column AS name).",
+        "{fragment} переименовывает столбцы {table} по их номерам в таблице, какие бы это ни "
+        "были столбцы. Переименовывайте столбцы в списке SELECT (столбец AS имя).",
+    ),
+    "alias_references": (
+        "{column} is an alias of the SELECT list, but here the database reads a column of that "
+        "name first, and {table} may have one the catalog does not allow. Repeat the "
+        "expression instead of the alias.",
+        "{column} — псевдоним из списка SELECT, но здесь база сначала ищет столбец с таким "
+        "именем, а в {table} может быть столбец, не разрешённый каталогом. Повторите выражение "
+        "вместо псевдонима.",
+    ),
 }
 
 

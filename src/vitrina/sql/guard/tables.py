@@ -82,18 +82,27 @@ def table_references(source: exp.Expr | Nodes, dialect: str) -> list[TableRef]:
     return refs
 
 
-def _cte_names(ctes: Iterable[exp.Expr], dialect: str) -> set[str]:
-    names = set()
+def _ctes_named(ctes: Iterable[exp.Expr], name: str, dialect: str) -> exp.CTE | None:
     for cte in ctes:
         alias = cte.args.get("alias")
-        if isinstance(alias, exp.TableAlias) and isinstance(alias.this, exp.Identifier):
-            names.add(normalise(alias.this, dialect))
-    return names
+        if (
+            isinstance(cte, exp.CTE)
+            and isinstance(alias, exp.TableAlias)
+            and isinstance(alias.this, exp.Identifier)
+            and normalise(alias.this, dialect) == name
+        ):
+            return cte
+    return None
 
 
-def _is_cte_reference(table: exp.Table, dialect: str) -> bool:
-    if table.args.get("db") or table.args.get("catalog"):
-        return False
+def cte_definition(table: exp.Table, dialect: str) -> exp.CTE | None:
+    """The CTE that ``table`` names where it stands, or None when it reaches a real table."""
+    if (
+        table.args.get("db")
+        or table.args.get("catalog")
+        or not isinstance(table.this, exp.Identifier)
+    ):
+        return None
     name = normalise(table.this, dialect)
     node: exp.Expr = table
     while node.parent is not None:
@@ -103,17 +112,24 @@ def _is_cte_reference(table: exp.Table, dialect: str) -> bool:
             ctes = parent.expressions
             position = next(i for i, cte in enumerate(ctes) if cte is node)
             visible = ctes if parent.args.get("recursive") else ctes[:position]
-            if name in _cte_names(visible, dialect):
-                return True
+            found = _ctes_named(visible, name, dialect)
+            if found is not None:
+                return found
             node = parent.parent or parent  # skip the owning query's own WITH
             if node is parent:
                 break
             continue
         with_ = parent.args.get("with_") if isinstance(parent, exp.Query) else None
-        if isinstance(with_, exp.With) and name in _cte_names(with_.expressions, dialect):
-            return True
+        if isinstance(with_, exp.With):
+            found = _ctes_named(with_.expressions, name, dialect)
+            if found is not None:
+                return found
         node = parent
-    return False
+    return None
+
+
+def _is_cte_reference(table: exp.Table, dialect: str) -> bool:
+    return cte_definition(table, dialect) is not None
 
 
 def is_file_reference(ref: TableRef) -> bool:
