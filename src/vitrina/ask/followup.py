@@ -18,7 +18,7 @@ from typing import Any
 
 from vitrina.ask.understand import Reading, read_question, unexplained_words
 from vitrina.catalog import Catalog
-from vitrina.language.periods import extract_period
+from vitrina.language.periods import extract_period, period_offsets
 from vitrina.language.stopwords import QUESTION_STOPWORDS
 from vitrina.language.text import phrase_stems, stem_matches, tokenize
 
@@ -139,10 +139,21 @@ def reads_alone(question: str, catalog: Catalog, today: date) -> bool:
     words = tokenize(rest)
     if not words or words[0].text not in QUESTION_OPENERS:
         return False
-    if extract_period(rest, today) is None:
+    period = extract_period(rest, today)
+    if period is None:
         return False
-    reading = read_question(rest, catalog)
-    return bool(reading.metrics) and not reading.refuse and not unexplained_words(reading)
+    reading = read_question(rest, catalog, period_span=period_offsets(rest, period.span))
+    if not reading.metrics or reading.refuse:
+        return False
+    # the metric's own words ("выпустили" of "выпущено карт") restate it
+    names: list[str] = []
+    for match in reading.metrics:
+        metric = catalog.metrics[match.phrase.target]
+        names += [metric.name_ru, metric.name_en, *metric.synonyms]
+        topic = catalog.topics.get(metric.topic or "")
+        names += [topic.name_ru, topic.name_en, *topic.keywords] if topic else []
+    vocabulary = frozenset(w for name in names for w in phrase_stems(name))
+    return not unexplained_words(reading, vocabulary)
 
 
 def adds_breakdown(question: str) -> bool:
@@ -282,6 +293,9 @@ def rewrite(
         year = _YEAR.search(prev_span)
         if year:
             rest = rest.replace(period.span, f"{period.span} {year.group(0)}", 1)
+    if period is not None and _YEAR.fullmatch(period.span.strip()):
+        # "what about 2024?": a bare year reads as a period only with its preposition
+        rest = rest.replace(period.span, f"{'in' if lang == 'en' else 'в'} {period.span}", 1)
     if period is not None and prev_span:
         rules.append({"rule": "replaced", "part": "period", "old": prev_span, "new": period.span})
     if reading.grain_span:
