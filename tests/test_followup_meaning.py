@@ -12,6 +12,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from tests.conftest import TODAY
 
 from vitrina.ask.service import AskResult
 from vitrina.language.detect import detect_lang
@@ -296,3 +297,37 @@ def test_cli_thread_replaces_the_breakdown(demo_db: Path, capsys) -> None:
     assert fourth["status"] == "refused"
     fifth = _cli("ask", "and by month?", "--db", db, "--thread", thread, "--json", capsys=capsys)
     assert fifth["status"] == "refused" and fifth["answer"].startswith(NOTHING["en"])
+
+
+def test_after_a_failed_turn_a_follow_up_has_nothing_to_continue(
+    make_service, demo_db: Path
+) -> None:
+    """A turn that failed (here a plan from outside naming a table the catalog lacks) leaves
+    nothing to continue either; a whole question after it is answered on its own."""
+    from vitrina.ask import PeriodRef, build_plan, read_question
+    from vitrina.language.periods import extract_period
+    from vitrina.trace import Trace
+
+    service = make_service()
+    question = "Сумма платежей по регионам в 2025 году"
+    found = extract_period(question, TODAY)
+    outcome = build_plan(
+        read_question(question, service.catalog),
+        service.catalog,
+        topic="payments",
+        lang="ru",
+        period=PeriodRef.of(found) if found else None,
+        segment=None,
+        trace=Trace("test"),
+    )
+    assert outcome.plan is not None
+    broken = outcome.plan.model_copy(update={"base_table": "dwh.nowhere", "joins": []})
+    service.ask(question, thread_id="failed")
+    failed = service.run_plan(broken, question=question, thread_id="failed")
+    assert failed.status == "failed"
+    refused = service.ask("а по каналам?", thread_id="failed")
+    assert refused.status == "refused" and refused.answer.startswith(NOTHING["ru"])
+    service.run_plan(broken, question=question, thread_id="failed")
+    answered = service.ask("and payment volume in 2025?", thread_id="failed")
+    _same_as(answered, demo_db, PAID_ALL_2025)
+    assert NOTHING["en"] in answered.answer
