@@ -150,6 +150,21 @@ def test_a_new_metric_replaces_the_metric_and_keeps_the_rest(
 
 
 @pytest.mark.parametrize(
+    "follow_up",
+    ["а также количество?", "а ещё количество платежей?", "and also the number of payments?"],
+)
+def test_also_adds_the_metric(make_service, demo_db: Path, follow_up: str) -> None:
+    """ "а также количество?" asks for both metrics: never the new one alone."""
+    _, second = _dialog(make_service, "Сумма платежей по регионам в 2025 году", follow_up)
+    assert second.columns == ["region_name", "payment_amount", "payment_count"]
+    reference = f"SELECT r.region_name, SUM(p.amount_rub), COUNT(*) {PAID_2025} GROUP BY 1".format(
+        y=2025
+    )
+    _same_as(second, demo_db, reference)
+    assert ("added", "metric") in _rules(second)
+
+
+@pytest.mark.parametrize(
     "follow_up", ["а в 2024?", "а за 2024 год?", "and in 2024?", "what about 2024?"]
 )
 def test_a_new_period_replaces_the_period(make_service, demo_db: Path, follow_up: str) -> None:

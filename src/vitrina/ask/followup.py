@@ -267,6 +267,14 @@ def metric_from_part(rest: str, core: str, catalog: Catalog, lang: str) -> str |
     return None
 
 
+def _metric_words(core: str, catalog: Catalog) -> str:
+    """The words that named the previous question's metrics ("Сумма платежей")."""
+    old = read_question(core, catalog)
+    return " ".join(
+        core[s:e] for s, e in (_span(old, m.start, m.length, set()) for m in old.metrics)
+    )
+
+
 @dataclass
 class Rewrite:
     """The standalone question and the rules that made it (for the decision trace)."""
@@ -324,7 +332,20 @@ def rewrite(
         # a new metric ("а карт?", "а количество?") replaces the metric; the previous
         # question's breakdowns and filters stay
         new_subject = named_part or rest
-        rules.append({"rule": "replaced", "part": "metric", "new": _clean(new_subject)})
+        kept_metric = _metric_words(core, catalog) if adding else ""
+        if kept_metric:
+            # "а также количество?": both metrics asked, never the new one alone
+            link = "and" if lang == "en" else "и"
+            if new_subject[1:2].islower():  # "Количество платежей" mid-sentence, not "GMV"
+                new_subject = new_subject[:1].lower() + new_subject[1:]
+            new_subject = f"{kept_metric} {link} {new_subject}"
+        rules.append(
+            {
+                "rule": "added" if kept_metric else "replaced",
+                "part": "metric",
+                "new": _clean(new_subject),
+            }
+        )
         core, rest = f"{new_subject} {kept_parts(core, catalog)}", ""
     parts = [_clean(p) for p in (core, rest, period_part, grain_span or "")]
     return Rewrite(_clean(" ".join(p for p in parts if p)), rules)
