@@ -63,12 +63,16 @@ def test_follow_up_is_rewritten_from_the_previous_turn(make_service) -> None:
     assert second.columns == ["week", "wallets_opened"]
     rewrites = [d for d in event_data(second, "resolve_context") if "rewritten" in d]
     assert rewrites == [{"previous": first.question, "rewritten": second.rewritten_question}]
+    # a new breakdown replaces the weeks (decision 153); "ещё" adds them back
     third = service.ask("а по регионам?", thread_id="f1")
+    assert third.rewritten_question == "Сколько кошельков открыли по регионам в декабре 2025"
+    assert third.columns == ["region_name", "wallets_opened"]
+    fourth = service.ask("а ещё по неделям?", thread_id="f1")
     assert (
-        third.rewritten_question
+        fourth.rewritten_question
         == "Сколько кошельков открыли по регионам в декабре 2025 по неделям"
     )
-    assert third.columns == ["week", "region_name", "wallets_opened"]
+    assert fourth.columns == ["week", "region_name", "wallets_opened"]
 
 
 def test_topic_tie_asks_and_resumes_by_number(make_service) -> None:

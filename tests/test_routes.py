@@ -84,3 +84,12 @@ def test_model_path_routes() -> None:
     assert after_feasibility({"status": "refused"}) == "refuse"
     assert after_answer({"history": [{}, {}, {}]}) == "summarize_dialog"
     assert after_answer({"history": [{}]}) == "__end__"
+
+
+def test_after_context() -> None:
+    """A follow-up with nothing to continue is refused before the period and topic steps."""
+    from vitrina.ask.routes import after_context
+
+    assert after_context({"status": "refused"}) == "refuse"
+    assert after_context({"status": "failed"}) == "normalise_period"  # a fresh turn's default
+    assert after_context({}) == "normalise_period"

@@ -31,6 +31,7 @@ from vitrina.ask.nodes.summarize_dialog import summarize_dialog
 from vitrina.ask.routes import (
     after_ambiguity,
     after_answer,
+    after_context,
     after_feasibility,
     after_generate,
     after_select,
@@ -75,7 +76,7 @@ def build_graph(*, max_sql_attempts: int = 3, checkpointer: Any = None) -> Any:
     builder.add_conditional_edges(START, entry)
     builder.add_conditional_edges("start_plan", after_start_plan)
     builder.add_edge("start_turn", "resolve_context")
-    builder.add_edge("resolve_context", "normalise_period")
+    builder.add_conditional_edges("resolve_context", after_context)
     builder.add_edge("normalise_period", "detect_topic")
     builder.add_conditional_edges("detect_topic", after_topic)
     builder.add_conditional_edges("check_ambiguity", after_ambiguity)

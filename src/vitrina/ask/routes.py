@@ -24,6 +24,11 @@ def after_start_plan(state: AskState) -> Literal["prune_context", "fail"]:
     return "fail" if state.get("sql_error") else "prune_context"
 
 
+def after_context(state: AskState) -> Literal["refuse", "normalise_period"]:
+    """A follow-up after a refused turn that cannot be read alone is refused right away."""
+    return "refuse" if state.get("status") == "refused" else "normalise_period"
+
+
 def after_topic(state: AskState) -> Literal["refuse", "check_ambiguity"]:
     return "refuse" if state.get("status") == "refused" else "check_ambiguity"
 

@@ -84,6 +84,7 @@ class AskState(TypedDict, total=False):
     )  # what the files need; vitrina.ask.outputs writes them on request
     status: Status
     reason: str | None  # refusal or failure, in the question's language
+    previous_status: Status | None  # how the dialog's previous turn ended (None: first turn)
     run_id: str
     history: Annotated[list[dict[str, Any]], append_history]
     trace: Annotated[list[TraceEvent], merge_trace]

@@ -161,7 +161,11 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
     period_label = period.label(lang) if period else text("all_time", lang)
     topic_label = ctx.catalog.topics[topic].name(lang) if topic in ctx.catalog.topics else topic
     view = render_table(result, metas, lang, limit=ctx.settings.table_preview_rows)
-    notes = [c["message"] for c in state.get("checks", []) if c["check"] == "clarification_limit"]
+    notes = [
+        c["message"]
+        for c in state.get("checks", [])
+        if c["check"] in ("clarification_limit", "nothing_to_continue")
+    ]
     notes += plan.notes if plan else []
     scope = scope_note(plan, lang) if plan else None
     if scope:

@@ -2,7 +2,9 @@
 
 Rules rewrite from the previous turn's snapshot; when the follow-up says things the rules
 cannot read and a model is configured, the model rewrites it (with the dialog summary),
-and the rule rewrite stays the fallback.
+and the rule rewrite stays the fallback. Every decision is in the trace: the message read
+as a question on its own (standalone), the parts the follow-up replaced or added, or
+nothing to continue after a turn that gave no answer (decision 153).
 """
 
 from __future__ import annotations
@@ -10,12 +12,22 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
-from vitrina.ask.followup import is_follow_up, rewrite
+from vitrina.ask.followup import (
+    ANSWERED_ON_ITS_OWN,
+    ASK_IN_FULL,
+    NOTHING_TO_CONTINUE,
+    is_follow_up,
+    reads_alone,
+    rewrite,
+    strip_lead,
+)
 from vitrina.ask.llm import tasks
 from vitrina.ask.state import AskState
 from vitrina.ask.understand import MODEL_THRESHOLD, read_question, unexplained_words
 from vitrina.language.periods import extract_period, period_offsets
 from vitrina.trace import Trace
+
+NO_ANSWER = ("refused", "failed")
 
 
 def resolve_context(state: AskState, runtime: Runtime[AskContext]) -> dict:
@@ -23,7 +35,8 @@ def resolve_context(state: AskState, runtime: Runtime[AskContext]) -> dict:
     ctx = runtime.context
     question = state["question"].strip()
     history = state.get("history") or []
-    if not history:
+    previous = state.get("previous_status")
+    if not history and previous not in NO_ANSWER:
         trace.branch("first question of the dialog: nothing to resolve")
         return {"rewritten": question, "follow_up": False, "trace": trace.events}
     period = extract_period(question, ctx.today)
@@ -31,8 +44,18 @@ def resolve_context(state: AskState, runtime: Runtime[AskContext]) -> dict:
         question, ctx.catalog, period_span=period_offsets(question, period.span if period else None)
     )
     if not is_follow_up(question, reading, True):
-        trace.branch("standalone question: previous turn not used")
+        trace.branch("standalone question: previous turn not used", rule="standalone")
         return {"rewritten": question, "follow_up": False, "trace": trace.events}
+    if previous in NO_ANSWER:
+        return _nothing_to_continue(state, ctx, trace, question, previous)
+    if reads_alone(question, ctx.catalog, ctx.today):
+        alone = strip_lead(question)
+        trace.branch(
+            "the message reads as a whole question: answered on its own, not glued",
+            rule="standalone",
+            rewritten=alone,
+        )
+        return {"rewritten": alone, "follow_up": False, "trace": trace.events}
     prev = history[-1]
     standalone = None
     unexplained = unexplained_words(reading)
@@ -47,7 +70,12 @@ def resolve_context(state: AskState, runtime: Runtime[AskContext]) -> dict:
             lang=state["lang"],
         )
     if standalone is None:
-        standalone = rewrite(question, reading, prev["snapshot"], ctx.today, ctx.catalog)
+        merged = rewrite(
+            question, reading, prev["snapshot"], ctx.today, ctx.catalog, lang=state["lang"]
+        )
+        for rule in merged.rules:
+            trace.branch(f"follow-up: {rule['part']} {rule['rule']}", **rule)
+        standalone = merged.question
     trace.branch(
         "follow-up rewritten with the previous turn",
         previous=prev["rewritten"],
@@ -59,4 +87,44 @@ def resolve_context(state: AskState, runtime: Runtime[AskContext]) -> dict:
         "explicit_topics": state.get("explicit_topics") or [],
         "trace": trace.events,
         "chosen": {"topic": prev["topic"]} if not reading.topic_scores else {},
+    }
+
+
+def _nothing_to_continue(
+    state: AskState, ctx: AskContext, trace: Trace, question: str, previous: str
+) -> dict:
+    """A follow-up after a turn that gave no answer: said so, and the message answered as a
+    question on its own when it reads as one, else refused with that explanation (never
+    "no data": the catalog was not what was missing)."""
+    lang = state["lang"]
+    alone = strip_lead(question)
+    own = read_question(alone, ctx.catalog)
+    note = NOTHING_TO_CONTINUE[lang]
+    if own.metrics and not own.refuse:
+        trace.branch(
+            "follow-up after a turn without an answer: nothing to continue, "
+            "the message is answered on its own",
+            rule="nothing to continue",
+            previous_status=previous,
+            rewritten=alone,
+        )
+        message = note + ANSWERED_ON_ITS_OWN[lang].format(question=alone)
+        return {
+            "rewritten": alone,
+            "follow_up": False,
+            "checks": [{"check": "nothing_to_continue", "message": message}],
+            "trace": trace.events,
+        }
+    trace.rejected(
+        "follow-up after a turn without an answer, and it does not read alone: refused",
+        rule="nothing to continue",
+        previous_status=previous,
+    )
+    example = next(iter(ctx.catalog.metrics.values())).name(lang) if ctx.catalog.metrics else ""
+    return {
+        "rewritten": question,
+        "follow_up": False,
+        "status": "refused",
+        "reason": note + ASK_IN_FULL[lang].format(example=example),
+        "trace": trace.events,
     }

@@ -19,7 +19,12 @@ from vitrina.language.detect import detect_lang
 
 
 def start_turn(state: AskState) -> dict:
-    return fresh_turn((state.get("question") or "").strip())
+    # the previous turn's status, read before it is reset: a follow-up after a refusal has
+    # nothing to continue (resolve_context)
+    return {
+        **fresh_turn((state.get("question") or "").strip()),
+        "previous_status": state.get("status"),
+    }
 
 
 def plan_problems(plan: QueryPlan, catalog: Catalog) -> list[str]:
