@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -257,9 +258,11 @@ def test_mcp_as_the_postgres_superuser_is_refused(
     (control_error, control), (attack_error, _) = _mcp_run_all(
         pg_url, tmp_path, [CONTROL_SQL, "SELECT pg_read_file('/etc/passwd')"]
     )
-    assert control_error and "privileged" in control and "CREATE ROLE vitrina_reader" in control, (
-        control
-    )
+    assert (
+        control_error
+        and "privileged" in control
+        and re.search(r"CREATE ROLE \S+_reader LOGIN", control)
+    ), control
     assert attack_error  # the guard refuses it before the connection is even tried
     assert pg_target.fingerprint() == before
 

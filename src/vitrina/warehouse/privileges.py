@@ -11,6 +11,7 @@ every connect). DuckDB gets the same effect from its settings (:data:`DUCKDB_HAR
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,10 +76,19 @@ def reader_role_name(database: str) -> str:
     return head + suffix
 
 
+def quoted_identifier(name: str) -> str:
+    """A role name as SQL: bare when PostgreSQL would read it back unchanged, else quoted
+    (a database named ``sales-2024`` gives the role ``"sales-2024_reader"``)."""
+    if re.fullmatch(r"[a-z_][a-z0-9_$]*", name):
+        return name
+    return '"' + name.replace('"', '""') + '"'
+
+
 def reader_role_sql(
     schemas: list[str], *, role: str = READER_ROLE, password: str = "change-me"
 ) -> str:
     """The SQL an administrator runs once to create the read-only role Vitrina connects as."""
+    role = quoted_identifier(role)
     lines = [
         f"CREATE ROLE {role} LOGIN PASSWORD '{password}' NOSUPERUSER NOCREATEDB "
         "NOCREATEROLE NOREPLICATION;",
