@@ -572,9 +572,7 @@ def _ties(
     return out
 
 
-def _second_breakdowns(
-    reading: Reading, named: list[Match], named_columns: set[int]
-) -> None:
+def _second_breakdowns(reading: Reading, named: list[Match], named_columns: set[int]) -> None:
     """ "по регионам и каналам", "by country and genre": a column named after a conjunction
     that follows a breakdown is a breakdown too. A column named right after a breakdown with
     nothing between ("by employee region") asks for a breakdown the reading cannot place:
@@ -603,9 +601,7 @@ def _unread_per(reading: Reading, catalog: Catalog) -> list[Unread]:
     """ "на один заказ", "per order" that no average took: the question divides by a unit
     the plan would not, so it is unread (and the turn is not answered as the total)."""
     words, out = reading.words, []
-    placed = {
-        i for m in [*reading.dimensions, *reading.values] for i in range(m.start, m.end)
-    }
+    placed = {i for m in [*reading.dimensions, *reading.values] for i in range(m.start, m.end)}
     for p, w in enumerate(words):
         if p in reading.used or w.text not in PER_MARKERS:
             continue
