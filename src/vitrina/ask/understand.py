@@ -545,9 +545,11 @@ def metric_stems(catalog: Catalog) -> dict[str, frozenset[str]]:
 def _ties(
     words: list[Word], chosen: list[Match], candidates: list[Match], coverage: Callable
 ) -> list[Tie]:
-    """Each chosen metric match that another metric's name fitted as well (same words, as
-    long): the tie and what decided it."""
+    """Each chosen metric match that another metric's name fitted as well (as many words,
+    overlapping): the tie and what decided it. Two metrics under the very same name (revenue
+    of invoices and of invoice lines) are no tie: build_plan takes the one that reaches."""
     out: list[Tie] = []
+    same_words = {(m.phrase.target, m.start, m.phrase.stems) for m in candidates}
     for won in chosen:
         span = set(range(won.start, won.start + won.length))
         for lost in candidates:
@@ -555,6 +557,7 @@ def _ties(
                 lost.phrase.kind != "metric"
                 or lost.phrase.target == won.phrase.target
                 or lost.length != won.length
+                or (lost.phrase.target, won.start, won.phrase.stems) in same_words
                 or not span & set(range(lost.start, lost.start + lost.length))
                 or any(t.other == lost.phrase.target for t in out)
                 or any(m.phrase.target == lost.phrase.target for m in chosen)
