@@ -136,6 +136,7 @@ def _per_after_metric(
     """ "revenue per order", "выручка на (один) заказ": a metric's name, then "per"/"на" and a
     word naming one table, is the metric's average per that unit, as "average X per Y" is."""
     ends = {m.start + m.length for m in occurrences if m.phrase.kind == "metric"}
+    values = {m.start for m in occurrences if m.phrase.kind == "value"}
     for p in sorted(ends):
         if p >= len(words) or p in used or words[p].text not in PER_AFTER_METRIC:
             continue
@@ -144,8 +145,8 @@ def _per_after_metric(
         while u < len(words) and words[u].text in UNIT_FILLERS:
             fillers.append(u)
             u += 1
-        if u >= len(words) or u in used:
-            continue
+        if u >= len(words) or u in used or u + 1 in values:
+            continue  # "платежи на карты Мир": the cards the payments went to, not a unit
         table = table_of(words[u], catalog)
         if table is not None:
             used.update({p, u, *fillers})

@@ -602,16 +602,22 @@ PER_MARKERS = {"per", "на"}  # "в", "a", "each" also start a unit, but mean m
 
 def _unread_per(reading: Reading, catalog: Catalog) -> list[Unread]:
     """ "на один заказ", "per order" that no average took: the question divides by a unit
-    the plan would not, so it is unread (and the turn is not answered as the total)."""
+    the plan would not, so it is unread (and the turn is not answered as the total). Not
+    where the marker says where something goes ("пришлась на карты") or the unit word is
+    read as something else than a metric ("на сумму больше 1000": a compared column)."""
     words, out = reading.words, []
-    placed = {i for m in [*reading.dimensions, *reading.values] for i in range(m.start, m.end)}
+    metric_words = {i for m in reading.metrics for i in range(m.start, m.end)}
     for p, w in enumerate(words):
         if p in reading.used or w.text not in PER_MARKERS:
+            continue
+        if p > 0 and is_share_link(words[p - 1].text):
             continue
         u = p + 1
         while u < len(words) and words[u].text in UNIT_FILLERS:
             u += 1
-        if u < len(words) and u not in placed and table_of(words[u], catalog) is not None:
+        if u >= len(words) or (u in reading.used and u not in metric_words):
+            continue
+        if table_of(words[u], catalog) is not None:
             out.append(Unread(" ".join(x.original for x in words[p : u + 1]), "per"))
     return out
 
