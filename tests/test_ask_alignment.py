@@ -101,6 +101,8 @@ def test_refusal_names_the_second_metric_in_the_questions_language(make_service)
     )
     en = service.ask("revenue in 2025 compared with 2024", thread_id="a2")
     assert en.status == "refused" and "second period" in (en.answer or "")
+    two = service.ask("выручка в 2024 и 2025 годах", thread_id="a3")
+    assert "«2025» — второй период" in (two.answer or "") and "«годах»" not in two.answer
 
 
 def test_per_unit_is_answered_as_the_average(make_service) -> None:

@@ -110,6 +110,17 @@ def unaligned(reading: Reading, plan: QueryPlan, catalog: Catalog) -> list[tuple
     return out
 
 
+PERIOD_NOUNS = ("год", "year")
+
+
+def _part_of(word: str, parts: list[tuple[str, str]]) -> bool:
+    """An unexplained word a named part already accounts for: its own word, or the noun of a
+    second period ("в 2024 и 2025 годах")."""
+    if any(word in said.lower().split() for said, _ in parts):
+        return True
+    return any(role == "period" for _, role in parts) and word.startswith(PERIOD_NOUNS)
+
+
 def unaligned_refusal(
     parts: list[tuple[str, str]], plan: QueryPlan, catalog: Catalog, lang: str
 ) -> str:
@@ -218,7 +229,7 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
     unexplained, parts = left_out(reading, plan, ctx.catalog)
     if parts:
         words = [w for w, _ in parts]
-        rest = [w for w in unexplained if not any(w in said.lower().split() for said in words)]
+        rest = [w for w in unexplained if not _part_of(w, parts)]
         if ctx.llm is not None and not ctx.llm.down:
             trace.branch(
                 "the plan carries less than the question asks: the model plans it",
