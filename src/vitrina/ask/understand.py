@@ -575,18 +575,22 @@ def _ties(
     return out
 
 
-def _second_breakdowns(reading: Reading, named: list[Match], named_columns: set[int]) -> None:
+def _second_breakdowns(
+    reading: Reading, named: list[Match], named_columns: set[int], segment_starts: set[int]
+) -> None:
     """ "по регионам и каналам", "by country and genre": a column named after a conjunction
     that follows a breakdown is a breakdown too. A column named right after a breakdown with
     nothing between ("by employee region") asks for a breakdown the reading cannot place:
-    unread, never explained by being a column."""
+    unread, never explained by being a column; unless a value it holds follows ("по
+    клиентам сегмента B2B": the clients of that segment)."""
     words = reading.words
+    held = segment_starts | {v.start for v in reading.values}
     for match in sorted(named, key=lambda m: m.start):
         ends = {d.end for d in reading.dimensions}
         link = match.start - 1
         if link >= 1 and words[link].text in CONJUNCTIONS and link in ends:
             reading.dimensions.append(match)
-        elif match.start in ends:
+        elif match.start in ends and match.end not in held:  # not "сегмента B2B"
             reading.unread.append(
                 Unread(" ".join(w.original for w in words[match.start : match.end]), "breakdown")
             )
@@ -672,9 +676,12 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
         reading.order = "asc"
     elif _find_all(DESC_STEMS, words, used) is not None:
         reading.order = "desc"
+    segment_starts: set[int] = set()
     for seg, stems in catalog.info.segment_keywords.items():
-        if _find_all(tuple(stems), words, used) is not None:
+        found = _find_all(tuple(stems), words, used)
+        if found is not None:
             reading.segments.append(seg)
+            segment_starts.add(found[0])
     structural = set(used)  # period, grain, order and segment words: markers may sit among them
 
     occurrences = _occurrences(words, catalog)
@@ -739,7 +746,7 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
             ].append(match)
     reading.metrics.sort(key=lambda m: m.start)
     reading.ties = _ties(words, reading.metrics, candidates, coverage)
-    _second_breakdowns(reading, named_matches, named_columns)
+    _second_breakdowns(reading, named_matches, named_columns, segment_starts)
     reading.unread += _unread_per(reading, catalog)
     value_starts = {m.start for m in reading.values}
     reading.metrics = [m for m in reading.metrics if not _is_instrument(words, m, value_starts)]
