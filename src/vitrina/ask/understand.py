@@ -704,9 +704,14 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
         return sum(1 for stem in m.phrase.stems if stem not in QUESTION_STOPWORDS)
 
     covers = partial(_metric_coverage, words, catalog, frozenset(structural))
+    covered: dict[str, int] = {}
 
     def coverage(m: Match) -> int:
-        return covers(m.phrase.target) if m.phrase.kind == "metric" else 0
+        if m.phrase.kind != "metric":
+            return 0
+        if m.phrase.target not in covered:
+            covered[m.phrase.target] = covers(m.phrase.target)
+        return covered[m.phrase.target]
 
     candidates.sort(
         key=lambda m: (
