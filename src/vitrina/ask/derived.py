@@ -61,7 +61,7 @@ def find_share(words: list[Word], used: set[int], occurrences: list[Any]) -> int
     return None
 
 
-def _table_of(word: Word, catalog: Catalog) -> str | None:
+def table_of(word: Word, catalog: Catalog) -> str | None:
     """The one table the unit word names; when several do, the one it names whole."""
     names = table_names(catalog).items()
     named = [t for t, stems in names if any(stem_matches(s, word.text) for s in stems)]
@@ -116,7 +116,7 @@ def find_per_unit(
                 u += 1
             if u >= len(words) or u in used:
                 continue
-            table = _table_of(words[u], catalog)
+            table = table_of(words[u], catalog)
             if table is None:
                 continue
             used.update({p, u, *fillers} | (set() if a in covered else {a}))
@@ -124,6 +124,33 @@ def find_per_unit(
                 used.add(a - 1)
             return PerUnit(table, words[u].original)
         return None
+    return _per_after_metric(words, used, occurrences, catalog)
+
+
+PER_AFTER_METRIC = {"per", "на"}
+
+
+def _per_after_metric(
+    words: list[Word], used: set[int], occurrences: list[Any], catalog: Catalog
+) -> PerUnit | None:
+    """ "revenue per order", "выручка на (один) заказ": a metric's name, then "per"/"на" and a
+    word naming one table, is the metric's average per that unit, as "average X per Y" is."""
+    ends = {m.start + m.length for m in occurrences if m.phrase.kind == "metric"}
+    values = {m.start for m in occurrences if m.phrase.kind == "value"}
+    for p in sorted(ends):
+        if p >= len(words) or p in used or words[p].text not in PER_AFTER_METRIC:
+            continue
+        u = p + 1
+        fillers = []
+        while u < len(words) and words[u].text in UNIT_FILLERS:
+            fillers.append(u)
+            u += 1
+        if u >= len(words) or u in used or u + 1 in values:
+            continue  # "платежи на карты Мир": the cards the payments went to, not a unit
+        table = table_of(words[u], catalog)
+        if table is not None:
+            used.update({p, u, *fillers})
+            return PerUnit(table, words[u].original)
     return None
 
 

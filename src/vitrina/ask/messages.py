@@ -93,6 +93,32 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": 'The warehouse holds no data about "{word}", so I cannot answer; I will not '
         "invent numbers. Available topics: {topics}.",
     },
+    "unaligned": {
+        "ru": "Не могу ответить целиком: {parts}. Отвечать на часть вопроса не буду, чтобы "
+        "не выдать меньше, чем спрошено. Задайте это отдельным вопросом.",
+        "en": "I cannot answer the whole question: {parts}. I will not answer only part of "
+        "it, so as not to give less than was asked. Ask it as a separate question.",
+    },
+    "unaligned_metric": {
+        "ru": "{word} — вторая метрика, а посчитать в одном ответе я могу только {metric}",
+        "en": "{word} is a second metric, and one answer here computes only {metric}",
+    },
+    "unaligned_breakdown": {
+        "ru": "{word} — второй разрез, его нет в плане",
+        "en": "{word} is a second breakdown the plan does not carry",
+    },
+    "unaligned_per": {
+        "ru": "{word} — деление на единицу, которое здесь не строится",
+        "en": "{word} divides by a unit that cannot be built here",
+    },
+    "unaligned_period": {
+        "ru": "{word} — второй период, а ответ строится за один",
+        "en": "{word} is a second period, and an answer here covers one",
+    },
+    "tie": {
+        "ru": "«{words}»: понял как «{chosen}» (не «{other}»)",
+        "en": "«{words}»: read as «{chosen}» (not «{other}»)",
+    },
     "unexplained": {
         "ru": "Я не понял в вопросе: {words}. Отвечать без них не буду, чтобы не посчитать не то. "
         "Переформулируйте вопрос словами каталога: показатель (например, {examples}), "

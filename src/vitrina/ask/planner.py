@@ -84,7 +84,7 @@ def metric_examples(catalog: Catalog, lang: str, n: int = 2) -> str:
     return ", ".join(quote(name) for name in names) or "-"
 
 
-def _joined_by_conjunction(reading: Reading, first: Match, second: Match) -> bool:
+def joined_by_conjunction(reading: Reading, first: Match, second: Match) -> bool:
     lo, hi = sorted((first, second), key=lambda m: m.start)
     between = reading.words[lo.start + lo.length : hi.start]
     return any(w.text in CONJUNCTIONS for w in between)
@@ -122,7 +122,7 @@ def choose_metrics(
         if metric.table != chosen[0].table:
             trace.rejected("second metric lives in another table: not combined", metric=metric.id)
             continue
-        if not _joined_by_conjunction(reading, lead, other):
+        if not joined_by_conjunction(reading, lead, other):
             trace.rejected("word read as context, not as a second metric", metric=metric.id)
             continue
         chosen.append(metric)

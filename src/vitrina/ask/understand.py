@@ -9,9 +9,18 @@ catalog, so a question costs microseconds to a few milliseconds.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
-from vitrina.ask.derived import PerUnit, find_per_unit, find_share, is_share_link
+from vitrina.ask.derived import (
+    UNIT_FILLERS,
+    PerUnit,
+    find_per_unit,
+    find_share,
+    is_share_link,
+    table_of,
+)
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import ColumnRole
 from vitrina.language.comparisons import NumberComparison, find_comparisons
@@ -106,6 +115,10 @@ class Match:
     length: int
     alternatives: tuple[str, ...] = ()  # for values: every dictionary column holding this value
 
+    @property
+    def end(self) -> int:
+        return self.start + self.length
+
 
 @dataclass(frozen=True)
 class BoundComparison:
@@ -149,6 +162,28 @@ class Reading:
     topic_words: dict[str, set[int]] = field(default_factory=dict)  # those words, per topic
     named_columns: set[int] = field(default_factory=set)  # a column named, not grouped by
     used: set[int] = field(default_factory=set)
+    ties: list[Tie] = field(default_factory=list)  # metric readings decided between equals
+    unread: list[Unread] = field(default_factory=list)  # words asking for more than is read
+
+
+@dataclass(frozen=True)
+class Tie:
+    """Words two metrics' names fit equally well: `chosen` won (its names cover more of the
+    question's words, else the catalog's order decided), `other` lost."""
+
+    words: str
+    chosen: str
+    other: str
+    by_coverage: bool
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A word that asks for a plan element the reading does not carry: a second breakdown
+    ("employee region" after "by employee"), a "per X" no average was built for."""
+
+    word: str
+    role: str  # breakdown | per
 
 
 def _build_phrases(catalog: Catalog) -> list[Phrase]:
@@ -477,6 +512,120 @@ def _is_instrument(words: list[Word], match: Match, value_starts: set[int]) -> b
     )
 
 
+def _metric_coverage(
+    words: list[Word], catalog: Catalog, structural: frozenset[int], metric_id: str
+) -> int:
+    """How many of the question's words any name of the metric holds ("средняя сумма
+    платежа": every word is in the average ticket's names, two in the payment sum's)."""
+    stems = metric_stems(catalog).get(metric_id, frozenset())
+    return sum(
+        1
+        for i, w in enumerate(words)
+        if i not in structural
+        and w.text not in QUESTION_STOPWORDS
+        and any(stem_matches(s, w.text) for s in stems)
+    )
+
+
+def metric_stems(catalog: Catalog) -> dict[str, frozenset[str]]:
+    """Every stem of every name of each metric, built once per catalog."""
+    if "metric_stems" not in catalog.cache:
+        catalog.cache["metric_stems"] = {
+            m.id: frozenset(
+                stem
+                for name in {m.name_ru, m.name_en, *m.synonyms}
+                for stem in phrase_stems(name)
+                if stem not in QUESTION_STOPWORDS
+            )
+            for m in catalog.metrics.values()
+        }
+    return catalog.cache["metric_stems"]
+
+
+def _ties(
+    words: list[Word], chosen: list[Match], candidates: list[Match], coverage: Callable
+) -> list[Tie]:
+    """Each chosen metric match that another metric's name fitted as well (as many words,
+    overlapping): the tie and what decided it. Two metrics under the very same name (revenue
+    of invoices and of invoice lines) are no tie: build_plan takes the one that reaches."""
+    out: list[Tie] = []
+    same_words = {(m.phrase.target, m.start, m.phrase.stems) for m in candidates}
+    for won in chosen:
+        span = set(range(won.start, won.start + won.length))
+        for lost in candidates:
+            if (
+                lost.phrase.kind != "metric"
+                or lost.phrase.target == won.phrase.target
+                or lost.length != won.length
+                or (lost.phrase.target, won.start, won.phrase.stems) in same_words
+                or not span & set(range(lost.start, lost.start + lost.length))
+                or any(t.other == lost.phrase.target for t in out)
+                or any(m.phrase.target == lost.phrase.target for m in chosen)
+            ):
+                continue
+            said = range(min(won.start, lost.start), max(won.end, lost.end))
+            out.append(
+                Tie(
+                    " ".join(words[i].original for i in said),
+                    won.phrase.target,
+                    lost.phrase.target,
+                    coverage(won) != coverage(lost),
+                )
+            )
+    return out
+
+
+def _second_breakdowns(
+    reading: Reading, named: list[Match], named_columns: set[int], segment_starts: set[int]
+) -> None:
+    """ "по регионам и каналам", "by country and genre": a column named after a conjunction
+    that follows a breakdown is a breakdown too. A column named right after a breakdown with
+    nothing between ("by employee region") asks for a breakdown the reading cannot place:
+    unread, never explained by being a column; unless a value it holds follows ("по
+    клиентам сегмента B2B": the clients of that segment)."""
+    words = reading.words
+    held = segment_starts | {v.start for v in reading.values}
+    for match in sorted(named, key=lambda m: m.start):
+        ends = {d.end for d in reading.dimensions}
+        link = match.start - 1
+        if link >= 1 and words[link].text in CONJUNCTIONS and link in ends:
+            reading.dimensions.append(match)
+        elif match.start in ends and match.end not in held:  # not "сегмента B2B"
+            reading.unread.append(
+                Unread(" ".join(w.original for w in words[match.start : match.end]), "breakdown")
+            )
+        else:
+            continue
+        span = set(range(match.start, match.end))
+        named_columns -= span
+        reading.used |= span
+
+
+PER_MARKERS = {"per", "на"}  # "в", "a", "each" also start a unit, but mean much else too
+
+
+def _unread_per(reading: Reading, catalog: Catalog) -> list[Unread]:
+    """ "на один заказ", "per order" that no average took: the question divides by a unit
+    the plan would not, so it is unread (and the turn is not answered as the total). Not
+    where the marker says where something goes ("пришлась на карты") or the unit word is
+    read as something else than a metric ("на сумму больше 1000": a compared column)."""
+    words, out = reading.words, []
+    metric_words = {i for m in reading.metrics for i in range(m.start, m.end)}
+    for p, w in enumerate(words):
+        if p in reading.used or w.text not in PER_MARKERS:
+            continue
+        if p > 0 and is_share_link(words[p - 1].text):
+            continue
+        u = p + 1
+        while u < len(words) and words[u].text in UNIT_FILLERS:
+            u += 1
+        if u >= len(words) or (u in reading.used and u not in metric_words):
+            continue
+        if table_of(words[u], catalog) is not None:
+            out.append(Unread(" ".join(x.original for x in words[p : u + 1]), "per"))
+    return out
+
+
 READING_CACHE_SIZE = 512
 
 
@@ -527,9 +676,12 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
         reading.order = "asc"
     elif _find_all(DESC_STEMS, words, used) is not None:
         reading.order = "desc"
+    segment_starts: set[int] = set()
     for seg, stems in catalog.info.segment_keywords.items():
-        if _find_all(tuple(stems), words, used) is not None:
+        found = _find_all(tuple(stems), words, used)
+        if found is not None:
             reading.segments.append(seg)
+            segment_starts.add(found[0])
     structural = set(used)  # period, grain, order and segment words: markers may sit among them
 
     occurrences = _occurrences(words, catalog)
@@ -539,6 +691,7 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     reading.per_unit = find_per_unit(words, used, occurrences, catalog)
     candidates = [m for m in occurrences if m.phrase.kind != "keyword"]
     named_columns: set[int] = set()
+    named_matches: list[Match] = []
     kind_rank = {"refuse": 0, "date": 0.5, "value": 1, "metric": 2, "broken": 2, "dimension": 3}
 
     def rank(m: Match) -> float:
@@ -550,8 +703,25 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     def content(m: Match) -> int:  # "трек продан" says more than "сколько трек"
         return sum(1 for stem in m.phrase.stems if stem not in QUESTION_STOPWORDS)
 
+    covers = partial(_metric_coverage, words, catalog, frozenset(structural))
+    covered: dict[str, int] = {}
+
+    def coverage(m: Match) -> int:
+        if m.phrase.kind != "metric":
+            return 0
+        if m.phrase.target not in covered:
+            covered[m.phrase.target] = covers(m.phrase.target)
+        return covered[m.phrase.target]
+
     candidates.sort(
-        key=lambda m: (-m.length, -content(m), rank(m), -sum(map(len, m.phrase.stems)), m.start)
+        key=lambda m: (
+            -m.length,
+            -content(m),
+            rank(m),
+            -coverage(m),
+            -sum(map(len, m.phrase.stems)),
+            m.start,
+        )
     )
     for match in candidates:
         span = set(range(match.start, match.start + match.length))
@@ -563,6 +733,7 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
             named_columns |= (
                 span  # "в Приволжском федеральном округе": the column is named, not grouped
             )
+            named_matches.append(match)
             continue
         used |= span
         if match.phrase.kind == "refuse":
@@ -579,6 +750,9 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
                 match.phrase.kind
             ].append(match)
     reading.metrics.sort(key=lambda m: m.start)
+    reading.ties = _ties(words, reading.metrics, candidates, coverage)
+    _second_breakdowns(reading, named_matches, named_columns, segment_starts)
+    reading.unread += _unread_per(reading, catalog)
     value_starts = {m.start for m in reading.values}
     reading.metrics = [m for m in reading.metrics if not _is_instrument(words, m, value_starts)]
     value_phrases = [p for p in phrases(catalog) if p.kind == "value"]

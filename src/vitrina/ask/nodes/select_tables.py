@@ -7,22 +7,31 @@ to the model path (choose_tables_llm), with code still adding every join.
 
 from __future__ import annotations
 
+from datetime import date
+
 from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.messages import text
-from vitrina.ask.plan import QueryPlan
-from vitrina.ask.planner import build_plan, joined_vocabulary, metric_examples, plan_vocabulary
+from vitrina.ask.plan import PeriodRef, QueryPlan
+from vitrina.ask.planner import (
+    build_plan,
+    joined_by_conjunction,
+    joined_vocabulary,
+    metric_examples,
+    plan_vocabulary,
+)
 from vitrina.ask.state import AskState
 from vitrina.ask.understand import (
     MODEL_THRESHOLD,
     Reading,
+    metric_stems,
     read_question,
     restates,
     unexplained_words,
 )
 from vitrina.catalog import Catalog
-from vitrina.language.periods import period_offsets
+from vitrina.language.periods import extract_period, period_offsets
 from vitrina.language.stopwords import QUESTION_STOPWORDS
 from vitrina.trace import Trace
 
@@ -56,6 +65,138 @@ def dropped_metric_words(
     return out
 
 
+def metric_words(plan: QueryPlan, catalog: Catalog) -> frozenset[str]:
+    """The stems of the plan's own metrics' names: a match of these words is the plan's
+    metric named another way (revenue of invoices and of invoice lines), not a second one."""
+    stems = metric_stems(catalog)
+    return frozenset(s for metric_id in plan.metrics for s in stems.get(metric_id, ()))
+
+
+def unaligned(reading: Reading, plan: QueryPlan, catalog: Catalog) -> list[tuple[str, str]]:
+    """(words, role) the question asks for and the plan does not carry: a second metric joined
+    by "и"/"and" to one the plan has, a second breakdown, a "per X" no average was built for,
+    a second period. Each is a narrower answer if ignored, so the turn is not answered."""
+    out: list[tuple[str, str]] = []
+    own = metric_words(plan, catalog)
+    for match in reading.metrics:
+        if match.phrase.target in plan.metrics:
+            continue
+        said = [
+            w for w in reading.words[match.start : match.end] if w.text not in QUESTION_STOPWORDS
+        ]
+        if all(restates(w.text, own) for w in said):
+            continue  # the plan's metric under a twin's name
+        if any(
+            joined_by_conjunction(reading, match, other)
+            for other in reading.metrics
+            if other is not match
+        ):
+            out.append(
+                (" ".join(w.original for w in reading.words[match.start : match.end]), "metric")
+            )
+    for unread in reading.unread:
+        if unread.role == "per" and plan.derived == "per":
+            continue
+        out.append((unread.word, unread.role))
+    if plan.period is not None:
+        for i, w in enumerate(reading.words):
+            if (
+                i not in reading.used
+                and w.text.isdigit()
+                and len(w.text) == 4
+                and 1900 <= int(w.text) <= 2100
+            ):
+                out.append((w.original, "period"))
+    return out
+
+
+PERIOD_NOUNS = ("год", "year")
+
+
+def _part_of(word: str, parts: list[tuple[str, str]]) -> bool:
+    """An unexplained word a named part already accounts for: its own word, or the noun of a
+    second period ("в 2024 и 2025 годах")."""
+    if any(word in said.lower().split() for said, _ in parts):
+        return True
+    return any(role == "period" for _, role in parts) and word.startswith(PERIOD_NOUNS)
+
+
+def unaligned_refusal(
+    parts: list[tuple[str, str]], plan: QueryPlan, catalog: Catalog, lang: str
+) -> str:
+    """The refusal naming each part of the question the plan would have left out, and why."""
+    quote = ("«{}»" if lang == "ru" else '"{}"').format
+    metric = " / ".join(quote(catalog.metrics[m].name(lang)) for m in plan.metrics)
+    said = [
+        text(f"unaligned_{role}", lang, word=quote(word), metric=metric) for word, role in parts
+    ]
+    return text("unaligned", lang, parts="; ".join(said))
+
+
+def tie_checks(
+    reading: Reading, plan: QueryPlan, catalog: Catalog, lang: str, trace: Trace
+) -> list[dict]:
+    """A trace event and a check for each metric reading decided between equal matches; the
+    plan's notes name it in the answer."""
+    checks = []
+    for tie in reading.ties:
+        if tie.chosen not in plan.metrics:
+            continue
+        chosen, other = catalog.metrics[tie.chosen], catalog.metrics[tie.other]
+        trace.branch(
+            "two metrics fit the same words: the one whose names cover more of the question",
+            words=tie.words,
+            chosen=tie.chosen,
+            other=tie.other,
+            decided_by="coverage" if tie.by_coverage else "catalog order",
+        )
+        message = text(
+            "tie", lang, words=tie.words, chosen=chosen.name(lang), other=other.name(lang)
+        )
+        plan.notes.append(message)
+        checks.append({"check": "tie", "message": message})
+    return checks
+
+
+def left_out(
+    reading: Reading, plan: QueryPlan | None, catalog: Catalog
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """What a rule plan would leave out of the question: the words nothing read, and the
+    (words, role) read but not carried by the plan (see unaligned)."""
+    if plan is None:
+        return unexplained_words(reading), []
+    vocabulary = plan_vocabulary(plan, catalog)
+    joined = joined_vocabulary(plan, catalog)
+    unexplained = unexplained_words(reading, vocabulary, plan.topic, joined)
+    unexplained += dropped_metric_words(reading, plan, catalog, vocabulary | joined)
+    return unexplained, unaligned(reading, plan, catalog)
+
+
+def rules_verdict(question: str, catalog: Catalog, today: date | None = None) -> dict:
+    """The rules' plan for one standalone question, or None where the turn would not be
+    answered by them (for measuring a question set without a warehouse): the topic is the
+    reading's best scored, as detect_topic picks it when no segment or dialog decides."""
+    period = extract_period(question, today or date.today())
+    ref = PeriodRef.of(period) if period else None
+    reading = read_question(
+        question, catalog, period_span=period_offsets(question, period.span if period else None)
+    )
+    scores = reading.topic_scores
+    topic = max(scores, key=scores.__getitem__) if scores else next(iter(catalog.topics))
+    trace = Trace("select_tables")
+    outcome = build_plan(
+        reading, catalog, topic=topic, lang="ru", period=ref, segment=None, trace=trace
+    )
+    unexplained, parts = left_out(reading, outcome.plan, catalog)
+    refused = bool(reading.unknown_names or unexplained or parts or outcome.plan is None)
+    return {
+        "plan": None if refused else outcome.plan,
+        "unexplained": unexplained,
+        "parts": parts,
+        "ties": reading.ties,
+    }
+
+
 def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("select_tables")
     ctx = runtime.context
@@ -84,17 +225,32 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
         trace=trace,
         via=state.get("chosen", {}).get("join"),
     )
-    vocabulary = plan_vocabulary(outcome.plan, ctx.catalog) if outcome.plan else frozenset()
     plan = outcome.plan
-    unexplained = unexplained_words(
-        reading,
-        vocabulary,
-        plan.topic if plan else None,
-        joined_vocabulary(plan, ctx.catalog) if plan else frozenset(),
-    )
-    if plan is not None:
-        known = vocabulary | joined_vocabulary(plan, ctx.catalog)
-        unexplained += dropped_metric_words(reading, plan, ctx.catalog, known)
+    unexplained, parts = left_out(reading, plan, ctx.catalog)
+    if parts:
+        words = [w for w, _ in parts]
+        rest = [w for w in unexplained if not _part_of(w, parts)]
+        if ctx.llm is not None and not ctx.llm.down:
+            trace.branch(
+                "the plan carries less than the question asks: the model plans it",
+                parts=[f"{role}: {word}" for word, role in parts],
+            )
+            return {"mode": "llm", "unexplained": [*words, *rest], "trace": trace.events}
+        trace.rejected(
+            "the plan carries less than the question asks: not answered narrower",
+            parts=[f"{role}: {word}" for word, role in parts],
+            words=rest,
+        )
+        assert plan is not None
+        reason = unaligned_refusal(parts, plan, ctx.catalog, lang)
+        if rest:
+            reason += " " + unexplained_refusal(rest, ctx.catalog, lang)
+        return {
+            "status": "refused",
+            "unexplained": [*words, *rest],
+            "trace": trace.events,
+            "reason": reason,
+        }
     if len(unexplained) >= MODEL_THRESHOLD:
         if ctx.llm is not None and not ctx.llm.down:
             trace.branch(
@@ -126,4 +282,12 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
         metrics=outcome.plan.metrics,
         joins=len(outcome.plan.joins),
     )
+    checks = tie_checks(reading, outcome.plan, ctx.catalog, lang, trace)
+    if checks:
+        return {
+            "plan": outcome.plan,
+            "mode": "rules",
+            "checks": [*state.get("checks", []), *checks],
+            "trace": trace.events,
+        }
     return {"plan": outcome.plan, "mode": "rules", "trace": trace.events}
