@@ -4,24 +4,20 @@ Moscow's rows whatever the SQL says, and say so; another token sees every region
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import duckdb
-import httpx
 import pytest
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from tests.mcp.conftest import mcp_http_process
 
 from mcp import Client
 from vitrina.catalog import load_catalog
 from vitrina.config import Settings
-from vitrina.server.spawn import free_port
 from vitrina.server.store import Store
 from vitrina.server.tokens import create_token
 from vitrina.sql.policy import RowPolicy, parse_condition
@@ -46,40 +42,9 @@ def server(demo_db: Path, tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]
         "everyone": create_token(store, "everyone", "analyst"),
     }
     store.close()
-    port = free_port()
     env = {**os.environ, "VITRINA_HOME": str(tmp_path), "VITRINA_DB_URL": f"duckdb:///{demo_db}"}
-    log_path = tmp_path / "mcp.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "vitrina.cli",
-                "mcp",
-                "--transport",
-                "http",
-                "--port",
-                str(port),
-            ],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        url = f"http://127.0.0.1:{port}/mcp"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                assert proc.poll() is None, log_path.read_text()
-                try:
-                    httpx.get(url, timeout=1)
-                    break
-                except httpx.HTTPError:
-                    assert time.monotonic() < deadline, "MCP HTTP server did not start"
-                    time.sleep(0.2)
-            yield url, tokens
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+    with mcp_http_process(env, tmp_path) as (url, _log):
+        yield url, tokens
 
 
 def _client(url: str, token: str) -> Client:
