@@ -1,5 +1,5 @@
 """A result over the engine's byte cap (`WarehouseError(kind="too_large")`, decision 146) ends
-the ask turn at once, with the engine's message and what to narrow, in both languages."""
+the ask turn at once, naming the setting and what to narrow, in both languages."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ ERROR = "too_large: the result is over 50 MB (result_max_bytes)"
 
 def test_too_large_is_explained_with_the_engines_words() -> None:
     ru, en = explain_failure(ERROR, 1, "ru"), explain_failure(ERROR, 1, "en")
-    assert ru.startswith("Результат слишком большой") and "result_max_bytes" in ru
-    assert en.startswith("The result is too large") and "(the result is over 50 MB" in en
+    assert ru.startswith("Результат запроса слишком большой") and "VITRINA_RESULT_MAX_BYTES" in ru
+    assert en.startswith("The query's result is too large") and "VITRINA_RESULT_MAX_BYTES" in en
+    assert "Сузьте период" in ru and "Narrow the period" in en
 
 
 def test_too_large_is_not_retried() -> None:

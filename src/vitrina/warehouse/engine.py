@@ -107,6 +107,12 @@ def _too_large(exc: ResultTooLarge, sql: str) -> WarehouseError:
     return WarehouseError(str(exc), kind="too_large", sql=sql)
 
 
+def _timed_out(timeout_s: float, sql: str) -> WarehouseError:
+    return WarehouseError(
+        f"query ran longer than {timeout_s:g} s and was stopped", kind="timeout", sql=sql
+    )
+
+
 class _Backend(Protocol):
     # the statement that compiles a SELECT on this engine without running it
     compile_statement: str
@@ -186,11 +192,7 @@ class _DuckDBBackend:
             except ResultTooLarge as exc:
                 raise _too_large(exc, sql) from None
             except duckdb.InterruptException as exc:
-                raise WarehouseError(
-                    f"query ran longer than {timeout_s:g} s and was stopped",
-                    kind="timeout",
-                    sql=sql,
-                ) from exc
+                raise _timed_out(timeout_s, sql) from exc
             except duckdb.Error as exc:
                 raise WarehouseError(_first_line(exc), kind="execute", sql=sql) from exc
             finally:
@@ -307,11 +309,7 @@ class _PostgresBackend:
         except ResultTooLarge as exc:
             raise _too_large(exc, sql) from None
         except errors.QueryCanceled as exc:
-            raise WarehouseError(
-                f"query ran longer than {timeout_s:g} s and was stopped",
-                kind="timeout",
-                sql=sql,
-            ) from exc
+            raise _timed_out(timeout_s, sql) from exc
         except psycopg.Error as exc:
             if is_connection_lost(exc, conn):  # it may have run: never retried
                 self.pool.lost(conn, _first_line(exc))
