@@ -6,6 +6,7 @@ carries a traceback: it is logged on the server with the request path.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -13,6 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Send
 
 log = logging.getLogger("vitrina.server")
 
@@ -57,6 +59,22 @@ def error_body(
     return {
         "error": {"code": code, "message": message, "message_ru": message_ru or message, **extra}
     }
+
+
+async def send_error(send: Send, status: int, body: dict[str, Any]) -> None:
+    """An error reply written straight to ASGI, for middleware that answers before the app."""
+    payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(payload)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": payload})
 
 
 def error_response(

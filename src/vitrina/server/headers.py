@@ -14,14 +14,13 @@ access logs, browser history and Referer headers (the access log redacts it as w
 
 from __future__ import annotations
 
-import json
 from urllib.parse import parse_qsl
 
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vitrina.server.access_log import TOKEN_PARAMS, TOKEN_VALUE
-from vitrina.server.errors import error_body
+from vitrina.server.errors import error_body, send_error
 
 
 def content_security_policy(*, inline_styles: bool = False) -> str:
@@ -87,19 +86,7 @@ class SecurityHeadersMiddleware:
 
         param = token_in_query(scope.get("query_string") or b"")
         if param is not None:
-            body = json.dumps(
-                error_body("token_in_url", *TOKEN_IN_URL, parameter=param), ensure_ascii=False
-            ).encode("utf-8")
-            await send_with_headers(
-                {
-                    "type": "http.response.start",
-                    "status": 400,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode()),
-                    ],
-                }
-            )
-            await send_with_headers({"type": "http.response.body", "body": body})
+            body = error_body("token_in_url", *TOKEN_IN_URL, parameter=param)
+            await send_error(send_with_headers, 400, body)
             return
         await self.app(scope, receive, send_with_headers)

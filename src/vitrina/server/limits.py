@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 import time
@@ -10,7 +9,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from vitrina.server.errors import error_body
+from vitrina.server.errors import error_body, send_error
 
 
 class TokenBuckets:
@@ -96,21 +95,9 @@ class BodyLimitMiddleware:
 
     async def _reject(self, send: Send) -> None:
         kib = math.ceil(self.max_bytes / 1024)
-        body = json.dumps(
-            error_body(
-                "payload_too_large",
-                f"request body is larger than {kib} KiB",
-                f"тело запроса больше {kib} КиБ",
-            )
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
+        body = error_body(
+            "payload_too_large",
+            f"request body is larger than {kib} KiB",
+            f"тело запроса больше {kib} КиБ",
         )
-        await send({"type": "http.response.body", "body": body})
+        await send_error(send, 413, body)
