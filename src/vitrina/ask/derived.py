@@ -109,11 +109,7 @@ def find_per_unit(
                 break
             if words[p].text not in PER_WORDS or p in used:
                 continue
-            u = p + 1
-            fillers = []
-            while u < len(words) and words[u].text in UNIT_FILLERS:
-                fillers.append(u)
-                u += 1
+            u, fillers = _unit_word(words, p + 1)
             if u >= len(words) or u in used:
                 continue
             table = table_of(words[u], catalog)
@@ -130,6 +126,15 @@ def find_per_unit(
 PER_AFTER_METRIC = {"per", "на"}
 
 
+def _unit_word(words: list[Word], start: int) -> tuple[int, list[int]]:
+    """The position of the unit's word at or after ``start``, past fillers ("один",
+    "каждого"), and the fillers' positions."""
+    u = start
+    while u < len(words) and words[u].text in UNIT_FILLERS:
+        u += 1
+    return u, list(range(start, u))
+
+
 def _per_after_metric(
     words: list[Word], used: set[int], occurrences: list[Any], catalog: Catalog
 ) -> PerUnit | None:
@@ -140,11 +145,7 @@ def _per_after_metric(
     for p in sorted(ends):
         if p >= len(words) or p in used or words[p].text not in PER_AFTER_METRIC:
             continue
-        u = p + 1
-        fillers = []
-        while u < len(words) and words[u].text in UNIT_FILLERS:
-            fillers.append(u)
-            u += 1
+        u, fillers = _unit_word(words, p + 1)
         if u >= len(words) or u in used or u + 1 in values:
             continue  # "платежи на карты Мир": the cards the payments went to, not a unit
         table = table_of(words[u], catalog)
