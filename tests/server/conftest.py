@@ -22,8 +22,12 @@ def make_client(make_service) -> Iterator[Callable[..., TestClient]]:
     """A factory of TestClients over a real app (SQLite state under this test's VITRINA_HOME)."""
     clients: list[TestClient] = []
 
-    def factory(**options: Any) -> TestClient:
-        service = make_service(write_files=False)  # as the server runs: files on download
+    def factory(
+        db_url: str | None = None, *, settings: dict[str, Any] | None = None, **options: Any
+    ) -> TestClient:
+        """``db_url`` and ``settings`` go to the service, ``options`` to `ServeOptions`."""
+        # as the server runs: files on download
+        service = make_service(db_url, write_files=False, **(settings or {}))
         app = create_app(service.settings, ServeOptions(**options), service=service)
         client = TestClient(app, raise_server_exceptions=False)
         client.__enter__()

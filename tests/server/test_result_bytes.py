@@ -9,10 +9,7 @@ import threading
 import time
 
 import openpyxl
-import pytest
 from fastapi.testclient import TestClient
-
-from vitrina.server import ServeOptions, create_app
 
 from .helpers import ask, new_thread, new_token, sse_events
 
@@ -24,24 +21,8 @@ SLOW = (
 )
 
 
-@pytest.fixture
-def app_client(make_service):
-    clients: list[TestClient] = []
-
-    def factory(db_url: str | None = None, **settings) -> TestClient:
-        service = make_service(db_url, **settings)
-        client = TestClient(create_app(service.settings, ServeOptions(), service=service))
-        client.__enter__()
-        clients.append(client)
-        return client
-
-    yield factory
-    for client in clients:
-        client.__exit__(None, None, None)
-
-
-def test_long_cells_are_cut_in_replies_and_whole_in_excel(app_client, long_names_db):
-    client = app_client(f"duckdb:///{long_names_db}", result_cell_max_chars=300)
+def test_long_cells_are_cut_in_replies_and_whole_in_excel(make_client, long_names_db):
+    client = make_client(f"duckdb:///{long_names_db}", settings={"result_cell_max_chars": 300})
     auth = new_token(client)
     thread = new_thread(client, auth)
     result = ask(client, auth, thread, QUESTION)[-1]["result"]
@@ -70,11 +51,11 @@ def _wait(client: TestClient, auth: dict, task_id: str, status: str) -> dict:
     raise AssertionError(f"task {task_id} never reached {status}: {view['status']}")
 
 
-def test_other_tokens_are_answered_while_a_query_runs(app_client, monkeypatch):
+def test_other_tokens_are_answered_while_a_query_runs(make_client, monkeypatch):
     """One token's task step runs a four-way cross join (stopped by the timeout) while
     its event stream is open; another token's requests are all answered before it ends."""
     monkeypatch.setenv("VITRINA_STATEMENT_TIMEOUT_S", "4")
-    client = app_client()
+    client = make_client()
     owner, other = new_token(client, "owner"), new_token(client, "other")
     task_id = client.post(
         "/api/tasks", json={"request": "Посчитай всё по регионам"}, headers=owner
