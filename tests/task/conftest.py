@@ -8,6 +8,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from tests.conftest import IN_CI
 
 TODAY = date(2026, 11, 30)  # the same "today" as tests/conftest.py
 
@@ -51,3 +52,16 @@ def make_task(make_service, tmp_path: Path):
     yield factory
     for service in services:
         service.close()
+
+
+@pytest.fixture(scope="module")
+def sandbox_required() -> None:
+    """Skip a module's sandbox tests where bubblewrap isolation is unavailable (fail under
+    CI=true, where `make test` installs it)."""
+    from vitrina.task.sandbox import isolation
+
+    mode, why = isolation()
+    if mode is None:
+        if IN_CI:
+            pytest.fail(f"CI=true but the sandbox is unavailable: {why}")
+        pytest.skip(f"sandbox unavailable here: {why}")

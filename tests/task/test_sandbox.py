@@ -19,23 +19,16 @@ from pathlib import Path
 
 import pytest
 
-from vitrina.task.sandbox import SandboxLimits, SandboxUnavailable, isolation, run_python, runner
+from vitrina.task.sandbox import SandboxLimits, SandboxUnavailable, run_python, runner
 from vitrina.task.sandbox.mounts import _folders as mounts_folders
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 LIMITS = SandboxLimits(cpu_s=1, wall_s=5, memory_mb=512, file_mb=5, procs=16, disk_mb=16)
 SRC = Path(runner.__file__).resolve().parents[2]  # src/vitrina
 PG_SOCKETS = ("/var/run/postgresql/.s.PGSQL.5432", "/tmp/.s.PGSQL.5432")
 MYSQL_SOCKETS = ("/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _isolated():
-    mode, why = isolation()
-    if mode is None:
-        if IN_CI:
-            pytest.fail(f"CI=true but the sandbox is unavailable: {why}")
-        pytest.skip(f"sandbox unavailable here: {why}")
+pytestmark = pytest.mark.usefixtures("sandbox_required")
 
 
 def run(code: str, out_dir: Path, **kw):

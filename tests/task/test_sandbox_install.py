@@ -26,10 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from vitrina.task.sandbox import isolation, runner
+from vitrina.task.sandbox import runner
 from vitrina.task.sandbox.mounts import _distributions, _entries
 
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 SRC = Path(__file__).resolve().parents[2] / "src" / "vitrina"
 PACKAGES = ("numpy", "pandas")
 # run inside the install: the sandbox from that tree, then what each case must show
@@ -63,13 +62,7 @@ print(json.dumps(out))
 """
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _isolated():
-    mode, why = isolation()
-    if mode is None:
-        if IN_CI:
-            pytest.fail(f"CI=true but the sandbox is unavailable: {why}")
-        pytest.skip(f"sandbox unavailable here: {why}")
+pytestmark = pytest.mark.usefixtures("sandbox_required")
 
 
 def _link_tree(src: Path, dst: Path) -> None:
