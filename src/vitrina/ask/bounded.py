@@ -20,7 +20,6 @@ True
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from vitrina.ask.outputs import write_run_files
+from vitrina.present.cells import json_size
 from vitrina.trace import Trace
 from vitrina.warehouse.result import QueryResult
 
@@ -68,11 +68,6 @@ def _cap(value: Any, limit: int, cuts: list[int], depth: int = 0) -> Any:
     return value
 
 
-def _size(value: Any) -> int:
-    """Bytes of `value` as JSON (what the checkpoint's serializer stores, near enough)."""
-    return len(json.dumps(value, default=str, ensure_ascii=False).encode("utf-8"))
-
-
 # bytes of a value of these types in the checkpoint, near enough
 _FIXED_SIZE = {
     type(None): 1,
@@ -100,7 +95,7 @@ def _row(row: tuple[Any, ...], limit: int, cuts: list[int]) -> tuple[tuple[Any, 
             size += len(value.encode("utf-8", "surrogatepass")) + 3
         else:
             changed = True
-            size += _size(_cap(value, limit, [0]))
+            size += json_size(_cap(value, limit, [0]))
     if not changed:
         return row, size
     return tuple(_cap(v, limit, cuts) for v in row), size
@@ -130,7 +125,7 @@ def bounded_update(
     for limit, rows in STEPS:
         cuts = [0]
         capped = {k: _cap(v, limit, cuts) for k, v in others.items()}
-        budget = MAX_STATE_BYTES - _size(capped)
+        budget = MAX_STATE_BYTES - json_size(capped)  # the checkpoint's bytes, near enough
         if budget >= 0 or rows == 0:
             break
     sample = _sample(result, limit, rows, max(budget, 0), cuts) if result is not None else []
