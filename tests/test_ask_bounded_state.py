@@ -12,6 +12,7 @@ import openpyxl
 
 from vitrina.ask import bounded as bounded_module
 from vitrina.ask.bounded import CUT_MESSAGE, MAX_STATE_BYTES, STATE_ROWS, bounded_update
+from vitrina.present.cells import json_size
 from vitrina.warehouse.result import QueryResult
 
 SPEC = {
@@ -66,7 +67,7 @@ def test_many_long_cells_tighten_the_caps_until_the_state_fits(tmp_path: Path) -
     result = QueryResult(columns=["a", "b"], rows=rows)
     table = {"rows": [list(r) for r in rows[:400]]}  # a table alone over the budget at first
     update = bounded_update(_state(result), _answered(table=table), tmp_path)
-    size = bounded_module._size(
+    size = json_size(
         {k: update[k] for k in ("answer", "table", "outputs")} | {"r": update["result"].rows}
     )
     assert size <= MAX_STATE_BYTES
