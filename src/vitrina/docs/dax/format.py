@@ -17,6 +17,9 @@ from vitrina.docs.dax.lexer import Token, TokenKind, significant, tokenize
 
 WIDTH = 80
 STEP = 4
+# deeper expressions are shown as written: laying them out costs time and width, and the
+# printer's call-by-call layout is recursive (the reader, resolver and checks are not)
+MAX_LAYOUT_DEPTH = 40
 
 
 @dataclass
@@ -71,12 +74,15 @@ def _build(tokens: list[Token]) -> list[_Item]:
 
 
 def _has_line_comment(items: list[_Item]) -> bool:
-    for it in items:
-        if isinstance(it, Token):
-            if it.kind is TokenKind.LINE_COMMENT or (it.is_comment and "\n" in it.text):
-                return True
-        elif any(_has_line_comment(a) for a in it.args):
-            return True
+    """A comment that ends its line anywhere inside `items` (walked with a list, any depth)."""
+    pending: list[list[_Item]] = [items]
+    while pending:
+        for it in pending.pop():
+            if isinstance(it, Token):
+                if it.kind is TokenKind.LINE_COMMENT or (it.is_comment and "\n" in it.text):
+                    return True
+            else:
+                pending.extend(it.args)
     return False
 
 
@@ -114,23 +120,66 @@ def _needs_space(prev: _Item | None, before_prev: _Item | None, cur: _Item) -> b
     return True
 
 
-def _flat(items: list[_Item]) -> str:
-    out: list[str] = []
+@dataclass
+class _Run:
+    """One argument being flattened: its items, the next position and the spacing context."""
+
+    items: list[_Item]
+    call: _Call | None = None  # the call this argument belongs to (None: the top level)
+    arg: int = 0
+    pos: int = 0
     prev: _Item | None = None
     before: _Item | None = None
-    for it in items:
-        if _needs_space(prev, before, it):
-            out.append(" ")
-        out.append(_flat_call(it) if isinstance(it, _Call) else it.text)
-        before, prev = prev, it
+
+
+def _flat(items: list[_Item]) -> str:
+    """One line for `items`, nested calls included, walked with a list (no depth limit)."""
+    out: list[str] = []
+    stack = [_Run(items)]
+    while stack:
+        run = stack[-1]
+        if run.pos < len(run.items):
+            it = run.items[run.pos]
+            run.pos += 1
+            if _needs_space(run.prev, run.before, it):
+                out.append(" ")
+            run.before, run.prev = run.prev, it
+            if isinstance(it, Token):
+                out.append(it.text)
+            else:
+                out.append((it.head.text if it.head else "") + it.open.text)
+                _enter(stack, out, it, 0)
+            continue
+        stack.pop()
+        if run.call is not None:
+            if run.arg + 1 < len(run.call.args):
+                out.append(", ")
+            _enter(stack, out, run.call, run.arg + 1)
     return "".join(out)
 
 
+def _enter(stack: list[_Run], out: list[str], call: _Call, arg: int) -> None:
+    """Start the call's argument `arg`, or close the call after its last one."""
+    if arg < len(call.args):
+        stack.append(_Run(call.args[arg], call, arg))
+    elif call.close is not None:
+        out.append(call.close.text)
+
+
 def _flat_call(call: _Call) -> str:
-    head = call.head.text if call.head else ""
-    inner = ", ".join(_flat(a) for a in call.args)
-    close = call.close.text if call.close else ""
-    return f"{head}{call.open.text}{inner}{close}"
+    return _flat([call])
+
+
+def _nesting(tokens: list[Token]) -> int:
+    """The deepest bracket nesting of a token run."""
+    depth = deepest = 0
+    for t in tokens:
+        if t.kind in (TokenKind.LPAREN, TokenKind.LBRACE):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif t.kind in (TokenKind.RPAREN, TokenKind.RBRACE):
+            depth -= 1
+    return deepest
 
 
 def _seq(items: list[_Item], indent: int) -> str:
@@ -198,10 +247,9 @@ def format_dax(expression: str) -> str:
     sig = significant(tokens)
     if not sig:
         return expression.strip()
-    try:
-        text = _seq(_build(sig), 0)
-    except RecursionError:
-        return expression.strip()
+    if _nesting(sig) > MAX_LAYOUT_DEPTH:
+        return expression.strip()  # the author's layout: 4 spaces a level would not help
+    text = _seq(_build(sig), 0)
     text = "\n".join(line.rstrip() for line in text.splitlines())
     if [t.text for t in significant(tokenize(text))] != [t.text for t in sig]:
         return expression.strip()  # a guard: never show DAX whose tokens differ

@@ -10,11 +10,14 @@ Function calls are collected too: relationship use, time intelligence and filter
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from vitrina.docs.dax.format import flat_text
 from vitrina.docs.dax.lexer import Token, TokenKind, code_tokens, tokenize
 from vitrina.docs.model.types import Model
+
+MAX_ARG_TOKENS = 200  # an argument longer than this is quoted by its first half, then "…"
 
 RELATIONSHIP_FUNCTIONS = frozenset(
     {"USERELATIONSHIP", "RELATED", "RELATEDTABLE", "CROSSFILTER", "TREATAS"}
@@ -71,6 +74,8 @@ FILTER_FUNCTIONS = frozenset(
         "FILTER",
     }
 )
+# words that are never an unquoted table name: `RETURN [x]` is the measure or column [x]
+RESERVED = frozenset({"RETURN", "IN", "NOT", "AND", "OR", "VAR"})
 KEYWORDS = frozenset(
     {
         "VAR",
@@ -190,7 +195,39 @@ def _call_args(tokens: list[Token], open_idx: int) -> tuple[list[tuple[int, int]
     return spans, len(tokens)
 
 
+def _all_call_args(tokens: list[Token]) -> dict[int, tuple[list[tuple[int, int]], int]]:
+    """`_call_args` for every '(' and '{' at once, in one pass (nesting of any depth).
+
+    >>> _all_call_args(code_tokens(tokenize("F(a, G(b), )")))[1]
+    ([(2, 3), (4, 8), (9, 9)], 9)
+    """
+    found: dict[int, tuple[list[tuple[int, int]], int]] = {}
+    stack: list[tuple[int, list[int]]] = []  # (open index, its top-level commas)
+    for i, t in enumerate(tokens):
+        if t.kind in (TokenKind.LPAREN, TokenKind.LBRACE):
+            stack.append((i, []))
+        elif t.kind in (TokenKind.RPAREN, TokenKind.RBRACE) and stack:
+            start, commas = stack.pop()
+            found[start] = (_spans(start, commas, i, closed=True), i)
+        elif t.kind is TokenKind.COMMA and stack:
+            stack[-1][1].append(i)
+    for start, commas in stack:  # never closed: the last argument runs to the end
+        found[start] = (_spans(start, commas, len(tokens), closed=False), len(tokens))
+    return found
+
+
+def _spans(open_idx: int, commas: list[int], end: int, *, closed: bool) -> list[tuple[int, int]]:
+    bounds = [open_idx, *commas, end]
+    spans = [(a + 1, b) for a, b in itertools.pairwise(bounds)]
+    if closed and not commas and end == open_idx + 1:
+        return []  # F(): no argument
+    return spans
+
+
 def _span_text(tokens: list[Token], start: int, end: int) -> str:
+    """An argument as written; a long one is cut (nested calls would repeat it n^2 times)."""
+    if end - start > MAX_ARG_TOKENS:
+        return flat_text(tokens[start : start + MAX_ARG_TOKENS // 2]) + " …"
     return flat_text(tokens[start:end])
 
 
@@ -213,6 +250,7 @@ def resolve(expression: str, host_table: str | None, names: ModelNames) -> DaxDe
             local_columns.add(t.value.lower())
     iterated: list[str] = []
     pending_unqualified: list[Token] = []
+    calls = _all_call_args(toks)
     n = len(toks)
     for i, t in enumerate(toks):
         prev = toks[i - 1] if i > 0 else None
@@ -231,7 +269,7 @@ def resolve(expression: str, host_table: str | None, names: ModelNames) -> DaxDe
             up = t.text.upper()
             if nxt is not None and nxt.kind is TokenKind.LPAREN:
                 deps.functions.add(up)
-                _note_function(up, toks, i, deps)
+                _note_function(up, toks, i, deps, calls)
                 continue
             low = t.text.lower()
             if low in variables or up in KEYWORDS:
@@ -249,7 +287,10 @@ def resolve(expression: str, host_table: str | None, names: ModelNames) -> DaxDe
             if (
                 prev is not None
                 and prev.kind in (TokenKind.TABLE, TokenKind.IDENT)
-                and not (prev.kind is TokenKind.IDENT and prev.text.lower() in variables)
+                and not (
+                    prev.kind is TokenKind.IDENT
+                    and (prev.text.lower() in variables or prev.text.upper() in RESERVED)
+                )
             ):
                 table_name = prev.value if prev.kind is TokenKind.TABLE else prev.text
                 _qualified(table_name, name, names, deps)
@@ -297,14 +338,20 @@ def _qualified(table_name: str, name: str, names: ModelNames, deps: DaxDeps) -> 
     deps.tables.add(real_table)
 
 
-def _note_function(up: str, toks: list[Token], i: int, deps: DaxDeps) -> None:
+def _note_function(
+    up: str,
+    toks: list[Token],
+    i: int,
+    deps: DaxDeps,
+    calls: dict[int, tuple[list[tuple[int, int]], int]],
+) -> None:
     if (
         up not in RELATIONSHIP_FUNCTIONS
         and up not in TIME_INTELLIGENCE
         and up not in FILTER_FUNCTIONS
     ):
         return
-    spans, _ = _call_args(toks, i + 1)
+    spans, _ = calls[i + 1]
     args = tuple(_span_text(toks, s, e) for s, e in spans)
     use = FunctionUse(up, args, toks[i].line)
     if up in RELATIONSHIP_FUNCTIONS:

@@ -1,4 +1,4 @@
-"""A DAX syntax check: recursive descent over the lossless lexer's tokens.
+"""A DAX syntax check: recursive descent over the lossless lexer's tokens, on an explicit stack.
 
 It accepts what the DAX engine accepts at the level a document needs (calls, operators
 with DAX precedence, VAR/RETURN blocks, table constructors, column and measure
@@ -16,22 +16,15 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass
 
 from vitrina.docs.dax.lexer import Token, TokenKind, code_tokens, tokenize
 
-MAX_DEPTH = 200  # nesting bound: deeper expressions are reported, never a RecursionError
-
-_BINARY = [  # loosest first
-    {"||"},
-    {"&&"},
-    {"IN"},
-    {"=", "==", "<>", "<", ">", "<=", ">="},
-    {"&"},
-    {"+", "-"},
-    {"*", "/"},
-    {"^"},
-]
+# binary operators (IN is a word): precedence decides meaning, not validity, so one set
+_OPERATORS = frozenset(
+    {"||", "&&", "=", "==", "<>", "<", ">", "<=", ">=", "&", "+", "-", "*", "/", "^"}
+)
 
 
 @dataclass(frozen=True)
@@ -42,6 +35,9 @@ class DaxSyntaxError:
 
     def text(self) -> str:
         return f"line {self.line}, column {self.column}: {self.message}"
+
+
+_Rule = Generator["_Rule", None, None]  # a grammar rule: yields the sub-rules it needs
 
 
 class _Fail(Exception):
@@ -69,7 +65,7 @@ def check(expression: str) -> DaxSyntaxError | None:
         return None  # an empty expression is reported by the model reader, not here
     parser = _Parser(tokens)
     try:
-        parser.expression(0)
+        parser.parse()
         if parser.i < len(tokens):
             tok = tokens[parser.i]
             raise _Fail(tok, f"unexpected {tok.text!r} after a complete expression")
@@ -93,6 +89,13 @@ def _at(text: str, token: Token, message: str) -> DaxSyntaxError:
 
 
 class _Parser:
+    """Recursive descent written as generators run by an explicit stack (`_drive`).
+
+    Each rule yields the sub-rules it needs instead of calling them, so nesting depth costs
+    heap, not Python frames: 1,000 nested IFs or parentheses parse like a flat expression.
+    Precedence does not change what is valid, so operators are read in one loop.
+    """
+
     def __init__(self, tokens: list[Token]) -> None:
         self.tokens = tokens
         self.i = 0
@@ -103,15 +106,17 @@ class _Parser:
     def word(self, tok: Token | None) -> str:
         return tok.text.upper() if tok is not None and tok.kind is TokenKind.IDENT else ""
 
-    def expression(self, depth: int) -> None:
-        if depth > MAX_DEPTH:
-            raise _Fail(self.peek(), f"expression nested deeper than {MAX_DEPTH} levels")
-        if self.word(self.peek()) == "VAR":
-            self.var_block(depth)
-            return
-        self.binary(0, depth)
+    def parse(self) -> None:
+        """The whole token list as one expression (a `_Fail` says where it is not)."""
+        _drive(self.expression(), bound=16 * (len(self.tokens) + 1))
 
-    def var_block(self, depth: int) -> None:
+    def expression(self) -> _Rule:
+        if self.word(self.peek()) == "VAR":
+            yield self.var_block()
+        else:
+            yield self.operation()
+
+    def var_block(self) -> _Rule:
         while self.word(self.peek()) == "VAR":
             self.i += 1
             name = self.peek()
@@ -122,92 +127,69 @@ class _Parser:
             if eq is None or eq.text != "=":
                 raise _Fail(eq, f"expected '=' after VAR {name.text}")
             self.i += 1
-            self.expression(depth + 1)
+            yield self.expression()
         if self.word(self.peek()) != "RETURN":
             raise _Fail(self.peek(), "expected RETURN after the VAR definitions")
         self.i += 1
-        self.expression(depth + 1)
+        yield self.expression()
 
-    def binary(self, level: int, depth: int) -> None:
-        if level == len(_BINARY):
-            self.unary(depth)
-            return
-        self.binary(level + 1, depth)
-        while True:
-            tok = self.peek()
-            op = (
-                self.word(tok)
-                if _BINARY[level] == {"IN"}
-                else (tok.text if tok is not None and tok.kind is TokenKind.OPERATOR else "")
-            )
-            if op not in _BINARY[level]:
-                return
-            self.i += 1
-            if self.peek() is None:
-                raise _Fail(None, f"expected an expression after {tok.text!r}")  # type: ignore[union-attr]
-            self.binary(level + 1, depth + 1)
-
-    def unary(self, depth: int) -> None:
-        tok = self.peek()
-        if tok is not None and tok.kind is TokenKind.OPERATOR and tok.text in ("+", "-"):
+    def operation(self) -> _Rule:
+        """operand (binary-operator operand)*"""
+        yield self.operand()
+        while _is_binary(self.peek()):
+            tok = self.tokens[self.i]
             self.i += 1
             if self.peek() is None:
                 raise _Fail(None, f"expected an expression after {tok.text!r}")
-            self.unary(depth + 1)
-            return
-        nxt = self.tokens[self.i + 1] if self.i + 1 < len(self.tokens) else None
-        if self.word(tok) == "NOT" and (nxt is None or nxt.kind is not TokenKind.LPAREN):
-            self.i += 1
-            self.binary(3, depth + 1)  # NOT binds looser than comparisons
-            return
-        self.primary(depth)
+            yield self.operand()
 
-    def primary(self, depth: int) -> None:
+    def operand(self) -> _Rule:
+        """Prefix signs and NOT, then a value, a reference, a call or a group."""
+        while True:
+            tok = self.peek()
+            if tok is not None and tok.kind is TokenKind.OPERATOR and tok.text in ("+", "-"):
+                self.i += 1
+                if self.peek() is None:
+                    raise _Fail(None, f"expected an expression after {tok.text!r}")
+                continue
+            nxt = self.tokens[self.i + 1] if self.i + 1 < len(self.tokens) else None
+            if self.word(tok) == "NOT" and (nxt is None or nxt.kind is not TokenKind.LPAREN):
+                self.i += 1  # NOT binds looser than comparisons: the operators loop reads them
+                continue
+            break
+        yield self.primary()
+
+    def primary(self) -> _Rule:
         tok = self.peek()
         if tok is None:
             raise _Fail(None, "expected an expression before the end")
         kind = tok.kind
+        self.i += 1
         if kind in (TokenKind.NUMBER, TokenKind.STRING, TokenKind.BRACKET):
-            self.i += 1
             return
-        if kind is TokenKind.TABLE:
-            self.i += 1
-            nxt = self.peek()
-            if nxt is not None and nxt.kind is TokenKind.BRACKET:
-                self.i += 1
-            return
-        if kind is TokenKind.IDENT:
-            self.i += 1
-            nxt = self.peek()
-            if nxt is not None and nxt.kind is TokenKind.LPAREN:
-                self.arguments(nxt, depth)
+        nxt = self.peek()
+        if kind is TokenKind.TABLE or kind is TokenKind.IDENT:
+            if kind is TokenKind.IDENT and nxt is not None and nxt.kind is TokenKind.LPAREN:
+                yield self.arguments(nxt)
             elif nxt is not None and nxt.kind is TokenKind.BRACKET:
                 self.i += 1
             return
-        if kind is TokenKind.LPAREN:
-            self.i += 1
-            self.expression(depth + 1)
-            while self.peek() is not None and self.peek().kind is TokenKind.COMMA:  # type: ignore[union-attr]
-                self.i += 1  # a row of a table constructor: {(1, "a"), (2, "b")}
-                self.expression(depth + 1)
-            self.close(tok, TokenKind.RPAREN, ")")
-            return
-        if kind is TokenKind.LBRACE:
-            self.i += 1
-            if self.peek() is not None and self.peek().kind is TokenKind.RBRACE:  # type: ignore[union-attr]
+        if kind is TokenKind.LPAREN or kind is TokenKind.LBRACE:
+            close = TokenKind.RPAREN if kind is TokenKind.LPAREN else TokenKind.RBRACE
+            if kind is TokenKind.LBRACE and nxt is not None and nxt.kind is TokenKind.RBRACE:
                 self.i += 1
                 return
-            self.expression(depth + 1)
+            yield self.expression()
             while self.peek() is not None and self.peek().kind is TokenKind.COMMA:  # type: ignore[union-attr]
-                self.i += 1
-                self.expression(depth + 1)
-            self.close(tok, TokenKind.RBRACE, "}")
+                self.i += 1  # a row of a table constructor: {(1, "a"), (2, "b")}
+                yield self.expression()
+            self.close(tok, close, ")" if close is TokenKind.RPAREN else "}")
             return
         raise _Fail(
             tok, f"unexpected {tok.text!r}: expected a value, a reference or a function call"
         )
 
-    def arguments(self, open_tok: Token, depth: int) -> None:
+    def arguments(self, open_tok: Token) -> _Rule:
         """`(` arg, arg, ... `)`; an argument may be empty (`RANKX(t, [x], , DESC)`)."""
         self.i += 1
         first = True
@@ -223,13 +205,13 @@ class _Parser:
                 first = False
                 nxt = self.peek()
                 if nxt is not None and nxt.kind not in (TokenKind.COMMA, TokenKind.RPAREN):
-                    self.expression(depth + 1)
+                    yield self.expression()
                 continue
             if not first:
                 raise _Fail(
                     tok, f"expected ',' or ')' in the arguments of {self.tokens[self.i - 1].text}"
                 )
-            self.expression(depth + 1)
+            yield self.expression()
             first = False
             nxt = self.peek()
             if nxt is not None and nxt.kind not in (TokenKind.COMMA, TokenKind.RPAREN):
@@ -246,3 +228,29 @@ class _Parser:
                 open_tok, f"{open_tok.text!r} is never closed: expected {text!r} before the end"
             )
         raise _Fail(tok, f"unexpected {tok.text!r}: expected {text!r} to close {open_tok.text!r}")
+
+
+def _is_binary(tok: Token | None) -> bool:
+    if tok is None:
+        return False
+    if tok.kind is TokenKind.OPERATOR:
+        return tok.text in _OPERATORS
+    return tok.kind is TokenKind.IDENT and tok.text.upper() == "IN"
+
+
+def _drive(root: _Rule, *, bound: int) -> None:
+    """Run a rule and every sub-rule it yields, depth first, on a list instead of the C stack.
+
+    Every rule consumes a token before it yields again or ends, so the steps are bounded by
+    the token count; `bound` turns a bug into a clear failure instead of a hang.
+    """
+    stack = [root]
+    for _ in range(bound):
+        if not stack:
+            return
+        try:
+            stack.append(next(stack[-1]))
+        except StopIteration:
+            stack.pop()
+    if stack:
+        raise _Fail(None, "expression too complex to check")

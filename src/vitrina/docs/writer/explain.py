@@ -46,6 +46,9 @@ class ExplainRequest:
 
 Explainer = Callable[[ExplainRequest], str]
 
+# a quoted sub-expression is at most 120 characters; each token has one or more, so the
+# text of the first 120 tokens decides (a prefix of the whole: linear at any nesting)
+_QUOTE_TOKENS = 120
 
 REMOVERS = frozenset(
     {"ALL", "REMOVEFILTERS", "ALLEXCEPT", "ALLSELECTED", "ALLNOBLANKROW", "ALLCROSSFILTERED"}
@@ -189,24 +192,12 @@ def _describe(
     notes = notes if notes is not None else []
     if not tokens:
         return "—"
-    ret = next(
-        (
-            i
-            for i, t in enumerate(tokens)
-            if t.kind is TokenKind.IDENT and t.text.upper() == "RETURN"
-        ),
-        None,
-    )
-    if ret is not None and tokens[0].text.upper() == "VAR":
-        for name, body in _variables(tokens[:ret]):
-            phrase = _describe(body, lang, depth + 1, notes, in_iterator)
-            notes.append(
-                f"переменная `{name}` = {phrase}" if ru else f"the variable `{name}` is {phrase}"
-            )
-        return _describe(tokens[ret + 1 :], lang, depth, notes, in_iterator)
-    text = flat_text(tokens)
-    if depth > 3:
-        return f"`{text}`" if len(text) <= 120 else ("выражение" if ru else "an expression")
+    if depth > 3:  # deeper parts are quoted, not described: the phrase stays readable
+        return _quoted(tokens, ru)
+    tokens = _after_variables(tokens, lang, depth, notes, in_iterator)
+    if not tokens:
+        return "—"
+    text = flat_text(tokens[:_QUOTE_TOKENS])
     call = _call(tokens)
     if call is not None:
         fn, args = call
@@ -294,7 +285,13 @@ def _describe(
             else f"the measure reference {tokens[0].text} inside an iterator performs a "
             "context transition",
         )
-    if len(text) <= 120:
+    return _quoted(tokens, ru)
+
+
+def _quoted(tokens: list[Token], ru: bool) -> str:
+    """The expression in backticks when it is short, else a word for it."""
+    text = flat_text(tokens[:_QUOTE_TOKENS])
+    if len(tokens) <= _QUOTE_TOKENS and len(text) <= 120:
         return f"`{text}`"
     return "выражение" if ru else "an expression"
 
@@ -304,29 +301,55 @@ def _note_once(notes: list[str], text: str) -> None:
         notes.append(text)
 
 
+def _after_variables(
+    tokens: list[Token], lang: str, depth: int, notes: list[str], in_iterator: bool
+) -> list[Token]:
+    """What a chain of `VAR ... RETURN` blocks returns, each variable described in `notes`.
+
+    A loop, not a call per block: `VAR a = 1 RETURN VAR b = 2 RETURN ...` of any length
+    costs no stack.
+    """
+    ru = lang == "ru"
+    start = 0
+    for _ in range(len(tokens)):  # each block consumes at least its VAR and RETURN
+        if start >= len(tokens) or tokens[start].text.upper() != "VAR":
+            break
+        ret = next(
+            (
+                i
+                for i in range(start, len(tokens))
+                if tokens[i].kind is TokenKind.IDENT and tokens[i].text.upper() == "RETURN"
+            ),
+            None,
+        )
+        if ret is None:
+            break
+        for name, body in _variables(tokens[start:ret]):
+            phrase = _describe(body, lang, depth + 1, notes, in_iterator)
+            notes.append(
+                f"переменная `{name}` = {phrase}" if ru else f"the variable `{name}` is {phrase}"
+            )
+        start = ret + 1
+    return tokens[start:]
+
+
 def _variables(tokens: list[Token]) -> list[tuple[str, list[Token]]]:
     """(name, body tokens) of each `VAR name = body` at the top level of a VAR block."""
     out: list[tuple[str, list[Token]]] = []
-    starts = [
-        i
-        for i, t in enumerate(tokens)
-        if t.kind is TokenKind.IDENT and t.text.upper() == "VAR" and _depth(tokens, i) == 0
-    ]
+    starts: list[int] = []
+    depth = 0
+    for i, t in enumerate(tokens):
+        if t.kind in (TokenKind.LPAREN, TokenKind.LBRACE):
+            depth += 1
+        elif t.kind in (TokenKind.RPAREN, TokenKind.RBRACE):
+            depth -= 1
+        elif depth == 0 and t.kind is TokenKind.IDENT and t.text.upper() == "VAR":
+            starts.append(i)
     for k, i in enumerate(starts):
         end = starts[k + 1] if k + 1 < len(starts) else len(tokens)
         if i + 2 < end and tokens[i + 2].text == "=":
             out.append((tokens[i + 1].text, tokens[i + 3 : end]))
     return out
-
-
-def _depth(tokens: list[Token], index: int) -> int:
-    depth = 0
-    for t in tokens[:index]:
-        if t.kind in (TokenKind.LPAREN, TokenKind.LBRACE):
-            depth += 1
-        elif t.kind in (TokenKind.RPAREN, TokenKind.RBRACE):
-            depth -= 1
-    return depth
 
 
 def rules_explanation(lin: MeasureLineage, lang: str) -> str:
