@@ -78,6 +78,7 @@ def docs_command(
     """Document BI measures: DAX, dependencies and lineage down to the loading procedures."""
     from vitrina.config import load_settings
     from vitrina.docs.run import make_request, run_docs
+    from vitrina.docs.writer.i18n import labels
 
     if measures is not None and all_measures:
         raise _fail("give either --measures FILE or --all, not both")
@@ -94,7 +95,7 @@ def docs_command(
     explain = list_llm = client = None
     model_name = None
     if llm:
-        explain, list_llm, client = _llm_slots(settings)
+        explain, list_llm, client = _llm_slots(settings, lang)
         model_name = client.model_name if client is not None else None
     request = make_request(
         model,
@@ -118,7 +119,7 @@ def docs_command(
         transient=True,
         disable=not sys.stderr.isatty(),
     ) as progress:
-        task = progress.add_task("documenting", total=None)
+        task = progress.add_task(labels(lang)["console_documenting"], total=None)
 
         def on_progress(_kind: str, done: int, total: int, name: str) -> None:
             progress.update(task, completed=done, total=total, description=f"[{name}]"[:40])
@@ -140,10 +141,10 @@ def docs_command(
         from vitrina.llm.accounting import calls_summary
 
         report.llm_usage = calls_summary(client.calls)
-    _print_report(console, report)
+    _print_report(console, report, lang)
 
 
-def _llm_slots(settings: Any) -> tuple[Any, Any, Any]:
+def _llm_slots(settings: Any, lang: str = "en") -> tuple[Any, Any, Any]:
     """(explain slot, measure-list slot, client) for --llm; a warning and the rules without a
     model."""
     from vitrina.docs.llm import build_docs_client, measure_list_llm, wording_explainer
@@ -154,52 +155,76 @@ def _llm_slots(settings: Any) -> tuple[Any, Any, Any]:
     except LLMSettingsError as exc:
         raise _fail(f"--llm: {exc}") from None
     if client is None:
+        from vitrina.docs.writer.i18n import labels
+
+        L = labels(lang)
         Console(stderr=True).print(
-            "[yellow]warning:[/] --llm: no model is configured (see `vitrina config`); "
-            "explanations and the measure list use the rules",
-            highlight=False,
+            f"[yellow]{L['console_warning']}:[/] {L['console_no_llm']}", highlight=False
         )
         return None, None, None
     return wording_explainer(client), measure_list_llm(client), client
 
 
-def _print_report(console: Console, report: Any) -> None:
+def _print_report(console: Console, report: Any, lang: str = "en") -> None:
+    """The run summary in the run's language: counts, outputs, misses, errors, warnings."""
+    from vitrina.docs.writer.i18n import labels, translate_warning
+
+    L = labels(lang)
     table = Table(title="vitrina docs", show_lines=False)
-    table.add_column("item")
-    table.add_column("value", overflow="fold")
-    table.add_row("processed", str(len(report.processed)))
-    table.add_row("documents written", str(len(report.created)))
-    table.add_row("unchanged (kept)", str(len(report.unchanged)))
-    table.add_row("missed", str(len(report.missed)))
+    table.add_column(L["console_item"])
+    table.add_column(L["console_value"], overflow="fold")
+    for key, value in _summary_rows(report, L):
+        table.add_row(L[key], value)
+    console.print(table)
+    if report.missed:
+        missed = Table(title=L["console_missed_title"])
+        missed.add_column(L["measure"])
+        missed.add_column(L["reason"])
+        missed.add_column(L["detail"], overflow="fold")
+        for m in report.missed:
+            reason = L.get(f"reason_{m['reason']}", m["reason"])
+            missed.add_row(
+                f"[{m['measure']}]", reason, translate_warning(m.get("detail", ""), lang)
+            )
+        console.print(missed)
+    for prefix, lines in (("error", report.errors), ("warning", report.warnings)):
+        colour = "red" if prefix == "error" else "yellow"
+        for line in lines:
+            console.print(
+                f"[{colour}]{L['console_' + prefix]}:[/] {translate_warning(line, lang)}",
+                highlight=False,
+                soft_wrap=True,
+            )
+
+
+def _summary_rows(report: Any, L: dict[str, str]) -> list[tuple[str, str]]:
     note = (
-        " (resumed)"
-        if report.resumed
-        else (" (nothing changed: no work done)" if report.skipped else "")
+        L["console_resumed"] if report.resumed else (L["console_skipped"] if report.skipped else "")
     )
-    table.add_row("time", f"{report.seconds:.2f} s" + note)
+    rows = [
+        ("console_processed", str(len(report.processed))),
+        ("console_written", str(len(report.created))),
+        ("console_unchanged", str(len(report.unchanged))),
+        ("console_missed", str(len(report.missed))),
+        ("console_time", f"{report.seconds:.2f} s" + note),
+    ]
     usage = report.llm_usage
     if usage:
         tokens = usage["prompt_tokens"] + usage["completion_tokens"]
-        table.add_row(
-            "model calls",
-            f"{usage['calls']} ({usage['failures']} failed, {usage['repairs']} repairs, "
-            f"{tokens} tokens)",
+        text = L["console_calls_text"].format(
+            calls=usage["calls"],
+            failures=usage["failures"],
+            repairs=usage["repairs"],
+            tokens=tokens,
         )
-    table.add_row("warnings", str(len(report.warnings)))
+        rows.append(("console_model_calls", text))
+    if report.errors:
+        rows.append(("console_errors", str(len(report.errors))))
+    rows.append(("console_warnings", str(len(report.warnings))))
     for key in ("manual", "index", "measures_dir"):
         if key in report.outputs:
-            table.add_row(key, report.outputs[key])
-    console.print(table)
-    if report.missed:
-        missed = Table(title="missed measures")
-        missed.add_column("measure")
-        missed.add_column("reason")
-        missed.add_column("detail", overflow="fold")
-        for m in report.missed:
-            missed.add_row(f"[{m['measure']}]", m["reason"], m.get("detail", ""))
-        console.print(missed)
-    for w in report.warnings:
-        console.print(f"[yellow]warning:[/] {w}", highlight=False, soft_wrap=True)
+            rows.append((f"console_{key}", report.outputs[key]))
+    return rows
 
 
 def lineage_command(
@@ -211,6 +236,7 @@ def lineage_command(
 ) -> None:
     """Print one measure's lineage as a tree: measures, model tables, sources, loaders."""
     from vitrina.docs.lineage import build_lineage
+    from vitrina.docs.screen import screen_lineage
     from vitrina.docs.workspace import Workspace
 
     name = measure.strip()
@@ -229,7 +255,7 @@ def lineage_command(
         )
         hint = f"; did you mean {', '.join(f'[{c}]' for c in close)}?" if close else ""
         raise _fail(f"measure [{name}] not found in {model}{hint}")
-    lin = build_lineage(ws, found)
+    lin = screen_lineage(ws, build_lineage(ws, found))
     console = Console()
     console.print(lineage_tree(lin))
     console.print(f"lineage level: {lin.level}", highlight=False)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from vitrina.docs.lineage import MeasureLineage, MeasureTimeout, build_lineage
 from vitrina.docs.runfiles import DOC_VERSION, atomic_write
+from vitrina.docs.screen import screen_lineage
 from vitrina.docs.workspace import Workspace
 from vitrina.docs.writer.markdown import read_hash, render_measure, with_hash
 from vitrina.trace import Trace
@@ -77,7 +78,7 @@ def document_measure(
         measure = ws.measure(table, name)
         if measure is None:
             raise LookupError(f"measure [{name}] disappeared from table '{table}'")
-        lin = build_lineage(ws, measure, deadline=deadline, trace=trace)
+        lin = screen_lineage(ws, build_lineage(ws, measure, deadline=deadline, trace=trace))
         file_name = ctx.filenames[name.lower()]
         path = measures_dir / file_name
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from vitrina.docs.errors import DocsInputError
 from vitrina.docs.lineage import MeasureLineage, build_lineage
+from vitrina.docs.screen import screen_lineage
 from vitrina.docs.workspace import Workspace
 from vitrina.docs.writer.explain import explanation, rules_explanation
 from vitrina.docs.writer.markdown import render_measure
@@ -56,7 +57,7 @@ class LiveDocs:
             )
             hint = f"; did you mean {', '.join(f'[{c}]' for c in close)}?" if close else ""
             raise MeasureNotFound(f"measure [{name}] is not in {self.model}{hint}")
-        return ws, found, build_lineage(ws, found)
+        return ws, found, screen_lineage(ws, build_lineage(ws, found))
 
     def document(self, measure: str, *, lang: str = "en", client: Any = None) -> dict[str, Any]:
         """The measure's Markdown document (rules, or worded by `client` when its wording

@@ -37,6 +37,7 @@ class DocsReport:
     resumed: bool = False
     skipped: bool = False  # nothing changed since the last run: no work was done
     warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # procedures that failed to parse
     trace: list[dict[str, Any]] = field(default_factory=list)
     thread_id: str = ""
     llm_usage: dict[str, Any] = field(default_factory=dict)  # the model slots' calls, with --llm
@@ -158,6 +159,7 @@ def run_docs(
             unchanged=list(manifest["measures"]),
             missed=list(manifest["missed"]),
             warnings=list(manifest["warnings"]),
+            errors=list(manifest.get("errors", [])),
             outputs={
                 "manual": str(out / "combined_manual.md"),
                 "index": str(out / "index.json"),
@@ -215,9 +217,10 @@ def run_docs(
         saver.close()  # every thread's connection
     documented, missed, rows, _ = collect(files)
     index_warnings: list[str] = []
+    index_errors: list[str] = []
     try:
-        manifest_path = Path(request["out"]) / MANIFEST
-        index_warnings = json.loads(manifest_path.read_text(encoding="utf-8"))["warnings"]
+        written = json.loads((Path(request["out"]) / MANIFEST).read_text(encoding="utf-8"))
+        index_warnings, index_errors = written["warnings"], written.get("errors", [])
     except (OSError, ValueError, KeyError):
         pass
     return DocsReport(
@@ -229,6 +232,7 @@ def run_docs(
         seconds=round(time.perf_counter() - start, 3),
         resumed=resumed,
         warnings=index_warnings,
+        errors=index_errors,
         trace=files.trace_events(),
         thread_id=thread_id,
     )

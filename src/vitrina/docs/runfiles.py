@@ -14,10 +14,11 @@ import json
 import os
 import tempfile
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-DOC_VERSION = "3"  # bump when the document layout changes: every document is rewritten once
+DOC_VERSION = "4"  # bump when the document layout changes: every document is rewritten once
 MANIFEST = (
     ".vitrina-docs.json"  # in the output folder: what the last run wrote, for the no-work check
 )
@@ -25,6 +26,46 @@ QUEUE = "queue.json"
 LEDGER = "ledger.jsonl"
 LINEAGE = "lineage.jsonl"
 TRACE = "trace.jsonl"
+
+
+def file_mode() -> int:
+    """The mode a plain `open()` gives a new file: 0666 less the umask (0644 under 022).
+
+    `mkstemp` creates its temp file 0600, and the rename keeps that: a web server or a
+    teammate could not read the documents. Every output is set to this mode instead.
+    """
+    return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    try:  # Linux says it without changing it
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    current = os.umask(0o022)  # elsewhere: read it by setting it, and put it back at once
+    os.umask(current)
+    return current
+
+
+@contextmanager
+def atomic_open(path: Path) -> Iterator[IO[str]]:
+    """A text file written through a temp file in the same folder and renamed into place.
+
+    A kill mid-write leaves the old file (or none), never a truncated one; the file gets
+    the mode a new file would (`file_mode`).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, file_mode())
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            yield fh
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:
@@ -36,6 +77,7 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     raw = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=".tmp")
     try:
+        os.fchmod(fd, file_mode())
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
         os.replace(tmp, path)

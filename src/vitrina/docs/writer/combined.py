@@ -10,16 +10,13 @@ errors, tables nobody writes, an empty model) is named in the warnings section.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import unquote
 
-from vitrina.docs.runfiles import MANIFEST, RunFiles, atomic_write
+from vitrina.docs.runfiles import MANIFEST, RunFiles, atomic_open, atomic_write
+from vitrina.docs.screen import failed_errors, failed_modules
 from vitrina.docs.workspace import Workspace
 from vitrina.docs.writer.i18n import labels, translate_warning
 from vitrina.docs.writer.markdown import END_MARK, HASH_MARK, anchor
@@ -55,7 +52,7 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _missed_section(missed: list[dict[str, Any]], L: dict[str, str]) -> list[str]:
+def _missed_section(missed: list[dict[str, Any]], L: dict[str, str], lang: str) -> list[str]:
     """Measures asked for and not documented, with the reason: nothing is dropped silently."""
     if not missed:
         return []
@@ -69,7 +66,9 @@ def _missed_section(missed: list[dict[str, Any]], L: dict[str, str]) -> list[str
     ]
     for m in missed:
         reason = L.get(f"reason_{m.get('reason')}", str(m.get("reason", "")))
-        detail = m.get("detail", "") if m.get("reason") != "not found" else ""
+        detail = (
+            translate_warning(m.get("detail", ""), lang) if m.get("reason") != "not found" else ""
+        )
         if m.get("suggestions"):
             detail = f"{L['did_you_mean']} " + ", ".join(f"[{s}]" for s in m["suggestions"])
         cells = [f"[{m.get('measure', '')}]", str(m.get("topic", "")), reason, detail]
@@ -87,8 +86,11 @@ def run_warnings(ws: Workspace, rows: list[dict[str, Any]]) -> list[str]:
             + ("" if ws.model.tables else " (it has no tables either)")
         )
     index = ws.index
+    failed = {(f.file, f.line) for f in failed_modules(ws).values()}  # errors, said there
     for err in index.errors if index is not None else []:
         where = ws.display_path(err["file"]) or err["file"]
+        if (where, err.get("line")) in failed:
+            continue
         out.append(
             f"{where}:{err['line']}: {err['message']}"
             if err.get("line")
@@ -97,18 +99,6 @@ def run_warnings(ws: Workspace, rows: list[dict[str, Any]]) -> list[str]:
     for row in rows:
         out.extend(row.get("run_warnings") or [])
     return list(dict.fromkeys(out))
-
-
-@contextmanager
-def _atomic(path: Path) -> Iterator[IO[str]]:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            yield fh
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def collect(
@@ -154,6 +144,46 @@ def collect(
     return documented, missed, rows, order
 
 
+def _contents(
+    L: dict[str, str],
+    topics: dict[str, list[tuple[dict[str, Any], bool]]],
+    sections: list[tuple[str, list[Any]]],
+) -> str:
+    """The table of contents: topics with their measures, then errors, warnings, missed."""
+    out = [f"## {L['contents']}\n\n"]
+    n = 0
+    for n, (topic, items) in enumerate(topics.items(), 1):
+        out.append(f"{n}. [{topic}](#topic-{n})\n")
+        out += [f"    - [[{row['measure']}]](#{anchor(row['file'])})\n" for row, _ in items]
+    for name, lines in sections:
+        if lines:
+            n += 1
+            out.append(f"{n}. [{L[name]}](#{name}) ({len(lines)})\n")
+    return "".join(out) + "\n"
+
+
+def _write_topics(
+    fh: IO[str],
+    L: dict[str, str],
+    topics: dict[str, list[tuple[dict[str, Any], bool]]],
+    measures_dir: Path,
+    doc_files: set[str],
+) -> None:
+    """Each topic with its documents, read from disk one at a time."""
+    for ti, (topic, items) in enumerate(topics.items(), 1):
+        fh.write(f'<a id="topic-{ti}"></a>\n\n## {topic}\n\n')
+        for row, first in items:
+            if not first:  # documented under its first topic; listed here too
+                fh.write(
+                    f"- [[{row['measure']}]](#{anchor(row['file'])}): "
+                    f"{L['see_topic'].format(topic=row['topics'][0])}\n\n"
+                )
+                continue
+            path = measures_dir / row["file"]
+            text = path.read_text(encoding="utf-8") if path.exists() else f"# [{row['measure']}]\n"
+            fh.write(f'<a id="{anchor(row["file"])}"></a>\n\n{_demote(text, doc_files)}\n\n')
+
+
 def write_combined(
     out_dir: Path, files: RunFiles, ws: Workspace, *, request: dict[str, Any]
 ) -> tuple[Path, Path]:
@@ -164,6 +194,7 @@ def write_combined(
     measures_dir = out_dir / "measures"
     documented, missed, rows, order = collect(files)
     warnings = run_warnings(ws, rows)
+    errors = failed_errors(ws)
     topics: dict[str, list[tuple[dict[str, Any], bool]]] = {t: [] for t in order}
     for row in documented:
         for k, topic in enumerate(row["topics"]):
@@ -171,50 +202,29 @@ def write_combined(
     topics = {t: items for t, items in topics.items() if items}
     doc_files = {r["file"] for r in documented}
     manual = out_dir / "combined_manual.md"
-    with _atomic(manual) as fh:
+    with atomic_open(manual) as fh:
         fh.write(f"# {L['manual']}: {ws.model.name}\n\n_{L['generated']}_\n\n")
         if not ws.model.measures:
             fh.write(f"> {L['empty_model']}\n\n")
-        fh.write(f"## {L['contents']}\n\n")
-        n = 0
-        for n, (topic, items) in enumerate(topics.items(), 1):
-            fh.write(f"{n}. [{topic}](#topic-{n})\n")
-            for row, _first in items:
-                fh.write(f"    - [[{row['measure']}]](#{anchor(row['file'])})\n")
-        if warnings:
-            n += 1
-            fh.write(f"{n}. [{L['warnings']}](#warnings) ({len(warnings)})\n")
-        if missed:
-            fh.write(f"{n + 1}. [{L['missed']}](#missed) ({len(missed)})\n")
-        fh.write("\n")
-        for ti, (topic, items) in enumerate(topics.items(), 1):
-            fh.write(f'<a id="topic-{ti}"></a>\n\n## {topic}\n\n')
-            for row, first in items:
-                if not first:  # documented under its first topic; listed here too
-                    fh.write(
-                        f"- [[{row['measure']}]](#{anchor(row['file'])}): "
-                        f"{L['see_topic'].format(topic=row['topics'][0])}\n\n"
-                    )
-                    continue
-                path = measures_dir / row["file"]
-                text = (
-                    path.read_text(encoding="utf-8") if path.exists() else f"# [{row['measure']}]\n"
-                )
-                fh.write(f'<a id="{anchor(row["file"])}"></a>\n\n{_demote(text, doc_files)}\n\n')
-        if warnings:
-            fh.write(f'<a id="warnings"></a>\n\n## {L["warnings"]}\n\n')
-            fh.write("".join(f"- {translate_warning(w, lang)}\n" for w in warnings) + "\n")
-        fh.write("\n".join(_missed_section(missed, L)))
+        sections = [("errors", errors), ("warnings", warnings), ("missed", missed)]
+        fh.write(_contents(L, topics, sections))
+        _write_topics(fh, L, topics, measures_dir, doc_files)
+        for name, lines in sections[:2]:
+            if lines:
+                fh.write(f'<a id="{name}"></a>\n\n## {L[name]}\n\n')
+                fh.write("".join(f"- {translate_warning(x, lang)}\n" for x in lines) + "\n")
+        fh.write("\n".join(_missed_section(missed, L, lang)))
     index = out_dir / "index.json"
     head = {
         "model": ws.model.name,
         "model_path": str(request["model"]),
         "lang": lang,
         "input_hash": request.get("input_hash"),
+        "errors": errors,
         "warnings": warnings,
         "sql_errors": [dict(e) for e in (ws.index.errors if ws.index is not None else [])],
     }
-    with _atomic(index) as fh, files.open_lineage() as lin_fh:
+    with atomic_open(index) as fh, files.open_lineage() as lin_fh:
         fh.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "measures": {')
         for k, row in enumerate(documented):
             raw = files.lineage_bytes(row, lin_fh)
@@ -239,7 +249,7 @@ def write_combined(
                 + "}"
             )
         fh.write('}, "missed": ' + json.dumps(missed, ensure_ascii=False, default=str) + "}")
-    _write_manifest(out_dir, request, documented, missed, warnings)
+    _write_manifest(out_dir, request, documented, missed, warnings, errors)
     return manual, index
 
 
@@ -249,6 +259,7 @@ def _write_manifest(
     documented: list[dict[str, Any]],
     missed: list[dict[str, Any]],
     warnings: list[str],
+    errors: list[str],
 ) -> None:
     """Sizes and times of every output file, for the no-work check of an unchanged rerun."""
     stats: dict[str, list[int]] = {}
@@ -268,5 +279,6 @@ def _write_manifest(
         "measures": [r["measure"] for r in documented],
         "missed": missed,
         "warnings": warnings,
+        "errors": errors,
     }
     atomic_write(out_dir / MANIFEST, json.dumps(manifest, ensure_ascii=False, default=str))

@@ -13,6 +13,7 @@ from vitrina.docs.dax.format import flat_text
 from vitrina.docs.dax.lexer import Token, TokenKind, code_tokens, tokenize
 from vitrina.docs.dax.resolver import _call_args
 from vitrina.docs.lineage import MeasureLineage
+from vitrina.docs.writer.i18n import object_word
 from vitrina.trace import Trace
 
 AGG = {
@@ -393,7 +394,7 @@ def rules_explanation(lin: MeasureLineage, lang: str) -> str:
             else f"They are loaded from the warehouse object{'' if one else 's'} {', '.join(wh)}."
         )
     if lin.procedures:
-        procs = ", ".join(p.name for p in lin.procedures)  # every one, in execution order
+        procs = ", ".join(object_word(p.name, lang) for p in lin.procedures)  # execution order
         one = len(lin.procedures) == 1
         parts.append(
             (

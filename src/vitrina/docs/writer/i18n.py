@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import re
 
+from vitrina.docs.writer.messages import translate_warning
+
+__all__ = ["LABELS", "kind_word", "labels", "object_word", "translate_warning"]
+
 LABELS: dict[str, dict[str, str]] = {
     "en": {
         "topic": "Topic",
@@ -29,6 +33,31 @@ LABELS: dict[str, dict[str, str]] = {
         "time_intel": "Time intelligence",
         "relationships": "Relationships used",
         "warnings": "Warnings",
+        "errors": "Errors",
+        "reason_agent": "agent",
+        "script": "script",
+        "console_item": "item",
+        "console_value": "value",
+        "console_processed": "processed",
+        "console_written": "documents written",
+        "console_unchanged": "unchanged (kept)",
+        "console_missed": "missed",
+        "console_time": "time",
+        "console_resumed": " (resumed)",
+        "console_skipped": " (nothing changed: no work done)",
+        "console_model_calls": "model calls",
+        "console_calls_text": "{calls} ({failures} failed, {repairs} repairs, {tokens} tokens)",
+        "console_warnings": "warnings",
+        "console_errors": "errors",
+        "console_manual": "manual",
+        "console_index": "index",
+        "console_measures_dir": "measures folder",
+        "console_missed_title": "missed measures",
+        "console_warning": "warning",
+        "console_error": "error",
+        "console_documenting": "documenting",
+        "console_no_llm": "--llm: no model is configured (see `vitrina config`); explanations "
+        "and the measure list use the rules",
         "none": "none",
         "level_column": "Lineage level: column (source columns are named where the SQL allows it).",
         "level_table": "Lineage level: table (source tables are named; columns could not be "
@@ -107,6 +136,32 @@ LABELS: dict[str, dict[str, str]] = {
         "time_intel": "Функции логики времени",
         "relationships": "Используемые связи",
         "warnings": "Предупреждения",
+        "errors": "Ошибки",
+        "reason_agent": "агент",
+        "script": "скрипт",
+        "console_item": "показатель",
+        "console_value": "значение",
+        "console_processed": "обработано",
+        "console_written": "записано документов",
+        "console_unchanged": "без изменений (оставлены)",
+        "console_missed": "пропущено",
+        "console_time": "время",
+        "console_resumed": " (продолжение прерванного запуска)",
+        "console_skipped": " (ничего не изменилось: работа не нужна)",
+        "console_model_calls": "вызовы модели",
+        "console_calls_text": "{calls} (неудачных: {failures}, исправлений: {repairs}, "
+        "токенов: {tokens})",
+        "console_warnings": "предупреждения",
+        "console_errors": "ошибки",
+        "console_manual": "руководство",
+        "console_index": "индекс",
+        "console_measures_dir": "папка документов",
+        "console_missed_title": "пропущенные меры",
+        "console_warning": "предупреждение",
+        "console_error": "ошибка",
+        "console_documenting": "документирование",
+        "console_no_llm": "--llm: модель не настроена (см. `vitrina config`); пояснения и "
+        "список мер строятся по правилам",
         "none": "нет",
         "level_column": "Уровень происхождения: столбцы (исходные столбцы названы там, где это "
         "позволяет SQL).",
@@ -170,92 +225,40 @@ def labels(lang: str) -> dict[str, str]:
     return LABELS.get(lang, LABELS["en"])
 
 
-# English warning texts (from lineage, sources and the SQL index) -> Russian. Patterns are
-# anchored and tried in order; a sub-message after "name: " is translated recursively.
-_RU_WARNINGS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(p), r)
-    for p, r in (
-        (r"^unresolved reference (.+) in \[(.+)\]$", r"неразрешённая ссылка \1 в [\2]"),
-        (
-            r"^unsupported source (\S+): lineage stops here$",
-            r"неподдерживаемый источник \1: происхождение дальше не прослеживается",
-        ),
-        (
-            r"^parsed partially \(token scan\); its reads/writes may be incomplete$",
-            "разобрано частично (сканированием токенов); списки чтения и записи могут "
-            "быть неполными",
-        ),
-        (
-            r"^builds dynamic SQL; objects named only in that SQL are not traced$",
-            "строит динамический SQL; объекты, названные только в нём, не прослежены",
-        ),
-        (
-            r"^dynamic SQL at line\(s\) ([\d, ]+): the objects it touches are known only "
-            r"at run time; (\d+) SQL-like string literal\(s\) were scanned for names$",
-            r"динамический SQL (стр. \1): объекты, с которыми он работает, известны "
-            r"только при выполнении; строковых литералов, похожих на SQL, просмотрено: \2",
-        ),
-        (
-            r"^statement\(s\) at line\(s\) ([\d, ]+) were read by a token scan: reads "
-            r"and writes may be incomplete$",
-            r"инструкции (стр. \1) прочитаны сканированием токенов: чтение и запись "
-            r"могут быть неполными",
-        ),
-        (
-            r"^temp table\(s\) (.+) are read but not filled here \(filled by a caller\?\)$",
-            r"временные таблицы \1 читаются, но не заполняются здесь (их заполняет "
-            r"вызывающая процедура?)",
-        ),
-        (
-            r"^warehouse object (.+) was not found in the SQL folder$",
-            r"объект хранилища \1 не найден в папке SQL",
-        ),
-        (
-            r"^no SQL folder given: lineage stops at the partition sources$",
-            "папка SQL не задана: происхождение прослежено только до источников секций",
-        ),
-        (
-            r"^SQL lineage cut at depth (\d+) \(at (.+)\)$",
-            r"происхождение в SQL обрезано на глубине \1 (на объекте \2)",
-        ),
-        (
-            r"^measure dependencies deeper than (\d+) levels were not followed$",
-            r"зависимости мер глубже \1 уровней не прослежены",
-        ),
-        (
-            r"^the measure reads no model column or table \(a constant or a parameter\)$",
-            "мера не читает ни столбцов, ни таблиц модели (константа или параметр)",
-        ),
-        (
-            r"^no data source recognised in the M expression$",
-            "в выражении M не распознан источник данных",
-        ),
-        (
-            r"^the native query text is computed; its tables are unknown$",
-            "текст нативного запроса вычисляется; его таблицы неизвестны",
-        ),
-        (
-            r"^partition query did not parse \((.*)\); tables found by a token scan$",
-            r"запрос секции не разобран (\1); таблицы найдены сканированием токенов",
-        ),
-        (
-            r"^(.+) is defined again: (.+) and (.+); the later one is kept$",
-            r"\1 определён повторно: \2 и \3; оставлено последнее определение",
-        ),
-    )
-]
+# Russian words for the kinds of objects, sources and links shown in the document's tables.
+_KINDS_RU = {
+    "table": "таблица",
+    "view": "представление",
+    "procedure": "процедура",
+    "function": "функция",
+    "sequence": "последовательность",
+    "type": "тип",
+    "other": "другое",
+    "unknown": "неизвестно",
+    "temp table": "временная таблица",
+    "query": "запрос",
+    "calculated": "вычисляемая",
+    "calculation_group": "группа вычислений",
+    "inline": "данные в модели",
+    "unsupported": "неподдерживаемый",
+    "missing": "не найден",
+    "column": "столбец",
+}
 
 
-def translate_warning(text: str, lang: str) -> str:
-    """A warning in the document's language; unknown texts stay as they are (never dropped)."""
+def kind_word(kind: str, lang: str) -> str:
+    """A kind (`table`, `view`, `query`, a link level) in the document's language."""
+    return _KINDS_RU.get(kind, kind) if lang == "ru" else kind
+
+
+def object_word(name: str, lang: str) -> str:
+    """An object's name with its English words in the document's language: `script FILE`
+    and a caller's `(line N)`."""
     if lang != "ru":
-        return text
-    for pattern, repl in _RU_WARNINGS:
-        if pattern.match(text):
-            return pattern.sub(repl, text)
-    head, sep, rest = text.partition(": ")
-    if sep and rest:
-        inner = translate_warning(rest, lang)
-        if inner != rest:
-            return f"{head}: {inner}"
-    return text
+        return name
+    if name.startswith("script "):
+        name = "скрипт " + name[len("script ") :]
+    return _LINE.sub(r"(строка \1)", name)
+
+
+_LINE = re.compile(r"\(line (\d+)\)")

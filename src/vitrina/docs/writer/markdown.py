@@ -6,14 +6,15 @@ import hashlib
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
 from vitrina.docs.dax.format import format_dax
-from vitrina.docs.lineage import MeasureLineage
+from vitrina.docs.lineage import MeasureLineage, ProcedureInfo
 from vitrina.docs.model import Measure
 from vitrina.docs.writer.explain import Explainer, explanation
-from vitrina.docs.writer.i18n import labels, translate_warning
+from vitrina.docs.writer.i18n import kind_word, labels, object_word, translate_warning
 from vitrina.docs.writer.mermaid import MAX_NODES, cut_count, mermaid
 from vitrina.trace import Trace
 
@@ -64,6 +65,22 @@ def _rel(path: str | None, out_dir: Path | None) -> str:
         return path
 
 
+@dataclass(frozen=True)
+class _Doc:
+    """What every section of one document reads: the lineage, the labels and the options."""
+
+    lin: MeasureLineage
+    measure: Measure
+    lang: str
+    L: dict[str, str]
+    link: Callable[[str], str | None]
+    docs_dir: Path | None
+
+    def mref(self, name: str) -> str:
+        target = self.link(name)
+        return f"[[{name}]]({quote(target)})" if target else f"[{name}]"
+
+
 def render_measure(
     lin: MeasureLineage,
     measure: Measure,
@@ -76,31 +93,55 @@ def render_measure(
     docs_dir: Path | None = None,
 ) -> str:
     """The document text. `link(measure name)` gives the relative target of another measure."""
-    L = labels(lang)
-    out: list[str] = [f"# [{measure.name}]"]
-    out.append("")
+    doc = _Doc(lin, measure, lang, labels(lang), link, docs_dir)
+    out = _head(doc, topic)
+    out += [f"## {doc.L['explanation']}", "", explanation(lin, lang, explain, trace), ""]
+    out += _dependencies(doc)
+    out += _calculated(doc)
+    out += _lineage(doc, trace)
+    out += _sources(doc)
+    out += _computed(doc)
+    out += _loaders(doc)
+    out += _filters(doc)
+    out += _warnings(doc)
+    return "\n".join(out)
+
+
+def _head(doc: _Doc, topic: str) -> list[str]:
+    """Title, topic and table, description and the formula."""
+    L, measure = doc.L, doc.measure
     meta = [f"**{L['topic']}:** {topic}", f"**{L['table']}:** '{measure.table}'"]
     if measure.format_string:
         meta.append(f"**{L['format']}:** `{measure.format_string}`")
     if measure.display_folder:
         meta.append(f"**{L['folder']}:** {measure.display_folder}")
-    out += [" · ".join(meta), ""]
-    out += [f"## {L['description']}", "", measure.description or f"_{L['no_description']}_", ""]
-    out += [f"## {L['formula']}", "", _fence(format_dax(measure.expression), "dax"), ""]
-    out += [f"## {L['explanation']}", "", explanation(lin, lang, explain, trace), ""]
+    return [
+        f"# [{measure.name}]",
+        "",
+        " · ".join(meta),
+        "",
+        f"## {L['description']}",
+        "",
+        measure.description or f"_{L['no_description']}_",
+        "",
+        f"## {L['formula']}",
+        "",
+        _fence(format_dax(measure.expression), "dax"),
+        "",
+    ]
 
-    def mref(name: str) -> str:
-        target = link(name)
-        return f"[[{name}]]({quote(target)})" if target else f"[{name}]"
 
-    out += [f"## {L['dependencies']}", ""]
+def _dependencies(doc: _Doc) -> list[str]:
+    L, lin = doc.L, doc.lin
+    out = [f"## {L['dependencies']}", ""]
     out.append(
         f"- **{L['direct_measures']}:** "
-        + (", ".join(mref(m) for m in lin.direct_measures) or L["none"])
+        + (", ".join(doc.mref(m) for m in lin.direct_measures) or L["none"])
     )
-    indirect = [m for m in lin.all_measures if m not in lin.direct_measures]
-    if indirect:
-        out.append(f"- **{L['all_measures']}:** " + ", ".join(mref(m) for m in lin.all_measures))
+    if any(m not in lin.direct_measures for m in lin.all_measures):
+        out.append(
+            f"- **{L['all_measures']}:** " + ", ".join(doc.mref(m) for m in lin.all_measures)
+        )
     out.append(f"- **{L['columns']}:** " + (", ".join(f"`{c}`" for c in lin.columns) or L["none"]))
     out.append(
         f"- **{L['model_tables']}:** "
@@ -109,136 +150,183 @@ def render_measure(
     if lin.variables:
         out.append(f"- **{L['variables']}:** " + ", ".join(f"`{v}`" for v in lin.variables))
     out.append("")
+    return out
 
-    if lin.calculated:
-        out += [f"## {L['calculated']}", ""]
-        for item in lin.calculated:
-            out += [
-                f"**{L[item.kind]}** {item.name}:",
-                "",
-                _fence(format_dax(item.expression), "dax"),
-                "",
-            ]
 
-    out += [
-        f"## {L['lineage']}",
-        "",
-        L[f"level_{lin.level}"],
-        "",
-        _fence(mermaid(lin, lang), "mermaid"),
-        "",
-    ]
+def _calculated(doc: _Doc) -> list[str]:
+    if not doc.lin.calculated:
+        return []
+    out = [f"## {doc.L['calculated']}", ""]
+    for item in doc.lin.calculated:
+        out += [
+            f"**{doc.L[item.kind]}** {item.name}:",
+            "",
+            _fence(format_dax(item.expression), "dax"),
+            "",
+        ]
+    return out
+
+
+def _lineage(doc: _Doc, trace: Trace | None) -> list[str]:
+    """The level and the Mermaid diagram (with a note when it is cut)."""
+    L, lin = doc.L, doc.lin
+    out = [f"## {L['lineage']}", "", L[f"level_{lin.level}"], ""]
+    out += [_fence(mermaid(lin, doc.lang), "mermaid"), ""]
     if cut_count(lin):
         out += [L["diagram_cut"].format(shown=MAX_NODES, total=len(lin.nodes)), ""]
         if trace is not None:
             trace.rejected(
                 "Mermaid diagram cut", measure=lin.measure, shown=MAX_NODES, total=len(lin.nodes)
             )
+    return out
 
-    out += [f"## {L['sources']}", ""]
+
+def _sources(doc: _Doc) -> list[str]:
+    """Partition sources, warehouse objects and the column mapping."""
+    L, lin = doc.L, doc.lin
+    out = [f"## {L['sources']}", "", f"### {L['partition_sources']}", ""]
     out += [
-        f"### {L['partition_sources']}",
-        "",
         f"| {L['table']} | {L['kind']} | {L['source']} | {L['via']} |",
         "| --- | --- | --- | --- |",
     ]
     for table, refs in lin.sources.items():
         for ref in refs:
-            what = ", ".join(ref.objects) or ref.detail or "—"
+            what = ", ".join(ref.objects) or translate_warning(ref.detail, doc.lang) or "—"
             if ref.database:
                 what += f" ({ref.database})"
             out.append(
-                f"| '{_cell(table)}' | {ref.kind} | {_cell(what)} | {_cell(' → '.join(ref.via))} |"
+                f"| '{_cell(table)}' | {kind_word(ref.kind, doc.lang)} | {_cell(what)} | "
+                f"{_cell(' → '.join(ref.via))} |"
             )
     out.append("")
-    if lin.sql_objects:
-        out += [
-            f"### {L['warehouse']}",
-            "",
-            f"| {L['object']} | {L['kind']} | {L['file']} | {L['depth']} |",
-            "| --- | --- | --- | --- |",
-        ]
-        for o in lin.sql_objects:
-            where = (
-                f"{_rel(o.file, docs_dir)}:{o.line}"
-                if o.file and o.line
-                else _rel(o.file, docs_dir) or (L["not_found"] if not o.found else "")
-            )
-            out.append(f"| {_cell(o.name)} | {o.kind} | {_cell(where)} | {o.depth} |")
-        out.append("")
+    out += _warehouse(doc)
     if lin.column_links:
         out += [f"| {L['column']} | {L['source']} | {L['level']} |", "| --- | --- | --- |"]
         for cl in lin.column_links:
             src = cl.source + (f" ({L['via']} {', '.join(cl.via)})" if cl.via else "")
-            out.append(f"| `{_cell(cl.model_column)}` | {_cell(src)} | {cl.level} |")
-        out.append("")
-
-    if lin.column_steps:
-        out += [
-            f"## {L['computed']}",
-            "",
-            f"| {L['column']} | {L['target']} | {L['expression']} | {L['procedure']} |",
-            "| --- | --- | --- | --- |",
-        ]
-        for st in lin.column_steps:
-            how = f"`{_cell(st.expression)}`" + ("" if st.computed else f" ({L['copied']})")
-            where = st.procedure + (f", {L['line']} {st.line}" if st.line else "")
             out.append(
-                f"| `{_cell(st.model_column)}` | {_cell(st.target)}.{_cell(st.column)} | "
-                f"{how} | {_cell(where)} |"
+                f"| `{_cell(cl.model_column)}` | {_cell(src)} | {kind_word(cl.level, doc.lang)} |"
             )
         out.append("")
+    return out
 
-    if lin.procedures:
-        out += [f"## {L['loaders']}", "", L["order_note"], ""]
-        for p in lin.procedures:
-            flags = [L["partial"]] if p.partial else []
-            if p.dynamic_sql:
-                flags.append(L["dynamic"])
-            head = f"### {p.name}" + (f" ({', '.join(flags)})" if flags else "")
-            out += [head, ""]
-            if p.file:
-                out.append(
-                    f"- **{L['file']}:** `{_rel(p.file, docs_dir)}`"
-                    + (f", {L['line']} {p.line}" if p.line else "")
-                )
-            if p.order is not None:
-                out.append(f"- **{L['order']}:** {p.order + 1}")
-            if p.called_by:
-                out.append(f"- **{L['called_by']}:** " + ", ".join(p.called_by))
-            out.append(f"- **{L['writes']}:** " + (", ".join(p.writes) or L["none"]))
-            out.append(f"- **{L['reads']}:** " + (", ".join(p.reads) or L["none"]))
-            if p.external:
-                out.append(f"- **{L['external']}:** " + ", ".join(f"`{e}`" for e in p.external))
-            out.append("")
-            for ex in p.excerpts:
-                out.append(
-                    f"{L['statement']} {ex.kind} → {ex.target}"
-                    + (f" ({L['line']} {ex.line})" if ex.line else "")
-                    + ":"
-                )
-                out += ["", _fence(ex.sql, "sql"), ""]
 
-    out += [f"## {L['filters']}", ""]
-    any_f = False
-    for title, items in (
+def _warehouse(doc: _Doc) -> list[str]:
+    L = doc.L
+    if not doc.lin.sql_objects:
+        return []
+    out = [
+        f"### {L['warehouse']}",
+        "",
+        f"| {L['object']} | {L['kind']} | {L['file']} | {L['depth']} |",
+        "| --- | --- | --- | --- |",
+    ]
+    for o in doc.lin.sql_objects:
+        where = (
+            f"{_rel(o.file, doc.docs_dir)}:{o.line}"
+            if o.file and o.line
+            else _rel(o.file, doc.docs_dir) or (L["not_found"] if not o.found else "")
+        )
+        out.append(
+            f"| {_cell(o.name)} | {kind_word(o.kind, doc.lang)} | {_cell(where)} | {o.depth} |"
+        )
+    out.append("")
+    return out
+
+
+def _computed(doc: _Doc) -> list[str]:
+    """How the business columns are computed, quoted from the SQL."""
+    L = doc.L
+    if not doc.lin.column_steps:
+        return []
+    out = [
+        f"## {L['computed']}",
+        "",
+        f"| {L['column']} | {L['target']} | {L['expression']} | {L['procedure']} |",
+        "| --- | --- | --- | --- |",
+    ]
+    for st in doc.lin.column_steps:
+        how = f"`{_cell(st.expression)}`" + ("" if st.computed else f" ({L['copied']})")
+        where = object_word(st.procedure, doc.lang) + (
+            f", {L['line']} {st.line}" if st.line else ""
+        )
+        out.append(
+            f"| `{_cell(st.model_column)}` | {_cell(st.target)}.{_cell(st.column)} | "
+            f"{how} | {_cell(where)} |"
+        )
+    out.append("")
+    return out
+
+
+def _loaders(doc: _Doc) -> list[str]:
+    """The loading procedures in execution order, each with the statements that write."""
+    if not doc.lin.procedures:
+        return []
+    out = [f"## {doc.L['loaders']}", "", doc.L["order_note"], ""]
+    for p in doc.lin.procedures:
+        out += _procedure(doc, p)
+    return out
+
+
+def _procedure(doc: _Doc, p: ProcedureInfo) -> list[str]:
+    L, lang = doc.L, doc.lang
+    flags = [L["partial"]] if p.partial else []
+    if p.dynamic_sql:
+        flags.append(L["dynamic"])
+    head = f"### {object_word(p.name, lang)}" + (f" ({', '.join(flags)})" if flags else "")
+    out = [head, ""]
+    if p.file:
+        out.append(
+            f"- **{L['file']}:** `{_rel(p.file, doc.docs_dir)}`"
+            + (f", {L['line']} {p.line}" if p.line else "")
+        )
+    if p.order is not None:
+        out.append(f"- **{L['order']}:** {p.order + 1}")
+    if p.called_by:
+        out.append(
+            f"- **{L['called_by']}:** " + ", ".join(object_word(c, lang) for c in p.called_by)
+        )
+    out.append(f"- **{L['writes']}:** " + (", ".join(p.writes) or L["none"]))
+    out.append(f"- **{L['reads']}:** " + (", ".join(p.reads) or L["none"]))
+    if p.external:
+        out.append(f"- **{L['external']}:** " + ", ".join(f"`{e}`" for e in p.external))
+    out.append("")
+    for ex in p.excerpts:
+        out.append(
+            f"{L['statement']} {ex.kind} → {ex.target}"
+            + (f" ({L['line']} {ex.line})" if ex.line else "")
+            + ":"
+        )
+        out += ["", _fence(ex.sql, "sql"), ""]
+    return out
+
+
+def _filters(doc: _Doc) -> list[str]:
+    L, lin = doc.L, doc.lin
+    out = [f"## {L['filters']}", ""]
+    groups = (
         (L["filter_changes"], lin.filters),
         (L["time_intel"], lin.time_intelligence),
         (L["relationships"], lin.relationships),
-    ):
+    )
+    for title, items in groups:
         if items:
-            any_f = True
             out.append(f"- **{title}:**")
             out += [f"  - `{i}`" for i in items]
-    if not any_f:
+    if not any(items for _, items in groups):
         out.append(L["none"])
     out.append("")
+    return out
 
-    warnings = list(lin.unresolved) + list(lin.warnings)
-    out += [f"## {L['warnings']}", ""]
-    out += [f"- {translate_warning(w, lang)}" for w in warnings] if warnings else [L["none"]]
+
+def _warnings(doc: _Doc) -> list[str]:
+    warnings = [*doc.lin.unresolved, *doc.lin.warnings]
+    out = [f"## {doc.L['warnings']}", ""]
+    out += (
+        [f"- {translate_warning(w, doc.lang)}" for w in warnings] if warnings else [doc.L["none"]]
+    )
     out.append("")
-    return "\n".join(out)
+    return out
 
 
 def with_hash(text: str, digest: str) -> str:

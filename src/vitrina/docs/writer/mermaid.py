@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from vitrina.docs.lineage import MeasureLineage
-from vitrina.docs.writer.i18n import labels
+from vitrina.docs.writer.i18n import labels, object_word, translate_warning
 
 MAX_NODES = 60
 _SHAPES = {
@@ -36,7 +36,9 @@ _RU = {
 
 
 def _word(text: str, lang: str) -> str:
-    return _RU.get(text, text) if lang == "ru" else text
+    if lang != "ru":
+        return text
+    return _RU.get(text) or object_word(translate_warning(text, lang), lang)
 
 
 def escape_label(text: str) -> str:
