@@ -397,6 +397,9 @@ def test_agent_presets_run_the_real_command_lines(
     monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
     argv_file = tmp_path / "argv.json"
     monkeypatch.setenv("FAKE_AGENT_ARGV", str(argv_file))
+    # unconfined, so the stand-in can write down its argv (test_agent_honest covers the
+    # read-only sandbox)
+    monkeypatch.setattr("vitrina.docs.agent.sandbox_works", lambda: False)
     expected = {
         "cursor": ["--print", "--force", "--output-format", "text", "--model", "auto"],
         "claude": ["-p"],

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vitrina.docs.agent_guard import agent_facts
 from vitrina.docs.lineage import MeasureLineage, MeasureTimeout, build_lineage
 from vitrina.docs.runfiles import DOC_VERSION, atomic_write
 from vitrina.docs.screen import screen_lineage
@@ -19,6 +20,7 @@ from vitrina.docs.writer.markdown import read_hash, render_measure, with_hash
 from vitrina.trace import Trace
 
 if TYPE_CHECKING:
+    from vitrina.docs.agent import AgentRunner
     from vitrina.docs.graph import DocsContext
 
 MEASURES_DIR = "measures"
@@ -115,16 +117,10 @@ def document_measure(
             if time.monotonic() > deadline:
                 raise MeasureTimeout(name)
             if ctx.agent is not None:
-                outcome = ctx.agent.document(lin, text, path, out_dir, trace=trace)
-                if not outcome.ok:
-                    row.update(
-                        status="missed",
-                        reason=outcome.reason,
-                        detail=outcome.detail,
-                        suggestions=[],
-                    )
+                worded = _agent_text(ctx.agent, ws, lin, text, row, out_dir, lang, trace)
+                if worded is None:
                     return row, lin_json
-                text = outcome.text
+                text = worded
             atomic_write(path, with_hash(text, digest))
             row["status"] = "created"
         trace.measurement(
@@ -148,6 +144,30 @@ def document_measure(
             suggestions=[],
         )
     return row, None
+
+
+def _agent_text(
+    agent: AgentRunner,
+    ws: Workspace,
+    lin: MeasureLineage,
+    rules: str,
+    row: dict[str, Any],
+    out_dir: Path,
+    lang: str,
+    trace: Trace,
+) -> str | None:
+    """The agent's checked text; the rules text when the agent's is rejected (the run's
+    warnings say why); None when the measure is missed (`row` says why)."""
+    outcome = agent.document(
+        lin, rules, facts=agent_facts(ws, lin, rules), out_dir=out_dir, lang=lang, trace=trace
+    )
+    if outcome.ok:
+        return outcome.text
+    if outcome.reason == "rejected":
+        row["run_warnings"] = [*row["run_warnings"], f"[{lin.measure}]: {outcome.detail}"]
+        return rules
+    row.update(status="missed", reason=outcome.reason, detail=outcome.detail, suggestions=[])
+    return None
 
 
 def _run_warnings(lin: MeasureLineage) -> list[str]:

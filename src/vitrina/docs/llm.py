@@ -72,23 +72,30 @@ _NAMES = [
 
 
 def _facts(text: str) -> list[str]:
-    """Object names and numbers in `text`, in order, each once."""
+    """Object names and numbers in `text`, in order, each once (`e.g`, `т.е` are words)."""
     found: list[str] = []
     for pattern in (*_NAMES, _NUMBER):
         for m in pattern.finditer(text):
-            if m.group(0) not in found:
-                found.append(m.group(0))
+            token = m.group(0)
+            if token not in found and not _abbreviation(token):
+                found.append(token)
     return found
 
 
+def _abbreviation(token: str) -> bool:
+    parts = token.split(".")
+    return len(parts) > 1 and all(len(p) <= 1 for p in parts)
+
+
 def _holds(hay: str, token: str) -> bool:
+    if token[:1].isdigit():  # a number holds only as a whole number: 37 is not in 137 or 3.7
+        return any(
+            re.search(rf"(?<![\w.,]){re.escape(form)}(?![\w]|[.,]\d)", hay)
+            for form in {token, token.replace(",", ".")}
+        )
     folded = hay.casefold()
     bare = token.strip("`'[]")
-    return (
-        token.casefold() in folded
-        or (bool(bare) and bare.casefold() in folded)
-        or (token[:1].isdigit() and token.replace(",", ".") in hay)
-    )
+    return token.casefold() in folded or (bool(bare) and bare.casefold() in folded)
 
 
 def check_wording(text: str, facts: str) -> list[str]:
