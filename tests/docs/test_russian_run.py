@@ -83,7 +83,5 @@ def test_a_russian_run_shows_no_english_message(
         texts[doc.name] = doc.read_text("utf-8")
     assert len(texts) == 4  # the console, the manual and two documents
     catalog = english_catalog()
-    found = {
-        name: [p for p in catalog if p in _visible(text)] for name, text in texts.items()
-    }
+    found = {name: [p for p in catalog if p in _visible(text)] for name, text in texts.items()}
     assert found == {name: [] for name in texts}
