@@ -49,7 +49,7 @@ def test_docs_good_input(app: typer.Typer, tmp_path: Path) -> None:
         ],
     )
     assert res.exit_code == 0, res.output
-    assert "processed" in res.output and "11" in res.output
+    assert "обработано" in res.output and "11" in res.output  # the summary speaks Russian too
     assert "## Процедуры загрузки" in (tmp_path / "measures" / "Total Amount.md").read_text(
         encoding="utf-8"
     )
