@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from vitrina.cli import main
+from vitrina.docs.runfiles import file_mode
 
 LOADERS = Path(__file__).parent / "fixtures" / "loaders"
 BROKEN = """CREATE PROCEDURE dw.BrokenLoad (@From DATE AS
@@ -62,10 +63,12 @@ def test_outputs_get_the_mode_a_new_file_would(
     tmp_path: Path, capsys: pytest.CaptureFixture, umask: int, mode: int
 ) -> None:
     old = os.umask(umask)
+    file_mode.cache_clear()  # read once per process: this test changes it
     try:
         _console, out = _run(tmp_path, capsys, "--fresh")
     finally:
         os.umask(old)
+        file_mode.cache_clear()
     modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in _outputs(out)}
     assert len(modes) > 3 and set(modes.values()) == {mode}, modes
 

@@ -15,6 +15,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any
 
@@ -28,11 +29,13 @@ LINEAGE = "lineage.jsonl"
 TRACE = "trace.jsonl"
 
 
+@lru_cache(maxsize=1)
 def file_mode() -> int:
     """The mode a plain `open()` gives a new file: 0666 less the umask (0644 under 022).
 
     `mkstemp` creates its temp file 0600, and the rename keeps that: a web server or a
-    teammate could not read the documents. Every output is set to this mode instead.
+    teammate could not read the documents. Every output is set to this mode instead. Read
+    once per process (a process that changes its umask calls `file_mode.cache_clear()`).
     """
     return 0o666 & ~_umask()
 

@@ -80,7 +80,7 @@ def screen_lineage(ws: Workspace, lin: MeasureLineage) -> MeasureLineage:
     if failed:
         _drop_failed(lin, failed)
     if ws.index is not None:
-        _warn_only_updated(ws.index, lin)
+        _warn_only_updated(ws, lin)
     return lin
 
 
@@ -128,16 +128,15 @@ def _still_shown(name: str, reached: set[str]) -> bool:
     return f"s:{k}" in reached or any(n.startswith(f"s:{k}@") for n in reached)
 
 
-def _warn_only_updated(index: Any, lin: MeasureLineage) -> None:
+def _warn_only_updated(ws: Workspace, lin: MeasureLineage) -> None:
     """A table whose writers here only change rows is loaded from outside: say so."""
     for obj in lin.sql_objects:
         k = key(obj.name)
         if obj.kind != "table" or k.startswith("#"):
             continue
-        writers = index.writers_of(k)
-        if not writers or any(_adds_rows(index, w, k) for w in writers):
+        names = _only_updated_by(ws, k)
+        if not names:
             continue
-        names = ", ".join(sorted(w.display or w.name for w in writers))
         text = (
             f"{obj.name} is read but the SQL folder only updates or deletes its rows "
             f"({names}); its rows are loaded from outside: an ETL package, a file or "
@@ -147,6 +146,17 @@ def _warn_only_updated(index: Any, lin: MeasureLineage) -> None:
             lin.never_written.append(text)
         if text not in lin.warnings:
             lin.warnings.append(text)
+
+
+def _only_updated_by(ws: Workspace, table: str) -> str:
+    """The writers of `table` when none of them adds rows ("" otherwise), once per table."""
+    cache: dict[str, str] = ws.lineage_cache.setdefault("only_updated", {})
+    if table not in cache:
+        index = ws.index
+        writers = index.writers_of(table) if index is not None else []
+        only = bool(writers) and not any(_adds_rows(index, w, table) for w in writers)
+        cache[table] = ", ".join(sorted(w.display or w.name for w in writers)) if only else ""
+    return cache[table]
 
 
 def _adds_rows(index: Any, writer: Any, table: str) -> bool:
