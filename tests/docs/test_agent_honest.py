@@ -71,6 +71,8 @@ def test_an_honest_agent_is_accepted(
     assert "## Loading procedures" not in doc  # not the rules document
     assert "computes" in doc and "```dax" in doc
     assert "agent's text names" not in console
+    manual = (out / "combined_manual.md").read_text(encoding="utf-8")
+    assert "measure documents written by the coding agent custom:" in manual  # not "rules mode"
 
 
 @pytest.mark.parametrize("confined", [True, False], ids=["bubblewrap", "unconfined"])

@@ -144,6 +144,15 @@ def collect(
     return documented, missed, rows, order
 
 
+def _generated(L: dict[str, str], request: dict[str, Any]) -> str:
+    """Who wrote the texts: the rules, or an agent or a model checked against the facts."""
+    if request.get("agent"):
+        return L["generated_agent"].format(agent=request["agent"])
+    if request.get("llm"):
+        return L["generated_llm"].format(llm=request["llm"])
+    return L["generated"]
+
+
 def _contents(
     L: dict[str, str],
     topics: dict[str, list[tuple[dict[str, Any], bool]]],
@@ -203,7 +212,7 @@ def write_combined(
     doc_files = {r["file"] for r in documented}
     manual = out_dir / "combined_manual.md"
     with atomic_open(manual) as fh:
-        fh.write(f"# {L['manual']}: {ws.model.name}\n\n_{L['generated']}_\n\n")
+        fh.write(f"# {L['manual']}: {ws.model.name}\n\n_{_generated(L, request)}_\n\n")
         if not ws.model.measures:
             fh.write(f"> {L['empty_model']}\n\n")
         sections = [("errors", errors), ("warnings", warnings), ("missed", missed)]
