@@ -105,6 +105,10 @@ CATALOG: list[tuple[str, str]] = [
         "представление не читает ни таблиц, ни представлений (только константы или функции)",
     ),
     ("no object name after {}", "нет имени объекта после {0}"),
+    ("no AS before the body of procedure {}", "нет AS перед телом процедуры {0}"),
+    ("no AS before the body of function {}", "нет AS перед телом функции {0}"),
+    ("no AS before the body of view {}", "нет AS перед телом представления {0}"),
+    ("no AS before the body of trigger {}", "нет AS перед телом триггера {0}"),
     ("no AS before the body of {} {}", "нет AS перед телом {0} {1}"),
     ("definition has no body", "у определения нет тела"),
     (
