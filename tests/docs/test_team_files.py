@@ -24,6 +24,7 @@ BROKEN = """CREATE PROCEDURE dw.BrokenLoad (@From DATE AS
 BEGIN
     INSERT INTO dw.Fact2 (Id, Qty)
     SELECT Id, Qty FROM stg.Fact2_Staging WHERE Qty > 0;
+    EXEC dw.LoadFact2;
 END
 GO
 """
@@ -91,6 +92,7 @@ def test_a_procedure_that_failed_to_parse_is_an_error_never_a_loader(
         assert all("brokenload" not in n["id"] for n in lineage["nodes"])
     qty = (out / "measures" / "Qty Total.md").read_text(encoding="utf-8")
     assert "### dw.BrokenLoad" not in qty and "### dw.LoadFact2" in qty
+    assert "Called by" not in qty  # the broken procedure EXECs dw.LoadFact2: not a caller
     assert "procedure dw.BrokenLoad (writes dw.Fact2) failed to parse" in qty
     assert "Step in the load order:** 1\n" not in qty.split("### dw.LoadFact2", 1)[0]
 

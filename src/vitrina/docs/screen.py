@@ -85,6 +85,8 @@ def screen_lineage(ws: Workspace, lin: MeasureLineage) -> MeasureLineage:
 
 
 def _drop_failed(lin: MeasureLineage, failed: dict[str, FailedModule]) -> None:
+    for proc in lin.procedures:  # a failed caller orchestrates nothing
+        proc.called_by = [c for c in proc.called_by if key(c.split(" (line ")[0]) not in failed]
     dropped = [p for p in lin.procedures if key(p.name) in failed]
     if not dropped:
         return
