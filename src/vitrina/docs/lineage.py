@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 from vitrina.docs.dax.resolver import DaxDeps
 from vitrina.docs.dax.syntax import check as dax_check
 from vitrina.docs.model import Measure
+from vitrina.docs.order_notes import order_basis, order_notes
 from vitrina.docs.sources.types import SourceRef
 from vitrina.docs.workspace import Workspace
 from vitrina.trace import Trace
@@ -69,8 +70,19 @@ class ProcedureInfo(BaseModel):
     partial: bool = False
     dynamic_sql: bool = False
     order: int | None = None  # place in the load's execution order (call graph, else data order)
+    order_basis: str | None = None  # "file", "job", "exec" or "data" (inferred from data flow)
     called_by: list[str] = Field(default_factory=list)
     external: list[str] = Field(default_factory=list)  # BULK INSERT files, OPENROWSET sources
+
+
+class OrderNote(BaseModel):
+    """A cycle broken in the inferred load order, or a sequence that data flow contradicts."""
+
+    kind: Literal["cycle", "conflict"]
+    members: list[str] = Field(default_factory=list)  # cycle: the modules; conflict: before, after
+    tables: list[str] = Field(default_factory=list)
+    first: str = ""  # cycle: the module run first to break it
+    sequence: str = ""  # conflict: "job", "file" or the orchestrator's name
 
 
 class ColumnStep(BaseModel):
@@ -129,6 +141,7 @@ class MeasureLineage(BaseModel):
     calculated: list[CalculatedItem] = Field(default_factory=list)
     syntax_errors: list[str] = Field(default_factory=list)
     never_written: list[str] = Field(default_factory=list)
+    order_notes: list[OrderNote] = Field(default_factory=list)
     level: Literal["column", "table", "mixed", "none"] = "none"
     relationships: list[str] = Field(default_factory=list)
     time_intelligence: list[str] = Field(default_factory=list)
@@ -498,6 +511,7 @@ def _walk_sql(b: _Builder, index: Any, roots: list[tuple[str, str]], max_depth: 
             for src in getattr(obj, "reads", set()) or []:
                 queue.append((nid, src, "reads", depth + 1, None))
     lin.procedures.sort(key=lambda p: (p.order if p.order is not None else 1 << 30, p.name.lower()))
+    lin.order_notes = order_notes(index, list(procs))
 
 
 def _procedure_info(b: _Builder, index: Any, proc: Any) -> ProcedureInfo:
@@ -528,6 +542,7 @@ def _procedure_info(b: _Builder, index: Any, proc: Any) -> ProcedureInfo:
         partial=bool(proc.partial),
         dynamic_sql=bool(proc.dynamic_sql),
         order=index.order_of(proc.name),
+        order_basis=order_basis(index, proc.name),
         called_by=callers,
         external=external,
     )

@@ -15,6 +15,7 @@ from vitrina.docs.model import Measure
 from vitrina.docs.writer.explain import Explainer, explanation
 from vitrina.docs.writer.i18n import labels, translate_warning
 from vitrina.docs.writer.mermaid import MAX_NODES, cut_count, mermaid
+from vitrina.docs.writer.order import order_lines
 from vitrina.trace import Trace
 
 HASH_MARK = "<!-- vitrina-docs hash="
@@ -190,7 +191,7 @@ def render_measure(
         out.append("")
 
     if lin.procedures:
-        out += [f"## {L['loaders']}", "", L["order_note"], ""]
+        out += [f"## {L['loaders']}", "", *order_lines(lin, L), ""]
         for p in lin.procedures:
             flags = [L["partial"]] if p.partial else []
             if p.dynamic_sql:
@@ -203,7 +204,8 @@ def render_measure(
                     + (f", {L['line']} {p.line}" if p.line else "")
                 )
             if p.order is not None:
-                out.append(f"- **{L['order']}:** {p.order + 1}")
+                basis = f" ({L['basis_' + p.order_basis]})" if p.order_basis else ""
+                out.append(f"- **{L['order']}:** {p.order + 1}{basis}")
             if p.called_by:
                 out.append(f"- **{L['called_by']}:** " + ", ".join(p.called_by))
             out.append(f"- **{L['writes']}:** " + (", ".join(p.writes) or L["none"]))

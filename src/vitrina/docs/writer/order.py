@@ -1,0 +1,29 @@
+"""The load-order sentences of a document: the basis of the order, cycles and conflicts."""
+
+from __future__ import annotations
+
+from vitrina.docs.lineage import MeasureLineage, OrderNote
+
+_BASES = ("file", "job", "exec", "data")
+
+
+def order_lines(lin: MeasureLineage, labels: dict[str, str]) -> list[str]:
+    """One sentence per basis used by the document's procedures, then each cycle and conflict."""
+    used = {p.order_basis for p in lin.procedures if p.order_basis}
+    out = [labels[f"order_{b}"] for b in _BASES if b in used] or [labels["order_note"]]
+    return out + [f"- {note_text(n, labels)}" for n in lin.order_notes]
+
+
+def note_text(note: OrderNote, labels: dict[str, str]) -> str:
+    if note.kind == "cycle":
+        return labels["order_cycle"].format(
+            members=", ".join(note.members), tables=", ".join(note.tables), first=note.first
+        )
+    if note.sequence in ("job", "file"):
+        sequence = labels[f"sequence_{note.sequence}"]
+    else:
+        sequence = labels["sequence_exec"].format(name=note.sequence)
+    before, after = (note.members + ["", ""])[:2]
+    return labels["order_conflict"].format(
+        sequence=sequence, before=before, after=after, table=", ".join(note.tables)
+    )
