@@ -20,6 +20,7 @@ from vitrina.docs.dax.syntax import check as dax_check
 from vitrina.docs.model import Measure
 from vitrina.docs.order_notes import order_basis, order_notes
 from vitrina.docs.sources.types import SourceRef
+from vitrina.docs.sqlindex.models import ColumnDerivation
 from vitrina.docs.workspace import Workspace
 from vitrina.trace import Trace
 
@@ -95,8 +96,10 @@ class ColumnStep(BaseModel):
     file: str | None = None
     line: int | None = None
     expression: str
-    computed: bool = True  # False: the value is copied from `sources`
+    computed: bool = True  # False: the value is copied unchanged from `sources`
     sources: list[str] = Field(default_factory=list)
+    exact: bool = True  # False: the expression is sqlglot's normalised form, not the file's text
+    steps: list[ColumnDerivation] = Field(default_factory=list)  # computations in CTEs, subqueries
 
 
 class CalculatedItem(BaseModel):
@@ -594,69 +597,94 @@ def _external(proc: Any, table_key: str) -> list[str]:
 
 def _column_steps(b: _Builder, index: Any) -> None:
     """Follow each mapped column back through the writes that fill it (bounded, cycle-safe)."""
-    lin = b.lin
     seen: set[tuple[str, str, str, int]] = set()
-    for link in lin.column_links:
+    for link in b.lin.column_links:
         if link.level != "column" or "." not in link.source:
             continue
         table, column = link.source.rsplit(".", 1)
         found = index.get(table)
         if found is not None and _obj_kind(found) == "view":
             continue  # its base columns are links of their own
-        frontier: list[tuple[str, str, int, str | None]] = [(key(table), column, 0, None)]
-        visited: set[tuple[str, str]] = set()
-        while frontier and len(lin.column_steps) < MAX_COLUMN_STEPS:
-            b.check_time()
-            tkey, col, depth, reader = frontier.pop(0)
-            if (tkey, col.lower()) in visited or depth > MAX_SQL_DEPTH:
+        _follow_column(b, index, link.model_column, key(table), column, seen)
+
+
+def _follow_column(
+    b: _Builder, index: Any, model_column: str, table: str, column: str, seen: set[Any]
+) -> None:
+    """Breadth-first from `table.column` to the writes that fill it and their sources."""
+    frontier: list[tuple[str, str, int, str | None]] = [(table, column, 0, None)]
+    visited: set[tuple[str, str, str | None]] = set()
+    while frontier and len(b.lin.column_steps) < MAX_COLUMN_STEPS:
+        b.check_time()
+        tkey, col, depth, reader = frontier.pop(0)
+        if (tkey, col.lower(), reader) in visited or depth > MAX_SQL_DEPTH or col == "*":
+            continue
+        visited.add((tkey, col.lower(), reader))
+        for writer, st, a in _assignments_of(index, tkey, col, reader):
+            mark = (tkey, a.column.lower(), writer.name, a.line or st.line)
+            if mark not in seen:
+                seen.add(mark)
+                b.lin.column_steps.append(_column_step(b, index, model_column, writer, st, a))
+            for src in a.sources:
+                stable, scol = src.rsplit(".", 1)
+                frontier.append((key(stable), scol, depth + 1, writer.name))
+
+
+def _assignments_of(index: Any, table: str, column: str, reader: str | None) -> list[Any]:
+    """(writer, statement, assignment) for every write of `table.column` a reader can see."""
+    out = []
+    for writer in _column_writers(index, table, reader):
+        for st in writer.statements:
+            if table not in {key(t) for t in st.targets}:
                 continue
-            visited.add((tkey, col.lower()))
-            for writer in _column_writers(index, tkey, reader):
-                for st in writer.statements:
-                    if tkey not in {key(t) for t in st.targets}:
-                        continue
-                    for a in st.assignments:
-                        if key(a.target) != tkey or a.column.lower() != col.lower():
-                            continue
-                        mark = (tkey, a.column.lower(), writer.name, st.line)
-                        if mark not in seen:
-                            seen.add(mark)
-                            lin.column_steps.append(
-                                ColumnStep(
-                                    model_column=link.model_column,
-                                    target=_show(index, a.target),
-                                    column=a.column,
-                                    procedure=_procedure_name(b, index, writer),
-                                    file=b.ws.display_path(writer.file),
-                                    line=st.line,
-                                    expression=a.expression,
-                                    computed=not a.passthrough,
-                                    sources=[
-                                        _show(index, x.rsplit(".", 1)[0])
-                                        + "."
-                                        + x.rsplit(".", 1)[1]
-                                        for x in a.sources
-                                    ],
-                                )
-                            )
-                        for src in a.sources:
-                            stable, scol = src.rsplit(".", 1)
-                            frontier.append((key(stable), scol, depth + 1, writer.name))
+            out += [
+                (writer, st, a)
+                for a in st.assignments
+                if key(a.target) == table and a.column.lower() == column.lower()
+            ]
+    return out
+
+
+def _column_step(
+    b: _Builder, index: Any, model_column: str, writer: Any, st: Any, a: Any
+) -> ColumnStep:
+    return ColumnStep(
+        model_column=model_column,
+        target=_show(index, a.target),
+        column=a.column,
+        procedure=_procedure_name(b, index, writer),
+        file=b.ws.display_path(writer.file),
+        line=a.line or st.line,
+        expression=a.expression,
+        computed=not a.passthrough,
+        sources=[_show_column(index, x) for x in a.sources],
+        exact=a.exact,
+        steps=list(a.steps),
+    )
+
+
+def _show_column(index: Any, name: str) -> str:
+    table, column = name.rsplit(".", 1)
+    return f"{_show(index, table)}.{column}"
 
 
 def _column_writers(index: Any, table_key: str, reader: str | None) -> list[Any]:
-    """Who fills `table_key`: for a local `#temp`, the reading procedure itself or its call
-    chain."""
-    if table_key.startswith("#") and not table_key.startswith("##"):
-        own = index.get(reader) if reader else None
-        if own is None and reader:
-            own = next((s for s in index.scripts if s.name == reader), None)
-        if own is not None and any(
-            table_key in {key(t) for t in st.targets} for st in own.statements
-        ):
-            return [own]
-        return _scoped_writers(index, table_key, reader)
-    return index.writers_of(table_key)
+    """Who fills `table_key`. A local `#temp` or `@table`: the reading procedure itself and,
+    for a `#temp`, its call chain (a caller that creates it, a callee that fills or updates it)."""
+    if table_key[:1] not in ("#", "@") or table_key.startswith("##"):
+        return index.writers_of(table_key)
+    own = index.get(reader) if reader else None
+    if own is None and reader:
+        own = next((s for s in index.scripts if s.name == reader), None)
+    mine = (
+        [own]
+        if own is not None
+        and any(table_key in {key(t) for t in st.targets} for st in own.statements)
+        else []
+    )
+    if table_key.startswith("@"):
+        return mine
+    return mine + [w for w in _scoped_writers(index, table_key, reader) if w not in mine]
 
 
 def _procedure_name(b: _Builder, index: Any, proc: Any) -> str:

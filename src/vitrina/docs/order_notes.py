@@ -11,7 +11,7 @@ from typing import Any
 
 
 def order_basis(index: Any, name: str) -> str | None:
-    """"file", "job", "exec" or "data" for one module; None without a plan."""
+    """ "file", "job", "exec" or "data" for one module; None without a plan."""
     plan = _plan(index)
     return plan.basis.get(index.resolve(name)) if plan is not None else None
 
@@ -42,7 +42,9 @@ def order_notes(index: Any, procedures: Iterable[str]) -> list[Any]:
                     kind="conflict",
                     members=[index.display(c.before), index.display(c.after)],
                     tables=[index.display(c.table)],
-                    sequence=c.sequence if c.sequence in ("job", "file") else index.display(c.sequence),
+                    sequence=c.sequence
+                    if c.sequence in ("job", "file")
+                    else index.display(c.sequence),
                 )
             )
     return out

@@ -30,6 +30,7 @@ import heapq
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from vitrina.docs.sqlindex.models import SqlObject, SqlStatementInfo
 from vitrina.docs.sqlindex.temps import is_proc_local
@@ -131,7 +132,7 @@ def _sequence_edges(
 
 def _chain(graph: _Graph, plan: OrderPlan, names: list[str], label: str, owned: set[str]) -> None:
     """Consecutive names in order; a pair already placed by a stronger sequence is kept."""
-    for a, b in zip(names, names[1:], strict=False):
+    for a, b in pairwise(names):
         if not (a in owned and b in owned):
             graph.seq.setdefault((a, b), label)
     kind = label if label in ("file", "job") else "exec"
@@ -249,33 +250,34 @@ def _pairs(before: set[str], after: set[str]) -> Iterable[tuple[str, str]]:
 
 
 def _drop_contradicted(graph: _Graph, plan: OrderPlan) -> None:
-    """A data edge against a sequence (the sequence reaches its source) yields to it."""
-    nxt: dict[str, list[str]] = {}
-    for a, b in graph.seq:
-        nxt.setdefault(a, []).append(b)
-    for (a, b), tables in sorted(graph.data.items()):
-        if b in nxt and _reaches(nxt, b, a):
-            del graph.data[(a, b)]
-            label = _sequence_of(graph, b)
+    """A sequence runs x before y; data edges into x from y, or from what y's output flows
+    into, contradict it: they are dropped and reported, and the sequence is followed."""
+    after: dict[str, set[str]] = {}
+    for a, b in graph.data:
+        after.setdefault(a, set()).add(b)
+    for (x, y), label in sorted(graph.seq.items()):
+        reach = _reach(after, y)
+        for u in sorted(reach):
+            tables = graph.data.pop((u, x), None)
+            if tables is None:
+                continue
+            after[u].discard(x)
             for table in sorted(tables):
-                plan.conflicts.append(OrderConflict(label, before=b, after=a, table=table))
+                conflict = OrderConflict(label, before=x, after=y, table=table)
+                if conflict not in plan.conflicts:
+                    plan.conflicts.append(conflict)
 
 
-def _reaches(nxt: dict[str, list[str]], start: str, goal: str) -> bool:
+def _reach(after: dict[str, set[str]], start: str) -> set[str]:
+    """`start` and every module its output flows into (bounded)."""
     seen = {start}
     stack = [start]
     while stack and len(seen) < MAX_REACH:
-        for n in nxt.get(stack.pop(), []):
-            if n == goal:
-                return True
+        for n in after.get(stack.pop(), ()):
             if n not in seen:
                 seen.add(n)
                 stack.append(n)
-    return False
-
-
-def _sequence_of(graph: _Graph, name: str) -> str:
-    return next((lab for (a, b), lab in sorted(graph.seq.items()) if name in (a, b)), "")
+    return seen
 
 
 # --- sorting ----------------------------------------------------------------------------
@@ -310,13 +312,20 @@ def _sort(graph: _Graph, plan: OrderPlan) -> list[str]:
     return out
 
 
-def _break_cycle(
-    graph: _Graph, plan: OrderPlan, preds: dict[str, set[str]], done: set[str]
-) -> str:
-    """The cycle reached from the first stuck module; its member with fewest inputs goes first."""
+def _break_cycle(graph: _Graph, plan: OrderPlan, preds: dict[str, set[str]], done: set[str]) -> str:
+    """The cycle reached from the first stuck module; the member it enters by data only, with
+    the fewest inputs from the cycle, goes first."""
     left = sorted(n for n in preds if n not in done)
     members = _cycle_from(left[0], preds)
-    first = min(members, key=lambda n: (len(preds[n] & set(members)), n))
+    inside = set(members)
+    first = min(  # never against a sequence; then the fewest inputs from the cycle; then name
+        members,
+        key=lambda n: (
+            any((p, n) in graph.seq for p in preds[n] & inside),
+            len(preds[n] & inside),
+            n,
+        ),
+    )
     tables = sorted(
         {t for (a, b), ts in graph.data.items() if a in members and b in members for t in ts}
     )

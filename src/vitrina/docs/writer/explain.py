@@ -383,12 +383,16 @@ def rules_explanation(lin: MeasureLineage, lang: str) -> str:
         )
     computed = [st for st in lin.column_steps if st.computed]
     for st in computed[:12]:
+        steps = "".join(
+            f"; {d.where}.{d.column} = `{d.expression}` ({'строка' if ru else 'line'} {d.line})"
+            for d in st.steps
+        )
         parts.append(
             f"Столбец {st.target}.{st.column} вычисляется в {st.procedure} (строка "
-            f"{st.line}) как `{st.expression}`."
+            f"{st.line}) как `{st.expression}`{steps}."
             if ru
             else f"{st.target}.{st.column} is computed in {st.procedure} (line {st.line}) as "
-            f"`{st.expression}`."
+            f"`{st.expression}`{steps}."
         )
     if len(computed) > 12:
         parts.append(

@@ -85,8 +85,8 @@ LABELS: dict[str, dict[str, str]] = {
         "order_data": "Load order inferred from data flow: a table's creator (SELECT INTO, CREATE "
         "TABLE, TRUNCATE) runs before what modifies it, writers before readers.",
         "order_job": "Load order of the SQL Agent job steps or scripts that EXEC the procedures.",
-        "order_exec": "Load order of the EXEC calls in the orchestrating procedure, checked against "
-        "data flow.",
+        "order_exec": "Load order of the EXEC calls in the orchestrating procedure, checked "
+        "against data flow.",
         "order_file": "Load order given by the order file (--order).",
         "basis_data": "inferred from data flow",
         "basis_job": "job steps",
@@ -95,12 +95,12 @@ LABELS: dict[str, dict[str, str]] = {
         "order_cycle": "Cycle in the data flow: {members} need each other's output (tables "
         "{tables}); broken by running {first} first (fewest inputs from the cycle, then by name).",
         "order_conflict": "The {sequence} runs {before} before {after}, but {before} reads "
-        "{table}, which {after} writes: the sequence is followed.",
+        "{table}, which {after} or a step after it writes: the sequence is followed.",
         "sequence_job": "SQL Agent job",
         "sequence_file": "order file",
         "sequence_exec": "EXEC order of {name}",
         "normalised": "normalised by the parser, not the file's text",
-        "via_cte": "from {where}",
+        "derived_table": "derived table",
     },
     "ru": {
         "topic": "Тема",
@@ -182,7 +182,8 @@ LABELS: dict[str, dict[str, str]] = {
         "order_note": "В порядке выполнения: по графу вызовов (EXEC, шаги заданий), если он есть "
         "в SQL, иначе сначала те, кто пишет, потом те, кто читает.",
         "order_data": "Порядок загрузки выведен из потоков данных: создающий таблицу (SELECT "
-        "INTO, CREATE TABLE, TRUNCATE) выполняется раньше изменяющих её, пишущие — раньше читающих.",
+        "INTO, CREATE TABLE, TRUNCATE) выполняется раньше изменяющих её, пишущие — раньше "
+        "читающих.",
         "order_job": "Порядок загрузки — по шагам задания SQL Agent или сценариям, вызывающим "
         "процедуры через EXEC.",
         "order_exec": "Порядок загрузки — по вызовам EXEC в управляющей процедуре, сверен с "
@@ -196,12 +197,13 @@ LABELS: dict[str, dict[str, str]] = {
         "(таблицы {tables}); разорван: первой выполняется {first} (меньше всего входов из цикла, "
         "затем по имени).",
         "order_conflict": "{sequence} выполняет {before} раньше {after}, но {before} читает "
-        "{table}, которую пишет {after}: соблюдается заданная последовательность.",
+        "{table}, которую пишет {after} или шаг после неё: соблюдается заданная "
+        "последовательность.",
         "sequence_job": "Задание SQL Agent",
         "sequence_file": "Файл порядка",
         "sequence_exec": "Порядок EXEC в {name}",
         "normalised": "в нормализованном виде парсера, не текст файла",
-        "via_cte": "из {where}",
+        "derived_table": "производная таблица",
     },
 }
 

@@ -15,7 +15,7 @@ from vitrina.docs.model import Measure
 from vitrina.docs.writer.explain import Explainer, explanation
 from vitrina.docs.writer.i18n import labels, translate_warning
 from vitrina.docs.writer.mermaid import MAX_NODES, cut_count, mermaid
-from vitrina.docs.writer.order import order_lines
+from vitrina.docs.writer.order import derivation_text, order_lines
 from vitrina.trace import Trace
 
 HASH_MARK = "<!-- vitrina-docs hash="
@@ -183,6 +183,8 @@ def render_measure(
         ]
         for st in lin.column_steps:
             how = f"`{_cell(st.expression)}`" + ("" if st.computed else f" ({L['copied']})")
+            how += "" if st.exact else f" ({L['normalised']})"
+            how += "".join(f" ← {_cell(derivation_text(d, L))}" for d in st.steps)
             where = st.procedure + (f", {L['line']} {st.line}" if st.line else "")
             out.append(
                 f"| `{_cell(st.model_column)}` | {_cell(st.target)}.{_cell(st.column)} | "
