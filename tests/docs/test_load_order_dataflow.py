@@ -38,7 +38,7 @@ def test_creator_before_modifier_before_reader_whatever_the_names() -> None:
 
 
 def test_a_cycle_is_named_with_its_tables_and_how_it_was_broken() -> None:
-    _order_, plan = _order(F / "order_plain")
+    _, plan = _order(F / "order_plain")
     (cycle,) = plan.cycles  # type: ignore[attr-defined]
     assert cycle.members == ["etl.d_reconcile", "etl.e_adjust"]
     assert cycle.tables == ["dw.factsales", "dw.reconciliation"]

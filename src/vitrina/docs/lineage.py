@@ -237,47 +237,53 @@ def build_lineage(
     """Trace one measure. Raises MeasureTimeout when `deadline` (monotonic) passes."""
     trace = trace or Trace("docs.lineage")
     b = _Builder(ws, measure, deadline, trace)
-    lin = b.lin
     root = b.node(f"m:{measure.name}", "measure", f"[{measure.name}]")
+    _check_syntax(b, measure)
     deps = ws.deps(measure)
-    problem = dax_check(measure.expression)
-    if problem is not None:
-        where = f" ({measure.file}:{measure.line})" if measure.file and measure.line else ""
-        text = f"DAX syntax error in [{measure.name}] at {problem.text()}{where}"
-        lin.syntax_errors.append(text)
-        b.warn(text)
-        trace.warning(
-            "DAX syntax error",
-            measure=measure.name,
-            line=problem.line,
-            column=problem.column,
-            error=problem.message,
-        )
-    lin.direct_measures = sorted(deps.measures)
-    lin.variables = list(deps.variables)
-    _note_functions(lin, deps)
+    b.lin.direct_measures = sorted(deps.measures)
+    b.lin.variables = list(deps.variables)
+    _note_functions(b.lin, deps)
+    closure = _measure_closure(b, measure)  # 1. measures, transitively (cycle-safe)
+    columns = _model_columns(b, measure, closure)  # 2. model columns and tables
+    sql_roots = _partition_sources(b)  # 3. partition sources
+    _warehouse(b, sql_roots, max_sql_depth)  # 4. views, tables, loaders, staging
+    _column_links(b, columns)  # 5. column-level links, then the SQL of each business column
+    if ws.index is not None:
+        _column_steps(b, ws.index)
+    b.trace.measurement("lineage built", measure=measure.name, root=root, nodes=len(b._nodes))
+    return b.finish()
 
-    # 1. measures, transitively (cycle-safe)
+
+def _check_syntax(b: _Builder, measure: Measure) -> None:
+    problem = dax_check(measure.expression)
+    if problem is None:
+        return
+    where = f" ({measure.file}:{measure.line})" if measure.file and measure.line else ""
+    text = f"DAX syntax error in [{measure.name}] at {problem.text()}{where}"
+    b.lin.syntax_errors.append(text)
+    b.warn(text)
+    b.trace.warning(
+        "DAX syntax error",
+        measure=measure.name,
+        line=problem.line,
+        column=problem.column,
+        error=problem.message,
+    )
+
+
+def _measure_closure(b: _Builder, measure: Measure) -> list[Measure]:
+    """The measure and every measure it uses, breadth-first, cycle-safe and depth-bounded."""
     closure: list[Measure] = [measure]
     seen = {measure.name.lower()}
     frontier = [(measure, 0)]
     while frontier:
         b.check_time()
         current, depth = frontier.pop(0)
-        cur_deps = ws.deps(current)
-        for name in sorted(cur_deps.measures):
-            target = ws.measure_by_name(name)
-            if target is None:
-                continue
-            b.edge(
-                f"m:{current.name}",
-                b.node(f"m:{target.name}", "measure", f"[{target.name}]"),
-                "uses",
-            )
+        for target in _used_measures(b, current):
             if target.name.lower() in seen:
                 continue
             if depth + 1 > MAX_MEASURE_DEPTH:
-                lin.truncated = True
+                b.lin.truncated = True
                 b.warn(
                     f"measure dependencies deeper than {MAX_MEASURE_DEPTH} levels were not followed"
                 )
@@ -285,105 +291,132 @@ def build_lineage(
             seen.add(target.name.lower())
             closure.append(target)
             frontier.append((target, depth + 1))
-    lin.all_measures = [m.name for m in closure[1:]]
+    b.lin.all_measures = [m.name for m in closure[1:]]
+    return closure
 
-    # 2. model columns and tables (calculated columns followed to what they use)
+
+def _used_measures(b: _Builder, current: Measure) -> list[Measure]:
+    """Measures `current` uses directly, each drawn as a `uses` edge."""
+    out = []
+    for name in sorted(b.ws.deps(current).measures):
+        target = b.ws.measure_by_name(name)
+        if target is None:
+            continue
+        b.edge(
+            f"m:{current.name}", b.node(f"m:{target.name}", "measure", f"[{target.name}]"), "uses"
+        )
+        out.append(target)
+    return out
+
+
+def _model_columns(b: _Builder, measure: Measure, closure: list[Measure]) -> set[tuple[str, str]]:
+    """Model columns and tables of the closure; calculated columns followed to what they use."""
     columns: set[tuple[str, str]] = set()
     tables_by_measure: dict[str, set[str]] = {}
     for m in closure:
-        d = ws.deps(m)
+        d = b.ws.deps(m)
         if m is not measure:
-            _note_functions(lin, d)
+            _note_functions(b.lin, d)
         for u in d.unresolved:
             text = f"unresolved reference {u} in [{m.name}]"
-            if text not in lin.unresolved:
-                lin.unresolved.append(text)
-        tabs = set(d.tables) | {t for t, _ in d.columns}
-        tables_by_measure[m.name] = tabs
+            if text not in b.lin.unresolved:
+                b.lin.unresolved.append(text)
+        tables_by_measure[m.name] = set(d.tables) | {t for t, _ in d.columns}
         columns |= d.columns
+    _calculated_column_deps(b, columns, tables_by_measure.setdefault(measure.name, set()))
+    b.lin.columns = sorted(col_ref(t, c) for t, c in columns)
+    _calculated_columns(b, columns)
+    _model_tables(b, tables_by_measure, columns)
+    return columns
+
+
+def _calculated_column_deps(b: _Builder, columns: set[tuple[str, str]], tables: set[str]) -> None:
+    """Add what calculated columns use to `columns` (and their tables to the measure's)."""
     pending = sorted(columns)
-    done_cols: set[tuple[str, str]] = set()
+    done: set[tuple[str, str]] = set()
     while pending:
         col = pending.pop()
-        if col in done_cols:
+        if col in done:
             continue
-        done_cols.add(col)
-        cd = ws.column_deps(*col)
-        if cd is not None:
-            for c in sorted(cd.columns):
-                if c not in columns:
-                    columns.add(c)
-                    pending.append(c)
-            tables_by_measure.setdefault(measure.name, set()).update(cd.tables)
-    lin.columns = sorted(col_ref(t, c) for t, c in columns)
+        done.add(col)
+        cd = b.ws.column_deps(*col)
+        if cd is None:
+            continue
+        for c in sorted(cd.columns):
+            if c not in columns:
+                columns.add(c)
+                pending.append(c)
+        tables.update(cd.tables)
+
+
+def _calculated_columns(b: _Builder, columns: set[tuple[str, str]]) -> None:
     for t, c in sorted(columns):
-        table_obj = ws.table(t)
+        table_obj = b.ws.table(t)
         col_obj = table_obj.column(c) if table_obj else None
         if col_obj is not None and col_obj.expression and col_obj.kind == "calculated":
-            lin.calculated.append(
+            b.lin.calculated.append(
                 CalculatedItem(
                     kind="calculated_column", name=col_ref(t, c), expression=col_obj.expression
                 )
             )
-    model_tables: set[str] = set()
+
+
+def _model_tables(
+    b: _Builder, tables_by_measure: dict[str, set[str]], columns: set[tuple[str, str]]
+) -> None:
+    model_tables: set[str] = {t for t, _ in columns}
     for mname, tabs in tables_by_measure.items():
-        for t in sorted(
-            tabs
-        ):  # sorted: node order (and so the content hash) must not depend on set order
+        for t in sorted(tabs):  # sorted: node order (and so the content hash) is set-order free
             model_tables.add(t)
             b.edge(f"m:{mname}", b.node(f"t:{t}", "model_table", f"'{t}'"), "reads")
-    for t, _ in columns:
-        model_tables.add(t)
-    lin.model_tables = sorted(model_tables)
+    b.lin.model_tables = sorted(model_tables)
     if not model_tables:
         b.warn("the measure reads no model column or table (a constant or a parameter)")
 
-    # 3. partition sources
-    sql_roots: list[tuple[str, str]] = []  # (node id of model table, warehouse object key)
-    for t in lin.model_tables:
+
+def _partition_sources(b: _Builder) -> list[tuple[str, str]]:
+    """(model table node, warehouse object) for every table or query partition source."""
+    sql_roots: list[tuple[str, str]] = []
+    for t in b.lin.model_tables:
         b.check_time()
-        refs = ws.sources(t)
-        lin.sources[t] = refs
+        refs = b.ws.sources(t)
+        b.lin.sources[t] = refs
         for ref in refs:
             for w in ref.warnings:
                 b.warn(f"'{t}': {w}")
             if ref.kind in ("table", "query"):
-                for obj in ref.objects:
-                    sql_roots.append((f"t:{t}", obj))
-            elif ref.kind == "unsupported":
-                b.edge(
-                    f"t:{t}", b.node(f"u:{ref.detail}", "unsupported", ref.detail), "loaded from"
-                )
-            elif ref.kind in ("calculated", "calculation_group", "inline"):
-                table_obj = ws.table(t)
-                for part in table_obj.partitions if table_obj else []:
-                    if ref.kind == "calculated" and part.kind == "calculated" and part.expression:
-                        lin.calculated.append(
-                            CalculatedItem(
-                                kind="calculated_table", name=f"'{t}'", expression=part.expression
-                            )
-                        )
-                b.edge(f"t:{t}", b.node(f"c:{t}:{ref.kind}", "source", ref.detail), "defined as")
+                sql_roots += [(f"t:{t}", obj) for obj in ref.objects]
             else:
-                b.edge(
-                    f"t:{t}", b.node(f"x:{t}", "missing", ref.detail or "unknown source"), "source"
-                )
+                _other_source(b, t, ref)
+    return sql_roots
 
-    # 4. the warehouse: views, tables, loaders, staging
-    index = ws.index
+
+def _other_source(b: _Builder, t: str, ref: SourceRef) -> None:
+    """Unsupported connectors, calculated tables, calculation groups, inline data, unknowns."""
+    if ref.kind == "unsupported":
+        b.edge(f"t:{t}", b.node(f"u:{ref.detail}", "unsupported", ref.detail), "loaded from")
+    elif ref.kind in ("calculated", "calculation_group", "inline"):
+        table_obj = b.ws.table(t)
+        for part in table_obj.partitions if table_obj else []:
+            if ref.kind == "calculated" and part.kind == "calculated" and part.expression:
+                b.lin.calculated.append(
+                    CalculatedItem(
+                        kind="calculated_table", name=f"'{t}'", expression=part.expression
+                    )
+                )
+        b.edge(f"t:{t}", b.node(f"c:{t}:{ref.kind}", "source", ref.detail), "defined as")
+    else:
+        b.edge(f"t:{t}", b.node(f"x:{t}", "missing", ref.detail or "unknown source"), "source")
+
+
+def _warehouse(b: _Builder, sql_roots: list[tuple[str, str]], max_sql_depth: int) -> None:
+    index = b.ws.index
     if sql_roots and index is None:
         b.warn("no SQL folder given: lineage stops at the partition sources")
         for tid, obj in sql_roots:
             b.edge(tid, b.node(f"s:{obj}", "table", obj), "partition source")
     elif sql_roots:
         _walk_sql(b, index, sql_roots, max_sql_depth)
-
-    # 5. column-level links, then the SQL that computes each business column
-    _column_links(b, columns)
-    if index is not None:
-        _column_steps(b, index)
-    b.trace.measurement("lineage built", measure=measure.name, root=root, nodes=len(b._nodes))
-    return b.finish()
 
 
 def _note_functions(lin: MeasureLineage, deps: DaxDeps) -> None:
