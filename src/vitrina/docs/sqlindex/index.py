@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr
@@ -13,6 +14,9 @@ from vitrina.docs.sqlindex.models import SqlError, SqlObject
 from vitrina.docs.sqlindex.names import DEFAULT_SCHEMA, normalize_name, short
 from vitrina.docs.sqlindex.order import OrderPlan, plan_order
 
+_REFERENCES = re.compile(
+    r"\bREFERENCES\s+((?:\[[^\]]+\]|\w+)(?:\s*\.\s*(?:\[[^\]]+\]|\w+))*)", re.IGNORECASE
+)
 _WRITER_KINDS = frozenset({"procedure", "function", "other"})
 
 
@@ -101,7 +105,8 @@ class SqlIndex(BaseModel):
 
     def order_of(self, name: str) -> int | None:
         """The place of a module in the load's execution order (see `execution_order`)."""
-        return self._maps()["order"].get(self.resolve(name))
+        order = self._maps()["order"]
+        return order.get(name, order.get(self.resolve(name)))
 
     def execution_order(self) -> list[str]:
         """Modules in the order a load runs them.
@@ -131,7 +136,12 @@ class SqlIndex(BaseModel):
         for o in modules:
             for c in sorted(o.calls):
                 callers.setdefault(self.resolve(c), []).append(o)
-        plan = plan_order(modules, resolve=self.resolve, explicit=self.explicit_order)
+        plan = plan_order(
+            modules,
+            resolve=self.resolve,
+            explicit=self.explicit_order,
+            references=self._references(),
+        )
         order_list = plan.order
         order = {name: k for k, name in enumerate(order_list)}
         writers: dict[str, list[SqlObject]] = {}
@@ -150,6 +160,15 @@ class SqlIndex(BaseModel):
         }
         self._cache = (stamp, maps)
         return maps
+
+    def _references(self) -> dict[str, set[str]]:
+        """Table -> tables its foreign keys reference (REFERENCES in the CREATE TABLE)."""
+        out: dict[str, set[str]] = {}
+        for obj in self.objects.values():
+            if obj.kind == "table" and "REFERENCES" in obj.definition.upper():
+                found = {self.resolve(m) for m in _REFERENCES.findall(obj.definition)}
+                out[obj.name] = found - {obj.name}
+        return out
 
     def view_sources(self, view: str) -> list[str]:
         """Direct sources of a view (tables, views or functions), resolved to indexed names."""

@@ -77,6 +77,7 @@ class _Graph:
     names: list[str]
     data: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # edge -> tables
     seq: dict[tuple[str, str], str] = field(default_factory=dict)  # edge -> sequence name
+    copies: set[tuple[str, str]] = field(default_factory=set)  # b copies rows a wrote
 
 
 def plan_order(
@@ -84,13 +85,16 @@ def plan_order(
     *,
     resolve: Callable[[str], str],
     explicit: Iterable[str] = (),
+    references: dict[str, set[str]] | None = None,
 ) -> OrderPlan:
-    """Order `modules` (procedures, functions, scripts); `explicit` is an order file's names."""
+    """Order `modules` (procedures, functions, scripts); `explicit` is an order file's names;
+    `references` maps a table to the tables its foreign keys reference."""
     modules = modules[:MAX_MODULES]
     graph = _Graph(names=sorted(o.name for o in modules))
     plan = OrderPlan(basis={o.name: "data" for o in modules})
-    _sequence_edges(graph, plan, modules, resolve, [resolve(n) for n in explicit])
     _data_edges(graph, modules, resolve)
+    _reference_edges(graph, modules, resolve, references or {})
+    _sequence_edges(graph, plan, modules, resolve, [resolve(n) for n in explicit])
     _drop_contradicted(graph, plan)
     plan.order = _sort(graph, plan)
     return plan
@@ -125,8 +129,7 @@ def _sequence_edges(
         owned.update(callees)
         for c in callees:
             plan.orchestrated_by.setdefault(c, o.name)
-        if label != "job" and _orchestrator_first(graph, o, callees, modules, resolve):
-            plan.basis[o.name] = "exec" if plan.basis[o.name] == "data" else plan.basis[o.name]
+        _orchestrator_first(graph, o, callees, modules, resolve)  # its own basis stays data
     _subtrees_before_next(graph, calls)
 
 
@@ -164,10 +167,9 @@ def _orchestrator_first(
     modules: list[SqlObject],
     resolve: Callable[[str], str],
 ) -> bool:
-    """An orchestrator starts before its first callee unless it reads what a callee writes."""
-    by_name = {o.name: o for o in modules}
-    written = {resolve(w) for c in callees if c in by_name for w in _touched(by_name[c])[3]}
-    if _reads(orchestrator, resolve) & written:
+    """An orchestrator starts before its first callee unless it needs a callee's output
+    (it reads, or inserts rows referencing, what a callee writes)."""
+    if any((c, orchestrator.name) in graph.data for c in callees):
         return False
     graph.seq.setdefault((orchestrator.name, callees[0]), orchestrator.name)
     return True
@@ -226,7 +228,7 @@ def _data_edges(graph: _Graph, modules: list[SqlObject], resolve: Callable[[str]
         add("insert", inserted, o.name)
         add("modify", modified, o.name)
         add("read", _reads(o, resolve), o.name)
-        add("select", o.reads, o.name)  # read by a query, not as an UPDATE/DELETE target
+        add("copy", _copied_into_itself(o), o.name)
     for table in sorted(roles):
         _table_edges(graph, table, roles[table])
 
@@ -239,10 +241,48 @@ def _table_edges(graph: _Graph, table: str, role: dict[str, set[str]]) -> None:
     first = role.get("create") or role.get("insert", set())
     rest = (role.get("insert", set()) | role.get("modify", set())) - first
     only_read = role.get("read", set()) - first - rest
-    copiers = rest & role.get("select", set())
+    copiers = rest & role.get("copy", set())
     for before, after in ((first, rest | only_read), (rest, only_read), (rest - copiers, copiers)):
         for a, b in _pairs(before, after):
             graph.data.setdefault((a, b), set()).add(table)
+    graph.copies.update(_pairs(first | (rest - copiers), copiers))
+
+
+def _reference_edges(
+    graph: _Graph,
+    modules: list[SqlObject],
+    resolve: Callable[[str], str],
+    references: dict[str, set[str]],
+) -> None:
+    """A foreign key from T to D: who fills D runs before who inserts rows into T. An
+    opposite edge that only orders two writers of the same tables yields to the key."""
+    writers: dict[str, set[str]] = {}
+    inserters: dict[str, set[str]] = {}
+    for o in modules:
+        for st in o.statements:
+            for t in st.targets:
+                if is_proc_local(t):
+                    continue
+                writers.setdefault(resolve(t), set()).add(o.name)
+                if st.kind in ("insert", "merge", "select_into"):
+                    inserters.setdefault(resolve(t), set()).add(o.name)
+    for table in sorted(references):
+        for parent in sorted(references[table]):
+            for a, b in _pairs(writers.get(parent, set()), inserters.get(table, set())):
+                if b in writers.get(parent, set()):
+                    continue
+                against = graph.data.get((b, a))
+                if against is not None and all(a in writers.get(t, set()) for t in against):
+                    del graph.data[(b, a)]  # both only write those tables: the key wins
+                if (b, a) not in graph.data:
+                    graph.data.setdefault((a, b), set()).add(parent)
+
+
+def _copied_into_itself(o: SqlObject) -> set[str]:
+    """Tables a statement writes from their own rows (`INSERT T SELECT ... FROM T`)."""
+    return {
+        t for st in o.statements for t in st.targets if t in st.sources and not is_proc_local(t)
+    }
 
 
 def _pairs(before: set[str], after: set[str]) -> Iterable[tuple[str, str]]:
@@ -284,23 +324,24 @@ def _reach(after: dict[str, set[str]], start: str) -> set[str]:
 
 
 def _sort(graph: _Graph, plan: OrderPlan) -> list[str]:
-    """Kahn's algorithm with ties by name; a stuck graph is a cycle, broken and reported."""
+    """Kahn's algorithm with ties by `_key`; a stuck graph is a cycle, broken and reported."""
     preds: dict[str, set[str]] = {n: set() for n in graph.names}
     succs: dict[str, set[str]] = {n: set() for n in graph.names}
     for a, b in list(graph.data) + list(graph.seq):
         if a in preds and b in preds and a != b:
             preds[b].add(a)
             succs[a].add(b)
-    ready = [n for n in graph.names if not preds[n]]
+    ready = [_key(n) for n in graph.names if not preds[n]]
     heapq.heapify(ready)
     out: list[str] = []
     done: set[str] = set()
     while len(out) < len(graph.names):
         if not ready:
             first = _break_cycle(graph, plan, preds, done)
-            preds[first] = set()
-            ready = [first]
-        name = heapq.heappop(ready)
+            if not preds[first]:
+                ready = [_key(first)]
+            continue
+        name = heapq.heappop(ready)[1]
         if name in done:
             continue
         done.add(name)
@@ -308,20 +349,33 @@ def _sort(graph: _Graph, plan: OrderPlan) -> list[str]:
         for n in sorted(succs[name]):
             preds[n].discard(name)
             if not preds[n] and n not in done:
-                heapq.heappush(ready, n)
+                heapq.heappush(ready, _key(n))
     return out
 
 
+def _key(name: str) -> tuple[int, str]:
+    """Ties: scripts first (deployment and job scripts run before what they set up), then name."""
+    return (0 if name.startswith("script:") else 1, name)
+
+
 def _break_cycle(graph: _Graph, plan: OrderPlan, preds: dict[str, set[str]], done: set[str]) -> str:
-    """The cycle reached from the first stuck module; the member it enters by data only, with
-    the fewest inputs from the cycle, goes first."""
+    """The cycle upstream of the first stuck module. First goes a member that neither a
+    sequence nor a copy of another member's rows (`INSERT T SELECT ... FROM T`) puts after
+    the others, with the fewest inputs from the cycle, then by name."""
     left = sorted(n for n in preds if n not in done)
-    members = _cycle_from(left[0], preds)
+    start = left[0]
+    for _ in range(len(left)):  # walk up to a cycle nothing outside it feeds
+        members = _cycle_from(start, preds)
+        outside = sorted(p for m in members for p in preds[m] if p not in members)
+        if not outside:
+            break
+        start = outside[0]
     inside = set(members)
-    first = min(  # never against a sequence; then the fewest inputs from the cycle; then name
+    first = min(  # never against a sequence or a copy of rows; then fewest inputs; then name
         members,
         key=lambda n: (
             any((p, n) in graph.seq for p in preds[n] & inside),
+            any((p, n) in graph.copies for p in preds[n] & inside),
             len(preds[n] & inside),
             n,
         ),
@@ -330,6 +384,7 @@ def _break_cycle(graph: _Graph, plan: OrderPlan, preds: dict[str, set[str]], don
         {t for (a, b), ts in graph.data.items() if a in members and b in members for t in ts}
     )
     plan.cycles.append(OrderCycle(members=members, tables=tables, first=first))
+    preds[first] -= inside  # only the cycle's edges into it are dropped
     return first
 
 

@@ -93,7 +93,8 @@ LABELS: dict[str, dict[str, str]] = {
         "basis_exec": "EXEC order",
         "basis_file": "order file",
         "order_cycle": "Cycle in the data flow: {members} need each other's output (tables "
-        "{tables}); broken by running {first} first (fewest inputs from the cycle, then by name).",
+        "{tables}); broken by running {first} first (no job step, EXEC order or copy of "
+        "another member's rows puts it later; fewest inputs from the cycle; then by name).",
         "order_conflict": "The {sequence} runs {before} before {after}, but {before} reads "
         "{table}, which {after} or a step after it writes: the sequence is followed.",
         "sequence_job": "SQL Agent job",
@@ -194,8 +195,9 @@ LABELS: dict[str, dict[str, str]] = {
         "basis_exec": "порядок EXEC",
         "basis_file": "файл порядка",
         "order_cycle": "Цикл в потоках данных: {members} зависят от результатов друг друга "
-        "(таблицы {tables}); разорван: первой выполняется {first} (меньше всего входов из цикла, "
-        "затем по имени).",
+        "(таблицы {tables}); разорван: первой выполняется {first} (ни шаг задания, ни порядок "
+        "EXEC, ни копирование строк другой процедуры не ставят её позже; меньше всего входов "
+        "из цикла; затем по имени).",
         "order_conflict": "{sequence} выполняет {before} раньше {after}, но {before} читает "
         "{table}, которую пишет {after} или шаг после неё: соблюдается заданная "
         "последовательность.",
