@@ -13,7 +13,9 @@ from typing import Any
 def order_basis(index: Any, name: str) -> str | None:
     """ "file", "job", "exec" or "data" for one module; None without a plan."""
     plan = _plan(index)
-    return plan.basis.get(index.resolve(name)) if plan is not None else None
+    if plan is None:
+        return None
+    return plan.basis.get(name) or plan.basis.get(index.resolve(name))
 
 
 def order_notes(index: Any, procedures: Iterable[str]) -> list[Any]:

@@ -139,7 +139,7 @@ def _chain(graph: _Graph, plan: OrderPlan, names: list[str], label: str, owned: 
         if not (a in owned and b in owned):
             graph.seq.setdefault((a, b), label)
     kind = label if label in ("file", "job") else "exec"
-    for n in names:
+    for n in names if len(names) > 1 else ():  # one call orders nothing against the others
         if plan.basis.get(n) == "data":
             plan.basis[n] = kind
 
