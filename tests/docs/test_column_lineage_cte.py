@@ -117,6 +117,7 @@ def test_documents_quote_each_computation_with_its_line(tmp_path: Path) -> None:
     assert "@Top.RiskScore | `RiskScore` (copied) | etl.LoadAccountRisk, line 21" in steps
     ru = (_docs(tmp_path, "ru") / "measures" / "Average Amount.md").read_text(encoding="utf-8")
     assert "производная таблица a.Amount: `AVG(Amount)` (строка 26)" in ru
+    assert "производная таблица a.Amount = `AVG(Amount)` (строка 26)" in ru  # the explanation
 
 
 def _no_cte_named(value: Any, path: str = "") -> list[str]:

@@ -384,7 +384,8 @@ def rules_explanation(lin: MeasureLineage, lang: str) -> str:
     computed = [st for st in lin.column_steps if st.computed]
     for st in computed[:12]:
         steps = "".join(
-            f"; {d.where}.{d.column} = `{d.expression}` ({'строка' if ru else 'line'} {d.line})"
+            f"; {_where(d.where, ru)}.{d.column} = `{d.expression}` "
+            f"({'строка' if ru else 'line'} {d.line})"
             for d in st.steps
         )
         parts.append(
@@ -455,3 +456,10 @@ def explanation(
             "explanation worded by the LLM (checked against the lineage)", measure=lin.measure
         )
     return worded.strip()
+
+
+def _where(where: str, ru: bool) -> str:
+    """ "CTE gaps" stays; "derived table a" is "производная таблица a" in Russian."""
+    if ru and where.startswith("derived table "):
+        return "производная таблица " + where[len("derived table ") :]
+    return where
