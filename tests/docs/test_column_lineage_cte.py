@@ -151,6 +151,8 @@ def test_index_json_and_mcp_never_name_a_cte_as_a_table(tmp_path: Path) -> None:
     lin = tools.trace_lineage(box, "Longest Gap")
     assert _no_cte_named(lin) == []
     assert any(s["steps"] for s in lin["column_steps"])
+    assert {p["order_basis"] for p in lin["procedures"]} == {"data"}
+    assert lin["order_notes"] == []
 
 
 @pytest.mark.parametrize(
