@@ -137,6 +137,8 @@ def test_the_document_says_the_order_is_inferred_and_names_the_cycle(tmp_path: P
     positions = _positions(loaders, names)
     assert positions == sorted(positions)
     assert "(inferred from data flow)" in loaders
+    explanation = doc.split("## What it computes", 1)[1].split("\n## ", 1)[0]
+    assert "The load runs the procedures, in the load order inferred from data flow," in explanation
     lineage = json.loads((out / "index.json").read_text(encoding="utf-8"))
     entry = lineage["measures"]["Sales/Sales Amount"]
     notes = entry["lineage"]["order_notes"]
@@ -157,6 +159,7 @@ def test_an_order_file_wins_and_is_said(tmp_path: Path) -> None:
     doc = (out / "measures" / "Sales Amount.md").read_text(encoding="utf-8")
     loaders = doc.split("## Loading procedures", 1)[1]
     assert "Load order given by the order file (--order)." in loaders
+    assert "in load order (given for some steps, inferred from data flow for the rest)" in doc
     positions = _positions(loaders, ["etl.B_BuildStage", "etl.A_EnrichStage"])
     assert positions == sorted(positions)
     # the file puts the dimension after the enrichment that reads it: followed, and said
