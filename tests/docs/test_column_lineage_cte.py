@@ -15,7 +15,7 @@ from vitrina.docs.live import LiveDocs
 from vitrina.docs.run import make_request, run_docs
 from vitrina.docs.sqlindex import build_index
 from vitrina.docs.sqlindex.assignments import column_assignments
-from vitrina.docs.sqlindex.quote import quote
+from vitrina.docs.sqlindex.quote import Quote, quote
 from vitrina.mcp import tools
 from vitrina.mcp.tools import Toolbox
 
@@ -189,3 +189,12 @@ def test_the_banking_merge_sources_resolve_through_the_using_subquery() -> None:
     churn = got["ChurnFlag"]
     assert churn.sources == ["##monthlyactivity.LastTxnDate"]
     assert churn.line == 8 and churn.expression.startswith("CASE WHEN DATEDIFF(DAY,")
+
+
+def test_a_repeated_variable_is_quoted_where_its_list_item_stands() -> None:
+    sql = "UPDATE t\n   SET a = CONVERT(INT, @v),\n       b = @v\n WHERE k = @v"
+    tree = sqlglot.parse_one(sql, read="tsql")
+    first, second = (eq.expression for eq in tree.expressions)
+    assert quote(first, sql) == Quote("CONVERT(INT, @v)", 2, True)
+    got = quote(second, sql)
+    assert (got.text, got.exact) == ("@v", False)  # two candidates after it: not guessed

@@ -141,14 +141,40 @@ def _slice(expression: exp.Expr, text: str) -> Quote | None:
 
 
 def _variable_spans(expression: exp.Expr, toks: tuple[Tok, ...]) -> list[tuple[int, int]]:
-    """`@v` carries no position in sqlglot: a variable written once in the statement has one."""
+    """`@v` carries no position in sqlglot: a variable written once in the statement (or
+    once between the neighbouring items of the same list) has one."""
+    lo, hi = _between_siblings(expression)
     out: list[tuple[int, int]] = []
     for node in expression.find_all(exp.Parameter):
         name = "@" + node.name.upper()
         hits = [t for t in toks if t.up == name]
+        if len(hits) > 1:
+            hits = [t for t in hits if lo < t.start and t.end <= hi]
         if len(hits) == 1:
             out.append((hits[0].start, hits[0].end - 1))
     return out
+
+
+def _between_siblings(expression: exp.Expr) -> tuple[int, int]:
+    """Offsets the item must lie between: the end of the list item before it and the start of
+    the one after it (projections, SET items, VALUES), where those carry positions."""
+    item: exp.Expr = expression
+    while item.parent is not None and isinstance(item.parent, (exp.Alias, exp.EQ)):
+        item = item.parent
+    siblings = item.parent.expressions if item.parent is not None else []
+    if item not in siblings:
+        return -1, 1 << 62
+    k = next(i for i, x in enumerate(siblings) if x is item)
+    before = [_ends(x)[1] for x in siblings[:k] if _ends(x)[1] >= 0]
+    after = [_ends(x)[0] for x in siblings[k + 1 :] if _ends(x)[0] >= 0]
+    return (max(before) if before else -1), (min(after) if after else 1 << 62)
+
+
+def _ends(node: exp.Expr) -> tuple[int, int]:
+    spans = [(n.meta["start"], n.meta["end"]) for n in node.walk() if "start" in n.meta]
+    if not spans:
+        return -1, -1
+    return min(a for a, _ in spans), max(b for _, b in spans)
 
 
 def _left(toks: tuple[Tok, ...], k: int, nested: int, passed: int) -> int:
