@@ -256,16 +256,7 @@ def _reference_edges(
 ) -> None:
     """A foreign key from T to D: who fills D runs before who inserts rows into T. An
     opposite edge that only orders two writers of the same tables yields to the key."""
-    writers: dict[str, set[str]] = {}
-    inserters: dict[str, set[str]] = {}
-    for o in modules:
-        for st in o.statements:
-            for t in st.targets:
-                if is_proc_local(t):
-                    continue
-                writers.setdefault(resolve(t), set()).add(o.name)
-                if st.kind in ("insert", "merge", "select_into"):
-                    inserters.setdefault(resolve(t), set()).add(o.name)
+    writers, inserters = _writers_and_inserters(modules, resolve)
     for table in sorted(references):
         for parent in sorted(references[table]):
             for a, b in _pairs(writers.get(parent, set()), inserters.get(table, set())):
@@ -276,6 +267,21 @@ def _reference_edges(
                     del graph.data[(b, a)]  # both only write those tables: the key wins
                 if (b, a) not in graph.data:
                     graph.data.setdefault((a, b), set()).add(parent)
+
+
+def _writers_and_inserters(
+    modules: list[SqlObject], resolve: Callable[[str], str]
+) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Table -> modules writing it, and -> modules adding rows to it (INSERT, MERGE, INTO)."""
+    writers: dict[str, set[str]] = {}
+    inserters: dict[str, set[str]] = {}
+    for o in modules:
+        for st in o.statements:
+            for t in (t for t in st.targets if not is_proc_local(t)):
+                writers.setdefault(resolve(t), set()).add(o.name)
+                if st.kind in ("insert", "merge", "select_into"):
+                    inserters.setdefault(resolve(t), set()).add(o.name)
+    return writers, inserters
 
 
 def _copied_into_itself(o: SqlObject) -> set[str]:
