@@ -74,6 +74,14 @@ def docs_command(
         float,
         typer.Option("--agent-timeout", help="Time limit per measure for the agent, seconds."),
     ] = 600.0,
+    order: Annotated[
+        Path | None,
+        typer.Option(
+            "--order",
+            help="Load order file: one procedure per line, in run order (wins over job "
+            "steps, EXEC order and data flow).",
+        ),
+    ] = None,
 ) -> None:
     """Document BI measures: DAX, dependencies and lineage down to the loading procedures."""
     from vitrina.config import load_settings
@@ -82,6 +90,8 @@ def docs_command(
 
     if measures is not None and all_measures:
         raise _fail("give either --measures FILE or --all, not both")
+    if order is not None and not order.is_file():
+        raise _fail(f"order file not found: {order} (give a text file, one procedure per line)")
     settings = load_settings()
     out_dir = out or settings.outputs_dir / "docs" / (model.stem or "model")
     runner = None
@@ -106,6 +116,7 @@ def docs_command(
         lang=lang,
         agent=runner.name if runner else None,
         llm=model_name,
+        order=order,
     )
     console = Console(stderr=False)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn

@@ -62,7 +62,9 @@ class DocsContext:
 
     def load(self, request: dict[str, Any]) -> Workspace:
         if self.workspace is None:
-            self.workspace = Workspace.load(request["model"], request.get("sql") or [])
+            self.workspace = Workspace.load(
+                request["model"], request.get("sql") or [], order=request.get("order")
+            )
         if not self.filenames:
             taken: set[str] = set()
             for m in sorted(

@@ -18,7 +18,9 @@ from pydantic import BaseModel, Field
 from vitrina.docs.dax.resolver import DaxDeps
 from vitrina.docs.dax.syntax import check as dax_check
 from vitrina.docs.model import Measure
+from vitrina.docs.order_notes import order_basis, order_notes
 from vitrina.docs.sources.types import SourceRef
+from vitrina.docs.sqlindex.models import ColumnDerivation
 from vitrina.docs.workspace import Workspace
 from vitrina.trace import Trace
 
@@ -69,8 +71,19 @@ class ProcedureInfo(BaseModel):
     partial: bool = False
     dynamic_sql: bool = False
     order: int | None = None  # place in the load's execution order (call graph, else data order)
+    order_basis: str | None = None  # "file", "job", "exec" or "data" (inferred from data flow)
     called_by: list[str] = Field(default_factory=list)
     external: list[str] = Field(default_factory=list)  # BULK INSERT files, OPENROWSET sources
+
+
+class OrderNote(BaseModel):
+    """A cycle broken in the inferred load order, or a sequence that data flow contradicts."""
+
+    kind: Literal["cycle", "conflict"]
+    members: list[str] = Field(default_factory=list)  # cycle: the modules; conflict: before, after
+    tables: list[str] = Field(default_factory=list)
+    first: str = ""  # cycle: the module run first to break it
+    sequence: str = ""  # conflict: "job", "file" or the orchestrator's name
 
 
 class ColumnStep(BaseModel):
@@ -83,8 +96,10 @@ class ColumnStep(BaseModel):
     file: str | None = None
     line: int | None = None
     expression: str
-    computed: bool = True  # False: the value is copied from `sources`
+    computed: bool = True  # False: the value is copied unchanged from `sources`
     sources: list[str] = Field(default_factory=list)
+    exact: bool = True  # False: the expression is sqlglot's normalised form, not the file's text
+    steps: list[ColumnDerivation] = Field(default_factory=list)  # computations in CTEs, subqueries
 
 
 class CalculatedItem(BaseModel):
@@ -129,6 +144,7 @@ class MeasureLineage(BaseModel):
     calculated: list[CalculatedItem] = Field(default_factory=list)
     syntax_errors: list[str] = Field(default_factory=list)
     never_written: list[str] = Field(default_factory=list)
+    order_notes: list[OrderNote] = Field(default_factory=list)
     level: Literal["column", "table", "mixed", "none"] = "none"
     relationships: list[str] = Field(default_factory=list)
     time_intelligence: list[str] = Field(default_factory=list)
@@ -221,47 +237,53 @@ def build_lineage(
     """Trace one measure. Raises MeasureTimeout when `deadline` (monotonic) passes."""
     trace = trace or Trace("docs.lineage")
     b = _Builder(ws, measure, deadline, trace)
-    lin = b.lin
     root = b.node(f"m:{measure.name}", "measure", f"[{measure.name}]")
+    _check_syntax(b, measure)
     deps = ws.deps(measure)
-    problem = dax_check(measure.expression)
-    if problem is not None:
-        where = f" ({measure.file}:{measure.line})" if measure.file and measure.line else ""
-        text = f"DAX syntax error in [{measure.name}] at {problem.text()}{where}"
-        lin.syntax_errors.append(text)
-        b.warn(text)
-        trace.warning(
-            "DAX syntax error",
-            measure=measure.name,
-            line=problem.line,
-            column=problem.column,
-            error=problem.message,
-        )
-    lin.direct_measures = sorted(deps.measures)
-    lin.variables = list(deps.variables)
-    _note_functions(lin, deps)
+    b.lin.direct_measures = sorted(deps.measures)
+    b.lin.variables = list(deps.variables)
+    _note_functions(b.lin, deps)
+    closure = _measure_closure(b, measure)  # 1. measures, transitively (cycle-safe)
+    columns = _model_columns(b, measure, closure)  # 2. model columns and tables
+    sql_roots = _partition_sources(b)  # 3. partition sources
+    _warehouse(b, sql_roots, max_sql_depth)  # 4. views, tables, loaders, staging
+    _column_links(b, columns)  # 5. column-level links, then the SQL of each business column
+    if ws.index is not None:
+        _column_steps(b, ws.index)
+    b.trace.measurement("lineage built", measure=measure.name, root=root, nodes=len(b._nodes))
+    return b.finish()
 
-    # 1. measures, transitively (cycle-safe)
+
+def _check_syntax(b: _Builder, measure: Measure) -> None:
+    problem = dax_check(measure.expression)
+    if problem is None:
+        return
+    where = f" ({measure.file}:{measure.line})" if measure.file and measure.line else ""
+    text = f"DAX syntax error in [{measure.name}] at {problem.text()}{where}"
+    b.lin.syntax_errors.append(text)
+    b.warn(text)
+    b.trace.warning(
+        "DAX syntax error",
+        measure=measure.name,
+        line=problem.line,
+        column=problem.column,
+        error=problem.message,
+    )
+
+
+def _measure_closure(b: _Builder, measure: Measure) -> list[Measure]:
+    """The measure and every measure it uses, breadth-first, cycle-safe and depth-bounded."""
     closure: list[Measure] = [measure]
     seen = {measure.name.lower()}
     frontier = [(measure, 0)]
     while frontier:
         b.check_time()
         current, depth = frontier.pop(0)
-        cur_deps = ws.deps(current)
-        for name in sorted(cur_deps.measures):
-            target = ws.measure_by_name(name)
-            if target is None:
-                continue
-            b.edge(
-                f"m:{current.name}",
-                b.node(f"m:{target.name}", "measure", f"[{target.name}]"),
-                "uses",
-            )
+        for target in _used_measures(b, current):
             if target.name.lower() in seen:
                 continue
             if depth + 1 > MAX_MEASURE_DEPTH:
-                lin.truncated = True
+                b.lin.truncated = True
                 b.warn(
                     f"measure dependencies deeper than {MAX_MEASURE_DEPTH} levels were not followed"
                 )
@@ -269,105 +291,132 @@ def build_lineage(
             seen.add(target.name.lower())
             closure.append(target)
             frontier.append((target, depth + 1))
-    lin.all_measures = [m.name for m in closure[1:]]
+    b.lin.all_measures = [m.name for m in closure[1:]]
+    return closure
 
-    # 2. model columns and tables (calculated columns followed to what they use)
+
+def _used_measures(b: _Builder, current: Measure) -> list[Measure]:
+    """Measures `current` uses directly, each drawn as a `uses` edge."""
+    out = []
+    for name in sorted(b.ws.deps(current).measures):
+        target = b.ws.measure_by_name(name)
+        if target is None:
+            continue
+        b.edge(
+            f"m:{current.name}", b.node(f"m:{target.name}", "measure", f"[{target.name}]"), "uses"
+        )
+        out.append(target)
+    return out
+
+
+def _model_columns(b: _Builder, measure: Measure, closure: list[Measure]) -> set[tuple[str, str]]:
+    """Model columns and tables of the closure; calculated columns followed to what they use."""
     columns: set[tuple[str, str]] = set()
     tables_by_measure: dict[str, set[str]] = {}
     for m in closure:
-        d = ws.deps(m)
+        d = b.ws.deps(m)
         if m is not measure:
-            _note_functions(lin, d)
+            _note_functions(b.lin, d)
         for u in d.unresolved:
             text = f"unresolved reference {u} in [{m.name}]"
-            if text not in lin.unresolved:
-                lin.unresolved.append(text)
-        tabs = set(d.tables) | {t for t, _ in d.columns}
-        tables_by_measure[m.name] = tabs
+            if text not in b.lin.unresolved:
+                b.lin.unresolved.append(text)
+        tables_by_measure[m.name] = set(d.tables) | {t for t, _ in d.columns}
         columns |= d.columns
+    _calculated_column_deps(b, columns, tables_by_measure.setdefault(measure.name, set()))
+    b.lin.columns = sorted(col_ref(t, c) for t, c in columns)
+    _calculated_columns(b, columns)
+    _model_tables(b, tables_by_measure, columns)
+    return columns
+
+
+def _calculated_column_deps(b: _Builder, columns: set[tuple[str, str]], tables: set[str]) -> None:
+    """Add what calculated columns use to `columns` (and their tables to the measure's)."""
     pending = sorted(columns)
-    done_cols: set[tuple[str, str]] = set()
+    done: set[tuple[str, str]] = set()
     while pending:
         col = pending.pop()
-        if col in done_cols:
+        if col in done:
             continue
-        done_cols.add(col)
-        cd = ws.column_deps(*col)
-        if cd is not None:
-            for c in sorted(cd.columns):
-                if c not in columns:
-                    columns.add(c)
-                    pending.append(c)
-            tables_by_measure.setdefault(measure.name, set()).update(cd.tables)
-    lin.columns = sorted(col_ref(t, c) for t, c in columns)
+        done.add(col)
+        cd = b.ws.column_deps(*col)
+        if cd is None:
+            continue
+        for c in sorted(cd.columns):
+            if c not in columns:
+                columns.add(c)
+                pending.append(c)
+        tables.update(cd.tables)
+
+
+def _calculated_columns(b: _Builder, columns: set[tuple[str, str]]) -> None:
     for t, c in sorted(columns):
-        table_obj = ws.table(t)
+        table_obj = b.ws.table(t)
         col_obj = table_obj.column(c) if table_obj else None
         if col_obj is not None and col_obj.expression and col_obj.kind == "calculated":
-            lin.calculated.append(
+            b.lin.calculated.append(
                 CalculatedItem(
                     kind="calculated_column", name=col_ref(t, c), expression=col_obj.expression
                 )
             )
-    model_tables: set[str] = set()
+
+
+def _model_tables(
+    b: _Builder, tables_by_measure: dict[str, set[str]], columns: set[tuple[str, str]]
+) -> None:
+    model_tables: set[str] = {t for t, _ in columns}
     for mname, tabs in tables_by_measure.items():
-        for t in sorted(
-            tabs
-        ):  # sorted: node order (and so the content hash) must not depend on set order
+        for t in sorted(tabs):  # sorted: node order (and so the content hash) is set-order free
             model_tables.add(t)
             b.edge(f"m:{mname}", b.node(f"t:{t}", "model_table", f"'{t}'"), "reads")
-    for t, _ in columns:
-        model_tables.add(t)
-    lin.model_tables = sorted(model_tables)
+    b.lin.model_tables = sorted(model_tables)
     if not model_tables:
         b.warn("the measure reads no model column or table (a constant or a parameter)")
 
-    # 3. partition sources
-    sql_roots: list[tuple[str, str]] = []  # (node id of model table, warehouse object key)
-    for t in lin.model_tables:
+
+def _partition_sources(b: _Builder) -> list[tuple[str, str]]:
+    """(model table node, warehouse object) for every table or query partition source."""
+    sql_roots: list[tuple[str, str]] = []
+    for t in b.lin.model_tables:
         b.check_time()
-        refs = ws.sources(t)
-        lin.sources[t] = refs
+        refs = b.ws.sources(t)
+        b.lin.sources[t] = refs
         for ref in refs:
             for w in ref.warnings:
                 b.warn(f"'{t}': {w}")
             if ref.kind in ("table", "query"):
-                for obj in ref.objects:
-                    sql_roots.append((f"t:{t}", obj))
-            elif ref.kind == "unsupported":
-                b.edge(
-                    f"t:{t}", b.node(f"u:{ref.detail}", "unsupported", ref.detail), "loaded from"
-                )
-            elif ref.kind in ("calculated", "calculation_group", "inline"):
-                table_obj = ws.table(t)
-                for part in table_obj.partitions if table_obj else []:
-                    if ref.kind == "calculated" and part.kind == "calculated" and part.expression:
-                        lin.calculated.append(
-                            CalculatedItem(
-                                kind="calculated_table", name=f"'{t}'", expression=part.expression
-                            )
-                        )
-                b.edge(f"t:{t}", b.node(f"c:{t}:{ref.kind}", "source", ref.detail), "defined as")
+                sql_roots += [(f"t:{t}", obj) for obj in ref.objects]
             else:
-                b.edge(
-                    f"t:{t}", b.node(f"x:{t}", "missing", ref.detail or "unknown source"), "source"
-                )
+                _other_source(b, t, ref)
+    return sql_roots
 
-    # 4. the warehouse: views, tables, loaders, staging
-    index = ws.index
+
+def _other_source(b: _Builder, t: str, ref: SourceRef) -> None:
+    """Unsupported connectors, calculated tables, calculation groups, inline data, unknowns."""
+    if ref.kind == "unsupported":
+        b.edge(f"t:{t}", b.node(f"u:{ref.detail}", "unsupported", ref.detail), "loaded from")
+    elif ref.kind in ("calculated", "calculation_group", "inline"):
+        table_obj = b.ws.table(t)
+        for part in table_obj.partitions if table_obj else []:
+            if ref.kind == "calculated" and part.kind == "calculated" and part.expression:
+                b.lin.calculated.append(
+                    CalculatedItem(
+                        kind="calculated_table", name=f"'{t}'", expression=part.expression
+                    )
+                )
+        b.edge(f"t:{t}", b.node(f"c:{t}:{ref.kind}", "source", ref.detail), "defined as")
+    else:
+        b.edge(f"t:{t}", b.node(f"x:{t}", "missing", ref.detail or "unknown source"), "source")
+
+
+def _warehouse(b: _Builder, sql_roots: list[tuple[str, str]], max_sql_depth: int) -> None:
+    index = b.ws.index
     if sql_roots and index is None:
         b.warn("no SQL folder given: lineage stops at the partition sources")
         for tid, obj in sql_roots:
             b.edge(tid, b.node(f"s:{obj}", "table", obj), "partition source")
     elif sql_roots:
         _walk_sql(b, index, sql_roots, max_sql_depth)
-
-    # 5. column-level links, then the SQL that computes each business column
-    _column_links(b, columns)
-    if index is not None:
-        _column_steps(b, index)
-    b.trace.measurement("lineage built", measure=measure.name, root=root, nodes=len(b._nodes))
-    return b.finish()
 
 
 def _note_functions(lin: MeasureLineage, deps: DaxDeps) -> None:
@@ -498,6 +547,7 @@ def _walk_sql(b: _Builder, index: Any, roots: list[tuple[str, str]], max_depth: 
             for src in getattr(obj, "reads", set()) or []:
                 queue.append((nid, src, "reads", depth + 1, None))
     lin.procedures.sort(key=lambda p: (p.order if p.order is not None else 1 << 30, p.name.lower()))
+    lin.order_notes = order_notes(index, list(procs))
 
 
 def _procedure_info(b: _Builder, index: Any, proc: Any) -> ProcedureInfo:
@@ -528,6 +578,7 @@ def _procedure_info(b: _Builder, index: Any, proc: Any) -> ProcedureInfo:
         partial=bool(proc.partial),
         dynamic_sql=bool(proc.dynamic_sql),
         order=index.order_of(proc.name),
+        order_basis=order_basis(index, proc.name),
         called_by=callers,
         external=external,
     )
@@ -579,69 +630,94 @@ def _external(proc: Any, table_key: str) -> list[str]:
 
 def _column_steps(b: _Builder, index: Any) -> None:
     """Follow each mapped column back through the writes that fill it (bounded, cycle-safe)."""
-    lin = b.lin
     seen: set[tuple[str, str, str, int]] = set()
-    for link in lin.column_links:
+    for link in b.lin.column_links:
         if link.level != "column" or "." not in link.source:
             continue
         table, column = link.source.rsplit(".", 1)
         found = index.get(table)
         if found is not None and _obj_kind(found) == "view":
             continue  # its base columns are links of their own
-        frontier: list[tuple[str, str, int, str | None]] = [(key(table), column, 0, None)]
-        visited: set[tuple[str, str]] = set()
-        while frontier and len(lin.column_steps) < MAX_COLUMN_STEPS:
-            b.check_time()
-            tkey, col, depth, reader = frontier.pop(0)
-            if (tkey, col.lower()) in visited or depth > MAX_SQL_DEPTH:
+        _follow_column(b, index, link.model_column, key(table), column, seen)
+
+
+def _follow_column(
+    b: _Builder, index: Any, model_column: str, table: str, column: str, seen: set[Any]
+) -> None:
+    """Breadth-first from `table.column` to the writes that fill it and their sources."""
+    frontier: list[tuple[str, str, int, str | None]] = [(table, column, 0, None)]
+    visited: set[tuple[str, str, str | None]] = set()
+    while frontier and len(b.lin.column_steps) < MAX_COLUMN_STEPS:
+        b.check_time()
+        tkey, col, depth, reader = frontier.pop(0)
+        if (tkey, col.lower(), reader) in visited or depth > MAX_SQL_DEPTH or col == "*":
+            continue
+        visited.add((tkey, col.lower(), reader))
+        for writer, st, a in _assignments_of(index, tkey, col, reader):
+            mark = (tkey, a.column.lower(), writer.name, a.line or st.line)
+            if mark not in seen:
+                seen.add(mark)
+                b.lin.column_steps.append(_column_step(b, index, model_column, writer, st, a))
+            for src in a.sources:
+                stable, scol = src.rsplit(".", 1)
+                frontier.append((key(stable), scol, depth + 1, writer.name))
+
+
+def _assignments_of(index: Any, table: str, column: str, reader: str | None) -> list[Any]:
+    """(writer, statement, assignment) for every write of `table.column` a reader can see."""
+    out = []
+    for writer in _column_writers(index, table, reader):
+        for st in writer.statements:
+            if table not in {key(t) for t in st.targets}:
                 continue
-            visited.add((tkey, col.lower()))
-            for writer in _column_writers(index, tkey, reader):
-                for st in writer.statements:
-                    if tkey not in {key(t) for t in st.targets}:
-                        continue
-                    for a in st.assignments:
-                        if key(a.target) != tkey or a.column.lower() != col.lower():
-                            continue
-                        mark = (tkey, a.column.lower(), writer.name, st.line)
-                        if mark not in seen:
-                            seen.add(mark)
-                            lin.column_steps.append(
-                                ColumnStep(
-                                    model_column=link.model_column,
-                                    target=_show(index, a.target),
-                                    column=a.column,
-                                    procedure=_procedure_name(b, index, writer),
-                                    file=b.ws.display_path(writer.file),
-                                    line=st.line,
-                                    expression=a.expression,
-                                    computed=not a.passthrough,
-                                    sources=[
-                                        _show(index, x.rsplit(".", 1)[0])
-                                        + "."
-                                        + x.rsplit(".", 1)[1]
-                                        for x in a.sources
-                                    ],
-                                )
-                            )
-                        for src in a.sources:
-                            stable, scol = src.rsplit(".", 1)
-                            frontier.append((key(stable), scol, depth + 1, writer.name))
+            out += [
+                (writer, st, a)
+                for a in st.assignments
+                if key(a.target) == table and a.column.lower() == column.lower()
+            ]
+    return out
+
+
+def _column_step(
+    b: _Builder, index: Any, model_column: str, writer: Any, st: Any, a: Any
+) -> ColumnStep:
+    return ColumnStep(
+        model_column=model_column,
+        target=_show(index, a.target),
+        column=a.column,
+        procedure=_procedure_name(b, index, writer),
+        file=b.ws.display_path(writer.file),
+        line=a.line or st.line,
+        expression=a.expression,
+        computed=not a.passthrough,
+        sources=[_show_column(index, x) for x in a.sources],
+        exact=a.exact,
+        steps=list(a.steps),
+    )
+
+
+def _show_column(index: Any, name: str) -> str:
+    table, column = name.rsplit(".", 1)
+    return f"{_show(index, table)}.{column}"
 
 
 def _column_writers(index: Any, table_key: str, reader: str | None) -> list[Any]:
-    """Who fills `table_key`: for a local `#temp`, the reading procedure itself or its call
-    chain."""
-    if table_key.startswith("#") and not table_key.startswith("##"):
-        own = index.get(reader) if reader else None
-        if own is None and reader:
-            own = next((s for s in index.scripts if s.name == reader), None)
-        if own is not None and any(
-            table_key in {key(t) for t in st.targets} for st in own.statements
-        ):
-            return [own]
-        return _scoped_writers(index, table_key, reader)
-    return index.writers_of(table_key)
+    """Who fills `table_key`. A local `#temp` or `@table`: the reading procedure itself and,
+    for a `#temp`, its call chain (a caller that creates it, a callee that fills or updates it)."""
+    if table_key[:1] not in ("#", "@") or table_key.startswith("##"):
+        return index.writers_of(table_key)
+    own = index.get(reader) if reader else None
+    if own is None and reader:
+        own = next((s for s in index.scripts if s.name == reader), None)
+    mine = (
+        [own]
+        if own is not None
+        and any(table_key in {key(t) for t in st.targets} for st in own.statements)
+        else []
+    )
+    if table_key.startswith("@"):
+        return mine
+    return mine + [w for w in _scoped_writers(index, table_key, reader) if w not in mine]
 
 
 def _procedure_name(b: _Builder, index: Any, proc: Any) -> str:

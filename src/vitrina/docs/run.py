@@ -53,8 +53,10 @@ def make_request(
     lang: str = "en",
     agent: str | None = None,
     llm: str | None = None,
+    order: Path | str | None = None,
 ) -> dict[str, Any]:
     return {
+        "order": str(Path(order).resolve()) if order else None,
         "model": str(Path(model).resolve()),
         "sql": [str(Path(p).resolve()) for p in sql],
         "measures_file": str(Path(measures_file).resolve()) if measures_file else None,
@@ -77,7 +79,7 @@ def request_key(request: dict[str, Any]) -> str:
     resume."""
     parts = {
         k: request.get(k)
-        for k in ("model", "sql", "measures_file", "all", "out", "lang", "agent", "llm")
+        for k in ("model", "sql", "measures_file", "all", "out", "lang", "agent", "llm", "order")
     }
     if request.get("measures_file") and Path(request["measures_file"]).is_file():
         parts["list_sha"] = hashlib.sha256(Path(request["measures_file"]).read_bytes()).hexdigest()
@@ -97,7 +99,12 @@ def input_hash(request: dict[str, Any]) -> str:
         ).encode()
     )
     paths: list[Path] = []
-    for raw in [request["model"], *(request.get("sql") or []), request.get("measures_file")]:
+    for raw in [
+        request["model"],
+        *(request.get("sql") or []),
+        request.get("measures_file"),
+        request.get("order"),
+    ]:
         if not raw:
             continue
         p = Path(raw)

@@ -88,6 +88,7 @@ class Workspace:
         *,
         trace: Trace | None = None,
         progress: Callable[..., Any] | None = None,
+        order: Path | str | None = None,
     ) -> Workspace:
         trace = trace or Trace("docs.workspace")
         model = load_model(model_path)
@@ -98,6 +99,11 @@ class Workspace:
         )
         if not sql_paths:
             trace.branch("no SQL folder given: lineage stops at partition sources")
+        elif order and index is not None:
+            from vitrina.docs.order_file import apply_order_file
+
+            apply_order_file(index, Path(order))
+            trace.branch("load order taken from the order file", file=str(order))
         ws = cls(model, index, trace=trace)
         ws.sql_roots = [Path(p) for p in sql_paths]
         return ws

@@ -418,6 +418,7 @@ def trace_lineage(box: Toolbox, measure: str) -> dict[str, Any]:
                 "file": p.get("file"),
                 "line": p.get("line"),
                 "order": p.get("order"),
+                "order_basis": p.get("order_basis"),
                 "called_by": p.get("called_by", []),
                 "writes": p.get("writes", []),
                 "reads": p.get("reads", []),
@@ -425,6 +426,7 @@ def trace_lineage(box: Toolbox, measure: str) -> dict[str, Any]:
             for p in lin.get("procedures", [])
         ],
         "column_steps": lin.get("column_steps", []),
+        "order_notes": lin.get("order_notes", []),
         "warnings": lin.get("warnings", []),
         "unresolved": lin.get("unresolved", []),
     }

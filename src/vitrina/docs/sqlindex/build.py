@@ -27,6 +27,7 @@ from vitrina.docs.sqlindex.index import SqlIndex
 from vitrina.docs.sqlindex.lexer import STRING, WORD, Tok, lex
 from vitrina.docs.sqlindex.models import SqlObject, SqlStatementInfo
 from vitrina.docs.sqlindex.names import is_system
+from vitrina.docs.sqlindex.quote import place_quotes
 from vitrina.docs.sqlindex.repair import strip_table_hints
 from vitrina.docs.sqlindex.scan import looks_like_sql, scan_tokens
 from vitrina.docs.sqlindex.statements import ALWAYS_START, RawStatement, split_statements
@@ -395,6 +396,7 @@ def _statement(
             error = error or exc
             continue
         counts[parsed_by] += 1
+        place_quotes(found.assignments, candidate, text, toks[0].line)
         for note in found.notes:
             ctx.trace.suppressed(note, file=ctx.path, line=toks[0].line)
         if not (found.targets or found.sources or found.calls or found.dynamic):

@@ -132,6 +132,15 @@ def _safe_assignments(expression: exp.Expr, notes: list[str], text: str) -> list
 
 def _extract_one(root: exp.Expr, out: Extraction) -> None:
     nodes = list(root.walk())  # one walk; the passes below reuse it
+    tables, ctes = _tables_and_ctes(nodes)
+    names = _Names(tables)
+    for node in nodes:
+        _writes_of(node, names, out)
+    _reads_of(tables, ctes, names.skip, out)
+
+
+def _tables_and_ctes(nodes: list[exp.Expr]) -> tuple[list[exp.Table], set[str]]:
+    """Table references and CTE names of a statement; a raw Command means "not parsed"."""
     ctes: set[str] = set()
     tables: list[exp.Table] = []
     for node in nodes:
@@ -141,72 +150,80 @@ def _extract_one(root: exp.Expr, out: Extraction) -> None:
             ctes.add(node.alias_or_name.lower())
         elif isinstance(node, exp.Command):
             raise Unparsed(node.sql(dialect="tsql")[:80])
-    aliases: dict[str, exp.Table] = {}
-    for t in tables:
-        alias = t.alias
-        if alias:
-            aliases.setdefault(alias.lower(), t)
-    skip: set[int] = set()
+    return tables, ctes
 
-    def resolve(t: exp.Table) -> str:
-        skip.add(id(t))
+
+class _Names:
+    """Aliases of a statement and the table references already used as targets (not reads)."""
+
+    def __init__(self, tables: list[exp.Table]) -> None:
+        self.aliases: dict[str, exp.Table] = {}
+        for t in tables:
+            if t.alias:
+                self.aliases.setdefault(t.alias.lower(), t)
+        self.skip: set[int] = set()
+
+    def target(self, t: exp.Table) -> str:
+        """A written table: `UPDATE s ... FROM T AS s` writes T; neither reference is a read."""
+        self.skip.add(id(t))
         if not t.args.get("db") and isinstance(t.this, exp.Identifier) and not t.alias:
-            real = aliases.get(t.name.lower())
+            real = self.aliases.get(t.name.lower())
             if real is not None and real is not t:
-                skip.add(id(real))
+                self.skip.add(id(real))
                 return table_name(real)
         return table_name(t)
 
-    for node in nodes:
-        if isinstance(node, exp.Insert):
-            target = node.this.this if isinstance(node.this, exp.Schema) else node.this
-            if isinstance(target, exp.Table):
-                out.targets.append(resolve(target))
-        elif isinstance(node, exp.Update) and isinstance(node.this, exp.Table):
-            target = resolve(node.this)
-            out.targets.append(target)
-            _skip_same(node, target, skip)
-        elif isinstance(node, exp.Delete):
-            named = node.args.get("tables") or []
-            if named:
-                out.targets.extend(resolve(t) for t in named if isinstance(t, exp.Table))
-            elif isinstance(node.this, exp.Table):
-                out.targets.append(resolve(node.this))
-        elif isinstance(node, exp.Merge) and isinstance(node.this, exp.Table):
-            out.targets.append(resolve(node.this))
-        elif isinstance(node, exp.TruncateTable):
-            out.targets.extend(resolve(t) for t in node.expressions if isinstance(t, exp.Table))
-        elif isinstance(node, exp.Into) and isinstance(node.this, exp.Table):
-            out.targets.append(resolve(node.this))
-        elif isinstance(node, exp.Create):
-            kind = str(node.args.get("kind") or "").upper()
-            target = node.this.this if isinstance(node.this, exp.Schema) else node.this
-            if kind in ("TABLE", "VIEW") and isinstance(target, exp.Table):
-                out.targets.append(resolve(target))
-            elif kind not in ("TABLE", "VIEW"):  # CREATE INDEX ... ON t: neither read nor write
-                skip.update(id(t) for t in node.find_all(exp.Table))
-        elif isinstance(node, (exp.Drop, exp.Alter)):
-            skip.update(id(t) for t in node.find_all(exp.Table))
-        elif isinstance(node, exp.Execute):
-            _execute(node, out, skip)
-        elif (
-            isinstance(node, exp.Dot)
-            and isinstance(node.expression, exp.Anonymous)
-            and isinstance(node.this, exp.Identifier)
-        ):
-            out.calls.append(from_parts([node.this.name, node.expression.name]))
+    def ignore(self, node: exp.Expr) -> None:
+        self.skip.update(id(t) for t in node.find_all(exp.Table))
 
+
+def _writes_of(node: exp.Expr, names: _Names, out: Extraction) -> None:
+    """Targets, calls and dynamic SQL of one node of the statement tree."""
+    if isinstance(node, exp.Insert):
+        target = node.this.this if isinstance(node.this, exp.Schema) else node.this
+        if isinstance(target, exp.Table):
+            out.targets.append(names.target(target))
+    elif isinstance(node, exp.Update) and isinstance(node.this, exp.Table):
+        target = names.target(node.this)
+        out.targets.append(target)
+        _skip_same(node, target, names.skip)
+    elif isinstance(node, exp.Delete):
+        named = node.args.get("tables") or ([node.this] if node.this is not None else [])
+        out.targets.extend(names.target(t) for t in named if isinstance(t, exp.Table))
+    elif isinstance(node, (exp.Merge, exp.Into)) and isinstance(node.this, exp.Table):
+        out.targets.append(names.target(node.this))
+    elif isinstance(node, exp.TruncateTable):
+        out.targets.extend(names.target(t) for t in node.expressions if isinstance(t, exp.Table))
+    elif isinstance(node, (exp.Create, exp.Drop, exp.Alter)):
+        _ddl(node, names, out)
+    elif isinstance(node, exp.Execute):
+        _execute(node, out, names.skip)
+    elif isinstance(node, exp.Dot):
+        _function_call(node, out)
+
+
+def _function_call(node: exp.Dot, out: Extraction) -> None:
+    """`schema.fn(...)`: a call of a user function."""
+    if isinstance(node.expression, exp.Anonymous) and isinstance(node.this, exp.Identifier):
+        out.calls.append(from_parts([node.this.name, node.expression.name]))
+
+
+def _ddl(node: exp.Expr, names: _Names, out: Extraction) -> None:
+    """CREATE TABLE/VIEW writes its table; CREATE INDEX, DROP and ALTER touch no data."""
+    kind = str(node.args.get("kind") or "").upper() if isinstance(node, exp.Create) else ""
+    target = node.this.this if isinstance(node.this, exp.Schema) else node.this
+    if kind in ("TABLE", "VIEW") and isinstance(target, exp.Table):
+        out.targets.append(names.target(target))
+    elif kind not in ("TABLE", "VIEW"):  # CREATE INDEX ... ON t, DROP, ALTER: no data
+        names.ignore(node)
+
+
+def _reads_of(tables: list[exp.Table], ctes: set[str], skip: set[int], out: Extraction) -> None:
+    """Every table reference not written, not a CTE: a read (rowset functions: external)."""
     for t in tables:
         if id(t) in skip:
             continue
-        if (
-            isinstance(t.this, exp.Func)
-            and t.this.sql_name().upper() in _ROWSETS | {"ANONYMOUS"}
-            and (
-                (t.this.name if isinstance(t.this, exp.Anonymous) else t.this.sql_name()).upper()
-                in _ROWSETS
-            )
-        ):
+        if _is_rowset(t):
             out.external.append(t.this.sql(dialect="tsql")[:200])
             continue
         if not t.args.get("db") and isinstance(t.this, exp.Identifier) and t.name.lower() in ctes:
@@ -214,6 +231,15 @@ def _extract_one(root: exp.Expr, out: Extraction) -> None:
         name = table_name(t)
         if name:
             out.sources.append(name)
+
+
+def _is_rowset(t: exp.Table) -> bool:
+    """OPENROWSET, OPENQUERY, OPENDATASOURCE: rows from outside the database."""
+    this = t.this
+    if not isinstance(this, exp.Func) or this.sql_name().upper() not in _ROWSETS | {"ANONYMOUS"}:
+        return False
+    name = this.name if isinstance(this, exp.Anonymous) else this.sql_name()
+    return name.upper() in _ROWSETS
 
 
 def _skip_same(node: exp.Update, target: str, skip: set[int]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr
@@ -11,7 +12,11 @@ from sqlglot.schema import MappingSchema
 
 from vitrina.docs.sqlindex.models import SqlError, SqlObject
 from vitrina.docs.sqlindex.names import DEFAULT_SCHEMA, normalize_name, short
+from vitrina.docs.sqlindex.order import OrderPlan, plan_order
 
+_REFERENCES = re.compile(
+    r"\bREFERENCES\s+((?:\[[^\]]+\]|\w+)(?:\s*\.\s*(?:\[[^\]]+\]|\w+))*)", re.IGNORECASE
+)
 _WRITER_KINDS = frozenset({"procedure", "function", "other"})
 
 
@@ -33,6 +38,7 @@ class SqlIndex(BaseModel):
     _cache: tuple[tuple[int, int], dict[str, Any]] | None = PrivateAttr(default=None)
     _schema_cache: tuple[int, MappingSchema] | None = PrivateAttr(default=None)
     _by_base_count: int = PrivateAttr(default=-1)
+    explicit_order: list[str] = Field(default_factory=list)  # an order file's module names
 
     def get(self, name: str) -> SqlObject | None:
         """Look up "[Fact].[Sale]", "Fact.Sale", "fact.sale"; unqualified -> dbo, else a unique
@@ -99,17 +105,26 @@ class SqlIndex(BaseModel):
 
     def order_of(self, name: str) -> int | None:
         """The place of a module in the load's execution order (see `execution_order`)."""
-        return self._maps()["order"].get(self.resolve(name))
+        order = self._maps()["order"]
+        return order.get(name, order.get(self.resolve(name)))
 
     def execution_order(self) -> list[str]:
         """Modules in the order a load runs them.
 
-        The call graph first: orchestration scripts (and SQL Agent job steps) in file order,
-        then procedures nobody calls, each followed by what it EXECs in statement order.
-        Modules the call graph does not reach (or that nobody orchestrates) are ordered by
-        their data: a writer of a table before its readers.
+        An order file, SQL Agent job steps and scripts, and each orchestrator's EXEC order
+        are followed; everything else is ordered by data flow (a table's creator before its
+        modifiers, writers before readers). See `order.py`.
         """
         return list(self._maps()["order_list"])
+
+    def order_plan(self) -> OrderPlan:
+        """How the order was found: each module's basis, the cycles broken, the conflicts."""
+        return self._maps()["plan"]  # type: ignore[no-any-return]
+
+    def set_explicit_order(self, names: list[str]) -> None:
+        """An order file (`--order`): these modules run in this order, whatever data says."""
+        self.explicit_order = list(names)
+        self._cache = None
 
     def _maps(self) -> dict[str, Any]:
         stamp = (len(self.objects), len(self.scripts))
@@ -121,7 +136,13 @@ class SqlIndex(BaseModel):
         for o in modules:
             for c in sorted(o.calls):
                 callers.setdefault(self.resolve(c), []).append(o)
-        order_list = _order(self, modules, callers)
+        plan = plan_order(
+            modules,
+            resolve=self.resolve,
+            explicit=self.explicit_order,
+            references=self._references(),
+        )
+        order_list = plan.order
         order = {name: k for k, name in enumerate(order_list)}
         writers: dict[str, list[SqlObject]] = {}
         for o in modules:
@@ -135,9 +156,19 @@ class SqlIndex(BaseModel):
             "order": order,
             "order_list": order_list,
             "scripts": scripts,
+            "plan": plan,
         }
         self._cache = (stamp, maps)
         return maps
+
+    def _references(self) -> dict[str, set[str]]:
+        """Table -> tables its foreign keys reference (REFERENCES in the CREATE TABLE)."""
+        out: dict[str, set[str]] = {}
+        for obj in self.objects.values():
+            if obj.kind == "table" and "REFERENCES" in obj.definition.upper():
+                found = {self.resolve(m) for m in _REFERENCES.findall(obj.definition)}
+                out[obj.name] = found - {obj.name}
+        return out
 
     def view_sources(self, view: str) -> list[str]:
         """Direct sources of a view (tables, views or functions), resolved to indexed names."""
@@ -233,69 +264,3 @@ class SqlIndex(BaseModel):
             self._by_base = by_base
             self._by_base_count = len(self.objects)
         return self._by_base
-
-
-def _order(
-    index: SqlIndex, modules: list[SqlObject], callers: dict[str, list[SqlObject]]
-) -> list[str]:
-    """Execution order: call graph from scripts and uncalled modules, then data dependencies."""
-    by_name = {o.name: o for o in modules}
-    order: list[str] = []
-    placed: set[str] = set()
-
-    def visit(name: str) -> None:
-        stack = [name]
-        while stack and len(order) < 100_000:
-            current = stack.pop()
-            if current in placed or current not in by_name:
-                continue
-            placed.add(current)
-            order.append(current)
-            stack.extend(reversed([index.resolve(c) for c, _ in by_name[current].ordered_calls]))
-
-    roots = [o for o in modules if o.name.startswith("script:") and o.ordered_calls]
-    uncalled = [o for o in modules if not o.name.startswith("script:") and o.name not in callers]
-    for o in roots:
-        visit(o.name)
-    for o in _by_data(index, [o for o in uncalled if o.name not in placed]):
-        if o.ordered_calls:
-            visit(o.name)
-    rest = [o for o in modules if o.name not in placed]
-    for o in _by_data(index, rest):
-        visit(o.name)
-    return order
-
-
-def _by_data(index: SqlIndex, modules: list[SqlObject]) -> list[SqlObject]:
-    """Writers before readers (Kahn's algorithm; ties by name, a cycle broken at its first name)."""
-    writer_of: dict[str, set[str]] = {}
-    for o in modules:
-        for w in o.writes:
-            writer_of.setdefault(index.resolve(w), set()).add(o.name)
-    before: dict[str, set[str]] = {o.name: set() for o in modules}
-    after: dict[str, set[str]] = {o.name: set() for o in modules}
-    for o in modules:
-        for r in o.reads:
-            for w in writer_of.get(index.resolve(r), ()):
-                if w != o.name:
-                    before[o.name].add(w)
-                    after[w].add(o.name)
-    by_name = {o.name: o for o in modules}
-    out: list[SqlObject] = []
-    done: set[str] = set()
-    ready = sorted(n for n, deps in before.items() if not deps)
-    while len(out) < len(modules):
-        if not ready:  # a cycle: take the first remaining by name
-            ready = [min(n for n in before if n not in done)]
-        name = ready.pop(0)
-        if name in done:
-            continue
-        done.add(name)
-        out.append(by_name[name])
-        for n in sorted(after[name]):
-            deps = before[n]
-            deps.discard(name)
-            if not deps and n not in done and n not in ready:
-                ready.append(n)
-        ready.sort()
-    return out

@@ -33,18 +33,37 @@ class SqlError(TypedDict):
     message: str
 
 
-class ColumnAssignment(BaseModel):
-    """`target.column` receives `expression` (sqlglot's T-SQL text) computed from `sources`.
+class ColumnDerivation(BaseModel):
+    """A computation on the way to a written column, inside a CTE, derived table or subquery.
 
-    Sources are `table.column` names resolved through aliases and derived tables where
-    sqlglot allows; an empty list with a non-literal expression means "could not resolve".
+    `line` is the line of the expression itself; `exact` is False when the file's text could
+    not be sliced and `expression` is sqlglot's normalised rendering.
+    """
+
+    where: str  # "CTE a", "derived table s"
+    column: str
+    expression: str
+    line: int = 0
+    exact: bool = True
+
+
+class ColumnAssignment(BaseModel):
+    """`target.column` receives `expression` (quoted from the file) computed from `sources`.
+
+    Sources are real `table.column` names (never a CTE or derived table), resolved through
+    aliases, CTEs, derived tables and subqueries; `table.*` is a row count of that table.
+    An empty list with a non-literal expression means "could not resolve". `steps` are the
+    computations inside CTEs and derived tables that the expression reads.
     """
 
     target: str
     column: str
     expression: str
     sources: list[str] = Field(default_factory=list)
-    passthrough: bool = False  # the expression is a bare column: the value is copied, not computed
+    passthrough: bool = False  # a bare column all the way down: the value is copied unchanged
+    line: int = 0  # the line of the expression itself
+    exact: bool = True  # False: `expression` is sqlglot's normalised form, not the file's text
+    steps: list[ColumnDerivation] = Field(default_factory=list)
 
 
 class SqlStatementInfo(BaseModel):

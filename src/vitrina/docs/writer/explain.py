@@ -400,19 +400,28 @@ def rules_explanation(lin: MeasureLineage, lang: str) -> str:
             (
                 f"Загрузку выполняет процедура {procs}."
                 if one
-                else f"Загрузку выполняют, в порядке выполнения, процедуры {procs}."
+                else f"Загрузку выполняют, {_order_words(lin, ru)}, процедуры {procs}."
             )
             if ru
-            else f"The load runs the procedure{'' if one else 's, in execution order,'} {procs}."
+            else (
+                f"The load runs the procedure {procs}."
+                if one
+                else f"The load runs the procedures, {_order_words(lin, ru)}, {procs}."
+            )
         )
     computed = [st for st in lin.column_steps if st.computed]
     for st in computed[:12]:
+        steps = "".join(
+            f"; {_where(d.where, ru)}.{d.column} = `{d.expression}` "
+            f"({'строка' if ru else 'line'} {d.line})"
+            for d in st.steps
+        )
         parts.append(
             f"Столбец {st.target}.{st.column} вычисляется в {st.procedure} (строка "
-            f"{st.line}) как `{st.expression}`."
+            f"{st.line}) как `{st.expression}`{steps}."
             if ru
             else f"{st.target}.{st.column} is computed in {st.procedure} (line {st.line}) as "
-            f"`{st.expression}`."
+            f"`{st.expression}`{steps}."
         )
     if len(computed) > 12:
         parts.append(
@@ -475,3 +484,28 @@ def explanation(
             "explanation worded by the LLM (checked against the lineage)", measure=lin.measure
         )
     return worded.strip()
+
+
+def _where(where: str, ru: bool) -> str:
+    """ "CTE gaps" stays; "derived table a" is "производная таблица a" in Russian."""
+    if ru and where.startswith("derived table "):
+        return "производная таблица " + where[len("derived table ") :]
+    return where
+
+
+def _order_words(lin: MeasureLineage, ru: bool) -> str:
+    """ "in execution order" where a job, an orchestrator or an order file places every step;
+    an inferred order, or a partly inferred one, is said to be so."""
+    inferred = [p.order_basis in (None, "data") for p in lin.procedures]
+    if all(inferred):
+        if ru:
+            return "в порядке загрузки, выведенном из потоков данных"
+        return "in the load order inferred from data flow"
+    if any(inferred):
+        if ru:
+            return (
+                "в порядке загрузки (заданном для части шагов, выведенном из потоков данных "
+                "для остальных)"
+            )
+        return "in load order (given for some steps, inferred from data flow for the rest)"
+    return "в порядке выполнения" if ru else "in execution order"

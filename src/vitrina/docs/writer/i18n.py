@@ -115,6 +115,26 @@ LABELS: dict[str, dict[str, str]] = {
         "external": "Loads from outside",
         "order_note": "In execution order: the call graph (EXEC, job steps) where the SQL has one, "
         "else writers before readers.",
+        "order_data": "Load order inferred from data flow: a table's creator (SELECT INTO, CREATE "
+        "TABLE, TRUNCATE) runs before what modifies it, writers before readers.",
+        "order_job": "Load order of the SQL Agent job steps or scripts that EXEC the procedures.",
+        "order_exec": "Load order of the EXEC calls in the orchestrating procedure, checked "
+        "against data flow.",
+        "order_file": "Load order given by the order file (--order).",
+        "basis_data": "inferred from data flow",
+        "basis_job": "job steps",
+        "basis_exec": "EXEC order",
+        "basis_file": "order file",
+        "order_cycle": "Cycle in the data flow: {members} need each other's output (tables "
+        "{tables}); broken by running {first} first (no job step, EXEC order or copy of "
+        "another member's rows puts it later; fewest inputs from the cycle; then by name).",
+        "order_conflict": "The {sequence} runs {before} before {after}, but {before} reads "
+        "{table}, which {after} or a step after it writes: the sequence is followed.",
+        "sequence_job": "SQL Agent job",
+        "sequence_file": "order file",
+        "sequence_exec": "EXEC order of {name}",
+        "normalised": "normalised by the parser, not the file's text",
+        "derived_table": "derived table",
     },
     "ru": {
         "topic": "Тема",
@@ -225,6 +245,30 @@ LABELS: dict[str, dict[str, str]] = {
         "external": "Загружает извне",
         "order_note": "В порядке выполнения: по графу вызовов (EXEC, шаги заданий), если он есть "
         "в SQL, иначе сначала те, кто пишет, потом те, кто читает.",
+        "order_data": "Порядок загрузки выведен из потоков данных: создающий таблицу (SELECT "
+        "INTO, CREATE TABLE, TRUNCATE) выполняется раньше изменяющих её, пишущие — раньше "
+        "читающих.",
+        "order_job": "Порядок загрузки — по шагам задания SQL Agent или сценариям, вызывающим "
+        "процедуры через EXEC.",
+        "order_exec": "Порядок загрузки — по вызовам EXEC в управляющей процедуре, сверен с "
+        "потоками данных.",
+        "order_file": "Порядок загрузки задан файлом порядка (--order).",
+        "basis_data": "выведен из потоков данных",
+        "basis_job": "шаги задания",
+        "basis_exec": "порядок EXEC",
+        "basis_file": "файл порядка",
+        "order_cycle": "Цикл в потоках данных: {members} зависят от результатов друг друга "
+        "(таблицы {tables}); разорван: первой выполняется {first} (ни шаг задания, ни порядок "
+        "EXEC, ни копирование строк другой процедуры не ставят её позже; меньше всего входов "
+        "из цикла; затем по имени).",
+        "order_conflict": "{sequence} выполняет {before} раньше {after}, но {before} читает "
+        "{table}, которую пишет {after} или шаг после неё: соблюдается заданная "
+        "последовательность.",
+        "sequence_job": "Задание SQL Agent",
+        "sequence_file": "Файл порядка",
+        "sequence_exec": "Порядок EXEC в {name}",
+        "normalised": "в нормализованном виде парсера, не текст файла",
+        "derived_table": "производная таблица",
     },
 }
 

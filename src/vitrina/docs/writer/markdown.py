@@ -16,6 +16,7 @@ from vitrina.docs.model import Measure
 from vitrina.docs.writer.explain import Explainer, explanation
 from vitrina.docs.writer.i18n import kind_word, labels, object_word, translate_warning
 from vitrina.docs.writer.mermaid import MAX_NODES, cut_count, mermaid
+from vitrina.docs.writer.order import derivation_text, order_lines
 from vitrina.trace import Trace
 
 HASH_MARK = "<!-- vitrina-docs hash="
@@ -247,6 +248,8 @@ def _computed(doc: _Doc) -> list[str]:
     ]
     for st in doc.lin.column_steps:
         how = f"`{_cell(st.expression)}`" + ("" if st.computed else f" ({L['copied']})")
+        how += "" if st.exact else f" ({L['normalised']})"
+        how += "".join(f" ← {_cell(derivation_text(d, L))}" for d in st.steps)
         where = object_word(st.procedure, doc.lang) + (
             f", {L['line']} {st.line}" if st.line else ""
         )
@@ -262,7 +265,7 @@ def _loaders(doc: _Doc) -> list[str]:
     """The loading procedures in execution order, each with the statements that write."""
     if not doc.lin.procedures:
         return []
-    out = [f"## {doc.L['loaders']}", "", doc.L["order_note"], ""]
+    out = [f"## {doc.L['loaders']}", "", *order_lines(doc.lin, doc.L), ""]
     for p in doc.lin.procedures:
         out += _procedure(doc, p)
     return out
@@ -281,7 +284,8 @@ def _procedure(doc: _Doc, p: ProcedureInfo) -> list[str]:
             + (f", {L['line']} {p.line}" if p.line else "")
         )
     if p.order is not None:
-        out.append(f"- **{L['order']}:** {p.order + 1}")
+        basis = f" ({L['basis_' + p.order_basis]})" if p.order_basis else ""
+        out.append(f"- **{L['order']}:** {p.order + 1}{basis}")
     if p.called_by:
         out.append(
             f"- **{L['called_by']}:** " + ", ".join(object_word(c, lang) for c in p.called_by)
