@@ -185,9 +185,8 @@ _SQL_OPENERS = ALWAYS_START | {
 def not_sql(text: str, tokens: list[Tok]) -> str | None:
     """Why a .sql file is not SQL text (binary data, prose renamed .sql), or None when it is.
 
-    >>> not_sql("This folder holds the loaders.", lex("This folder holds the loaders.").tokens)
-    "no SQL statement: the file starts with 'This folder holds the loaders.' (a text file renamed
-    .sql?)"
+    >>> not_sql("Read me.", lex("Read me.").tokens)
+    "no SQL statement: the file starts with 'Read me.' (a text file renamed .sql?)"
     """
     sample = text[:8000]
     bad = sum(1 for ch in sample if ch == "\ufffd" or (ord(ch) < 32 and ch not in "\t\n\r\f\v"))
