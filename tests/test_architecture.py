@@ -51,6 +51,7 @@ CORE = frozenset(
         "sql",
         "language",
         "present",
+        "query",  # the plan, the question reader, the planner, the compiler, run_checked
     }
 )
 JOBS = frozenset({"ask", "docs", "task", "route", "eval", "onec", "team"})

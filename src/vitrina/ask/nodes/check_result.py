@@ -9,8 +9,8 @@ from datetime import date, datetime
 from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
-from vitrina.ask.plan import Join
 from vitrina.ask.state import AskState
+from vitrina.query.plan import Join
 from vitrina.sql.guard import guard_with_catalog
 from vitrina.trace import Trace
 from vitrina.warehouse import Warehouse, WarehouseError
