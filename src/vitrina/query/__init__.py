@@ -12,7 +12,9 @@ query one set of checks. Names are imported on first use (`vitrina.lazy`), so
 * the plan and its parts: `QueryPlan`, `PeriodRef`, `Filter`, `Dimension`, `Join`,
   `Comparison`;
 * the rules that read, plan and compile: `read_question` / `Reading`, `build_plan`,
-  `compile_plan`, `column_metas`.
+  `compile_plan`, `column_metas`;
+* the structured entry, for a job that knows what it wants by catalog ids: `QuerySpec`,
+  `SpecFilter` -> `plan_from_spec` -> `SpecOutcome` (the same planner, no sentence);
 """
 
 from __future__ import annotations
@@ -31,6 +33,10 @@ if TYPE_CHECKING:  # the real names, for type checkers and IDEs (`X as X`: a re-
     from vitrina.query.plan import PeriodRef as PeriodRef
     from vitrina.query.plan import QueryPlan as QueryPlan
     from vitrina.query.planner import build_plan as build_plan
+    from vitrina.query.spec import QuerySpec as QuerySpec
+    from vitrina.query.spec import SpecFilter as SpecFilter
+    from vitrina.query.spec import SpecOutcome as SpecOutcome
+    from vitrina.query.spec import plan_from_spec as plan_from_spec
     from vitrina.query.understand import Reading as Reading
     from vitrina.query.understand import read_question as read_question
 
@@ -44,6 +50,10 @@ _EXPORTS = {
     "Reading": "vitrina.query.understand",
     "read_question": "vitrina.query.understand",
     "build_plan": "vitrina.query.planner",
+    "QuerySpec": "vitrina.query.spec",
+    "SpecFilter": "vitrina.query.spec",
+    "SpecOutcome": "vitrina.query.spec",
+    "plan_from_spec": "vitrina.query.spec",
     "column_metas": "vitrina.query.compiler",
     "compile_plan": "vitrina.query.compiler",
 }

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vitrina.ask import QueryPlan, compile_plan
 from vitrina.catalog import Catalog
 from vitrina.present.charts import ChartDecision, build_chart_data, choose_chart
 from vitrina.present.charts.spec import chartjs_from_data
 from vitrina.present.columns import ColumnMeta
+from vitrina.query import QueryPlan, compile_plan
 from vitrina.sql.guard import GuardResult, guard_with_catalog
 from vitrina.team.board import Attachment, Task
 from vitrina.team.context import BuildContext
