@@ -15,6 +15,8 @@ query one set of checks. Names are imported on first use (`vitrina.lazy`), so
   `compile_plan`, `column_metas`;
 * the structured entry, for a job that knows what it wants by catalog ids: `QuerySpec`,
   `SpecFilter` -> `plan_from_spec` -> `SpecOutcome` (the same planner, no sentence);
+* running: `run_checked(plan or SQL, catalog, warehouse, RunOptions)` -> `Checked` (guard,
+  EXPLAIN, deterministic checks, execution, result checks; ask's nodes call its steps).
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ if TYPE_CHECKING:  # the real names, for type checkers and IDEs (`X as X`: a re-
     from vitrina.query.plan import PeriodRef as PeriodRef
     from vitrina.query.plan import QueryPlan as QueryPlan
     from vitrina.query.planner import build_plan as build_plan
+    from vitrina.query.run import Checked as Checked
+    from vitrina.query.run import RunOptions as RunOptions
+    from vitrina.query.run import run_checked as run_checked
     from vitrina.query.spec import QuerySpec as QuerySpec
     from vitrina.query.spec import SpecFilter as SpecFilter
     from vitrina.query.spec import SpecOutcome as SpecOutcome
@@ -50,6 +55,9 @@ _EXPORTS = {
     "Reading": "vitrina.query.understand",
     "read_question": "vitrina.query.understand",
     "build_plan": "vitrina.query.planner",
+    "Checked": "vitrina.query.run",
+    "RunOptions": "vitrina.query.run",
+    "run_checked": "vitrina.query.run",
     "QuerySpec": "vitrina.query.spec",
     "SpecFilter": "vitrina.query.spec",
     "SpecOutcome": "vitrina.query.spec",
