@@ -134,8 +134,13 @@ def mismatch(plan: QueryPlan, spec: QuerySpec) -> str | None:
     got |= {(f"{f.table}.{f.column}", tuple(sorted(f.values))) for f in plan.share_filters}
     wanted = {(f.column, tuple(sorted(set(f.values)))) for f in spec.filters}
     if got != wanted:
-        return f"the filters planned are {sorted(got)}, the spec asks for {sorted(wanted)}"
+        return f"the filters planned are {_shown(got)}, the spec asks for {_shown(wanted)}"
     return None
+
+
+def _shown(filters: set[tuple[str, tuple[str, ...]]]) -> str:
+    """Filters as a person reads them: `table.column in (a, b)`, or "none"."""
+    return "; ".join(f"{c} in ({', '.join(v)})" for c, v in sorted(filters)) or "none"
 
 
 def plan_from_spec(spec: QuerySpec, catalog: Catalog, trace: Trace) -> SpecOutcome:
