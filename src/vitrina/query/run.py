@@ -12,9 +12,11 @@ the result (cells cut for a reply, a preview, a file) stays the caller's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
+from vitrina.query.compiler import column_metas, compile_plan
+from vitrina.query.result_checks import Shape, result_flags
 from vitrina.sql.checks import CheckProblem, run_checks
 from vitrina.sql.guard import GuardResult, guard_with_catalog
 from vitrina.trace import Trace
@@ -138,8 +140,6 @@ def execute_step(
 
 def _plan_options(plan: QueryPlan, options: RunOptions) -> RunOptions:
     """A plan's own period and grain for the checks, unless the caller gave others."""
-    from dataclasses import replace
-
     return replace(options, period=options.period or plan.period, grain=options.grain or plan.grain)
 
 
@@ -154,13 +154,9 @@ def run_checked(
 ) -> Checked:
     """Compile a plan (or take SQL), then guard, EXPLAIN, check, execute and check the
     result; stops at the first step that refuses, saying which and why."""
-    from vitrina.query.result_checks import Shape, result_flags
-
     trace = trace or Trace("run_checked")
     plan = None if isinstance(plan_or_sql, str) else plan_or_sql
     if plan is not None:
-        from vitrina.query.compiler import column_metas, compile_plan
-
         options = _plan_options(plan, options)
         sql = compile_plan(plan, catalog, warehouse.dialect)
         metas = metas if metas is not None else column_metas(plan, catalog)
