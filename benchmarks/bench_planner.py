@@ -21,7 +21,7 @@ sys.path.insert(0, str(HERE))
 from bench_ask import golden_turns  # noqa: E402
 from synthetic_catalog import synthetic_catalog  # noqa: E402
 
-from vitrina.ask import build_plan, read_question  # noqa: E402
+from vitrina.query import build_plan, read_question  # noqa: E402
 from vitrina.trace import Trace  # noqa: E402
 
 SIZES = (50, 500, 2000)

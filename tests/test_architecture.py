@@ -3,7 +3,8 @@
 Layers, lowest first (docs/architecture.md says what lives where):
 
 * core: the root package ``vitrina``, ``config``, ``lazy``, ``i18n``, ``trace``,
-  ``checkpoint``, ``llm``, ``warehouse``, ``catalog``, ``sql``, ``language``, ``present``;
+  ``checkpoint``, ``llm``, ``warehouse``, ``catalog``, ``sql``, ``language``, ``present``,
+  ``query``;
 * jobs: ``ask``, ``docs``, ``task``, ``route``, ``eval``, ``onec``, ``team``;
 * faces: ``server``, ``mcp``, ``cli``.
 
@@ -16,7 +17,10 @@ Rules:
    package itself (``from vitrina.ask import AskService``: its ``__init__`` exports names
    lazily); ``vitrina.<job>.commands`` (the CLI plug-in) is imported by ``vitrina.cli`` alone;
 4. there is no cycle among vitrina's top-level packages;
-5. every top-level package has a layer: a new one is placed here and in docs/architecture.md.
+5. every top-level package has a layer: a new one is placed here and in docs/architecture.md;
+6. no job plans through another job: the plan, the question reader, the planner, the
+   compiler and ``run_checked`` are the core's (``vitrina.query``), imported from there;
+   a job neither re-exports them nor has them imported from its entry point.
 
 An edge is an ``import`` or ``from ... import`` anywhere in a module (inside functions and
 ``TYPE_CHECKING`` blocks too, relative imports resolved), ``import_module("...")``, or a
@@ -51,6 +55,7 @@ CORE = frozenset(
         "sql",
         "language",
         "present",
+        "query",  # the plan, the question reader, the planner, the compiler, run_checked
     }
 )
 JOBS = frozenset({"ask", "docs", "task", "route", "eval", "onec", "team"})
@@ -301,6 +306,7 @@ def f():
 
 
 JOB_PACKAGES = sorted(f"vitrina.{job}" for job in JOBS if (SRC / job / "__init__.py").exists())
+JOB_PACKAGES.append("vitrina.query")  # the core's lazy entry point, checked the same way
 
 
 @pytest.mark.parametrize("package", JOB_PACKAGES)
@@ -314,3 +320,85 @@ def test_public_entry_points_resolve(package: str) -> None:
             f"{package}.{name} is both an export and a submodule"
         )
         assert getattr(module, name) is not None
+
+
+QUERY_NAMES = frozenset(importlib.import_module("vitrina.query").__all__)
+
+
+def planning_through_jobs(sources: Mapping[str, str]) -> list[str]:
+    """Rule 6 over module sources (name -> text): a query-core name imported from a job's
+    entry point outside that job, or a job's entry point exporting a `vitrina.query` name."""
+    found = []
+    for module, source in sorted(sources.items()):
+        tree = ast.parse(source)
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+                continue
+            job = top(node.module)
+            if node.module != f"vitrina.{job}" or job not in JOBS or top(module) == job:
+                continue
+            for alias in node.names:
+                if alias.name in QUERY_NAMES:
+                    found.append(
+                        f"plans through {job}: {module} imports {alias.name} from "
+                        f"vitrina.{job} (import it from vitrina.query)"
+                    )
+        if top(module) in JOBS and module == f"vitrina.{top(module)}":
+            for target in sorted(_export_targets(tree)):
+                if target.startswith("vitrina.query"):
+                    found.append(f"{module} re-exports the query core ({target})")
+    return list(dict.fromkeys(found))
+
+
+def _export_targets(tree: ast.Module) -> set[str]:
+    """The module names of a package's lazy-export dict (`_EXPORTS = {name: module}`)."""
+    targets = set()
+    for stmt in tree.body:
+        value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
+        if isinstance(value, ast.Dict):
+            targets |= {
+                v.value
+                for v in value.values
+                if isinstance(v, ast.Constant) and isinstance(v.value, str)
+            }
+    return targets
+
+
+def test_no_job_plans_through_another_job() -> None:
+    sources = {module_name(f): f.read_text(encoding="utf-8") for f in sorted(SRC.rglob("*.py"))}
+    assert planning_through_jobs(sources) == []
+
+
+def test_planning_through_a_job_is_reported() -> None:
+    """Planted faults: each kind is reported; the query core's own imports are not."""
+    sources = {
+        "vitrina.route.plans.scoring": "from vitrina.ask import QueryPlan, compile_plan\n",
+        "vitrina.team.data.views": "from vitrina.ask import read_question, AskService\n",
+        "vitrina.ask": '_EXPORTS = {"build_plan": "vitrina.query.planner"}\n',
+        "vitrina.ask.nodes.x": "from vitrina.query import build_plan\n",  # its own core import
+        "vitrina.route.service": "from vitrina.ask import AskService\n",  # the service: fine
+        "vitrina.mcp.tools": "from vitrina.query import run_checked\n",
+    }
+    assert planning_through_jobs(sources) == [
+        "vitrina.ask re-exports the query core (vitrina.query.planner)",
+        "plans through ask: vitrina.route.plans.scoring imports QueryPlan from vitrina.ask "
+        "(import it from vitrina.query)",
+        "plans through ask: vitrina.route.plans.scoring imports compile_plan from vitrina.ask "
+        "(import it from vitrina.query)",
+        "plans through ask: vitrina.team.data.views imports read_question from vitrina.ask "
+        "(import it from vitrina.query)",
+    ]
+
+
+def test_the_query_entry_point_declares_its_exports_for_type_checkers() -> None:
+    """Every lazy export of vitrina.query has a real import in its TYPE_CHECKING block."""
+    tree = ast.parse((SRC / "query" / "__init__.py").read_text(encoding="utf-8"))
+    guarded = {
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING"
+        for stmt in node.body
+        if isinstance(stmt, ast.ImportFrom)
+        for alias in stmt.names
+    }
+    assert guarded == QUERY_NAMES

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from vitrina.ask.compiler import compile_plan
-from vitrina.ask.plan import PeriodRef
-from vitrina.ask.planner import build_plan
-from vitrina.ask.understand import read_question
 from vitrina.catalog import load_catalog
 from vitrina.language.periods import extract_period, period_offsets
+from vitrina.query.compiler import compile_plan
+from vitrina.query.plan import PeriodRef
+from vitrina.query.planner import build_plan
+from vitrina.query.understand import read_question
 from vitrina.trace import Trace
 
 ROOT = Path(__file__).resolve().parents[1]

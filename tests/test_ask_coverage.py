@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from vitrina.ask import build_plan, read_question
-from vitrina.ask.understand import unexplained_words
 from vitrina.catalog import load_catalog
 from vitrina.language.periods import extract_period, period_offsets
 from vitrina.language.requests import write_verb
+from vitrina.query import build_plan, read_question
+from vitrina.query.understand import unexplained_words
 from vitrina.trace import Trace
 
 CATALOG = Path(__file__).resolve().parents[1] / "suites" / "tpch_like"

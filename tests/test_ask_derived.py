@@ -192,8 +192,8 @@ def test_a_ratio_metric_is_written_from_its_parts() -> None:
 def test_the_unit_of_an_average_is_the_table_named_whole(
     catalog: str, question: str, unit: str
 ) -> None:
-    from vitrina.ask.derived import find_per_unit
     from vitrina.language.text import tokenize
+    from vitrina.query.derived import find_per_unit
 
     words = tokenize(question)
     found = find_per_unit(words, set(), [], load_catalog(ROOT / "suites" / catalog))

@@ -7,8 +7,8 @@ from datetime import date
 
 import pytest
 
-from vitrina.ask import Filter, PeriodRef, build_plan, read_question
 from vitrina.language.periods import extract_period
+from vitrina.query import Filter, PeriodRef, build_plan, read_question
 from vitrina.trace import Trace
 
 TODAY = date(2026, 11, 30)

@@ -319,8 +319,8 @@ def test_after_a_failed_turn_a_follow_up_has_nothing_to_continue(
 ) -> None:
     """A turn that failed (here a plan from outside naming a table the catalog lacks) leaves
     nothing to continue either; a whole question after it is answered on its own."""
-    from vitrina.ask import PeriodRef, build_plan, read_question
     from vitrina.language.periods import extract_period
+    from vitrina.query import PeriodRef, build_plan, read_question
     from vitrina.trace import Trace
 
     service = make_service()

@@ -14,12 +14,12 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from vitrina.ask.messages import text
 from vitrina.ask.service import AskService
 from vitrina.cli import app as cli_app
 from vitrina.config import load_settings
 from vitrina.llm import LLMClient
 from vitrina.llm.fake import ScriptedChatModel
+from vitrina.query.messages import text
 from vitrina.server.app import create_app
 from vitrina.server.options import ServeOptions
 

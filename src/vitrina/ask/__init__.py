@@ -9,10 +9,10 @@ first use (`vitrina.lazy`), so `vitrina --help` does not load the graph.
 
 * the service: `AskService`, `AskResult`, `AskOptions`, `pending_of`, `result_from_state`,
   `register_state` (the checkpoint types);
-* the query plan and its parts: `QueryPlan`, `PeriodRef`, `Filter`, `Dimension`, `Join`;
-* the rules that read, plan and compile: `read_question` / `Reading`, `build_plan`,
-  `compile_plan`, `column_metas`;
 * the terminal: `render_result`, `ensure_demo`.
+
+The graph's nodes read, plan, compile and run through the core package `vitrina.query`;
+other jobs import the plan and the planner from there, never from here.
 """
 
 from __future__ import annotations
@@ -26,16 +26,6 @@ _EXPORTS = {
     "pending_of": "vitrina.ask.service",
     "register_state": "vitrina.ask.service",
     "result_from_state": "vitrina.ask.service",
-    "Dimension": "vitrina.ask.plan",
-    "Filter": "vitrina.ask.plan",
-    "Join": "vitrina.ask.plan",
-    "PeriodRef": "vitrina.ask.plan",
-    "QueryPlan": "vitrina.ask.plan",
-    "Reading": "vitrina.ask.understand",
-    "read_question": "vitrina.ask.understand",
-    "build_plan": "vitrina.ask.planner",
-    "column_metas": "vitrina.ask.compiler",
-    "compile_plan": "vitrina.ask.compiler",
     "ensure_demo": "vitrina.ask.commands",
     "render_result": "vitrina.ask.render",
 }

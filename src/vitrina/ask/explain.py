@@ -13,16 +13,16 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from vitrina.ask.compiler import compile_plan
 from vitrina.ask.context import AskContext
 from vitrina.ask.nodes.check_ambiguity import check_ambiguity
 from vitrina.ask.nodes.detect_topic import detect_topic
 from vitrina.ask.nodes.normalise_period import normalise_period
 from vitrina.ask.nodes.select_tables import select_tables
 from vitrina.ask.nodes.start_turn import fresh_turn
-from vitrina.ask.plan import QueryPlan
 from vitrina.catalog import Catalog
 from vitrina.config import Settings
+from vitrina.query.compiler import compile_plan
+from vitrina.query.plan import QueryPlan
 from vitrina.warehouse import Warehouse
 
 

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from vitrina.ask.understand import Reading, read_question, unexplained_words
 from vitrina.catalog import Catalog
 from vitrina.language.periods import extract_period, period_offsets
 from vitrina.language.stopwords import QUESTION_STOPWORDS
 from vitrina.language.text import phrase_stems, stem_matches, tokenize
+from vitrina.query.understand import Reading, read_question, unexplained_words
 
 FOLLOW_UP_STARTS = (
     "а ",

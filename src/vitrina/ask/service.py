@@ -19,15 +19,15 @@ from pydantic import BaseModel, Field
 
 from vitrina.ask.context import AskContext, AskOptions
 from vitrina.ask.graph import RECURSION_LIMIT, build_graph
-from vitrina.ask.messages import text
 from vitrina.ask.outputs import Kind, RunFiles, write_run_files
-from vitrina.ask.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
 from vitrina.ask.suggest import suggestions
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.checkpoint import register_state_types, sqlite_checkpointer
 from vitrina.config import Settings, load_settings
 from vitrina.language import lemma_cache
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
+from vitrina.query.messages import text
+from vitrina.query.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
 from vitrina.trace import TraceEvent
 from vitrina.trace.events import EventKind, has_suppressed
 from vitrina.trace.telemetry import StepRecord, export_run

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypedDict
 
-from vitrina.ask.plan import QueryPlan
 from vitrina.present.columns import ColumnMeta
+from vitrina.query.plan import QueryPlan
 from vitrina.trace import TraceEvent
 from vitrina.warehouse.result import QueryResult
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from vitrina.ask.plan import PeriodRef, QueryPlan
 from vitrina.catalog import Catalog
 from vitrina.language.periods.calendar import add_months, labels, month_end
+from vitrina.query.plan import PeriodRef, QueryPlan
 
 MAX_DIMENSIONS = 2  # chips per answer: at most two dimensions and two periods
 MAX_MONTHS = 120  # a period longer than ten years gets no neighbours

@@ -1,7 +1,8 @@
 """The MCP tools as plain functions over one Toolbox (settings, catalog, warehouse, manual).
 
-Every tool is read-only. ``run_sql`` goes through the same guard as the ask pipeline (one
-SELECT, catalog tables and columns only, the row cap) on a read-only connection. Expected
+Every tool is read-only. ``run_sql`` goes through ``vitrina.query.run_checked``, the same
+guard as the ask pipeline (one SELECT, catalog tables and columns only, the row cap, the
+token's row policy) on a read-only connection. Expected
 failures raise :class:`ToolFailure` with a message a model can act on.
 """
 
@@ -14,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from vitrina.config import Settings
+from vitrina.query import RunOptions, run_checked
 from vitrina.server.docs_source import DocsSource, find_docs_dir
-from vitrina.sql.guard import guard_with_catalog
 from vitrina.warehouse import Warehouse, WarehouseError
 
 MAX_ROWS = 500  # rows a tool returns to a model; the full result stays in Excel for `ask`
@@ -141,7 +142,12 @@ def task_decision(
 def warehouse_message(exc: WarehouseError) -> str:
     """A warehouse failure for the model: a result over the byte cap (`too_large`) says so
     in the engine's own words (what the cap is, what to ask instead)."""
-    return str(exc) if exc.kind == "too_large" else f"warehouse {exc.kind} error: {exc}"
+    return failure_message(exc.kind, str(exc))
+
+
+def failure_message(kind: str, error: str) -> str:
+    """`warehouse_message` from a failure's kind and text (what `run_checked` reports)."""
+    return error if kind == "too_large" else f"warehouse {kind} error: {error}"
 
 
 def _owned_dialog(box: Toolbox, thread_id: str, owner: str) -> None:
@@ -196,16 +202,19 @@ def run_sql(box: Toolbox, sql: str, max_rows: int = 100, owner: str = LOCAL) -> 
     policy when its token has one."""
     catalog = box.catalog
     policy = box.policy_of(owner)
-    checked = guard_with_catalog(
-        sql, catalog, dialect=box.warehouse.dialect, row_cap=box.settings.row_cap, policy=policy
+    options = RunOptions(
+        row_cap=box.settings.row_cap,
+        policy=policy,
+        explain=False,  # the engine's own error says what is wrong
+        checks=False,  # a client's SQL has no asked period or grain to check against
+        result_checks=False,  # the rows go back as they are; the reply bound cuts them
     )
-    if not checked.ok:
-        problems = "; ".join(f"{v.rule}: {v.message_en}" for v in checked.violations)
-        raise ToolFailure(f"SQL rejected by the guard: {problems}")
-    try:
-        result = box.warehouse.execute(checked.sql)
-    except WarehouseError as exc:
-        raise ToolFailure(warehouse_message(exc)) from None
+    checked = run_checked(sql, catalog, box.warehouse, options)
+    if checked.stage == "guard":
+        raise ToolFailure(f"SQL rejected by the guard: {checked.error}")
+    result = checked.result
+    if result is None:
+        raise ToolFailure(failure_message(checked.kind or "execute", checked.error or ""))
     limit = max(1, min(max_rows, MAX_ROWS))
     return {
         "sql": checked.sql,

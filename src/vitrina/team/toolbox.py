@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vitrina.ask import QueryPlan, compile_plan
 from vitrina.catalog import Catalog
 from vitrina.present.charts import ChartDecision, build_chart_data, choose_chart
 from vitrina.present.charts.spec import chartjs_from_data
 from vitrina.present.columns import ColumnMeta
+from vitrina.query import QueryPlan, RunOptions, compile_plan, run_checked
 from vitrina.sql.guard import GuardResult, guard_with_catalog
 from vitrina.team.board import Attachment, Task
 from vitrina.team.context import BuildContext
@@ -36,7 +36,7 @@ from vitrina.team.review.superset_browser import SupersetReport, review_superset
 from vitrina.team.roles import RoleSpec
 from vitrina.team.spec import ANY
 from vitrina.trace import Trace
-from vitrina.warehouse import QueryResult, WarehouseError
+from vitrina.warehouse import QueryResult
 
 
 class ToolError(TeamError):
@@ -141,23 +141,27 @@ class Toolbox:
         )
 
     def run_query(self, sql: str) -> tuple[QueryResult, str]:
-        """(result, the SQL that ran): guarded, then executed read-only. ToolError when refused."""
+        """(result, the SQL that ran): through `vitrina.query.run_checked` (the guard with the
+        row cap and the build's row policy, then the read-only execution with the engine's
+        byte budget). ToolError when refused."""
         self._use("run_query")
-        checked = self.guard(sql)
-        if not checked.ok:
-            problems = "; ".join(f"{v.rule}: {v.message_en}" for v in checked.violations)
-            self.trace.rejected("query refused by the guard", problems=problems)
-            raise ToolError(f"the SQL guard refused the query: {problems}")
-        try:
-            result = self.ctx.warehouse.execute(checked.sql)
-        except WarehouseError as exc:
-            raise ToolError(f"the warehouse refused the query: {exc}") from exc
+        options = RunOptions(
+            row_cap=self.ctx.row_cap,
+            policy=self.ctx.policy,
+            explain=False,  # the build's SQL is compiled from plans; the cost tool EXPLAINs
+            checks=False,  # no question's period to check against: the reviewers check views
+            result_checks=False,  # the data steward compares numbers instead
+        )
+        checked = run_checked(sql, self.ctx.catalog, self.ctx.warehouse, options, trace=self.trace)
+        if checked.stage == "guard":
+            raise ToolError(f"the SQL guard refused the query: {checked.error}")
+        if checked.result is None:
+            raise ToolError(f"the warehouse refused the query: {checked.error}")
+        result = checked.result
         if (
             result.row_count >= self.ctx.row_cap and not result.truncated
         ):  # the guard's LIMIT cut it
             result = result.model_copy(update={"truncated": True})
-        self.trace.measurement("query ran", rows=result.row_count, ms=result.elapsed_ms)
-        if result.truncated:
             self.trace.warning("rows beyond the row cap dropped", row_cap=self.ctx.row_cap)
         return result, checked.sql
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from vitrina.ask.plan import Join, PeriodRef
 from vitrina.catalog import Catalog
+from vitrina.query.plan import Join, PeriodRef
 
 
 def connect(catalog: Catalog, tables: list[str], extra: list[str]) -> tuple[list[str], list[Join]]:

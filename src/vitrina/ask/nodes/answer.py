@@ -20,16 +20,16 @@ from langgraph.runtime import Runtime
 from vitrina.ask.context import AskContext
 from vitrina.ask.followup import snapshot
 from vitrina.ask.llm import tasks
-from vitrina.ask.messages import text
-from vitrina.ask.plan import QueryPlan
 from vitrina.ask.state import AskState
-from vitrina.ask.understand import read_question
 from vitrina.present.answer_text import write_answer
 from vitrina.present.charts import ChartDecision, decide_chart
 from vitrina.present.columns import ColumnMeta
 from vitrina.present.numbers import format_date, format_value, unverified_numbers
 from vitrina.present.summary import ResultSummary, summarize
 from vitrina.present.table import render_table
+from vitrina.query.messages import text
+from vitrina.query.plan import QueryPlan
+from vitrina.query.understand import read_question
 from vitrina.trace import Trace, TraceEvent
 from vitrina.warehouse.result import QueryResult
 

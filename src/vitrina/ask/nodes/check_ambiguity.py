@@ -10,9 +10,9 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.llm import tasks
-from vitrina.ask.messages import text
 from vitrina.ask.state import AskState
-from vitrina.ask.understand import read_question
+from vitrina.query.messages import text
+from vitrina.query.understand import read_question
 from vitrina.trace import Trace
 
 

@@ -10,14 +10,14 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.llm import tasks
-from vitrina.ask.messages import text
-from vitrina.ask.planner import metric_examples
 from vitrina.ask.state import AskState
-from vitrina.ask.understand import read_question
 from vitrina.catalog import Catalog
 from vitrina.catalog.catalog import BrokenMetric
 from vitrina.language.periods import period_offsets
 from vitrina.language.requests import write_verb
+from vitrina.query.messages import text
+from vitrina.query.planner import metric_examples
+from vitrina.query.understand import read_question
 from vitrina.trace import Trace
 
 NEAR_TIE = 2.0  # topics of named metrics this close (one metric word) are a tie, not a choice

@@ -5,9 +5,9 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
-from vitrina.ask.messages import text
-from vitrina.ask.planner import metric_examples
 from vitrina.ask.state import AskState
+from vitrina.query.messages import text
+from vitrina.query.planner import metric_examples
 from vitrina.trace import Trace
 
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from vitrina.ask.compiler import column_metas, compile_plan
 from vitrina.ask.context import AskContext
 from vitrina.ask.llm import tasks
 from vitrina.ask.nodes.select_tables import unexplained_refusal
-from vitrina.ask.planner import build_plan
 from vitrina.ask.state import AskState
-from vitrina.ask.understand import read_question
 from vitrina.language.periods import period_offsets
+from vitrina.query.compiler import column_metas, compile_plan
+from vitrina.query.planner import build_plan
+from vitrina.query.understand import read_question
 from vitrina.trace import Trace
 
 

@@ -10,9 +10,9 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.llm import tasks
-from vitrina.ask.plan import PeriodRef
 from vitrina.ask.state import AskState
 from vitrina.language.periods import extract_period
+from vitrina.query.plan import PeriodRef
 from vitrina.trace import Trace
 
 

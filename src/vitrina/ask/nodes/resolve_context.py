@@ -23,8 +23,8 @@ from vitrina.ask.followup import (
 )
 from vitrina.ask.llm import tasks
 from vitrina.ask.state import AskState
-from vitrina.ask.understand import MODEL_THRESHOLD, read_question, unexplained_words
 from vitrina.language.periods import extract_period, period_offsets
+from vitrina.query.understand import MODEL_THRESHOLD, read_question, unexplained_words
 from vitrina.trace import Trace
 
 NO_ANSWER = ("refused", "failed")

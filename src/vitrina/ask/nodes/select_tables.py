@@ -12,17 +12,20 @@ from datetime import date
 from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
-from vitrina.ask.messages import text
-from vitrina.ask.plan import PeriodRef, QueryPlan
-from vitrina.ask.planner import (
+from vitrina.ask.state import AskState
+from vitrina.catalog import Catalog
+from vitrina.language.periods import extract_period, period_offsets
+from vitrina.language.stopwords import QUESTION_STOPWORDS
+from vitrina.query.messages import text
+from vitrina.query.plan import PeriodRef, QueryPlan
+from vitrina.query.planner import (
     build_plan,
     joined_by_conjunction,
     joined_vocabulary,
     metric_examples,
     plan_vocabulary,
 )
-from vitrina.ask.state import AskState
-from vitrina.ask.understand import (
+from vitrina.query.understand import (
     MODEL_THRESHOLD,
     Reading,
     metric_stems,
@@ -30,9 +33,6 @@ from vitrina.ask.understand import (
     restates,
     unexplained_words,
 )
-from vitrina.catalog import Catalog
-from vitrina.language.periods import extract_period, period_offsets
-from vitrina.language.stopwords import QUESTION_STOPWORDS
 from vitrina.trace import Trace
 
 

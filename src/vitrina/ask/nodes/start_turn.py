@@ -12,10 +12,10 @@ import uuid
 from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
-from vitrina.ask.plan import QueryPlan
 from vitrina.ask.state import TRACE_RESET, AskState
 from vitrina.catalog import Catalog
 from vitrina.language.detect import detect_lang
+from vitrina.query.plan import QueryPlan
 
 
 def start_turn(state: AskState) -> dict:

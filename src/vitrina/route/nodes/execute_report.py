@@ -14,13 +14,13 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from vitrina.ask import PeriodRef, QueryPlan, column_metas
 from vitrina.language.periods.calendar import add_months
 from vitrina.present.charts import safe_chart
 from vitrina.present.comparison import CHANGE, PCT, Labels, compare_results, comparison_text
 from vitrina.present.excel import write_excel
 from vitrina.present.numbers import as_date, unverified_numbers
 from vitrina.present.table import render_table
+from vitrina.query import PeriodRef, QueryPlan, column_metas
 from vitrina.route.context import PREVIEW_ROWS, RouteContext
 from vitrina.route.messages import text
 from vitrina.route.state import RouteState

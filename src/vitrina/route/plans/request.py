@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from vitrina.ask import PeriodRef, Reading, read_question
 from vitrina.catalog import Catalog
 from vitrina.language.detect import detect_lang
 from vitrina.language.periods import extract_period, period_offsets
 from vitrina.language.periods.compare import Comparison, Unit, find_comparison, strip_comparison
+from vitrina.query import PeriodRef, Reading, read_question
 
 PREFIX = re.compile(
     r"^\s*(?:(?:построй|сформируй|сделай|покажи|build|make|create|show)\s+(?:мне\s+|me\s+)?)?"

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from math import prod
 
-from vitrina.ask import QueryPlan, compile_plan
 from vitrina.catalog import Catalog
+from vitrina.query import QueryPlan, compile_plan
 from vitrina.route.plans.request import ReportRequest
 from vitrina.route.plans.warehouse import Candidate, compared_period
 from vitrina.sql.guard import guard_with_catalog

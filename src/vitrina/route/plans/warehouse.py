@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vitrina.ask import PeriodRef, QueryPlan, build_plan
 from vitrina.catalog import Catalog
 from vitrina.language.periods.calendar import labels
 from vitrina.language.periods.compare import Unit, own_unit, previous_period
+from vitrina.query import PeriodRef, QueryPlan, build_plan
 from vitrina.route.plans.request import ReportRequest
 from vitrina.trace import Trace
 

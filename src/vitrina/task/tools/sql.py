@@ -1,13 +1,13 @@
-"""`run_sql`: one read-only SELECT through the ask job's guard (tables, columns, row cap)."""
+"""`run_sql`: one read-only SELECT through `vitrina.query.run_checked` (the guard: tables,
+columns, row cap, the token's row policy; the engine's timeout and byte budget)."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from vitrina.sql.guard import guard_with_catalog
+from vitrina.query import RunOptions, run_checked
 from vitrina.task.state import ToolOutput
 from vitrina.task.tools.base import Tool, ToolEnv, ToolError
-from vitrina.warehouse import WarehouseError
 
 
 class SqlArgs(BaseModel):
@@ -20,35 +20,27 @@ def run_sql(env: ToolEnv, args: SqlArgs) -> ToolOutput:
     ctx = env.ctx
     if ctx.warehouse is None or ctx.catalog is None:
         raise ToolError("no warehouse is configured")
-    checked = guard_with_catalog(
-        args.sql,
-        ctx.catalog,
-        dialect=ctx.warehouse.dialect,
+    options = RunOptions(
         row_cap=ctx.settings.row_cap,
         policy=ctx.policy,
+        explain=False,  # the engine's own error says what is wrong, as before
+        checks=False,  # a model's SQL step has no asked period or grain to check against
+        result_checks=False,  # the task's own result checks run on the step's table
     )
-    if not checked.ok:
-        env.trace.rejected("SQL rejected by the guard", rules=[v.rule for v in checked.violations])
+    checked = run_checked(args.sql, ctx.catalog, ctx.warehouse, options, trace=env.trace)
+    if checked.stage == "guard":
+        raise ToolError(f"SQL rejected by the guard: {checked.error}")
+    result = checked.result
+    if result is None:  # over the byte cap: the engine's own words say what to do
+        too_large = checked.kind == "too_large"
         raise ToolError(
-            "SQL rejected by the guard: "
-            + "; ".join(f"{v.rule}: {v.message_en}" for v in checked.violations)
+            str(checked.error) if too_large else f"warehouse {checked.kind} error: {checked.error}"
         )
-    try:
-        result = ctx.warehouse.execute(checked.sql)
-    except WarehouseError as exc:  # over the byte cap: the engine's own words say what to do
-        too_large = exc.kind == "too_large"
-        raise ToolError(str(exc) if too_large else f"warehouse {exc.kind} error: {exc}") from None
-    if result.reconnected:
-        env.trace.suppressed("warehouse connection lost; reconnected and the read retried once")
-    if result.truncated:
-        env.trace.rejected("rows beyond the row cap dropped", row_cap=ctx.settings.row_cap)
-    env.trace.measurement("sql executed", rows=result.row_count, ms=result.elapsed_ms)
     summary = f"{result.row_count} rows; columns: {', '.join(result.columns)}"
     meta: dict = {"sql": checked.sql}
     if ctx.policy:
         summary += f"; row policy applied: {ctx.policy.describe()}"
         meta["row_policy"] = ctx.policy.describe()
-        env.trace.branch("row policy applied", tables=sorted(checked.policed))
     return env.table_output("run_sql", "sql", result.columns, result.rows, summary, meta=meta)
 
 

@@ -1,8 +1,9 @@
 """The data steward's independent query: a KPI's value written from the metric's definition.
 
 Not through the planner: the metric's expression, its filter and its date column go
-straight into one SELECT over the metric's table, and a filter on another table becomes a
-semi-join (``key IN (SELECT ...)``) along the catalog's relations instead of a join. A
+straight into one SELECT over the metric's table, and a filter or a date on another table
+becomes a semi-join (``key IN (SELECT ...)``) along the catalog's relations instead of a
+join. A
 join that multiplies rows, a lost filter or a wrong period in the planned view shows up
 as a different number.
 """
@@ -30,12 +31,17 @@ def _semi_join(catalog: Catalog, base: str, column: str, values: list[str]) -> e
     """``column IN values`` when on ``base``, else nested ``key IN (SELECT key FROM next ...)``."""
     table, name = column.rsplit(".", 1)
     literals = [exp.Literal.string(v) for v in values]
-    condition: exp.Expression = exp.In(this=exp.column(name), expressions=literals)
+    return _reach(catalog, base, table, exp.In(this=exp.column(name), expressions=literals))
+
+
+def _reach(catalog: Catalog, base: str, table: str, condition: exp.Expression) -> exp.Expression:
+    """``condition`` on ``table``'s rows as a condition on ``base``'s rows: itself when the
+    tables are one, else ``fk IN (SELECT pk FROM next WHERE ...)`` along the relations."""
     if table == base:
         return condition
     path = catalog.join_path(base, table)
     if path is None:
-        raise ValueError(f"{column} is not reachable from {base}")
+        raise ValueError(f"{table} is not reachable from {base}")
     hops: list[
         tuple[str, str, str]
     ] = []  # (near column, far table, far column), from the base outwards
@@ -57,6 +63,18 @@ def _semi_join(catalog: Catalog, base: str, column: str, values: list[str]) -> e
     return condition
 
 
+def _period(column: str, start: date, end: date) -> exp.Expression:
+    """``start <= column < end + 1 day`` (a timestamp's last day counted whole)."""
+    after_end = (end + timedelta(days=1)).isoformat()
+    return exp.and_(
+        exp.GTE(
+            this=exp.column(column),
+            expression=exp.cast(exp.Literal.string(start.isoformat()), "DATE"),
+        ),
+        exp.LT(this=exp.column(column), expression=exp.cast(exp.Literal.string(after_end), "DATE")),
+    )
+
+
 def independent_sql(
     metric: Metric,
     catalog: Catalog,
@@ -75,21 +93,10 @@ def independent_sql(
         _columns_of(metric.filter) & filtered
     ):  # the user's filter replaces the metric's
         conditions.append(sqlglot.parse_one(metric.filter, read=CATALOG_DIALECT))
-    date_column = catalog.metric_date_column(metric)
-    if date_column:
+    dated = catalog.metric_date(metric)  # the date ask uses, on the metric's table or joined
+    if dated:
         conditions.append(
-            exp.GTE(
-                this=exp.column(date_column),
-                expression=exp.cast(exp.Literal.string(start.isoformat()), "DATE"),
-            )
-        )
-        conditions.append(
-            exp.LT(
-                this=exp.column(date_column),
-                expression=exp.cast(
-                    exp.Literal.string((end + timedelta(days=1)).isoformat()), "DATE"
-                ),
-            )
+            _reach(catalog, metric.table, dated.table, _period(dated.column, start, end))
         )
     for column, values in filters:
         conditions.append(_semi_join(catalog, metric.table, column, values))

@@ -79,6 +79,7 @@ class ScopeKpi(BaseModel):
     unit: str | None = None
     additive: bool
     date_column: str | None = None
+    date_table: str | None = None  # the table of date_column when not the metric's (a join)
     by: Breakdown | None = None
     filters: list[str] = Field(
         default_factory=list
@@ -146,7 +147,7 @@ def find_breakdown(text: str, catalog: Catalog, metric: Metric) -> Breakdown | N
     """A time grain, or the nearest dimension column named by ``text`` (id, label, synonym)."""
     grain = _grain(text)
     if grain:
-        if not catalog.metric_date_column(metric):
+        if catalog.metric_date(metric) is None:  # ask's reading: own, joined or named dates
             return None
         ru = {
             "day": "по дням",
@@ -362,15 +363,17 @@ def resolve_scope(brief: Brief, catalog: Catalog, *, today: date) -> Scope:
                 )
             )
             continue
-        if not catalog.metric_date_column(metric):
+        dated = catalog.metric_date(metric)  # the date ask uses: own table or through a join
+        if dated is None:
             flags.append(
                 Flag(
                     code="BRIEF-007",
                     severity="blocking",
                     line=request.line,
-                    message=f"KPI '{request.label}' ({metric.id}) has no date column in the "
-                    "catalog: "
-                    f"the period cannot apply to it; drop the KPI or give the metric a date_column",
+                    message=f"KPI '{request.label}' ({metric.id}) has no date in the catalog: "
+                    "the period cannot apply to it; drop the KPI or give the metric a "
+                    "date_column (a column of its table, or table.column reachable by joins) "
+                    "or dates",
                 )
             )
             continue
@@ -412,7 +415,8 @@ def resolve_scope(brief: Brief, catalog: Catalog, *, today: date) -> Scope:
                 format=metric.format,
                 unit=metric.unit,
                 additive=metric.additive,
-                date_column=catalog.metric_date_column(metric),
+                date_column=dated.column,
+                date_table=dated.table if dated.table != metric.table else None,
                 by=by,
             )
         )

@@ -1,10 +1,11 @@
-"""Dataset views planned through the ask planner: one card and one breakdown per KPI.
+"""Dataset views planned through the query core: one card and one breakdown per KPI.
 
-Each view is written as the short question a person would ask ("Средний чек по регион
-app"), read by the ask job's reader and planned by its planner, so the team's numbers come
-from the same metric definitions, joins and filters as `vitrina ask`. The plan is then
-checked against the scope: the planner must have read exactly the KPI's metric, its
-breakdown and its filters, or the view is refused with the reason.
+Each view is a typed spec (`vitrina.query.QuerySpec`: the KPI's metric id, its breakdown
+column or grain, its filters, the period) planned by `plan_from_spec`, the planner `vitrina
+ask` uses, so the team's numbers come from the same metric definitions, dates (through
+joins too), joins, segment filters and derived metrics as an answer. No sentence is
+written for the question reader to parse back. The plan is checked to hold exactly the
+KPI's metric, breakdown and filters, or the view is refused with the reason.
 """
 
 from __future__ import annotations
@@ -13,8 +14,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from vitrina.ask import PeriodRef, QueryPlan, build_plan, column_metas, compile_plan, read_question
 from vitrina.catalog import Catalog
+from vitrina.query import (
+    PeriodRef,
+    QueryPlan,
+    QuerySpec,
+    SpecFilter,
+    column_metas,
+    compile_plan,
+    plan_from_spec,
+)
 from vitrina.team.data.scope import Scope, ScopeKpi
 from vitrina.trace import Trace
 
@@ -25,7 +34,7 @@ class DatasetView(BaseModel):
     id: str
     kpi: str
     kind: ViewKind
-    question: str  # what the planner read
+    question: str  # the spec in one line (the views' list shows it)
     plan: dict[str, Any]  # the QueryPlan
     columns: list[dict[str, Any]]  # ColumnMeta of every column the SQL returns, in order
     sql: str  # the compiled design, in the warehouse's dialect
@@ -46,82 +55,59 @@ class DatasetDesign(BaseModel):
     problems: list[ViewProblem] = Field(default_factory=list)
 
 
-def _question(kpi: ScopeKpi, scope: Scope, kind: ViewKind, catalog: Catalog) -> str:
-    metric = catalog.metrics[kpi.metric]
-    parts = [metric.name_ru if scope.language == "ru" else metric.name_en]
-    if kind == "breakdown" and kpi.by is not None:
-        if kpi.by.kind == "grain":
-            parts.append(kpi.by.label_ru if scope.language == "ru" else kpi.by.label_en)
-        else:
-            parts.append(("по " if scope.language == "ru" else "by ") + kpi.by.phrase)
-    parts += [f.phrase for f in scope.filters if f.column in kpi.filters]
-    return " ".join(parts)
-
-
-def _mismatch(plan: QueryPlan, kpi: ScopeKpi, scope: Scope, kind: ViewKind) -> str | None:
-    """Why the planner's plan is not the scope's view (None when it is)."""
-    if plan.metrics != [kpi.metric]:
-        return f"the planner read the metrics {plan.metrics}, the scope asks for {kpi.metric}"
-    dims = [f"{d.table}.{d.column}" for d in plan.dimensions]
-    want_dims = (
-        [kpi.by.column] if kind == "breakdown" and kpi.by and kpi.by.kind == "dimension" else []
+def view_spec(kpi: ScopeKpi, scope: Scope, kind: ViewKind) -> QuerySpec:
+    """The view as a typed spec: the KPI's metric, its breakdown and its filters, by id."""
+    by = kpi.by if kind == "breakdown" else None
+    return QuerySpec(
+        metrics=[kpi.metric],
+        breakdowns=[by.column] if by and by.kind == "dimension" and by.column else [],
+        grain=by.grain if by and by.kind == "grain" else None,
+        filters=[
+            SpecFilter(column=f.column, values=f.values)
+            for f in scope.filters
+            if f.column in kpi.filters
+        ],
+        period=PeriodRef(
+            start=scope.period.start,
+            end=scope.period.end,
+            label_ru=scope.period.label_ru,
+            label_en=scope.period.label_en,
+        ),
+        lang=scope.language,
     )
-    if dims != want_dims:
-        return (
-            f"the planner grouped by {dims or 'nothing'}, the scope asks for "
-            f"{want_dims or 'nothing'}"
-        )
-    want_grain = kpi.by.grain if kind == "breakdown" and kpi.by and kpi.by.kind == "grain" else None
-    if plan.grain != want_grain:
-        return f"the planner's grain is {plan.grain}, the scope asks for {want_grain}"
-    wanted = {(c, tuple(f.values)) for f in scope.filters for c in [f.column] if c in kpi.filters}
-    got = {(f"{f.table}.{f.column}", tuple(f.values)) for f in plan.filters}
-    if got != wanted:
-        return f"the planner filtered {sorted(got)}, the scope asks for {sorted(wanted)}"
-    return None
+
+
+def _described(spec: QuerySpec) -> str:
+    """The spec in one line, for the design notes and the views' list (not read by anyone)."""
+    parts = [*spec.metrics, *(f"by {b}" for b in spec.breakdowns)]
+    parts += [f"by {spec.grain}"] if spec.grain else []
+    parts += [f"{f.column} in {', '.join(f.values)}" for f in spec.filters]
+    return "; ".join(parts)
 
 
 def plan_view(
     kpi: ScopeKpi, scope: Scope, kind: ViewKind, catalog: Catalog, dialect: str, trace: Trace
 ) -> DatasetView | ViewProblem:
-    """One view of a KPI through the planner, or the reason it cannot be planned."""
+    """One view of a KPI through the planner's structured entry, or why it cannot be planned."""
     view_id = f"{kpi.id}__{kind}"
-    question = _question(kpi, scope, kind, catalog)
-    metric = catalog.metrics[kpi.metric]
-    period = PeriodRef(
-        start=scope.period.start,
-        end=scope.period.end,
-        label_ru=scope.period.label_ru,
-        label_en=scope.period.label_en,
-    )
-    reading = read_question(question, catalog)
-    outcome = build_plan(
-        reading,
-        catalog,
-        topic=metric.topic or "",
-        lang=scope.language,
-        period=period,
-        segment=None,
-        trace=trace,
-    )
+    spec = view_spec(kpi, scope, kind)
+    outcome = plan_from_spec(spec, catalog, trace)
     if outcome.plan is None:
-        return ViewProblem(view=view_id, code="DSN-001", message=f"'{question}': {outcome.refusal}")
-    plan = outcome.plan
-    if plan.limit is not None or plan.order == "asc":
-        plan = plan.model_copy(update={"limit": None})
-    problem = _mismatch(plan, kpi, scope, kind)
-    if problem:
-        trace.rejected(
-            "the planner's reading differs from the scope", view=view_id, problem=problem
+        title = kpi.title
+        trace.rejected("the view cannot be planned", view=view_id, reason=outcome.refusal)
+        return ViewProblem(
+            view=view_id,
+            code="DSN-001",
+            message=f"KPI '{title}' ({kind}) cannot be planned from the catalog: {outcome.refusal}",
         )
-        return ViewProblem(view=view_id, code="DSN-001", message=f"'{question}': {problem}")
+    plan = outcome.plan
     metas = column_metas(plan, catalog)
-    trace.branch("view planned", view=view_id, question=question, tables=plan.tables)
+    trace.branch("view planned", view=view_id, spec=_described(spec), tables=plan.tables)
     return DatasetView(
         id=view_id,
         kpi=kpi.id,
         kind=kind,
-        question=question,
+        question=_described(spec),
         plan=plan.model_dump(mode="json"),
         columns=[m.model_dump(mode="json") for m in metas],
         sql=compile_plan(plan, catalog, dialect),

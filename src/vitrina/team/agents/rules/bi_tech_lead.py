@@ -96,13 +96,15 @@ def plan_findings(catalog: Catalog, view: DatasetView, dialect: str) -> list[Fin
                 )
             )
     metric = catalog.metrics[plan.metrics[0]]
-    if plan.period and plan.date_column != catalog.metric_date_column(metric):
+    dated = catalog.metric_date(metric)  # the date ask uses: own table or through a join
+    expected = f"{dated.table}.{dated.column}" if dated else None
+    if plan.period and f"{plan.date_owner}.{plan.date_column}" != expected:
         findings.append(
             Finding(
                 "DSN-004",
                 "error",
-                f"view {view.id}: the period is on {plan.date_column}, "
-                f"the metric's date column is {catalog.metric_date_column(metric)}",
+                f"view {view.id}: the period is on {plan.date_owner}.{plan.date_column}, "
+                f"the metric's date column is {expected}",
             )
         )
     for problem in run_checks(

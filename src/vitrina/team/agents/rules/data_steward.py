@@ -51,6 +51,9 @@ def _missing_key_share(tools: Toolbox, scope: Scope, kpi: ScopeKpi) -> tuple[str
     key = first.left_column if first.left_table == kpi.table else first.right_column
     if not kpi.date_column:
         return None
+    if kpi.date_table:  # dated through a join: the fact rows of the period need that join
+        tools.trace.branch("missing-key share not measured: the date is on a joined table")
+        return None
     after_end = (scope.period.end + timedelta(days=1)).isoformat()
     query = (
         exp.select(

@@ -13,10 +13,10 @@ from functools import lru_cache
 import sqlglot
 from sqlglot import exp
 
-from vitrina.ask.plan import Filter, QueryPlan
 from vitrina.catalog import Catalog
 from vitrina.catalog.aggregates import restrict
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
+from vitrina.query.plan import Filter, QueryPlan
 
 CATALOG_DIALECT = "postgres"  # the dialect catalog expressions are written in
 GRAIN_LABELS = {

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from vitrina.ask.join_paths import table_names
 from vitrina.catalog import Catalog
 from vitrina.language.text import Word, stem_matches
+from vitrina.query.join_paths import table_names
 
 SHARE_WORDS = {
     "доля", "долю", "доли", "долей", "доле", "share", "shares", "proportion", "percentage",

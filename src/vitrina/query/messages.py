@@ -1,4 +1,5 @@
-"""User-facing texts of the ask job, in Russian and English. Code picks; text only here."""
+"""Texts of reading, planning and running a query, in Russian and English (the planner's
+refusals, ask's answers). Code picks; text only here."""
 
 from __future__ import annotations
 

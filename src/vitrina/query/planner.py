@@ -12,8 +12,11 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from vitrina.ask.compiler import effective_filter
-from vitrina.ask.join_paths import (
+from vitrina.catalog import Catalog
+from vitrina.catalog.model import Metric, Relation
+from vitrina.language.text import phrase_stems
+from vitrina.query.compiler import effective_filter
+from vitrina.query.join_paths import (
     PathChoice,
     choose_path,
     table_names,
@@ -21,12 +24,9 @@ from vitrina.ask.join_paths import (
     via_tables,
     walk,
 )
-from vitrina.ask.messages import text
-from vitrina.ask.plan import Comparison, Dimension, Filter, Join, PeriodRef, QueryPlan
-from vitrina.ask.understand import CONJUNCTIONS, Match, Reading, phrases
-from vitrina.catalog import Catalog
-from vitrina.catalog.model import Metric, Relation
-from vitrina.language.text import phrase_stems
+from vitrina.query.messages import text
+from vitrina.query.plan import Comparison, Dimension, Filter, Join, PeriodRef, QueryPlan
+from vitrina.query.understand import CONJUNCTIONS, Match, Reading, phrases
 from vitrina.trace import Trace
 
 

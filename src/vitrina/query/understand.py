@@ -13,7 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
-from vitrina.ask.derived import (
+from vitrina.catalog import Catalog
+from vitrina.catalog.model import ColumnRole
+from vitrina.language.comparisons import NumberComparison, find_comparisons
+from vitrina.language.periods.grain import find_grain
+from vitrina.language.stopwords import QUESTION_STOPWORDS
+from vitrina.language.text import Word, find_phrase, normalize, phrase_stems, stem_matches, tokenize
+from vitrina.query.derived import (
     UNIT_FILLERS,
     PerUnit,
     find_per_unit,
@@ -21,12 +27,6 @@ from vitrina.ask.derived import (
     is_share_link,
     table_of,
 )
-from vitrina.catalog import Catalog
-from vitrina.catalog.model import ColumnRole
-from vitrina.language.comparisons import NumberComparison, find_comparisons
-from vitrina.language.periods.grain import find_grain
-from vitrina.language.stopwords import QUESTION_STOPWORDS
-from vitrina.language.text import Word, find_phrase, normalize, phrase_stems, stem_matches, tokenize
 
 GROUP_MARKERS = (
     "по",

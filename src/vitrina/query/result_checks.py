@@ -1,0 +1,171 @@
+"""Result checks: empty, all NULL, one row where a breakdown was asked, rows multiplied by a
+join on an incomplete key, negative values of metrics that cannot be negative.
+
+Each finding is a flag (`{"check": ..., "message": ...}`) for the answer to show, never a
+refusal: the numbers are what the warehouse holds, and the flag says why they may surprise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import TYPE_CHECKING, Any
+
+from vitrina.sql.guard import guard_with_catalog
+from vitrina.trace import Trace
+from vitrina.warehouse import QueryResult, Warehouse, WarehouseError
+
+if TYPE_CHECKING:
+    from vitrina.catalog import Catalog
+    from vitrina.present.columns import ColumnMeta
+    from vitrina.query.plan import Join
+    from vitrina.query.run import RunOptions
+    from vitrina.sql.policy import RowPolicy
+
+
+@dataclass
+class Shape:
+    """What the checks need to know about the query, from a plan or the model path."""
+
+    base_table: str
+    date_column: str | None
+    breakdown: bool
+    joins: list[Join]
+
+
+def key_is_unique(warehouse: Warehouse, table: str, column: str) -> bool:
+    """Whether `column` identifies rows of `table` (cached on the warehouse object)."""
+    cache_key = ("unique_key", table, column)
+    if cache_key not in warehouse.cache:
+        rows = warehouse.execute(f"SELECT COUNT(*) - COUNT(DISTINCT {column}) FROM {table}").rows
+        warehouse.cache[cache_key] = rows[0][0] == 0
+    return warehouse.cache[cache_key]
+
+
+def _as_date(value: Any) -> date:
+    return value.date() if isinstance(value, datetime) else value
+
+
+def data_range(
+    warehouse: Warehouse,
+    table: str,
+    column: str,
+    trace: Trace,
+    *,
+    catalog: Catalog | None = None,
+    dialect: str | None = None,
+    policy: RowPolicy | None = None,
+) -> tuple[date, date] | None:
+    """First and last date that a table holds, to tell the user where data exists; with a
+    row policy, of the rows the policy lets the asker read."""
+    sql = f"SELECT MIN({column}), MAX({column}) FROM {table}"
+    if policy and catalog is not None:
+        checked = guard_with_catalog(
+            sql, catalog, dialect=dialect or warehouse.dialect, row_cap=1, policy=policy
+        )
+        if not checked.ok:
+            trace.suppressed("data range not read: the guard refused it", table=table)
+            return None
+        sql = checked.sql
+    try:
+        low, high = warehouse.execute(sql).rows[0]
+    except WarehouseError as exc:
+        trace.suppressed("data range not read", table=table, error=str(exc))
+        return None
+    if low is None or high is None:
+        return None
+    return _as_date(low), _as_date(high)
+
+
+def fan_out(joins: list[Join], warehouse: Warehouse, trace: Trace) -> list[str]:
+    """The joins whose key on the joined side is not unique (they may multiply rows)."""
+    problems = []
+    for join in joins:
+        try:
+            unique = key_is_unique(warehouse, join.right_table, join.right_column)
+        except WarehouseError as exc:
+            trace.suppressed(
+                "join key uniqueness not checked", table=join.right_table, error=str(exc)
+            )
+            continue
+        if not unique:
+            problems.append(
+                f"{join.right_table}.{join.right_column} is not unique: the join may multiply rows"
+            )
+    return problems
+
+
+def _iso(value: object) -> str:
+    """A date as text (SQLite returns dates as text already)."""
+    iso = getattr(value, "isoformat", None)
+    return iso() if callable(iso) else str(value)
+
+
+def _all_null(result: QueryResult, metrics: list[ColumnMeta]) -> bool:
+    return all(all(v is None for v in row) for row in result.rows) or all(
+        all(row[result.columns.index(m.name)] is None for row in result.rows) for m in metrics
+    )
+
+
+def _negatives(result: QueryResult, metrics: list[ColumnMeta]) -> list[str]:
+    out = []
+    for meta in metrics:
+        if meta.non_negative:
+            idx = result.columns.index(meta.name)
+            if any(row[idx] is not None and row[idx] < 0 for row in result.rows):
+                out.append(f"{meta.name} has negative values, which it cannot have")
+    return out
+
+
+def result_flags(
+    result: QueryResult,
+    metas: list[ColumnMeta],
+    shape: Shape,
+    warehouse: Warehouse,
+    catalog: Catalog,
+    options: RunOptions,
+    trace: Trace,
+    conditioned: bool = False,
+    *,
+    dialect: str | None = None,
+    flags: list[dict[str, str]] | None = None,
+) -> list[dict[str, str]]:
+    """Every finding of the result checks, appended to `flags` (a state's earlier ones)."""
+    checks: list[dict[str, str]] = list(flags or [])
+
+    def flag(check: str, message: str) -> None:
+        checks.append({"check": check, "message": message})
+        trace.warning(message, check=check)
+
+    metrics = [m for m in metas if m.role.value == "metric"]
+    if not result.rows:
+        flag("empty", "the query returned no rows")
+    elif _all_null(result, metrics):
+        flag("all_null", "every metric value is NULL")
+    if (
+        checks
+        and checks[-1]["check"] in ("empty", "all_null")
+        and shape.date_column
+        and not conditioned  # "more than 100000 payments": the condition may empty it
+    ):
+        span = data_range(
+            warehouse,
+            shape.base_table,
+            shape.date_column,
+            trace,
+            catalog=catalog,
+            dialect=dialect,
+            policy=options.policy,
+        )
+        if span:
+            checks[-1].update(data_from=_iso(span[0]), data_to=_iso(span[1]))
+    # one row of a breakdown is what a row policy on that dimension leaves (its notice says so)
+    if shape.breakdown and len(result.rows) == 1 and not options.policy:
+        flag("single_row", "a breakdown was asked for but the result has one row")
+    for message in fan_out(shape.joins, warehouse, trace):
+        flag("join_fan_out", message)
+    for message in _negatives(result, metrics):
+        flag("negative", message)
+    if not checks:
+        trace.branch("result checks passed")
+    return checks
