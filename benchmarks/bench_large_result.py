@@ -91,13 +91,14 @@ def _spread(values: list[float]) -> float:
     return round(max(values) - min(values), 2)
 
 
-def _downloads(service, thread_id: str, folder: Path) -> dict[str, float]:
+def _downloads(service, answer) -> dict[str, float]:
     """Each download of the turn, written as a download request writes it (seconds, MiB)."""
     figures: dict[str, float] = {}
     for kind in ("csv", "parquet", "excel"):
         start = time.perf_counter()
-        path = service.download(thread_id, kind)
+        files = service.run_files(answer.thread_id, answer.run_id, (kind,))
         figures[f"{kind}_s"] = round(time.perf_counter() - start, 2)
+        path = files.path(kind) if files else None
         figures[f"{kind}_mib"] = round(Path(path).stat().st_size / 2**20, 1) if path else 0.0
     return figures
 
@@ -131,7 +132,7 @@ def run(rows: int = ROWS) -> dict[str, float]:
         start = time.perf_counter()
         thread_turns(service.graph, f"t{REPEATS - 1}")
         read_back = time.perf_counter() - start
-        files = _downloads(service, f"t{REPEATS - 1}", Path(tmp))
+        files = _downloads(service, answer)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         engine = [json.loads(_child("--engine", str(db), answer.sql)) for _ in range(REPEATS)]
     turn_s, engine_s = statistics.median(wall), statistics.median(e["s"] for e in engine)
