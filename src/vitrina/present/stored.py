@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from vitrina.present.formulas import FORMULA_STARTS
 from vitrina.warehouse.result import QueryResult
 
 BATCH_ROWS = 65_536  # rows read or converted at a time
@@ -86,8 +87,29 @@ def row_count(source: QueryResult | Path) -> int:
     return pq.ParquetFile(source).metadata.num_rows
 
 
+# a text cell a spreadsheet would run as a formula (`vitrina.present.formulas`, decision 149)
+_FORMULA = "^[" + "".join(FORMULA_STARTS).replace("-", "\\-") + "]"
+
+
+def csv_safe(batch: Any) -> Any:
+    """The batch with formula-like text behind a ``'`` (`present.formulas.csv_cell`, done
+    by Arrow a column at a time); numbers and other types as they are."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    columns = []
+    for column in batch.columns:
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            risky = pc.fill_null(pc.match_substring_regex(column, _FORMULA), False)
+            quoted = pc.binary_join_element_wise("'", column, "")
+            column = pc.if_else(risky, quoted, column)
+        columns.append(column)
+    return pa.RecordBatch.from_arrays(columns, schema=batch.schema)
+
+
 def write_csv(source: QueryResult | Path, path: Path) -> Path:
-    """The result as CSV (UTF-8, a header row, ISO dates, '.' decimals), a batch at a time."""
+    """The result as CSV (UTF-8, a header row, ISO dates, '.' decimals), a batch at a time;
+    formula-like text is written behind a ``'`` (OWASP's CSV injection rule)."""
     import pyarrow.csv as pacsv
 
     writer = None
@@ -95,7 +117,7 @@ def write_csv(source: QueryResult | Path, path: Path) -> Path:
         for batch in batches(source):
             if writer is None:
                 writer = pacsv.CSVWriter(str(path), batch.schema)
-            writer.write_batch(batch)
+            writer.write_batch(csv_safe(batch))
         if writer is None:  # no rows: the header only
             writer = pacsv.CSVWriter(str(path), to_table(_empty(source)).schema)
     finally:
