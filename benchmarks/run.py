@@ -319,8 +319,17 @@ NOTES = """
 - **docs**: documenting a synthetic model of 1,000 measures with SQL behind it, rules mode,
   end to end (seconds and peak RSS).
 - **planner**: rules table selection (`read_question` + `build_plan`, the select_tables
-  node's work) for every golden question on the synthetic catalog at 50, 500 and 2,000
-  distinct tables; the first pass (building the catalog's indexes and join graph) apart.
+  node's work) for every golden question on the synthetic catalog at 50, 500, 2,000
+  distinct tables and 10,000 tables (regional branches' copies of the distractor schemas);
+  the first question on a fresh catalog (building its stem index, phrases and join graph:
+  `first_question_s`, issue 38: < 1 s at 10,000) and the first pass apart.
+- **large_result**: a 1,000,000-row turn ("Revenue by customer by day" on a TPC-H-like
+  order-line table generated in DuckDB, row cap raised) against DuckDB's own time for the
+  same SQL with every row fetched into Python (a fresh process): medians of 3 with the
+  spread (max - min), CPU beside wall; `turn_to_engine` (issue 38: <= 3), the turn's peak
+  RSS (issue 38: < 300 MB; data generated and the engine timed in child processes), the
+  state database's growth per turn, reading the dialog back, and the CSV, Parquet and Excel
+  downloads written from the stored result.
 - **cold**: fresh processes: `vitrina --help`, and `vitrina ask --no-llm` on the demo
   (wall and CPU seconds; `answer_s` is when the answer was on the screen, before the files).
 - **bounds**: the figures tests used to assert as wall-clock limits (the SQL index, the

@@ -7,6 +7,7 @@ can be traced back (see :func:`vitrina.present.numbers.allowed_numbers`).
 from __future__ import annotations
 
 import heapq
+import operator
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from decimal import Decimal
@@ -153,7 +154,7 @@ def summarize(result: QueryResult, metas: Iterable[ColumnMeta]) -> ResultSummary
     for m in periods + dims:
         i = idx[m.name]
         try:  # the values themselves; by text only when one cannot be hashed
-            distinct[m.name] = len({row[i] for row in result.rows})
+            distinct[m.name] = len(set(map(operator.itemgetter(i), result.rows)))
         except TypeError:
             distinct[m.name] = len({_hashable(row[i]) for row in result.rows})
 

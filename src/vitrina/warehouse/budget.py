@@ -119,7 +119,7 @@ def fetch_bounded(
         used += batch_bytes(batch)
         if used > max_bytes:  # the batch is dropped with the rest
             raise ResultTooLarge(max_bytes, used)
-        rows.extend(tuple(r) for r in batch)
+        rows.extend(map(tuple, batch))  # a tuple stays itself: no Python call per row
         if len(batch) < asked:  # DB-API: a short batch is the end (no round trip to learn it)
             break
     return rows[:row_cap], len(rows) > row_cap

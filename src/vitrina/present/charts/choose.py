@@ -7,6 +7,7 @@ kind has a point limit and the decision says when it cut.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import Any, Literal
@@ -53,8 +54,10 @@ def _t(lang: Lang | str, ru: str, en: str) -> str:
 def _distinct(result: QueryResult, columns: Sequence[str]) -> int:
     """Distinct value combinations (by value; by text where a value cannot be hashed)."""
     idx = [result.columns.index(c) for c in columns]
-    try:
-        return len({tuple(row[i] for i in idx) for row in result.rows})
+    if not idx:
+        return 1 if result.rows else 0
+    try:  # itemgetter: the keys are made in C, a million rows in a fraction of a second
+        return len(set(map(operator.itemgetter(*idx), result.rows)))
     except TypeError:  # a list or a dict in a cell
         return len({tuple(repr(row[i]) for i in idx) for row in result.rows})
 
