@@ -21,8 +21,8 @@ up to `max_tables()` (2,088); past it, regional branches' copies of the distract
 (`<schema>_<branch>`, the copied table's own description plus the branch) make up to
 25 times as many (10,000 tables for the planner benchmark). The original generator's 535
 tables come first, drawn in the same order, so a catalog of up to 535 tables is the one the
-figures were always measured
-on; larger catalogs add the extension (tests/test_retrieval.py checks both).
+figures were always measured on; larger catalogs add the extension (tests/test_retrieval.py
+checks both).
 """
 
 from __future__ import annotations
