@@ -61,13 +61,15 @@ def test_a_cut_result_downloads_every_row_from_the_stored_result(
     monkeypatch.setattr(
         bounded_module, "STEPS", tuple((cut, min(n, 5)) for cut, n in bounded_module.STEPS)
     )
-    paths = {k: tmp_path / f"r.{k}" for k in ("csv", "parquet", "xlsx")}
+    paths = {k: tmp_path / f"r.{k}" for k in ("csv", "parquet", "xlsx", "png")}
     code, out = _ask(
         capsys, QUESTION, "--db", f"duckdb:///{demo_db}",
         "--csv", str(paths["csv"]), "--parquet", str(paths["parquet"]),
-        "--excel", str(paths["xlsx"]),
+        "--excel", str(paths["xlsx"]), "--chart", str(paths["png"]),
     )  # fmt: skip
     assert code == 0, out
+    # the PNG is drawn from the chart data built over every row, not from the 5-row sample
+    assert paths["png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert len(paths["csv"].read_text(encoding="utf-8").splitlines()) == 13
     assert pq.read_table(paths["parquet"]).num_rows == 12
     sheet = openpyxl.load_workbook(paths["xlsx"], read_only=True).worksheets[0]

@@ -76,3 +76,30 @@ def test_excel_streams_rows_it_is_given(tmp_path: Path) -> None:
     path = write_excel(sample, [], tmp_path / "r.xlsx", lang="ru", rows=every, row_count=50)
     sheet = openpyxl.load_workbook(path).worksheets[0]
     assert sheet.max_row == 51 and sheet.cell(51, 1).value == 49
+
+
+def test_the_png_is_drawn_from_the_prepared_chart_data(tmp_path: Path, monkeypatch) -> None:
+    """A reloaded dialog holds a sample: the PNG comes from the data built over every row."""
+    from vitrina.present import charts
+    from vitrina.present.columns import ColumnMeta, ColumnRole, Grain
+
+    metas = [
+        ColumnMeta(
+            name="month", role=ColumnRole.PERIOD, label_ru="М", label_en="M", grain=Grain.MONTH
+        ),
+        ColumnMeta(name="n", role=ColumnRole.METRIC, label_ru="Н", label_en="N"),
+    ]
+    full = QueryResult(columns=["month", "n"], rows=[(date(2025, m, 1), m) for m in range(1, 13)])
+    spec, decision, _events = charts.decide_chart(full, metas, "en")
+    assert spec is not None and decision is not None
+    assert len(decision.prepared["data"]["labels"]) == 12 and decision.prepared["lang"] == "en"
+
+    def no_rebuild(*args, **kwargs):
+        raise AssertionError("chart data built again from the sample")
+
+    monkeypatch.setattr(charts, "build_chart_data", no_rebuild)
+    sample = QueryResult(columns=["month", "n"], rows=full.rows[:5])
+    png, events = charts.safe_png(decision, sample, metas, "en", tmp_path / "c.png")
+    assert png is not None and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", events
+    other_lang, _ = charts.safe_png(decision, sample, metas, "ru", tmp_path / "r.png")
+    assert other_lang is None  # another language is built again (here: refused by the plant)

@@ -8,11 +8,12 @@ through `bounded_update`: the result keeps a sample of at most STATE_ROWS rows, 
 count in `result_rows`; no string in it or in the answer, table, chart and history is longer
 than a cap; and together they stay under MAX_STATE_BYTES, the caps tightening step by step
 (STEPS) until they fit. When anything is cut, every row is stored at once in the run's
-`result.parquet` (the state's `result_file` points at it: `vitrina.ask.outputs`) and the
-chart PNG is drawn from the full result, so a later download (Excel, CSV, Parquet) still has
-it all, and a trace event says what was kept. A million rows cost seconds there, where the
-Excel file written here before cost 38 s (issue 38). The answer of the turn, live or
-reloaded, shows the sample and the full count.
+`result.parquet` (the state's `result_file` points at it: `vitrina.ask.outputs`), so a later
+download (Excel, CSV, Parquet) still has it all, and a trace event says what was kept; the
+chart PNG is drawn on request from the chart data the answer built over every row (the
+decision's `prepared`). A million rows cost about a second here, where the Excel file
+written here before cost 38 s (issue 38). The live answer of the turn carries every row up
+to `AskService`'s LIVE_ROWS; a reloaded dialog shows the sample and the full count.
 
 >>> update = {"status": "answered", "answer": "ok"}
 >>> bounded_update({}, update, None) is update
@@ -140,10 +141,10 @@ def bounded_update(
     trace = Trace("state")
     stored = None
     if result is not None and update.get("status") == "answered" and outputs_dir is not None:
-        # every row goes to the stored result (and the chart to its PNG) now: the checkpoint
-        # keeps only the sample; Excel and CSV are written from the stored rows on request
+        # every row goes to the stored result now: the checkpoint keeps only the sample;
+        # Excel and CSV are written from the stored rows on request
         values = {**state, **update, "result": result, "result_rows": None}
-        files = write_run_files(values, outputs_dir, ("parquet", "chart"))
+        files = write_run_files(values, outputs_dir, ("parquet",))
         trace.events.extend(files.trace)
         stored = files.parquet
     bounded = {**update, **capped}
