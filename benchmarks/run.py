@@ -332,10 +332,11 @@ NOTES = """
   downloads written from the stored result. Before issue 38's fixes (the issue's figures,
   TPC-H sf1 machine): 63.5 s of CPU for the turn against DuckDB's 2.0 s (31x), 1.4 GB peak,
   80 MB checkpointed, 4.6 s to read the dialog back, Excel 37.7 s written with every turn.
-  On this machine the same bench script at 200,000 rows under cProfile went from 21.7 s of
-  turn CPU (main) to 3.7 s. Not met yet: the turn holds the engine's rows as Python
-  tuples (about 280 MB at a million rows of this shape) and builds the chart's points over
-  them, hence the peak and the ratio (decision 167, "Not done").
+  On this machine, the same question at 200,000 rows, one turn each, main against this
+  branch: 24.9 s of turn CPU (191.8 s wall, 308 MB peak) against 2.4 s (9.6 s wall, 373 MB
+  peak: pyarrow's libraries are in the process now). Not met yet: the turn holds the
+  engine's rows as Python tuples (about 280 MB at a million rows of this shape) and builds
+  the chart's points over them, hence the peak and the ratio (decision 167, "Not done").
 - **cold**: fresh processes: `vitrina --help`, and `vitrina ask --no-llm` on the demo
   (wall and CPU seconds; `answer_s` is when the answer was on the screen, before the files).
 - **bounds**: the figures tests used to assert as wall-clock limits (the SQL index, the
