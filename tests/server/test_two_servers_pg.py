@@ -136,14 +136,14 @@ def test_tokens_ownership_and_files_hold_across_processes(pg_url, demo_db, tmp_p
         assert thread not in [
             t["id"] for t in httpx.get(f"{b.url}/api/threads", headers=bob).json()
         ]
-        revoked = subprocess.run(
+        listed = subprocess.run(
             [sys.executable, "-m", "vitrina.cli", "token", "list"],
             env={**os.environ, **env_b},
             capture_output=True,
             text=True,
             check=True,
         )
-        assert "alice" in revoked.stdout and "bob" in revoked.stdout  # one token table
+        assert "alice" in listed.stdout and "bob" in listed.stdout  # one token table
 
 
 def test_a_task_planned_on_one_process_resumes_on_the_other(pg_url, demo_db, tmp_path):
