@@ -54,6 +54,12 @@ def test_csv_of_mixed_and_duplicate_columns(tmp_path: Path) -> None:
     with path.open(encoding="utf-8") as f:
         rows = list(csv.reader(f))
     assert rows == [["v", "v_2"], ["1", "a"], ["b", ""], ["[1, 2]", "'=c"]]
+    nested = QueryResult(columns=["l", "s"], rows=[([1, 2], {"k": "v"}), (None, None)])
+    path = stored.write_csv(
+        stored.write_parquet(nested, tmp_path / "n.parquet"), tmp_path / "n.csv"
+    )
+    with path.open(encoding="utf-8") as f:
+        assert list(csv.reader(f)) == [["l", "s"], ["[1, 2]", "{'k': 'v'}"], ["", ""]]
     empty = stored.write_csv(QueryResult(columns=["a", "b"], rows=[]), tmp_path / "e.csv")
     assert empty.read_text(encoding="utf-8").strip() == '"a","b"'
 

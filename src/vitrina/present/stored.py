@@ -99,12 +99,15 @@ def csv_safe(batch: Any) -> Any:
 
     columns = []
     for column in batch.columns:
+        if pa.types.is_nested(column.type):  # lists, structs, maps: CSV has no such cell
+            values = column.to_pylist()
+            column = pa.array([None if v is None else str(v) for v in values], pa.string())
         if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
             risky = pc.fill_null(pc.match_substring_regex(column, _FORMULA), False)
             quoted = pc.binary_join_element_wise("'", column, "")
             column = pc.if_else(risky, quoted, column)
         columns.append(column)
-    return pa.RecordBatch.from_arrays(columns, schema=batch.schema)
+    return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
 
 
 def write_csv(source: QueryResult | Path, path: Path) -> Path:
@@ -115,9 +118,10 @@ def write_csv(source: QueryResult | Path, path: Path) -> Path:
     writer = None
     try:
         for batch in batches(source):
+            safe = csv_safe(batch)
             if writer is None:
-                writer = pacsv.CSVWriter(str(path), batch.schema)
-            writer.write_batch(csv_safe(batch))
+                writer = pacsv.CSVWriter(str(path), safe.schema)
+            writer.write_batch(safe)
         if writer is None:  # no rows: the header only
             writer = pacsv.CSVWriter(str(path), to_table(_empty(source)).schema)
     finally:
