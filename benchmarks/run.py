@@ -319,8 +319,24 @@ NOTES = """
 - **docs**: documenting a synthetic model of 1,000 measures with SQL behind it, rules mode,
   end to end (seconds and peak RSS).
 - **planner**: rules table selection (`read_question` + `build_plan`, the select_tables
-  node's work) for every golden question on the synthetic catalog at 50, 500 and 2,000
-  distinct tables; the first pass (building the catalog's indexes and join graph) apart.
+  node's work) for every golden question on the synthetic catalog at 50, 500, 2,000
+  distinct tables and 10,000 tables (regional branches' copies of the distractor schemas);
+  the first question on a fresh catalog (building its stem index, phrases and join graph:
+  `first_question_s`, issue 38: < 1 s at 10,000) and the first pass apart.
+- **large_result**: a 1,000,000-row turn ("Revenue by customer by day" on a TPC-H-like
+  order-line table generated in DuckDB, row cap raised) against DuckDB's own time for the
+  same SQL with every row fetched into Python (a fresh process): medians of 3 with the
+  spread (max - min), CPU beside wall; `turn_to_engine` (issue 38: <= 3), the turn's peak
+  RSS (issue 38: < 300 MB; data generated and the engine timed in child processes), the
+  serialized checkpoint of the turn, reading the dialog back, and the CSV, Parquet and Excel
+  downloads written from the stored result. Before issue 38's fixes (the issue's figures,
+  TPC-H sf1 machine): 63.5 s of CPU for the turn against DuckDB's 2.0 s (31x), 1.4 GB peak,
+  80 MB checkpointed, 4.6 s to read the dialog back, Excel 37.7 s written with every turn.
+  On this machine, the same question at 200,000 rows, one turn each, main against this
+  branch: 24.9 s of turn CPU (191.8 s wall, 308 MB peak) against 2.4 s (9.6 s wall, 373 MB
+  peak: pyarrow's libraries are in the process now). Not met yet: the turn holds the
+  engine's rows as Python tuples (about 280 MB at a million rows of this shape) and builds
+  the chart's points over them, hence the peak and the ratio (decision 167, "Not done").
 - **cold**: fresh processes: `vitrina --help`, and `vitrina ask --no-llm` on the demo
   (wall and CPU seconds; `answer_s` is when the answer was on the screen, before the files).
 - **bounds**: the figures tests used to assert as wall-clock limits (the SQL index, the

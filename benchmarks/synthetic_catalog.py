@@ -17,9 +17,12 @@ aggregates, chargebacks, cashback). Nothing here names what the demo catalog ref
 (mortgages, salaries, exchange rates).
 
 Every table is distinct, with its own name, columns and descriptions (no renamed copies),
-up to `max_tables()` (2,088). The original generator's 535 tables come first, drawn in the
-same order, so a catalog of up to 535 tables is the one the figures were always measured
-on; larger catalogs add the extension (tests/test_retrieval.py checks both).
+up to `max_tables()` (2,088); past it, regional branches' copies of the distractor schemas
+(`<schema>_<branch>`, the copied table's own description plus the branch) make up to
+25 times as many (10,000 tables for the planner benchmark). The original generator's 535
+tables come first, drawn in the same order, so a catalog of up to 535 tables is the one the
+figures were always measured on; larger catalogs add the extension (tests/test_retrieval.py
+checks both).
 """
 
 from __future__ import annotations
@@ -433,6 +436,46 @@ def max_tables() -> int:
     )
 
 
+# regional branches whose warehouses keep their own copy of every distractor schema: the
+# only way past max_tables() (a 10,000-table catalog, issue 38), and what many banks have
+BRANCHES = (
+    "msk", "spb", "kzn", "nsk", "ekb", "nnv", "sam", "omsk", "rnd", "ufa", "krs", "perm",
+    "vrn", "vlg", "krd", "srt", "tmn", "tlt", "izh", "brn", "uln", "irk", "khb", "yar",
+)  # fmt: skip
+
+
+def _branch_copies(
+    pool: list[Table], relations: list[Relation], wanted: int
+) -> tuple[list[Table], list[Relation]]:
+    """`wanted` more tables: each branch's copy of the distractors (schema `<schema>_<branch>`,
+    its own description), with the relations among them; the demo tables are never copied."""
+    names = {t.name for t in pool}
+    tables: list[Table] = []
+    copied: list[Relation] = []
+    for branch in BRANCHES:
+        renamed = {n: f"{n.split('.', 1)[0]}_{branch}.{n.split('.', 1)[1]}" for n in names}
+        for table in pool[: wanted - len(tables)]:
+            description = f"{table.description} Branch {branch.upper()}'s copy."
+            tables.append(
+                table.model_copy(update={"name": renamed[table.name], "description": description})
+            )
+        for rel in relations:
+            left, right = rel.left_table, rel.right_table
+            if left in renamed:
+                right_name = renamed.get(right, right)
+                copied.append(
+                    rel.model_copy(
+                        update={
+                            "left": f"{renamed[left]}.{rel.left_column}",
+                            "right": f"{right_name}.{rel.right_column}",
+                        }
+                    )
+                )
+        if len(tables) >= wanted:
+            return tables, copied
+    raise ValueError(f"the generator makes at most {max_tables() * (len(BRANCHES) + 1)} tables")
+
+
 def synthetic_catalog(n_tables: int = 500, seed: int = DEFAULT_SEED) -> Catalog:
     """The demo catalog plus `n_tables - 9` distinct distractors; same seed, same catalog."""
     cat = load_catalog()
@@ -451,7 +494,9 @@ def synthetic_catalog(n_tables: int = 500, seed: int = DEFAULT_SEED) -> Catalog:
         for mine, theirs in zip((topics, metrics, relations, dictionaries), extra, strict=True):
             mine += theirs
     if len(chosen) < wanted:
-        raise ValueError(f"the generator makes at most {max_tables()} tables")
+        copies, copied_relations = _branch_copies(chosen, relations, wanted - len(chosen))
+        chosen += copies
+        relations += copied_relations
     for table in chosen:
         cat.tables[table.name] = table
     cat.topics.update({t.id: t for t in topics})

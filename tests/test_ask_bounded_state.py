@@ -1,6 +1,7 @@
 """The ask dialog's checkpoint stays small whatever the result: a sample of the rows with the
 full count, long strings cut, the whole under MAX_STATE_BYTES, a trace event that says so,
-and the run's Excel file written at once with every row (vitrina.ask.bounded)."""
+every row stored at once (result.parquet, the state's result_file) and the Excel file
+written from it on request with every row (vitrina.ask.bounded, vitrina.ask.outputs)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ from decimal import Decimal
 from pathlib import Path
 
 import openpyxl
+import pyarrow.parquet as pq
 
 from vitrina.ask import bounded as bounded_module
 from vitrina.ask.bounded import CUT_MESSAGE, MAX_STATE_BYTES, STATE_ROWS, bounded_update
+from vitrina.ask.outputs import write_run_files
 from vitrina.present.cells import json_size
 from vitrina.warehouse.result import QueryResult
 
@@ -33,7 +36,7 @@ def _answered(**extra) -> dict:
     return {"status": "answered", "answer": "ok", "outputs": SPEC, "trace": [], **extra}
 
 
-def test_a_huge_result_leaves_a_sample_and_the_full_excel(tmp_path: Path) -> None:
+def test_a_huge_result_leaves_a_sample_and_stores_every_row(tmp_path: Path) -> None:
     rows = [(n, f"client {n}", Decimal("-1.50"), date(2025, 1, 1)) for n in range(100_000)]
     result = QueryResult(columns=["n", "name", "amount", "day"], rows=rows)
     update = bounded_update(_state(result), _answered(), tmp_path)
@@ -42,7 +45,12 @@ def test_a_huge_result_leaves_a_sample_and_the_full_excel(tmp_path: Path) -> Non
     assert update["result_rows"] == 100_000 and kept.columns == result.columns
     assert update["trace"][-1].message == CUT_MESSAGE and update["trace"][-1].kind == "rejected"
     assert update["trace"][-1].data["kept_rows"] == STATE_ROWS
-    sheet = openpyxl.load_workbook(tmp_path / "run1" / "result.xlsx", read_only=True).worksheets[0]
+    assert update["result_file"] == "result.parquet"
+    stored = pq.read_table(tmp_path / "run1" / "result.parquet")
+    assert stored.num_rows == 100_000 and stored.slice(99_999).to_pylist()[0]["n"] == 99_999
+    assert not (tmp_path / "run1" / "result.xlsx").exists()  # written on request, below
+    files = write_run_files({**_state(result), **update}, tmp_path, ("excel",))
+    sheet = openpyxl.load_workbook(files.excel, read_only=True).worksheets[0]
     assert sheet.max_row == 100_001  # the header and every row, not the sample
 
 
@@ -58,7 +66,8 @@ def test_one_huge_cell_is_cut_and_the_state_stays_under_the_cap(tmp_path: Path) 
     assert update["table"]["rows"][1] == ["small"]
     event = update["trace"][-1]
     assert event.message == CUT_MESSAGE and event.data["cut_strings"] == 2
-    sheet = openpyxl.load_workbook(tmp_path / "run1" / "result.xlsx").worksheets[0]
+    files = write_run_files({**_state(result), **update}, tmp_path, ("excel",))
+    sheet = openpyxl.load_workbook(files.excel).worksheets[0]
     assert len(sheet["A2"].value) == 32767  # the file has the cell as far as Excel holds it
 
 

@@ -17,6 +17,8 @@ PROTECTED = [
     ("GET", "/api/threads/x"),
     ("POST", "/api/threads/x/messages"),
     ("GET", "/api/runs/x/excel"),
+    ("GET", "/api/runs/x/csv"),
+    ("GET", "/api/runs/x/parquet"),
     ("GET", "/api/runs/x/chart"),
     ("GET", "/api/runs/x/chart.png"),
     ("GET", "/api/catalog/topics"),

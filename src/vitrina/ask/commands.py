@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -12,6 +12,7 @@ from rich.console import Console
 from vitrina.cli_options import CatalogDir, WarehouseUrl
 
 if TYPE_CHECKING:  # the heavy stack loads inside the commands, so `vitrina --help` stays fast
+    from vitrina.ask.outputs import Kind
     from vitrina.ask.service import AskService
     from vitrina.config import Settings
 
@@ -89,6 +90,15 @@ def _settings(db: str | None, catalog: Path | None, segment: str | None) -> Sett
     return load_settings(db_url=db, catalog_dir=catalog, segment=segment)
 
 
+def _download(service: Any, result: Any, kind: Kind, dest: Path | None) -> str | None:
+    """The run's file of this kind (CSV, Parquet: every row, from the stored result), written
+    now; None when it was not asked for or the turn has no result."""
+    if dest is None or not result.run_id or result.status != "answered":
+        return None
+    files = service.run_files(result.thread_id, result.run_id, (kind,))
+    return files.path(kind) if files is not None else None
+
+
 def _copy(src: str | None, dest: Path | None, what: str) -> None:
     if dest is None:
         return
@@ -143,6 +153,12 @@ def register(app: typer.Typer) -> None:
         excel: Annotated[
             Path | None, typer.Option(help="Write the full result to this .xlsx file.")
         ] = None,
+        csv: Annotated[
+            Path | None, typer.Option(help="Write the full result to this .csv file.")
+        ] = None,
+        parquet: Annotated[
+            Path | None, typer.Option(help="Write the full result to this .parquet file.")
+        ] = None,
         chart: Annotated[
             Path | None, typer.Option(help="Write the chart to this .png file.")
         ] = None,
@@ -168,12 +184,15 @@ def register(app: typer.Typer) -> None:
             raise fail(f"--segment: {exc}") from exc
         try:
             result = service.ask(question, thread_id=thread, segment=segment, topics=topic)
-            if as_json:
-                typer.echo(json_reply(service.with_files(result), settings.result_cell_max_chars))
+            if as_json:  # the files first: the reply prints their paths
+                result = service.with_files(result)
+                typer.echo(json_reply(result, settings.result_cell_max_chars))
             else:
                 render_result(console, result, show_trace=trace)
                 result = service.with_files(result)
                 render_files(console, result)
+            _copy(_download(service, result, "csv", csv), csv, "CSV file")
+            _copy(_download(service, result, "parquet", parquet), parquet, "Parquet file")
         except WarehouseError as exc:
             raise fail(f"warehouse: {exc}") from exc
         finally:

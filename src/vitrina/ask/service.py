@@ -39,6 +39,9 @@ if TYPE_CHECKING:  # the model client loads only when a model is configured (dec
 
 log = logging.getLogger(__name__)
 MAX_HISTORY = 5000  # checkpoints walked back to find an older run of a dialog
+# rows of a live answer: past them it carries the checkpoint's sample and the full count, and
+# every row is in the run's stored result and its CSV / Parquet / Excel downloads (decision 167)
+LIVE_ROWS = 100_000
 
 STATE_TYPES = (
     QueryResult,
@@ -301,9 +304,10 @@ class AskService:
         if (
             isinstance(executed, QueryResult)
             and result.status == "answered"
-            and len(result.rows) < result.row_count == executed.row_count
+            and len(result.rows) < result.row_count == executed.row_count <= LIVE_ROWS
         ):  # the checkpoint kept a sample (vitrina.ask.bounded): this answer has every row
             result = result.model_copy(update={"rows": [list(r) for r in executed.rows]})
+        del executed  # past LIVE_ROWS the sample: every row is in the stored result
         if self.write_files and result.status == "answered" and result.run_id:
             result = self.with_files(result)
         self._telemetry.submit(

@@ -72,6 +72,7 @@ class AskState(TypedDict, total=False):
     # result and outputs
     result: QueryResult | None  # at the end of a turn: a sample of it (vitrina.ask.bounded)
     result_rows: int | None  # the full result's rows when the state keeps a sample
+    result_file: str | None  # then: the stored result's name in outputs_dir/<run_id>/
     columns_meta: list[ColumnMeta]
     checks: list[dict[str, str]]
     answer: str | None

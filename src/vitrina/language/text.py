@@ -50,15 +50,16 @@ def tokenize(text: str) -> list[Word]:
 def stem_matches(stem: str, word: str) -> bool:
     """A word matches a stem when it, or its dictionary form, starts with it and the ending
     is short ("типам" matches "тип" through its lemma "тип")."""
-    if _prefix_matches(stem, word):
+    if prefix_matches(stem, word):
         return True
     if word[:1] != stem[:1] or not ("а" <= word[:1] <= "я"):
         return False  # lemmas keep the first letter of a Russian word (cheap pre-check)
     base = lemma(word)
-    return base != word and _prefix_matches(stem, base)
+    return base != word and prefix_matches(stem, base)
 
 
-def _prefix_matches(stem: str, word: str) -> bool:
+def prefix_matches(stem: str, word: str) -> bool:
+    """`word` starts with `stem` and its ending is short enough for the stem's length."""
     if not word.startswith(stem):
         return False
     extra = len(word) - len(stem)

@@ -169,23 +169,22 @@ def _extremes(
 
 
 def _leaders(
-    result: QueryResult, metas: list[ColumnMeta], meta: ColumnMeta, lang: str, label_cols: list[str]
+    result: QueryResult,
+    metas: list[ColumnMeta],
+    meta: ColumnMeta,
+    ms: MetricSummary,
+    lang: str,
+    label_cols: list[str],
 ) -> str | None:
-    """The three largest rows, when there are more than three."""
-    col = result.columns.index(meta.name)
-    valued = [
-        (r, row[col])
-        for r, row in enumerate(result.rows)
-        if format_value(row[col], meta, lang) != DASH
-    ]
-    if len(valued) <= 3:
+    """The three largest rows, when there are more than three (the summary found them: no
+    pass over every row here, which at a million rows formatted every value)."""
+    if ms.count <= 3:
         return None
-    valued = [(r, to_decimal(v)) for r, v in valued]
-    valued = [(r, v) for r, v in valued if v is not None]
-    valued.sort(key=lambda rv: rv[1], reverse=True)
+    col = result.columns.index(meta.name)
     items = [
-        f"{row_label(result, metas, r, lang, label_cols)} ({format_value(v, meta, lang)})"
-        for r, v in valued[:3]
+        f"{row_label(result, metas, r, lang, label_cols)} "
+        f"({format_value(to_decimal(result.rows[r][col]), meta, lang)})"
+        for r in ms.top_rows[:3]
     ]
     return ("лидеры: " if lang == "ru" else "top: ") + ", ".join(items)
 
@@ -208,7 +207,7 @@ def _breakdown(c: _Ctx) -> list[str]:
     extremes = _extremes(result, metas, meta, ms, lang, dims)
     if extremes:
         out.append(extremes)
-    leaders = _leaders(result, metas, meta, lang, dims)
+    leaders = _leaders(result, metas, meta, ms, lang, dims)
     if leaders:
         out.append(leaders)
     for name in summary.metric_columns[1:3]:

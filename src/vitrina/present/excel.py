@@ -14,6 +14,7 @@ editing the cell or saving the sheet as CSV keeps it text.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -240,6 +241,60 @@ def typed_writer(wb: xlsxwriter.Workbook, ws: Worksheet) -> Callable[[int, int, 
     return _writer(ws, None, None, _Formats(wb))
 
 
+MAX_SHEETS = 16  # data sheets of one file (16.7M rows); past it the file says what it holds
+
+
+def _sheet_titles(title: str, sheets: int) -> list[str]:
+    """The data sheets' titles: the answer's, then numbered copies within Excel's 31 units."""
+    titles = [title]
+    for n in range(2, sheets + 1):
+        suffix = f" ({n})"
+        titles.append(safe_sheet_title(title[: TITLE_MAX - len(suffix)] + suffix, title))
+    return titles
+
+
+def _data_sheet(
+    wb: xlsxwriter.Workbook,
+    formats: _Formats,
+    title: str,
+    metas: Sequence[ColumnMeta],
+    widths: list[float],
+    lang: Lang | str,
+    rows: int,
+) -> Callable[[int, tuple[Any, ...]], None]:
+    """A data sheet with its header, widths and filter; returns its row writer."""
+    n_cols = len(metas)
+    ws = wb.add_worksheet(title)
+    for i, width in enumerate(widths):
+        ws.set_column(i, i, width)
+    ws.freeze_panes(1, 0)
+    if n_cols:
+        ws.autofilter(0, 0, rows, n_cols - 1)
+    header_props = {
+        "bold": True,
+        "pattern": 1,
+        "bg_color": HEADER_FILL,
+        "valign": "vcenter",
+        "text_wrap": True,
+    }
+    write_header = _writer(ws, formats.get(**header_props), None, formats, header_props)
+    for i, meta in enumerate(metas):
+        write_header(0, i, str(excel_value(meta.label(lang))))
+    writers, converts = [], []
+    for meta in metas:
+        props = {"num_format": number_format(meta, lang)}
+        fmt = formats.get(**props)
+        writers.append(_writer(ws, fmt, fmt if is_date_column(meta) else None, formats, props))
+        converts.append(_id_text if meta.role is ColumnRole.ID else excel_value)
+    columns = list(zip(range(n_cols), converts, writers, strict=True))
+
+    def write_row(r: int, row: tuple[Any, ...]) -> None:
+        for (c, convert, write), v in zip(columns, row, strict=False):
+            write(r, c, convert(v))
+
+    return write_row
+
+
 def write_excel(
     result: QueryResult,
     metas: Iterable[ColumnMeta],
@@ -251,49 +306,37 @@ def write_excel(
     sql: str = "",
     period_label: str | None = None,
     generated_at: datetime | None = None,
+    rows: Iterable[tuple[Any, ...]] | None = None,
+    row_count: int | None = None,
 ) -> Path:
     """Write the full result and a query sheet to ``path`` (.xlsx); return the path.
-    Raises OSError when the file cannot be written."""
+
+    ``rows`` / ``row_count``: every row when ``result`` holds a sample (a stored result read
+    batch by batch); the rows are written one by one, never held. Past Excel's 1,048,576 rows
+    a sheet the rows go on in numbered sheets (at most MAX_SHEETS), and the query sheet says
+    how they are split. Raises OSError when the file cannot be written."""
     path = Path(path)
     metas = metas_for(result, metas)
     lang = "ru" if lang == "ru" else "en"
-    n_cols = len(result.columns)
-    rows = result.rows[: EXCEL_MAX_ROWS - 1]
-    big = len(rows) * max(1, n_cols) > CONSTANT_MEMORY_CELLS
+    total = result.row_count if row_count is None else row_count
+    per_sheet = EXCEL_MAX_ROWS - 1
+    written = min(total, per_sheet * MAX_SHEETS)
+    sheets = max(1, -(-written // per_sheet))
+    big = written * max(1, len(result.columns)) > CONSTANT_MEMORY_CELLS
     path.parent.mkdir(parents=True, exist_ok=True)
     wb = xlsxwriter.Workbook(
         str(path), {**WORKBOOK_OPTIONS, "constant_memory": big, "in_memory": not big}
     )
     formats = _Formats(wb)
     title = safe_sheet_title(sheet_title, "Данные" if lang == "ru" else "Data")
-    ws = wb.add_worksheet(title)
-
-    for i, width in enumerate(_widths(result, metas, lang)):
-        ws.set_column(i, i, width)
-    ws.freeze_panes(1, 0)
-    if n_cols:
-        ws.autofilter(0, 0, len(rows), n_cols - 1)
-    header_props = {
-        "bold": True,
-        "pattern": 1,
-        "bg_color": HEADER_FILL,
-        "valign": "vcenter",
-        "text_wrap": True,
-    }
-    write_header = _writer(ws, formats.get(**header_props), None, formats, header_props)
-    for i, meta in enumerate(metas):
-        write_header(0, i, str(excel_value(meta.label(lang))))
-
-    writers, converts = [], []
-    for meta in metas:
-        props = {"num_format": number_format(meta, lang)}
-        fmt = formats.get(**props)
-        writers.append(_writer(ws, fmt, fmt if is_date_column(meta) else None, formats, props))
-        converts.append(_id_text if meta.role is ColumnRole.ID else excel_value)
-    columns = list(zip(range(n_cols), converts, writers, strict=True))
-    for r, row in enumerate(rows, start=1):
-        for (c, convert, write), v in zip(columns, row, strict=False):
-            write(r, c, convert(v))
+    titles = _sheet_titles(title, sheets)
+    widths = _widths(result, metas, lang)
+    source = iter(result.rows if rows is None else rows)
+    for n, sheet in enumerate(titles):
+        count = min(per_sheet, written - n * per_sheet)
+        write_row = _data_sheet(wb, formats, sheet, metas, widths, lang, count)
+        for r, row in enumerate(itertools.islice(source, count), start=1):
+            write_row(r, row)
 
     _write_query_sheet(
         wb,
@@ -304,8 +347,8 @@ def write_excel(
         sql=sql,
         period_label=period_label,
         generated_at=generated_at or datetime.now().replace(microsecond=0),
-        rows=len(rows),
-        note=_note(result, len(rows), lang),
+        rows=written,
+        note=_note(result, written, total, sheets, lang),
     )
     try:
         wb.close()
@@ -329,7 +372,7 @@ def _query_title(title: str, taken: str) -> str:
     return f"{title}1" if title.lower() == taken.lower() else title
 
 
-def _note(result: QueryResult, written: int, lang: str) -> str | None:
+def _note(result: QueryResult, written: int, total: int, sheets: int, lang: str) -> str | None:
     notes = []
     if result.truncated:
         notes.append(
@@ -337,11 +380,18 @@ def _note(result: QueryResult, written: int, lang: str) -> str | None:
             if lang == "ru"
             else "the result was cut by the warehouse row cap"
         )
-    if written < result.row_count:
+    if sheets > 1:
         notes.append(
-            f"Excel вмещает {written} строк из {result.row_count}"
+            f"строки разбиты на {sheets} листа(ов) по {EXCEL_MAX_ROWS - 1:,} (предел Excel)"
             if lang == "ru"
-            else f"Excel holds {written} of {result.row_count} rows"
+            else f"the rows are split over {sheets} sheets of {EXCEL_MAX_ROWS - 1:,} "
+            "(Excel's limit)"
+        )
+    if written < total:
+        notes.append(
+            f"Excel вмещает {written} строк из {total}: все строки есть в CSV и Parquet"
+            if lang == "ru"
+            else f"Excel holds {written} of {total} rows: CSV and Parquet have every row"
         )
     return "; ".join(notes) or None
 

@@ -30,6 +30,7 @@ from vitrina.language.detect import detect_lang
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 
 if TYPE_CHECKING:
+    from vitrina.present.summary import ResultSummary
     from vitrina.warehouse.result import QueryResult
 
 Lang = Literal["ru", "en"]
@@ -391,10 +392,34 @@ def _period_parts(value: Any) -> list[Decimal]:
     return [Decimal(p) for p in parts]
 
 
+SHOWN_ROWS = 1_000  # rows of a result an answer can show (the page's table shows 1,000)
+
+
+def shown_rows(row_count: int, summary: ResultSummary) -> list[int] | range:
+    """The rows an answer can show: the first SHOWN_ROWS (the table, the rows a model sees)
+    and the rows the summary names (extremes, first and last, the leaders): the answer of a
+    million-row result is still one paragraph, and formatting every distinct cell of it in
+    two languages cost a quarter of the turn (issue 38)."""
+    if row_count <= SHOWN_ROWS:
+        return range(row_count)
+    named = {
+        r
+        for ms in summary.metrics.values()
+        for r in (ms.min_row, ms.max_row, ms.first_row, ms.last_row, *ms.top_rows)
+        if r is not None
+    }
+    return [*range(SHOWN_ROWS), *sorted(r for r in named if r >= SHOWN_ROWS)]
+
+
 def allowed_numbers(
-    result: QueryResult, metas: Iterable[ColumnMeta], *, texts: Iterable[str | None] = ()
+    result: QueryResult,
+    metas: Iterable[ColumnMeta],
+    *,
+    texts: Iterable[str | None] = (),
+    summary: ResultSummary | None = None,
 ) -> set[Decimal]:
-    """Every number an answer may contain: values, summary figures, period parts, trusted texts.
+    """Every number an answer may contain: the values of the rows it can show (`shown_rows`),
+    summary figures over every row, period parts, trusted texts.
 
     Each value is added raw and as it reads once formatted and rounded (in both languages);
     ``texts`` are trusted strings (period label, topic, notes) whose numbers are allowed too.
@@ -402,8 +427,9 @@ def allowed_numbers(
     from vitrina.present.summary import summarize  # summary imports this module
 
     metas = metas_for(result, metas)
-    summary = summarize(result, metas)
+    summary = summary or summarize(result, metas)  # the caller's, when it has one
     out: set[Decimal] = set()
+    rows = [result.rows[r] for r in shown_rows(result.row_count, summary)]
 
     def add_formatted(value: Any, meta: ColumnMeta) -> None:
         raw = to_decimal(value)
@@ -414,7 +440,7 @@ def allowed_numbers(
 
     for i, meta in enumerate(metas):
         seen: set[Any] = set()
-        for row in result.rows:
+        for row in rows:
             value = row[i]
             try:
                 if value in seen:
@@ -453,6 +479,7 @@ def unverified_numbers(
     *,
     texts: Iterable[str | None] = (),
     lang: Lang | str | None = None,
+    summary: ResultSummary | None = None,
 ) -> list[Decimal]:
     """The numbers of ``text`` that are not in :func:`allowed_numbers` (empty when all check).
 
@@ -460,5 +487,5 @@ def unverified_numbers(
     letters decide, which misreads an English answer full of Cyrillic names ("Москва: RUB
     1,000.00" would read as 1.000).
     """
-    allowed = allowed_numbers(result, metas, texts=texts)
+    allowed = allowed_numbers(result, metas, texts=texts, summary=summary)
     return [n for n in numbers_in_text(text, lang) if n not in allowed]

@@ -6,6 +6,8 @@ can be traced back (see :func:`vitrina.present.numbers.allowed_numbers`).
 
 from __future__ import annotations
 
+import heapq
+import operator
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from decimal import Decimal
@@ -20,6 +22,7 @@ from vitrina.warehouse.result import QueryResult
 Shape = Literal["empty", "single", "breakdown", "series", "series_breakdown", "table"]
 
 SUMMABLE = (ValueFormat.MONEY, ValueFormat.COUNT)
+TOP_ROWS = 5
 
 
 class MetricSummary(BaseModel):
@@ -41,6 +44,9 @@ class MetricSummary(BaseModel):
     change: Decimal | None = None  # last - first
     change_pct: Decimal | None = None  # (last - first) / |first| * 100, when first != 0
     has_negative: bool = False
+    # rows of the TOP_ROWS largest values, largest first (ties: the earlier row first): the
+    # leaders an answer names, found in the one pass that finds the extremes
+    top_rows: list[int] = Field(default_factory=list)
 
 
 class ResultSummary(BaseModel):
@@ -146,8 +152,11 @@ def summarize(result: QueryResult, metas: Iterable[ColumnMeta]) -> ResultSummary
 
     distinct: dict[str, int] = {}
     for m in periods + dims:
-        values = {_hashable(row[idx[m.name]]) for row in result.rows}
-        distinct[m.name] = len(values)
+        i = idx[m.name]
+        try:  # the values themselves; by text only when one cannot be hashed
+            distinct[m.name] = len(set(map(operator.itemgetter(i), result.rows)))
+        except TypeError:
+            distinct[m.name] = len({_hashable(row[i]) for row in result.rows})
 
     n = result.row_count
     if n == 0:
@@ -195,24 +204,47 @@ def _hashable(value: Any) -> Any:
     return value
 
 
+def _scan(result: QueryResult, col: int) -> tuple[MetricSummary, Decimal]:
+    """One pass over a metric column: counts, extremes, the leaders, and the total."""
+    total = Decimal(0)
+    count = nulls = 0
+    low = high = None
+    low_row = high_row = None
+    top: list[tuple[Decimal, int]] = []  # a min-heap of (value, -row): the TOP_ROWS largest
+    for r, row in enumerate(result.rows):  # plain locals: a model's setattr per row cost 2 s
+        value = to_decimal(row[col])
+        if value is None:
+            nulls += 1
+            continue
+        count += 1
+        total += value
+        if low is None or value < low:
+            low, low_row = value, r
+        if high is None or value > high:
+            high, high_row = value, r
+        if len(top) < TOP_ROWS:
+            heapq.heappush(top, (value, -r))
+        elif (value, -r) > top[0]:
+            heapq.heapreplace(top, (value, -r))
+    ms = MetricSummary(
+        column=result.columns[col],
+        count=count,
+        nulls=nulls,
+        min=low,
+        min_row=low_row,
+        max=high,
+        max_row=high_row,
+        has_negative=low is not None and low < 0,
+        top_rows=[-negative for _, negative in sorted(top, reverse=True)],
+    )
+    return ms, total
+
+
 def _metric_summary(
     result: QueryResult, meta: ColumnMeta, col: int, series_order: list[int] | None
 ) -> MetricSummary:
-    ms = MetricSummary(column=meta.name)
-    total = Decimal(0)
-    for r, row in enumerate(result.rows):
-        value = to_decimal(row[col])
-        if value is None:
-            ms.nulls += 1
-            continue
-        ms.count += 1
-        total += value
-        if value < 0:
-            ms.has_negative = True
-        if ms.min is None or value < ms.min:
-            ms.min, ms.min_row = value, r
-        if ms.max is None or value > ms.max:
-            ms.max, ms.max_row = value, r
+    ms, total = _scan(result, col)
+    ms.column = meta.name
     if is_summable(meta) and ms.count:
         ms.total = total
         ms.mean = total / ms.count

@@ -14,7 +14,7 @@ from vitrina.config import Settings, load_settings
 from vitrina.server import access_log
 from vitrina.server.assets import STATIC_DIR
 from vitrina.server.auth import owner_id, require
-from vitrina.server.checkpointer import close_checkpointer, make_checkpointer
+from vitrina.server.checkpointer import close_checkpointer, is_postgres, make_checkpointer
 from vitrina.server.errors import install_error_handlers
 from vitrina.server.headers import SecurityHeadersMiddleware
 from vitrina.server.limits import BodyLimitMiddleware, TokenBuckets
@@ -61,6 +61,11 @@ def job_routers(
         warehouse=service.warehouse,
         ask=lambda question, policy=None: service.ask(question, policy=policy),
         policy_of=(lambda owner: owner_policy(store, owner)) if store is not None else None,
+        # on a PostgreSQL state every process sees every task (a decision taken on another
+        # process resumes it there); else tasks.sqlite under VITRINA_HOME, as before
+        checkpointer=make_checkpointer(settings, pool_size=4)
+        if is_postgres(settings.state_url)
+        else None,
     )
     return [
         guarded,

@@ -18,9 +18,17 @@ MAX_CHECKPOINTS = 5000  # a dialog longer than this shows its latest turns only
 def run_links(run_id: str | None, *, excel: bool, chart: bool) -> dict[str, str | None]:
     """API paths of a run's files (never server file paths)."""
     if not run_id:
-        return {"excel_url": None, "chart_url": None, "chart_png_url": None}
+        return {
+            "excel_url": None,
+            "csv_url": None,
+            "parquet_url": None,
+            "chart_url": None,
+            "chart_png_url": None,
+        }
     return {
         "excel_url": f"/api/runs/{run_id}/excel" if excel else None,
+        "csv_url": f"/api/runs/{run_id}/csv" if excel else None,
+        "parquet_url": f"/api/runs/{run_id}/parquet" if excel else None,
         "chart_url": f"/api/runs/{run_id}/chart" if chart else None,
         "chart_png_url": f"/api/runs/{run_id}/chart.png" if chart else None,
     }

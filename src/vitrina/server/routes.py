@@ -28,6 +28,8 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/api/threads/{thread_id}/messages", threads.post_message, "post_message"),
     Route("POST", "/api/threads/{thread_id}/feedback", threads.post_feedback, "post_feedback"),
     Route("GET", "/api/runs/{run_id}/excel", runs.run_excel, "run_excel"),
+    Route("GET", "/api/runs/{run_id}/csv", runs.run_csv, "run_csv"),
+    Route("GET", "/api/runs/{run_id}/parquet", runs.run_parquet, "run_parquet"),
     Route("GET", "/api/runs/{run_id}/chart", runs.run_chart, "run_chart"),
     Route("GET", "/api/runs/{run_id}/chart.png", runs.run_chart_png, "run_chart_png"),
     Route("GET", "/api/catalog/start", catalog.start, "catalog_start"),

@@ -77,7 +77,7 @@ def _model_answer(
     )
     if worded is None:
         return None
-    invented = unverified_numbers(worded, result, metas, texts=trusted, lang=lang)
+    invented = unverified_numbers(worded, result, metas, texts=trusted, lang=lang, summary=summary)
     if invented:
         trace.rejected(
             "the model's answer holds numbers not in the data: rule answer used",
@@ -102,7 +102,7 @@ def _chart(
         trace,
         question=state["rewritten"],
         columns=result.columns,
-        rows=[list(r) for r in result.rows],
+        rows=[list(r) for r in result.rows[:MODEL_ROWS]],  # what a model sees, not a million
     )
     if proposal is None:
         return spec, decided, [*events, *trace.events]
@@ -208,7 +208,7 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
                     _model_answer(state, ctx, trace, result, metas, summary, period_label, trusted)
                     or body
                 )
-    invented = unverified_numbers(body, result, metas, texts=trusted, lang=lang)
+    invented = unverified_numbers(body, result, metas, texts=trusted, lang=lang, summary=summary)
     if invented:
         trace.rejected(
             "answer text held numbers not in the data: table-only answer used",

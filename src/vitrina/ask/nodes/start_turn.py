@@ -87,6 +87,7 @@ def fresh_turn(question: str) -> dict:
         "sql_source": "rules",
         "result": None,
         "result_rows": None,
+        "result_file": None,
         "columns_meta": [],
         "checks": [],
         "answer": None,

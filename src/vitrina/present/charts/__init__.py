@@ -91,7 +91,8 @@ def decide_chart(
         spec = chartjs_from_data(data)
     except Exception as exc:
         trace.suppressed("chart spec failed", error=f"{type(exc).__name__}: {exc}")
-    return spec, decision, trace.events
+    prepared = {"lang": str(lang), "data": data.model_dump(mode="json")}
+    return spec, decision.model_copy(update={"prepared": prepared}), trace.events
 
 
 def safe_png(
@@ -107,7 +108,13 @@ def safe_png(
     trace = Trace(node)
     start = time.perf_counter()
     try:
-        png = draw_png(build_chart_data(decision, result, list(metas), lang), lang, png_path)
+        prepared = decision.prepared or {}
+        data = (
+            ChartData.model_validate(prepared["data"])
+            if prepared.get("lang") == str(lang) and "data" in prepared
+            else build_chart_data(decision, result, list(metas), lang)
+        )
+        png = draw_png(data, lang, png_path)
     except Exception as exc:
         trace.suppressed("chart png failed", error=f"{type(exc).__name__}: {exc}")
         return None, trace.events

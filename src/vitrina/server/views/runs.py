@@ -1,7 +1,9 @@
-"""A run's files: the full result as Excel, the chart spec, the chart picture.
+"""A run's files: the full result as Excel, CSV and Parquet, the chart spec and picture.
 
-The Excel file and the PNG are written on the first download of a run and served from the
-outputs folder afterwards (`AskService.run_files`, cached by run id).
+The files are written on the first download of a run and served from the outputs folder
+afterwards (`AskService.run_files`, cached by run id). Excel, CSV and Parquet hold every row:
+a result larger than the dialog's checkpoint keeps is read from its stored rows a batch at a
+time (`vitrina.ask.outputs`), so a million-row download does not hold the rows in memory.
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from vitrina.server.views.threads import owned_thread
 
 State = Annotated[ServerState, Depends(server_state)]
 _RUN_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-Kind = Literal["excel", "chart"]
+Kind = Literal["excel", "chart", "csv", "parquet"]
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+CSV = "text/csv; charset=utf-8"
+PARQUET = "application/vnd.apache.parquet"
 
 
 def _not_found(run_id: str, what: str = "run") -> ApiError:
@@ -46,7 +50,7 @@ def _owned_run(state: ServerState, who: Any, run_id: str) -> str:
 def _file(state: ServerState, thread_id: str, run_id: str, kind: Kind, name: str) -> Path:
     """The run's file of this kind, written now when this is its first download."""
     files = state.service.run_files(thread_id, run_id, (kind,))
-    found = getattr(files, "excel" if kind == "excel" else "chart_png", None) if files else None
+    found = files.path(kind) if files else None
     if not found:
         raise ApiError(
             404,
@@ -63,6 +67,20 @@ def run_excel(run_id: str, state: State, who: Who) -> FileResponse:
     thread_id = _owned_run(state, who, run_id)
     path = _file(state, thread_id, run_id, "excel", "result.xlsx")
     return FileResponse(path, media_type=XLSX, filename=f"vitrina-{run_id}.xlsx")
+
+
+def run_csv(run_id: str, state: State, who: Who) -> FileResponse:
+    """Every row of a run's result as CSV (UTF-8, a header row, ISO dates)."""
+    thread_id = _owned_run(state, who, run_id)
+    path = _file(state, thread_id, run_id, "csv", "result.csv")
+    return FileResponse(path, media_type=CSV, filename=f"vitrina-{run_id}.csv")
+
+
+def run_parquet(run_id: str, state: State, who: Who) -> FileResponse:
+    """Every row of a run's result as a Parquet file (typed columns)."""
+    thread_id = _owned_run(state, who, run_id)
+    path = _file(state, thread_id, run_id, "parquet", "result.parquet")
+    return FileResponse(path, media_type=PARQUET, filename=f"vitrina-{run_id}.parquet")
 
 
 def run_chart(run_id: str, state: State, who: Who) -> dict[str, Any]:
