@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from synthetic_catalog import synthetic_catalog
 
-from vitrina.ask.join_paths import stem_index, table_names, tables_named
 from vitrina.catalog import Catalog
 from vitrina.language.text import stem_matches as stem_matches_plain
 from vitrina.language.text import tokenize
+from vitrina.query.join_paths import stem_index, table_names, tables_named
 
 QUESTIONS = [
     "выручка по типам клиентов за прошлый месяц",
