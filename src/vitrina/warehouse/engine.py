@@ -4,7 +4,8 @@ Read-only is enforced by the connection itself, not by trusting the SQL: DuckDB 
 opened with read_only=True and hardened (no files, no extensions, locked configuration);
 PostgreSQL runs each query in a READ ONLY transaction that is always rolled back (so not
 even a setting a query changed survives it), as a role that is inspected on connect and
-refused when it can do more than read (:mod:`vitrina.warehouse.privileges`); other
+refused when it can do more than read (:mod:`vitrina.warehouse.privileges`); MariaDB and
+MySQL do the same with their account's grants (:mod:`vitrina.warehouse.mysql_backend`); other
 SQLAlchemy engines run inside a transaction that is always rolled back.
 
 Every backend fetches in batches and stops reading when the rows exceed the result's byte
@@ -457,6 +458,12 @@ class Warehouse:
                 )
             elif scheme in ("postgresql", "postgres"):
                 self._backend = _PostgresBackend(
+                    self.url, self.timeout_s, allow_privileged=self.allow_privileged
+                )
+            elif scheme in ("mysql", "mariadb"):
+                from vitrina.warehouse.mysql_backend import MySQLBackend
+
+                self._backend = MySQLBackend(
                     self.url, self.timeout_s, allow_privileged=self.allow_privileged
                 )
             else:
