@@ -18,6 +18,7 @@ from typing import Any
 from vitrina.warehouse.budget import ResultTooLarge, fetch_bounded
 from vitrina.warehouse.engine import WarehouseError, _first_line, _timed_out, _too_large
 from vitrina.warehouse.mysql_grants import inspect_mysql_account, mysql_refusal_message
+from vitrina.warehouse.mysql_names import restore_case, stored_names
 from vitrina.warehouse.privileges import warn_privileged
 
 MYSQL_SCHEMES = ("mysql", "mariadb")
@@ -96,6 +97,7 @@ class MySQLBackend:
         self.lock = threading.Lock()
         self.mariadb = False
         self._timeout: float | None = None  # the session's current statement timeout
+        self.names: tuple[dict[str, str], dict[str, str]] = ({}, {})
         self.conn: Any = self._connect()  # eagerly: a wrong URL or account is refused here
 
     def _connect(self) -> Any:
@@ -114,6 +116,7 @@ class MySQLBackend:
                 warn_privileged(report)
             with conn.cursor() as cur:
                 cur.execute("SET SESSION TRANSACTION READ ONLY")
+            self.names = stored_names(conn)
         except pymysql.Error as exc:
             raise WarehouseError(
                 f"cannot connect to MySQL/MariaDB: {_text(exc)}", kind="connect"
@@ -152,7 +155,7 @@ class MySQLBackend:
             cur = conn.cursor(pymysql.cursors.SSCursor)
             drained = False
             try:
-                cur.execute(sql)
+                cur.execute(self._stored_case(sql))
                 columns = [d[0] for d in cur.description or []]
                 rows, truncated = fetch_bounded(cur.fetchmany, row_cap, max_bytes)
                 drained = not truncated
@@ -164,6 +167,20 @@ class MySQLBackend:
             finally:
                 self._finish(cur, drained)
         return columns, rows, truncated
+
+    def _stored_case(self, sql: str) -> str:
+        """The query with table names in the case the server stores them (mysql_names)."""
+        databases, tables = self.names
+        if not databases and not tables:
+            return sql
+        head, _, rest = sql.partition(" ")
+        current = self.kwargs.get("database")
+        try:
+            if head.upper() == self.compile_statement:
+                return f"{head} {restore_case(rest, databases, tables, current)}"
+            return restore_case(sql, databases, tables, current)
+        except Exception:  # sqlglot could not read it back: the server reports the names
+            return sql
 
     def _error(self, exc: BaseException, sql: str, timeout_s: float) -> WarehouseError:
         code, text = _code(exc), _text(exc)
