@@ -228,3 +228,9 @@ def mysql_database(server_url: str, prefix: str = "vt") -> Iterator[str]:
 def mysql_url(mysql_server_url: str) -> Iterator[str]:
     """A database of this test run's own on the MariaDB/MySQL server."""
     yield from mysql_database(mysql_server_url)
+
+
+@pytest.fixture
+def own_mysql_database(mysql_server_url: str) -> Iterator[str]:
+    """A MariaDB/MySQL database for one test alone."""
+    yield from mysql_database(mysql_server_url, prefix="vtown")

@@ -108,6 +108,37 @@ def _show(cur: Any, statement: str) -> list[str]:
     return [row[0] for row in cur.fetchall()]
 
 
+def _role_lines(cur: Any, role: str) -> list[str] | None:
+    """A role's grants: ``SHOW GRANTS FOR`` it, or (MariaDB lets an account read only its
+    enabled roles) ``SET ROLE`` it for one ``SHOW GRANTS``; None when neither works."""
+    try:
+        return _show(cur, f"SHOW GRANTS FOR {role}")
+    except Exception:  # not allowed to look: try as the role
+        pass
+    try:
+        cur.execute("SELECT CURRENT_ROLE()")
+        current = cur.fetchone()[0]
+        cur.execute(f"SET ROLE {role}")
+        try:
+            lines = _show(cur, "SHOW GRANTS")
+        finally:
+            cur.execute(f"SET ROLE {current}" if current and "," not in current else "SET ROLE NONE")
+        return lines
+    except Exception:  # neither: the grant of the role is the finding
+        return None
+
+
+def _unreadable_role(role: str, account: str) -> Finding:
+    user, _, host = account.rpartition("@")
+    return Finding(
+        "role",
+        role,
+        f"may SET ROLE {role}, whose rights cannot be read",
+        f"может включить роль {role}, права которой не прочитать",
+        f"REVOKE {role} FROM '{user}'@'{host}';",
+    )
+
+
 def inspect_mysql_account(conn: Any) -> RoleReport:
     """Everything the account (and every role granted to it) can do beyond reading."""
     with conn.cursor() as cur:
@@ -116,11 +147,17 @@ def inspect_mysql_account(conn: Any) -> RoleReport:
         lines = _show(cur, "SHOW GRANTS")
         found = [f for line in lines for f in grant_findings(line, account)]
         for role in granted_roles(lines)[:PER_KIND]:
-            try:
-                role_lines = _show(cur, f"SHOW GRANTS FOR {role}")
-            except Exception:  # a role the account cannot look into: its grant is the finding
-                role_lines = [f"GRANT ALL PRIVILEGES ON *.* TO {role}"]
-            found += [f for line in role_lines for f in grant_findings(line, via=role)]
+            role_lines = _role_lines(cur, role)
+            if role_lines is None:
+                found.append(_unreadable_role(role, account))
+                continue
+            bare = role.strip("`'")
+            found += [
+                f
+                for line in role_lines
+                if _grantee(line.rpartition(" TO ")[2]).strip("`'") == bare
+                for f in grant_findings(line, via=role)
+            ]
     unique = tuple(dict.fromkeys(found))[: PER_KIND * 3]
     return RoleReport(
         role=account, problems=tuple(f.en for f in unique), database=database or "", findings=unique
