@@ -37,7 +37,7 @@ TEMPLATES: dict[str, dict[str, str]] = {
     },
     "tsql": {
         "day": "CAST({c} AS DATE)",
-        "week": "DATEADD(DAY, -(DATEDIFF(DAY, '19000101', {c}) % 7), CAST({c} AS DATE))",
+        "week": "DATEADD(DAY, -(DATEDIFF(DAY, DATEFROMPARTS(1900, 1, 1), {c}) % 7), CAST({c} AS DATE))",
         "month": "DATEFROMPARTS(YEAR({c}), MONTH({c}), 1)",
         "quarter": "DATEFROMPARTS(YEAR({c}), (DATEPART(QUARTER, {c}) - 1) * 3 + 1, 1)",
         "year": "DATEFROMPARTS(YEAR({c}), 1, 1)",
@@ -47,7 +47,7 @@ TEMPLATES: dict[str, dict[str, str]] = {
 WEEKEND_TEMPLATES: dict[str, tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     "sqlite": ("CAST(STRFTIME('%w', {c}) AS INTEGER)", (0, 6), (1, 2, 3, 4, 5)),
     "mysql": ("WEEKDAY({c})", (5, 6), (0, 1, 2, 3, 4)),
-    "tsql": ("DATEDIFF(DAY, '19000101', {c}) % 7", (5, 6), (0, 1, 2, 3, 4)),
+    "tsql": ("DATEDIFF(DAY, DATEFROMPARTS(1900, 1, 1), {c}) % 7", (5, 6), (0, 1, 2, 3, 4)),
     "trino": ("DAY_OF_WEEK({c})", (6, 7), (1, 2, 3, 4, 5)),
 }
 
