@@ -68,10 +68,11 @@ def test_the_script_loads_as_it_is(chinook_mysql: str) -> None:
     assert all(counts.values())
 
 
-def _mysql_catalog(out: Path) -> Path:
+def _mysql_catalog(out: Path, source: Path = ROOT / "suites" / "chinook") -> Path:
+    """A copy of a Chinook SQLite catalog with schema ``main`` renamed ``Chinook``."""
     proper = {name.lower(): name for name in TABLES}
-    shutil.copytree(ROOT / "suites" / "chinook", out)
-    for path in out.glob("*.yaml"):
+    shutil.copytree(source, out)
+    for path in out.rglob("*.yaml"):
         text = path.read_text(encoding="utf-8")
         text = re.sub(r"\bmain\.(\w+)", lambda m: "Chinook." + proper.get(m[1].lower(), m[1]), text)
         path.write_text(text, encoding="utf-8")
@@ -134,3 +135,46 @@ def test_the_chinook_questions_answer_alike_on_mariadb_and_sqlite(
         answered += mine.status == "answered"
     assert not differ, differ
     assert answered >= 40  # most of the suite is answered, not refused alike
+
+
+def test_a_dashboard_by_month_is_built_on_mariadb(
+    chinook_mysql: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The month buckets compile to MySQL's own date functions: the build finishes and the
+    monthly series equals an independent query."""
+    import json
+
+    from vitrina.config import load_settings
+    from vitrina.team.service import BuildService
+    from vitrina.warehouse import Warehouse
+
+    catalog = _mysql_catalog(tmp_path / "catalog", ROOT / "examples" / "chinook" / "catalog")
+    brief = tmp_path / "brief.yaml"
+    brief.write_text(
+        "title: Revenue by month\nlanguage: en\nperiod: '2025'\nkpis:\n  - name: Revenue\n"
+        "    by: month\n",
+        encoding="utf-8",
+    )
+    settings = load_settings(db_url=chinook_mysql, catalog_dir=catalog)
+    service = BuildService(
+        settings, board=f"sqlite:///{tmp_path / 'board.sqlite'}", today=TODAY, browser=False
+    )
+    try:
+        report = service.run(brief, out=tmp_path / "out")
+    finally:
+        service.close()
+    assert report.status == "done", report.blocked
+    bundle = json.loads((tmp_path / "out" / "dashboard.json").read_text(encoding="utf-8"))
+    chart = next(e for e in bundle["elements"] if e["kind"] == "chart")
+    points = chart["spec"]["data"]["datasets"][0]["data"]
+    wh = Warehouse(chinook_mysql)
+    try:
+        monthly = wh.execute(  # my own SQL
+            "SELECT SUM(Total) FROM Chinook.Invoice WHERE InvoiceDate >= '2025-01-01' AND "
+            "InvoiceDate < '2026-01-01' GROUP BY YEAR(InvoiceDate), MONTH(InvoiceDate) "
+            "ORDER BY YEAR(InvoiceDate), MONTH(InvoiceDate)"
+        ).rows
+    finally:
+        wh.close()
+    assert len(monthly) > 1
+    assert [float(p) for p in points] == pytest.approx([float(m) for (m,) in monthly])
