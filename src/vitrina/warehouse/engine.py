@@ -377,12 +377,22 @@ class _SQLAlchemyBackend:
 
     compile_statement = "EXPLAIN"
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, timeout_s: float = 30.0) -> None:
         from sqlalchemy import create_engine
         from sqlalchemy.exc import SQLAlchemyError
 
+        from vitrina.warehouse.remote_engines import engine_options, install
+
+        # SQL Server and Trino: read-only intent and timeouts (remote_engines)
+        options = engine_options(url, timeout_s)
         try:
-            self.engine = create_engine(url, pool_pre_ping=True)
+            if options is None:
+                self.engine = create_engine(url, pool_pre_ping=True)
+            else:
+                self.engine = create_engine(
+                    options.url, pool_pre_ping=True, connect_args=options.connect_args
+                )
+                install(self.engine, options)
             with self.engine.connect():
                 pass
         except (SQLAlchemyError, ImportError) as exc:
@@ -467,7 +477,7 @@ class Warehouse:
                     self.url, self.timeout_s, allow_privileged=self.allow_privileged
                 )
             else:
-                self._backend = _SQLAlchemyBackend(self.url)
+                self._backend = _SQLAlchemyBackend(self.url, self.timeout_s)
         return self._backend
 
     def execute(self, sql: str, *, row_cap: int | None = None) -> QueryResult:
