@@ -59,9 +59,7 @@ def test_the_script_loads_as_it_is(chinook_mysql: str) -> None:
 
     wh = Warehouse(chinook_mysql)
     try:
-        counts = {
-            t: wh.execute(f"SELECT COUNT(*) FROM Chinook.{t}").rows[0][0] for t in TABLES
-        }
+        counts = {t: wh.execute(f"SELECT COUNT(*) FROM Chinook.{t}").rows[0][0] for t in TABLES}
     finally:
         wh.close()
     assert counts["Invoice"] == 412 and counts["InvoiceLine"] == 2240 and counts["Track"] == 3503

@@ -28,7 +28,9 @@ from vitrina.warehouse.mysql_names import restore_case
 
 
 def test_urls_become_pymysql_arguments() -> None:
-    kwargs = mysql_connect_kwargs("mysql+pymysql://bi:p%40ss@db.example:3307/sales?charset=utf8", 30)
+    kwargs = mysql_connect_kwargs(
+        "mysql+pymysql://bi:p%40ss@db.example:3307/sales?charset=utf8", 30
+    )
     assert (kwargs["host"], kwargs["port"], kwargs["user"], kwargs["password"]) == (
         "db.example",
         3307,
@@ -94,7 +96,10 @@ def test_reading_grants_are_not_findings() -> None:
 
 
 def test_script_splitting_respects_quotes_and_comments() -> None:
-    script = "/* a; b */ CREATE TABLE `x;y` (a INT);\n-- c; d\nINSERT INTO t VALUES ('it''s; ok', \"q;\");\n# e;\nSELECT 1"
+    script = (
+        "/* a; b */ CREATE TABLE `x;y` (a INT);\n-- c; d\n"
+        "INSERT INTO t VALUES ('it''s; ok', \"q;\");\n# e;\nSELECT 1"
+    )
     assert list(split_script(script)) == [
         "CREATE TABLE `x;y` (a INT)",
         "INSERT INTO t VALUES ('it''s; ok', \"q;\")",
@@ -103,7 +108,10 @@ def test_script_splitting_respects_quotes_and_comments() -> None:
 
 
 def test_stored_case_restores_table_names_only() -> None:
-    sql = "SELECT invoice.Total, i.BillingCountry FROM chinook.invoice JOIN chinook.invoiceline AS i ON i.InvoiceId = invoice.InvoiceId"
+    sql = (
+        "SELECT invoice.Total, i.BillingCountry FROM chinook.invoice "
+        "JOIN chinook.invoiceline AS i ON i.InvoiceId = invoice.InvoiceId"
+    )
     out = restore_case(
         sql,
         {"chinook": "Chinook"},
@@ -118,6 +126,7 @@ def test_stored_case_restores_table_names_only() -> None:
 
 # ------------------------------------------------------------------ on the real server
 
+
 def _admin(url: str) -> pymysql.Connection:
     return pymysql.connect(**mysql_connect_kwargs(url, 60))
 
@@ -126,14 +135,22 @@ def _admin(url: str) -> pymysql.Connection:
 def small_db(mysql_url: str) -> Iterator[str]:
     """The run's database with two small tables; yields the admin URL."""
     with _admin(mysql_url) as conn, conn.cursor() as cur:
-        cur.execute("CREATE TABLE IF NOT EXISTS region (region_id INT PRIMARY KEY, name VARCHAR(50))")
+        cur.execute(
+            "CREATE TABLE IF NOT EXISTS region (region_id INT PRIMARY KEY, name VARCHAR(50))"
+        )
         cur.execute("DELETE FROM region")
         cur.executemany("INSERT INTO region VALUES (%s, %s)", [(i, f"R{i}") for i in range(1, 13)])
-        cur.execute("CREATE TABLE IF NOT EXISTS Sales (sale_id INT PRIMARY KEY, region_id INT, amount DECIMAL(10,2), sold_at DATETIME)")
+        cur.execute(
+            "CREATE TABLE IF NOT EXISTS Sales (sale_id INT PRIMARY KEY, region_id INT, "
+            "amount DECIMAL(10,2), sold_at DATETIME)"
+        )
         cur.execute("DELETE FROM Sales")
         cur.executemany(
             "INSERT INTO Sales VALUES (%s, %s, %s, %s)",
-            [(i, i % 12 + 1, i * 1.5, f"2024-{i % 12 + 1:02d}-{i % 28 + 1:02d} 10:00:00") for i in range(1, 3001)],
+            [
+                (i, i % 12 + 1, i * 1.5, f"2024-{i % 12 + 1:02d}-{i % 28 + 1:02d} 10:00:00")
+                for i in range(1, 3001)
+            ],
         )
         conn.commit()
     yield mysql_url
@@ -156,7 +173,8 @@ def test_reader_reads_and_nothing_else(reader_url: str, small_db: str) -> None:
         refused = {
             "write": f"INSERT INTO {database}.region VALUES (99, 'x')",
             "ddl": f"CREATE TABLE {database}.pwned (a INT)",
-            "file": f"SELECT name FROM {database}.region INTO OUTFILE '/tmp/vitrina_pwned_{uuid.uuid4().hex}'",
+            "file": f"SELECT name FROM {database}.region "
+            f"INTO OUTFILE '/tmp/vitrina_pwned_{uuid.uuid4().hex}'",
             "user variable state": "SET @x = 1",
         }
         outcomes = {}

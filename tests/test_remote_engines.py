@@ -22,7 +22,7 @@ PYODBC_URL = (
 def test_mssql_pyodbc_asks_for_read_only_intent_and_sets_timeouts() -> None:
     options = engine_options(PYODBC_URL, 30)
     assert options is not None and options.query_timeout_s == 30
-    (odbc,), kwargs = MSDialect_pyodbc().create_connect_args(make_url(options.url))
+    (odbc,), _ = MSDialect_pyodbc().create_connect_args(make_url(options.url))
     parts = dict(p.split("=", 1) for p in odbc.split(";"))
     assert parts["ApplicationIntent"] == "ReadOnly"
     assert (parts["Server"], parts["Database"], parts["UID"], parts["PWD"]) == (
@@ -45,7 +45,12 @@ def test_mssql_pymssql_gets_its_own_timeout_arguments() -> None:
     options = engine_options("mssql+pymssql://bi:pw@sql.example:1433/Chinook", 12.5)
     assert options is not None
     _, kwargs = MSDialect_pymssql().create_connect_args(make_url(options.url))
-    assert kwargs == {"host": "sql.example:1433", "database": "Chinook", "user": "bi", "password": "pw"}
+    assert kwargs == {
+        "host": "sql.example:1433",
+        "database": "Chinook",
+        "user": "bi",
+        "password": "pw",
+    }
     assert options.connect_args == {"timeout": 12, "login_timeout": 10}
     assert options.query_timeout_s is None  # pymssql takes it at connect
 
@@ -94,8 +99,9 @@ def test_on_connect_sets_the_timeout_and_runs_the_statements() -> None:
             self.log.append("closed")
 
     class Conn:
-        timeout = 0
-        log: list[str] = []
+        def __init__(self) -> None:
+            self.timeout = 0
+            self.log: list[str] = []
 
         def cursor(self) -> Cursor:
             return Cursor(self.log)

@@ -46,7 +46,9 @@ def _select(dialect: str, grain: str | None, kind: str | None) -> str:
     if grain:
         expr = grain_expr(grain, column, dialect)
     else:
-        expr = exp.Case().when(day_kind_condition(kind or "weekend", column, dialect), "1").else_("0")
+        expr = (
+            exp.Case().when(day_kind_condition(kind or "weekend", column, dialect), "1").else_("0")
+        )
     return exp.select(expr).from_(exp.to_table("t")).sql(dialect=dialect)
 
 
@@ -88,7 +90,11 @@ def test_weekend_and_weekday(dialect: str) -> None:
                 conn.execute("INSERT INTO t VALUES (?)", (stamp,))
                 (got,) = conn.execute(sql).fetchone()
             else:
-                run = sql if dialect == "duckdb" else sqlglot.transpile(sql, read="tsql", write="duckdb")[0]
+                run = (
+                    sql
+                    if dialect == "duckdb"
+                    else sqlglot.transpile(sql, read="tsql", write="duckdb")[0]
+                )
                 conn = duckdb.connect()
                 conn.execute("CREATE TABLE t (d TIMESTAMP)")
                 conn.execute("INSERT INTO t VALUES (?)", [stamp])
@@ -99,21 +105,23 @@ def test_weekend_and_weekday(dialect: str) -> None:
 
 @pytest.mark.mysql
 def test_mysql_buckets_and_weekends_on_the_server(mysql_server_url: str) -> None:
-    with pymysql.connect(**mysql_connect_kwargs(mysql_server_url, 30)) as conn:
-        with conn.cursor() as cur:
-            cur.execute("CREATE TEMPORARY TABLE t (d DATETIME)")
-            for day in DAYS:
-                cur.execute("DELETE FROM t")
-                cur.execute("INSERT INTO t VALUES (%s)", (f"{day.isoformat()} 13:45:00",))
-                for grain in GRAINS:
-                    cur.execute(_select("mysql", grain, None))
-                    got = cur.fetchone()[0]
-                    assert _as_date(got) == expected_bucket(day, grain), (day, grain)
-                for kind in ("weekend", "weekday"):
-                    cur.execute(_select("mysql", None, kind))
-                    weekend = day.weekday() >= 5
-                    want = weekend if kind == "weekend" else not weekend
-                    assert int(cur.fetchone()[0]) == int(want), (day, kind)
+    with (
+        pymysql.connect(**mysql_connect_kwargs(mysql_server_url, 30)) as conn,
+        conn.cursor() as cur,
+    ):
+        cur.execute("CREATE TEMPORARY TABLE t (d DATETIME)")
+        for day in DAYS:
+            cur.execute("DELETE FROM t")
+            cur.execute("INSERT INTO t VALUES (%s)", (f"{day.isoformat()} 13:45:00",))
+            for grain in GRAINS:
+                cur.execute(_select("mysql", grain, None))
+                got = cur.fetchone()[0]
+                assert _as_date(got) == expected_bucket(day, grain), (day, grain)
+            for kind in ("weekend", "weekday"):
+                cur.execute(_select("mysql", None, kind))
+                weekend = day.weekday() >= 5
+                want = weekend if kind == "weekend" else not weekend
+                assert int(cur.fetchone()[0]) == int(want), (day, kind)
 
 
 def test_trino_uses_its_own_functions() -> None:

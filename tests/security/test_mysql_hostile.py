@@ -66,9 +66,7 @@ def _state(admin_url: str, database: str) -> tuple:
 
 
 @pytest.mark.parametrize("attack", ATTACKS, ids=[a.id for a in ATTACKS])
-def test_past_the_guard_the_server_layer_holds(
-    attack: Attack, hostile_db: tuple[str, str]
-) -> None:
+def test_past_the_guard_the_server_layer_holds(attack: Attack, hostile_db: tuple[str, str]) -> None:
     admin_url, reader_url = hostile_db
     database = reader_url.rsplit("/", 1)[1]
     before = _state(admin_url, database)

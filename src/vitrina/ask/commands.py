@@ -120,6 +120,39 @@ def plug_in() -> None:
     register_question_reader(read_sample_questions)
 
 
+def _load_mysql(demo_path: Path, url: str | None, user: str | None, reset_password: bool) -> None:
+    """The demo tables into the URL's database, then its read-only account (no URL: nothing)."""
+    if not url:
+        return
+    from vitrina.warehouse.mysql_load import (
+        ensure_mysql_reader,
+        load_demo_into_mysql,
+        url_database,
+    )
+
+    with console.status("loading the demo data into MariaDB/MySQL"):
+        try:
+            counts = load_demo_into_mysql(demo_path, url)
+            reader = ensure_mysql_reader(
+                url, url_database(url), user=user, reset_password=reset_password
+            )
+        except Exception as exc:
+            raise fail(f"MariaDB/MySQL load failed: {str(exc).splitlines()[0]}") from exc
+    console.print(
+        f"loaded {sum(counts.values()):,} rows into database {url_database(url)} at "
+        f"{url.split('@')[-1].split('/')[0]}",
+        markup=False,
+    )
+    status = {"created": "created (SELECT on the database)", "reset": "new password"}
+    console.print(
+        f"read-only account {reader.user}: {status.get(reader.status, 'password kept')}; ask with:",
+        markup=False,
+    )
+    console.print(f"  VITRINA_DB_URL='{reader.url}' vitrina ask ...", markup=False, soft_wrap=True)
+    for problem in reader.problems:
+        console.print(f"warning: account {reader.user} {problem}", markup=False)
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def ask(
@@ -182,39 +215,6 @@ def register(app: typer.Typer) -> None:
         _copy(result.chart_png, chart, "chart")
         if result.status == "failed":
             raise typer.Exit(1)
-
-    def _load_mysql(
-        demo_path: Path, url: str, user: str | None, reset_password: bool
-    ) -> None:
-        """The demo tables into the URL's database, then its read-only account."""
-        from vitrina.warehouse.mysql_load import (
-            ensure_mysql_reader,
-            load_demo_into_mysql,
-            url_database,
-        )
-
-        with console.status("loading the demo data into MariaDB/MySQL"):
-            try:
-                counts = load_demo_into_mysql(demo_path, url)
-                reader = ensure_mysql_reader(
-                    url, url_database(url), user=user, reset_password=reset_password
-                )
-            except Exception as exc:
-                raise fail(f"MariaDB/MySQL load failed: {str(exc).splitlines()[0]}") from exc
-        console.print(
-            f"loaded {sum(counts.values()):,} rows into database {url_database(url)} at "
-            f"{url.split('@')[-1].split('/')[0]}",
-            markup=False,
-        )
-        status = {"created": "created (SELECT on the database)", "reset": "new password"}
-        console.print(
-            f"read-only account {reader.user}: {status.get(reader.status, 'password kept')}; "
-            "ask with:",
-            markup=False,
-        )
-        console.print(f"  VITRINA_DB_URL='{reader.url}' vitrina ask ...", markup=False, soft_wrap=True)
-        for problem in reader.problems:
-            console.print(f"warning: account {reader.user} {problem}", markup=False)
 
     @app.command()
     def demo(
@@ -279,8 +279,7 @@ def register(app: typer.Typer) -> None:
             )
             for problem in reader.problems:
                 console.print(f"warning: role {reader.role} {problem}", markup=False)
-        if load_mysql:
-            _load_mysql(settings.demo_db_path, load_mysql, reader_role, reset_password)
+        _load_mysql(settings.demo_db_path, load_mysql, reader_role, reset_password)
         if not questions:
             return
         service = make_service(settings)

@@ -37,7 +37,8 @@ TEMPLATES: dict[str, dict[str, str]] = {
     },
     "tsql": {
         "day": "CAST({c} AS DATE)",
-        "week": "DATEADD(DAY, -(DATEDIFF(DAY, DATEFROMPARTS(1900, 1, 1), {c}) % 7), CAST({c} AS DATE))",
+        "week": "DATEADD(DAY, -(DATEDIFF(DAY, DATEFROMPARTS(1900, 1, 1), {c}) % 7), "
+        "CAST({c} AS DATE))",
         "month": "DATEFROMPARTS(YEAR({c}), MONTH({c}), 1)",
         "quarter": "DATEFROMPARTS(YEAR({c}), (DATEPART(QUARTER, {c}) - 1) * 3 + 1, 1)",
         "year": "DATEFROMPARTS(YEAR({c}), 1, 1)",

@@ -23,8 +23,10 @@ from vitrina.warehouse.role_findings import PER_KIND, Finding
 
 READING = frozenset({"SELECT", "SHOW VIEW", "USAGE"})
 WHY = {
-    "FILE": ("reads and writes server files (LOAD_FILE, INTO OUTFILE)", "читает и пишет файлы сервера"),
-    "SUPER": ("administers the server, ends other sessions", "администрирует сервер, прерывает чужие сеансы"),
+    "FILE": ("reads and writes server files (LOAD_FILE, INTO OUTFILE)",
+             "читает и пишет файлы сервера"),
+    "SUPER": ("administers the server, ends other sessions",
+              "администрирует сервер, прерывает чужие сеансы"),
     "PROCESS": ("sees other sessions' queries", "видит запросы других сеансов"),
     "ALL PRIVILEGES": ("may do anything on it", "может всё"),
     "GRANT OPTION": ("may hand its rights to others", "может передавать свои права"),
@@ -122,7 +124,9 @@ def _role_lines(cur: Any, role: str) -> list[str] | None:
         try:
             lines = _show(cur, "SHOW GRANTS")
         finally:
-            cur.execute(f"SET ROLE {current}" if current and "," not in current else "SET ROLE NONE")
+            cur.execute(
+                f"SET ROLE {current}" if current and "," not in current else "SET ROLE NONE"
+            )
         return lines
     except Exception:  # neither: the grant of the role is the finding
         return None

@@ -97,7 +97,7 @@ def _export(tables: list, path: Path, tmp: str, progress: Progress | None) -> No
             )
             target = Path(tmp) / f"{name}.csv"
             src.execute(
-                f'COPY (SELECT {cols} FROM {SOURCE_SCHEMA}."{name}") TO \'{target}\' '
+                f"COPY (SELECT {cols} FROM {SOURCE_SCHEMA}.\"{name}\") TO '{target}' "
                 "(FORMAT csv, HEADER false, NULLSTR '\\N')"
             )
 
@@ -163,8 +163,12 @@ def load_demo_into_mysql(
         conn = _admin(url, local_infile=True)
         try:
             with conn.cursor() as cur:
-                cur.execute("SELECT GET_LOCK(%s, %s)", (f"vitrina.demo_load.{database}", LOCK_WAIT_S))
-                cur.execute(f"CREATE DATABASE IF NOT EXISTS {ident(database)} CHARACTER SET utf8mb4")
+                cur.execute(
+                    "SELECT GET_LOCK(%s, %s)", (f"vitrina.demo_load.{database}", LOCK_WAIT_S)
+                )
+                cur.execute(
+                    f"CREATE DATABASE IF NOT EXISTS {ident(database)} CHARACTER SET utf8mb4"
+                )
                 cur.execute(f"USE {ident(database)}")
             for done, (name, columns, pk) in enumerate(tables, start=len(tables)):
                 if progress:
@@ -199,38 +203,52 @@ def run_sql_script(url: str, script: Path, *, database: str | None = None) -> in
     return count
 
 
+_QUOTES = "'\"`"
+
+
+def _skip_comment(text: str, i: int) -> int:
+    """The index after a comment starting at ``i``, or ``i`` when none starts there."""
+    if text.startswith("/*", i):
+        end = text.find("*/", i + 2)
+        return len(text) if end < 0 else end + 2
+    if text.startswith("--", i) or text[i] == "#":
+        end = text.find("\n", i)
+        return len(text) if end < 0 else end
+    return i
+
+
+def _end_of_quote(text: str, i: int) -> int:
+    """The index after the quoted string or identifier that starts at ``i``."""
+    quote_char, i = text[i], i + 1
+    while i < len(text):
+        if text[i] == "\\" and quote_char != "`":
+            i += 2
+            continue
+        if text[i] == quote_char:
+            return i + 1
+        i += 1
+    return len(text)
+
+
 def split_script(text: str) -> Iterator[str]:
-    """The statements of a script: split at ``;`` outside quotes and comments."""
+    """The statements of a script: split at ``;`` outside quotes and comments (dropped)."""
     buf: list[str] = []
-    quote_char = ""
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if quote_char:
-            buf.append(ch)
-            if ch == "\\" and quote_char != "`" and i + 1 < n:
-                buf.append(text[i + 1])
-                i += 1
-            elif ch == quote_char:
-                quote_char = ""
-        elif text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            i = n if end < 0 else end + 2
-            continue
-        elif text.startswith("--", i) or ch == "#":
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        elif ch in "'\"`":
-            quote_char = ch
-            buf.append(ch)
-        elif ch == ";":
+    i = 0
+    while i < len(text):
+        after = _skip_comment(text, i)
+        if after != i:
+            i = after
+        elif text[i] in _QUOTES:
+            end = _end_of_quote(text, i)
+            buf.append(text[i:end])
+            i = end
+        elif text[i] == ";":
             if "".join(buf).strip():
                 yield "".join(buf).strip()
-            buf = []
+            buf, i = [], i + 1
         else:
-            buf.append(ch)
-        i += 1
+            buf.append(text[i])
+            i += 1
     if "".join(buf).strip():
         yield "".join(buf).strip()
 

@@ -27,7 +27,9 @@ def stored_names(conn: Any) -> tuple[Names, Names]:
         )
         rows = cur.fetchall()
     databases = {db.lower(): db for db, _ in rows if db != db.lower()}
-    tables = {f"{db}.{t}".lower(): f"{db}.{t}" for db, t in rows if f"{db}.{t}" != f"{db}.{t}".lower()}
+    tables = {
+        f"{db}.{t}".lower(): f"{db}.{t}" for db, t in rows if f"{db}.{t}" != f"{db}.{t}".lower()
+    }
     return databases, tables
 
 
