@@ -51,6 +51,7 @@ def chinook_mysql(mysql_server_url: str, shared_fixtures: Path) -> Iterator[str]
     finally:
         with lock.cursor() as cur:
             cur.execute(f"DROP USER IF EXISTS '{user}'@'%'")
+            cur.execute("DROP DATABASE IF EXISTS `Chinook`")  # the script's own database
         lock.close()  # the lock goes with the session
 
 
@@ -176,3 +177,47 @@ def test_a_dashboard_by_month_is_built_on_mariadb(
         wh.close()
     assert len(monthly) > 1
     assert [float(p) for p in points] == pytest.approx([float(m) for (m,) in monthly])
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """`vitrina ARGS` through the console script's entry point."""
+    from vitrina.cli import main
+
+    capsys.readouterr()
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def test_catalog_init_then_ask_on_mariadb(
+    chinook_mysql: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A new user's path: draft the catalog from the MariaDB database, then ask by month."""
+    import json
+
+    from vitrina.warehouse import Warehouse
+
+    out = tmp_path / "catalog"
+    code, text = _cli(capsys, "catalog", "init", "--db", chinook_mysql, "--out", str(out))
+    assert code == 0, text
+    assert (out / "tables" / "invoice.yaml").is_file()
+    assert "chinook.invoice" in (out / "tables" / "invoice.yaml").read_text(encoding="utf-8")
+    code, text = _cli(
+        capsys, "ask", "--db", chinook_mysql, "--catalog", str(out), "--json",
+        "Number of invoices by month in 2024",
+    )  # fmt: skip
+    assert code == 0, text
+    reply = json.loads(text[text.index("{") :])
+    assert reply["status"] == "answered" and len(reply["rows"]) == 12
+    wh = Warehouse(chinook_mysql)
+    try:
+        (total,) = wh.execute(  # my own SQL
+            "SELECT COUNT(*) FROM Chinook.Invoice WHERE YEAR(InvoiceDate) = 2024"
+        ).rows[0]
+    finally:
+        wh.close()
+    assert sum(row[1] for row in reply["rows"]) == total
