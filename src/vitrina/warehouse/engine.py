@@ -91,8 +91,9 @@ def checked_dialect(url: str) -> str:
         shown = url.split("@", 1)[-1] if "@" in url else url
         raise WarehouseError(
             f"warehouse URL {shown!r} names no database Vitrina can query; use "
-            "duckdb:///PATH.duckdb "
-            "or postgresql://USER@HOST:PORT/DB (--db, VITRINA_DB_URL or db_url in vitrina.toml) / "
+            "duckdb:///PATH.duckdb, "
+            "postgresql://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB (--db, VITRINA_DB_URL "
+            "or db_url in vitrina.toml) / "
             "неизвестный адрес хранилища",
             kind="connect",
         )
