@@ -199,3 +199,28 @@ def test_the_guard_refuses_the_script_as_not_a_query(shared_fixtures: Path) -> N
             rules[violation.rule] = rules.get(violation.rule, 0) + 1
     assert "parse_error" not in rules, rules
     assert rules.get("select_only", 0) + rules.get("single_statement", 0) >= 30, rules
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql", "first", "count"),
+    [
+        ("tsql", "SELECT TOP 500 n FROM dwh.t ORDER BY n", 1, 100),
+        ("tsql", "SELECT TOP 7 n FROM dwh.t ORDER BY n", 1, 7),
+        ("tsql", "SELECT n FROM dwh.t ORDER BY n OFFSET 5 ROWS FETCH NEXT 500 ROWS ONLY", 6, 100),
+        ("tsql", "SELECT n FROM dwh.t ORDER BY n OFFSET 5 ROWS", 6, 100),
+        ("tsql", "SELECT n FROM dwh.t ORDER BY n", 1, 100),
+        ("trino", "SELECT n FROM dwh.t ORDER BY n OFFSET 5 LIMIT 500", 6, 100),
+        ("trino", "SELECT n FROM dwh.t ORDER BY n FETCH FIRST 500 ROWS ONLY", 1, 100),
+    ],
+)
+def test_row_caps_in_the_dialects_own_words(dialect: str, sql: str, first: int, count: int) -> None:
+    """TOP, OFFSET ... FETCH and LIMIT are capped in the dialect's syntax; the capped text,
+    run through sqlglot in DuckDB over 1..1000, returns the rows it says."""
+    verdict = guard(sql, dialect=dialect, allowed_tables={"dwh.t"}, row_cap=100)
+    assert verdict.ok, verdict.violations
+    if dialect == "tsql":
+        assert "LIMIT" not in verdict.sql.upper()
+    conn = duckdb.connect()
+    conn.execute("CREATE SCHEMA dwh; CREATE TABLE dwh.t AS SELECT range + 1 AS n FROM range(1000)")
+    rows = conn.execute(sqlglot.transpile(verdict.sql, read=dialect, write="duckdb")[0]).fetchall()
+    assert [r[0] for r in rows] == list(range(first, first + count))
