@@ -326,3 +326,22 @@ def test_demo_load_names_an_unreachable_server(capsys: pytest.CaptureFixture[str
     code, out = _demo(capsys, "--load-mysql", "mysql://root@127.0.0.1:1/dwh")
     assert code != 0
     assert "MariaDB/MySQL load failed" in out and "Traceback" not in out
+
+
+@pytest.mark.mysql
+def test_concurrent_queries_run_side_by_side(reader_url: str) -> None:
+    """A pool of connections: four one-second statements from four threads take about one
+    second, not four (a server worker's concurrent turns)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    wh = Warehouse(reader_url, timeout_s=5)
+    try:
+        wh.execute("SELECT 1")
+        start = time.perf_counter()
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(lambda _: wh.execute("SELECT SLEEP(1)").rows, range(4)))
+        elapsed = time.perf_counter() - start
+    finally:
+        wh.close()
+    assert results == [[(0,)]] * 4
+    assert elapsed < 3.0, f"{elapsed:.1f} s: the queries ran one after another"

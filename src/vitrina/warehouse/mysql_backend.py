@@ -1,7 +1,8 @@
 """MariaDB / MySQL queries, read-only at the connection, through PyMySQL.
 
-Each connection is checked on connect (:mod:`vitrina.warehouse.mysql_grants`: SELECT
-only) and set ``SESSION TRANSACTION READ ONLY``; each query runs in its own
+A pool of up to four connections, one query on each at a time. Each connection is checked
+on connect (:mod:`vitrina.warehouse.mysql_grants`: SELECT only) and set ``SESSION
+TRANSACTION READ ONLY``; each query runs in its own
 ``START TRANSACTION READ ONLY`` that is always rolled back, under the server's statement
 timeout (MariaDB's ``max_statement_time`` in seconds, MySQL's ``max_execution_time`` in
 milliseconds) with the socket's read timeout as a backstop. Rows stream from an unbuffered
@@ -29,6 +30,7 @@ TIMEOUT_CODES = frozenset({1969, 3024, 1317})
 LOST_CODES = frozenset({2006, 2013, 2055, 0})
 # the socket's read timeout: the server's own limit stops a statement first
 READ_TIMEOUT_MARGIN_S = 15
+POOL_SIZE = 4  # connections per process: concurrent turns of one server worker
 
 
 def mysql_connect_kwargs(url: str, timeout_s: float) -> dict[str, Any]:
@@ -86,19 +88,41 @@ def _abandon(cur: Any) -> None:
     cur.connection = None
 
 
+class _Session:
+    """One connection and the statement timeout it is set to."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+        self.timeout: float | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.conn is not None and bool(self.conn.open)
+
+    def discard(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # already gone (COM_QUIT cannot be sent): drop the socket
+                conn._force_close()
+
+
 class MySQLBackend:
-    """One inspected read-only connection, used by one query at a time."""
+    """A small pool of inspected read-only connections, one query on each at a time."""
 
     compile_statement = "EXPLAIN"
 
     def __init__(self, url: str, timeout_s: float, *, allow_privileged: bool = False) -> None:
         self.kwargs = mysql_connect_kwargs(url, timeout_s)
         self.allow_privileged = allow_privileged
-        self.lock = threading.Lock()
         self.mariadb = False
-        self._timeout: float | None = None  # the session's current statement timeout
         self.names: tuple[dict[str, str], dict[str, str]] = ({}, {})
-        self.conn: Any = self._connect()  # eagerly: a wrong URL or account is refused here
+        self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(POOL_SIZE)
+        self._closed = False
+        # eagerly: a wrong URL or account is refused here
+        self._idle: list[_Session] = [_Session(self._connect())]
 
     def _connect(self) -> Any:
         import pymysql
@@ -121,51 +145,82 @@ class MySQLBackend:
             raise WarehouseError(
                 f"cannot connect to MySQL/MariaDB: {_text(exc)}", kind="connect"
             ) from exc
-        self._timeout = None
         return conn
 
-    def _begin(self, timeout_s: float, sql: str) -> Any:
-        """A live connection inside a fresh READ ONLY transaction; a connection found dead
-        here is replaced once (nothing of the query was sent)."""
+    def _take(self) -> _Session:
+        with self._lock:
+            while self._idle:  # bounded: each pass removes one
+                session = self._idle.pop()
+                if session.open:
+                    return session
+        return _Session(None)  # connected by _begin
+
+    def _give(self, session: _Session) -> None:
+        with self._lock:
+            if session.open and not self._closed:
+                self._idle.append(session)
+                return
+        session.discard()
+
+    def _begin(self, session: _Session, timeout_s: float, sql: str) -> None:
+        """``session`` live and inside a fresh READ ONLY transaction; a connection found
+        dead here is replaced once (nothing of the query was sent)."""
         import pymysql
 
         for attempt in (1, 2):
-            if self.conn is None or not self.conn.open:
-                self.conn = self._connect()
+            if not session.open:
+                session.conn, session.timeout = self._connect(), None
             try:
-                with self.conn.cursor() as cur:
-                    if self._timeout != timeout_s:
+                with session.conn.cursor() as cur:
+                    if session.timeout != timeout_s:
                         cur.execute(timeout_statement(self.mariadb, timeout_s))
-                        self._timeout = timeout_s
+                        session.timeout = timeout_s
                     cur.execute("START TRANSACTION READ ONLY")
-                return self.conn
+                return
             except pymysql.Error as exc:
-                self._discard()
+                session.discard()
                 if _code(exc) not in LOST_CODES or attempt == 2:
                     raise WarehouseError(_text(exc), kind="execute", sql=sql) from exc
-        raise AssertionError("unreachable")  # the loop returns or raises
 
     def run(
         self, sql: str, row_cap: int, timeout_s: float, max_bytes: int
     ) -> tuple[list[str], list[tuple], bool]:
+        if not self._slots.acquire(timeout=max(timeout_s, 0.1)):
+            raise WarehouseError(
+                f"no warehouse connection free within {timeout_s:g} s / все соединения с "
+                "хранилищем заняты",
+                kind="timeout",
+                sql=sql,
+            )
+        try:
+            session = self._take()
+            try:
+                return self._run_on(session, sql, row_cap, timeout_s, max_bytes)
+            finally:
+                self._give(session)
+        finally:
+            self._slots.release()
+
+    def _run_on(
+        self, session: _Session, sql: str, row_cap: int, timeout_s: float, max_bytes: int
+    ) -> tuple[list[str], list[tuple], bool]:
         import pymysql
 
-        with self.lock:
-            conn = self._begin(timeout_s, sql)
-            cur = conn.cursor(pymysql.cursors.SSCursor)
-            drained = False
-            try:
-                cur.execute(self._stored_case(sql))
-                columns = [d[0] for d in cur.description or []]
-                rows, truncated = fetch_bounded(cur.fetchmany, row_cap, max_bytes)
-                drained = not truncated
-            except ResultTooLarge as exc:
-                raise _too_large(exc, sql) from None
-            except pymysql.Error as exc:
-                drained = _code(exc) not in LOST_CODES  # a refused statement left no rows
-                raise self._error(exc, sql, timeout_s) from exc
-            finally:
-                self._finish(cur, drained)
+        self._begin(session, timeout_s, sql)
+        cur = session.conn.cursor(pymysql.cursors.SSCursor)
+        drained = False
+        try:
+            cur.execute(self._stored_case(sql))
+            columns = [d[0] for d in cur.description or []]
+            rows, truncated = fetch_bounded(cur.fetchmany, row_cap, max_bytes)
+            drained = not truncated
+        except ResultTooLarge as exc:
+            raise _too_large(exc, sql) from None
+        except pymysql.Error as exc:
+            drained = _code(exc) not in LOST_CODES  # a refused statement left no rows
+            raise self._error(exc, sql, timeout_s) from exc
+        finally:
+            _finish(session, cur, drained)
         return columns, rows, truncated
 
     def _stored_case(self, sql: str) -> str:
@@ -195,29 +250,25 @@ class MySQLBackend:
             )
         return WarehouseError(text, kind="execute", sql=sql)
 
-    def _finish(self, cur: Any, drained: bool) -> None:
-        """Roll back after a fully read result; otherwise close the connection: an unbuffered
-        cursor can only be closed by reading the rest of its rows."""
-        import pymysql
-
-        if not drained or self.conn is None:
-            _abandon(cur)
-            self._discard()
-            return
-        try:
-            cur.close()
-            self.conn.rollback()
-        except pymysql.Error:
-            self._discard()
-
-    def _discard(self) -> None:
-        conn, self.conn = self.conn, None
-        if conn is not None:
-            try:
-                conn.close()
-            except Exception:  # already gone (COM_QUIT cannot be sent): drop the socket
-                conn._force_close()
-
     def close(self) -> None:
-        with self.lock:
-            self._discard()
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for session in idle:
+            session.discard()
+
+
+def _finish(session: _Session, cur: Any, drained: bool) -> None:
+    """Roll back after a fully read result; otherwise close the connection: an unbuffered
+    cursor can only be closed by reading the rest of its rows."""
+    import pymysql
+
+    if not drained or not session.open:
+        _abandon(cur)
+        session.discard()
+        return
+    try:
+        cur.close()
+        session.conn.rollback()
+    except pymysql.Error:
+        session.discard()
