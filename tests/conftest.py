@@ -234,3 +234,9 @@ def mysql_url(mysql_server_url: str) -> Iterator[str]:
 def own_mysql_database(mysql_server_url: str) -> Iterator[str]:
     """A MariaDB/MySQL database for one test alone."""
     yield from mysql_database(mysql_server_url, prefix="vtown")
+
+
+@pytest.fixture(scope="module")
+def module_mysql_database(mysql_server_url: str) -> Iterator[str]:
+    """A MariaDB/MySQL database for one test module alone."""
+    yield from mysql_database(mysql_server_url, prefix="vtmod")
