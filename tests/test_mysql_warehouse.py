@@ -345,3 +345,31 @@ def test_concurrent_queries_run_side_by_side(reader_url: str) -> None:
         wh.close()
     assert results == [[(0,)]] * 4
     assert elapsed < 3.0, f"{elapsed:.1f} s: the queries ran one after another"
+
+
+@pytest.mark.mysql
+def test_an_account_that_can_do_more_is_not_made_the_reader(small_db: str) -> None:
+    """Planted: an existing account with INSERT, and the administrator's own user; both are
+    refused and keep their rights. Good input: an existing plain reader is kept."""
+    from vitrina.warehouse.mysql_load import MySQLReaderError
+
+    database = small_db.rsplit("/", 1)[1]
+    writer = f"vt_w_{uuid.uuid4().hex[:8]}"
+    with _admin(small_db) as conn, conn.cursor() as cur:
+        cur.execute(f"CREATE USER '{writer}'@'%' IDENTIFIED BY 'x'")
+        cur.execute(f"GRANT INSERT ON `{database}`.* TO '{writer}'@'%'")
+    try:
+        with pytest.raises(MySQLReaderError, match="not a reader"):
+            ensure_mysql_reader(small_db, database, user=writer)
+        with _admin(small_db) as conn, conn.cursor() as cur:
+            cur.execute(f"SHOW GRANTS FOR '{writer}'@'%'")
+            assert any("INSERT" in line for (line,) in cur.fetchall())  # untouched
+        with pytest.raises(MySQLReaderError, match="administrator"):
+            ensure_mysql_reader(small_db, database, user="root")
+        first = ensure_mysql_reader(small_db, database, user=f"{writer}_r")
+        again = ensure_mysql_reader(small_db, database, user=f"{writer}_r")
+        assert (first.status, again.status) == ("created", "kept")
+    finally:
+        with _admin(small_db) as conn, conn.cursor() as cur:
+            cur.execute(f"DROP USER IF EXISTS '{writer}'@'%'")
+            cur.execute(f"DROP USER IF EXISTS '{writer}_r'@'%'")

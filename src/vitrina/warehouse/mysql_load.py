@@ -22,7 +22,11 @@ from typing import Any
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from vitrina.warehouse.mysql_backend import mysql_connect_kwargs
-from vitrina.warehouse.mysql_grants import inspect_mysql_account, mysql_reader_name
+from vitrina.warehouse.mysql_grants import (
+    grant_findings,
+    inspect_mysql_account,
+    mysql_reader_name,
+)
 from vitrina.warehouse.pg_load import SOURCE_SCHEMA, _open_source, _source_tables
 
 Progress = Callable[[str, int, int], None]
@@ -281,6 +285,7 @@ def ensure_mysql_reader(
         with conn.cursor() as cur:
             cur.execute("SELECT COUNT(*) FROM mysql.user WHERE User = %s AND Host = '%%'", (name,))
             exists = bool(cur.fetchone()[0])
+            _refuse_unless_plain(cur, name, account, exists)
             status = "reset" if exists and reset_password else "kept" if exists else "created"
             if status == "created":
                 cur.execute(f"CREATE USER {account} IDENTIFIED BY {conn.escape(password)}")
@@ -299,6 +304,28 @@ def ensure_mysql_reader(
     if password is None:
         url = url.replace(":PASSWORD@", ":<password>@", 1)
     return MySQLReader(user=name, status=status, url=url, problems=problems)
+
+
+class MySQLReaderError(ValueError):
+    """The named account cannot be made the reader: it is the administrator or can do more."""
+
+
+def _refuse_unless_plain(cur: Any, name: str, account: str, exists: bool) -> None:
+    """Making an account the reader revokes everything else it has: refuse the
+    administrator's own user and an existing account that can do more than read."""
+    cur.execute("SELECT CURRENT_USER()")
+    admin_user = str(cur.fetchone()[0]).rpartition("@")[0]
+    rights: list[str] = []
+    if exists:
+        cur.execute(f"SHOW GRANTS FOR {account}")
+        rights = [f.object for (line,) in cur.fetchall() for f in grant_findings(line)]
+    if name == admin_user or rights:
+        what = "the administrator's own user" if name == admin_user else ", ".join(rights[:3])
+        raise MySQLReaderError(
+            f"account {name!r} exists and is not a reader ({what}): making it read-only "
+            "would take its rights away; name another (--reader-role NAME). / учётная "
+            f"запись {name!r} уже есть и это не читатель: укажите другую (--reader-role NAME)."
+        )
 
 
 def _inspect_as(admin_url: str, name: str, password: str | None, database: str) -> tuple[str, ...]:
