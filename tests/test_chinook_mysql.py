@@ -18,12 +18,10 @@ from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
 
-import pymysql
 import pytest
 import yaml
 
-from vitrina.warehouse.mysql_backend import mysql_connect_kwargs
-from vitrina.warehouse.mysql_load import ensure_mysql_reader, run_sql_script
+from vitrina.warehouse.mysql_load import admin_connection, ensure_mysql_reader, run_sql_script
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "suites" / "chinook.yaml"
@@ -40,7 +38,7 @@ pytestmark = pytest.mark.mysql
 def chinook_mysql(mysql_server_url: str, shared_fixtures: Path) -> Iterator[str]:
     """Chinook_MySql.sql run as it is; yields a read-only account's URL on ``Chinook``."""
     script = shared_fixtures / "warehouses" / "chinook" / "Chinook_MySql.sql"
-    lock = pymysql.connect(**mysql_connect_kwargs(mysql_server_url, 600))
+    lock = admin_connection(mysql_server_url)
     user = f"chinook_r_{uuid.uuid4().hex[:8]}"
     try:
         with lock.cursor() as cur:

@@ -11,8 +11,8 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-import pymysql
 import pytest
 
 from vitrina.cli import main
@@ -21,7 +21,12 @@ from vitrina.warehouse.engine import WarehouseError
 from vitrina.warehouse.introspect import introspect
 from vitrina.warehouse.mysql_backend import mysql_connect_kwargs, timeout_statement
 from vitrina.warehouse.mysql_grants import grant_findings, granted_roles, split_privileges
-from vitrina.warehouse.mysql_load import ensure_mysql_reader, load_demo_into_mysql, split_script
+from vitrina.warehouse.mysql_load import (
+    admin_connection,
+    ensure_mysql_reader,
+    load_demo_into_mysql,
+    split_script,
+)
 from vitrina.warehouse.mysql_names import restore_case
 
 # ------------------------------------------------------------------ without a server
@@ -127,8 +132,8 @@ def test_stored_case_restores_table_names_only() -> None:
 # ------------------------------------------------------------------ on the real server
 
 
-def _admin(url: str) -> pymysql.Connection:
-    return pymysql.connect(**mysql_connect_kwargs(url, 60))
+def _admin(url: str) -> Any:
+    return admin_connection(url)
 
 
 @pytest.fixture(scope="module")

@@ -9,13 +9,12 @@ import sqlite3
 from datetime import date, timedelta
 
 import duckdb
-import pymysql
 import pytest
 import sqlglot
 from sqlglot import exp
 
 from vitrina.sql.dates import GRAINS, day_kind_condition, grain_expr
-from vitrina.warehouse.mysql_backend import mysql_connect_kwargs
+from vitrina.warehouse.mysql_load import admin_connection
 
 # month ends, a leap day, year ends, every weekday, quarter starts
 DAYS = [
@@ -106,7 +105,7 @@ def test_weekend_and_weekday(dialect: str) -> None:
 @pytest.mark.mysql
 def test_mysql_buckets_and_weekends_on_the_server(mysql_server_url: str) -> None:
     with (
-        pymysql.connect(**mysql_connect_kwargs(mysql_server_url, 30)) as conn,
+        admin_connection(mysql_server_url) as conn,
         conn.cursor() as cur,
     ):
         cur.execute("CREATE TEMPORARY TABLE t (d DATETIME)")

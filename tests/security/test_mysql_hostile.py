@@ -14,14 +14,12 @@ import os
 import time
 from collections.abc import Iterator
 
-import pymysql
 import pytest
 
 from vitrina.sql.guard import guard_with_catalog
 from vitrina.warehouse import Warehouse
 from vitrina.warehouse.engine import WarehouseError
-from vitrina.warehouse.mysql_backend import mysql_connect_kwargs
-from vitrina.warehouse.mysql_load import ensure_mysql_reader
+from vitrina.warehouse.mysql_load import admin_connection, ensure_mysql_reader
 
 from .corpus import Attack, for_dialect, hidden_catalog
 
@@ -34,7 +32,7 @@ ATTACKS = for_dialect("mysql")
 def hostile_db(mysql_url: str) -> Iterator[tuple[str, str]]:
     """The run's database with ``dim_region``; yields (admin URL, reader URL)."""
     database = mysql_url.rsplit("/", 1)[1]
-    with pymysql.connect(**mysql_connect_kwargs(mysql_url, 60)) as conn, conn.cursor() as cur:
+    with admin_connection(mysql_url) as conn, conn.cursor() as cur:
         cur.execute(
             "CREATE TABLE IF NOT EXISTS dim_region (region_id INT PRIMARY KEY, "
             "region_name VARCHAR(50), federal_district VARCHAR(50), timezone_offset INT)"
@@ -53,7 +51,7 @@ def _on_server(sql: str, database: str) -> str:
 
 
 def _state(admin_url: str, database: str) -> tuple:
-    with pymysql.connect(**mysql_connect_kwargs(admin_url, 60)) as conn, conn.cursor() as cur:
+    with admin_connection(admin_url) as conn, conn.cursor() as cur:
         cur.execute(f"SELECT COUNT(*), SUM(region_id) FROM `{database}`.dim_region")
         rows = cur.fetchone()
         cur.execute(

@@ -74,11 +74,15 @@ def ident(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def _admin(url: str, *, database: str | None = None, local_infile: bool = False) -> Any:
+def admin_connection(url: str, *, database: str | None = None, local_infile: bool = False) -> Any:
+    """A plain PyMySQL connection as the URL's account (loads, accounts, tests): not the
+    query path, which is :class:`vitrina.warehouse.mysql_backend.MySQLBackend`."""
     import pymysql
 
     kwargs = mysql_connect_kwargs(url, 600)
-    kwargs.update(database=database, local_infile=local_infile)
+    kwargs["local_infile"] = local_infile
+    if database is not None:
+        kwargs["database"] = database
     return pymysql.connect(**kwargs)
 
 
@@ -164,7 +168,7 @@ def load_demo_into_mysql(
     counts: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="vitrina-mysqlload-") as tmp:
         _export(tables, duckdb_path, tmp, progress)
-        conn = _admin(url, local_infile=True)
+        conn = admin_connection(url, database="", local_infile=True)  # it may not exist yet
         try:
             with conn.cursor() as cur:
                 cur.execute(
@@ -195,7 +199,7 @@ def run_sql_script(url: str, script: Path, *, database: str | None = None) -> in
     """Run a SQL script file (``;``-terminated statements, as the mysql client reads it) on
     the server as the URL's account; the number of statements. Used to load Chinook."""
     count = 0
-    conn = _admin(url, database=database)
+    conn = admin_connection(url, database=database)
     try:
         with conn.cursor() as cur:
             for statement in split_script(script.read_text(encoding="utf-8-sig")):
@@ -279,7 +283,7 @@ def ensure_mysql_reader(
     account keeps its password unless ``reset_password``; the URL then says ``<password>``."""
     name = user or mysql_reader_name(database)
     password: str | None = secrets.token_urlsafe(18)
-    conn = _admin(admin_url)
+    conn = admin_connection(admin_url)
     account = f"{conn.escape(name)}@'%'"
     try:
         with conn.cursor() as cur:
@@ -334,7 +338,7 @@ def _inspect_as(admin_url: str, name: str, password: str | None, database: str) 
         return ()
     import pymysql
 
-    conn = _admin(reader_url(admin_url, name, password, database), database=database)
+    conn = admin_connection(reader_url(admin_url, name, password, database), database=database)
     try:
         return inspect_mysql_account(conn).problems
     except pymysql.Error:
