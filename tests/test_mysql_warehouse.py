@@ -53,6 +53,18 @@ def test_urls_become_pymysql_arguments() -> None:
     )
 
 
+def test_the_demo_goes_into_the_urls_database_or_dwh() -> None:
+    from vitrina.warehouse.mysql_load import mysql_type, url_database
+
+    assert url_database("mysql://root@db:3306/sales") == "sales"
+    assert url_database("mysql://root@db:3306") == "dwh"
+    assert (mysql_type("BOOLEAN"), mysql_type("TIMESTAMP"), mysql_type("HUGEINT")) == (
+        "BOOLEAN",
+        "DATETIME(6)",
+        "DECIMAL(38,0)",
+    )
+
+
 def test_timeout_statement_per_server() -> None:
     assert timeout_statement(True, 2.5) == "SET SESSION max_statement_time = 2.500"
     assert timeout_statement(False, 2.5) == "SET SESSION max_execution_time = 2500"

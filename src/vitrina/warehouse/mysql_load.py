@@ -96,6 +96,7 @@ def url_database(url: str, default: str = SOURCE_SCHEMA) -> str:
 def _export(tables: list, path: Path, tmp: str, progress: Progress | None) -> None:
     """Each table of the demo file to a CSV file; booleans as 0/1, NULL as \\N."""
     with _open_source(path) as src:
+        src.execute("SET enable_progress_bar = false")  # no bar drawn on the user's terminal
         for done, (name, columns, _) in enumerate(tables):
             if progress:
                 progress(f"export {name}", done, len(tables) * 2)
