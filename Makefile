@@ -8,12 +8,12 @@ STAMP := $(VENV)/.installed
 # fetched from a CDN at run time.
 VENDOR := src/vitrina/server/static/vendor/versions.json
 
-.PHONY: demo test test-llm lint bench browser pg-contrib sandbox assets clean superset-env
+.PHONY: demo test test-llm lint bench browser pg-contrib mariadb sandbox assets clean superset-env
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,mysql]'
 	touch $(STAMP)
 
 $(VENDOR): web/package-lock.json | $(STAMP)
@@ -61,6 +61,28 @@ pg-contrib:
 	  fi; \
 	fi
 
+# The MariaDB tests (tests/test_mysql_warehouse.py, the Chinook and hostile-corpus ones) use the
+# server at 127.0.0.1:3306, root without a password, database test. Under CI=true a server that
+# is not answering is started (Debian's mariadb-server is installed first when missing) and
+# given that account; elsewhere the tests skip with the reason.
+MYSQL_PING := mysqladmin --host=127.0.0.1 --port=3306 --user=root --connect-timeout=2 ping
+mariadb:
+	@if [ "$(CI)" = true ] && ! $(MYSQL_PING) >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    if ! command -v mariadbd >/dev/null 2>&1; then \
+	      echo "installing Debian's mariadb-server for the MariaDB tests"; \
+	      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mariadb-server >/dev/null; \
+	    fi; \
+	    service mariadb start >/dev/null 2>&1 || (mysqld_safe --bind-address=127.0.0.1 >/dev/null 2>&1 &); \
+	    for i in $$(seq 1 30); do $(MYSQL_PING) >/dev/null 2>&1 && break; sleep 1; done; \
+	    mysql --protocol=socket --user=root -e "CREATE USER IF NOT EXISTS 'root'@'127.0.0.1'; \
+	      GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION; \
+	      CREATE DATABASE IF NOT EXISTS test"; \
+	  else \
+	    echo "MariaDB is not answering at 127.0.0.1:3306: 'sudo apt-get install mariadb-server' runs the MariaDB tests"; \
+	  fi; \
+	fi
+
 demo: $(STAMP)
 	@$(MAKE) --no-print-directory assets || echo "warning: the web UI libraries (Chart.js, Mermaid) were not installed;" \
 	  "charts and diagrams stay off until 'make assets' (needs npm) succeeds"
@@ -81,7 +103,7 @@ ifeq ($(CI),true)
 test: superset-env
 endif
 
-test: $(STAMP) $(VENDOR) browser pg-contrib sandbox lint
+test: $(STAMP) $(VENDOR) browser pg-contrib mariadb sandbox lint
 	VITRINA_TEST_SUPERSET_ENV=$(SUPERSET_ENV) $(BIN)/python -m pytest
 
 # The real-model tier: llama-cpp-python and a small GGUF model from PyPI wheels in their own

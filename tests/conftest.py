@@ -174,3 +174,69 @@ def long_names_db(demo_db: Path, tmp_path: Path) -> Path:
     with duckdb.connect(str(path)) as conn:
         conn.execute("UPDATE dwh.dim_region SET region_name = region_name || repeat('я', 10000)")
     return path
+
+
+# MariaDB / MySQL (issue 38): the server `make test` starts in CI; skipped elsewhere when down.
+MYSQL_URL = os.environ.get("VITRINA_TEST_MYSQL_URL", "mysql://root@127.0.0.1:3306/test")
+
+
+def _mysql_reachable(url: str) -> str | None:
+    try:
+        import pymysql
+
+        from vitrina.warehouse.mysql_backend import mysql_connect_kwargs
+
+        kwargs = mysql_connect_kwargs(url, 5)
+        kwargs["connect_timeout"] = 3
+        pymysql.connect(**kwargs).close()
+        return None
+    except Exception as exc:
+        return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+@pytest.fixture(scope="session")
+def mysql_server_url() -> str:
+    """The configured MariaDB/MySQL server (an admin URL); skip (or fail under CI) when down."""
+    problem = _mysql_reachable(MYSQL_URL)
+    if problem:
+        if IN_CI:
+            pytest.fail(f"CI=true but MariaDB/MySQL at {MYSQL_URL} is not reachable: {problem}")
+        pytest.skip(
+            f"MariaDB/MySQL at {MYSQL_URL} not reachable ({problem}); set VITRINA_TEST_MYSQL_URL"
+        )
+    return MYSQL_URL
+
+
+def mysql_database(server_url: str, prefix: str = "vt") -> Iterator[str]:
+    """A database of its caller alone on the server (its URL); it and its reader dropped after."""
+    import pymysql
+
+    from vitrina.warehouse.mysql_backend import mysql_connect_kwargs
+    from vitrina.warehouse.mysql_grants import mysql_reader_name
+
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    kwargs = mysql_connect_kwargs(server_url, 60)
+    with pymysql.connect(**kwargs) as admin, admin.cursor() as cur:
+        cur.execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4")
+    yield server_url.rsplit("/", 1)[0] + f"/{name}"
+    with pymysql.connect(**kwargs) as admin, admin.cursor() as cur:
+        cur.execute(f"DROP DATABASE IF EXISTS `{name}`")
+        cur.execute(f"DROP USER IF EXISTS '{mysql_reader_name(name)}'@'%'")
+
+
+@pytest.fixture(scope="session")
+def mysql_url(mysql_server_url: str) -> Iterator[str]:
+    """A database of this test run's own on the MariaDB/MySQL server."""
+    yield from mysql_database(mysql_server_url)
+
+
+@pytest.fixture
+def own_mysql_database(mysql_server_url: str) -> Iterator[str]:
+    """A MariaDB/MySQL database for one test alone."""
+    yield from mysql_database(mysql_server_url, prefix="vtown")
+
+
+@pytest.fixture(scope="module")
+def module_mysql_database(mysql_server_url: str) -> Iterator[str]:
+    """A MariaDB/MySQL database for one test module alone."""
+    yield from mysql_database(mysql_server_url, prefix="vtmod")

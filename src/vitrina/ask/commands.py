@@ -130,6 +130,39 @@ def plug_in() -> None:
     register_question_reader(read_sample_questions)
 
 
+def _load_mysql(demo_path: Path, url: str | None, user: str | None, reset_password: bool) -> None:
+    """The demo tables into the URL's database, then its read-only account (no URL: nothing)."""
+    if not url:
+        return
+    from vitrina.warehouse.mysql_load import (
+        ensure_mysql_reader,
+        load_demo_into_mysql,
+        url_database,
+    )
+
+    with console.status("loading the demo data into MariaDB/MySQL"):
+        try:
+            counts = load_demo_into_mysql(demo_path, url)
+            reader = ensure_mysql_reader(
+                url, url_database(url), user=user, reset_password=reset_password
+            )
+        except Exception as exc:
+            raise fail(f"MariaDB/MySQL load failed: {str(exc).splitlines()[0]}") from exc
+    console.print(
+        f"loaded {sum(counts.values()):,} rows into database {url_database(url)} at "
+        f"{url.split('@')[-1].split('/')[0]}",
+        markup=False,
+    )
+    status = {"created": "created (SELECT on the database)", "reset": "new password"}
+    console.print(
+        f"read-only account {reader.user}: {status.get(reader.status, 'password kept')}; ask with:",
+        markup=False,
+    )
+    console.print(f"  VITRINA_DB_URL='{reader.url}' vitrina ask ...", markup=False, soft_wrap=True)
+    for problem in reader.problems:
+        console.print(f"warning: account {reader.user} {problem}", markup=False)
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def ask(
@@ -207,6 +240,13 @@ def register(app: typer.Typer) -> None:
         load_postgres: Annotated[
             str | None, typer.Option(help="Also load the demo data into this PostgreSQL URL.")
         ] = None,
+        load_mysql: Annotated[
+            str | None,
+            typer.Option(
+                help="Also load the demo data into this MariaDB/MySQL URL (its database, "
+                "default dwh) and create a <db>_reader account with SELECT only."
+            ),
+        ] = None,
         reader_role: Annotated[
             str | None,
             typer.Option(help="The read-only role to create (default: <database>_reader)."),
@@ -258,6 +298,7 @@ def register(app: typer.Typer) -> None:
             )
             for problem in reader.problems:
                 console.print(f"warning: role {reader.role} {problem}", markup=False)
+        _load_mysql(settings.demo_db_path, load_mysql, reader_role, reset_password)
         if not questions:
             return
         service = make_service(settings)

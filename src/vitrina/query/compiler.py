@@ -17,6 +17,7 @@ from vitrina.catalog import Catalog
 from vitrina.catalog.aggregates import restrict
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.query.plan import Filter, QueryPlan
+from vitrina.sql.dates import day_kind_condition, grain_expr
 
 CATALOG_DIALECT = "postgres"  # the dialect catalog expressions are written in
 GRAIN_LABELS = {
@@ -66,34 +67,18 @@ def _col(alias: str, name: str) -> exp.Column:
     return exp.column(name, table=alias)
 
 
-SQLITE_GRAIN = {  # SQLite has no DATE_TRUNC: date modifiers give the first day of the bucket
-    "day": "DATE({c})",
-    "week": "DATE({c}, '-6 days', 'weekday 1')",
-    "month": "DATE({c}, 'start of month')",
-    "quarter": "DATE({c}, 'start of month', '-' || ((CAST(STRFTIME('%m', {c}) AS INTEGER) - 1) % "
-    "3) || ' months')",
-    "year": "DATE({c}, 'start of year')",
-}
-
-
 def _grain_expr(grain: str, column: exp.Expression, dialect: str = "duckdb") -> exp.Expression:
-    if dialect == "sqlite":
-        return sqlglot.parse_one(
-            SQLITE_GRAIN[grain].format(c=column.sql(dialect="sqlite")), read="sqlite"
-        )
-    trunc = exp.Anonymous(this="DATE_TRUNC", expressions=[exp.Literal.string(grain), column])
-    return exp.Cast(this=trunc, to=exp.DataType.build("DATE"))
+    """The bucket's first day in the engine's own date functions (vitrina.sql.dates)."""
+    return grain_expr(grain, column, dialect)
 
 
 def _day_kind_condition(kind: str, column: exp.Expression, dialect: str) -> exp.Expression:
     """Weekend (Saturday, Sunday) or weekday rows of a date column, in the dialect's own words."""
-    if dialect == "sqlite":
-        day = f"CAST(STRFTIME('%w', {column.sql(dialect='sqlite')}) AS INTEGER)"
-        values = "(0, 6)" if kind == "weekend" else "(1, 2, 3, 4, 5)"
-        return sqlglot.parse_one(f"{day} IN {values}", read="sqlite")
-    day = exp.Extract(this=exp.var("ISODOW"), expression=column)
-    values = [6, 7] if kind == "weekend" else [1, 2, 3, 4, 5]
-    return exp.In(this=day, expressions=[exp.Literal.number(v) for v in values])
+    return day_kind_condition(kind, column, dialect)
+
+
+# engines without the aggregate FILTER clause: a metric's own filter is a CASE there
+NO_FILTER_CLAUSE = frozenset({"mysql", "tsql"})
 
 
 COMPARE = {">": exp.GT, ">=": exp.GTE, "<": exp.LT, "<=": exp.LTE}
@@ -172,6 +157,8 @@ def compile_plan(
     `filter_style` says how a metric's own filter is written when metrics differ:
     "filter" (FILTER (WHERE ...), DuckDB and PostgreSQL) or "case" (portable CASE WHEN).
     """
+    if dialect in NO_FILTER_CLAUSE:
+        filter_style = "case"
     aliases = table_aliases(plan)
     base = aliases[plan.base_table]
     metrics = [catalog.metrics[m] for m in plan.metrics]

@@ -4,7 +4,8 @@ Read-only is enforced by the connection itself, not by trusting the SQL: DuckDB 
 opened with read_only=True and hardened (no files, no extensions, locked configuration);
 PostgreSQL runs each query in a READ ONLY transaction that is always rolled back (so not
 even a setting a query changed survives it), as a role that is inspected on connect and
-refused when it can do more than read (:mod:`vitrina.warehouse.privileges`); other
+refused when it can do more than read (:mod:`vitrina.warehouse.privileges`); MariaDB and
+MySQL do the same with their account's grants (:mod:`vitrina.warehouse.mysql_backend`); other
 SQLAlchemy engines run inside a transaction that is always rolled back.
 
 Every backend fetches in batches and stops reading when the rows exceed the result's byte
@@ -90,8 +91,9 @@ def checked_dialect(url: str) -> str:
         shown = url.split("@", 1)[-1] if "@" in url else url
         raise WarehouseError(
             f"warehouse URL {shown!r} names no database Vitrina can query; use "
-            "duckdb:///PATH.duckdb "
-            "or postgresql://USER@HOST:PORT/DB (--db, VITRINA_DB_URL or db_url in vitrina.toml) / "
+            "duckdb:///PATH.duckdb, "
+            "postgresql://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB (--db, VITRINA_DB_URL "
+            "or db_url in vitrina.toml) / "
             "неизвестный адрес хранилища",
             kind="connect",
         )
@@ -376,12 +378,22 @@ class _SQLAlchemyBackend:
 
     compile_statement = "EXPLAIN"
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, timeout_s: float = 30.0) -> None:
         from sqlalchemy import create_engine
         from sqlalchemy.exc import SQLAlchemyError
 
+        from vitrina.warehouse.remote_engines import engine_options, install
+
+        # SQL Server and Trino: read-only intent and timeouts (remote_engines)
+        options = engine_options(url, timeout_s)
         try:
-            self.engine = create_engine(url, pool_pre_ping=True)
+            if options is None:
+                self.engine = create_engine(url, pool_pre_ping=True)
+            else:
+                self.engine = create_engine(
+                    options.url, pool_pre_ping=True, connect_args=options.connect_args
+                )
+                install(self.engine, options)
             with self.engine.connect():
                 pass
         except (SQLAlchemyError, ImportError) as exc:
@@ -459,8 +471,14 @@ class Warehouse:
                 self._backend = _PostgresBackend(
                     self.url, self.timeout_s, allow_privileged=self.allow_privileged
                 )
+            elif scheme in ("mysql", "mariadb"):
+                from vitrina.warehouse.mysql_backend import MySQLBackend
+
+                self._backend = MySQLBackend(
+                    self.url, self.timeout_s, allow_privileged=self.allow_privileged
+                )
             else:
-                self._backend = _SQLAlchemyBackend(self.url)
+                self._backend = _SQLAlchemyBackend(self.url, self.timeout_s)
         return self._backend
 
     def execute(self, sql: str, *, row_cap: int | None = None) -> QueryResult:

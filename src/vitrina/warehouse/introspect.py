@@ -137,7 +137,18 @@ def engine_url(url: str) -> str:
     """A SQLAlchemy URL: plain postgresql:// uses psycopg 3, the driver Vitrina ships."""
     if url.startswith(("postgresql://", "postgres://")):
         return "postgresql+psycopg://" + url.split("://", 1)[1]
+    if url.startswith(("mysql://", "mariadb://")):  # PyMySQL, the driver of the mysql extra
+        scheme, rest = url.split("://", 1)
+        return f"{scheme}+pymysql://{rest}"
     return url
+
+
+def default_schemas(url: str, schemas: list[str] | None) -> list[str] | None:
+    """MySQL's schemas are its databases: a URL naming one reads that one, not the server."""
+    if schemas is None and dialect_of(url) == "mysql":
+        database = sa.make_url(engine_url(url)).database
+        return [database] if database else None
+    return schemas
 
 
 def _make_engine(url: str) -> sa.Engine:
@@ -411,6 +422,7 @@ def introspect(
     inferred by name when `infer_fks` is True, or when None (default) and the database
     declares none. Tables named `_vitrina*` are bookkeeping and skipped unless asked for.
     """
+    schemas = default_schemas(url, schemas)
     engine = _make_engine(url)
     try:
         if engine.dialect.name == "duckdb":

@@ -160,10 +160,42 @@ DUCKDB_ANONYMOUS = _COMMON_ANONYMOUS | frozenset(
 SQLITE_ANONYMOUS = _COMMON_ANONYMOUS | frozenset(
     {"date", "datetime", "strftime", "julianday", "printf", "ifnull", "substr", "instr"}
 )
+# MariaDB / MySQL: the date functions the compiler uses (DATE_FORMAT, MAKEDATE, WEEKDAY)
+# and the usual string and number helpers
+MYSQL_ANONYMOUS = _COMMON_ANONYMOUS | frozenset(
+    {"date_format", "str_to_date", "makedate", "maketime", "last_day", "weekday", "dayofweek"}
+    | {"dayofmonth", "dayofyear", "weekofyear", "yearweek", "quarter", "year", "month", "day"}
+    | {"hour", "minute", "second", "monthname", "dayname", "date_add", "date_sub", "adddate"}
+    | {"subdate", "timestampdiff", "timestampadd", "period_add", "period_diff", "to_days"}
+    | {"from_days", "curdate", "time_format", "sec_to_time", "time_to_sec", "ifnull", "if"}
+    | {"concat_ws", "substring_index", "lpad", "rpad", "repeat", "locate", "instr", "field"}
+    | {"elt", "format", "truncate", "mod", "ceiling", "floor", "any_value", "bit_count"}
+    | {"json_extract", "json_unquote", "json_length", "json_keys", "std", "ucase", "lcase"}
+    | {"space", "strcmp", "group_concat", "median"}
+)
+# SQL Server: DATEFROMPARTS, EOMONTH and friends (the compiler's month and quarter buckets)
+TSQL_ANONYMOUS = _COMMON_ANONYMOUS | frozenset(
+    {"datefromparts", "eomonth", "datename", "dateadd", "datetrunc", "datediff_big", "isnull"}
+    | {"iif", "choose", "len", "datalength", "charindex", "patindex", "replicate", "square"}
+    | {"string_agg", "concat_ws", "try_convert", "sysdatetime", "getdate", "getutcdate"}
+    | {"ceiling", "floor", "year", "month", "day", "isnumeric", "count_big", "format"}
+)
+TRINO_ANONYMOUS = _COMMON_ANONYMOUS | frozenset(
+    {"format_datetime", "date_format", "date_parse", "day_of_week", "dow", "day_of_month"}
+    | {"day_of_year", "doy", "week_of_year", "year_of_week", "last_day_of_month", "date_add"}
+    | {"from_iso8601_date", "to_iso8601", "date_trunc", "approx_distinct", "count_if"}
+    | {"approx_percentile", "arbitrary", "any_value", "max_by", "min_by", "element_at"}
+    | {"cardinality", "strpos", "codepoint", "typeof", "from_unixtime", "to_unixtime"}
+    | {"truncate", "mod", "power", "ceiling", "floor", "bool_and", "bool_or", "every"}
+    | {"geometric_mean", "year", "month", "day", "quarter", "week", "day_of_week"}
+)
 ANONYMOUS: dict[str, frozenset[str]] = {
     "postgres": POSTGRES_ANONYMOUS,
     "duckdb": DUCKDB_ANONYMOUS,
     "sqlite": SQLITE_ANONYMOUS,
+    "mysql": MYSQL_ANONYMOUS,
+    "tsql": TSQL_ANONYMOUS,
+    "trino": TRINO_ANONYMOUS,
 }
 
 # Table functions a FROM may name, per dialect: none by default.

@@ -100,14 +100,51 @@ POSTGRES = DenyList(
     ),
 )
 
-DENY_LISTS: dict[str, DenyList] = {"duckdb": GENERIC | DUCKDB, "postgres": GENERIC | POSTGRES}
-UNKNOWN_DIALECT = GENERIC | DUCKDB | POSTGRES
+# MariaDB / MySQL: named locks and replication waits (they block or signal across
+# sessions), UDF shells, error-based exfiltration classics; LOAD_FILE, SLEEP and BENCHMARK
+# are GENERIC. User variables (@x), INTO OUTFILE/DUMPFILE are refused by other rules.
+MYSQL = DenyList(
+    names=frozenset(
+        {"get_lock", "release_lock", "release_all_locks", "is_free_lock", "is_used_lock"}
+        | {"master_pos_wait", "master_gtid_wait", "source_pos_wait", "name_const"}
+        | {"wait_for_executed_gtid_set", "wait_until_sql_thread_after_gtids"}
+        | {"extractvalue", "updatexml", "load_data", "sys_get", "sys_set"}
+    ),
+    prefixes=("sys_",),
+)
+
+# SQL Server: shells and extended procedures, other servers and files as row sources,
+# system functions that read trace, audit and log files.
+TSQL = DenyList(
+    names=frozenset(
+        {"openrowset", "openquery", "opendatasource", "openxml", "bulk", "waitfor"}
+        | {"fn_dblog", "fn_dump_dblog", "fn_trace_gettable", "fn_get_audit_file"}
+        | {"fn_xe_file_target_read_file", "fn_virtualfilestats", "pwdcompare", "pwdencrypt"}
+    ),
+    prefixes=("xp_", "sp_"),
+)
+
+# Trino: pass-through table functions run their text on the connector's database.
+TRINO = DenyList(names=frozenset({"query", "raw_query", "exclude_columns"}))
+
+DENY_LISTS: dict[str, DenyList] = {
+    "duckdb": GENERIC | DUCKDB,
+    "postgres": GENERIC | POSTGRES,
+    "mysql": GENERIC | MYSQL,
+    "tsql": GENERIC | TSQL,
+    "trino": GENERIC | TRINO,
+}
+UNKNOWN_DIALECT = GENERIC | DUCKDB | POSTGRES | MYSQL | TSQL | TRINO
 
 # System catalogs: schemas and catalogs that are off limits, and name prefixes that an
 # unqualified table (or table function) resolves into the system catalog with.
-SYSTEM_SCHEMAS = frozenset({"information_schema", "pg_catalog", "pg_toast"})
+# MySQL's mysql, performance_schema and sys databases; SQL Server's sys schema and its
+# system databases (master.dbo.x); Trino's system catalog.
+SYSTEM_SCHEMAS = frozenset(
+    {"information_schema", "pg_catalog", "pg_toast", "mysql", "performance_schema", "sys"}
+)
 SYSTEM_SCHEMA_PREFIXES = ("pg_temp", "pg_toast")
-SYSTEM_CATALOGS = frozenset({"system", "temp"})
+SYSTEM_CATALOGS = frozenset({"system", "temp", "master", "msdb", "tempdb", "model"})
 SYSTEM_NAME_PREFIXES = ("pg_", "duckdb_", "sqlite_", "pragma_")
 
 
