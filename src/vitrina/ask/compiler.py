@@ -13,6 +13,7 @@ from functools import lru_cache
 import sqlglot
 from sqlglot import exp
 
+from vitrina.ask.combine import combined_metas, compile_combined
 from vitrina.ask.plan import Filter, QueryPlan
 from vitrina.catalog import Catalog
 from vitrina.catalog.aggregates import restrict
@@ -171,7 +172,11 @@ def compile_plan(
 
     `filter_style` says how a metric's own filter is written when metrics differ:
     "filter" (FILTER (WHERE ...), DuckDB and PostgreSQL) or "case" (portable CASE WHEN).
+    A combined plan (metrics of other fact tables, two periods) is one query per part,
+    joined on the breakdown (`vitrina.ask.combine`).
     """
+    if plan.combined:
+        return compile_combined(plan, catalog, dialect, compile_plan, filter_style)
     aliases = table_aliases(plan)
     base = aliases[plan.base_table]
     metrics = [catalog.metrics[m] for m in plan.metrics]
@@ -310,4 +315,6 @@ def column_metas(plan: QueryPlan, catalog: Catalog) -> list[ColumnMeta]:
                 additive=metric.additive and not derived,
             )
         )
+    if plan.compared is not None:
+        return combined_metas(plan, metas)
     return metas
