@@ -141,4 +141,6 @@ class QueryPlan(BaseModel):
 
     @property
     def tables(self) -> list[str]:
-        return [self.base_table, *[j.right_table for j in self.joins]]
+        """Every table the plan reads: its own, then those of its parts (each once)."""
+        own = [self.base_table, *[j.right_table for j in self.joins]]
+        return list(dict.fromkeys([*own, *(t for p in self.parts for t in p.tables)]))

@@ -22,6 +22,7 @@ from vitrina.ask.join_paths import (
     walk,
 )
 from vitrina.ask.messages import text
+from vitrina.ask.multi_metric import with_other_tables
 from vitrina.ask.plan import Comparison, Dimension, Filter, Join, PeriodRef, QueryPlan
 from vitrina.ask.understand import CONJUNCTIONS, Match, Reading, phrases
 from vitrina.catalog import Catalog
@@ -463,7 +464,7 @@ def build_plan(
     )
     outcome = attempt(trace=trace)
     if outcome.plan is not None:
-        return outcome
+        return with_other_tables(outcome, reading, catalog, attempt, trace)
     lead = next(
         (m for m in reading.metrics if catalog.metrics[m.phrase.target].topic == topic), None
     )
@@ -487,7 +488,7 @@ def build_plan(
                 instead_of=lead.phrase.target,
             )
             trace.events.extend(scratch.events)
-            return other
+            return with_other_tables(other, reading, catalog, attempt, trace)
     return outcome
 
 

@@ -9,6 +9,7 @@ from datetime import date, datetime
 from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
+from vitrina.ask.partial_period import partial_message, partial_periods
 from vitrina.ask.plan import Join
 from vitrina.ask.state import AskState
 from vitrina.sql.guard import guard_with_catalog
@@ -99,6 +100,30 @@ def _iso(value: object) -> str:
     return iso() if callable(iso) else str(value)
 
 
+def _partial(state: AskState, ctx: AskContext, trace: Trace) -> list[str]:
+    """A compared period the data end inside, in the question's language (see partial_period)."""
+    plan = state.get("plan")
+    if plan is None or plan.compared is None:
+        return []
+
+    def last_day(table: str, column: str) -> date | None:
+        span = data_range(ctx.warehouse, table, column, trace, ctx=ctx)
+        end = span[1] if span else None
+        return end.date() if isinstance(end, datetime) else _as_date(end)
+
+    found = partial_periods(plan, last_day)
+    return [partial_message(period, end, state["lang"]) for period, end in found]
+
+
+def _as_date(value: object) -> date | None:
+    if isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value)[:10]) if value is not None else None
+    except ValueError:
+        return None
+
+
 def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("check_result")
     if not runtime.context.options.result_checks:
@@ -141,6 +166,8 @@ def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
         flag("single_row", "a breakdown was asked for but the result has one row")
     for message in _fan_out(shape.joins, runtime.context.warehouse, trace):
         flag("join_fan_out", message)
+    for message in _partial(state, runtime.context, trace):
+        flag("partial_period", message)
     for meta in metrics:
         if meta.non_negative:
             idx = result.columns.index(meta.name)

@@ -168,6 +168,9 @@ def left_out(
         return unexplained_words(reading), []
     vocabulary = plan_vocabulary(plan, catalog)
     joined = joined_vocabulary(plan, catalog)
+    for part in plan.parts:  # each metric of another table names its own tables and columns
+        vocabulary |= plan_vocabulary(part, catalog)
+        joined |= joined_vocabulary(part, catalog)
     unexplained = unexplained_words(reading, vocabulary, plan.topic, joined)
     unexplained += dropped_metric_words(reading, plan, catalog, vocabulary | joined)
     return unexplained, unaligned(reading, plan, catalog)
