@@ -21,6 +21,7 @@ from vitrina.ask.derived import (
     is_share_link,
     table_of,
 )
+from vitrina.ask.event_verbs import read_verbs
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import ColumnRole
 from vitrina.language.comparisons import NumberComparison, find_comparisons
@@ -751,6 +752,8 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
             ].append(match)
     reading.metrics.sort(key=lambda m: m.start)
     reading.ties = _ties(words, reading.metrics, candidates, coverage)
+    read_verbs(reading, catalog)
+    reading.ties = [t for t in reading.ties if any(m.phrase.target == t.chosen for m in reading.metrics)]
     _second_breakdowns(reading, named_matches, named_columns, segment_starts)
     reading.unread += _unread_per(reading, catalog)
     value_starts = {m.start for m in reading.values}
