@@ -45,9 +45,13 @@ def _candidates(match: Match, catalog: Catalog) -> list[str]:
 
 
 def _fits(part: QueryPlan, plan: QueryPlan) -> bool:
-    """A part joins the plan only on the very same breakdown keys."""
-    keys = [(d.alias, d.key_column) for d in part.dimensions]
-    return keys == [(d.alias, d.key_column) for d in plan.dimensions] and part.grain == plan.grain
+    """A part joins the plan only on the very same breakdown: the same columns of the same
+    tables (a payment's channel is not a wallet's), the same time bucket."""
+
+    def keys(p: QueryPlan) -> list[tuple[str, str, str | None]]:
+        return [(d.table, d.select_column, d.key_column) for d in p.dimensions]
+
+    return keys(part) == keys(plan) and part.grain == plan.grain
 
 
 def _part_for(
