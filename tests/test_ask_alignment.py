@@ -43,7 +43,9 @@ def results() -> dict[str, str]:
 def test_set_is_large_enough_and_mixed() -> None:
     assert len(ROWS) >= 40
     assert {w for w, _, _, _ in ROWS} == {"demo", "tpch", "chinook"}
-    assert any(e == "refuse" for _, _, e, _ in ROWS) and any(isinstance(e, dict) for _, _, e, _ in ROWS)
+    assert any(e == "refuse" for _, _, e, _ in ROWS) and any(
+        isinstance(e, dict) for _, _, e, _ in ROWS
+    )
     with_sql = [(w, e) for w, _, e, sql in ROWS if sql]
     assert len(with_sql) >= 50 and {w for w, _ in with_sql} == {"demo", "tpch", "chinook"}
     for key in ("compare", "grain", "partial", "per"):  # every class of issue 29 items 2-5
@@ -79,7 +81,10 @@ TPCH = date(1998, 12, 1)
 @pytest.mark.parametrize(
     ("question", "part"),
     [
-        ("доля выручки и количество заказов по приоритету в 1997 году", ("количество заказов", "metric")),
+        (
+            "доля выручки и количество заказов по приоритету в 1997 году",
+            ("количество заказов", "metric"),
+        ),
         ("Revenue by month in 1996 and 1997", ("1996 год", "period")),
     ],
 )

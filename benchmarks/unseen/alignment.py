@@ -137,7 +137,9 @@ def numbers(urls: dict[str, str], path: Path = CASES) -> list[tuple[str, str, st
 
 
 def _module(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / "unseen" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(
+        name, ROOT / "benchmarks" / "unseen" / f"{name}.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -153,7 +155,10 @@ def local_urls(tmp: Path | None) -> dict[str, str]:
 
         build_demo_warehouse(tmp / "demo.duckdb")
         _module("tpch_like").generate(tmp / "tpch.duckdb", orders=3000, seed=7)
-        urls = {"demo": f"duckdb:///{tmp / 'demo.duckdb'}", "tpch": f"duckdb:///{tmp / 'tpch.duckdb'}"}
+        urls = {
+            "demo": f"duckdb:///{tmp / 'demo.duckdb'}",
+            "tpch": f"duckdb:///{tmp / 'tpch.duckdb'}",
+        }
     shared = Path(os.environ.get("SHARED_FIXTURES", ROOT.parent / "shared" / "fixtures"))
     if (shared / CHINOOK).is_file():
         urls["chinook"] = f"sqlite:///file:{shared / CHINOOK}?mode=ro&uri=true"

@@ -37,6 +37,8 @@ _EXPORTS = {
     "column_metas": "vitrina.ask.compiler",
     "compile_plan": "vitrina.ask.compiler",
     "ensure_demo": "vitrina.ask.commands",
+    "last_day_reader": "vitrina.ask.partial_period",
+    "partial_checks": "vitrina.ask.partial_period",
     "render_result": "vitrina.ask.render",
 }
 

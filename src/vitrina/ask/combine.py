@@ -103,7 +103,9 @@ def compile_combined(
         for name in names:
             on = exp.and_(
                 *[
-                    exp.NullSafeEQ(this=exp.column(k, table=KEYS), expression=exp.column(k, table=name))
+                    exp.NullSafeEQ(
+                        this=exp.column(k, table=KEYS), expression=exp.column(k, table=name)
+                    )
                     for k in keys
                 ]
             )

@@ -176,7 +176,14 @@ def compile_plan(
     joined on the breakdown (`vitrina.ask.combine`).
     """
     if plan.combined:
-        return compile_combined(plan, catalog, dialect, compile_plan, filter_style)
+        return compile_combined(plan, catalog, dialect, _compile_one, filter_style)
+    return _compile_one(plan, catalog, dialect, filter_style=filter_style)
+
+
+def _compile_one(
+    plan: QueryPlan, catalog: Catalog, dialect: str, *, filter_style: str = "filter"
+) -> str:
+    """One aggregate query: the plan's tables joined many-to-one, grouped by its breakdown."""
     aliases = table_aliases(plan)
     base = aliases[plan.base_table]
     metrics = [catalog.metrics[m] for m in plan.metrics]

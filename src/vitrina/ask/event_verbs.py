@@ -69,7 +69,11 @@ def _span_with_verb(reading: Reading, match: Match, i: int) -> tuple[int, int]:
     """The match's words and the verb's, when only stop words or neutral verbs stand between
     ("tracks were bought", "треков было куплено"): the whole names the metric."""
     lo, hi = min(match.start, i), max(match.end, i + 1)
-    between = [w.text for k, w in enumerate(reading.words[lo:hi], lo) if not match.start <= k < match.end and k != i]
+    between = [
+        w.text
+        for k, w in enumerate(reading.words[lo:hi], lo)
+        if not match.start <= k < match.end and k != i
+    ]
     if all(_neutral(w) for w in between):
         reading.used.update(range(lo, hi))
         return lo, hi

@@ -753,7 +753,9 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     reading.metrics.sort(key=lambda m: m.start)
     reading.ties = _ties(words, reading.metrics, candidates, coverage)
     read_verbs(reading, catalog)
-    reading.ties = [t for t in reading.ties if any(m.phrase.target == t.chosen for m in reading.metrics)]
+    reading.ties = [
+        t for t in reading.ties if any(m.phrase.target == t.chosen for m in reading.metrics)
+    ]
     _second_breakdowns(reading, named_matches, named_columns, segment_starts)
     reading.unread += _unread_per(reading, catalog)
     value_starts = {m.start for m in reading.values}

@@ -9,7 +9,7 @@ from datetime import date, datetime
 from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
-from vitrina.ask.partial_period import partial_message, partial_periods
+from vitrina.ask.partial_period import last_day_reader, partial_checks
 from vitrina.ask.plan import Join
 from vitrina.ask.state import AskState
 from vitrina.sql.guard import guard_with_catalog
@@ -105,23 +105,16 @@ def _partial(state: AskState, ctx: AskContext, trace: Trace) -> list[str]:
     plan = state.get("plan")
     if plan is None or plan.compared is None:
         return []
-
-    def last_day(table: str, column: str) -> date | None:
-        span = data_range(ctx.warehouse, table, column, trace, ctx=ctx)
-        end = span[1] if span else None
-        return end.date() if isinstance(end, datetime) else _as_date(end)
-
-    found = partial_periods(plan, last_day)
-    return [partial_message(period, end, state["lang"]) for period, end in found]
+    last_day = last_day_reader(ctx.warehouse, ctx.catalog, trace, ctx.policy)
+    return [c["message"] for c in partial_checks(plan, last_day, state["lang"])]
 
 
-def _as_date(value: object) -> date | None:
-    if isinstance(value, date):
-        return value
-    try:
-        return date.fromisoformat(str(value)[:10]) if value is not None else None
-    except ValueError:
-        return None
+def _joins_and_periods(
+    shape: _Shape, state: AskState, ctx: AskContext, trace: Trace
+) -> list[tuple[str, str]]:
+    """(check, message): joins that may multiply rows, compared periods the data end inside."""
+    out = [("join_fan_out", m) for m in _fan_out(shape.joins, ctx.warehouse, trace)]
+    return out + [("partial_period", m) for m in _partial(state, ctx, trace)]
 
 
 def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
@@ -164,10 +157,8 @@ def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
     # one row of a breakdown is what a row policy on that dimension leaves (its notice says so)
     if shape.breakdown and len(result.rows) == 1 and not runtime.context.policy:
         flag("single_row", "a breakdown was asked for but the result has one row")
-    for message in _fan_out(shape.joins, runtime.context.warehouse, trace):
-        flag("join_fan_out", message)
-    for message in _partial(state, runtime.context, trace):
-        flag("partial_period", message)
+    for check, message in _joins_and_periods(shape, state, runtime.context, trace):
+        flag(check, message)
     for meta in metrics:
         if meta.non_negative:
             idx = result.columns.index(meta.name)

@@ -24,7 +24,7 @@ from vitrina.language.periods.compare import find_comparison, previous_period, s
 # the words that join the second period to the first ("и 2025", "compared with 2024", "vs")
 LINK = re.compile(
     r"\s*,?\s*(?:(?:в|по)\s+сравнени[июе]\s+со?|против|относительно|и|vs\.?|versus|against|"
-    r"compared\s+(?:to|with)|and)\s+",
+    r"compared\s+(?:to|with)|and|с|со|к|with|to)\s+",
     re.IGNORECASE,
 )
 # the verb that asks for the comparison: not a word the metric reader has to explain
@@ -149,9 +149,7 @@ def read_two_periods(question: str, today: date) -> TwoPeriods | None:
     True
     """
     return (
-        _by_offset(question, today)
-        or _bare_years(question, today)
-        or _named_pair(question, today)
+        _by_offset(question, today) or _bare_years(question, today) or _named_pair(question, today)
     )
 
 
