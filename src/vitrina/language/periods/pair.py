@@ -139,10 +139,10 @@ def read_two_periods(question: str, today: date) -> TwoPeriods | None:
 
     >>> two = read_two_periods("сравни выручку за 2024 и 2025 годы", date(2026, 1, 1))
     >>> (two.current.start.year, two.previous.start.year, two.question)
-    (2025, 2024, 'выручку за 2025')
+    (2025, 2024, 'выручку в 2025 году')
     >>> two = read_two_periods("revenue 2025 vs 2024", date(2026, 1, 1))
     >>> (two.current.start.year, two.previous.start.year, two.question)
-    (2025, 2024, 'revenue в 2025 году')
+    (2025, 2024, 'revenue in 2025')
     >>> read_two_periods("выручка за 2025 год к прошлому году", date(2026, 1, 1)).previous.label_ru
     '2024 год'
     >>> read_two_periods("выручка за 2025 год", date(2026, 1, 1)) is None
