@@ -30,6 +30,7 @@ from xlsxwriter.worksheet import Worksheet
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.present.formulas import is_formula_text
 from vitrina.present.numbers import Lang, format_value, metas_for
+from vitrina.present.pivot import pivot
 from vitrina.present.summary import is_period
 from vitrina.warehouse.result import QueryResult
 
@@ -62,6 +63,7 @@ WORKBOOK_OPTIONS = {  # no value is ever reinterpreted: text stays text
 }
 
 QUERY_SHEET = {"ru": "Запрос", "en": "Query"}
+PIVOT_SHEET = {"ru": "Сводная", "en": "Pivot"}  # two breakdowns: the cross table
 QUERY_LABELS = {
     "ru": ("Вопрос", "SQL", "Период", "Сформировано", "Строк", "Примечание"),
     "en": ("Question", "SQL", "Period", "Generated", "Rows", "Note"),
@@ -240,6 +242,43 @@ def typed_writer(wb: xlsxwriter.Workbook, ws: Worksheet) -> Callable[[int, int, 
     return _writer(ws, None, None, _Formats(wb))
 
 
+def _write_data_sheet(
+    ws: Worksheet,
+    formats: _Formats,
+    result: QueryResult,
+    metas: list[ColumnMeta],
+    rows: list[Any],
+    lang: str,
+) -> None:
+    """Header, typed cells, widths, frozen header and filter of one data sheet."""
+    n_cols = len(result.columns)
+    for i, width in enumerate(_widths(result, metas, lang)):
+        ws.set_column(i, i, width)
+    ws.freeze_panes(1, 0)
+    if n_cols:
+        ws.autofilter(0, 0, len(rows), n_cols - 1)
+    header_props = {
+        "bold": True,
+        "pattern": 1,
+        "bg_color": HEADER_FILL,
+        "valign": "vcenter",
+        "text_wrap": True,
+    }
+    write_header = _writer(ws, formats.get(**header_props), None, formats, header_props)
+    for i, meta in enumerate(metas):
+        write_header(0, i, str(excel_value(meta.label(lang))))
+    writers, converts = [], []
+    for meta in metas:
+        props = {"num_format": number_format(meta, lang)}
+        fmt = formats.get(**props)
+        writers.append(_writer(ws, fmt, fmt if is_date_column(meta) else None, formats, props))
+        converts.append(_id_text if meta.role is ColumnRole.ID else excel_value)
+    columns = list(zip(range(n_cols), converts, writers, strict=True))
+    for r, row in enumerate(rows, start=1):
+        for (c, convert, write), v in zip(columns, row, strict=False):
+            write(r, c, convert(v))
+
+
 def write_excel(
     result: QueryResult,
     metas: Iterable[ColumnMeta],
@@ -268,32 +307,12 @@ def write_excel(
     title = safe_sheet_title(sheet_title, "Данные" if lang == "ru" else "Data")
     ws = wb.add_worksheet(title)
 
-    for i, width in enumerate(_widths(result, metas, lang)):
-        ws.set_column(i, i, width)
-    ws.freeze_panes(1, 0)
-    if n_cols:
-        ws.autofilter(0, 0, len(rows), n_cols - 1)
-    header_props = {
-        "bold": True,
-        "pattern": 1,
-        "bg_color": HEADER_FILL,
-        "valign": "vcenter",
-        "text_wrap": True,
-    }
-    write_header = _writer(ws, formats.get(**header_props), None, formats, header_props)
-    for i, meta in enumerate(metas):
-        write_header(0, i, str(excel_value(meta.label(lang))))
-
-    writers, converts = [], []
-    for meta in metas:
-        props = {"num_format": number_format(meta, lang)}
-        fmt = formats.get(**props)
-        writers.append(_writer(ws, fmt, fmt if is_date_column(meta) else None, formats, props))
-        converts.append(_id_text if meta.role is ColumnRole.ID else excel_value)
-    columns = list(zip(range(n_cols), converts, writers, strict=True))
-    for r, row in enumerate(rows, start=1):
-        for (c, convert, write), v in zip(columns, row, strict=False):
-            write(r, c, convert(v))
+    _write_data_sheet(ws, formats, result, metas, rows, lang)
+    crossed = pivot(QueryResult(columns=result.columns, rows=rows), metas)
+    if crossed is not None:  # two breakdowns, one metric: the cross table on a second sheet
+        taken = PIVOT_SHEET[lang] if PIVOT_SHEET[lang] != title else f"{PIVOT_SHEET[lang]} 2"
+        sheet = wb.add_worksheet(taken)
+        _write_data_sheet(sheet, formats, crossed[0], crossed[1], crossed[0].rows, lang)
 
     _write_query_sheet(
         wb,
