@@ -227,3 +227,15 @@ def test_russian_and_english_averages_read_alike(question: str) -> None:
 def test_an_average_without_its_unit_is_refused() -> None:
     verdict = rules_verdict("средняя выручка в 2025 году", load_catalog(), TODAY)
     assert verdict["plan"] is None and "средняя" in verdict["unexplained"]
+
+
+def test_a_follow_up_keeps_both_periods(make_service) -> None:
+    """"а по каналам?" after a two-period question: the same two periods, by channel (the
+    snapshot keeps the words naming both, not the one period the reader was left with)."""
+    service = make_service()
+    first = service.ask("сравни выручку за 2024 и 2025 годы", thread_id="f1")
+    second = service.ask("а по каналам?", thread_id="f1")
+    assert first.status == second.status == "answered", second.answer
+    assert second.columns[:3] == ["channel", "payment_amount", "payment_amount_prev"]
+    assert sum(r[1] for r in second.rows) == first.rows[0][0]
+    assert sum(r[2] for r in second.rows) == first.rows[0][1]

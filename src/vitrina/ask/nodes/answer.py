@@ -249,7 +249,8 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
         else None,
     }
     reading = read_question(state["rewritten"], ctx.catalog)
-    snap = snapshot(state["rewritten"], period.span if period else None, reading.grain_span)
+    span = state.get("compare_span") or (period.span if period else None)  # both periods
+    snap = snapshot(state["rewritten"], span, reading.grain_span)
     turn = {
         "question": state["question"],
         "rewritten": state["rewritten"],

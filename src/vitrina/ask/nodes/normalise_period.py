@@ -32,6 +32,7 @@ def _two_periods(state: AskState, runtime: Runtime[AskContext], trace: Trace) ->
         "period": PeriodRef.of(two.current),
         "compared": PeriodRef.of(two.previous),
         "compare_question": two.question,
+        "compare_span": two.span,
         "trace": trace.events,
     }
 
@@ -52,9 +53,21 @@ def normalise_period(state: AskState, runtime: Runtime[AskContext]) -> dict:
             found = found.model_copy(update={"span": span})
     if found is None:
         trace.branch("no period in the question: the whole history is used")
-        return {"period": None, "compared": None, "compare_question": None, "trace": trace.events}
+        return {
+            "period": None,
+            "compared": None,
+            "compare_question": None,
+            "compare_span": None,
+            "trace": trace.events,
+        }
     period = PeriodRef.of(found)
     trace.branch("period normalised", span=found.span, start=str(found.start), end=str(found.end))
     if found.corrected:
         trace.warning("impossible date corrected", note=found.corrected)
-    return {"period": period, "compared": None, "compare_question": None, "trace": trace.events}
+    return {
+        "period": period,
+        "compared": None,
+        "compare_question": None,
+        "compare_span": None,
+        "trace": trace.events,
+    }

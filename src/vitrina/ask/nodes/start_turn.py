@@ -72,6 +72,7 @@ def fresh_turn(question: str) -> dict:
         "period": None,
         "compared": None,
         "compare_question": None,
+        "compare_span": None,
         "grain": None,
         "plan": None,
         "mode": "rules",

@@ -49,6 +49,7 @@ class TwoPeriods:
     previous: Period
     question: str  # one period left, the comparison's words gone
     words: str  # the words that asked for the comparison (for the trace and the answer)
+    span: str = ""  # the words of the question that name the periods (a follow-up keeps them)
 
 
 def _tidy(text: str) -> str:
@@ -69,7 +70,9 @@ def _by_offset(question: str, today: date) -> TwoPeriods | None:
     asked = extract_period(stripped, today)
     if asked is None or asked.open_start:
         return None
-    return TwoPeriods(asked, _shifted(asked, found.unit), _tidy(stripped), found.span)
+    return TwoPeriods(
+        asked, _shifted(asked, found.unit), _tidy(stripped), found.span, span=asked.span
+    )
 
 
 def _year(text: str, today: date) -> Period | None:
@@ -92,7 +95,7 @@ def _bare_years(question: str, today: date) -> TwoPeriods | None:
     words = _year_words(later.start.year, question)
     kept = f"{question[: m.start()]} {words} {question[m.end() :]}"
     later = later.model_copy(update={"span": words})
-    return TwoPeriods(later, earlier, _tidy(kept), m.group(0))
+    return TwoPeriods(later, earlier, _tidy(kept), m.group(0), span=m.group(0))
 
 
 def _second_after(after: str, today: date) -> tuple[Period, int] | None:
@@ -126,11 +129,9 @@ def _named_pair(question: str, today: date) -> TwoPeriods | None:
     later, earlier = (first, second) if first.start > second.start else (second, first)
     span = later.span if later is first else second.span or _year_words(later.start.year, question)
     kept = f"{question[:at]} {span} {after[end:]}"
+    words = question[at : at + len(first.span) + end].strip()
     return TwoPeriods(
-        later.model_copy(update={"span": span}),
-        earlier,
-        _tidy(kept),
-        question[at : at + len(first.span) + end].strip(),
+        later.model_copy(update={"span": span}), earlier, _tidy(kept), words, span=words
     )
 
 
