@@ -230,7 +230,7 @@ def test_an_average_without_its_unit_is_refused() -> None:
 
 
 def test_a_follow_up_keeps_both_periods(make_service) -> None:
-    """"а по каналам?" after a two-period question: the same two periods, by channel (the
+    """ "а по каналам?" after a two-period question: the same two periods, by channel (the
     snapshot keeps the words naming both, not the one period the reader was left with)."""
     service = make_service()
     first = service.ask("сравни выручку за 2024 и 2025 годы", thread_id="f1")
