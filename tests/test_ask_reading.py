@@ -155,7 +155,15 @@ def test_one_two_period_reading(question: str, current: int, previous: int) -> N
 
 
 @pytest.mark.parametrize(
-    "question", ["выручка за 2025 год", "выручка с 2024 года", "revenue in 2025 by channel"]
+    "question",
+    [
+        "выручка за 2025 год",
+        "выручка с 2024 года",
+        "revenue in 2025 by channel",
+        "revenue between 2023 and 2025",  # one range, not two periods
+        "выручка с 2024 по 2025 год",
+        "выручка за январь и февраль 2025",  # one year for both: not guessed
+    ],
 )
 def test_one_period_is_no_comparison(question: str) -> None:
     assert read_two_periods(question, TODAY) is None

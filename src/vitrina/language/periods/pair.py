@@ -30,6 +30,7 @@ LINK = re.compile(
 # the verb that asks for the comparison: not a word the metric reader has to explain
 LEAD = re.compile(r"^\s*(?:сравни(?:те)?|сопоставь(?:те)?|compare)\s+", re.IGNORECASE)
 CYRILLIC = re.compile(r"[а-яё]", re.IGNORECASE)
+YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 YEAR_NOUN = r"(?:\s+(?:годы|годах|годов|годам|годом|году|года|год|гг\.?|г\.?|years?))?"
 # a bare year after the link ("по сравнению с 2024", "and 1997 years")
 BARE_YEAR = re.compile(rf"(?P<y>(?:19|20)\d\d)(?![\w.]){YEAR_NOUN}(?!\w)", re.IGNORECASE)
@@ -126,6 +127,8 @@ def _named_pair(question: str, today: date) -> TwoPeriods | None:
     second, end = found
     if (second.start, second.end) == (first.start, first.end):
         return None
+    if bool(YEAR.search(first.span)) != bool(YEAR.search(after[:end])):
+        return None  # "за январь и февраль 2025": one year for both, not read here
     later, earlier = (first, second) if first.start > second.start else (second, first)
     span = later.span if later is first else second.span or _year_words(later.start.year, question)
     kept = f"{question[:at]} {span} {after[end:]}"
@@ -149,9 +152,12 @@ def read_two_periods(question: str, today: date) -> TwoPeriods | None:
     >>> read_two_periods("выручка за 2025 год", date(2026, 1, 1)) is None
     True
     """
-    return (
-        _by_offset(question, today) or _bare_years(question, today) or _named_pair(question, today)
-    )
+    two = _by_offset(question, today) or _bare_years(question, today)
+    two = two or _named_pair(question, today)
+    single = None if two is None else extract_period(question, today)
+    if single is not None and single.start <= two.previous.start and two.current.end <= single.end:
+        return None  # "between 2023 and 2025", "с 2024 по 2025": one range, not two periods
+    return two
 
 
 __all__ = ["TwoPeriods", "read_two_periods"]
