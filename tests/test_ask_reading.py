@@ -214,6 +214,8 @@ def test_neutral_verbs_are_read_only_when_a_metric_is_named() -> None:
     bare = rules_verdict("сколько совершили в 2025 году", demo, TODAY)
     assert named["plan"] is not None and named["plan"].metrics == ["payment_count"]
     assert bare["plan"] is None and "совершили" in bare["unexplained"]
+    adults = rules_verdict("сколько совершеннолетних клиентов в 2025 году", demo, TODAY)
+    assert adults["plan"] is None and "совершеннолетних" in adults["unexplained"]
 
 
 def test_a_date_verb_still_picks_the_date() -> None:

@@ -62,7 +62,7 @@ def _select(reading: Reading, i: int, owners: list[str], catalog: Catalog) -> bo
 
 
 def _neutral(word: str) -> bool:
-    return word in QUESTION_STOPWORDS or any(stem_matches(s, word) for s in NEUTRAL_VERBS)
+    return word in QUESTION_STOPWORDS or word in NEUTRAL_VERBS  # words come lowercased, ё as е
 
 
 def _span_with_verb(reading: Reading, match: Match, i: int) -> tuple[int, int]:
@@ -91,5 +91,5 @@ def read_verbs(reading: Reading, catalog: Catalog) -> None:
             if _select(reading, i, owners, catalog):
                 reading.used.add(i)
             continue
-        if reading.metrics and any(stem_matches(s, word.text) for s in NEUTRAL_VERBS):
+        if reading.metrics and word.text in NEUTRAL_VERBS:
             reading.used.add(i)

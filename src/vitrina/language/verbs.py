@@ -8,16 +8,25 @@ metric in the catalog (`verbs:`), and `vitrina catalog init` drafts those from t
 name (TABLE_VERBS). A verb that picks a date ("отгружено", "shipped") is a synonym of the
 date column and stays one.
 
-Stems are matched as the catalog's synonyms are (`language.text.stem_matches`).
+A metric's `verbs` are stems, matched as the catalog's synonyms are
+(`language.text.stem_matches`); the neutral verbs are whole words.
 """
 
 from __future__ import annotations
 
-# happened / was done, in both languages: no metric of their own
-NEUTRAL_VERBS: tuple[str, ...] = (
-    "соверш", "провед", "провел", "провод", "сделал", "сделан", "случил", "произош",
-    "состоял", "было", "были", "был", "была", "made", "happened", "occurred", "done",
-    "took", "taken", "conducted", "carried", "performed", "were", "was",
+# happened / was done, in both languages: no metric of their own. Whole word forms, not
+# stems: "совершеннолетних" (adults) and "проводки" (postings) say what is counted
+NEUTRAL_VERBS: frozenset[str] = frozenset(
+    {
+        "совершили", "совершил", "совершила", "совершило", "совершено", "совершен",
+        "совершена", "совершены", "совершались", "совершалось", "совершенных", "совершённых",
+        "провели", "провел", "провёл", "провела", "провело", "проведено", "проведен",
+        "проведён", "проведена", "проведены", "проведенных", "проведённых", "проводились",
+        "сделали", "сделал", "сделала", "сделано", "сделан", "сделана", "сделаны",
+        "сделанных", "случилось", "случились", "произошло", "произошли", "состоялось",
+        "состоялись", "было", "были", "был", "была", "made", "happened", "occurred", "done",
+        "took", "taken", "conducted", "carried", "performed", "were", "was",
+    }
 )  # fmt: skip
 
 # a table's event, by a word of its name: the verbs `catalog init` drafts for its metrics
