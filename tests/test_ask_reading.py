@@ -249,3 +249,12 @@ def test_a_follow_up_keeps_both_periods(make_service) -> None:
     assert second.columns[:3] == ["channel", "payment_amount", "payment_amount_prev"]
     assert sum(r[1] for r in second.rows) == first.rows[0][0]
     assert sum(r[2] for r in second.rows) == first.rows[0][1]
+
+
+def test_a_verb_pick_is_traced_and_answered(chinook_service) -> None:
+    result = chinook_service.ask("Сколько треков купили в 2024 году?", thread_id="v1")
+    assert result.status == "answered" and "tracks_sold" in (result.sql or "")
+    assert any(
+        e.kind == "branch" and "own verb picked it" in e.message and e.data.get("verb") == "купили"
+        for e in result.trace
+    )

@@ -55,6 +55,7 @@ def _select(reading: Reading, i: int, owners: list[str], catalog: Catalog) -> bo
         owner = next((o for o in owners if _shares_noun(match, _nouns(o, catalog))), None)
         if owner is not None:
             start, end = _span_with_verb(reading, match, i)
+            reading.verb_picks.append((reading.words[i].original, owner, match.phrase.target))
             phrase = replace(match.phrase, target=owner)
             reading.metrics[n] = replace(match, phrase=phrase, start=start, length=end - start)
             return True

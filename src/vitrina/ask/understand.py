@@ -165,6 +165,7 @@ class Reading:
     used: set[int] = field(default_factory=set)
     ties: list[Tie] = field(default_factory=list)  # metric readings decided between equals
     unread: list[Unread] = field(default_factory=list)  # words asking for more than is read
+    verb_picks: list[tuple[str, str, str]] = field(default_factory=list)  # (verb, metric, instead)
 
 
 @dataclass(frozen=True)

@@ -159,6 +159,12 @@ def tie_checks(
     return checks
 
 
+def trace_verb_picks(reading: Reading, trace: Trace) -> None:
+    """A metric re-read by its verb ("треков купили": tracks sold) is a decision: traced."""
+    for verb, metric, instead in reading.verb_picks:
+        trace.branch("a metric's own verb picked it", verb=verb, metric=metric, instead_of=instead)
+
+
 def left_out(
     reading: Reading, plan: QueryPlan | None, catalog: Catalog
 ) -> tuple[list[str], list[tuple[str, str]]]:
@@ -304,6 +310,7 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
         metrics=outcome.plan.metrics,
         joins=len(outcome.plan.joins),
     )
+    trace_verb_picks(reading, trace)
     checks = tie_checks(reading, outcome.plan, ctx.catalog, lang, trace)
     if checks:
         return {
