@@ -227,6 +227,10 @@ def _chinook_is_kept(drafted: Drafted, printed: str, names: dict[str, str]) -> N
                 assert column["role"] == "attribute", (table, column)
     _each_table_once(drafted)
     assert "synonym 'country' names 2 columns" in printed
+    # the events the counts count, drafted from the table names (language.verbs)
+    assert {"sold", "bought", "купи"} <= set(drafted.metrics[f"{line}_count"]["verbs"])
+    assert {"issued", "выстав"} <= set(drafted.metrics["invoice_count"]["verbs"])
+    assert "verbs" not in drafted.metrics["employee_count"]
 
 
 def test_chinook_sqlite(shared_fixtures: Path, tmp_path: Path, capsys) -> None:
@@ -250,6 +254,16 @@ def test_chinook_sqlite(shared_fixtures: Path, tmp_path: Path, capsys) -> None:
                 "AND i.InvoiceDate < '2025-01-01' GROUP BY 1",
             ),
             ("number of employees", "SELECT count(*) FROM Employee"),
+            (  # a drafted verb and a neutral one ("were") read, never left unexplained
+                "how many invoices were issued in 2024",
+                "SELECT count(*) FROM Invoice WHERE InvoiceDate >= '2024-01-01' "
+                "AND InvoiceDate < '2025-01-01'",
+            ),
+            (
+                "how many invoice lines were bought in 2024",
+                "SELECT count(*) FROM InvoiceLine l JOIN Invoice i ON i.InvoiceId = l.InvoiceId "
+                "WHERE i.InvoiceDate >= '2024-01-01' AND i.InvoiceDate < '2025-01-01'",
+            ),
         ],
     )
 

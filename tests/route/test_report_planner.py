@@ -167,3 +167,17 @@ def test_a_comparison_looks_back_by_the_unit_named(make_route, request_text, com
     got = {tuple(r[: prev - 1]): r[prev] for r in report["rows"]}
     assert got == {tuple(r[:-1]): r[-1] for r in expected}
     assert "-- " in report["sql"], "both SQL texts are shown"
+
+
+def test_two_named_periods_and_a_partial_one(make_route) -> None:
+    """The two-period reading ask uses (language.periods.pair), and the partial-period check
+    ask uses (vitrina.ask.partial_checks): the data end on 30.11.2026, inside 2026."""
+    route = make_route()
+    named = route.handle("отчёт: сравни сумму платежей за 2024 и 2025 годы")
+    assert named.chosen["id"] == "comparison" and named.status == "answered"
+    assert named.report["compared_with"]["start"] == "2024-01-01"
+    assert not [c for c in named.report["checks"] if c["check"] == "partial_period"]
+    partial = route.handle("отчёт: сумма платежей за 2026 год по сравнению с 2025")
+    flagged = [c for c in partial.report["checks"] if c["check"] == "partial_period"]
+    assert len(flagged) == 1 and "неполный" in flagged[0]["message"]
+    assert flagged[0]["message"] in (partial.answer or "")

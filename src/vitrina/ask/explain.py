@@ -102,5 +102,7 @@ def explain_question(
     reading.outcome = "answered"
     for key, value in _describe(plan, catalog, state["lang"]).items():
         setattr(reading, key, value)
+    if plan.compared is not None and reading.period:  # two periods: both named
+        reading.period = f"{reading.period} vs {plan.compared.label(state['lang'])}"
     reading.sql = compile_plan(plan, catalog, dialect)
     return reading

@@ -47,7 +47,9 @@ def render_result(
     if result.status == "clarification":
         console.print(f'[dim]Answer with:[/] vitrina ask "1" --thread {result.thread_id}')
     if result.table:
-        console.print(rich_table(TableView.model_validate(result.table)))
+        view = TableView.model_validate(result.table)
+        # two breakdowns: the cross table reads better than the long form (present.pivot)
+        console.print(rich_table(TableView.model_validate(view.pivot) if view.pivot else view))
     if show_sql and result.sql and result.status == "answered":
         console.print(Syntax(result.sql, "sql", word_wrap=True, theme="ansi_dark"))
     for check in result.checks:

@@ -49,6 +49,9 @@ class AskState(TypedDict, total=False):
     candidates: list[str]  # topics still in play when rules could not decide
     resolved_segment: str | None  # b2b | b2c | None
     period: Any  # PeriodRef | None
+    compared: Any  # PeriodRef | None: the second period of a two-period question
+    compare_question: str | None  # the question with one period, the comparison's words gone
+    compare_span: str | None  # the words of the question naming both periods (for follow-ups)
     grain: str | None
     clarification: Clarification | None
     clarifications_in_row: int

@@ -27,6 +27,7 @@ from vitrina.catalog.draft_roles import (
     noun_stem,
     words,
 )
+from vitrina.language.verbs import draft_verbs
 from vitrina.warehouse.introspect import ColumnInfo, DatabaseSchema, TableInfo
 
 MONEY_WORDS = (
@@ -131,6 +132,9 @@ def _metrics(shape: _Shape) -> list[dict[str, Any]]:
             synonyms=[label, f"number of {label}", f"how many {label}"],
         )
     ]  # fmt: skip
+    verbs = draft_verbs(label.split())  # "how many orders were placed": the table's event
+    if verbs:
+        out[0]["verbs"] = verbs
     measures = [c for c in table.columns if column_role(table, c, shape.label) == "measure"]
     price = next((c for c in measures if _named(c, ("price", "цен"))), None)
     quantity = next((c for c in measures if _named(c, QUANTITY_WORDS)), None)

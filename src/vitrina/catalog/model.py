@@ -190,6 +190,9 @@ class Metric(_Strict):
     numerator: str | None = None  # a ratio of two metrics of the same table (their ids) ...
     denominator: str | None = None  # ... each with its own filter: expression is built
     synonyms: list[str] = Field(default_factory=list)
+    # what happens when it counts ("купи", "bought"): a verb next to a noun another metric
+    # shares ("сколько треков купили") picks this metric (vitrina.language.verbs)
+    verbs: list[str] = Field(default_factory=list)
     # fraction: a 0-1 value (AVG of a flag, a rate) shown as percent; read as percent of
     # `100.0 * (expression)` from here on, so every face shows percent points
     format: Literal["money", "count", "number", "percent", "fraction"] = "number"

@@ -31,6 +31,7 @@ from xlsxwriter.worksheet import Worksheet
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.present.formulas import is_formula_text
 from vitrina.present.numbers import Lang, format_value, metas_for
+from vitrina.present.pivot import pivot
 from vitrina.present.summary import is_period
 from vitrina.warehouse.result import QueryResult
 
@@ -63,6 +64,8 @@ WORKBOOK_OPTIONS = {  # no value is ever reinterpreted: text stays text
 }
 
 QUERY_SHEET = {"ru": "Запрос", "en": "Query"}
+PIVOT_SHEET = {"ru": "Сводная", "en": "Pivot"}  # two breakdowns: the cross table
+PIVOT_MAX_ROWS = 100_000  # the cross table is built in memory: only for results held whole
 QUERY_LABELS = {
     "ru": ("Вопрос", "SQL", "Период", "Сформировано", "Строк", "Примечание"),
     "en": ("Question", "SQL", "Period", "Generated", "Rows", "Note"),
@@ -295,6 +298,26 @@ def _data_sheet(
     return write_row
 
 
+def _pivot_sheet(
+    wb: xlsxwriter.Workbook,
+    formats: _Formats,
+    result: QueryResult,
+    metas: Sequence[ColumnMeta],
+    title: str,
+    lang: Lang | str,
+) -> None:
+    """Two breakdowns, one metric: the cross table on a second sheet (`present.pivot`)."""
+    crossed = pivot(result, list(metas))
+    if crossed is None:
+        return
+    table, table_metas = crossed
+    name = PIVOT_SHEET[lang] if PIVOT_SHEET[lang] != title else f"{PIVOT_SHEET[lang]} 2"
+    widths = _widths(table, table_metas, lang)
+    write_row = _data_sheet(wb, formats, name, table_metas, widths, lang, len(table.rows))
+    for r, row in enumerate(table.rows, start=1):
+        write_row(r, tuple(row))
+
+
 def write_excel(
     result: QueryResult,
     metas: Iterable[ColumnMeta],
@@ -337,6 +360,8 @@ def write_excel(
         write_row = _data_sheet(wb, formats, sheet, metas, widths, lang, count)
         for r, row in enumerate(itertools.islice(source, count), start=1):
             write_row(r, row)
+    if rows is None and total <= PIVOT_MAX_ROWS:
+        _pivot_sheet(wb, formats, result, metas, title, lang)
 
     _write_query_sheet(
         wb,

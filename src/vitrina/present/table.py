@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from pydantic import BaseModel
 from rich.table import Table
@@ -10,6 +11,7 @@ from rich.text import Text
 
 from vitrina.present.columns import ColumnMeta, ColumnRole, ValueFormat
 from vitrina.present.numbers import Lang, format_count, format_value, metas_for
+from vitrina.present.pivot import pivot
 from vitrina.present.summary import is_period
 from vitrina.warehouse.result import QueryResult
 
@@ -25,6 +27,9 @@ class TableView(BaseModel):
     total: int
     note: str | None = None  # "Показаны первые 20 из 134" / "Showing first 20 of 134"
     numeric: list[bool] = []  # right-align these columns
+    # two breakdowns and one metric: the same rows as a cross table (present.pivot), shown
+    # instead of the long form by the terminal and given to the web page
+    pivot: dict[str, Any] | None = None
 
 
 def table_note(shown: int, total: int, truncated: bool, lang: Lang | str) -> str | None:
@@ -62,6 +67,7 @@ def render_table(
     total = result.row_count
     rows = result.rows if limit is None or limit < 0 else result.rows[:limit]
     body = [[format_value(v, m, lang) for v, m in zip(row, metas, strict=False)] for row in rows]
+    crossed = pivot(result, metas) if not result.truncated else None
     return TableView(
         columns=[m.label(lang) for m in metas],
         rows=body,
@@ -69,6 +75,7 @@ def render_table(
         total=total,
         note=table_note(len(body), total, result.truncated, lang),
         numeric=[_is_numeric(m) for m in metas],
+        pivot=render_table(*crossed, lang, limit).model_dump() if crossed else None,
     )
 
 

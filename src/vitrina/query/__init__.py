@@ -28,6 +28,8 @@ from vitrina.lazy import lazy_exports
 if TYPE_CHECKING:  # the real names, for type checkers and IDEs (`X as X`: a re-export)
     from vitrina.query.compiler import column_metas as column_metas
     from vitrina.query.compiler import compile_plan as compile_plan
+    from vitrina.query.partial_period import last_day_reader as last_day_reader
+    from vitrina.query.partial_period import partial_checks as partial_checks
     from vitrina.query.plan import Comparison as Comparison
     from vitrina.query.plan import Dimension as Dimension
     from vitrina.query.plan import Filter as Filter
@@ -64,6 +66,8 @@ _EXPORTS = {
     "plan_from_spec": "vitrina.query.spec",
     "column_metas": "vitrina.query.compiler",
     "compile_plan": "vitrina.query.compiler",
+    "last_day_reader": "vitrina.query.partial_period",
+    "partial_checks": "vitrina.query.partial_period",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -16,6 +16,7 @@ from sqlglot import exp
 from vitrina.catalog import Catalog
 from vitrina.catalog.aggregates import restrict
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
+from vitrina.query.combine import combined_metas, compile_combined
 from vitrina.query.plan import Filter, QueryPlan
 from vitrina.sql.dates import day_kind_condition, grain_expr
 
@@ -156,9 +157,20 @@ def compile_plan(
 
     `filter_style` says how a metric's own filter is written when metrics differ:
     "filter" (FILTER (WHERE ...), DuckDB and PostgreSQL) or "case" (portable CASE WHEN).
+    A combined plan (metrics of other fact tables, two periods) is one query per part,
+    joined on the breakdown (`vitrina.query.combine`).
     """
     if dialect in NO_FILTER_CLAUSE:
         filter_style = "case"
+    if plan.combined:
+        return compile_combined(plan, catalog, dialect, _compile_one, filter_style)
+    return _compile_one(plan, catalog, dialect, filter_style=filter_style)
+
+
+def _compile_one(
+    plan: QueryPlan, catalog: Catalog, dialect: str, *, filter_style: str = "filter"
+) -> str:
+    """One aggregate query: the plan's tables joined many-to-one, grouped by its breakdown."""
     aliases = table_aliases(plan)
     base = aliases[plan.base_table]
     metrics = [catalog.metrics[m] for m in plan.metrics]
@@ -297,4 +309,6 @@ def column_metas(plan: QueryPlan, catalog: Catalog) -> list[ColumnMeta]:
                 additive=metric.additive and not derived,
             )
         )
+    if plan.compared is not None:
+        return combined_metas(plan, metas)
     return metas

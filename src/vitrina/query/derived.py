@@ -1,6 +1,7 @@
 """Derived metrics the rules build from a catalog metric: a share of the total ("доля
 выручки по странам", "what share of revenue came from the USA") and an average per unit
-("average revenue per customer", "в среднем на клиента", "в одном счёте").
+("average revenue per customer", "в среднем на клиента", "средняя выручка на одного
+клиента", "в одном счёте").
 
 Only the words are read here; the planner decides whether the metric allows it (a share or
 an average of an average is refused) and the compiler writes the SQL.
@@ -93,7 +94,9 @@ def find_per_unit(
         # "в среднем счетов": the adverb, never the start of a metric named "средний счёт"
         adverb = w.text == "среднем" and a > 0 and words[a - 1].text == "в"
         covered = set() if adverb else metric_words
-        averaging = w.text in AVERAGE_WORDS or (a in covered and w.text.startswith("средн"))
+        # "средняя выручка на клиента" reads as "average revenue per client": the adjective
+        # of no metric's name averages the metric after it (the unit word must follow)
+        averaging = w.text in AVERAGE_WORDS or w.text.startswith("средн")
         if a in used or not averaging:
             continue
         first = a + 1

@@ -116,6 +116,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "{word} — второй период, а ответ строится за один",
         "en": "{word} is a second period, and an answer here covers one",
     },
+    "partial_period": {
+        "ru": "Период {period} неполный: данные заканчиваются {end}, поэтому сравнение с целым "
+        "периодом занижает его",
+        "en": "The period {period} is incomplete: the data end on {end}, so compared with a whole "
+        "period it reads low",
+    },
     "tie": {
         "ru": "«{words}»: понял как «{chosen}» (не «{other}»)",
         "en": "«{words}»: read as «{chosen}» (not «{other}»)",

@@ -119,6 +119,16 @@ class QueryPlan(BaseModel):
     segment: str | None = None  # the value of the catalog's segment column, e.g. "B2B"
     joins: list[Join] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    # two periods: every metric also for this one, then the change and the change in percent
+    compared: PeriodRef | None = None
+    # metrics on other fact tables: each part aggregated on its own (its own joins, filters
+    # and date), then joined on the breakdown (vitrina.query.combine), never fact by fact
+    parts: list[QueryPlan] = Field(default_factory=list)
+
+    @property
+    def combined(self) -> bool:
+        """Several aggregates joined on the breakdown: other fact tables or two periods."""
+        return bool(self.parts or self.compared)
 
     @property
     def breakdown(self) -> bool:
@@ -131,4 +141,6 @@ class QueryPlan(BaseModel):
 
     @property
     def tables(self) -> list[str]:
-        return [self.base_table, *[j.right_table for j in self.joins]]
+        """Every table the plan reads: its own, then those of its parts (each once)."""
+        own = [self.base_table, *[j.right_table for j in self.joins]]
+        return list(dict.fromkeys([*own, *(t for p in self.parts for t in p.tables)]))

@@ -25,6 +25,7 @@ from vitrina.query.join_paths import (
     walk,
 )
 from vitrina.query.messages import text
+from vitrina.query.multi_metric import with_other_tables
 from vitrina.query.plan import Comparison, Dimension, Filter, Join, PeriodRef, QueryPlan
 from vitrina.query.understand import CONJUNCTIONS, Match, Reading, phrases
 from vitrina.trace import Trace
@@ -463,7 +464,7 @@ def build_plan(
     )
     outcome = attempt(trace=trace)
     if outcome.plan is not None:
-        return outcome
+        return with_other_tables(outcome, reading, catalog, attempt, trace)
     lead = next(
         (m for m in reading.metrics if catalog.metrics[m.phrase.target].topic == topic), None
     )
@@ -487,7 +488,7 @@ def build_plan(
                 instead_of=lead.phrase.target,
             )
             trace.events.extend(scratch.events)
-            return other
+            return with_other_tables(other, reading, catalog, attempt, trace)
     return outcome
 
 

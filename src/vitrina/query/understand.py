@@ -27,6 +27,7 @@ from vitrina.query.derived import (
     is_share_link,
     table_of,
 )
+from vitrina.query.event_verbs import read_verbs
 
 GROUP_MARKERS = (
     "по",
@@ -164,6 +165,7 @@ class Reading:
     used: set[int] = field(default_factory=set)
     ties: list[Tie] = field(default_factory=list)  # metric readings decided between equals
     unread: list[Unread] = field(default_factory=list)  # words asking for more than is read
+    verb_picks: list[tuple[str, str, str]] = field(default_factory=list)  # (verb, metric, instead)
 
 
 @dataclass(frozen=True)
@@ -751,6 +753,10 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
             ].append(match)
     reading.metrics.sort(key=lambda m: m.start)
     reading.ties = _ties(words, reading.metrics, candidates, coverage)
+    read_verbs(reading, catalog)
+    reading.ties = [
+        t for t in reading.ties if any(m.phrase.target == t.chosen for m in reading.metrics)
+    ]
     _second_breakdowns(reading, named_matches, named_columns, segment_starts)
     reading.unread += _unread_per(reading, catalog)
     value_starts = {m.start for m in reading.values}

@@ -146,10 +146,19 @@ def _grouped_expressions(select: exp.Select, group: exp.Group) -> list[str]:
 
 
 def check_grain(tree: exp.Expression, grain: str | None) -> list[CheckProblem]:
-    """ "по месяцам" needs a GROUP BY on the month (date_trunc or extract)."""
+    """ "по месяцам" needs a GROUP BY on the month (date_trunc or extract). A query of
+    several aggregates joined on the breakdown (one CTE each) needs it in every one."""
     if not grain:
         return []
+    grouped = [s for s in tree.find_all(exp.Select) if s.args.get("group")]
+    if len(grouped) > 1:
+        problems = [p for s in grouped for p in _grain_of(s, grain)]
+        return problems[:1]
     select = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
+    return _grain_of(select, grain)
+
+
+def _grain_of(select: exp.Select | None, grain: str) -> list[CheckProblem]:
     group = select.args.get("group") if select else None
     grouped = _grouped_expressions(select, group) if select and group else []
     text = " ".join(grouped).lower()

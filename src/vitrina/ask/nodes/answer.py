@@ -24,6 +24,7 @@ from vitrina.ask.state import AskState
 from vitrina.present.answer_text import write_answer
 from vitrina.present.charts import ChartDecision, decide_chart
 from vitrina.present.columns import ColumnMeta
+from vitrina.present.comparison import Labels, comparison_text
 from vitrina.present.numbers import format_date, format_value, unverified_numbers
 from vitrina.present.summary import ResultSummary, summarize
 from vitrina.present.table import render_table
@@ -148,6 +149,19 @@ DAY_KIND_LABELS = {
 }
 
 
+def _compared_body(
+    plan: QueryPlan, result: QueryResult, metas: list, lang: str, notes: list[str]
+) -> tuple[str, list[str]]:
+    """Two periods: both values, the change and the change in percent, per metric (the
+    sentences of `present.comparison`, which the route report writes too)."""
+    assert plan.period is not None and plan.compared is not None
+    labels = Labels(
+        plan.period.label_ru, plan.period.label_en, plan.compared.label_ru, plan.compared.label_en
+    )
+    sentences, figures = comparison_text(lang, result, metas, labels)
+    return " ".join([sentences, *notes]).strip(), figures
+
+
 def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("answer")
     ctx = runtime.context
@@ -164,7 +178,7 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
     notes = [
         c["message"]
         for c in state.get("checks", [])
-        if c["check"] in ("clarification_limit", "nothing_to_continue")
+        if c["check"] in ("clarification_limit", "nothing_to_continue", "partial_period")
     ]
     notes += plan.notes if plan else []
     scope = scope_note(plan, lang) if plan else None
@@ -193,6 +207,9 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
                 )
                 body = f"{body} {span}"
                 trusted.append(span)
+        elif plan is not None and plan.compared is not None and plan.period is not None:
+            body, figures = _compared_body(plan, result, metas, lang, notes)
+            trusted += figures
         else:
             body = write_answer(
                 lang,
@@ -232,7 +249,8 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
         else None,
     }
     reading = read_question(state["rewritten"], ctx.catalog)
-    snap = snapshot(state["rewritten"], period.span if period else None, reading.grain_span)
+    span = state.get("compare_span") or (period.span if period else None)  # both periods
+    snap = snapshot(state["rewritten"], span, reading.grain_span)
     turn = {
         "question": state["question"],
         "rewritten": state["rewritten"],

@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.state import AskState
+from vitrina.query.partial_period import last_day_reader, partial_checks
 from vitrina.query.result_checks import Shape, result_flags
 from vitrina.query.run import RunOptions
 from vitrina.trace import Trace
@@ -26,6 +27,15 @@ def _shape(state: AskState, ctx: AskContext) -> Shape:
     return Shape(
         base, table.default_date if table else None, breakdown, state["context"].get("joins", [])
     )
+
+
+def _partial(state: AskState, ctx: AskContext, trace: Trace) -> list[str]:
+    """A compared period the data end inside, in the question's language (see partial_period)."""
+    plan = state.get("plan")
+    if plan is None or plan.compared is None:
+        return []
+    last_day = last_day_reader(ctx.warehouse, ctx.catalog, trace, ctx.policy)
+    return [c["message"] for c in partial_checks(plan, last_day, state["lang"])]
 
 
 def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
@@ -48,4 +58,7 @@ def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
         dialect=ctx.dialect,
         flags=state.get("checks") or [],
     )
+    for message in _partial(state, ctx, trace):
+        checks.append({"check": "partial_period", "message": message})
+        trace.warning(message, check="partial_period")
     return {"checks": checks, "trace": trace.events}

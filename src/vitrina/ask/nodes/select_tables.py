@@ -15,6 +15,7 @@ from vitrina.ask.context import AskContext
 from vitrina.ask.state import AskState
 from vitrina.catalog import Catalog
 from vitrina.language.periods import extract_period, period_offsets
+from vitrina.language.periods.pair import read_two_periods
 from vitrina.language.stopwords import QUESTION_STOPWORDS
 from vitrina.query.messages import text
 from vitrina.query.plan import PeriodRef, QueryPlan
@@ -158,6 +159,12 @@ def tie_checks(
     return checks
 
 
+def trace_verb_picks(reading: Reading, trace: Trace) -> None:
+    """A metric re-read by its verb ("треков купили": tracks sold) is a decision: traced."""
+    for verb, metric, instead in reading.verb_picks:
+        trace.branch("a metric's own verb picked it", verb=verb, metric=metric, instead_of=instead)
+
+
 def left_out(
     reading: Reading, plan: QueryPlan | None, catalog: Catalog
 ) -> tuple[list[str], list[tuple[str, str]]]:
@@ -167,16 +174,35 @@ def left_out(
         return unexplained_words(reading), []
     vocabulary = plan_vocabulary(plan, catalog)
     joined = joined_vocabulary(plan, catalog)
+    for part in plan.parts:  # each metric of another table names its own tables and columns
+        vocabulary |= plan_vocabulary(part, catalog)
+        joined |= joined_vocabulary(part, catalog)
     unexplained = unexplained_words(reading, vocabulary, plan.topic, joined)
     unexplained += dropped_metric_words(reading, plan, catalog, vocabulary | joined)
     return unexplained, unaligned(reading, plan, catalog)
+
+
+def with_compared(
+    plan: QueryPlan | None, compared: PeriodRef | None, parts: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """Put the second period on the plan; a time breakdown cannot line the two up (its
+    buckets differ), so that plan carries one period only: the second is named as left out."""
+    if plan is None or compared is None:
+        return parts
+    if plan.grain:
+        return [*parts, (compared.label_ru, "period")]
+    plan.compared = compared
+    return parts
 
 
 def rules_verdict(question: str, catalog: Catalog, today: date | None = None) -> dict:
     """The rules' plan for one standalone question, or None where the turn would not be
     answered by them (for measuring a question set without a warehouse): the topic is the
     reading's best scored, as detect_topic picks it when no segment or dialog decides."""
-    period = extract_period(question, today or date.today())
+    two = read_two_periods(question, today or date.today())
+    compared = PeriodRef.of(two.previous) if two else None
+    question = two.question if two else question
+    period = two.current if two else extract_period(question, today or date.today())
     ref = PeriodRef.of(period) if period else None
     reading = read_question(
         question, catalog, period_span=period_offsets(question, period.span if period else None)
@@ -188,6 +214,7 @@ def rules_verdict(question: str, catalog: Catalog, today: date | None = None) ->
         reading, catalog, topic=topic, lang="ru", period=ref, segment=None, trace=trace
     )
     unexplained, parts = left_out(reading, outcome.plan, catalog)
+    parts = with_compared(outcome.plan, compared, parts)
     refused = bool(reading.unknown_names or unexplained or parts or outcome.plan is None)
     return {
         "plan": None if refused else outcome.plan,
@@ -202,7 +229,7 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
     ctx = runtime.context
     lang = state["lang"]
     period = state.get("period")
-    question = state["rewritten"]
+    question = state.get("compare_question") or state["rewritten"]
     reading = read_question(
         question, ctx.catalog, period_span=period_offsets(question, period.span if period else None)
     )
@@ -227,6 +254,7 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
     )
     plan = outcome.plan
     unexplained, parts = left_out(reading, plan, ctx.catalog)
+    parts = with_compared(plan, state.get("compared"), parts)
     if parts:
         words = [w for w, _ in parts]
         rest = [w for w in unexplained if not _part_of(w, parts)]
@@ -282,6 +310,7 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
         metrics=outcome.plan.metrics,
         joins=len(outcome.plan.joins),
     )
+    trace_verb_picks(reading, trace)
     checks = tie_checks(reading, outcome.plan, ctx.catalog, lang, trace)
     if checks:
         return {

@@ -34,7 +34,7 @@ def plan_problems(plan: QueryPlan, catalog: Catalog) -> list[str]:
         metric = catalog.metrics.get(metric_id)
         if metric is None:
             problems.append(f"unknown metric {metric_id}")
-        elif metric.table != plan.base_table:
+        elif metric.table not in {plan.base_table, *(p.base_table for p in plan.parts)}:
             problems.append(f"metric {metric_id} is not on {plan.base_table}")
     problems += [f"{d.table} is not joined" for d in plan.dimensions if d.table not in plan.tables]
     problems += [f"{f.table} is not joined" for f in plan.filters if f.table not in plan.tables]
@@ -70,6 +70,9 @@ def fresh_turn(question: str) -> dict:
         "follow_up": False,
         "topic": None,
         "period": None,
+        "compared": None,
+        "compare_question": None,
+        "compare_span": None,
         "grain": None,
         "plan": None,
         "mode": "rules",

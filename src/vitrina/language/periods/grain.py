@@ -53,10 +53,29 @@ _GRAINS: tuple[tuple[Grain, str], ...] = (
 _GRAIN_RE = re.compile("|".join(f"(?P<{grain.value}>{pattern})" for grain, pattern in _GRAINS), _F)
 
 
+# the grain as the second of two breakdowns: "по каналам и месяцам", "by channel and month"
+_SECOND = re.compile(
+    r"(?:\bпо|\bby)\s+[\w-]+(?:\s+[\w-]+)?\s+(?P<words>(?:и|and)\s+(?:"
+    r"(?P<day>дням(?!\s+недели)|days?\b(?!\s+of))|(?P<week>неделям|weeks?\b)|"
+    r"(?P<month>месяцам|months?\b)|(?P<quarter>кварталам|quarters?\b)|(?P<year>годам|years?\b)))",
+    _F,
+)
+
+
 def find_grain(text: str) -> tuple[Grain, tuple[int, int]] | None:
-    """The grain asked for and where its words are in `text` (start, end offsets)."""
+    """The grain asked for and where its words are in `text` (start, end offsets).
+
+    >>> find_grain("платежи по каналам и месяцам в 2025 году")
+    (<Grain.MONTH: 'month'>, (19, 28))
+    """
     m = _GRAIN_RE.search(text)
-    return (Grain(m.lastgroup), m.span()) if m and m.lastgroup else None
+    if m and m.lastgroup:
+        return Grain(m.lastgroup), m.span()
+    second = _SECOND.search(text)
+    if second is None:
+        return None
+    grain = next(g for g in Grain if second.group(g.value))
+    return grain, second.span("words")
 
 
 def extract_grain(text: str) -> Grain | None:

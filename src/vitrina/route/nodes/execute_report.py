@@ -20,7 +20,7 @@ from vitrina.present.comparison import CHANGE, PCT, Labels, compare_results, com
 from vitrina.present.excel import write_excel
 from vitrina.present.numbers import as_date, unverified_numbers
 from vitrina.present.table import render_table
-from vitrina.query import PeriodRef, QueryPlan, column_metas
+from vitrina.query import PeriodRef, QueryPlan, column_metas, last_day_reader, partial_checks
 from vitrina.route.context import PREVIEW_ROWS, RouteContext
 from vitrina.route.messages import text
 from vitrina.route.state import RouteState
@@ -104,11 +104,18 @@ def _comparison(
         align=_align(plan.period, prior),
     )
     body, figures = comparison_text(lang, merged, metas, labels)
+    # a period the data end inside, named and flagged as ask does (vitrina.ask.partial_checks)
+    last_day = last_day_reader(ctx.warehouse, ctx.catalog, trace, getattr(ctx, "policy", None))
+    partial = partial_checks(plan, last_day, lang, periods=[plan.period, prior])
+    for check in partial:
+        trace.warning(check["message"], check=check["check"])
+    body = " ".join([body, *(c["message"] + "." for c in partial)]).strip()
     view = render_table(merged, metas, lang, limit=ctx.settings.table_preview_rows or PREVIEW_ROWS)
     trusted = [
         labels.current(lang),
         labels.previous(lang),
         *figures,
+        *(c["message"] for c in partial),
         *([view.note] if view.note else []),
     ]
     invented = unverified_numbers(body, merged, metas, texts=trusted, lang=lang)
@@ -161,6 +168,7 @@ def _comparison(
     checks = [{**c, "period": "current"} for c in current.checks] + [
         {**c, "period": "previous"} for c in previous.checks
     ]
+    checks += partial
     report = {
         "target": "warehouse",
         "plan": row["id"],

@@ -11,6 +11,7 @@ from vitrina.catalog import Catalog
 from vitrina.language.detect import detect_lang
 from vitrina.language.periods import extract_period, period_offsets
 from vitrina.language.periods.compare import Comparison, Unit, find_comparison, strip_comparison
+from vitrina.language.periods.pair import read_two_periods
 from vitrina.query import PeriodRef, Reading, read_question
 
 PREFIX = re.compile(
@@ -43,6 +44,7 @@ class ReportRequest:
     topic: str | None
     comparison: Comparison | None  # "к прошлому году": the unit back to the compared period
     compare_words: bool = False  # "сравни", "vs" with no unit named
+    compared: PeriodRef | None = None  # the second period named ("за 2024 и 2025 годы")
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -64,6 +66,11 @@ def read_request(
     miss."""
     question = clean_question(request)
     comparison = find_comparison(question)
+    # two periods named ("сравни выручку за 2024 и 2025 годы", "2025 vs 2024"): the later is
+    # asked, the earlier compared with, as ask reads them (language.periods.pair)
+    two = None if comparison else read_two_periods(question, today)
+    if two is not None:
+        question = two.question
     # the comparison's words name the offset, not the period: "за III кв. 2026 к прошлому году"
     found = extract_period(
         strip_comparison(question, comparison) if comparison else question, today
@@ -99,6 +106,7 @@ def read_request(
         period=period,
         topic=topic,
         comparison=comparison,
-        compare_words=bool(COMPARE.search(question)),
+        compare_words=bool(COMPARE.search(question)) or two is not None,
+        compared=PeriodRef.of(two.previous) if two is not None else None,
         notes=notes,
     )

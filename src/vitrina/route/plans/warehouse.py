@@ -77,6 +77,15 @@ def warehouse_candidates(
     if outcome.plan is None:
         return [], outcome.refusal or "no_metric"
     base = outcome.plan
+    if base.parts:  # metrics of several fact tables: their own joins per part, no variants
+        return [
+            Candidate(
+                "breakdown" if base.breakdown else "aggregate",
+                "Как в запросе",
+                "As requested",
+                base,
+            )
+        ], None
     out = [
         Candidate(
             "breakdown" if base.breakdown else "aggregate",
@@ -110,7 +119,7 @@ def warehouse_candidates(
         and base.date_column
         and (req.compare or unit in ("year", "quarter", "month", "week"))
     ):
-        previous = compared_period(base.period, unit)
+        previous = req.compared or compared_period(base.period, unit)
         out.append(
             Candidate(
                 "comparison",

@@ -17,8 +17,9 @@ from datetime import date
 from typing import Any
 
 from vitrina.language.detect import detect_lang
-from vitrina.language.periods import Period, extract_period
+from vitrina.language.periods import Period
 from vitrina.language.periods.compare import Comparison, find_comparison, strip_comparison
+from vitrina.language.periods.pair import read_two_periods
 from vitrina.task.horizon import Horizon, read_horizon
 from vitrina.task.state import Step
 
@@ -60,12 +61,6 @@ WHICH_FELL = re.compile(
     re.I,
 )
 DATIVE = {"ах": "ам", "ях": "ям", "е": "ам", "и": "ям"}
-# the words before a second, explicitly named period: "... за май 2026 по сравнению с маем 2025"
-CONNECTOR = re.compile(
-    r"\s*(?:(?:в|по)\s+сравнени[июе](?:\s+со?)?|против|относительно|и|с|со|к|vs\.?|versus|"
-    r"against|compared\s+(?:to|with)|and|with|to)\s*$",
-    re.I,
-)
 FORECAST = re.compile(r"прогноз|спрогнозир|forecast|predict", re.I)
 SHARES = re.compile(r"\bдол[яиюе]|структур|\bshares?\b", re.I)
 DEVIATION = re.compile(r"отклонен|аномал|выброс|deviat|anomal|outlier", re.I)
@@ -100,21 +95,12 @@ def _first_clause(request: str) -> str:
 
 
 def named_pair(clause: str, today: date) -> tuple[str, Period] | None:
-    """(the clause without the second period, the second period) when the clause names two."""
-    first = extract_period(clause, today)
-    if first is None or not first.span:
+    """(the clause with one period, the period compared with) when the clause names two: the
+    reading ask and route share (`language.periods.pair`), the later period asked."""
+    two = read_two_periods(clause, today)
+    if two is None or find_comparison(clause) is not None:
         return None
-    at = clause.find(first.span)
-    rest = clause[:at] + "\x00" * len(first.span) + clause[at + len(first.span) :]
-    second = extract_period(rest, today)
-    if second is None or not second.span or second.span not in rest:
-        return None
-    cut = rest.find(second.span)
-    before = CONNECTOR.sub("", rest[:cut])
-    kept = (before + " " + rest[cut + len(second.span) :]).replace(
-        "\x00" * len(first.span), first.span
-    )
-    return re.sub(r"\s{2,}", " ", kept).strip(" ,."), second
+    return two.question, two.previous
 
 
 def read_words(request: str, today: date | None = None) -> Words:
