@@ -360,7 +360,7 @@ def write_excel(
         write_row = _data_sheet(wb, formats, sheet, metas, widths, lang, count)
         for r, row in enumerate(itertools.islice(source, count), start=1):
             write_row(r, row)
-    if rows is None and total <= PIVOT_MAX_ROWS:
+    if len(result.rows) == total <= PIVOT_MAX_ROWS:  # the result is held whole
         _pivot_sheet(wb, formats, result, metas, title, lang)
 
     _write_query_sheet(
