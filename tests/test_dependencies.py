@@ -136,7 +136,9 @@ def test_every_test_and_benchmark_import_is_declared():
     usable = _declared(None) | _declared("dev")
     wrong = [
         f"{path.relative_to(ROOT)}:{line}: imports {head} from {dist}, not in dependencies or dev"
-        for head, dist, path, line, _ in _third_party([ROOT / "tests", ROOT / "benchmarks"], local=True)
+        for head, dist, path, line, _ in _third_party(
+            [ROOT / "tests", ROOT / "benchmarks"], local=True
+        )
         if dist not in usable and head not in BY_HAND
     ]
     assert not wrong, "\n".join(wrong)
