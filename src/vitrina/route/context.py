@@ -6,10 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vitrina.catalog import Catalog
 from vitrina.config import Settings
+
+if TYPE_CHECKING:
+    from vitrina.llm import ModelSlots
 
 MAX_STEPS = 6  # metadata analyst: ReAct steps per request, whatever the search finds
 PREVIEW_ROWS = 20
@@ -29,7 +32,7 @@ class RouteContext:
     docs_sql: list[Path] = field(default_factory=list)
     docs_index: Path | None = None  # index.json written by `vitrina docs`, for measure search
     task_runner: Callable[[str], dict[str, Any]] | None = None  # the task job, when it exists
-    llm: Any = None  # vitrina.llm client (structured(task, messages, schema)); None = rules only
+    llm: ModelSlots | None = None  # a turn's model slots; None = rules only
     today: date = field(default_factory=date.today)
     write_files: bool = True
     max_steps: int = MAX_STEPS

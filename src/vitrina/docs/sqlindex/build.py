@@ -249,7 +249,7 @@ def _ddl_object(
         name=head.name,
         kind=head.kind,
         file=ctx.path,
-        line=head.line,  # type: ignore[arg-type]
+        line=head.line,
         end_line=raw.tokens[-1].end_line,
         columns=list(head.columns),
         definition=definition,
@@ -349,7 +349,7 @@ def _view(
         found.kind = "select"
         found.targets = []
         obj.columns = obj.columns or found.columns
-        obj.statements.append(_info(found, line, body, ctx, parsed_by))  # type: ignore[arg-type]
+        obj.statements.append(_info(found, line, body, ctx, parsed_by))
         return
     counts["scan"] += 1
     found = scan_tokens(body)
@@ -399,7 +399,7 @@ def _statement(
             ctx.trace.suppressed(note, file=ctx.path, line=toks[0].line)
         if not (found.targets or found.sources or found.calls or found.dynamic):
             return None
-        return _info(found, toks[0].line, toks, ctx, parsed_by)  # type: ignore[arg-type]
+        return _info(found, toks[0].line, toks, ctx, parsed_by)
     counts["scan"] += 1
     found = scan_tokens(toks if raw.lead not in ("IF", "WHILE") else toks[1:])
     if raw.lead in ("IF", "WHILE", "PRINT", "RETURN"):

@@ -102,7 +102,7 @@ class PromptStore:
         files = sorted(
             (p for p in folder.iterdir() if VERSION_FILE.match(p.name)),
             key=lambda p: int(VERSION_FILE.match(p.name).group(1)),
-        )[:MAX_VERSIONS]  # type: ignore[union-attr]
+        )[:MAX_VERSIONS]
         return [parse_prompt(p, name) for p in files]
 
     def local(self, name: str, trace: Trace | None = None) -> Prompt:
