@@ -83,7 +83,7 @@ def test_a_forecast_for_next_month(make_task, sql):
         reason="statsmodels is the 'forecast' extra (pip install 'vitrina[forecast]'); without "
         "it a forecast is a least-squares line, tested by tests/task/test_redo.py",
     )
-    ExponentialSmoothing = holtwinters.ExponentialSmoothing  # noqa: N806
+    ExponentialSmoothing = holtwinters.ExponentialSmoothing
 
     view = make_task().run("Сделай прогноз открытий кошельков на следующий месяц")
     want = sql(

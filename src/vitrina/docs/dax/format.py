@@ -47,7 +47,7 @@ def _build(tokens: list[Token]) -> list[_Item]:
                 and current[-1].kind is TokenKind.IDENT
             ):
                 head = current.pop()
-            call = _Call(head=head, open=t)  # type: ignore[arg-type]
+            call = _Call(head=head, open=t)
             current.append(call)
             arg: list[_Item] = []
             call.args.append(arg)

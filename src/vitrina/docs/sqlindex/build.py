@@ -289,7 +289,7 @@ def _module(raw: RawStatement, ctx: _File, index: SqlIndex, counts: dict[str, in
     assert head is not None  # split_statements marks only real module heads
     obj = SqlObject(
         name=head.name or f"<unnamed {head.kind} at line {head.line}>",
-        kind=head.kind,  # type: ignore[arg-type]
+        kind=head.kind,
         file=ctx.path,
         line=head.line,
         end_line=raw.tokens[-1].end_line,
@@ -455,14 +455,14 @@ def _info(
     found: Extraction, line: int, toks: list[Tok], ctx: _File, parsed_by: str
 ) -> SqlStatementInfo:
     return SqlStatementInfo(
-        kind=found.kind,  # type: ignore[arg-type]
+        kind=found.kind,
         targets=found.targets,
         sources=found.sources,
         calls=found.calls,
         line=line,
         end_line=toks[-1].end_line if toks else line,
         sql=_text(ctx, toks),
-        parsed_by=parsed_by,  # type: ignore[arg-type]
+        parsed_by=parsed_by,
         assignments=found.assignments,
         external=found.external,
     )
