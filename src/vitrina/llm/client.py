@@ -549,7 +549,7 @@ class LLMClient:
                 )
 
         retrying = Retrying(
-            stop=stop_any(stop_after_attempt(self.max_retries + 1), _budget_stop(budget)),
+            stop=stop_any(stop_after_attempt(self.max_retries + 1), _BudgetStop(budget)),
             wait=lambda state: min(self._wait(state), max(0.0, budget.remaining_s() - 1.0)),
             retry=retry_if_exception(is_retryable),
             sleep=self._sleep,
@@ -734,7 +734,7 @@ class LLMClient:
                 log.exception("LLM call tracer failed")
 
 
-class _budget_stop(stop_base):
+class _BudgetStop(stop_base):
     """Stop retrying when the turn could not wait for the backoff and another try."""
 
     def __init__(self, budget: TurnBudget) -> None:
