@@ -89,8 +89,8 @@ demo: $(STAMP)
 
 # ruff (style, complexity: C901 ratchet) and mypy (types; pyproject's [tool.mypy] says how strict)
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks docs/reference
+	$(BIN)/ruff format --check src tests benchmarks docs/reference
 	$(BIN)/mypy
 
 # The real-Superset tier (tests/superset_real): Apache Superset 6 from PyPI in its own cached
