@@ -13,6 +13,7 @@ from vitrina.config import Settings
 
 if TYPE_CHECKING:
     from vitrina.llm import ModelSlots
+    from vitrina.warehouse import Warehouse
 
 MAX_STEPS = 6  # metadata analyst: ReAct steps per request, whatever the search finds
 PREVIEW_ROWS = 20
@@ -22,7 +23,7 @@ PREVIEW_ROWS = 20
 class RouteContext:
     settings: Settings
     catalog: Catalog  # the warehouse catalog, or the one built from a 1C configuration
-    warehouse: Any = None  # vitrina.warehouse.Warehouse for warehouse reports; None for a 1C target
+    warehouse: Warehouse | None = None  # for warehouse reports; None for a 1C target
     ask: Callable[[str, str | None], Any] | None = None  # (question, thread_id) -> AskResult
     run_plan: Callable[..., Any] | None = (
         None  # AskService.run_plan(plan, question=, lang=) -> AskResult
