@@ -8,13 +8,34 @@ STAMP := $(VENV)/.installed
 # fetched from a CDN at run time.
 VENDOR := src/vitrina/server/static/vendor/versions.json
 
-.PHONY: demo test test-llm lint bench browser pg-contrib mariadb sandbox assets clean superset-env
+.PHONY: demo test test-min test-llm lint lock bench browser pg-contrib mariadb sandbox assets clean superset-env
 
-$(STAMP): pyproject.toml
+# .venv installs exactly the pinned versions of requirements.lock (every file checked against
+# its hash), then vitrina itself without resolving anything again. `make lock` rewrites the lock
+# after a change to pyproject.toml's dependencies (uv keeps every pin it can).
+LOCK := requirements.lock
+
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,mysql]'
+	$(BIN)/pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
+
+lock: $(STAMP)
+	$(BIN)/uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
+	  --generate-hashes --custom-compile-command "make lock" --quiet -o $(LOCK)
+
+# The lowest versions pyproject.toml allows for every direct dependency (uv's lowest-direct
+# resolution), in their own environment, and the suite over them: a minimum that is too low
+# fails here. Takes what `make test` takes, plus the install (decision 156).
+MIN_VENV := .venv-min
+
+test-min: $(STAMP) $(VENDOR) browser pg-contrib sandbox
+	rm -rf $(MIN_VENV)
+	$(BIN)/uv venv --quiet --python $(BIN)/python $(MIN_VENV)
+	$(BIN)/uv pip install --quiet --python $(MIN_VENV)/bin/python --resolution lowest-direct -e '.[dev]'
+	VITRINA_TEST_SUPERSET_ENV=$(SUPERSET_ENV) $(MIN_VENV)/bin/python -m pytest -p no:cacheprovider $(TESTS)
 
 $(VENDOR): web/package-lock.json | $(STAMP)
 	$(BIN)/python -m vitrina.server.assets
@@ -88,8 +109,11 @@ demo: $(STAMP)
 	  "charts and diagrams stay off until 'make assets' (needs npm) succeeds"
 	$(BIN)/vitrina demo
 
+# ruff (style, complexity: C901 ratchet) and mypy (types; pyproject's [tool.mypy] says how strict)
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks docs/reference
+	$(BIN)/ruff format --check src tests benchmarks docs/reference
+	$(BIN)/mypy
 
 # The real-Superset tier (tests/superset_real): Apache Superset 6 from PyPI in its own cached
 # environment, started by the tests on 127.0.0.1. `make test` runs it when the environment is
@@ -119,4 +143,4 @@ bench: $(STAMP) $(VENDOR)
 	$(BIN)/python benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .ruff_cache web/node_modules src/vitrina/server/static/vendor
+	rm -rf $(VENV) $(MIN_VENV) .mypy_cache build *.egg-info src/*.egg-info .pytest_cache .ruff_cache web/node_modules src/vitrina/server/static/vendor

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 from datetime import date
@@ -14,6 +15,11 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED_FIXTURES = ROOT.parent / "shared" / "fixtures"
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 PG_URL = os.environ.get("VITRINA_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+# Hypothesis keeps its files (its example database, its cache of the code's constants) outside
+# the checkout: it reads this before its first import, which comes after this conftest
+os.environ.setdefault(
+    "HYPOTHESIS_STORAGE_DIRECTORY", str(Path(tempfile.gettempdir()) / "vitrina-hypothesis")
+)
 # the real-model tier runs only under `make test-llm`, which names its cached environment
 collect_ignore = [] if os.environ.get("VITRINA_TEST_LLM_ENV") else ["llm_real"]
 

@@ -97,7 +97,7 @@ class ThreadLocalSqliteSaver(SqliteSaver):
         self._local.conn = conn
         return conn
 
-    @property  # type: ignore[override]
+    @property
     def conn(self) -> sqlite3.Connection:
         found = getattr(self._local, "conn", None)
         return found if found is not None else self._connect()

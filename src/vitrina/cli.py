@@ -9,7 +9,6 @@ import sys
 from importlib import import_module
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -50,14 +49,16 @@ def _problems_line(problems: list[Any], shown: int = 3) -> str:
 class _Group(TyperGroup):
     """The root group: a user's environment error is one line on stderr, never a traceback."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    # typer.Context is the public name of the click Context typer passes (its own copy of
+    # click since typer 0.2x): the same object, a narrower type than the base class names
+    def invoke(self, ctx: typer.Context) -> Any:  # type: ignore[override]
         try:
             return super().invoke(ctx)
         except Exception as exc:
             message = _environment_error(exc)
             if message is None:
                 raise
-            click.echo(f"error: {message}", err=True)
+            typer.echo(f"error: {message}", err=True)
             raise typer.Exit(2) from exc
 
 

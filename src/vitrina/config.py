@@ -79,13 +79,13 @@ class Settings(BaseSettings):
         frozen=True, extra="forbid", env_prefix=ENV_PREFIX, validate_default=False
     )
 
-    home: Path
+    home: Path  # where state lives: checkpoints, the demo warehouse, outputs, caches
     db_url: str | None = None  # None means the embedded demo warehouse
     catalog_dir: Path | None = None  # None means the demo catalog shipped with the package
     state_url: str | None = None  # None means SQLite under home
-    segment: str = "auto"
-    statement_timeout_s: float = 30.0
-    row_cap: int = 100_000
+    segment: str = "auto"  # the dialog's customer segment: auto, or one the catalog names
+    statement_timeout_s: float = 30.0  # one warehouse statement, then it is cancelled
+    row_cap: int = 100_000  # rows one query returns at most (the guard adds the LIMIT)
     # bytes of one query's result (text and bytes by length, numbers 8): reading stops and
     # the query is refused as "too large" when its rows exceed it (vitrina.warehouse.budget)
     result_max_bytes: int = Field(default=50_000_000, gt=0)
@@ -95,18 +95,18 @@ class Settings(BaseSettings):
     # DuckDB worker threads per process; None: DuckDB's default (every core). `vitrina serve
     # --workers N` sets cores // N, so N processes do not each run a pool as large as the machine
     duckdb_threads: int | None = None
-    max_sql_attempts: int = 3
-    max_clarifications: int = 2
-    table_preview_rows: int = 20
+    max_sql_attempts: int = 3  # SQL tries per question (a failed check or run is retried)
+    max_clarifications: int = 2  # clarifying questions in a row; then the best guess
+    table_preview_rows: int = 20  # rows of the answer's table view (terminal, reply)
     retrieval: str = "bm25"  # bm25 | embeddings | hybrid (embeddings need vitrina[embeddings])
-    llm_base_url: str | None = None
-    llm_model: str | None = None
-    llm_api_key: str | None = None
+    llm_base_url: str | None = None  # an OpenAI-compatible endpoint; None: rules only
+    llm_model: str | None = None  # the model's name at that endpoint
+    llm_api_key: str | None = None  # sent as the bearer token; never logged
     llm_provider: str = "auto"  # auto (openai when a URL or model is set), openai, ollama, none
-    llm_temperature: float = 0.0
+    llm_temperature: float = 0.0  # sampling temperature of every model call
     llm_timeout_s: float = 30.0  # one request, whole reply included
     llm_max_retries: int = 2  # retries of transient errors (never of a timeout)
-    llm_backoff_s: float = 0.5
+    llm_backoff_s: float = 0.5  # the first wait before a retry (doubling)
     llm_json_mode: bool = True  # response_format json_object for typed output
     llm_max_tokens: dict[str, int] = Field(default_factory=dict)  # per task; "default" for the rest
     llm_turn_budget_s: float = 60.0  # model seconds per turn; then the turn goes on by rules
@@ -119,8 +119,8 @@ class Settings(BaseSettings):
     onec_url: str | None = (
         None  # a published 1C infobase (http://server/base): read via its standard OData
     )
-    onec_user: str | None = None
-    onec_password: str | None = None
+    onec_user: str | None = None  # the 1C OData user
+    onec_password: str | None = None  # the 1C OData password; never logged
     # `vitrina build` publishes to Apache Superset too when superset_url is set
     superset_url: str | None = None
     superset_user: str | None = None
@@ -141,6 +141,7 @@ class Settings(BaseSettings):
     result_cell_max_chars: int = Field(4_000, ge=16)
     mcp_reply_max_bytes: int = Field(1_000_000, ge=10_000)
     task_folder_max_bytes: int = Field(200 << 20, ge=1 << 20)
+    # options for code that builds Settings itself (retrieval, task limits); no env variable
     extra: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("db_url")

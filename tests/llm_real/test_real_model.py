@@ -82,8 +82,11 @@ def test_ask_turns_are_bounded_and_fall_back_to_the_rules(real_settings, demo_db
                 assert got.rows == expected.rows, (
                     "the rule plan's numbers never change with a model"
                 )
-            if not same:
-                assert got.status in ("answered", "clarification", "refused", "failed"), rows[-1]
+            if not same:  # the model's own answer is still a whole one, never a bare status
+                if got.status == "answered":
+                    assert got.sql and got.columns and got.answer, rows[-1]
+                else:
+                    assert got.answer or got.clarification, rows[-1]
     finally:
         rules.close()
         model.close()

@@ -78,7 +78,12 @@ def test_a_24_month_series_keeps_whole_months_only(make_task, sql):
 
 
 def test_a_forecast_for_next_month(make_task, sql):
-    from statsmodels.tsa.holtwinters import ExponentialSmoothing
+    holtwinters = pytest.importorskip(
+        "statsmodels.tsa.holtwinters",
+        reason="statsmodels is the 'forecast' extra (pip install 'vitrina[forecast]'); without "
+        "it a forecast is a least-squares line, tested by tests/task/test_redo.py",
+    )
+    ExponentialSmoothing = holtwinters.ExponentialSmoothing
 
     view = make_task().run("Сделай прогноз открытий кошельков на следующий месяц")
     want = sql(

@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -108,6 +107,32 @@ def test_a_crash_then_a_restart_duplicates_nothing(
     assert_nothing_twice(service.store, report.build.id)
 
 
+# `vitrina build` in a child process that SIGKILLs itself at a hook: right after the board
+# records its N-th merge (the "merge" action, done), the same point every run on any machine;
+# polling the board from outside raced the build on a fast machine.
+KILL_AT_MERGE = """
+import os, signal, sys
+from vitrina.team import primitives
+
+after, seen, init = int(sys.argv[1]), [0], primitives.Primitives.__init__
+
+def killing_init(self, *args, on_action=None, **kwargs):
+    def hook(action, detail):
+        if on_action is not None:
+            on_action(action, detail)
+        if action == "merge" and detail.get("outcome") == "done":
+            seen[0] += 1
+            if seen[0] == after:
+                os.kill(os.getpid(), signal.SIGKILL)
+    init(self, *args, on_action=hook, **kwargs)
+
+primitives.Primitives.__init__ = killing_init
+from vitrina.cli import main
+sys.argv = ["vitrina", *sys.argv[2:]]
+main()
+"""
+
+
 @pytest.mark.parametrize("after_merges", [1, 2, 4])
 def test_a_killed_build_process_resumes_without_duplicates(
     demo_db: Path, tmp_path: Path, after_merges: int
@@ -118,10 +143,7 @@ def test_a_killed_build_process_resumes_without_duplicates(
     brief.write_text(BRIEF, encoding="utf-8")
     board_file = tmp_path / "board.sqlite"
     env = {**os.environ, "VITRINA_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT / "src")}
-    command = [
-        sys.executable,
-        "-m",
-        "vitrina.cli",
+    arguments = [
         "build",
         str(brief),
         "--db",
@@ -131,24 +153,20 @@ def test_a_killed_build_process_resumes_without_duplicates(
         "--no-browser",
         "--json",
     ]
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    merged = 0
-    while time.monotonic() < deadline and process.poll() is None:
-        if board_file.exists():
-            try:
-                with create_engine(f"sqlite:///{board_file}").connect() as conn:
-                    merged = conn.execute(
-                        text("SELECT COUNT(*) FROM team_markers WHERE name = 'merged'")
-                    ).scalar()
-            except Exception:  # the schema is still being created
-                merged = 0
-        if merged >= after_merges:
-            process.send_signal(signal.SIGKILL)
-            break
-        time.sleep(0.02)
-    process.wait(timeout=30)
-    assert process.returncode == -signal.SIGKILL, "the build finished before it could be killed"
+    killed = subprocess.run(
+        [sys.executable, "-c", KILL_AT_MERGE, str(after_merges), *arguments],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    with create_engine(f"sqlite:///{board_file}").connect() as conn:
+        merged = conn.execute(
+            text("SELECT COUNT(*) FROM team_markers WHERE name = 'merged'")
+        ).scalar()
+    assert merged == after_merges, "killed at the hook: exactly N merges are on the board"
+    command = [sys.executable, "-m", "vitrina.cli", *arguments]
     rerun = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert rerun.returncode == 0, rerun.stdout[-2000:] + rerun.stderr[-2000:]
     store = BoardStore(f"sqlite:///{board_file}")

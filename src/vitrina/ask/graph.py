@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 
 from vitrina.ask.bounded import bounded
 from vitrina.ask.context import AskContext
@@ -45,7 +46,9 @@ from vitrina.ask.state import AskState
 RECURSION_LIMIT = 60  # global bound on steps per turn, above every per-loop bound
 
 
-def build_graph(*, max_sql_attempts: int = 3, checkpointer: Any = None) -> Any:
+def build_graph(
+    *, max_sql_attempts: int = 3, checkpointer: Any = None
+) -> CompiledStateGraph[AskState, AskContext, AskState, AskState]:
     """Compile the ask graph; `checkpointer` keeps dialogs (SQLite by default in the service)."""
     builder = StateGraph(AskState, context_schema=AskContext)
     for name, node in [

@@ -8,6 +8,8 @@ the web); `vitrina.docs.commands.register` is the CLI. Names are imported on fir
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from vitrina.lazy import lazy_exports
 
 _EXPORTS = {
@@ -23,3 +25,14 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 __getattr__ = lazy_exports(__name__, _EXPORTS)
+
+
+if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (tests/test_lazy_exports.py)
+    from vitrina.docs.errors import DocsInputError as DocsInputError
+    from vitrina.docs.live import LiveDocs as LiveDocs
+    from vitrina.docs.live import MeasureNotFound as MeasureNotFound
+    from vitrina.docs.live import load_live as load_live
+    from vitrina.docs.live import reword as reword
+    from vitrina.docs.model import load_model as load_model
+    from vitrina.docs.run import make_request as make_request
+    from vitrina.docs.run import run_docs as run_docs

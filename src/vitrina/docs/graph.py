@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal, TypedDict
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from vitrina.docs.agent import AgentRunner
@@ -233,7 +234,9 @@ def combine_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[str, A
     }
 
 
-def build_graph(checkpointer: Any = None) -> Any:
+def build_graph(
+    checkpointer: Any = None,
+) -> CompiledStateGraph[DocsState, DocsContext, DocsState, DocsState]:
     """Compile the cyclic docs graph (with a checkpointer for resumable runs)."""
     g = StateGraph(DocsState, context_schema=DocsContext)
     g.add_node("input", input_node)

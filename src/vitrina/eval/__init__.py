@@ -7,6 +7,8 @@ Public entry point: this package (`experiments_router`, the HTTP API the web app
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from vitrina.lazy import lazy_exports
 
 _EXPORTS = {
@@ -17,3 +19,9 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 __getattr__ = lazy_exports(__name__, _EXPORTS)
+
+
+if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (tests/test_lazy_exports.py)
+    from vitrina.eval.api import experiments_router as experiments_router
+    from vitrina.eval.feedback import record_feedback as record_feedback
+    from vitrina.eval.store import EvalStore as EvalStore

@@ -34,7 +34,8 @@ from langchain_core.messages import (
 )
 from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, stop_any
+from tenacity.stop import stop_base
 
 from vitrina.llm.accounting import (
     LLMCall,
@@ -105,7 +106,7 @@ class TextReply:
 
     @property
     def tool_calls(self) -> list[dict[str, Any]]:
-        return list(self.message.tool_calls) if self.message is not None else []
+        return [dict(c) for c in self.message.tool_calls] if self.message is not None else []
 
 
 @dataclass
@@ -548,7 +549,7 @@ class LLMClient:
                 )
 
         retrying = Retrying(
-            stop=stop_after_attempt(self.max_retries + 1) | _budget_stop(budget),
+            stop=stop_any(stop_after_attempt(self.max_retries + 1), _BudgetStop(budget)),
             wait=lambda state: min(self._wait(state), max(0.0, budget.remaining_s() - 1.0)),
             retry=retry_if_exception(is_retryable),
             sleep=self._sleep,
@@ -733,13 +734,14 @@ class LLMClient:
                 log.exception("LLM call tracer failed")
 
 
-def _budget_stop(budget: TurnBudget) -> Callable[[RetryCallState], bool]:
+class _BudgetStop(stop_base):
     """Stop retrying when the turn could not wait for the backoff and another try."""
 
-    def stop(state: RetryCallState) -> bool:
-        return budget.down is not None or budget.remaining_s() <= MIN_REQUEST_S
+    def __init__(self, budget: TurnBudget) -> None:
+        self.budget = budget
 
-    return stop
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        return self.budget.down is not None or self.budget.remaining_s() <= MIN_REQUEST_S
 
 
 def _failed(call: LLMCall, error: str) -> LLMCall:

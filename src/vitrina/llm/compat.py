@@ -22,7 +22,7 @@ class CompatibleChatOpenAI(ChatOpenAI):
 
     def _get_request_payload(
         self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any
-    ) -> dict:
+    ) -> dict[str, Any]:
         payload = super()._get_request_payload(input_, stop=stop, **kwargs)
         if self.local_server and "max_completion_tokens" in payload:
             payload["max_tokens"] = payload.pop("max_completion_tokens")

@@ -394,7 +394,7 @@ def _length_error(message: AIMessage) -> Exception:
     import openai
     from openai.types.chat import ChatCompletion
 
-    usage = message.usage_metadata or {}
+    usage: Mapping[str, Any] = message.usage_metadata or {}
     completion = ChatCompletion.model_validate(
         {
             "id": "chatcmpl-scripted",

@@ -20,9 +20,12 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
+
+if TYPE_CHECKING:
+    import httpx
 
 R = TypeVar("R")
 
@@ -60,7 +63,7 @@ def transport_errors() -> tuple[type[BaseException], ...]:
     )
 
 
-def _is_response(value: object) -> bool:
+def _is_response(value: object) -> TypeGuard[httpx.Response]:
     return isinstance(value, _httpx_types("Response"))
 
 
@@ -152,7 +155,7 @@ _END = object()
 
 def stream_with_deadline(
     open_stream: Callable[[], Iterator[Any]], timeout_s: float
-) -> Iterator[Any]:
+) -> Generator[Any, None, None]:
     """Yield the items of a blocking stream, raising CallTimeout past `timeout_s` in total.
 
     The stream is read in a daemon thread so that a server that sends nothing cannot hold

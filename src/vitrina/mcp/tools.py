@@ -80,11 +80,15 @@ class Toolbox:
                 from vitrina.task import TaskService
 
                 service = self._service_unlocked()
+
+                def ask(question: str, policy: Any = None) -> Any:
+                    return service.ask(question, policy=policy)
+
                 self._tasks = TaskService(
                     self.settings,
                     catalog=service.catalog,
                     warehouse=service.warehouse,
-                    ask=lambda question, policy=None: service.ask(question, policy=policy),
+                    ask=ask,
                     policy_of=self.policy_of,
                 )
             return self._tasks

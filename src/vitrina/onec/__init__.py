@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vitrina.catalog import Catalog
 from vitrina.lazy import lazy_exports
@@ -79,3 +80,8 @@ class OneCSource:
         return next(
             (o for o in self.config.objects.values() if table_name(o) == table.lower()), None
         )
+
+
+if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (tests/test_lazy_exports.py)
+    from vitrina.onec.odata import ODataClient as ODataClient
+    from vitrina.onec.odata import ODataError as ODataError

@@ -9,6 +9,8 @@ on first use, so the CLI starts fast.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from vitrina.lazy import lazy_exports
 
 _EXPORTS = {
@@ -20,3 +22,10 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 __getattr__ = lazy_exports(__name__, _EXPORTS)
+
+
+if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (tests/test_lazy_exports.py)
+    from vitrina.route.graph import build_graph as build_graph
+    from vitrina.route.intent import classify as classify
+    from vitrina.route.service import RouteResult as RouteResult
+    from vitrina.route.service import RouteService as RouteService

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 
 from vitrina.route.context import RouteContext
 from vitrina.route.nodes.analyst import analyst
@@ -26,10 +28,12 @@ RECURSION_LIMIT = (
 TERMINAL = "deliver"
 
 
-def build_graph(*, checkpointer: Any = None) -> Any:
+def build_graph(
+    *, checkpointer: Any = None
+) -> CompiledStateGraph[RouteState, RouteContext, RouteState, RouteState]:
     """Compile the supervisor; every role's edge leads to `deliver`, and only `deliver` to END."""
     builder = StateGraph(RouteState, context_schema=RouteContext)
-    for name, node in [
+    roles: list[tuple[str, Callable[..., Any]]] = [
         ("classify", classify),
         ("analyst", analyst),
         ("plan_report", plan_report),
@@ -40,7 +44,8 @@ def build_graph(*, checkpointer: Any = None) -> Any:
         ("task", task),
         ("general", general),
         (TERMINAL, deliver),
-    ]:
+    ]
+    for name, node in roles:
         builder.add_node(name, node)
     builder.add_edge(START, "classify")
     builder.add_conditional_edges("classify", after_classify)

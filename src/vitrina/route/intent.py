@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
 from vitrina.language.text import normalize
 from vitrina.route.state import INTENTS, Intent
 from vitrina.trace import Trace
+
+if TYPE_CHECKING:
+    from vitrina.llm import ModelSlots
 
 RULES: tuple[tuple[Intent, str, tuple[str, ...]], ...] = (
     (
@@ -133,7 +136,9 @@ def classify_rules(request: str) -> IntentDecision | None:
     return None
 
 
-def classify(request: str, *, llm: Any = None, trace: Trace | None = None) -> IntentDecision:
+def classify(
+    request: str, *, llm: ModelSlots | None = None, trace: Trace | None = None
+) -> IntentDecision:
     """Rules first; a model slot when no rule matched; "ask" when still unsure."""
     trace = trace or Trace("classify")
     decided = classify_rules(request)

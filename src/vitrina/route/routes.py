@@ -24,7 +24,7 @@ def after_classify(
     if intent == "ask" and target == "onec":
         return "analyst"
     if intent in ("docs", "task", "general"):
-        return intent  # type: ignore[return-value]
+        return intent
     return "ask"
 
 

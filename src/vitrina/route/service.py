@@ -9,16 +9,22 @@ import uuid
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.config import Settings, load_settings
+from vitrina.llm import ModelClient
 from vitrina.route.context import MAX_STEPS, RouteContext
 from vitrina.route.graph import RECURSION_LIMIT, build_graph
 from vitrina.route.messages import text
 from vitrina.trace import TraceEvent
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+
+    from vitrina.llm import LLMClient, ModelSlots
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +71,7 @@ class RouteService:
         docs_model: Path | str | None = None,
         docs_sql: Sequence[Path | str] = (),
         docs_index: Path | str | None = None,
-        llm: Any = None,
+        llm: ModelSlots | None = None,
         task_runner: Any = None,
         today: date | None = None,
         write_files: bool = True,
@@ -98,7 +104,7 @@ class RouteService:
             warehouse = ask_service.warehouse
         if llm is None and use_llm:  # the configured model (None when none is set)
             llm = ask_service.llm if ask_service is not None else configured_llm(self.settings)
-        self.llm = llm if use_llm else None
+        self.llm: ModelSlots | None = llm if use_llm else None
         if task_runner is None and onec is None and ask_service is not None:
             task_runner = self._task
         self._task_service: Any = None
@@ -160,9 +166,11 @@ class RouteService:
         thread_id = thread_id or uuid.uuid4().hex[:12]
         nodes: list[str] = []
         state: dict[str, Any] = {}
-        config = {"recursion_limit": max(RECURSION_LIMIT, self.context.max_steps + 10)}
+        config: RunnableConfig = {
+            "recursion_limit": max(RECURSION_LIMIT, self.context.max_steps + 10)
+        }
         turn = (
-            self.llm.turn() if hasattr(self.llm, "turn") else self.llm
+            self.llm.turn() if isinstance(self.llm, ModelClient) else self.llm
         )  # one model budget per request
         context = dataclasses.replace(self.context, llm=turn)
         if policy:
@@ -193,7 +201,7 @@ class RouteService:
             docs=state.get("docs"),
             trace=state.get("trace") or [],
             nodes=nodes,
-            llm_usage=turn.usage() if hasattr(turn, "usage") else {},
+            llm_usage=usage() if (usage := getattr(turn, "usage", None)) else {},
         )
 
     def _policed(self, context: RouteContext, policy: Any) -> RouteContext:
@@ -220,7 +228,7 @@ def _policed_task(request: str) -> dict[str, Any]:
     return {"status": "refused", "answer": text("task_policed", detect_lang(request))}
 
 
-def configured_llm(settings: Settings) -> Any:
+def configured_llm(settings: Settings) -> LLMClient | None:
     """The model from the settings, or None; bad LLM settings mean rules, with a warning."""
     from vitrina.llm.factory import LLMSettingsError, build_client
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -22,11 +22,16 @@ from vitrina.server.options import ServeOptions
 from vitrina.server.rebalance import RebalanceMiddleware
 from vitrina.server.routes import ROUTES
 from vitrina.server.row_policy import unpoliced
+from vitrina.server.seams import AskServing
 from vitrina.server.state import ServerState
 from vitrina.server.store import Store
 from vitrina.server.tokens import owner_policy
 from vitrina.server.turns import TurnRunner
 from vitrina.server.views.models import ERRORS
+
+if TYPE_CHECKING:
+    from vitrina.ask import AskResult
+    from vitrina.sql.policy import RowPolicy
 
 DESCRIPTION = """Answers from your warehouse over HTTP: dialogs, streamed progress (SSE), results
 as Excel and Chart.js specs, the catalog and the measure manual. Send `Authorization: Bearer TOKEN`
@@ -34,7 +39,7 @@ as Excel and Chart.js specs, the catalog and the measure manual. Send `Authoriza
 `{"error": {"code", "message", "message_ru"}}`."""
 
 
-def build_service(settings: Settings) -> Any:
+def build_service(settings: Settings) -> AskServing:
     """The ask service over this process's checkpointer (SQLite, or PostgreSQL at scale)."""
     from vitrina.ask import AskService
 
@@ -44,7 +49,7 @@ def build_service(settings: Settings) -> Any:
 
 
 def job_routers(
-    settings: Settings, service: Any, streams: Any = None, store: Store | None = None
+    settings: Settings, service: AskServing, streams: Any = None, store: Store | None = None
 ) -> list[APIRouter]:
     """Routers other jobs contribute, behind the same auth and roles: experiments of `vitrina
     eval` (admin) and the task page and API of `vitrina task` (analyst, sharing this app's ask
@@ -55,11 +60,15 @@ def job_routers(
 
     guarded = APIRouter(dependencies=[Depends(require("admin")), Depends(unpoliced)])
     guarded.include_router(experiments_router(owner=owner_id))
+
+    def ask(question: str, policy: RowPolicy | None = None) -> AskResult:
+        return service.ask(question, policy=policy)
+
     tasks = TaskService(
         settings,
         catalog=service.catalog,
         warehouse=service.warehouse,
-        ask=lambda question, policy=None: service.ask(question, policy=policy),
+        ask=ask,
         policy_of=(lambda owner: owner_policy(store, owner)) if store is not None else None,
         # on a PostgreSQL state every process sees every task (a decision taken on another
         # process resumes it there); else tasks.sqlite under VITRINA_HOME, as before
@@ -79,7 +88,7 @@ def create_app(
     settings: Settings | None = None,
     options: ServeOptions | None = None,
     *,
-    service: Any = None,
+    service: AskServing | None = None,
     store: Store | None = None,
 ) -> FastAPI:
     """The whole app. ``service`` may be given (tests pass one with a fixed "today")."""

@@ -66,7 +66,7 @@ def make_checkpointer(settings: Settings, *, pool_size: int = 10) -> Any:
         check=_check_idle,
         reset=_used,
     )
-    saver = PostgresSaver(pool, serde=serializer())  # type: ignore[arg-type]
+    saver = PostgresSaver(pool, serde=serializer())
     saver.setup()
     return saver
 

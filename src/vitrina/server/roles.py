@@ -22,11 +22,11 @@ def allows(role: str, needed: Role) -> bool:
     """True when `role` is `needed` or above it; an unknown role allows nothing."""
     if role not in ROLES:
         return False
-    return ROLES.index(role) >= ROLES.index(needed)  # type: ignore[arg-type]
+    return ROLES.index(role) >= ROLES.index(needed)
 
 
 def check_role(role: str) -> Role:
     """`role` when it is one of ROLES, else ValueError naming the known ones."""
     if role not in ROLES:
         raise ValueError(f"unknown role {role!r}; choose one of {', '.join(ROLES)}")
-    return role  # type: ignore[return-value]
+    return role

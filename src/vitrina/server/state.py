@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from fastapi import Request
 
@@ -11,16 +11,20 @@ from vitrina.config import Settings
 from vitrina.server.docs_source import DocsSource, find_docs_dir
 from vitrina.server.limits import TokenBuckets
 from vitrina.server.options import ServeOptions
+from vitrina.server.seams import AskServing
 from vitrina.server.store import Store
+
+if TYPE_CHECKING:
+    from vitrina.server.turns import TurnRunner
 
 
 @dataclass
 class ServerState:
     settings: Settings
     options: ServeOptions
-    service: Any  # vitrina.ask.service.AskService
+    service: AskServing
     store: Store
-    runner: Any  # vitrina.server.turns.TurnRunner
+    runner: TurnRunner
     buckets: TokenBuckets
 
     def docs(self) -> DocsSource | None:

@@ -32,6 +32,7 @@ from vitrina.server.docs_source import render_markdown
 from vitrina.server.errors import ApiError
 from vitrina.server.history import result_links
 from vitrina.server.roles import allows
+from vitrina.server.seams import AskServing
 from vitrina.server.store import Store, ThreadRecord
 from vitrina.server.streams import DEFAULT_PER_OWNER, StreamSlots
 from vitrina.server.tokens import owner_policy
@@ -103,7 +104,7 @@ class TurnRunner:
 
     def __init__(
         self,
-        service: Any,
+        service: AskServing,
         store: Store,
         *,
         workers: int,
@@ -160,6 +161,8 @@ class TurnRunner:
         return classify(text).intent, False
 
     def _ask(self, thread: ThreadRecord, text: str, emit: Any, waiting: bool) -> None:
+        from vitrina.ask import AskResult
+
         steps: list[dict[str, Any]] = []
         for item in self.service.stream(
             text,
@@ -169,7 +172,7 @@ class TurnRunner:
             waiting=waiting,
             policy=self.policy_of(thread.owner),
         ):
-            if hasattr(item, "step"):
+            if not isinstance(item, AskResult):  # a graph step
                 steps.append({"step": item.step, "ms": item.ms})
                 emit(
                     {

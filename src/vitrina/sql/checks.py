@@ -22,7 +22,7 @@ class CheckProblem:
     message: str
 
 
-def _aliases(tree: exp.Expression) -> dict[str, str]:
+def _aliases(tree: exp.Expr) -> dict[str, str]:
     """Alias (or bare name) -> schema-qualified lower-case table name."""
     out: dict[str, str] = {}
     for table in tree.find_all(exp.Table):
@@ -43,7 +43,7 @@ def _column_table(col: exp.Column, aliases: dict[str, str], catalog: Catalog) ->
     return owners[0] if len(owners) == 1 else None
 
 
-def check_dictionary_values(tree: exp.Expression, catalog: Catalog) -> list[CheckProblem]:
+def check_dictionary_values(tree: exp.Expr, catalog: Catalog) -> list[CheckProblem]:
     """A filter value must be one of the column's dictionary values."""
     problems = []
     aliases = _aliases(tree)
@@ -70,7 +70,7 @@ def check_dictionary_values(tree: exp.Expression, catalog: Catalog) -> list[Chec
     return problems
 
 
-def _date_literals(tree: exp.Expression) -> set[str]:
+def _date_literals(tree: exp.Expr) -> set[str]:
     found = set()
     for lit in tree.find_all(exp.Literal):
         if lit.is_string and len(lit.this) >= 10:
@@ -79,7 +79,7 @@ def _date_literals(tree: exp.Expression) -> set[str]:
 
 
 def check_period(
-    tree: exp.Expression, period_start: date | None, period_end: date | None
+    tree: exp.Expr, period_start: date | None, period_end: date | None
 ) -> list[CheckProblem]:
     """A period in the question must appear in the SQL as its bounds (only the end for an open
     range, "before 2024", which has no start)."""
@@ -99,7 +99,7 @@ def check_period(
     return []
 
 
-def check_group_by(tree: exp.Expression) -> list[CheckProblem]:
+def check_group_by(tree: exp.Expr) -> list[CheckProblem]:
     """An aggregate next to a plain column needs that column in GROUP BY."""
     select = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
     if select is None:
@@ -145,7 +145,7 @@ def _grouped_expressions(select: exp.Select, group: exp.Group) -> list[str]:
     return out
 
 
-def check_grain(tree: exp.Expression, grain: str | None) -> list[CheckProblem]:
+def check_grain(tree: exp.Expr, grain: str | None) -> list[CheckProblem]:
     """ "по месяцам" needs a GROUP BY on the month (date_trunc or extract). A query of
     several aggregates joined on the breakdown (one CTE each) needs it in every one."""
     if not grain:

@@ -22,7 +22,7 @@ vp0.client_id IN (SELECT vp1.client_id FROM dwh.dim_client AS vp1 WHERE vp1.regi
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from pydantic import BaseModel, Field
 from sqlglot import exp
@@ -86,7 +86,7 @@ class RowPolicy(BaseModel):
         key = f"row_filters {self.dumps()}"
         if key not in catalog.cache:
             catalog.cache[key] = table_filters(self, catalog)
-        return catalog.cache[key]
+        return cast(dict[str, RowFilter], catalog.cache[key])
 
     def dumps(self) -> str:
         return json.dumps(self.model_dump()["conditions"], ensure_ascii=False)

@@ -12,6 +12,8 @@ This package is task's public entry point: other packages import task only from 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from vitrina.lazy import lazy_exports
 
 _EXPORTS = {
@@ -24,3 +26,11 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 __getattr__ = lazy_exports(__name__, _EXPORTS)
+
+
+if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (tests/test_lazy_exports.py)
+    from vitrina.task.api import build_router as build_router
+    from vitrina.task.mcp_tool import start_task_tool as start_task_tool
+    from vitrina.task.mcp_tool import task_decision_tool as task_decision_tool
+    from vitrina.task.service import InvalidDecision as InvalidDecision
+    from vitrina.task.service import TaskService as TaskService

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 
 from vitrina.task.bounded import bounded
 from vitrina.task.context import TaskContext
@@ -34,7 +35,9 @@ def recursion_limit(limits: TaskLimits) -> int:
     )
 
 
-def build_graph(*, checkpointer: Any = None) -> Any:
+def build_graph(
+    *, checkpointer: Any = None
+) -> CompiledStateGraph[TaskState, TaskContext, TaskState, TaskState]:
     builder = StateGraph(TaskState, context_schema=TaskContext)
     for name, node in [
         ("planner", planner),

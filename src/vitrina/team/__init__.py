@@ -18,6 +18,8 @@ See docs/build.md.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from vitrina.lazy import lazy_exports
 
 _EXPORTS = {
@@ -50,3 +52,31 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS)
 __getattr__ = lazy_exports(__name__, _EXPORTS)
+
+
+if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (tests/test_lazy_exports.py)
+    from vitrina.team.agents.base import RoleAgent as RoleAgent
+    from vitrina.team.agents.base import WorkItem as WorkItem
+    from vitrina.team.agents.rules import rule_agents as rule_agents
+    from vitrina.team.board import BoardStore as BoardStore
+    from vitrina.team.board import board_url as board_url
+    from vitrina.team.data.brief import load_brief as load_brief
+    from vitrina.team.errors import BriefError as BriefError
+    from vitrina.team.errors import TeamError as TeamError
+    from vitrina.team.learn import SkillLearning as SkillLearning
+    from vitrina.team.monitor import bottlenecks as bottlenecks
+    from vitrina.team.monitor import scan as scan
+    from vitrina.team.notify import Notifier as Notifier
+    from vitrina.team.publish import DashboardBundle as DashboardBundle
+    from vitrina.team.publish import HtmlPublisher as HtmlPublisher
+    from vitrina.team.publish import Publication as Publication
+    from vitrina.team.publish import Publisher as Publisher
+    from vitrina.team.publish.superset import SupersetPublisher as SupersetPublisher
+    from vitrina.team.publish.superset import SupersetTarget as SupersetTarget
+    from vitrina.team.service import SLUG as SLUG
+    from vitrina.team.service import BuildReport as BuildReport
+    from vitrina.team.service import BuildService as BuildService
+    from vitrina.team.service import dashboard_slug as dashboard_slug
+    from vitrina.team.service import dashboards_dir as dashboards_dir
+    from vitrina.team.toolbox import Toolbox as Toolbox
+    from vitrina.team.workspace import Workspace as Workspace

@@ -16,6 +16,7 @@ import operator
 from typing import Annotated, Any, Literal, TypedDict
 
 from langgraph.graph import START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from vitrina.team.context import BuildContext
@@ -189,7 +190,7 @@ def after_guard(state: BuildState) -> Literal["worker", "prewake"]:
     return "worker" if state.get("route") in ("reask", "continue") else "prewake"
 
 
-def build_graph() -> Any:
+def build_graph() -> CompiledStateGraph[BuildState, BuildContext, BuildState, BuildState]:
     builder = StateGraph(BuildState, context_schema=BuildContext)
     builder.add_node("gate", gate)
     builder.add_node("prewake", prewake)

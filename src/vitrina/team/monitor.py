@@ -165,7 +165,7 @@ class Bottlenecks:
             max(self.seconds_by_role, key=self.seconds_by_role.get)
             if self.seconds_by_role
             else None
-        )  # type: ignore[arg-type]
+        )
 
     @property
     def slowest_state(self) -> str | None:
@@ -173,7 +173,7 @@ class Bottlenecks:
             max(self.seconds_by_state, key=self.seconds_by_state.get)
             if self.seconds_by_state
             else None
-        )  # type: ignore[arg-type]
+        )
 
     def lines(self, lang: str = "en") -> list[str]:
         ru = lang == "ru"

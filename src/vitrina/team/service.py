@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.config import Settings, load_settings
 from vitrina.language.detect import detect_lang
-from vitrina.llm import build_client
+from vitrina.llm import ModelSlots, build_client
 from vitrina.team.agents.base import RoleAgent
 from vitrina.team.agents.model import model_agents
 from vitrina.team.agents.rules import rule_agents
@@ -43,6 +43,9 @@ from vitrina.team.spec import Spec
 from vitrina.team.workspace import Workspace
 from vitrina.trace import Trace, TraceEvent
 from vitrina.warehouse import Warehouse
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
 
 SLUG = re.compile(r"^build-[0-9]{1,9}$")
 
@@ -136,7 +139,7 @@ class BuildService:
         limits: Limits | None = None,
         publishers: list[Publisher] | None = None,
         superset: SupersetTarget | None = None,
-        llm: Any | None = None,
+        llm: ModelSlots | None = None,
         notifier: Notifier | None = None,
         policy: Any = None,
     ) -> None:
@@ -157,7 +160,7 @@ class BuildService:
         self.learning = SkillLearning(learned_dir(self.settings.home))
         self.skills = self.learning.library()
         # with a model configured every role's model writes its part; the rules build and check
-        self.llm = llm if llm is not None else build_client(self.settings)
+        self.llm: ModelSlots | None = llm if llm is not None else build_client(self.settings)
         base = rule_agents() if self.llm is None else model_agents(self.llm, rule_agents())
         self.agents: dict[str, Any] = {**base, **(agents or {})}
         self.browser = browser
@@ -274,7 +277,7 @@ class BuildService:
         ctx = self.context(build, brief, on_event)
         trace: list[TraceEvent] = []
         graph = build_graph()
-        config = {"recursion_limit": recursion_limit(self.limits.max_steps)}
+        config: RunnableConfig = {"recursion_limit": recursion_limit(self.limits.max_steps)}
         for update in graph.stream(
             {"build_id": build.id}, config, context=ctx, stream_mode="updates"
         ):

@@ -49,8 +49,8 @@ def _build(tokens: list[Token]) -> list[_Item]:
                 and isinstance(current[-1], Token)
                 and current[-1].kind is TokenKind.IDENT
             ):
-                head = current.pop()  # type: ignore[assignment]
-            call = _Call(head=head, open=t)  # type: ignore[arg-type]
+                head = current.pop()
+            call = _Call(head=head, open=t)
             current.append(call)
             arg: list[_Item] = []
             call.args.append(arg)

@@ -249,7 +249,7 @@ def _ddl_object(
         name=head.name,
         kind=head.kind,
         file=ctx.path,
-        line=head.line,  # type: ignore[arg-type]
+        line=head.line,
         end_line=raw.tokens[-1].end_line,
         columns=list(head.columns),
         definition=definition,
@@ -289,7 +289,7 @@ def _module(raw: RawStatement, ctx: _File, index: SqlIndex, counts: dict[str, in
     assert head is not None  # split_statements marks only real module heads
     obj = SqlObject(
         name=head.name or f"<unnamed {head.kind} at line {head.line}>",
-        kind=head.kind,  # type: ignore[arg-type]
+        kind=head.kind,
         file=ctx.path,
         line=head.line,
         end_line=raw.tokens[-1].end_line,
@@ -349,7 +349,7 @@ def _view(
         found.kind = "select"
         found.targets = []
         obj.columns = obj.columns or found.columns
-        obj.statements.append(_info(found, line, body, ctx, parsed_by))  # type: ignore[arg-type]
+        obj.statements.append(_info(found, line, body, ctx, parsed_by))
         return
     counts["scan"] += 1
     found = scan_tokens(body)
@@ -400,7 +400,7 @@ def _statement(
             ctx.trace.suppressed(note, file=ctx.path, line=toks[0].line)
         if not (found.targets or found.sources or found.calls or found.dynamic):
             return None
-        return _info(found, toks[0].line, toks, ctx, parsed_by)  # type: ignore[arg-type]
+        return _info(found, toks[0].line, toks, ctx, parsed_by)
     counts["scan"] += 1
     found = scan_tokens(toks if raw.lead not in ("IF", "WHILE") else toks[1:])
     if raw.lead in ("IF", "WHILE", "PRINT", "RETURN"):
@@ -456,14 +456,14 @@ def _info(
     found: Extraction, line: int, toks: list[Tok], ctx: _File, parsed_by: str
 ) -> SqlStatementInfo:
     return SqlStatementInfo(
-        kind=found.kind,  # type: ignore[arg-type]
+        kind=found.kind,
         targets=found.targets,
         sources=found.sources,
         calls=found.calls,
         line=line,
         end_line=toks[-1].end_line if toks else line,
         sql=_text(ctx, toks),
-        parsed_by=parsed_by,  # type: ignore[arg-type]
+        parsed_by=parsed_by,
         assignments=found.assignments,
         external=found.external,
     )

@@ -124,7 +124,7 @@ def classify_filter(arg: list[Token], lang: str) -> tuple[str, str]:
     call = _call(arg)
     fn = call[0] if call else ""
     if fn in REMOVERS:
-        targets = ", ".join(flat_text(a) for a in call[1]) if call else ""  # type: ignore[index]
+        targets = ", ".join(flat_text(a) for a in call[1]) if call else ""
         if fn == "ALLEXCEPT":
             return "removal", (
                 f"снимает все фильтры с {targets.split(', ')[0]}, кроме "

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
 from vitrina.trace import Trace
+
+if TYPE_CHECKING:
+    from vitrina.llm import ModelSlots
 
 MODEL_WEIGHT = 2.0  # at most this much is added to a code score of up to 12
 
@@ -22,7 +25,7 @@ class PlanScores(BaseModel):
 
 
 def model_scores(
-    llm: Any, question: str, candidates: list[dict[str, Any]], trace: Trace
+    llm: ModelSlots | None, question: str, candidates: list[dict[str, Any]], trace: Trace
 ) -> dict[str, tuple[float, str]]:
     """id -> (added score, reason); empty when there is no model or it fails (rules decide)."""
     if llm is None:

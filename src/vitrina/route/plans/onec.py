@@ -276,7 +276,7 @@ def _candidate(
         register=obj,
         virtual_table=vt,
         dimensions=dims,
-        resources=resources,  # type: ignore[arg-type]
+        resources=resources,
         periodicity=asked["grain"] if vt in ("Обороты", "ОстаткиИОбороты") else None,
         conditions=conditions,
         movements=asked["movements"],

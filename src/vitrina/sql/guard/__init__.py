@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Collection, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlglot import exp
 
@@ -259,4 +259,4 @@ def _ordered_columns(catalog: Catalog) -> dict[str, list[str]]:
             name: [column.name for column in table.columns]
             for name, table in catalog.tables.items()
         }
-    return catalog.cache["guard_columns"]
+    return cast(dict[str, list[str]], catalog.cache["guard_columns"])

@@ -94,7 +94,7 @@ def _qualified_copy(
             continue
         *qualifiers, _ = matches[0].split(".")
         for key, part in zip(
-            ("catalog", "db"), [None] * (2 - len(qualifiers)) + qualifiers, strict=True
+            ("catalog", "db"), [*([None] * (2 - len(qualifiers))), *qualifiers], strict=True
         ):
             if part is not None:
                 ref.node.set(key, exp.to_identifier(part))

@@ -42,7 +42,7 @@ def allowed_functions(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
         name = function_name(func)
         if _is_qualified(func):
             yield violation(
-                "allowed_functions.qualified", sql_fragment(func.parent, dialect), name=name
+                "allowed_functions.qualified", sql_fragment(func.parent or func, dialect), name=name
             )
         elif denied.denies(name) or _is_table_function(func):
             continue  # reported by dangerous_functions / table_functions

@@ -6,6 +6,7 @@ generator that wrote the SQL and has to repair it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from sqlglot import exp
@@ -231,7 +232,7 @@ def violation(key: str, fragment: str | None = None, **params: Any) -> GuardViol
     )
 
 
-def listing(names: list[str] | set[str], limit: int = 12) -> str:
+def listing(names: Iterable[str], limit: int = 12) -> str:
     """A short, sorted, comma-separated list for a message ("a, b, c and 5 more")."""
     ordered = sorted(names)
     shown = ", ".join(ordered[:limit])

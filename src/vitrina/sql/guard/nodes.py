@@ -28,7 +28,7 @@ class Nodes:
 
     def find_all(self, *types: type[E]) -> Iterator[E]:
         """Every node of these types, as ``expression.find_all(*types)`` yields them."""
-        return (node for node in self.all if isinstance(node, types))  # type: ignore[misc]
+        return (node for node in self.all if isinstance(node, types))
 
 
 def nodes_of(source: exp.Expr | Nodes) -> Nodes:

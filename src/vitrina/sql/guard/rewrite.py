@@ -30,7 +30,7 @@ def qualify_allowed_tables(tables: list[TableRef], catalog: TableIndex | None) -
             ref.node.set("catalog", exp.to_identifier(qualifiers[0]))
 
 
-def apply_row_cap(expression: exp.Query, row_cap: int) -> exp.Query:
+def apply_row_cap(expression: exp.Expr, row_cap: int) -> exp.Expr:
     """Make the outer query return at most ``row_cap`` rows; inner LIMITs are not touched.
 
     A smaller integer LIMIT stays; a larger one, LIMIT ALL or LIMIT NULL becomes the cap;
@@ -62,4 +62,6 @@ def apply_row_cap(expression: exp.Query, row_cap: int) -> exp.Query:
             if int(count.name) > row_cap:
                 limit.set(key, cap)
             return expression
+    if not isinstance(expression, exp.Query):  # only a query carries a LIMIT to keep
+        raise TypeError(f"a row cap applies to a query, not to {type(expression).__name__}")
     return exp.select("*").from_(expression.subquery(CAPPED_ALIAS)).limit(row_cap)

@@ -44,7 +44,7 @@ def whole_rows(
             yield violation("whole_rows.positional", sql_fragment(node, dialect))
         elif isinstance(node, exp.Star):
             yield from _star(node, dialect)
-        elif isinstance(node.this, exp.Identifier):
+        elif isinstance(node, exp.Column) and isinstance(node.this, exp.Identifier):
             if _lambda_parameter(node, enclosing, dialect):
                 continue
             select = enclosing.select(node)

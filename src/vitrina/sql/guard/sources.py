@@ -142,10 +142,9 @@ def _alias_identifier(node: exp.Expr) -> exp.Identifier | None:
 
 
 def _output_identifier(projection: exp.Expr) -> exp.Identifier | None:
-    if isinstance(projection, exp.Alias) and isinstance(
-        projection.args.get("alias"), exp.Identifier
-    ):
-        return projection.args["alias"]
+    alias = projection.args.get("alias")
+    if isinstance(projection, exp.Alias) and isinstance(alias, exp.Identifier):
+        return alias
     if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Identifier):
         return projection.this
     return None

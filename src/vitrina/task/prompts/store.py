@@ -62,7 +62,7 @@ def parse_prompt(path: Path, name: str) -> Prompt:
     except yaml.YAMLError as exc:
         raise PromptError(f"{path}: front matter is not YAML: {exc}") from None
     version = meta.get("version")
-    file_version = int(VERSION_FILE.match(path.name).group(1))  # type: ignore[union-attr]
+    file_version = int(VERSION_FILE.match(path.name).group(1))
     if version != file_version:
         raise PromptError(
             f"{path}: front matter version {version!r} differs from the file name v{file_version}"
@@ -102,7 +102,7 @@ class PromptStore:
         files = sorted(
             (p for p in folder.iterdir() if VERSION_FILE.match(p.name)),
             key=lambda p: int(VERSION_FILE.match(p.name).group(1)),
-        )[:MAX_VERSIONS]  # type: ignore[union-attr]
+        )[:MAX_VERSIONS]
         return [parse_prompt(p, name) for p in files]
 
     def local(self, name: str, trace: Trace | None = None) -> Prompt:

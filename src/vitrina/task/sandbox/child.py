@@ -175,7 +175,7 @@ def _script_path(cfg: dict) -> None:
     for folder in cfg["site"]:
         if folder not in sys.path:
             sys.path.append(folder)
-    builtins.exit = builtins.quit = sys.exit  # type: ignore[attr-defined]
+    builtins.exit = builtins.quit = sys.exit  # type: ignore[assignment]
 
 
 def _run_script(script: str, work: str, pipe_fd: int) -> int:

@@ -20,6 +20,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
+from vitrina.llm import ModelClient, ModelSlots
 from vitrina.team.agents.base import RoleAgent, WorkItem
 from vitrina.team.errors import TeamError
 from vitrina.team.roles import PRIMITIVES
@@ -164,7 +165,7 @@ class ModelRoleAgent:
     """The model writes the role's part; the rule agent builds, checks and writes the blocks."""
 
     def __init__(
-        self, llm: Any, rules: RoleAgent, *, max_calls: int = 8, max_requests: int = 5
+        self, llm: ModelSlots, rules: RoleAgent, *, max_calls: int = 8, max_requests: int = 5
     ) -> None:
         self.llm = llm
         self.rules = rules
@@ -191,7 +192,7 @@ class ModelRoleAgent:
         ]
         calls = 0
         # one turn budget for all of this part's requests: a hanging endpoint costs one turn
-        llm = self.llm.turn() if hasattr(self.llm, "turn") else self.llm
+        llm = self.llm.turn() if isinstance(self.llm, ModelClient) else self.llm
         for _ in range(self.max_requests):
             reply = llm.text(task, messages, tools=[t.spec() for t in available], trace=trace)
             if reply.error is not None or reply.message is None:
@@ -312,7 +313,9 @@ class ModelRoleAgent:
         )
 
 
-def model_agents(llm: Any, rules: dict[str, RoleAgent], **limits: int) -> dict[str, RoleAgent]:
+def model_agents(
+    llm: ModelSlots, rules: dict[str, RoleAgent], **limits: int
+) -> dict[str, RoleAgent]:
     """Every role but the coordinator (whose steps are code) driven by the model."""
     return {
         role: agent if role == "coordinator" else ModelRoleAgent(llm, agent, **limits)

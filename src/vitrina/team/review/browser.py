@@ -120,7 +120,7 @@ def review_url(
             try:
                 page = browser.new_page(viewport=VIEWPORT)
 
-                def guard_route(route) -> None:  # type: ignore[no-untyped-def]
+                def guard_route(route) -> None:
                     if route.request.url.startswith(origin):
                         route.continue_()
                     else:

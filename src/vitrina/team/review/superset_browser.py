@@ -74,7 +74,7 @@ class SupersetReport:
 _LOGIN_ATTEMPTS = 5
 
 
-def _login(page, url: str, username: str, password: str, timeout_ms: float) -> None:  # type: ignore[no-untyped-def]
+def _login(page, url: str, username: str, password: str, timeout_ms: float) -> None:
     """Fill Superset's React login form and submit it.
 
     The form is drawn before React takes it over, and the takeover clears what was typed
@@ -131,7 +131,7 @@ def review_superset(
                 page = browser.new_page(viewport=VIEWPORT, locale="en-US")
                 state = {"watching": False}
 
-                def on_console(message) -> None:  # type: ignore[no-untyped-def]
+                def on_console(message) -> None:
                     if message.type != "error" or not state["watching"]:
                         return
                     where = (message.location or {}).get("url", "")
@@ -142,14 +142,14 @@ def review_superset(
 
                 watched: set[object] = set()  # requests the dashboard page made
 
-                def on_request(request) -> None:  # type: ignore[no-untyped-def]
+                def on_request(request) -> None:
                     # the dashboard's own calls; a page left behind (the welcome page after the
                     # login) has its calls aborted, which is no failure of the dashboard
                     referer = request.headers.get("referer") or ""
                     if state["watching"] and "/superset/dashboard/" in referer:
                         watched.add(request)
 
-                def on_response(response) -> None:  # type: ignore[no-untyped-def]
+                def on_response(response) -> None:
                     if response.request not in watched or response.status < 400:
                         return
                     if (
@@ -159,7 +159,7 @@ def review_superset(
                         path = response.url[len(origin) :].split("?")[0]
                         report.failed_api.append(f"{path} (HTTP {response.status})")
 
-                def on_failed(request) -> None:  # type: ignore[no-untyped-def]
+                def on_failed(request) -> None:
                     if request not in watched or not request.url.startswith(f"{origin}/api/"):
                         return
                     if len(report.failed_api) < MAX_ITEMS:
@@ -199,7 +199,7 @@ def review_superset(
     return report
 
 
-def _wait_for_charts(page, expected: int, timeout_s: float) -> None:  # type: ignore[no-untyped-def]
+def _wait_for_charts(page, expected: int, timeout_s: float) -> None:
     """Until every chart container is drawn or shows an error, or the time is up (bounded)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:

@@ -155,7 +155,7 @@ def table_checksums(path: Path) -> dict[str, tuple[int, int]]:
     out because its built_at differs on every build."""
     with duckdb.connect(str(path), read_only=True) as con:
         return {
-            t: tuple(  # type: ignore[misc]
+            t: tuple(
                 con.execute(
                     f"SELECT count(*), coalesce(sum(hash(x)), 0) FROM {SCHEMA}.{t} x"
                 ).fetchone()

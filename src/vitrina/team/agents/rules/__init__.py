@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from vitrina.team.agents.base import RoleAgent
 from vitrina.team.agents.rules.bi_tech_lead import BiTechLeadRules
 from vitrina.team.agents.rules.chart_builder import ChartBuilderRules
 from vitrina.team.agents.rules.coordinator import CoordinatorRules
@@ -16,7 +17,7 @@ from vitrina.team.agents.rules.scoping import ScopingRules
 __all__ = ["CoordinatorRules", "rule_agents"]
 
 
-def rule_agents() -> dict[str, object]:
+def rule_agents() -> dict[str, RoleAgent]:
     """Role id -> its rule agent (the coordinator's words live in CoordinatorRules)."""
     return {
         "scoping": ScopingRules(),
