@@ -38,20 +38,10 @@ __getattr__ = lazy_exports(__name__, _EXPORTS)
 
 if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (tests/test_lazy_exports.py)
     from vitrina.ask.commands import ensure_demo as ensure_demo
-    from vitrina.ask.compiler import column_metas as column_metas
-    from vitrina.ask.compiler import compile_plan as compile_plan
     from vitrina.ask.context import AskOptions as AskOptions
-    from vitrina.ask.plan import Dimension as Dimension
-    from vitrina.ask.plan import Filter as Filter
-    from vitrina.ask.plan import Join as Join
-    from vitrina.ask.plan import PeriodRef as PeriodRef
-    from vitrina.ask.plan import QueryPlan as QueryPlan
-    from vitrina.ask.planner import build_plan as build_plan
     from vitrina.ask.render import render_result as render_result
     from vitrina.ask.service import AskResult as AskResult
     from vitrina.ask.service import AskService as AskService
     from vitrina.ask.service import pending_of as pending_of
     from vitrina.ask.service import register_state as register_state
     from vitrina.ask.service import result_from_state as result_from_state
-    from vitrina.ask.understand import Reading as Reading
-    from vitrina.ask.understand import read_question as read_question

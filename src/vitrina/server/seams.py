@@ -19,11 +19,16 @@ if TYPE_CHECKING:
     from vitrina.warehouse.engine import Warehouse
 
 
+FileKind = Literal["excel", "chart", "csv", "parquet"]  # ask.outputs.Kind
+
+
 class RunFilesView(Protocol):
     """The written files of one run (paths; None: none of that kind)."""
 
     excel: str | None
     chart_png: str | None
+
+    def path(self, kind: FileKind) -> str | None: ...
 
 
 class StepView(Protocol):
@@ -65,7 +70,10 @@ class AskServing(Protocol):
     ) -> Iterator[StepView | AskResult]: ...  # a step after each graph node, then the result
 
     def run_files(
-        self, thread_id: str, run_id: str, kinds: tuple[Literal["excel", "chart"], ...] = ...
+        self,
+        thread_id: str,
+        run_id: str,
+        kinds: tuple[FileKind, ...] = ...,
     ) -> RunFilesView | None: ...
 
     def run_values(self, thread_id: str, run_id: str) -> dict[str, Any] | None: ...

@@ -53,7 +53,7 @@ WEEKEND_TEMPLATES: dict[str, tuple[str, tuple[int, ...], tuple[int, ...]]] = {
 }
 
 
-def grain_expr(grain: str, column: exp.Expression, dialect: str) -> exp.Expression:
+def grain_expr(grain: str, column: exp.Expr, dialect: str) -> exp.Expr:
     """The first day of ``column``'s ``grain`` bucket, as a DATE, in ``dialect``."""
     if grain not in GRAINS:
         raise ValueError(f"unknown time grain {grain!r}; one of {', '.join(GRAINS)}")
@@ -65,7 +65,7 @@ def grain_expr(grain: str, column: exp.Expression, dialect: str) -> exp.Expressi
     return exp.Cast(this=trunc, to=exp.DataType.build("DATE"))
 
 
-def day_kind_condition(kind: str, column: exp.Expression, dialect: str) -> exp.Expression:
+def day_kind_condition(kind: str, column: exp.Expr, dialect: str) -> exp.Expr:
     """Weekend (Saturday, Sunday) or weekday rows of ``column``, in ``dialect``'s words."""
     if dialect in WEEKEND_TEMPLATES:
         template, weekend, weekdays = WEEKEND_TEMPLATES[dialect]

@@ -119,7 +119,7 @@ class SqlIndex(BaseModel):
 
     def order_plan(self) -> OrderPlan:
         """How the order was found: each module's basis, the cycles broken, the conflicts."""
-        return self._maps()["plan"]  # type: ignore[no-any-return]
+        return self._maps()["plan"]
 
     def set_explicit_order(self, names: list[str]) -> None:
         """An order file (`--order`): these modules run in this order, whatever data says."""
