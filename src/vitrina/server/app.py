@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -27,6 +28,8 @@ from vitrina.server.store import Store
 from vitrina.server.tokens import owner_policy
 from vitrina.server.turns import TurnRunner
 from vitrina.server.views.models import ERRORS
+
+log = logging.getLogger(__name__)
 
 DESCRIPTION = """Answers from your warehouse over HTTP: dialogs, streamed progress (SSE), results
 as Excel and Chart.js specs, the catalog and the measure manual. Send `Authorization: Bearer TOKEN`
@@ -104,6 +107,11 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         access_log.install()  # again after uvicorn configured its loggers: no token in a line
+        for router in routers:  # tasks a crash left running continue from their checkpoints
+            if hasattr(router, "resume_interrupted"):
+                resumed = router.resume_interrupted()
+                if resumed:
+                    log.warning("resumed %d interrupted task(s): %s", len(resumed), resumed)
         yield
         state.runner.close()
         for router in routers:
