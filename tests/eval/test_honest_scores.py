@@ -85,6 +85,11 @@ def test_matrix_report_ranks_by_right_over_all(flattering_matrix: str, capsys, t
     assert "| 2 | cautious (aaa1111111) | 4/10 | 40.0% | 4/10 (40.0%) | 100.0% |" in page
     assert "decided (share of cases)" in html.read_text(encoding="utf-8")
 
+    code, out, _ = _cli(["eval", "report", "last", "--json"], capsys)
+    assert json.loads(out)["kind"] == "matrix"  # the newest run comes with its whole matrix
+    code, out, _ = _cli(["eval", "report", "bbb2222222", "--json"], capsys)
+    assert [r["config_name"] for r in json.loads(out)["runs"]] == ["bold"]  # a run named: itself
+
     code, out, err = _cli(["eval", "report", flattering_matrix], capsys)
     assert code == 0, err
     assert "ranking by right over all cases" in out

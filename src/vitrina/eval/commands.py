@@ -226,7 +226,7 @@ def _report_runs(store: EvalStore, ref: str) -> tuple[list[str], str | None]:
     matrix_id = store.resolve_matrix(ref) if ref != "last" else None
     if matrix_id is None:
         run = store.load_run(ref)
-        matrix_id = run.matrix_id
+        matrix_id = run.matrix_id if ref == "last" else None
         if matrix_id is None or not store.matrix_runs(matrix_id):
             return [run.id], None
     return store.matrix_runs(matrix_id) or [], matrix_id
