@@ -96,3 +96,27 @@ def test_a_task_with_no_step_run_is_failed_not_done(route_service) -> None:
     assert any(e.kind == "error" and "no data step ran" in e.message for e in view.trace), (
         "the failure is in the decision trace"
     )
+
+
+def test_the_model_planner_gets_the_task_without_the_prefix(demo_db: Path) -> None:
+    from vitrina.ask.service import AskService
+    from vitrina.config import load_settings
+    from vitrina.llm import LLMClient
+    from vitrina.llm.fake import ScriptedChatModel
+    from vitrina.route import RouteService
+
+    steps = [{"title": f"Шаг {n}", "tool": "ask", "args": {"question": "x"}} for n in range(7)]
+    model = ScriptedChatModel({"task_planner": [{"steps": steps}]})
+    llm = LLMClient(model, timeout_s=5, max_retries=0, sleep=lambda s: None)
+    settings = load_settings(db_url=f"duckdb:///{demo_db}")
+    ask = AskService(settings, today=TODAY, write_files=False, use_llm=False)
+    service = RouteService(ask_service=ask, today=TODAY, write_files=False, llm=llm)
+    try:
+        result = service.handle("Задача: " + REQUEST)
+        assert (result.role, result.status) == ("task", "awaiting_plan"), result.answer
+        (prompt,) = model.prompts_for("task_planner")
+        assert REQUEST in prompt.text and "Задача" not in prompt.text
+        view = service._task_service.view(_task_id(result.answer))
+        assert len(view.plan) == 7 and view.plan_source == "llm"
+    finally:
+        service.close()
