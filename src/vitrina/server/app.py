@@ -73,6 +73,18 @@ def job_routers(
     ]
 
 
+def _resume_tasks(router: Any) -> None:
+    """Resume what a crash left running; a failure here is logged, never a failed start (the
+    tasks stay resumable with `vitrina task "" --task ID`)."""
+    try:
+        resumed = router.resume_interrupted()
+    except Exception:
+        log.exception("interrupted tasks not resumed")
+        return
+    if resumed:
+        log.warning("resumed %d interrupted task(s): %s", len(resumed), resumed)
+
+
 def create_app(
     settings: Settings | None = None,
     options: ServeOptions | None = None,
@@ -109,9 +121,7 @@ def create_app(
         access_log.install()  # again after uvicorn configured its loggers: no token in a line
         for router in routers:  # tasks a crash left running continue from their checkpoints
             if hasattr(router, "resume_interrupted"):
-                resumed = router.resume_interrupted()
-                if resumed:
-                    log.warning("resumed %d interrupted task(s): %s", len(resumed), resumed)
+                _resume_tasks(router)
         yield
         state.runner.close()
         for router in routers:
