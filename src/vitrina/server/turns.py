@@ -237,7 +237,7 @@ class TurnRunner:
                 status="refused", role="task", answer=answer, answer_html=render_markdown(answer)
             )
         elif intent == "task" and self.start_task is not None:
-            from vitrina.route.prefix import strip_prefix
+            from vitrina.route import strip_prefix
 
             turn.update(
                 status="task",
