@@ -33,8 +33,9 @@ def _poll_until(http: httpx.Client, task_id: str, done, limit_s: float = RUN_LIM
     raise AssertionError(f"task {task_id} never got there: {task['status']}")
 
 
+@pytest.mark.parametrize("finished", [1, 4])  # kill -9 after this many steps finished
 def test_serve_killed_mid_task_resumes_it_once(
-    demo_db: Path, tmp_path: Path, monkeypatch, capsys
+    demo_db: Path, tmp_path: Path, monkeypatch, capsys, finished: int
 ) -> None:
     env = {"VITRINA_HOME": str(tmp_path / "home"), "VITRINA_DB_URL": f"duckdb:///{demo_db}"}
     owner, other = cli_tokens(env, "tasks", 2, role="analyst")
@@ -49,7 +50,7 @@ def test_serve_killed_mid_task_resumes_it_once(
         seen = _poll_until(
             http,
             task_id,
-            lambda t: t.get("status") == "done" or len(t.get("history") or []) >= 2,
+            lambda t: t.get("status") == "done" or len(t.get("history") or []) >= finished,
         )
         one.process.send_signal(signal.SIGKILL)
         one.process.wait(timeout=10)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -75,7 +76,10 @@ def job_routers(
 
 def _resume_tasks(router: Any) -> None:
     """Resume what a crash left running; a failure here is logged, never a failed start (the
-    tasks stay resumable with `vitrina task "" --task ID`)."""
+    tasks stay resumable with `vitrina task "" --task ID`). A replaced worker of
+    `--workers N` resumes nothing (`VITRINA_RESUME_TASKS=0`): its siblings may be running them."""
+    if os.environ.get("VITRINA_RESUME_TASKS", "1") == "0":
+        return
     try:
         resumed = router.resume_interrupted()
     except Exception:
