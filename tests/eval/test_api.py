@@ -82,6 +82,10 @@ def test_matrix_with_virtual_topic(client: TestClient) -> None:
     ]
     rules, llm = data["runs"]
     assert rules["summary"]["llm_calls"] == 0 and llm["summary"]["llm_calls"] > 0
+    # ranked by right over all cases, with the decided share beside the accuracy
+    assert (rules["rank"], llm["rank"]) == (1, 2)
+    assert rules["summary"]["right_over_all"] >= llm["summary"]["right_over_all"]
+    assert rules["summary"]["decided_share"] == 1.0
     read = client.get(f"/api/experiments/{data['id']}").json()
     assert read["kind"] == "matrix" and [r["id"] for r in read["runs"]] == [rules["id"], llm["id"]]
 

@@ -123,7 +123,7 @@ def test_task_role_proposes_a_plan_and_plugs_in(route_service):
     result = plugged.handle("task: investigate churn step by step")
     assert (
         result.status == "answered"
-        and result.answer == "plan for: task: investigate churn step by step"
+        and result.answer == "plan for: investigate churn step by step"  # the prefix stripped
     )
 
 

@@ -30,6 +30,14 @@ def test_a_compound_request_starts_a_task_not_an_answer(client, auth):
     assert [t["kind"] for t in turns] == ["route"] and turns[0]["task_id"] == result["task_id"]
 
 
+def test_the_task_prefix_is_not_part_of_the_task(client, auth):
+    thread = new_thread(client, auth)
+    result = ask(client, auth, thread, "Задача: " + COMPOUND)[-1]["result"]
+    assert result["status"] == "task" and result["task_id"]
+    task = client.get(f"/api/tasks/{result['task_id']}", headers=auth).json()
+    assert task["request"] == COMPOUND  # "Задача:" chose the role; the task is the rest
+
+
 def test_a_metadata_search_goes_to_its_role_and_a_clarification_reply_to_ask(client, auth):
     thread = new_thread(client, auth)
     routed = ask(client, auth, thread, "В каких таблицах хранятся платежи?")[-1]["result"]

@@ -53,7 +53,8 @@ def test_router_drives_a_task(make_task):
             client.post(f"/api/tasks/{task_id}/decision", json={"action": "skip"})
             events(client, task_id)
             task = client.get(f"/api/tasks/{task_id}").json()
-        assert task["status"] == "done" and task["summary"]
+        # every step skipped: no data step ran, so the task is failed with the reason, never done
+        assert task["status"] == "failed" and "ни один шаг с данными" in task["summary"]
         assert client.get("/api/tasks/nope").status_code == 404
     router.state.close()
 

@@ -162,7 +162,9 @@ def test_loop_guard_fires_and_the_user_chooses(make_task):
         service.decide(view.task_id, {"action": "approve"})
     view = service.decide(view.task_id, {"action": "skip"})
     view = service.decide(view.task_id, {"action": "approve"})
-    assert view.status == "done" and [s.status for s in view.plan] == ["skipped", "done"]
+    assert [s.status for s in view.plan] == ["skipped", "done"]
+    # only the file step ran, over no data: an empty result is failed, never done (decision 173)
+    assert view.status == "failed" and "ни один шаг с данными" in view.summary
 
 
 def test_global_bound_stops_the_task(make_task):

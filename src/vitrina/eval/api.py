@@ -59,6 +59,7 @@ class RunSummary(BaseModel):
     finished_at: str | None
     summary: Summary
     failures: list[str]  # wrong, pending or in-review case ids
+    rank: int | None = None  # in a matrix: 1 = the most cases right over all cases
     cases: list[CaseRecord] | None = None
 
 
@@ -67,6 +68,16 @@ class ExperimentResponse(BaseModel):
     kind: str  # run | matrix
     suite: str
     runs: list[RunSummary]
+
+
+def _matrix_summaries(runs: list[RunRecord], with_cases: bool) -> list[RunSummary]:
+    """A matrix's runs best first by right over all cases, each with its rank."""
+    from vitrina.eval.report_terminal import ranked
+
+    return [
+        _summary(run, with_cases).model_copy(update={"rank": n})
+        for n, run in enumerate(ranked(runs), start=1)
+    ]
 
 
 def _summary(run: RunRecord, with_cases: bool) -> RunSummary:
@@ -167,7 +178,7 @@ def experiments_router(
                         id=matrix_id,
                         kind="matrix",
                         suite=suite.name,
-                        runs=[_summary(r, False) for r in runs],
+                        runs=_matrix_summaries(runs, False),
                     )
                 config = parse_config(body.config or {})
                 run = run_suite(
@@ -205,7 +216,9 @@ def experiments_router(
             id=experiment_id if kind == "matrix" else runs[0].id,
             kind=kind,
             suite=runs[0].suite,
-            runs=[_summary(r, cases) for r in runs],
+            runs=_matrix_summaries(runs, cases)
+            if kind == "matrix"
+            else [_summary(r, cases) for r in runs],
         )
 
     return router

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
-from vitrina.eval.errors import EvalError
+from vitrina.eval.errors import ConfigError, EvalError
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from vitrina.config import Settings
+    from vitrina.eval.experiment import RunConfig
     from vitrina.eval.records import RunRecord
     from vitrina.eval.store import EvalStore, ReviewItem
     from vitrina.eval.suite import Suite
@@ -77,13 +79,83 @@ def load_suite_ref(
     return suite
 
 
-def _show(runs: list[RunRecord], html: Path | None, title: str | None = None) -> None:
+def _show(
+    runs: list[RunRecord],
+    html: Path | None,
+    title: str | None = None,
+    *,
+    markdown: Path | None = None,
+    as_json: bool = False,
+    ident: str | None = None,
+) -> None:
+    """Print the report (or its JSON) and write the HTML/Markdown files asked for."""
     from vitrina.eval.report_html import write_html
+    from vitrina.eval.report_json import runs_json
+    from vitrina.eval.report_markdown import write_markdown
     from vitrina.eval.report_terminal import report
 
-    console.print(report(runs, title))
+    kind = "matrix" if runs and runs[0].matrix_id and len(runs) > 1 else "run"
+    if as_json:
+        print(runs_json(runs, kind, ident or (runs[0].matrix_id if kind == "matrix" else None)))
+    else:
+        console.print(report(runs, title))
+    out = err if as_json else console
     if html is not None:
-        console.print(f"[dim]HTML report / HTML-отчёт:[/] {write_html(runs, html, title)}")
+        out.print(f"[dim]HTML report / HTML-отчёт:[/] {write_html(runs, html, title)}")
+    if markdown is not None:
+        written = write_markdown(runs, markdown, title)
+        out.print(f"[dim]Markdown report / Markdown-отчёт:[/] {written}")
+
+
+def _matrix_configs(path: Path) -> tuple[Any, list[RunConfig]]:
+    from vitrina.eval.experiment import load_matrix
+
+    return load_matrix(path)
+
+
+def _run_all(
+    the_suite: Suite,
+    config: Path | None,
+    matrix: Path | None,
+    store: EvalStore,
+    base: Settings,
+) -> tuple[list[RunRecord], str]:
+    """Run the suite under the configuration or the matrix (validated whole first)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from vitrina.eval.experiment import RunConfig, config_line, load_config
+    from vitrina.eval.runner import run_matrix, run_suite
+
+    spec, configs = _matrix_configs(matrix) if matrix is not None else (None, [])
+    cfg = load_config(config) if config is not None else RunConfig()
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("[dim]{task.fields[case]}"),
+    )
+    with Progress(*columns, console=err, transient=True) as bar:
+
+        def tracker(name: str):  # one bar per configuration
+            task = bar.add_task(name, total=len(the_suite.cases), case="")
+            return lambda done, total, case_id: bar.update(task, completed=done, case=case_id)
+
+        if matrix is not None:
+            try:
+                matrix_id, runs = run_matrix(
+                    the_suite, configs, store=store, settings=base, progress=tracker
+                )
+            except ConfigError as exc:  # found before any configuration ran
+                raise EvalError(
+                    exc.detail,
+                    file=config_line(matrix, exc.index),
+                    where=exc.where,
+                    message_ru=exc.message_ru,
+                ) from exc
+            return runs, f"{spec.name} ({matrix_id}): {the_suite.name}"
+        run = run_suite(the_suite, cfg, store=store, settings=base, progress=tracker(cfg.name))
+        return [run], f"{the_suite.name}: {run.config_name}"
 
 
 @eval_app.command("run")
@@ -96,8 +168,17 @@ def run_command(
         Path | None, typer.Option("--matrix", help="a matrix of configurations (YAML)")
     ] = None,
     html: Annotated[Path | None, typer.Option("--html", help="write the HTML report here")] = None,
+    markdown: Annotated[
+        Path | None, typer.Option("--markdown", help="write the Markdown report here")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print the runs' summaries as JSON")
+    ] = False,
     db: Annotated[
         str | None, typer.Option("--db", help="warehouse URL instead of the suite's")
+    ] = None,
+    catalog: Annotated[
+        Path | None, typer.Option("--catalog", help="catalog folder instead of the suite's")
     ] = None,
     case: Annotated[list[str] | None, typer.Option("--case", help="only these case ids")] = None,
     tag: Annotated[
@@ -105,43 +186,18 @@ def run_command(
     ] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="only the first N cases")] = None,
 ) -> None:
-    """Run a suite (under one configuration or a matrix), store the run(s), print the report."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from vitrina.eval.experiment import RunConfig, load_config, load_matrix
-    from vitrina.eval.runner import run_matrix, run_suite
+    """Run a suite (under one configuration or a matrix), store the run(s), print the report.
+    With --db and --catalog the same suite runs on another warehouse."""
+    from vitrina.eval.runner import base_settings
 
     if config is not None and matrix is not None:
         raise _fail("give --config or --matrix, not both / укажите --config или --matrix, не оба")
     with _store() as store:
         the_suite = load_suite_ref(suite, case, tag, limit)
-        columns = (
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("[dim]{task.fields[case]}"),
-        )
-        with Progress(*columns, console=err, transient=True) as bar:
-
-            def tracker(name: str):  # one bar per configuration
-                task = bar.add_task(name, total=len(the_suite.cases), case="")
-                return lambda done, total, case_id: bar.update(task, completed=done, case=case_id)
-
-            if matrix is not None:
-                spec, configs = load_matrix(matrix)
-                matrix_id, runs = run_matrix(
-                    the_suite, configs, store=store, db_url=db, progress=tracker
-                )
-                title = f"{spec.name} ({matrix_id}): {the_suite.name}"
-            else:
-                cfg = load_config(config) if config is not None else RunConfig()
-                runs = [
-                    run_suite(the_suite, cfg, store=store, db_url=db, progress=tracker(cfg.name))
-                ]
-                title = f"{the_suite.name}: {runs[0].config_name}"
-        _show(runs, html, title)
-        console.print("runs / запуски: " + ", ".join(r.id for r in runs))
+        base = base_settings(the_suite, db, catalog)
+        runs, title = _run_all(the_suite, config, matrix, store, base)
+        _show(runs, html, title, markdown=markdown, as_json=as_json)
+        (err if as_json else console).print("runs / запуски: " + ", ".join(r.id for r in runs))
 
 
 @eval_app.command("compare")
@@ -164,33 +220,43 @@ def compare_command(
             console.print(f"[dim]HTML report / HTML-отчёт:[/] {write_html([run_a, run_b], html)}")
 
 
+def _report_runs(store: EvalStore, ref: str) -> tuple[list[str], str | None]:
+    """The run ids to show for `ref` (a matrix id or prefix, a run id or prefix, or 'last': the
+    newest run, with its whole matrix when it belongs to one) and the matrix id, if any."""
+    matrix_id = store.resolve_matrix(ref) if ref != "last" else None
+    if matrix_id is None:
+        run = store.load_run(ref)
+        matrix_id = run.matrix_id if ref == "last" else None
+        if matrix_id is None or not store.matrix_runs(matrix_id):
+            return [run.id], None
+    return store.matrix_runs(matrix_id) or [], matrix_id
+
+
 @eval_app.command("report")
 def report_command(
     run: Annotated[str, typer.Argument(help="run id, a matrix id, or 'last'")] = "last",
     html: Annotated[Path | None, typer.Option("--html", help="write the HTML report here")] = None,
+    markdown: Annotated[
+        Path | None, typer.Option("--markdown", help="write the Markdown report here")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the summaries as JSON")] = False,
 ) -> None:
-    """Show a stored run (or every run of a matrix) again."""
+    """Show a stored run (or every run of a matrix, ranked) again."""
     with _store() as store:
-        ids = store.matrix_runs(run) or [run]
-        _show([store.load_run(i) for i in ids], html)
+        ids, matrix_id = _report_runs(store, run)
+        runs = [store.load_run(i) for i in ids]
+        title = f"matrix / матрица {matrix_id}: {runs[0].suite}" if matrix_id else None
+        _show(runs, html, title, markdown=markdown, as_json=as_json, ident=matrix_id)
 
 
-@eval_app.command("list")
-def list_command(limit: Annotated[int, typer.Option("--limit", help="newest N runs")] = 20) -> None:
-    """Stored runs, newest first."""
+def _runs_table(runs: list[RunRecord]) -> Table:
     from vitrina.eval.metrics import summarize
     from vitrina.eval.report_terminal import format_metric
 
-    with _store() as store:
-        runs = store.list_runs(limit)
-    if not runs:
-        console.print("no runs yet / запусков пока нет: `vitrina eval run SUITE`")
-        return
     table = Table(title="eval runs / запуски оценки", title_justify="left")
-    for name in ("run", "suite", "config", "matrix", "started", "cases", "accuracy", "in review"):
-        table.add_column(
-            name, justify="right" if name in ("cases", "accuracy", "in review") else "left"
-        )
+    left = ("run", "suite", "config", "matrix", "started")
+    for name in (*left, "right / all", "decided", "accuracy (decided)", "in review"):
+        table.add_column(name, justify="left" if name in left else "right")
     for run in runs:
         s = summarize(run.cases)
         table.add_row(
@@ -199,11 +265,64 @@ def list_command(limit: Annotated[int, typer.Option("--limit", help="newest N ru
             run.config_name,
             run.matrix_id or "",
             run.started_at,
-            str(s.cases),
+            s.right_of_all,
+            f"{s.decided_of_all} ({format_metric(s.decided_share, 'rate')})",
             format_metric(s.accuracy, "rate"),
             str(s.in_review),
         )
-    console.print(table)
+    return table
+
+
+def _matrices_table(store: EvalStore, limit: int) -> Table | None:
+    from vitrina.eval.metrics import summarize
+    from vitrina.eval.report_terminal import ranked
+
+    matrices = store.list_matrices(limit)
+    if not matrices:
+        return None
+    table = Table(title="matrices (best config by right over all) / матрицы", title_justify="left")
+    for name in ("matrix", "suite", "created", "configs", "best", "right / all"):
+        table.add_column(name)
+    for matrix_id, suite, created, run_ids in matrices:
+        best = ranked([store.load_run(i) for i in run_ids])[0]
+        table.add_row(
+            matrix_id,
+            suite,
+            created,
+            str(len(run_ids)),
+            f"{best.config_name} ({best.id})",
+            summarize(best.cases).right_of_all,
+        )
+    return table
+
+
+@eval_app.command("list")
+def list_command(
+    limit: Annotated[int, typer.Option("--limit", help="newest N runs")] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="print as JSON")] = False,
+) -> None:
+    """Stored runs and matrices, newest first."""
+    import json
+
+    from vitrina.eval.report_json import run_json
+
+    with _store() as store:
+        runs = store.list_runs(limit)
+        if as_json:
+            matrices = [
+                {"id": m, "suite": s, "created_at": c, "runs": ids}
+                for m, s, c, ids in store.list_matrices(limit)
+            ]
+            body = {"runs": [run_json(r) for r in runs], "matrices": matrices}
+            print(json.dumps(body, ensure_ascii=False, indent=2))
+            return
+        if not runs:
+            console.print("no runs yet / запусков пока нет: `vitrina eval run SUITE`")
+            return
+        console.print(_runs_table(runs))
+        matrices_table = _matrices_table(store, limit)
+    if matrices_table is not None:
+        console.print(matrices_table)
 
 
 def _review_panel(item: ReviewItem) -> Panel:

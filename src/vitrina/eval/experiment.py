@@ -185,16 +185,70 @@ class Matrix(_Strict):
     configs: list[dict[str, Any]] = Field(min_length=1)
 
     def expand(self) -> list[RunConfig]:
-        """The configurations, each merged over the base, with unique names."""
+        """The configurations, each merged over the base, with unique names; every one is
+        validated here, before any runs, and a bad one raises `MatrixProblem` naming its
+        YAML key path (configs.N.key, or base.key when the base is at fault)."""
         out = []
-        for n, change in enumerate(self.configs, start=1):
+        for n, change in enumerate(self.configs):
             merged = merge(self.base, change)
-            merged.setdefault("name", f"config{n}")
-            out.append(RunConfig.model_validate(merged))
+            merged.setdefault("name", f"config{n + 1}")
+            try:
+                out.append(RunConfig.model_validate(merged))
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                loc = [str(p) for p in first["loc"]]
+                keys = ["configs", n, *loc] if not loc or loc[0] in change else ["base", *loc]
+                raise MatrixProblem(first["msg"], keys, str(merged["name"])) from exc
         names = [c.name for c in out]
         if len(set(names)) != len(names):
             raise ValueError(f"configuration names must be unique: {names}")
         return out
+
+
+class MatrixProblem(ValueError):
+    """A bad configuration of a matrix: the message and the YAML key path at fault."""
+
+    def __init__(self, message: str, keys: list[str | int], name: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.keys = keys
+        self.name = name
+
+    @property
+    def where(self) -> str:
+        return ".".join(str(k) for k in self.keys) + f" ({self.name})"
+
+
+def yaml_line(text: str, keys: list[str | int]) -> int | None:
+    r"""The 1-based line of the deepest node of `keys` found in the YAML `text` (None when the
+    text does not parse or the first key is absent).
+
+    >>> yaml_line("base: {}\nconfigs:\n  - name: a\n  - name: b\n    mode: x\n", ["configs", 1, "mode"])
+    5
+    """  # noqa: E501
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError:
+        return None
+    line = None
+    for key in keys:
+        child = _child(node, key)
+        if child is None:
+            break
+        node, line = child[1], child[0]
+    return line
+
+
+def _child(node: Any, key: str | int) -> tuple[int, Any] | None:
+    """(line, node) of `key` under a mapping or sequence node."""
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            if str(k.value) == str(key):
+                return k.start_mark.line + 1, v
+    if isinstance(node, yaml.SequenceNode) and isinstance(key, int) and key < len(node.value):
+        item = node.value[key]
+        return item.start_mark.line + 1, item
+    return None
 
 
 def merge(base: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
@@ -213,7 +267,7 @@ def _read(path: Path) -> dict[str, Any]:
     if not path.is_file():
         raise EvalError("file not found", file=path, message_ru="файл не найден")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(_text(path)) or {}
     except yaml.YAMLError as exc:
         raise EvalError(f"invalid YAML: {exc}", file=path, message_ru="неверный YAML") from exc
     if not isinstance(data, dict):
@@ -223,6 +277,10 @@ def _read(path: Path) -> dict[str, Any]:
             message_ru="верхний уровень должен быть словарём",
         )
     return data
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
 
 
 def _problem(exc: ValidationError) -> str:
@@ -240,18 +298,33 @@ def parse_config(data: dict[str, Any], *, file: Path | None = None) -> RunConfig
         ) from exc
 
 
+def _at_line(file: Path | None, text: str | None, keys: list[str | int]) -> str | None:
+    """`file:line` of the key path when the text is known, else the file."""
+    if file is None:
+        return None
+    line = yaml_line(text, keys) if text is not None else None
+    return f"{file}:{line}" if line else str(file)
+
+
 def parse_matrix(
-    data: dict[str, Any], *, file: Path | None = None
+    data: dict[str, Any], *, file: Path | None = None, text: str | None = None
 ) -> tuple[Matrix, list[RunConfig]]:
+    """The matrix and every configuration, all validated before anything runs; a problem
+    names the file and line (when `text` is the file's YAML) and the key path."""
+    ru = "неверная матрица экспериментов"
     try:
         matrix = Matrix.model_validate(data)
         return matrix, matrix.expand()
     except ValidationError as exc:
+        first = exc.errors()[0]
+        keys: list[str | int] = list(first["loc"])
+        raise EvalError(_problem(exc), file=_at_line(file, text, keys), message_ru=ru) from exc
+    except MatrixProblem as exc:
         raise EvalError(
-            _problem(exc), file=file, message_ru="неверная матрица экспериментов"
+            exc.message, file=_at_line(file, text, exc.keys), where=exc.where, message_ru=ru
         ) from exc
     except ValueError as exc:
-        raise EvalError(str(exc), file=file, message_ru="неверная матрица экспериментов") from exc
+        raise EvalError(str(exc), file=file, message_ru=ru) from exc
 
 
 def load_config(path: Path) -> RunConfig:
@@ -260,8 +333,25 @@ def load_config(path: Path) -> RunConfig:
 
 
 def load_matrix(path: Path) -> tuple[Matrix, list[RunConfig]]:
-    matrix, configs = parse_matrix(_read(path), file=path)
-    return matrix, [_resolve_files(c, path.parent) for c in configs]
+    matrix, configs = parse_matrix(_read(path), file=path, text=_text(path))
+    out = []
+    for n, config in enumerate(configs):
+        try:
+            out.append(_resolve_files(config, path.parent))
+        except EvalError as exc:
+            keys: list[str | int] = ["configs", n, "prompts"]
+            raise EvalError(
+                exc.detail,
+                file=_at_line(path, _text(path), keys),
+                where=f"configs.{n}.{exc.where} ({config.name})",
+                message_ru=exc.message_ru,
+            ) from exc
+    return matrix, out
+
+
+def config_line(path: Path, index: int) -> str:
+    """`file:line` of the matrix's configuration `index` (0-based)."""
+    return _at_line(path, _text(path), ["configs", index]) or str(path)
 
 
 def _resolve_files(config: RunConfig, folder: Path) -> RunConfig:

@@ -2,7 +2,10 @@
 
 Definitions (docs/eval.md says the same):
 
-* accuracy: right / scored; scored cases are right or wrong (pending ones are neither);
+* accuracy: right / scored; scored (decided) cases are right or wrong (pending ones are
+  neither), so the accuracy alone flatters a run that left cases pending: it is always shown
+  beside the decided share (scored / cases) and right over all (right / cases), and a
+  matrix ranks its configurations by right over all;
 * at once / after clarification: answer cases right with no clarifying question, and right
   after at least one, each over the scored answer cases (their sum is the answer accuracy);
 * refusal accuracy: must-refuse cases refused / scored must-refuse cases;
@@ -45,6 +48,8 @@ class Summary(BaseModel):
     pending: int
     in_review: int
     accuracy: float | None
+    decided_share: float | None
+    right_over_all: float | None
     answer_cases: int
     right_at_once: int
     right_after_clarification: int
@@ -64,6 +69,15 @@ class Summary(BaseModel):
     llm_calls: int
     prompt_tokens: int
     completion_tokens: int
+
+    @property
+    def right_of_all(self) -> str:
+        """The right count over every case, e.g. "7/10"."""
+        return f"{self.right}/{self.cases}"
+
+    @property
+    def decided_of_all(self) -> str:
+        return f"{self.scored}/{self.cases}"
 
     @property
     def total_tokens(self) -> int:
@@ -90,6 +104,8 @@ def summarize(cases: list[CaseRecord]) -> Summary:
         pending=len(cases) - len(scored),
         in_review=sum(c.in_review and c.manual is None for c in cases),
         accuracy=_rate(len(right), len(scored)),
+        decided_share=_rate(len(scored), len(cases)),
+        right_over_all=_rate(len(right), len(cases)),
         answer_cases=len(answer),
         right_at_once=len(at_once),
         right_after_clarification=len(after),
@@ -110,3 +126,9 @@ def summarize(cases: list[CaseRecord]) -> Summary:
         prompt_tokens=sum(c.prompt_tokens for c in cases),
         completion_tokens=sum(c.completion_tokens for c in cases),
     )
+
+
+def rank_key(summary: Summary) -> tuple[float, float, int]:
+    """How a matrix orders its configurations: right over all cases first (a run cannot climb
+    by leaving cases pending), then the accuracy over decided cases, then fewer pending."""
+    return (-(summary.right_over_all or 0.0), -(summary.accuracy or 0.0), summary.pending)

@@ -8,7 +8,7 @@ import jinja2
 
 from vitrina.eval.metrics import summarize
 from vitrina.eval.records import CaseRecord, RunRecord
-from vitrina.eval.report_terminal import METRICS, format_metric, metric_value
+from vitrina.eval.report_terminal import METRICS, format_metric, metric_value, ranked
 
 ROWS_SHOWN = 5
 
@@ -25,6 +25,10 @@ pre{background:#f6f8fa;padding:.5rem;overflow:auto;white-space:pre-wrap;margin:.
 </style></head><body>
 <h1>{{ title }}</h1>
 <p><small>suite / набор: <b>{{ suite }}</b>{% if matrix_id %} · matrix / матрица {{ matrix_id }}{% endif %}</small></p>
+{% if ranking %}<h2>ranking by right over all cases / рейтинг по верным из всех случаев</h2>
+<table><tr><th>#</th><th>config</th><th>right / all</th><th>right over all</th><th>decided</th><th>accuracy (decided)</th></tr>
+{% for r in ranking %}<tr><td class="num">{{ loop.index }}</td><td>{{ r.name }}</td>{% for v in r.cells %}<td class="num">{{ v }}</td>{% endfor %}</tr>
+{% endfor %}</table>{% endif %}
 <table><tr><th>metric / метрика</th>{% for run in runs %}<th>{{ run.config_name }}<br><small>{{ run.id }}</small></th>{% endfor %}</tr>
 {% for row in metric_rows %}<tr><td>{{ row.label }}</td>{% for v in row.cells %}<td class="num">{{ v }}</td>{% endfor %}</tr>
 {% endfor %}</table>
@@ -69,6 +73,7 @@ def _failing(run: RunRecord) -> list[CaseRecord]:
 def render_html(runs: list[RunRecord], title: str | None = None) -> str:
     """The report as an HTML page."""
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    runs = ranked(runs) if len(runs) > 1 else runs
     summaries = [summarize(r.cases) for r in runs]
     rows = [
         {
@@ -85,9 +90,29 @@ def render_html(runs: list[RunRecord], title: str | None = None) -> str:
         matrix_id=matrix_id,
         runs=runs,
         metric_rows=rows,
+        ranking=ranking_rows(runs) if len(runs) > 1 else [],
         failing={r.id: _failing(r) for r in runs},
         rows_shown=ROWS_SHOWN,
     )
+
+
+def ranking_rows(runs: list[RunRecord]) -> list[dict[str, object]]:
+    """The ranking's rows (runs already ranked): name and the four numbers read together."""
+    out = []
+    for run in runs:
+        s = summarize(run.cases)
+        out.append(
+            {
+                "name": f"{run.config_name} ({run.id})",
+                "cells": [
+                    s.right_of_all,
+                    format_metric(s.right_over_all, "rate"),
+                    f"{s.decided_of_all} ({format_metric(s.decided_share, 'rate')})",
+                    format_metric(s.accuracy, "rate"),
+                ],
+            }
+        )
+    return out
 
 
 def write_html(runs: list[RunRecord], path: Path, title: str | None = None) -> Path:

@@ -6,12 +6,16 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from vitrina.eval.metrics import Summary, summarize
+from vitrina.eval.metrics import Summary, rank_key, summarize
 from vitrina.eval.records import CaseRecord, RunRecord
 
-# key, English, Russian, kind (rate | count | ms)
+# key, English, Russian, kind (rate | count | ms | text). The accuracy is over decided cases
+# only, so the decided share and the right count over all cases always stand beside it.
 METRICS: tuple[tuple[str, str, str, str], ...] = (
-    ("accuracy", "accuracy", "точность", "rate"),
+    ("accuracy", "accuracy over decided cases", "точность по решённым случаям", "rate"),
+    ("decided_share", "decided (share of cases)", "решено (доля случаев)", "rate"),
+    ("right_over_all", "right over all cases", "верно из всех случаев", "rate"),
+    ("right_of_all", "right / all cases", "верно / всего случаев", "text"),
     ("accuracy_at_once", "right at once", "верно сразу", "rate"),
     ("accuracy_after_clarification", "right after clarification", "верно после уточнения", "rate"),
     ("refusal_accuracy", "refusal accuracy", "точность отказов", "rate"),
@@ -31,11 +35,11 @@ METRICS: tuple[tuple[str, str, str, str], ...] = (
 MAX_FAILURES = 30
 
 
-def metric_value(summary: Summary, key: str) -> float | int | None:
+def metric_value(summary: Summary, key: str) -> float | int | str | None:
     return getattr(summary, key)
 
 
-def format_metric(value: float | int | None, kind: str) -> str:
+def format_metric(value: float | int | str | None, kind: str) -> str:
     """A rate as a percent with one decimal, a count as an integer, a latency in ms.
 
     >>> format_metric(0.9533, "rate"), format_metric(None, "rate"), format_metric(12.34, "ms")
@@ -43,9 +47,48 @@ def format_metric(value: float | int | None, kind: str) -> str:
     """
     if value is None:
         return "—"
+    if kind == "text":
+        return str(value)
     if kind == "rate":
         return f"{value * 100:.1f}%"
     return f"{value:,.0f}"
+
+
+def ranked(runs: list[RunRecord]) -> list[RunRecord]:
+    """The runs best first by right over all cases (see `metrics.rank_key`)."""
+    return sorted(runs, key=lambda r: rank_key(summarize(r.cases)))
+
+
+def headline(summary: Summary) -> str:
+    """The three numbers read together, e.g. "7/10 right (70.0%); 9/10 decided; 77.8% of decided".
+
+    A run's accuracy alone hides pending cases; this line never does.
+    """
+    return (
+        f"{summary.right_of_all} right ({format_metric(summary.right_over_all, 'rate')}); "
+        f"{summary.decided_of_all} decided; {format_metric(summary.accuracy, 'rate')} of decided"
+    )
+
+
+def ranking_table(runs: list[RunRecord]) -> Table:
+    """A matrix's configurations ranked by right over all cases."""
+    table = Table(
+        title="ranking by right over all cases / рейтинг по верным из всех случаев",
+        title_justify="left",
+    )
+    for name in ("#", "config", "right / all", "right over all", "decided", "accuracy (decided)"):
+        table.add_column(name, justify="left" if name == "config" else "right")
+    for n, run in enumerate(ranked(runs), start=1):
+        s = summarize(run.cases)
+        table.add_row(
+            str(n),
+            f"{run.config_name} ({run.id})",
+            s.right_of_all,
+            format_metric(s.right_over_all, "rate"),
+            f"{s.decided_of_all} ({format_metric(s.decided_share, 'rate')})",
+            format_metric(s.accuracy, "rate"),
+        )
+    return table
 
 
 def metrics_table(runs: list[RunRecord], title: str | None = None) -> Table:
@@ -102,8 +145,13 @@ def failures_table(run: RunRecord, limit: int = MAX_FAILURES) -> Table | None:
 
 
 def report(runs: list[RunRecord], title: str | None = None) -> Group:
-    """Everything for the terminal: the metrics and each run's failures."""
-    parts: list[Table | Text] = [metrics_table(runs, title)]
+    """Everything for the terminal: the ranking (several runs), the metrics (best run first)
+    and each run's failures."""
+    parts: list[Table | Text] = []
+    if len(runs) > 1:
+        runs = ranked(runs)
+        parts.append(ranking_table(runs))
+    parts.append(metrics_table(runs, title))
     for run in runs:
         failures = failures_table(run)
         if failures is not None:

@@ -45,8 +45,8 @@ def diff_runs(a: RunRecord, b: RunRecord) -> RunDiff:
     return out
 
 
-def _delta(a: float | int | None, b: float | int | None, kind: str) -> str:
-    if a is None or b is None or a == b:
+def _delta(a: float | int | str | None, b: float | int | str | None, kind: str) -> str:
+    if a is None or b is None or a == b or isinstance(a, str) or isinstance(b, str):
         return ""
     change = b - a
     return f"{change * 100:+.1f} pp" if kind == "rate" else f"{change:+,.0f}"

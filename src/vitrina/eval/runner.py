@@ -13,6 +13,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from vitrina.ask import AskResult, AskService
@@ -20,7 +21,7 @@ from vitrina.catalog import Catalog, load_catalog
 from vitrina.config import Settings, load_settings
 from vitrina.eval.bank import bank_key, bank_reply
 from vitrina.eval.compare import compare_results, normalize_rows
-from vitrina.eval.errors import EvalError
+from vitrina.eval.errors import ConfigError, EvalError
 from vitrina.eval.experiment import RunConfig
 from vitrina.eval.invented import invented_numbers
 from vitrina.eval.judge import judge
@@ -54,12 +55,20 @@ class Harness:
     references: dict[str, Reference]
 
 
-def base_settings(suite: Suite, db_url: str | None = None) -> Settings:
+def base_settings(
+    suite: Suite, db_url: str | None = None, catalog_dir: Path | None = None
+) -> Settings:
     """Settings for the suite's warehouse and catalog ("demo" means the demo, whatever is
-    configured)."""
+    configured); `db_url` and `catalog_dir` run the suite on another warehouse."""
+    if catalog_dir is not None and not catalog_dir.is_dir():
+        raise EvalError(
+            "catalog folder not found (give the folder that holds the catalog's YAML files)",
+            file=catalog_dir,
+            message_ru="папка каталога не найдена",
+        )
     settings = load_settings()
     settings = settings.with_(
-        catalog_dir=suite.catalog_dir(), db_url=db_url or suite.warehouse_url()
+        catalog_dir=catalog_dir or suite.catalog_dir(), db_url=db_url or suite.warehouse_url()
     )
     if settings.db_url is None:
         from vitrina.warehouse.demo import ensure_demo_warehouse
@@ -398,6 +407,26 @@ def run_suite(
     return run
 
 
+def check_configs(
+    configs: list[RunConfig],
+    base: Settings,
+    catalog: Catalog,
+    model_factory: ModelFactory | None = None,
+) -> None:
+    """Every configuration applied once without running a case (settings, model endpoint,
+    catalog additions, an `llm` mode that needs a model), so a bad one fails before any run."""
+    for n, config in enumerate(configs):
+        try:
+            settings = settings_for(config, base)
+            catalog_for(config, catalog)
+            if config.mode == "llm" and model_factory is None:
+                client_for(config, settings)
+        except EvalError as exc:
+            raise ConfigError(
+                exc.detail, index=n, name=config.name, message_ru=exc.message_ru
+            ) from exc
+
+
 def run_matrix(
     suite: Suite,
     configs: list[RunConfig],
@@ -417,6 +446,7 @@ def run_matrix(
         )
     base = settings or base_settings(suite, db_url)
     catalog = load_catalog(base.catalog_dir)
+    check_configs(configs, base, catalog, model_factory)
     matrix_id = "m" + uuid.uuid4().hex[:9]
     references: dict[str, Reference] = {}
     runs = [

@@ -214,6 +214,29 @@ class EvalStore:
             (matrix_id, suite, now(), json.dumps(run_ids), owner),
         )
 
+    def list_matrices(self, limit: int = 20) -> list[tuple[str, str, str, list[str]]]:
+        """Matrices newest first: (id, suite, created_at, run ids)."""
+        rows = self._rows(
+            "SELECT id, suite, created_at, run_ids FROM eval_matrices "
+            "ORDER BY created_at DESC, rowid DESC LIMIT ?",
+            (limit,),
+        )
+        return [(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
+
+    def resolve_matrix(self, ref: str) -> str | None:
+        """A matrix id from its id or a unique prefix (the CLI); None when no matrix matches."""
+        rows = self._rows(
+            "SELECT id FROM eval_matrices WHERE id = ? OR id LIKE ?", (ref, f"{ref}%")
+        )
+        exact = [r[0] for r in rows if r[0] == ref]
+        ids = exact or [r[0] for r in rows]
+        if len(ids) > 1:
+            raise EvalError(
+                f"{len(ids)} matrices match {ref!r}; give more of the id (`vitrina eval list`)",
+                message_ru=f"матрица {ref!r} не найдена однозначно; см. `vitrina eval list`",
+            )
+        return ids[0] if ids else None
+
     def matrix_runs(self, matrix_id: str, owner: str | None = None) -> list[str] | None:
         """The runs of a matrix (with `owner`: only when that owner created it)."""
         sql, params = "SELECT run_ids FROM eval_matrices WHERE id = ?", (matrix_id,)

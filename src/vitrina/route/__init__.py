@@ -3,7 +3,8 @@
 Roles: the metadata analyst (ReAct, bounded), the report planner (Tree of Thoughts,
 warehouse or 1C), ask, docs, task (not available yet) and a general answer; every branch
 ends in the one `deliver` node. Public entry points: `RouteService`, `build_graph`,
-`classify` (intent rules), `vitrina.route.commands.register` (the CLI). They are imported
+`classify` (intent rules), `strip_prefix` (the supervisor's own "Задача:" prefixes),
+`vitrina.route.commands.register` (the CLI). They are imported
 on first use, so the CLI starts fast.
 """
 
@@ -18,6 +19,7 @@ _EXPORTS = {
     "classify": "vitrina.route.intent",
     "RouteResult": "vitrina.route.service",
     "RouteService": "vitrina.route.service",
+    "strip_prefix": "vitrina.route.prefix",
 }
 
 __all__ = sorted(_EXPORTS)

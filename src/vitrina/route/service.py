@@ -144,6 +144,7 @@ class RouteService:
                 llm=self.llm,
                 use_llm=self.llm is not None,
                 ask=lambda question: ask_service.ask(question),
+                today=self.context.today,  # relative periods read as the route reads them
             )
         result = start_task_tool(request, approve_all=False, service=self._task_service)
         plan = "\n".join(f"{step['n']}. {step['title']}" for step in result["plan"])

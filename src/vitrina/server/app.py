@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -32,6 +34,8 @@ from vitrina.server.views.models import ERRORS
 if TYPE_CHECKING:
     from vitrina.ask import AskResult
     from vitrina.sql.policy import RowPolicy
+
+log = logging.getLogger(__name__)
 
 DESCRIPTION = """Answers from your warehouse over HTTP: dialogs, streamed progress (SSE), results
 as Excel and Chart.js specs, the catalog and the measure manual. Send `Authorization: Bearer TOKEN`
@@ -84,6 +88,21 @@ def job_routers(
     ]
 
 
+def _resume_tasks(router: Any) -> None:
+    """Resume what a crash left running; a failure here is logged, never a failed start (the
+    tasks stay resumable with `vitrina task "" --task ID`). A replaced worker of
+    `--workers N` resumes nothing (`VITRINA_RESUME_TASKS=0`): its siblings may be running them."""
+    if os.environ.get("VITRINA_RESUME_TASKS", "1") == "0":
+        return
+    try:
+        resumed = router.resume_interrupted()
+    except Exception:
+        log.exception("interrupted tasks not resumed")
+        return
+    if resumed:
+        log.warning("resumed %d interrupted task(s): %s", len(resumed), resumed)
+
+
 def create_app(
     settings: Settings | None = None,
     options: ServeOptions | None = None,
@@ -118,6 +137,9 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         access_log.install()  # again after uvicorn configured its loggers: no token in a line
+        for router in routers:  # tasks a crash left running continue from their checkpoints
+            if hasattr(router, "resume_interrupted"):
+                _resume_tasks(router)
         yield
         state.runner.close()
         for router in routers:

@@ -240,10 +240,13 @@ class TurnRunner:
                 status="refused", role="task", answer=answer, answer_html=render_markdown(answer)
             )
         elif intent == "task" and self.start_task is not None:
+            from vitrina.route import strip_prefix
+
             turn.update(
                 status="task",
                 role="task",
-                task_id=self.start_task(text, owner=thread.owner),
+                # the supervisor's "Задача:" chose the role and is no part of the task
+                task_id=self.start_task(strip_prefix(text)[1], owner=thread.owner),
                 answer=None,
             )
         else:

@@ -35,6 +35,7 @@ log = logging.getLogger("vitrina.server")
 APP = "vitrina.server.app:app_from_env"
 POLL_S = 0.5  # how often the supervisor looks at its workers
 STOP_GRACE_S = 15.0  # a worker's graceful shutdown before it is killed
+RESUME_TASKS_ENV = "VITRINA_RESUME_TASKS"  # "0": this process resumes no interrupted task
 MAX_RESTARTS = 5  # workers replaced within RESTART_WINDOW_S before the server gives up
 RESTART_WINDOW_S = 60.0
 PARENT_CHECK_S = 1.0  # how often a worker checks that its supervisor is still there
@@ -84,11 +85,20 @@ def _stop_when_orphaned(parent: int) -> None:
 
 
 def worker_main(
-    host: str, port: int, options: dict[str, Any], counts: Any = None, slot: int = 0
+    host: str,
+    port: int,
+    options: dict[str, Any],
+    counts: Any = None,
+    slot: int = 0,
+    resume: bool = False,
 ) -> None:
     """One worker process: its own socket, the app built from the environment; `counts`:
-    the open connections of every worker, shared (`vitrina.server.rebalance`)."""
+    the open connections of every worker, shared (`vitrina.server.rebalance`). Only the first
+    worker of a starting server resumes tasks a crash left running (`resume`): a replaced
+    worker must not take over a step a sibling is still running (decision 173)."""
     import uvicorn
+
+    os.environ[RESUME_TASKS_ENV] = "1" if resume else "0"
 
     from vitrina.server import rebalance
 
@@ -115,13 +125,13 @@ class Supervisor:
     context: Any = field(default_factory=lambda: multiprocessing.get_context("spawn"))
     counts: Any = None  # each worker's open connections, shared with the workers
 
-    def _start(self, slot: int) -> Any:
+    def _start(self, slot: int, resume: bool = False) -> Any:
         if self.counts is None:
             self.counts = self.context.Array("i", self.workers, lock=False)
         self.counts[slot] = 0  # a replaced worker's connections died with it
         process = self.context.Process(
             target=worker_main,
-            args=(self.host, self.port, self.options, self.counts, slot),
+            args=(self.host, self.port, self.options, self.counts, slot, resume),
             daemon=False,
         )
         process.start()
@@ -143,7 +153,7 @@ class Supervisor:
         """Start the workers and keep them running; return after SIGINT or SIGTERM."""
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: self.stopping.set())
-        self.processes = [self._start(slot) for slot in range(self.workers)]
+        self.processes = [self._start(slot, resume=slot == 0) for slot in range(self.workers)]
         try:
             while not self.stopping.wait(POLL_S):
                 for index, process in enumerate(self.processes):

@@ -18,6 +18,7 @@ stopped at once.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 import uuid
@@ -91,6 +92,28 @@ def downloads(task_id: str, files: list[str], out_dir: str | None) -> list[dict[
     return links
 
 
+def _resume(
+    service: TaskService,
+    task_id: str,
+    event: dict[str, Any],
+    on_event: Callable[[dict[str, Any]], None],
+) -> TaskView:
+    """A run that continues a crashed one: says so first, then resumes from the checkpoint."""
+    on_event(event)
+    return service.resume(task_id, on_event=on_event)
+
+
+def _resumed_text(lang: str, step: int | None) -> str:
+    if step is None:
+        return text("run_resumed_between", lang)
+    return text("run_resumed", lang, n=step)
+
+
+def _step_in_flight(view: TaskView) -> int | None:
+    """The step a run was in when it stopped (marked in progress and not finished)."""
+    return next((s.n for s in view.plan if s.status == "in_progress"), None)
+
+
 def build_router(
     service: TaskService,
     *,
@@ -111,6 +134,7 @@ def build_router(
     # tasks submitted whose first checkpoint is not written yet (the pool has not started
     # them): task id -> the view they have until then, so a stream opened at once finds them
     starting: dict[str, TaskView] = {}
+    resumed: dict[str, int | None] = {}  # tasks resumed after a restart -> the step cut off
 
     def view_or_404(task_id: str, who: str) -> dict[str, Any]:
         try:
@@ -131,7 +155,37 @@ def build_router(
         data.pop("out_dir", None)  # a server path: the page gets links instead
         if data["running"] and data["status"] in ("awaiting_plan", "awaiting_step"):
             data["status"], data["pending"] = "running", None  # the answer is being processed
+        data["notice"] = crash_notice(view, data["running"], resumed.get(task_id))
         return data
+
+    def crash_notice(view: TaskView, running: bool, resumed_step: int | None) -> str | None:
+        """What the page shows about a crash: a run nobody is running (the server died
+        mid-step), or a run resumed after a restart."""
+        if view.status == "running" and not running:
+            n = _step_in_flight(view)
+            key = "run_crashed" if n is not None else "run_crashed_between"
+            return text(key, view.lang, n=n, task_id=view.task_id)
+        if view.task_id in resumed:
+            return _resumed_text(view.lang, resumed_step)
+        return None
+
+    def resume_interrupted() -> list[str]:
+        """Resume every task a crash left running, from its checkpoint, as its owner (the
+        owner is in the checkpoint); called once when the server starts."""
+        out = []
+        for task_id in service.interrupted():
+            if not service.claim_resume(task_id):
+                continue  # another server process took it
+            view = service.view(task_id)
+            step = _step_in_flight(view)
+            resumed[task_id] = step
+            message = _resumed_text(view.lang, step)
+            event = {"node": "resumed", "step": step, "message": message}
+            runner.submit(task_id, functools.partial(_resume, service, task_id, event))
+            out.append(task_id)
+        return out
+
+    router.resume_interrupted = resume_interrupted  # type: ignore[attr-defined]
 
     def submit(request: str, mode: str = "semi", owner: str = LOCAL_OWNER) -> str:
         task_id = uuid.uuid4().hex[:12]

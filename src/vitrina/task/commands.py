@@ -17,6 +17,7 @@ from rich.table import Table
 from vitrina.cli_options import CatalogDir, WarehouseUrl
 
 console = Console()
+err_console = Console(stderr=True)
 NUMBERS = {
     "plan": ("approve", "edit", "replan", "stop"),
     "step": ("approve", "redo", "skip", "stop"),
@@ -121,6 +122,25 @@ def ask_decision(view: Any, out: Console = console) -> dict[str, Any]:
     return decision
 
 
+def _check_owner(service: Any, task_id: str) -> None:
+    """The CLI acts as the local user: it continues local tasks only; a task started over
+    the API belongs to its token and is refused, as the API refuses another token's task."""
+    from vitrina.task.messages import text
+    from vitrina.task.service import LOCAL_OWNER
+
+    try:
+        view = service.view(task_id)
+    except KeyError:
+        missing = f"no task {task_id} / задача {task_id} не найдена"
+        err_console.print(missing, style="red", markup=False)
+        raise typer.Exit(2) from None
+    if view.owner != LOCAL_OWNER:
+        err_console.print(
+            text("not_your_task", view.lang, task_id=task_id), style="red", markup=False
+        )
+        raise typer.Exit(2)
+
+
 def task_command(
     request: Annotated[
         str, typer.Argument(help="A multi-step analytical task in Russian or English.")
@@ -162,6 +182,7 @@ def task_command(
 
     try:
         if task_id:
+            _check_owner(service, task_id)
             view = service.resume(task_id, on_event=progress)
         else:
             view = service.start(request, mode="auto" if auto else "semi", on_event=progress)

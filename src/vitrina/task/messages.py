@@ -45,6 +45,44 @@ TEXTS: dict[str, dict[str, str]] = {
     "status_skipped": {"ru": "пропущен", "en": "skipped"},
     "status_pending": {"ru": "не выполнен", "en": "not done"},
     "status_in_progress": {"ru": "прерван", "en": "interrupted"},
+    "nothing_done": {
+        "ru": "Задача не выполнена: ни один шаг с данными не выполнен ({skipped} пропущено, "
+        "{pending} не выполнено из {total}). Проверьте формулировку задачи и причины в шагах "
+        "ниже и запустите её снова.",
+        "en": "The task was not done: no data step ran ({skipped} skipped, {pending} not done "
+        "of {total}). Check the task's wording and the reasons in the steps below, and start it "
+        "again.",
+    },
+    "run_crashed": {
+        "ru": "Выполнение прервано сбоем сервера на шаге {n}: шаг не завершился и будет "
+        'выполнен заново при запуске сервера (или: vitrina task "" --task {task_id}).',
+        "en": "The run was interrupted by a server crash at step {n}: the step did not finish "
+        'and is run again when the server starts (or: vitrina task "" --task {task_id}).',
+    },
+    "run_resumed": {
+        "ru": "Сервер перезапущен: задача продолжена с контрольной точки; шаг {n} прерван сбоем "
+        "и выполняется заново (завершённые шаги не повторяются).",
+        "en": "The server restarted: the task continues from its checkpoint; step {n} was cut "
+        "off by the crash and runs again (finished steps are not repeated).",
+    },
+    "run_resumed_between": {
+        "ru": "Сервер перезапущен: задача продолжена с контрольной точки (сбой пришёлся между "
+        "шагами; завершённые шаги не повторяются).",
+        "en": "The server restarted: the task continues from its checkpoint (the crash came "
+        "between steps; finished steps are not repeated).",
+    },
+    "run_crashed_between": {
+        "ru": "Выполнение прервано сбоем сервера между шагами; задача продолжится при запуске "
+        'сервера (или: vitrina task "" --task {task_id}).',
+        "en": "The run was interrupted by a server crash between steps; the task continues "
+        'when the server starts (or: vitrina task "" --task {task_id}).',
+    },
+    "not_your_task": {
+        "ru": "Задача {task_id} принадлежит другому владельцу (API-токену): продолжите её в "
+        "веб-приложении или через API с этим токеном.",
+        "en": "Task {task_id} belongs to another owner (an API token): continue it in the web "
+        "app or over the API with that token.",
+    },
     "stopped": {
         "ru": "Задача остановлена пользователем.",
         "en": "The task was stopped by the user.",

@@ -63,6 +63,9 @@ class TaskView(BaseModel):
     trace: list[TraceEvent] = Field(default_factory=list)
 
 
+MAX_SCANNED = 10_000  # task ids looked at when a server starts and resumes interrupted tasks
+
+
 class TaskService:
     def __init__(
         self,
@@ -284,6 +287,54 @@ class TaskService:
                 return view
             view = self.decide(view.task_id, auto_decision(view.pending), on_event=on_event)
         return view
+
+    # --- after a crash --------------------------------------------------------------------
+
+    def interrupted(self, limit: int = MAX_SCANNED) -> list[str]:
+        """Tasks a crash left `running`: a node still to run and no approval pending. Only
+        meaningful where no run of this checkpointer is in flight (a server starting)."""
+        out = []
+        for task_id in self._task_ids(limit):
+            try:
+                if self.view(task_id).status == "running":
+                    out.append(task_id)
+            except KeyError:
+                continue
+        return out
+
+    def _task_ids(self, limit: int) -> list[str]:
+        """Every task id the checkpointer holds (at most `limit`)."""
+        cursor = getattr(self.checkpointer, "cursor", None)
+        if cursor is not None:  # the SQLite checkpointer: one query
+            with cursor() as cur:
+                cur.execute("SELECT DISTINCT thread_id FROM checkpoints LIMIT ?", (limit,))
+                return [row[0] for row in cur.fetchall()]
+        ids: dict[str, None] = {}
+        for item in self.checkpointer.list(None, limit=limit * 50):
+            ids[item.config["configurable"]["thread_id"]] = None
+            if len(ids) >= limit:
+                break
+        return list(ids)
+
+    def claim_resume(self, task_id: str) -> bool:
+        """Whether this process is the one to resume `task_id` from its current checkpoint:
+        one claim per checkpoint in the task store, so two server processes starting
+        together never run the same step twice."""
+        checkpoint = self.graph.get_state(self._config(task_id)).config["configurable"]
+        key = checkpoint.get("checkpoint_id") or ""
+        cursor = getattr(self.checkpointer, "cursor", None)
+        if cursor is None:  # an in-process checkpointer: this process is the only one
+            return True
+        with cursor() as cur:
+            cur.execute(
+                "CREATE TABLE IF NOT EXISTS task_resumes (task_id TEXT NOT NULL, "
+                "checkpoint_id TEXT NOT NULL, PRIMARY KEY (task_id, checkpoint_id))"
+            )
+            cur.execute(
+                "INSERT OR IGNORE INTO task_resumes (task_id, checkpoint_id) VALUES (?, ?)",
+                (task_id, key),
+            )
+            return cur.rowcount == 1
 
     def force_stop(self, task_id: str, *, reason: str) -> None:
         """Mark a task stopped whatever it was doing: the graph ends (as if `finalize` ran) and a

@@ -75,6 +75,8 @@
     last = task;
     $("task").hidden = false;
     $("status").replaceChildren(el("strong", { text: statusText(task) }), el("span", { class: "muted small", text: " · " + t("id") + " " + task.task_id }));
+    // a crash (the server died mid-step) or a run resumed after a restart: said, not hidden
+    if (task.notice) $("status").append(el("p", { class: "notice", role: "status", text: task.notice }));
     renderPlan(task);
     renderActions(task);
     renderCurrent(task);
