@@ -25,7 +25,7 @@ SECONDS_PER_ITEM = 5.0  # the 3,000-paren query took minutes before the limits
 def _cases() -> list[object]:
     return [
         pytest.param(attack, dialect, id=f"{attack.id}-{dialect}")
-        for dialect in ("duckdb", "postgres")
+        for dialect in ("duckdb", "postgres", "clickhouse")
         for attack in for_dialect(dialect)
     ]
 

@@ -13,6 +13,7 @@ from functools import lru_cache
 import sqlglot
 from sqlglot import exp
 
+from vitrina.ask.clickhouse_dates import clickhouse_grain
 from vitrina.ask.plan import Filter, QueryPlan
 from vitrina.catalog import Catalog
 from vitrina.catalog.aggregates import restrict
@@ -81,6 +82,8 @@ def _grain_expr(grain: str, column: exp.Expression, dialect: str = "duckdb") -> 
         return sqlglot.parse_one(
             SQLITE_GRAIN[grain].format(c=column.sql(dialect="sqlite")), read="sqlite"
         )
+    if dialect == "clickhouse":  # toStartOfMonth & co.; a day is toDate of a timestamp
+        return clickhouse_grain(grain, column)
     trunc = exp.Anonymous(this="DATE_TRUNC", expressions=[exp.Literal.string(grain), column])
     return exp.Cast(this=trunc, to=exp.DataType.build("DATE"))
 
@@ -91,7 +94,10 @@ def _day_kind_condition(kind: str, column: exp.Expression, dialect: str) -> exp.
         day = f"CAST(STRFTIME('%w', {column.sql(dialect='sqlite')}) AS INTEGER)"
         values = "(0, 6)" if kind == "weekend" else "(1, 2, 3, 4, 5)"
         return sqlglot.parse_one(f"{day} IN {values}", read="sqlite")
-    day = exp.Extract(this=exp.var("ISODOW"), expression=column)
+    if dialect == "clickhouse":
+        day: exp.Expression = exp.DayOfWeekIso(this=column)  # toDayOfWeek: Monday 1 .. Sunday 7
+    else:
+        day = exp.Extract(this=exp.var("ISODOW"), expression=column)
     values = [6, 7] if kind == "weekend" else [1, 2, 3, 4, 5]
     return exp.In(this=day, expressions=[exp.Literal.number(v) for v in values])
 
@@ -251,7 +257,20 @@ def compile_plan(
         query = query.order_by(exp.column(plan.grain), copy=False)
     if plan.limit:
         query = query.limit(plan.limit, copy=False)
+    _catalog_spelling(query, aliases, catalog)
     return query.sql(dialect=dialect, pretty=True)
+
+
+def _catalog_spelling(query: exp.Expression, aliases: dict[str, str], catalog: Catalog) -> None:
+    """Every column as the catalog spells it: the planner's reading may lower-case a name
+    (a relation's ends, a filter's column), which only a case-sensitive engine (ClickHouse)
+    tells apart, as an unknown identifier."""
+    tables = {alias: table for table, alias in aliases.items()}
+    for column in query.find_all(exp.Column):
+        table = tables.get(column.table)
+        known = catalog.column(f"{table}.{column.name}") if table else None
+        if known is not None and known.name != column.name:
+            column.set("this", exp.to_identifier(known.name))
 
 
 def column_metas(plan: QueryPlan, catalog: Catalog) -> list[ColumnMeta]:

@@ -60,6 +60,7 @@ from vitrina.sql.guard.stars import expand_stars, star_projections
 from vitrina.sql.guard.statements import (
     nested_statement,
     recursive_cte,
+    query_options,
     row_locks,
     select_into,
     select_only,
@@ -84,6 +85,7 @@ RULES: tuple[Rule, ...] = (
     *SHAPE_RULES,
     nested_statement,
     select_into,
+    query_options,
     row_locks,
     recursive_cte,
     parameters,
