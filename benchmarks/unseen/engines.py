@@ -148,9 +148,10 @@ def render_catalog(source: Source, out: Path, new: str) -> Path:
         shutil.rmtree(out)
     out.mkdir(parents=True)
     qualified = re.compile(rf"\b{source.schema}\.(?=[A-Za-z_]+\b)")
-    for path in sorted(source.catalog.glob("*.yaml")):
-        text = qualified.sub(f"{new}.", path.read_text(encoding="utf-8"))
-        (out / path.name).write_text(text, encoding="utf-8")
+    for path in sorted(source.catalog.rglob("*.yaml")):  # the demo's tables/ folder too
+        target = out / path.relative_to(source.catalog)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(qualified.sub(f"{new}.", path.read_text(encoding="utf-8")), "utf-8")
     return out
 
 
@@ -440,3 +441,34 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# ---------------------------------------------------------------- the rephrasing suite
+
+
+def alignment_rows(loaded: Loaded, warehouse_name: str) -> dict[str, list[Any]]:
+    """question -> the normalised rows its rules plan gives on one engine, for every case of
+    tests/data/ask_alignment.yaml over ``warehouse_name`` that gets a plan."""
+    import yaml
+
+    from vitrina.ask.compiler import compile_plan
+    from vitrina.ask.nodes.select_tables import rules_verdict
+    from vitrina.catalog import load_catalog
+    from vitrina.eval.compare import normalize_rows
+    from vitrina.warehouse import Warehouse
+
+    data = yaml.safe_load((ROOT / "tests" / "data" / "ask_alignment.yaml").read_text("utf-8"))
+    today = data["warehouses"][warehouse_name]["today"]
+    catalog = load_catalog(loaded.catalog)
+    warehouse = Warehouse(loaded.url)
+    out: dict[str, list[Any]] = {}
+    try:
+        for name, question, _expect in data["cases"]:
+            plan = rules_verdict(question, catalog, today)["plan"] if name == warehouse_name else None
+            if plan is None:
+                continue
+            sql = compile_plan(plan, catalog, warehouse.dialect)
+            out[question] = sorted(normalize_rows(warehouse.execute(sql).rows), key=repr)
+    finally:
+        warehouse.close()
+    return out
