@@ -188,6 +188,13 @@ def register(app: typer.Typer) -> None:
         load_postgres: Annotated[
             str | None, typer.Option(help="Also load the demo data into this PostgreSQL URL.")
         ] = None,
+        load_clickhouse: Annotated[
+            str | None,
+            typer.Option(
+                help="Also load the demo data into ClickHouse: a chDB folder or a "
+                "clickhouse://USER:PASSWORD@HOST:8123 server URL."
+            ),
+        ] = None,
         reader_role: Annotated[
             str | None,
             typer.Option(help="The read-only role to create (default: <database>_reader)."),
@@ -239,6 +246,8 @@ def register(app: typer.Typer) -> None:
             )
             for problem in reader.problems:
                 console.print(f"warning: role {reader.role} {problem}", markup=False)
+        if load_clickhouse:
+            _load_clickhouse(settings.demo_db_path, load_clickhouse)
         if not questions:
             return
         service = make_service(settings)
@@ -254,3 +263,19 @@ def register(app: typer.Typer) -> None:
                     console.print()
         finally:
             service.close()
+
+
+def _load_clickhouse(demo_path: Path, target: str) -> None:
+    """`vitrina demo --load-clickhouse`: the demo's tables into database dwh of a chDB folder
+    (a path or chdb:///PATH) or a ClickHouse server, then the URL to ask with."""
+    from vitrina.warehouse.clickhouse_load import load_demo_into_clickhouse
+
+    url = target if "://" in target else f"chdb:///{Path(target).expanduser().resolve()}"
+    with console.status("loading the demo data into ClickHouse"):
+        try:
+            counts = load_demo_into_clickhouse(demo_path, url)
+        except Exception as exc:
+            raise fail(f"ClickHouse load failed: {str(exc).splitlines()[0]}") from exc
+    shown = url.split("@")[-1]
+    console.print(f"loaded {sum(counts.values()):,} rows into {shown} (database dwh)", markup=False)
+    console.print(f"  VITRINA_DB_URL='{url}' vitrina ask ...", markup=False, soft_wrap=True)

@@ -122,9 +122,9 @@ class _JsonRows:
         self.done = False
         self.columns: list[str] = []
         self.types: list[str] = []
-        header = self._take(2)
-        if len(header) == 2:
-            self.columns, self.types = json.loads(header[0]), json.loads(header[1])
+        self.header = self._take(2)
+        if len(self.header) == 2:
+            self.columns, self.types = json.loads(self.header[0]), json.loads(self.header[1])
 
     def _take(self, n: int) -> list[str]:
         """Up to ``n`` whole lines; bounded: each pass consumes one chunk or ends."""
@@ -143,14 +143,44 @@ class _JsonRows:
         return taken
 
     def fetchmany(self, n: int) -> list[tuple[Any, ...]]:
+        # chDB repeats the names and types at the head of a later chunk (a query that ran
+        # long sends an empty block first): those lines are the header, not rows
+        lines = [line for line in self._take(n) if line not in self.header]
         return [
             tuple(_convert(v, t) for v, t in zip(json.loads(line), self.types, strict=True))
-            for line in self._take(n)
+            for line in lines
         ]
 
 
 # a query chDB can stream (a SELECT); anything else (EXPLAIN) is read whole
 _STREAMABLE = re.compile(r"\s*(?:(?:--[^\n]*\n|/\*.*?\*/)\s*)*[(\s]*(?:SELECT|WITH)\b", re.I | re.S)
+
+
+def refuse_outfile(sql: str) -> None:
+    """chDB writes ``INTO OUTFILE`` itself, as this process, even under ``readonly=1`` (it
+    is clickhouse-local's client feature, found by the hostile corpus): the engine layer
+    refuses it whatever the guard said. Fails closed: text the tokenizer cannot read is
+    refused too.
+
+    >>> refuse_outfile("SELECT 'into outfile' AS x")
+    >>> try:
+    ...     refuse_outfile("SELECT 1 INTO /* c */ OUTFILE '/tmp/x'")
+    ... except ClickHouseError as exc:
+    ...     print(str(exc)[:24])
+    INTO OUTFILE is not allo
+    """
+    from sqlglot.dialects.clickhouse import ClickHouse
+    from sqlglot.errors import SqlglotError
+
+    try:
+        words = [t.text.upper() for t in ClickHouse().tokenize(sql)]
+    except SqlglotError as exc:
+        raise ClickHouseError(f"cannot read the query: {first_line(exc)}") from exc
+    if any(a == "INTO" and b == "OUTFILE" for a, b in zip(words, words[1:], strict=False)):
+        raise ClickHouseError(
+            "INTO OUTFILE is not allowed: a query returns its rows, it writes no file / "
+            "INTO OUTFILE запрещён: запрос возвращает строки и не пишет файлы"
+        )
 
 
 def _chunks_of(stream: Any) -> Iterator[bytes]:
@@ -201,9 +231,10 @@ class ChdbBackend:
     def run(
         self, sql: str, row_cap: int, timeout_s: float, max_bytes: int
     ) -> tuple[list[str], list[tuple], bool]:
+        refuse_outfile(sql)
         with self.lock:  # one query at a time per folder, as DuckDB's backend does
             conn = self._connection(timeout_s, row_cap, max_bytes)
-            stream = None
+            stream, failed = None, True
             try:
                 if _STREAMABLE.match(sql):
                     stream = conn.send_query(sql, JSON_FORMAT)
@@ -211,6 +242,7 @@ class ChdbBackend:
                 else:  # EXPLAIN (our compile check): small, and chDB cannot stream it
                     rows = _JsonRows(iter([conn.query(sql, JSON_FORMAT).bytes()]))
                 got, truncated = fetch_bounded(rows.fetchmany, row_cap, max_bytes)
+                failed = False
             except ResultTooLarge:
                 raise
             except Exception as exc:
@@ -219,7 +251,18 @@ class ChdbBackend:
                 if stream is not None:
                     with contextlib.suppress(Exception):
                         stream.close()  # the rest of the result is never made
+                if failed:  # after the stream: closing a connection under it crashes chDB
+                    self._discard(timeout_s, row_cap, max_bytes)
         return rows.columns, got, truncated
+
+    def _discard(self, timeout_s: float, row_cap: int, max_bytes: int) -> None:
+        """Close the connection a query failed or was cut on: chDB sends the rest of a
+        failed stream (its header) at the head of the next query's result on the same
+        connection, so the next query gets a new one."""
+        conn = self.connections.pop((timeout_s, row_cap, max_bytes), None)
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
 
     def close(self) -> None:
         for conn in self.connections.values():

@@ -1,0 +1,160 @@
+"""ClickHouse (issue 38 item 2): chDB in-process for real, the server path against
+clickhouse-connect's contract (no server here), the demo loaded through the CLI, the hostile
+corpus against chDB."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vitrina.warehouse import Warehouse, WarehouseError
+from vitrina.warehouse.clickhouse_backend import ServerBackend, query_settings
+
+from .corpus import for_dialect
+
+
+@pytest.fixture(scope="module")
+def chdb_demo(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A small demo warehouse loaded into a chDB folder by `vitrina demo --load-clickhouse`."""
+    from typer.testing import CliRunner
+
+    from vitrina.cli import app
+    from vitrina.warehouse.demo import build_demo_warehouse
+
+    home = tmp_path_factory.mktemp("home")
+    build_demo_warehouse(home / "demo" / "warehouse.duckdb", scale=0.02)
+    folder = tmp_path_factory.mktemp("chdb") / "wh"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("VITRINA_HOME", str(home))
+        out = CliRunner().invoke(app, ["demo", "--no-questions", "--load-clickhouse", str(folder)])
+    assert out.exit_code == 0, out.output
+    assert "database dwh" in out.output and f"chdb:///{folder}" in out.output
+    return f"chdb:///{folder}"
+
+
+def test_chdb_reads_and_refuses_writes(chdb_demo: str) -> None:
+    wh = Warehouse(chdb_demo, row_cap=5)
+    try:
+        result = wh.execute("SELECT payment_id, payment_date, amount_rub FROM dwh.fact_payment")
+        assert result.truncated and len(result.rows) == 5
+        assert type(result.rows[0][1]).__name__ == "date"
+        assert type(result.rows[0][2]).__name__ == "Decimal"
+        total = wh.execute("SELECT count() FROM dwh.fact_payment").rows[0][0]
+        for sql in (
+            "INSERT INTO dwh.dim_region VALUES (99, 'a', 'b', 'c')",
+            "SELECT 1 SETTINGS readonly = 0",
+            "SELECT * FROM file('/etc/passwd', LineAsString)",
+        ):
+            with pytest.raises(WarehouseError, match="readonly|READONLY"):
+                wh.execute(sql)
+        assert wh.execute("SELECT count() FROM dwh.fact_payment").rows[0][0] == total
+        wh.explain("SELECT count() FROM dwh.fact_payment")
+        with pytest.raises(WarehouseError) as bad:
+            wh.explain("SELECT no_such FROM dwh.fact_payment")
+        assert bad.value.kind == "compile"
+        assert wh.execute("SELECT sum(amount_rub) FROM dwh.fact_payment WHERE 1 = 0").rows == [
+            (None,)
+        ]
+    finally:
+        wh.close()
+
+
+def test_chdb_timeout_and_byte_budget(chdb_demo: str) -> None:
+    slow = Warehouse(chdb_demo, timeout_s=1)
+    try:
+        with pytest.raises(WarehouseError) as timed:
+            slow.execute("SELECT count() FROM dwh.fact_payment AS a, dwh.fact_payment AS b")
+        assert timed.value.kind == "timeout"
+    finally:
+        slow.close()
+    small = Warehouse(chdb_demo, result_max_bytes=20_000)
+    try:
+        with pytest.raises(WarehouseError) as big:
+            small.execute("SELECT * FROM dwh.fact_payment")
+        assert big.value.kind == "too_large"
+        assert small.execute("SELECT count() FROM dwh.dim_region").rows == [(12,)]
+    finally:
+        small.close()
+
+
+@pytest.mark.parametrize("attack", for_dialect("clickhouse"), ids=lambda a: a.id)
+def test_the_hostile_corpus_on_chdb(attack: Any, chdb_demo: str, tmp_path: Path) -> None:
+    """Past the guard (which refuses every item, test_guard_corpus), the engine itself
+    refuses what writes, reads files or changes settings, and nothing is written."""
+    from vitrina.sql.guard import guard_with_catalog
+
+    from .corpus import hidden_catalog
+
+    assert not guard_with_catalog(attack.sql, hidden_catalog(), dialect="clickhouse", row_cap=10).ok
+    wh = Warehouse(chdb_demo, timeout_s=2, row_cap=10)
+    try:
+        before = wh.execute("SELECT count() FROM dwh.fact_payment").rows
+        try:
+            wh.execute(attack.sql)
+        except WarehouseError:
+            pass
+        assert wh.execute("SELECT count() FROM dwh.fact_payment").rows == before
+    finally:
+        wh.close()
+    assert not Path("/tmp/vitrina_pwned.csv").exists()
+    assert not Path("/tmp/vitrina_pwned").exists()
+
+
+class _Stream:
+    def __init__(self, blocks: list[list[tuple]], names: list[str]) -> None:
+        self.blocks, self.source = blocks, type("S", (), {"column_names": names})()
+
+    def __enter__(self) -> _Stream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.closed = True
+
+    def __iter__(self):
+        return iter(self.blocks)
+
+
+class _Client:
+    """clickhouse-connect's Client as ServerBackend uses it: query_row_block_stream(sql,
+    settings=...) as a context manager yielding blocks of rows, .source.column_names."""
+
+    def __init__(self, **params: Any) -> None:
+        self.params, self.calls = params, []
+
+    def query_row_block_stream(self, sql: str, settings: dict[str, Any]) -> _Stream:
+        self.calls.append((sql, settings))
+        return _Stream([[(1, "a")] * 600, [(2, "b")] * 600], ["k", "v"])
+
+    def close(self) -> None:
+        pass
+
+
+def test_server_backend_follows_the_driver_contract() -> None:
+    backend = ServerBackend("clickhouse://reader:p%40ss@ch.example:8123/dwh", _Client)
+    assert backend.client.params["username"] == "reader"
+    assert backend.client.params["password"] == "p@ss"
+    assert backend.client.params["database"] == "dwh"
+    columns, rows, truncated = backend.run("SELECT k, v FROM t", 1000, 7.0, 10_000_000)
+    assert columns == ["k", "v"] and len(rows) == 1000 and truncated
+    sql, settings = backend.client.calls[0]
+    assert settings["readonly"] == 1 and settings["max_execution_time"] == 7
+    assert settings["max_result_rows"] == 1001 and settings["result_overflow_mode"] == "break"
+    assert settings["aggregate_functions_null_for_empty"] == 1
+    with pytest.raises(Exception, match="result too large"):
+        backend.run("SELECT k, v FROM t", 100_000, 7.0, 1000)
+
+
+def test_server_connect_failure_is_one_line() -> None:
+    def refuse(**_: Any) -> None:
+        raise OSError("Connection refused\nmore")
+
+    from vitrina.warehouse.clickhouse_backend import ClickHouseError
+
+    with pytest.raises(ClickHouseError, match=r"ch.example:8123: Connection refused$"):
+        ServerBackend("clickhouse://ch.example/dwh", refuse)
+
+
+def test_readonly_is_the_last_setting() -> None:
+    assert list(query_settings(3, 10, 100))[-1] == "readonly"
