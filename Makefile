@@ -13,7 +13,7 @@ VENDOR := src/vitrina/server/static/vendor/versions.json
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,clickhouse]'
 	touch $(STAMP)
 
 $(VENDOR): web/package-lock.json | $(STAMP)

@@ -31,6 +31,7 @@ def _engines():
 @pytest.mark.parametrize("suite_name", ["demo_wording", "tpch_like", "chinook"])
 def test_every_engine_gives_the_home_engines_answers(
     suite_name: str,
+    chdb_installed: None,
     shared_fixtures: Path,
     pg_server_url: str,
     tmp_path: Path,

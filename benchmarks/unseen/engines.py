@@ -348,11 +348,11 @@ def outcomes(
 ) -> dict[str, str]:
     """case id -> bucket (right, answered_wrong, refused, clarified) of one run; ``reasons``
     gets each case's reason (what went wrong) when given."""
+    from score import bucket  # type: ignore[import-not-found]  # this folder's scorer
+
     from vitrina.catalog import load_catalog
     from vitrina.eval.runner import run_suite
     from vitrina.eval.store import EvalStore
-
-    from score import bucket  # type: ignore[import-not-found]  # this folder's scorer
 
     run = run_suite(
         suite,
@@ -392,7 +392,9 @@ def sources(folder: Path, shared: Path) -> dict[str, Callable[[], tuple[Source, 
         path = folder / "demo.duckdb"
         if not path.exists():
             build_demo_warehouse(path, scale=0.1)
-        return duckdb_source("demo", path, "dwh", DEMO_CATALOG), ROOT / "suites" / "demo_wording.yaml"
+        return duckdb_source(
+            "demo", path, "dwh", DEMO_CATALOG
+        ), ROOT / "suites" / "demo_wording.yaml"
 
     def tpch() -> tuple[Source, Path]:
         path = tpch_like.generate(folder / "tpch_like.duckdb", orders=3000, seed=7)
@@ -425,7 +427,9 @@ def main() -> None:
         for name in args.suites.split(","):
             source, suite_path = makers[name]()
             with loaded_everywhere(source, engines, folder / name, folder / "chdb") as on:
-                home = on.get(source.home) or load(source, source.home, folder / "home", folder / "chdb")
+                home = on.get(source.home) or load(
+                    source, source.home, folder / "home", folder / "chdb"
+                )
                 suite = with_expected_rows(load_suite(suite_path), home)
                 base = outcomes(suite, home, folder / f"{name}-home.sqlite")
                 for engine, loaded in on.items():
@@ -433,8 +437,10 @@ def main() -> None:
                     got = outcomes(suite, loaded, folder / f"{name}-{engine}.sqlite", why)
                     differ = sorted(k for k in base if got.get(k) != base[k])
                     right = sum(v == "right" for v in got.values())
-                    print(f"{name} on {engine}: right={right} of {len(got)}; differ from "
-                          f"{source.home}: {[(k, base[k], got.get(k)) for k in differ]}")
+                    print(
+                        f"{name} on {engine}: right={right} of {len(got)}; differ from "
+                        f"{source.home}: {[(k, base[k], got.get(k)) for k in differ]}"
+                    )
                     for k in differ[: 3 if args.show else 0]:
                         print(f"    {k}: {why.get(k, '')[:400]}")
 
@@ -464,7 +470,9 @@ def alignment_rows(loaded: Loaded, warehouse_name: str) -> dict[str, list[Any]]:
     out: dict[str, list[Any]] = {}
     try:
         for name, question, _expect in data["cases"]:
-            plan = rules_verdict(question, catalog, today)["plan"] if name == warehouse_name else None
+            plan = (
+                rules_verdict(question, catalog, today)["plan"] if name == warehouse_name else None
+            )
             if plan is None:
                 continue
             sql = compile_plan(plan, catalog, warehouse.dialect)

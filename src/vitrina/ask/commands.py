@@ -246,8 +246,7 @@ def register(app: typer.Typer) -> None:
             )
             for problem in reader.problems:
                 console.print(f"warning: role {reader.role} {problem}", markup=False)
-        if load_clickhouse:
-            _load_clickhouse(settings.demo_db_path, load_clickhouse)
+        _load_clickhouse(settings.demo_db_path, load_clickhouse)
         if not questions:
             return
         service = make_service(settings)
@@ -265,9 +264,11 @@ def register(app: typer.Typer) -> None:
             service.close()
 
 
-def _load_clickhouse(demo_path: Path, target: str) -> None:
+def _load_clickhouse(demo_path: Path, target: str | None) -> None:
     """`vitrina demo --load-clickhouse`: the demo's tables into database dwh of a chDB folder
     (a path or chdb:///PATH) or a ClickHouse server, then the URL to ask with."""
+    if not target:
+        return
     from vitrina.warehouse.clickhouse_load import load_demo_into_clickhouse
 
     url = target if "://" in target else f"chdb:///{Path(target).expanduser().resolve()}"

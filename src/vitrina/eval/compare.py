@@ -98,13 +98,18 @@ def _iso_date(text: str) -> dt.date | None:
         return None
 
 
+def _text_cell(text: str) -> Cell:
+    """A text cell: a number written as text is the number, a date as text the date."""
+    parsed = parse_number_text(text)
+    if parsed is not None:
+        return parsed[0].quantize(CENT, rounding=ROUND_HALF_UP)
+    return _iso_date(text) or text
+
+
 def normalize_cell(value: Any) -> Cell:
     """A hashable, engine-independent form of one value."""
     if isinstance(value, str):
-        parsed = parse_number_text(value)
-        if parsed is not None:
-            return parsed[0].quantize(CENT, rounding=ROUND_HALF_UP)
-        return _iso_date(value) or value
+        return _text_cell(value)
     if value is None:
         return value
     if isinstance(value, bool):

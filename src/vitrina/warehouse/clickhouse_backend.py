@@ -20,6 +20,7 @@ budget while they arrive (:func:`vitrina.warehouse.budget.fetch_bounded`).
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import re
 import threading
@@ -63,7 +64,7 @@ def query_settings(timeout_s: float, row_cap: int, max_bytes: int) -> dict[str, 
     ('readonly', 1)
     """
     return {
-        "max_execution_time": max(1, int(round(timeout_s))),
+        "max_execution_time": max(1, round(timeout_s)),
         "max_result_rows": row_cap + 1,
         "max_result_bytes": max_bytes * ENGINE_BYTES_FACTOR,
         "result_overflow_mode": "break",
@@ -176,7 +177,7 @@ def refuse_outfile(sql: str) -> None:
         words = [t.text.upper() for t in ClickHouse().tokenize(sql)]
     except SqlglotError as exc:
         raise ClickHouseError(f"cannot read the query: {first_line(exc)}") from exc
-    if any(a == "INTO" and b == "OUTFILE" for a, b in zip(words, words[1:], strict=False)):
+    if any(a == "INTO" and b == "OUTFILE" for a, b in itertools.pairwise(words)):
         raise ClickHouseError(
             "INTO OUTFILE is not allowed: a query returns its rows, it writes no file / "
             "INTO OUTFILE запрещён: запрос возвращает строки и не пишет файлы"
@@ -324,7 +325,8 @@ class ServerBackend:
         self, sql: str, row_cap: int, timeout_s: float, max_bytes: int
     ) -> tuple[list[str], list[tuple], bool]:
         settings = {
-            k: v for k, v in query_settings(timeout_s, row_cap, max_bytes).items()
+            k: v
+            for k, v in query_settings(timeout_s, row_cap, max_bytes).items()
             if k not in JSON_SETTINGS  # the native format carries exact values
         }
         with self.lock:

@@ -61,9 +61,7 @@ def _ident(name: str) -> str:
 
 def create_statement(database: str, table: str, schema: Any) -> str:
     """CREATE TABLE for an Arrow schema: a MergeTree without a sorting key (any table)."""
-    columns = ", ".join(
-        f"{_ident(f.name)} {clickhouse_type(f.type, f.nullable)}" for f in schema
-    )
+    columns = ", ".join(f"{_ident(f.name)} {clickhouse_type(f.type, f.nullable)}" for f in schema)
     return (
         f"CREATE TABLE {_ident(database)}.{_ident(table)} ({columns}) "
         "ENGINE = MergeTree ORDER BY tuple()"

@@ -59,8 +59,8 @@ from vitrina.sql.guard.rows import alias_references, group_by_positions, whole_r
 from vitrina.sql.guard.stars import expand_stars, star_projections
 from vitrina.sql.guard.statements import (
     nested_statement,
-    recursive_cte,
     query_options,
+    recursive_cte,
     row_locks,
     select_into,
     select_only,
