@@ -158,3 +158,26 @@ def test_server_connect_failure_is_one_line() -> None:
 
 def test_readonly_is_the_last_setting() -> None:
     assert list(query_settings(3, 10, 100))[-1] == "readonly"
+
+
+def test_catalog_init_drafts_the_chdb_demo_then_checks(chdb_demo: str, tmp_path: Path) -> None:
+    """`catalog init` through the CLI on a chDB folder: tables, types, keys and the relations
+    inferred from them; the draft then checks against the same warehouse."""
+    from typer.testing import CliRunner
+
+    from vitrina.catalog import load_catalog
+    from vitrina.cli import app
+
+    out = tmp_path / "draft"
+    args = ["catalog", "init", "--db", chdb_demo, "--schema", "dwh", "--out", str(out)]
+    drafted = CliRunner().invoke(app, args)
+    assert drafted.exit_code == 0, drafted.output
+    catalog = load_catalog(out)
+    payment = catalog.tables["dwh.fact_payment"]
+    types = {c.name: c.type for c in payment.columns}
+    assert types["payment_date"] == "date" and types["amount_rub"] == "decimal"
+    assert ("dwh.fact_payment.client_id", "dwh.dim_client.client_id") in {
+        (r.left, r.right) for r in catalog.relations
+    }
+    checked = CliRunner().invoke(app, ["catalog", "check", str(out), "--db", chdb_demo])
+    assert checked.exit_code == 0, checked.output

@@ -59,12 +59,19 @@ def _ident(name: str) -> str:
     return f"`{name}`"
 
 
-def create_statement(database: str, table: str, schema: Any) -> str:
-    """CREATE TABLE for an Arrow schema: a MergeTree without a sorting key (any table)."""
-    columns = ", ".join(f"{_ident(f.name)} {clickhouse_type(f.type, f.nullable)}" for f in schema)
+def create_statement(database: str, table: str, schema: Any, key: list[str] | None = None) -> str:
+    """CREATE TABLE for an Arrow schema: a MergeTree sorted by the primary key when the
+    source declares one (``catalog init`` reads it back as the table's key), else by
+    nothing. Key columns are not Nullable (ClickHouse refuses a nullable sorting key)."""
+    key = key or []
+    columns = ", ".join(
+        f"{_ident(f.name)} {clickhouse_type(f.type, f.nullable and f.name not in key)}"
+        for f in schema
+    )
+    order = f"({', '.join(map(_ident, key))})" if key else "tuple()"
     return (
         f"CREATE TABLE {_ident(database)}.{_ident(table)} ({columns}) "
-        "ENGINE = MergeTree ORDER BY tuple()"
+        f"ENGINE = MergeTree ORDER BY {order}"
     )
 
 
@@ -116,10 +123,11 @@ def load_arrow_tables(
     database: str,
     tables: dict[str, Any],
     *,
+    keys: dict[str, list[str]] | None = None,
     progress: Progress | None = None,
 ) -> dict[str, int]:
     """Replace ``database``'s tables of the same names with ``tables`` (name -> pyarrow
-    Table); rows per table as ClickHouse counts them."""
+    Table; ``keys``: name -> primary key columns); rows per table as ClickHouse counts them."""
     import pyarrow.parquet as pq
 
     target = _Target(url)
@@ -133,7 +141,8 @@ def load_arrow_tables(
                 file = Path(tmp) / f"{name}.parquet"
                 pq.write_table(table, file)
                 target.command(f"DROP TABLE IF EXISTS {_ident(database)}.{_ident(name)}")
-                target.command(create_statement(database, name, table.schema))
+                key = (keys or {}).get(name)
+                target.command(create_statement(database, name, table.schema, key))
                 target.insert_parquet(database, name, file)
                 counts[name] = target.count(database, name)
     finally:
@@ -174,4 +183,23 @@ def load_demo_into_clickhouse(
     if not duckdb_path.is_file():
         raise FileNotFoundError(f"demo warehouse not found: {duckdb_path}")
     tables = dict(duckdb_tables(duckdb_path, "dwh"))
-    return load_arrow_tables(url, database, tables, progress=progress)
+    keys = duckdb_primary_keys(duckdb_path, "dwh")
+    return load_arrow_tables(url, database, tables, keys=keys, progress=progress)
+
+
+def duckdb_primary_keys(path: Path, schema: str) -> dict[str, list[str]]:
+    """table -> its declared primary key columns, for the tables of ``schema`` that have one."""
+    import duckdb
+
+    con = duckdb.connect(":memory:")
+    try:
+        quoted = str(path).replace("'", "''")
+        con.execute(f"ATTACH '{quoted}' AS src (READ_ONLY)")
+        rows = con.execute(
+            "SELECT table_name, constraint_column_names FROM duckdb_constraints() WHERE "
+            "database_name = 'src' AND schema_name = ? AND constraint_type = 'PRIMARY KEY'",
+            [schema],
+        ).fetchall()
+    finally:
+        con.close()
+    return {name: list(columns) for name, columns in rows}
