@@ -181,3 +181,28 @@ def test_catalog_init_drafts_the_chdb_demo_then_checks(chdb_demo: str, tmp_path:
     }
     checked = CliRunner().invoke(app, ["catalog", "check", str(out), "--db", chdb_demo])
     assert checked.exit_code == 0, checked.output
+
+
+def test_a_server_user_already_readonly_1_is_refused_with_what_to_do(chdb_installed: None) -> None:
+    """clickhouse-connect reads the user's settings at connect; with readonly=1 there no
+    limit could be set, so the connect fails in words instead of at the first query."""
+    from vitrina.warehouse.clickhouse_backend import ClickHouseError
+
+    class _Setting:
+        def __init__(self, value: str) -> None:
+            self.value = value
+
+    class _ReadonlyClient(_Client):
+        def __init__(self, **params: Any) -> None:
+            super().__init__(**params)
+            self.server_settings = {"readonly": _Setting("1")}
+
+    class _Readonly2Client(_Client):
+        def __init__(self, **params: Any) -> None:
+            super().__init__(**params)
+            self.server_settings = {"readonly": _Setting("2")}
+
+    with pytest.raises(ClickHouseError, match="readonly=2") as refused:
+        ServerBackend("clickhouse://viewer@ch.example/dwh", _ReadonlyClient)
+    assert refused.value.kind == "connect" and "'viewer'" in str(refused.value)
+    assert ServerBackend("clickhouse://vitrina@ch.example/dwh", _Readonly2Client).client

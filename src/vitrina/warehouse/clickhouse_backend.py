@@ -294,6 +294,28 @@ def server_params(url: str) -> dict[str, Any]:
     }
 
 
+def _profile_readonly(client: Any) -> str | None:
+    """The user's own ``readonly`` setting as clickhouse-connect read it at connect."""
+    setting = getattr(client, "server_settings", {}).get("readonly")
+    return None if setting is None else str(getattr(setting, "value", setting))
+
+
+def _check_profile(client: Any, params: dict[str, Any]) -> None:
+    """A user whose profile already says ``readonly=1`` cannot be given the timeout and the
+    result limits (ClickHouse refuses any setting change, clickhouse-connect raises on the
+    first query): refused at connect, with what to do."""
+    if _profile_readonly(client) == "1":
+        with contextlib.suppress(Exception):
+            client.close()
+        raise ClickHouseError(
+            f"ClickHouse user {params['username']!r} has readonly=1 in its profile, so Vitrina "
+            "cannot set its timeout and result limits; give the user readonly=2 (Vitrina runs "
+            "every query with readonly=1 itself) / у пользователя ClickHouse readonly=1 в "
+            "профиле: задайте readonly=2, Vitrina сама ставит readonly=1 каждому запросу",
+            kind="connect",
+        )
+
+
 class ServerBackend:
     """A ClickHouse server through clickhouse-connect (HTTP); each query carries the
     read-only and limit settings, and its rows stream in blocks."""
@@ -320,6 +342,7 @@ class ServerBackend:
                 kind="connect",
             ) from exc
         self.lock = threading.Lock()  # a client is one HTTP session: one query at a time
+        _check_profile(self.client, params)
 
     def run(
         self, sql: str, row_cap: int, timeout_s: float, max_bytes: int
