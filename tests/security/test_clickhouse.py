@@ -206,3 +206,21 @@ def test_a_server_user_already_readonly_1_is_refused_with_what_to_do(chdb_instal
         ServerBackend("clickhouse://viewer@ch.example/dwh", _ReadonlyClient)
     assert refused.value.kind == "connect" and "'viewer'" in str(refused.value)
     assert ServerBackend("clickhouse://vitrina@ch.example/dwh", _Readonly2Client).client
+
+
+def test_ask_on_chdb_through_the_cli(chdb_demo: str) -> None:
+    """A user's path: `vitrina ask --db chdb:///FOLDER` answers from ClickHouse by month
+    (toStartOfMonth, not DATE_TRUNC) with the rows DuckDB gives for the same question."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from vitrina.cli import app
+
+    question = "выручка по месяцам в 2025 году"
+    out = CliRunner().invoke(app, ["ask", question, "--db", chdb_demo, "--no-llm", "--json"])
+    assert out.exit_code == 0, out.output
+    reply = json.loads(out.output)
+    assert reply["status"] == "answered", reply
+    assert "dateTrunc('MONTH'" in reply["sql"] or "toStartOfMonth" in reply["sql"]
+    assert len(reply["rows"]) == 12
