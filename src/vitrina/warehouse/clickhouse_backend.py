@@ -123,6 +123,7 @@ class _JsonRows:
         self.done = False
         self.columns: list[str] = []
         self.types: list[str] = []
+        self.header: list[str] = []
         self.header = self._take(2)
         if len(self.header) == 2:
             self.columns, self.types = json.loads(self.header[0]), json.loads(self.header[1])
@@ -133,23 +134,22 @@ class _JsonRows:
             chunk = next(self.chunks, None)
             if chunk is None:
                 self.done = True
-                if self.tail.strip():
+                if self.tail.strip() and self.tail not in self.header:
                     self.lines.append(self.tail)
                 self.tail = ""
                 break
             parts = (self.tail + chunk.decode("utf-8")).split("\n")
             self.tail = parts.pop()
-            self.lines.extend(p for p in parts if p.strip())
+            # chDB repeats the names and types at the head of every chunk: those lines are
+            # the header, not rows (dropped here, so a batch is never short before the end)
+            self.lines.extend(p for p in parts if p.strip() and p not in self.header)
         taken, self.lines = self.lines[:n], self.lines[n:]
         return taken
 
     def fetchmany(self, n: int) -> list[tuple[Any, ...]]:
-        # chDB repeats the names and types at the head of a later chunk (a query that ran
-        # long sends an empty block first): those lines are the header, not rows
-        lines = [line for line in self._take(n) if line not in self.header]
         return [
             tuple(_convert(v, t) for v, t in zip(json.loads(line), self.types, strict=True))
-            for line in lines
+            for line in self._take(n)
         ]
 
 
