@@ -49,6 +49,20 @@ def shared_fixtures() -> Path:
     return SHARED_FIXTURES
 
 
+@pytest.fixture(scope="session")
+def chdb_installed() -> None:
+    """chDB (the `clickhouse` extra, which `make test` installs): skipped with a reason when
+    absent, required under CI."""
+    import importlib.util
+
+    if importlib.util.find_spec("chdb") is None:
+        if IN_CI:
+            pytest.fail("CI=true but chdb is not installed: pip install -e '.[clickhouse]'")
+        pytest.skip(
+            "chdb is not installed: pip install -e '.[clickhouse]' runs the ClickHouse tests"
+        )
+
+
 def _pg_reachable(url: str) -> str | None:
     try:
         import psycopg

@@ -34,8 +34,8 @@ def test_no_denied_name_is_on_an_allow_list(dialect: str) -> None:
 
 
 def test_an_unknown_dialect_gets_no_anonymous_functions() -> None:
-    assert not is_allowed_function("Anonymous", "age", "clickhouse")
-    assert is_allowed_function("Lower", None, "clickhouse")
+    assert not is_allowed_function("Anonymous", "age", "snowflake")
+    assert is_allowed_function("Lower", None, "snowflake")
 
 
 @pytest.mark.parametrize(

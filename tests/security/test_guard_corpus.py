@@ -25,7 +25,7 @@ SECONDS_PER_ITEM = 5.0  # the 3,000-paren query took minutes before the limits
 def _cases() -> list[object]:
     return [
         pytest.param(attack, dialect, id=f"{attack.id}-{dialect}")
-        for dialect in ("duckdb", "postgres", "mysql", "tsql", "trino")
+        for dialect in ("duckdb", "postgres", "mysql", "tsql", "trino", "clickhouse")
         for attack in for_dialect(dialect)
     ]
 

@@ -247,6 +247,13 @@ def register(app: typer.Typer) -> None:
                 "default dwh) and create a <db>_reader account with SELECT only."
             ),
         ] = None,
+        load_clickhouse: Annotated[
+            str | None,
+            typer.Option(
+                help="Also load the demo data into ClickHouse: a chDB folder or a "
+                "clickhouse://USER:PASSWORD@HOST:8123 server URL."
+            ),
+        ] = None,
         reader_role: Annotated[
             str | None,
             typer.Option(help="The read-only role to create (default: <database>_reader)."),
@@ -299,6 +306,7 @@ def register(app: typer.Typer) -> None:
             for problem in reader.problems:
                 console.print(f"warning: role {reader.role} {problem}", markup=False)
         _load_mysql(settings.demo_db_path, load_mysql, reader_role, reset_password)
+        _load_clickhouse(settings.demo_db_path, load_clickhouse)
         if not questions:
             return
         service = make_service(settings)
@@ -314,3 +322,21 @@ def register(app: typer.Typer) -> None:
                     console.print()
         finally:
             service.close()
+
+
+def _load_clickhouse(demo_path: Path, target: str | None) -> None:
+    """`vitrina demo --load-clickhouse`: the demo's tables into database dwh of a chDB folder
+    (a path or chdb:///PATH) or a ClickHouse server, then the URL to ask with."""
+    if not target:
+        return
+    from vitrina.warehouse.clickhouse_load import load_demo_into_clickhouse
+
+    url = target if "://" in target else f"chdb:///{Path(target).expanduser().resolve()}"
+    with console.status("loading the demo data into ClickHouse"):
+        try:
+            counts = load_demo_into_clickhouse(demo_path, url)
+        except Exception as exc:
+            raise fail(f"ClickHouse load failed: {str(exc).splitlines()[0]}") from exc
+    shown = url.split("@")[-1]
+    console.print(f"loaded {sum(counts.values()):,} rows into {shown} (database dwh)", markup=False)
+    console.print(f"  VITRINA_DB_URL='{url}' vitrina ask ...", markup=False, soft_wrap=True)

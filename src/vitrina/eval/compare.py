@@ -84,11 +84,32 @@ def parse_number_text(text: str) -> tuple[Decimal, int] | None:
     return Decimal(t), places
 
 
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]00:00:00(?:\.0+)?)?")
+
+
+def _iso_date(text: str) -> dt.date | None:
+    """A date written as SQLite keeps one ('2024-01-01', '2024-01-01 00:00:00'): the same
+    cell as the date another engine returns (decision 166); None for any other text."""
+    if not _ISO_DATE.fullmatch(text):
+        return None
+    try:
+        return dt.date.fromisoformat(text[:10])
+    except ValueError:
+        return None
+
+
+def _text_cell(text: str) -> Cell:
+    """A text cell: a number written as text is the number, a date as text the date."""
+    parsed = parse_number_text(text)
+    if parsed is not None:
+        return parsed[0].quantize(CENT, rounding=ROUND_HALF_UP)
+    return _iso_date(text) or text
+
+
 def normalize_cell(value: Any) -> Cell:
     """A hashable, engine-independent form of one value."""
     if isinstance(value, str):
-        parsed = parse_number_text(value)
-        return value if parsed is None else parsed[0].quantize(CENT, rounding=ROUND_HALF_UP)
+        return _text_cell(value)
     if value is None:
         return value
     if isinstance(value, bool):
@@ -119,7 +140,9 @@ def _full_cell(value: Any) -> tuple[Cell, int | None]:
     (PLACES for a number that comes as a number; None for anything that is not a number)."""
     if isinstance(value, str):
         parsed = parse_number_text(value)
-        return (value, None) if parsed is None else (parsed[0], min(parsed[1], PLACES))
+        if parsed is None:
+            return _iso_date(value) or value, None
+        return parsed[0], min(parsed[1], PLACES)
     if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
         try:
             number = Decimal(str(value))

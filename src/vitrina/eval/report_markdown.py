@@ -3,6 +3,7 @@ for a pull request or a wiki page (the same numbers as the terminal and HTML rep
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from vitrina.eval.metrics import summarize
@@ -17,7 +18,7 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def _row(cells: list[object]) -> str:
+def _row(cells: Sequence[object]) -> str:
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 

@@ -250,7 +250,20 @@ def _compile_one(
         query = query.order_by(exp.column(plan.grain), copy=False)
     if plan.limit:
         query = query.limit(plan.limit, copy=False)
+    _catalog_spelling(query, aliases, catalog)
     return query.sql(dialect=dialect, pretty=True)
+
+
+def _catalog_spelling(query: exp.Expression, aliases: dict[str, str], catalog: Catalog) -> None:
+    """Every column as the catalog spells it: the planner's reading may lower-case a name
+    (a relation's ends, a filter's column), which only a case-sensitive engine (ClickHouse)
+    tells apart, as an unknown identifier."""
+    tables = {alias: table for table, alias in aliases.items()}
+    for column in query.find_all(exp.Column):
+        table = tables.get(column.table)
+        known = catalog.column(f"{table}.{column.name}") if table else None
+        if known is not None and known.name != column.name:
+            column.set("this", exp.to_identifier(known.name))
 
 
 def column_metas(plan: QueryPlan, catalog: Catalog) -> list[ColumnMeta]:

@@ -380,6 +380,10 @@ def _place_derived(
             (last.left, last.right) if last.right_table == unit.table else (last.right, last.left)
         )
         table, column = many.rsplit(".", 1)
+        # the catalog's own spelling: a relation's ends may come lower-cased, and a
+        # case-sensitive engine (ClickHouse) knows CustomerId, not customerid
+        known = catalog.column(many)
+        column = known.name if known is not None else column
         if table != lead.table:
             joins.add(table, f"per {unit.word}")
         plan.per_table = table

@@ -16,6 +16,8 @@ from __future__ import annotations
 import sqlglot
 from sqlglot import exp
 
+from vitrina.sql.clickhouse_dates import clickhouse_grain
+
 GRAINS = ("day", "week", "month", "quarter", "year")
 
 # {c} is the date column, already rendered in the dialect
@@ -57,6 +59,8 @@ def grain_expr(grain: str, column: exp.Expr, dialect: str) -> exp.Expr:
     """The first day of ``column``'s ``grain`` bucket, as a DATE, in ``dialect``."""
     if grain not in GRAINS:
         raise ValueError(f"unknown time grain {grain!r}; one of {', '.join(GRAINS)}")
+    if dialect == "clickhouse":  # toStartOfMonth & co.; a day is toDate of a timestamp
+        return clickhouse_grain(grain, column)
     template = TEMPLATES.get(dialect, {}).get(grain)
     if template:
         text = template.format(c=column.sql(dialect=dialect))
@@ -74,6 +78,10 @@ def day_kind_condition(kind: str, column: exp.Expr, dialect: str) -> exp.Expr:
             day = exp.paren(day, copy=False)
         values = weekend if kind == "weekend" else weekdays
         return exp.In(this=day, expressions=[exp.Literal.number(v) for v in values])
-    day = exp.Extract(this=exp.var("ISODOW"), expression=column)
+    day = (
+        exp.DayOfWeekIso(this=column)  # ClickHouse's toDayOfWeek: Monday 1 .. Sunday 7
+        if dialect == "clickhouse"
+        else exp.Extract(this=exp.var("ISODOW"), expression=column)
+    )
     values_iso = [6, 7] if kind == "weekend" else [1, 2, 3, 4, 5]
     return exp.In(this=day, expressions=[exp.Literal.number(v) for v in values_iso])

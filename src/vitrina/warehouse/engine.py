@@ -46,6 +46,8 @@ SQLGLOT_DIALECTS = {
     "mysql": "mysql",
     "mariadb": "mysql",
     "clickhouse": "clickhouse",
+    "clickhouses": "clickhouse",
+    "chdb": "clickhouse",
     "trino": "trino",
     "mssql": "tsql",
     "sqlite": "sqlite",
@@ -91,7 +93,7 @@ def checked_dialect(url: str) -> str:
         shown = url.split("@", 1)[-1] if "@" in url else url
         raise WarehouseError(
             f"warehouse URL {shown!r} names no database Vitrina can query; use "
-            "duckdb:///PATH.duckdb, "
+            "duckdb:///PATH.duckdb, chdb:///FOLDER, clickhouse://USER@HOST:8123/DB, "
             "postgresql://USER@HOST:PORT/DB or mysql://USER@HOST:PORT/DB (--db, VITRINA_DB_URL "
             "or db_url in vitrina.toml) / "
             "неизвестный адрес хранилища",
@@ -477,6 +479,10 @@ class Warehouse:
                 self._backend = MySQLBackend(
                     self.url, self.timeout_s, allow_privileged=self.allow_privileged
                 )
+            elif scheme in ("chdb", "clickhouse", "clickhouses"):
+                from vitrina.warehouse.clickhouse_engine import ClickHouseWarehouseBackend
+
+                self._backend = ClickHouseWarehouseBackend(self.url, scheme)
             else:
                 self._backend = _SQLAlchemyBackend(self.url, self.timeout_s)
         return self._backend

@@ -422,6 +422,16 @@ def introspect(
     inferred by name when `infer_fks` is True, or when None (default) and the database
     declares none. Tables named `_vitrina*` are bookkeeping and skipped unless asked for.
     """
+    if url.split(":", 1)[0].split("+", 1)[0].lower() in ("chdb", "clickhouse", "clickhouses"):
+        from vitrina.warehouse.clickhouse_introspect import introspect_clickhouse
+
+        return introspect_clickhouse(
+            url,
+            schemas=schemas,
+            sample_values=sample_values,
+            progress=progress,
+            include_internal=include_internal,
+        )
     schemas = default_schemas(url, schemas)
     engine = _make_engine(url)
     try:

@@ -59,6 +59,7 @@ from vitrina.sql.guard.rows import alias_references, group_by_positions, whole_r
 from vitrina.sql.guard.stars import expand_stars, star_projections
 from vitrina.sql.guard.statements import (
     nested_statement,
+    query_options,
     recursive_cte,
     row_locks,
     select_into,
@@ -84,6 +85,7 @@ RULES: tuple[Rule, ...] = (
     *SHAPE_RULES,
     nested_statement,
     select_into,
+    query_options,
     row_locks,
     recursive_cte,
     parameters,

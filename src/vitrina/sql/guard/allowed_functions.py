@@ -189,7 +189,21 @@ TRINO_ANONYMOUS = _COMMON_ANONYMOUS | frozenset(
     | {"truncate", "mod", "power", "ceiling", "floor", "bool_and", "bool_or", "every"}
     | {"geometric_mean", "year", "month", "day", "quarter", "week", "day_of_week"}
 )
+# ClickHouse: its date parts and buckets, conditional aggregates, plain value functions
+# (names ClickHouse matches case-sensitively, matched here lower-cased)
+CLICKHOUSE_ANONYMOUS = _COMMON_ANONYMOUS | frozenset(
+    {"todate", "todate32", "todatetime", "tomonday", "tostartofweek", "tostartofmonth"}
+    | {"tostartofquarter", "tostartofyear", "tostartofday", "toyear", "toquarter", "tomonth"}
+    | {"todayofmonth", "todayofyear", "toyyyymm", "toyyyymmdd", "toisoweek", "toisoyear"}
+    | {"datediff", "date_diff", "adddays", "addmonths", "addyears", "subtractdays"}
+    | {"subtractmonths", "subtractyears", "uniq", "uniqexact", "sumif", "countif", "avgif"}
+    | {"minif", "maxif", "anyif", "any", "anylast", "median", "quantile", "ifnull", "isnull"}
+    | {"isnotnull", "tostring", "tofloat64", "toint64", "toint32", "todecimal64", "lowerutf8"}
+    | {"upperutf8", "lengthutf8", "substring", "substringutf8", "positionutf8", "multiif"}
+    | {"roundbankers", "intdiv", "modulo", "greatest", "least", "nullif"}
+)
 ANONYMOUS: dict[str, frozenset[str]] = {
+    "clickhouse": CLICKHOUSE_ANONYMOUS,
     "postgres": POSTGRES_ANONYMOUS,
     "duckdb": DUCKDB_ANONYMOUS,
     "sqlite": SQLITE_ANONYMOUS,
@@ -204,7 +218,7 @@ TABLE_FUNCTIONS: dict[str, frozenset[str]] = {}
 
 def is_allowed_function(kind: str, name: str | None, dialect: str) -> bool:
     """``kind`` is the sqlglot class name; ``name`` the written name of an exp.Anonymous."""
-    if kind == "Anonymous":
+    if kind in ("Anonymous", "AnonymousAggFunc"):
         return name is not None and name.lower() in ANONYMOUS.get(dialect, frozenset())
     return kind in TYPED
 

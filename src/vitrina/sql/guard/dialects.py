@@ -127,14 +127,46 @@ TSQL = DenyList(
 # Trino: pass-through table functions run their text on the connector's database.
 TRINO = DenyList(names=frozenset({"query", "raw_query", "exclude_columns"}))
 
+# ClickHouse: table functions that read files, URLs, object stores, other servers and
+# engines, or run programs; dictionary reads (a dictionary's source can be any of those);
+# row generators; settings and server facts. readonly=1 refuses most at the engine too.
+CLICKHOUSE = DenyList(
+    names=frozenset(
+        {"url", "urlcluster", "file", "filecluster", "input", "executable", "jdbc", "odbc"}
+        | {"mysql", "postgresql", "mongodb", "redis", "sqlite", "remote", "remotesecure"}
+        | {"cluster", "clusterallreplicas", "merge", "loop", "view", "viewifpermitted"}
+        | {"generaterandom", "numbers", "numbers_mt", "zeros", "zeros_mt", "null", "format"}
+        | {"getsetting", "getsettingordefault", "getmacro", "getserverport", "filesystemavailable"}
+        | {"filesystemcapacity", "filesystemunreserved", "hostname", "fqdn", "throwif"}
+        | {"sleep", "sleepeachrow", "currentprofiles", "currentroles", "initialqueryid"}
+    ),
+    prefixes=(
+        "dict",  # dictGet*, dictHas, dictionary(): a dictionary reads its own source
+        "s3",  # s3, s3Cluster
+        "gcs",
+        "oss",
+        "cos",
+        "azure",  # azureBlobStorage, azureBlobStorageCluster
+        "hdfs",  # hdfs, hdfsCluster
+        "iceberg",  # iceberg, icebergS3, icebergLocal, ...
+        "deltalake",
+        "hudi",
+        "arrowflight",
+        "ytsaurus",
+        "fuzz",  # fuzzJSON, fuzzQuery
+        "joinget",
+    ),
+)
+
 DENY_LISTS: dict[str, DenyList] = {
     "duckdb": GENERIC | DUCKDB,
     "postgres": GENERIC | POSTGRES,
     "mysql": GENERIC | MYSQL,
     "tsql": GENERIC | TSQL,
     "trino": GENERIC | TRINO,
+    "clickhouse": GENERIC | CLICKHOUSE,
 }
-UNKNOWN_DIALECT = GENERIC | DUCKDB | POSTGRES | MYSQL | TSQL | TRINO
+UNKNOWN_DIALECT = GENERIC | DUCKDB | POSTGRES | MYSQL | TSQL | TRINO | CLICKHOUSE
 
 # System catalogs: schemas and catalogs that are off limits, and name prefixes that an
 # unqualified table (or table function) resolves into the system catalog with.

@@ -107,7 +107,7 @@ def _is_qualified(func: exp.Func) -> bool:
 
 def _anonymous_name(func: exp.Func) -> str | None:
     """The written name of an exp.Anonymous; None when quoted in another case (a user function)."""
-    if not isinstance(func, exp.Anonymous):
+    if not isinstance(func, exp.Anonymous | exp.AnonymousAggFunc):  # uniqExact(x): ClickHouse
         return None
     this = func.this
     if isinstance(this, exp.Identifier) and this.quoted and this.name != this.name.lower():

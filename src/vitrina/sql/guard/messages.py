@@ -56,6 +56,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "SELECT ... INTO записывает результат в новую таблицу или переменную. "
         "Уберите INTO и просто верните строки.",
     ),
+    "query_options": (
+        "The clause {fragment} is not allowed: a query may not change its settings or "
+        "output format. Remove SETTINGS / FORMAT.",
+        "Предложение {fragment} запрещено: запрос не может менять свои настройки или формат "
+        "вывода. Уберите SETTINGS / FORMAT.",
+    ),
     "row_locks": (
         "The row-locking clause {fragment} is not allowed in a read-only query. "
         "Remove FOR UPDATE / FOR SHARE.",

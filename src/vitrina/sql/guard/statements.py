@@ -92,6 +92,20 @@ def select_into(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
         yield violation("select_into", sql_fragment(node, dialect))
 
 
+def query_options(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
+    """ClickHouse's ``SETTINGS`` and ``FORMAT`` clauses: a query may not change its own
+    limits or read-only setting, nor choose how its rows are written."""
+    for node in nodes.find_all(exp.Query):
+        for key in ("settings", "format"):
+            if node.args.get(key):
+                yield violation(
+                    "query_options",
+                    f"{key.upper()} " + ", ".join(sql_fragment(v, dialect) for v in node.args[key])
+                    if isinstance(node.args[key], list)
+                    else key.upper(),
+                )
+
+
 def row_locks(nodes: Nodes, dialect: str) -> Iterator[GuardViolation]:
     """``FOR UPDATE`` / ``FOR SHARE`` take locks: a reader must not block writers."""
     for node in nodes.find_all(exp.Lock):
