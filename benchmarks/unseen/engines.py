@@ -456,7 +456,7 @@ def alignment_rows(loaded: Loaded, warehouse_name: str) -> dict[str, list[Any]]:
     """question -> the normalised rows its rules plan gives on one engine, for every case of
     tests/data/ask_alignment.yaml over ``warehouse_name`` that gets a plan."""
     import yaml
-    from vitrina.ask.compiler import compile_plan
+    from vitrina.query import compile_plan
 
     from vitrina.ask.nodes.select_tables import rules_verdict
     from vitrina.catalog import load_catalog
