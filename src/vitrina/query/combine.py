@@ -96,7 +96,8 @@ def compile_combined(
     parts = part_plans(plan)
     names = [f"p{i}" for i in range(len(parts))]
     keys = key_columns(plan)
-    columns: list[exp.Expression] = [exp.column(k, table=KEYS) for k in keys]
+    # aliased: a bare ORDER BY key is ambiguous on SQLite between the key table and the parts
+    columns: list[exp.Expression] = [exp.alias_(exp.column(k, table=KEYS), k) for k in keys]
     query = exp.select(*columns, *_metric_columns(plan, names))
     if keys:
         query = query.from_(KEYS)
