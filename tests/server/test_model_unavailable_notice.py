@@ -38,9 +38,9 @@ def failing_service(demo_db: Path, error: BaseException) -> AskService:
         backoff_s=0,
         sleep=lambda _s: None,
     )
-    return AskService(
-        load_settings(db_url=f"duckdb:///{demo_db}"), today=TODAY, write_files=False, llm=client
-    )
+    # llm_always: the questions below are read fully by the rules, which alone ask no model
+    settings = load_settings(db_url=f"duckdb:///{demo_db}", llm_always=True)
+    return AskService(settings, today=TODAY, write_files=False, llm=client)
 
 
 @pytest.mark.parametrize(("question", "lang"), [(RU, "ru"), (EN, "en")])
@@ -84,6 +84,7 @@ def test_cli_says_it_with_a_dead_endpoint(demo_db: Path) -> None:
         "VITRINA_LLM_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1",
         "VITRINA_LLM_MODEL": "m",
         "VITRINA_LLM_MAX_RETRIES": "0",
+        "VITRINA_LLM_ALWAYS": "true",  # RU is read fully by the rules: no model otherwise
     }
     runner = CliRunner()
     plain = runner.invoke(cli_app, ["ask", RU, "--db", f"duckdb:///{demo_db}"], env=env)

@@ -73,6 +73,7 @@ def fresh_turn(question: str) -> dict:
         "grain": None,
         "plan": None,
         "mode": "rules",
+        "rules_certain": False,
         "unexplained": [],
         "llm_tables": [],
         "table_notes": None,
