@@ -28,9 +28,7 @@ AMBIGUOUS = json.dumps(
 )
 
 
-def ask(
-    demo_db: Path, model: ScriptedChatModel, question: str, **settings: object
-) -> AskResult:
+def ask(demo_db: Path, model: ScriptedChatModel, question: str, **settings: object) -> AskResult:
     client = LLMClient(model, timeout_s=5, max_retries=0, sleep=lambda _s: None)
     service = AskService(
         load_settings(db_url=f"duckdb:///{demo_db}", **settings),

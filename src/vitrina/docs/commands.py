@@ -160,7 +160,8 @@ def _llm_slots(settings: Any) -> tuple[Any, Any, Any]:
             highlight=False,
         )
         return None, None, None
-    return wording_explainer(client), measure_list_llm(client), client
+    run = client.turn()  # one model budget for the whole run, every measure (decision 175)
+    return wording_explainer(run), measure_list_llm(run), client
 
 
 def _print_report(console: Console, report: Any) -> None:

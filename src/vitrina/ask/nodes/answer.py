@@ -7,8 +7,9 @@ someone asks for them.
 Numbers come only from data: the rule text is written by code from the result and its
 summary. A model, when configured, may word the answer from rows (JSON) and figures that
 code already computed and formatted (only for a turn the model planned, or with
-`llm_always`: a question the rules read fully sends no request, decision 174); its text is checked and any number that the data
-does not hold rejects it in favour of the rule text. When the chart rules find nothing,
+`llm_always`: a question the rules read fully sends no request, decision 174); its text
+is checked and any number that the data does not hold rejects it in favour of the rule
+text. When the chart rules find nothing,
 a model may propose axes; a proposal naming a column that does not exist is rejected.
 """
 
