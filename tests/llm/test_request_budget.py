@@ -143,3 +143,87 @@ def test_a_route_to_ask_turn_stays_within_one_budget(
     assert model_s <= budget_s + 0.25, (model_s, [(c.task, c.latency_ms) for c in calls])
     assert result.llm_usage["budget"]["seconds"] == budget_s
     assert wall < 2 * budget_s + 5
+
+
+def test_docs_llm_run_has_one_budget_for_every_measure(
+    server: OpenAIServer, tmp_path: Path
+) -> None:
+    """`vitrina docs --llm` over 11 measures with a slow model (0.5 s a request) and a 1.5 s
+    budget: the run sends what the budget holds, then documents by rules (before decision
+    175 every measure opened its own budget: 11 requests, 5.5 s)."""
+    from typer.testing import CliRunner
+
+    from vitrina.cli import app
+
+    fixtures = Path(__file__).parents[1] / "docs" / "fixtures"
+    server.state.default_mode = "slow"
+    server.state.slow_s = 0.5
+    server.state.default_reply = "Сумма суммы продаж."
+    env = {
+        "VITRINA_HOME": str(tmp_path / "home"),
+        "VITRINA_LLM_PROVIDER": "openai",
+        "VITRINA_LLM_BASE_URL": server.base_url,
+        "VITRINA_LLM_MODEL": "test-model",
+        "VITRINA_LLM_TIMEOUT_S": "5",
+        "VITRINA_LLM_TURN_BUDGET_S": "1.5",
+        "VITRINA_LLM_BREAKER_FAILURES": "100",
+        "COLUMNS": "200",
+    }
+    out = tmp_path / "out"
+    started = time.monotonic()
+    res = CliRunner().invoke(
+        app,
+        [
+            "docs",
+            "--model",
+            str(fixtures / "small.bim"),
+            "--sql",
+            str(fixtures / "warehouse"),
+            "--all",
+            "--out",
+            str(out),
+            "--llm",
+        ],
+        env=env,
+    )
+    wall = time.monotonic() - started
+    assert res.exit_code == 0, res.output
+    assert len(list((out / "measures").glob("*.md"))) == 11  # every measure documented
+    sent = len(server.state.chat_requests())
+    assert 1 <= sent <= 4, sent  # 1.5 s of 0.5 s requests, not one per measure
+    assert wall < 30
+
+
+def test_a_budget_is_shared_into_graph_nodes_and_the_outermost_wins() -> None:
+    """The mechanism: a LangGraph node (run on the graph's own executor) that asks the
+    client for a turn gets the request's budget; a nested job's `sharing` keeps the outer."""
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+
+    from vitrina.llm import LLMClient
+    from vitrina.llm.budget import TurnBudget, shared_budget, sharing, within
+    from vitrina.llm.fake import ScriptedChatModel
+
+    client = LLMClient(ScriptedChatModel({}), timeout_s=1)
+    outer = TurnBudget(10.0, 1000)
+    seen: list[object] = []
+
+    class S(TypedDict, total=False):
+        x: int
+
+    def node(_state: S) -> dict:
+        seen.append(client.turn().budget)
+        with sharing(TurnBudget(99.0, 99)):  # a nested job opening its own: the outer stays
+            seen.append(client.turn().budget)
+        return {"x": 1}
+
+    builder = StateGraph(S)
+    builder.add_node("n", node)
+    builder.add_edge(START, "n")
+    builder.add_edge("n", END)
+    graph = builder.compile()
+    list(within(outer, graph.stream({"x": 0})))
+    assert seen == [outer, outer]
+    assert shared_budget() is None  # nothing leaks out of the request
+    assert client.turn().budget is not outer
