@@ -227,3 +227,45 @@ def test_a_budget_is_shared_into_graph_nodes_and_the_outermost_wins() -> None:
     assert seen == [outer, outer]
     assert shared_budget() is None  # nothing leaks out of the request
     assert client.turn().budget is not outer
+
+
+def test_a_task_step_asks_within_the_task_budget(make_service, tmp_path: Path) -> None:
+    """`vitrina task` in autonomous mode: each ask its steps run draws on the budget of the
+    task call that runs it (one budget per call, decision 175), never a fresh one."""
+    from vitrina.checkpoint import sqlite_checkpointer
+    from vitrina.llm import LLMClient
+    from vitrina.llm.budget import shared_budget
+    from vitrina.llm.fake import ScriptedChatModel
+    from vitrina.task import TaskService
+
+    asker = make_service(write_files=True)
+    seen: list[object] = []
+
+    def ask(question: str, policy: object = None):
+        seen.append(shared_budget())
+        return asker.ask(question)
+
+    client = LLMClient(
+        ScriptedChatModel(every=TimeoutError("slow")), timeout_s=1, sleep=lambda _s: None
+    )
+    service = TaskService(
+        asker.settings,
+        catalog=asker.catalog,
+        warehouse=asker.warehouse,
+        ask=ask,
+        llm=client,
+        use_llm=True,
+        today=TODAY,
+        checkpointer=sqlite_checkpointer(tmp_path / "task.sqlite"),
+    )
+    try:
+        view = service.start(
+            "Сравни сумму платежей по регионам за 2025 с прошлым годом", mode="auto"
+        )
+    finally:
+        service.close()
+    assert seen, "the task ran an ask step"
+    budget = service.turns[view.task_id].budget
+    assert all(b is budget for b in seen)
+    # the planner's timeout took the model off for the whole call: the steps asked nothing
+    assert budget.down is not None and len(client.calls) == 1
