@@ -176,7 +176,7 @@ def test_bad_output_counts_toward_the_breaker_and_a_good_reply_clears_it(tmp_pat
     assert turn.structured("topic", "q", Topic).value is None
     skipped = turn.structured("topic", "q", Topic)
     assert skipped.skipped and "circuit breaker open" in (skipped.error or "")
-    assert turn.budget.unused() is not None and turn.budget.unused()[0] == "breaker_open"
+    assert turn.budget.unused() is not None and turn.budget.unused()[0] == "invalid_reply"
 
 
 def test_half_open_lets_exactly_one_request_through() -> None:
