@@ -81,7 +81,9 @@ def test_matrix_with_virtual_topic(client: TestClient) -> None:
         "llm+topic",
     ]
     rules, llm = data["runs"]
-    assert rules["summary"]["llm_calls"] == 0 and llm["summary"]["llm_calls"] > 0
+    # both questions are read fully by the rules: the model is not asked (decision 174)
+    assert rules["summary"]["llm_calls"] == 0 and llm["summary"]["llm_calls"] == 0
+    assert llm["summary"]["accuracy"] == rules["summary"]["accuracy"] == 1.0
     read = client.get(f"/api/experiments/{data['id']}").json()
     assert read["kind"] == "matrix" and [r["id"] for r in read["runs"]] == [rules["id"], llm["id"]]
 
