@@ -160,13 +160,24 @@ def test_feasibility_bound_ends_in_an_honest_refusal(demo_db: Path) -> None:
 
 
 def test_rules_and_model_disagree_on_the_topic(demo_db: Path) -> None:
-    result, _ = run(
+    """A certain rules reading keeps its topic whatever the model says (decision 174); the
+    classifier is not even asked unless `llm_always`, and then its other topic is ignored."""
+    question = "Сумма платежей по картам в мае 2025"
+    result, model = run(demo_db, {"topic": ['{"topic": "cards", "confidence": 0.7}']}, question)
+    assert result.status == "answered" and model.prompts == []
+    result, model = run(
         demo_db,
-        {"topic": ['{"topic": "cards", "confidence": 0.7}']},
-        "Сумма платежей по картам в мае 2025",
+        {
+            "topic": ['{"topic": "cards", "confidence": 0.7}'],
+            "ambiguity": ['{"ambiguous": false}'],
+            "answer": ['{"text": "Сумма платежей за май 2025 — в таблице."}'],
+        },
+        question,
+        llm_always=True,
     )
-    assert result.status == "clarification"
-    assert [o["id"] for o in result.clarification["options"]] == ["payments", "cards"]
+    assert result.status == "answered" and result.topic == "payments"
+    assert len(model.prompts_for("topic")) == 1
+    assert any(e.kind == "rejected" and "model's topic ignored" in e.message for e in result.trace)
 
 
 def test_malformed_reply_is_repaired_once_then_rules_answer(demo_db: Path) -> None:
@@ -178,6 +189,7 @@ def test_malformed_reply_is_repaired_once_then_rules_answer(demo_db: Path) -> No
             "answer": [Malformed(), Malformed()],
         },
         "Сумма платежей по картам в мае 2025",
+        llm_always=True,  # a fully read question asks no model otherwise (decision 174)
     )
     assert result.status == "answered" and result.sql_source == "rules"
     assert (
@@ -201,7 +213,10 @@ def test_answer_with_an_invented_number_is_rejected(demo_db: Path) -> None:
 
 def test_model_timeout_falls_back_to_rules(demo_db: Path) -> None:
     result, model = run(
-        demo_db, {"topic": [TimeoutError("slow")] * 3}, "Сумма платежей по картам в мае 2025"
+        demo_db,
+        {"topic": [TimeoutError("slow")] * 3},
+        "Сумма платежей по картам в мае 2025",
+        llm_always=True,  # a fully read question asks no model otherwise (decision 174)
     )
     assert result.status == "answered" and result.sql_source == "rules"
     assert len(model.prompts_for("topic")) == 1, "a timeout is not retried"

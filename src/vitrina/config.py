@@ -113,6 +113,9 @@ class Settings(BaseSettings):
     llm_turn_budget_tokens: int = 24_000  # model tokens (prompt + reply) per turn
     llm_breaker_failures: int = 3  # timeouts in a row (across turns and processes) that open it
     llm_breaker_cooldown_s: float = 300.0  # how long an open breaker keeps requests away
+    # ask the model's optional slots (topic check, ambiguity, period, answer wording, chart,
+    # dialog summary) even for a question the rules read fully (decision 174)
+    llm_always: bool = False
     # Named model endpoints ([llm.endpoints.NAME] base_url/model/provider/api_key): experiments
     # pick one by name; a caller never gives an address.
     llm_endpoints: dict[str, dict[str, str]] = Field(default_factory=dict)

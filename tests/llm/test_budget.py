@@ -162,11 +162,21 @@ def test_the_breaker_opens_after_timeouts_across_clients_and_processes(tmp_path:
     assert Breaker(path, "http://gpu:8080/v1").state().failures == 0, "an answer closes it"
 
 
-def test_bad_output_does_not_trip_the_breaker(tmp_path: Path) -> None:
-    breaker = Breaker(tmp_path / "s.sqlite", "e", failures=1)
-    client, _ = make({"topic": ["no json", "still none"]}, breaker=breaker)
+def test_bad_output_counts_toward_the_breaker_and_a_good_reply_clears_it(tmp_path: Path) -> None:
+    """A model that sends nothing usable costs every turn its repairs: invalid replies count
+    like timeouts (decision 175); one valid reply closes the count again."""
+    breaker = Breaker(tmp_path / "s.sqlite", "e", failures=3)
+    client, _ = make({"topic": ["no json", "still none", GOOD]}, breaker=breaker)
     assert client.structured("topic", "q", Topic).value is None
-    assert breaker.allow() is None and breaker.state().failures == 0
+    assert breaker.state().failures == 2 and breaker.allow() is None
+    assert client.structured("topic", "q", Topic).ok
+    assert breaker.state().failures == 0
+    bad, _ = make({"topic": ["no json", "still none"]}, breaker=Breaker(None, "e", failures=2))
+    turn = bad.turn()
+    assert turn.structured("topic", "q", Topic).value is None
+    skipped = turn.structured("topic", "q", Topic)
+    assert skipped.skipped and "circuit breaker open" in (skipped.error or "")
+    assert turn.budget.unused() is not None and turn.budget.unused()[0] == "invalid_reply"
 
 
 def test_half_open_lets_exactly_one_request_through() -> None:

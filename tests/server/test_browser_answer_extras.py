@@ -38,6 +38,8 @@ def dead_model_server(demo_db, docs_dir, tmp_path):
         "VITRINA_LLM_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1",
         "VITRINA_LLM_MODEL": "m",
         "VITRINA_LLM_MAX_RETRIES": "0",
+        # the questions below are read fully by the rules, which alone ask no model (174)
+        "VITRINA_LLM_ALWAYS": "true",
     }
     with spawn_server(env, log=tmp_path / "serve.log") as proc:
         proc.token = token
@@ -53,8 +55,8 @@ def test_notice_chips_and_feedback(browser, dead_model_server, viewport):  # noq
     _ready(page)
     turn = _ask(page, "Сумма платежей в мае 2025")
     notice = turn.locator(".model-notice")
-    assert notice.is_visible() and "Модель была недоступна" in notice.inner_text()
-    assert "Модель была недоступна" not in turn.locator("p.answer").inner_text(), (
+    assert notice.is_visible() and "Модель не использована" in notice.inner_text()
+    assert "Модель не использована" not in turn.locator("p.answer").inner_text(), (
         "said once, as its own note"
     )
     chips = turn.locator(".suggestions .chip")
@@ -92,8 +94,8 @@ def test_notice_chips_and_feedback(browser, dead_model_server, viewport):  # noq
     assert turns.count() == 2
     for n in range(2):
         note = turns.nth(n).locator(".model-notice")
-        assert note.is_visible() and "Модель была недоступна" in note.inner_text(), n
-        assert "Модель была недоступна" not in turns.nth(n).locator("p.answer").inner_text()
+        assert note.is_visible() and "Модель не использована" in note.inner_text(), n
+        assert "Модель не использована" not in turns.nth(n).locator("p.answer").inner_text()
         assert turns.nth(n).locator(".suggestions .chip").all_inner_texts() == live[n], n
     _shot(page, f"answer-extras-reloaded-{viewport['width']}")
     reloaded_chip = turns.first.locator(".suggestions .chip").first

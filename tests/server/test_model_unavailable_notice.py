@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from vitrina.ask.service import AskService
+from vitrina.ask.service import AskService, model_notice
 from vitrina.cli import app as cli_app
 from vitrina.config import load_settings
 from vitrina.llm import LLMClient
@@ -38,9 +38,9 @@ def failing_service(demo_db: Path, error: BaseException) -> AskService:
         backoff_s=0,
         sleep=lambda _s: None,
     )
-    return AskService(
-        load_settings(db_url=f"duckdb:///{demo_db}"), today=TODAY, write_files=False, llm=client
-    )
+    # llm_always: the questions below are read fully by the rules, which alone ask no model
+    settings = load_settings(db_url=f"duckdb:///{demo_db}", llm_always=True)
+    return AskService(settings, today=TODAY, write_files=False, llm=client)
 
 
 @pytest.mark.parametrize(("question", "lang"), [(RU, "ru"), (EN, "en")])
@@ -53,7 +53,8 @@ def test_outage_is_said_in_the_language_of_the_question(
     finally:
         service.close()
     assert result.status == "answered" and result.sql_source == "rules" and result.rows
-    notice = text("model_down_answered", lang)
+    notice = model_notice("timeout", True, lang)
+    assert notice.startswith(text("model_not_used", lang, why=text("model_why_timeout", lang)))
     assert result.model_unavailable is not None
     assert result.model_unavailable["notice"] == notice
     assert "TimeoutError" in result.model_unavailable["reason"]
@@ -70,7 +71,7 @@ def test_a_working_model_or_no_model_says_nothing(demo_db: Path) -> None:
     finally:
         service.close()
     assert result.status == "answered" and result.model_unavailable is None
-    assert text("model_down_answered", "ru") not in (result.answer or "")
+    assert text("model_not_used", "ru", why="").split(":")[0] not in (result.answer or "")
 
 
 def _closed_port() -> int:
@@ -84,16 +85,17 @@ def test_cli_says_it_with_a_dead_endpoint(demo_db: Path) -> None:
         "VITRINA_LLM_BASE_URL": f"http://127.0.0.1:{_closed_port()}/v1",
         "VITRINA_LLM_MODEL": "m",
         "VITRINA_LLM_MAX_RETRIES": "0",
+        "VITRINA_LLM_ALWAYS": "true",  # RU is read fully by the rules: no model otherwise
     }
     runner = CliRunner()
     plain = runner.invoke(cli_app, ["ask", RU, "--db", f"duckdb:///{demo_db}"], env=env)
     assert plain.exit_code == 0, plain.output
-    assert "Модель была недоступна" in plain.output and "Traceback" not in plain.output
+    assert "Модель не использована: сервер модели недоступен" in " ".join(plain.output.split())
+    assert "Traceback" not in plain.output
     as_json = runner.invoke(cli_app, ["ask", RU, "--db", f"duckdb:///{demo_db}", "--json"], env=env)
     data = json.loads(as_json.output)
-    assert data["status"] == "answered" and data["model_unavailable"]["notice"] == text(
-        "model_down_answered", "ru"
-    )
+    assert data["status"] == "answered"
+    assert data["model_unavailable"]["notice"] == model_notice("unreachable", True, "ru")
 
 
 def test_api_json_carries_it(demo_db: Path) -> None:
@@ -106,7 +108,7 @@ def test_api_json_carries_it(demo_db: Path) -> None:
         reloaded = client.get(f"/api/threads/{thread}", headers=headers).json()["turns"]
     result = next(e["result"] for e in events if e["type"] == "result")
     assert result["status"] == "answered"
-    assert result["model_unavailable"]["notice"] == text("model_down_answered", "en")
+    assert result["model_unavailable"]["notice"] == model_notice("unreachable", True, "en")
     assert result["answer"].endswith(result["model_unavailable"]["notice"])
     # a reload shows the same turn: the note and the follow-ups are not lost
     (turn,) = reloaded

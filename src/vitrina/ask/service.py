@@ -26,7 +26,7 @@ from vitrina.checkpoint import register_state_types, sqlite_checkpointer
 from vitrina.config import Settings, load_settings
 from vitrina.language import lemma_cache
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
-from vitrina.query.messages import text
+from vitrina.query.messages import TEXTS, text
 from vitrina.query.plan import Dimension, Filter, Join, PeriodRef, QueryPlan
 from vitrina.trace import TraceEvent
 from vitrina.trace.events import EventKind, has_suppressed
@@ -340,8 +340,8 @@ class AskService:
                     )
                 }
             )
-        down = turn.budget.down if turn is not None else None
-        return with_model_notice(result, down, lang) if down else result
+        unused = model_unused(turn, state.values, result)
+        return with_model_notice(result, unused, lang) if unused else result
 
     def with_files(
         self, result: AskResult, kinds: tuple[Kind, ...] = ("excel", "chart")
@@ -395,10 +395,31 @@ class AskService:
         self.warehouse.close()
 
 
-def with_model_notice(result: AskResult, reason: str, lang: str) -> AskResult:
-    """The result that says the model was unavailable and who answered instead."""
-    key = "model_down_answered" if result.status == "answered" else "model_down_other"
-    notice = text(key, lang)
+def model_unused(
+    turn: ModelTurn | None, values: dict[str, Any], result: AskResult
+) -> tuple[str, str] | None:
+    """(kind, detail) when the turn wanted the model and it failed: the budget says so, or
+    the model was to plan the SQL (mode llm) and a slot failed so that it did not."""
+    if turn is None:
+        return None
+    unused = turn.budget.unused()
+    if unused is None and turn.budget.missed and values.get("mode") == "llm":
+        unused = turn.budget.missed[-1] if result.sql_source != "llm" else None
+    return unused
+
+
+def model_notice(kind: str, answered: bool, lang: str) -> str:
+    """ "The model was not used: <why>." and who answered instead, in the question's language."""
+    why = text(f"model_why_{kind}" if f"model_why_{kind}" in TEXTS else "model_why_error", lang)
+    who = text("model_down_answered" if answered else "model_down_other", lang)
+    return f"{text('model_not_used', lang, why=why)} {who}"
+
+
+def with_model_notice(result: AskResult, unused: tuple[str, str], lang: str) -> AskResult:
+    """The result that says the model was wanted and failed (why, `unused`: the kind and the
+    detail of `TurnBudget.unused`) and who answered instead (decision 175)."""
+    kind, reason = unused
+    notice = model_notice(kind, result.status == "answered", lang)
     answer = f"{result.answer}\n\n{notice}" if result.answer else notice
     return result.model_copy(
         update={"answer": answer, "model_unavailable": {"reason": reason, "notice": notice}}

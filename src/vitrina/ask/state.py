@@ -47,6 +47,7 @@ class AskState(TypedDict, total=False):
     follow_up: bool
     topic: str | None
     candidates: list[str]  # topics still in play when rules could not decide
+    rules_certain: bool  # every word read and one topic decided by the rules alone (decision 174)
     resolved_segment: str | None  # b2b | b2c | None
     period: Any  # PeriodRef | None
     compared: Any  # PeriodRef | None: the second period of a two-period question

@@ -1,7 +1,9 @@
 """The text a SQL generator sees: only the chosen tables, their joins, metrics and rules.
 
 A small local model gets lost in a whole warehouse, so the context is built from the
-tables retrieval and selection chose: their columns with types and roles, the relations
+tables retrieval and selection chose: their columns with types and roles (pruned to keys,
+dates, measures, dimensions and the columns of any role the question's words point to, an
+age to a birth year, a time of day to a timestamp), the relations
 between them, the metrics defined on them, the allowed values of their categorical
 columns, the instructions tagged for them, and the most similar examples. The benchmark
 (`benchmarks/bench_retrieval.py`) keeps its size under a token budget.
@@ -9,30 +11,79 @@ columns, the instructions tagged for them, and the most similar examples. The be
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from vitrina.catalog.catalog import Catalog
-from vitrina.catalog.model import ColumnRole, Table
+from vitrina.catalog.model import Column, ColumnRole, Table
 from vitrina.catalog.retrieval import RankedTable, rank_examples
 
 MAX_VALUES = 12  # dictionary values listed per column; longer lists are cut with "..."
 
 
 PRUNED_ROLES = (ColumnRole.KEY, ColumnRole.DATE, ColumnRole.MEASURE, ColumnRole.DIMENSION)
+STEM = 5  # a question word and a column word sharing this many first letters are one word
+_WORD = re.compile(r"\w+")
+# words that point to a column no synonym names: (question stems, column-text stems)
+POINTERS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (  # an age: a year or date of birth
+        ("старш", "моложе", "младше", "возраст", "лет", "пенсион", "age", "older", "younger"),
+        ("birth", "рожд", "возраст", "age"),
+    ),
+    (  # a time of day: a timestamp
+        ("час", "врем", "утр", "вечер", "ноч", "днём", "hour", "time", "morning", "evening"),
+        ("_ts", "time", "врем", "hour", "timestamp"),
+    ),
+)
+
+
+def question_words(question: str) -> set[str]:
+    """The words of a question that may point to a column: content-length words, lower."""
+    return {w for w in _WORD.findall(question.lower()) if len(w) > 3 or w in ("лет", "age")}
+
+
+def _label_words(col: Column) -> list[str]:
+    """The words of the column's name (split at "_") and labels."""
+    text = f"{col.name.replace('_', ' ')} {col.label_ru or ''} {col.label_en or ''}"
+    return _WORD.findall(text.lower())
+
+
+def shared_label_stems(table: Table) -> set[str]:
+    """Name and label words several columns share (payment_id, payment_ts; "ID платежа",
+    "Дата платежа"): the table's noun, which points to no column in particular."""
+    seen: dict[str, int] = {}
+    for col in table.columns:
+        for stem in {w[:STEM] for w in _label_words(col)}:
+            seen[stem] = seen.get(stem, 0) + 1
+    return {stem for stem, n in seen.items() if n > 1}
+
+
+def _column_text(col: Column, shared: set[str]) -> str:
+    labels = " ".join(w for w in _label_words(col) if w[:STEM] not in shared)
+    return f"{labels} {' '.join(col.synonyms)} {col.description} {col.type}".lower()
+
+
+def points_to(col: Column, words: set[str], shared: set[str] = frozenset()) -> bool:  # type: ignore[assignment]
+    """Whether the question's `words` point to `col`: a word of its name, synonyms, own label
+    words or description (by a common stem), or an age / time-of-day word and a matching
+    column (`shared`: the table's label words that name no column in particular)."""
+    text = _column_text(col, shared)
+    own = set(_WORD.findall(text))
+    if any(w in text or any(o[:STEM] == w[:STEM] for o in own if len(o) >= STEM) for w in words):
+        return True
+    return any(
+        any(w.startswith(q) for w in words for q in asked) and any(c in text for c in shown)
+        for asked, shown in POINTERS
+    )
 
 
 def _column_line(table: Table, catalog: Catalog, words: set[str] | None = None) -> list[str]:
     """Column lines; with `words`, pruned to keys, dates, measures, dimensions and the
-    columns those words touch (a retry after an error gets every column)."""
+    columns of any role those words point to (a retry after an error gets every column)."""
     lines = []
+    shared = shared_label_stems(table) if words is not None else set()
     for col in table.columns:
-        if (
-            words is not None
-            and col.role not in PRUNED_ROLES
-            and not any(
-                w in f"{col.name} {' '.join(col.synonyms)} {col.description}".lower() for w in words
-            )
-        ):
+        if words is not None and col.role not in PRUNED_ROLES and not points_to(col, words, shared):
             continue
         notes = [col.role.value] if col.role is not ColumnRole.ATTRIBUTE else []
         if col.label_en or col.label_ru:
@@ -94,7 +145,7 @@ def build_sql_context(
         parts.append(f"Topic: {topic_obj.name_en} ({topic_obj.id})")
         parts += [f"Check: {c}" for c in topic_obj.checklist]
     parts.append(f"Period: {period_label}" if period_label else "Period: none given")
-    words = None if full else {w for w in question.lower().split() if len(w) > 3}
+    words = None if full else question_words(question)
     parts += ["", "Tables:", schema_text(catalog, names, words=words)]
     if metrics:
         parts += ["", "Metrics:"]

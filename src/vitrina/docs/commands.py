@@ -173,7 +173,8 @@ def _llm_slots(settings: Any, lang: str = "en") -> tuple[Any, Any, Any]:
             f"[yellow]{L['console_warning']}:[/] {L['console_no_llm']}", highlight=False
         )
         return None, None, None
-    return wording_explainer(client), measure_list_llm(client), client
+    run = client.turn()  # one model budget for the whole run, every measure (decision 175)
+    return wording_explainer(run), measure_list_llm(run), client
 
 
 def _print_report(console: Console, report: Any, lang: str = "en") -> None:

@@ -27,7 +27,8 @@ def build_docs_client(settings: Any) -> Any | None:
 
 
 def wording_explainer(client: Any) -> Explainer:
-    """The explain slot over `client`: one text request per measure."""
+    """The explain slot over `client` (an LLMClient, or a ModelTurn whose budget bounds a
+    whole run): one text request per measure."""
 
     def explain(request: ExplainRequest) -> str:
         prompt = PROMPTS.render(

@@ -1,17 +1,24 @@
 """How much model one turn may use: seconds, tokens, and max_tokens per request.
 
-A turn (one question, one routing decision, one task interaction, one documented measure)
-gets one `TurnBudget`. Every request of the turn draws on it; when it is spent, or the
-endpoint failed to answer at all, the turn's remaining model slots return at once and the
-rules answer. A hanging endpoint therefore costs a turn at most `seconds`.
+A turn (one question, one routing decision, one task interaction, one docs run) gets one
+`TurnBudget`. Every request of the turn draws on it; when it is spent, or the endpoint
+failed to answer at all, the turn's remaining model slots return at once and the rules
+answer. A hanging endpoint therefore costs a turn at most `seconds`.
+
+One user request, one budget (decision 175): a job that runs another (route -> ask, a task's
+steps -> ask, docs --llm over many measures) shares its budget with it through `sharing` /
+`within`; `LLMClient.turn()` and a call without a turn then draw on the shared budget
+instead of opening a fresh one.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from vitrina.llm.accounting import LLMCall
@@ -45,6 +52,16 @@ DEFAULT_MAX_TOKENS: dict[str, int] = {
     # eval
     "eval_judge": 256,
 }
+# why a wanted request gave nothing usable (TurnBudget.missed, the user's notice)
+MISS_KINDS = (
+    "timeout",
+    "unreachable",
+    "server_error",
+    "invalid_reply",
+    "breaker_open",
+    "budget_spent",
+    "error",
+)
 MIN_REPLY_TOKENS = 32  # below this a request is not worth sending
 MIN_REQUEST_S = 0.2
 
@@ -71,6 +88,9 @@ class TurnBudget:
     down: str | None = None
     skipped: int = 0  # model slots answered by rules without a request
     calls: list[LLMCall] = field(default_factory=list)
+    down_kind: str | None = None  # one of MISS_KINDS, with `down`
+    missed: list[tuple[str, str]] = field(default_factory=list)  # (kind, detail) per failed slot
+    served: int = 0  # slots the model answered usably
 
     def __post_init__(self) -> None:
         if self.started < 0:
@@ -88,6 +108,29 @@ class TurnBudget:
     def spend(self, tokens: int) -> None:
         self.used_tokens += max(0, tokens)
 
+    def go_down(self, kind: str, why: str) -> None:
+        """No more requests this turn: the endpoint gave nothing, or the breaker is open."""
+        self.down, self.down_kind = why, kind
+
+    def miss(self, kind: str, detail: str) -> None:
+        """A slot wanted the model and got nothing usable (the rules answered it)."""
+        self.missed.append((kind, detail))
+
+    def unused(self) -> tuple[str, str] | None:
+        """(kind, detail) when the model was wanted and failed this turn: it went down, or
+        every slot that asked got nothing usable; None when it served or was not wanted."""
+        if self.down is not None:
+            return self.down_kind or "error", self.down
+        if self.missed and not self.served:
+            return self.missed[0]
+        return None
+
+    def refusal_kind(self, prompt_tokens: int) -> str:
+        """The MISS_KINDS entry of `refusal(prompt_tokens)`."""
+        if self.down is not None:
+            return self.down_kind or "error"
+        return "budget_spent"
+
     def refusal(self, prompt_tokens: int) -> str | None:
         """Why no request may be sent now, or None."""
         if self.down is not None:
@@ -100,3 +143,38 @@ class TurnBudget:
                 f"({self.used_tokens} used, this prompt ~{prompt_tokens})"
             )
         return None
+
+
+_SHARED: ContextVar[TurnBudget | None] = ContextVar("vitrina_request_budget", default=None)
+Item = TypeVar("Item")
+
+
+def shared_budget() -> TurnBudget | None:
+    """The budget of the user request this code runs inside, if a job opened one."""
+    return _SHARED.get()
+
+
+@contextmanager
+def sharing(budget: TurnBudget | None) -> Iterator[TurnBudget | None]:
+    """Every model call inside the block (nested jobs included) draws on `budget`."""
+    if budget is None or _SHARED.get() is not None:  # the outermost request's budget wins
+        yield _SHARED.get() or budget
+        return
+    token = _SHARED.set(budget)
+    try:
+        yield budget
+    finally:
+        _SHARED.reset(token)
+
+
+def within(budget: TurnBudget | None, items: Iterable[Item]) -> Iterator[Item]:
+    """`items` (a graph's stream) consumed with `budget` shared around each step only, so a
+    generator that yields to its caller never leaks the budget into the caller's code."""
+    source = iter(items)
+    while True:
+        with sharing(budget):
+            try:
+                item = next(source)
+            except StopIteration:
+                return
+        yield item

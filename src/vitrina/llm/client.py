@@ -47,14 +47,16 @@ from vitrina.llm.accounting import (
     usage_summary,
 )
 from vitrina.llm.breaker import Breaker
-from vitrina.llm.budget import MIN_REQUEST_S, TurnBudget, max_tokens_for
+from vitrina.llm.budget import MIN_REQUEST_S, TurnBudget, max_tokens_for, shared_budget
 from vitrina.llm.jsonout import ObjectCloser, OutputError, parse_into
 from vitrina.llm.prompts import render
 from vitrina.llm.transport import (
     cut_text,
     describe,
+    is_endpoint_failure,
     is_retryable,
     is_unreachable,
+    miss_kind,
     rejects_json_mode,
     retry_after_s,
     stream_with_deadline,
@@ -116,6 +118,7 @@ class _Outcome:
     attempt: int
     calls: list[LLMCall] = field(default_factory=list)
     skipped: bool = False
+    kind: str | None = None  # budget.MISS_KINDS: why it failed, when it did
 
     @property
     def cut(self) -> bool:
@@ -272,7 +275,11 @@ class LLMClient:
     # --- public API -------------------------------------------------------------------
 
     def turn(self, *, seconds: float | None = None, tokens: int | None = None) -> ModelTurn:
-        """A ModelTurn with a fresh budget (the client's turn defaults unless given)."""
+        """A ModelTurn with a fresh budget (the client's turn defaults unless given); inside
+        a user request that opened one (`budget.sharing`), that request's budget."""
+        shared = shared_budget()
+        if shared is not None and seconds is None and tokens is None:
+            return ModelTurn(self, shared)
         return ModelTurn(
             self,
             TurnBudget(
@@ -317,6 +324,7 @@ class LLMClient:
 
         first = self._request(task, sent, check=check, json_reply=True, trace=trace, budget=budget)
         if first.reply is None or first.error is None:
+            _settle(budget, first)
             return Structured(
                 parsed.get("value"),
                 first.error,
@@ -356,6 +364,7 @@ class LLMClient:
             repair=True,
         )
         calls = tuple(first.calls + second.calls)
+        _settle(budget, second)
         if second.error is not None:
             error = f"invalid output after one repair request: {second.error}"
             if trace is not None:
@@ -415,6 +424,7 @@ class LLMClient:
                 repair=True,
             )
             calls += out.calls
+        _settle(budget, out)
         if out.reply is None:
             return TextReply("", None, out.error, tuple(calls), skipped=out.skipped)
         self._note_cut(task, out, trace)
@@ -434,14 +444,16 @@ class LLMClient:
         Retried like `text` only while nothing has been shown; after the first piece a
         failure returns the partial text with the error.
         """
+        budget = budget or self._call_budget()
         out = self._request(
             task,
             to_messages(messages),
             check=check_text,
             trace=trace,
-            budget=budget or self._call_budget(),
+            budget=budget,
             on_chunk=on_chunk,
         )
+        _settle(budget, out)
         if out.reply is None:
             return TextReply("", None, out.error, tuple(out.calls), skipped=out.skipped)
         self._note_cut(task, out, trace)
@@ -454,8 +466,9 @@ class LLMClient:
     # --- one logical request ----------------------------------------------------------
 
     def _call_budget(self) -> TurnBudget:
-        """A caller without a turn gets one request's worth: the client's turn defaults."""
-        return TurnBudget(self.turn_seconds, self.turn_tokens)
+        """A caller without a turn gets the user request's shared budget, else one request's
+        worth: the client's turn defaults."""
+        return shared_budget() or TurnBudget(self.turn_seconds, self.turn_tokens)
 
     def _config(self, task: str) -> RunnableConfig:
         return {
@@ -469,7 +482,7 @@ class LLMClient:
         if refusal is None and self.breaker is not None:
             refusal = self.breaker.allow()
             if refusal is not None:
-                budget.down = f"circuit breaker open: {refusal}"
+                budget.go_down("breaker_open", f"circuit breaker open: {refusal}")
                 refusal = budget.down
         return refusal
 
@@ -497,7 +510,8 @@ class LLMClient:
             budget.skipped += 1
             if trace is not None:
                 trace.branch("model not asked: rule path", task=task, reason=refusal)
-            return _Outcome(None, refusal, attempt, calls, skipped=True)
+            kind = budget.refusal_kind(prompt_tokens)
+            return _Outcome(None, refusal, attempt, calls, skipped=True, kind=kind)
         limit = min(
             max_tokens_for(task, self.max_tokens), budget.remaining_tokens() - prompt_tokens
         )
@@ -510,19 +524,26 @@ class LLMClient:
                 kwargs["response_format"] = JSON_OBJECT
 
             def once() -> AIMessage:
-                return self._send(
-                    task,
-                    runnable,
-                    messages,
-                    kwargs,
-                    deadline,
-                    calls,
-                    budget,
-                    counter["attempt"],
-                    repair,
-                    json_reply,
-                    on_chunk,
-                )
+                try:
+                    return self._send(
+                        task,
+                        runnable,
+                        messages,
+                        kwargs,
+                        deadline,
+                        calls,
+                        budget,
+                        counter["attempt"],
+                        repair,
+                        json_reply,
+                        on_chunk,
+                    )
+                except AssertionError:
+                    raise
+                except Exception as exc:  # every failed attempt counts, retried or not
+                    if is_endpoint_failure(exc):
+                        self._endpoint_failed(budget, miss_kind(exc), describe(exc))
+                    raise
 
             try:
                 return once()
@@ -562,23 +583,42 @@ class LLMClient:
             raise  # a broken test script or a bug, not a model failure
         except _Partial as exc:
             self._give_up(task, describe(exc.cause), trace)
-            return _Outcome(AIMessage(exc.text), describe(exc.cause), counter["attempt"], calls)
+            return _Outcome(
+                AIMessage(exc.text),
+                describe(exc.cause),
+                counter["attempt"],
+                calls,
+                kind=miss_kind(exc.cause),
+            )
         except Exception as exc:
             error = describe(exc)
-            if is_unreachable(exc):
-                budget.down = error  # the endpoint gave nothing: no more waiting this turn
-                if self.breaker is not None:
-                    self.breaker.record(False, error)
+            if is_unreachable(exc):  # the endpoint gave nothing: no more waiting this turn
+                budget.go_down(miss_kind(exc), error)
             self._give_up(task, error, trace)
-            return _Outcome(None, error, counter["attempt"], calls)
-        if self.breaker is not None:
-            self.breaker.record(True)
+            return _Outcome(None, error, counter["attempt"], calls, kind=miss_kind(exc))
         problem = check(reply)
-        if problem is not None:  # the request itself went through; its output did not
-            calls[-1] = _failed(calls[-1], problem)
-            self.calls[-1] = calls[-1]
-            budget.calls[-1] = calls[-1]
-        return _Outcome(reply, problem, counter["attempt"], calls)
+        if problem is None:
+            if self.breaker is not None:
+                self.breaker.record(True)
+            return _Outcome(reply, None, counter["attempt"], calls)
+        # the request itself went through; its output did not: that counts too (decision 175)
+        calls[-1] = _failed(calls[-1], problem)
+        self.calls[-1] = calls[-1]
+        budget.calls[-1] = calls[-1]
+        self._endpoint_failed(budget, "invalid_reply", f"invalid reply: {problem}")
+        return _Outcome(reply, problem, counter["attempt"], calls, kind="invalid_reply")
+
+    def _endpoint_failed(self, budget: TurnBudget, kind: str, error: str) -> None:
+        """One failure toward the breaker; once it opens, the turn asks no more (and says
+        why: the kind of the failure that opened it)."""
+        if self.breaker is None:
+            return
+        self.breaker.record(False, error)
+        state = self.breaker.state()
+        if state.is_open(self.breaker.clock()):
+            budget.go_down(
+                kind, f"circuit breaker opened after {state.failures} failures in a row: {error}"
+            )
 
     def _send(
         self,
@@ -742,6 +782,14 @@ class _BudgetStop(stop_base):
 
     def __call__(self, retry_state: RetryCallState) -> bool:
         return self.budget.down is not None or self.budget.remaining_s() <= MIN_REQUEST_S
+
+
+def _settle(budget: TurnBudget, out: _Outcome) -> None:
+    """Count a finished slot: served by the model, or missed and why (the user's notice)."""
+    if out.error is None and out.reply is not None:
+        budget.served += 1
+    else:
+        budget.miss(out.kind or "error", out.error or "no reply")
 
 
 def _failed(call: LLMCall, error: str) -> LLMCall:

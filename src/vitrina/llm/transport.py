@@ -91,6 +91,30 @@ def is_retryable(exc: BaseException) -> bool:
     return isinstance(exc, transport_errors()) or status_code(exc) in RETRY_STATUS
 
 
+def is_endpoint_failure(exc: BaseException) -> bool:
+    """The endpoint failed whatever was asked (decision 175): it gave nothing, answered a 5xx,
+    or sent a body that is no reply. A 4xx names a problem of the request (its key, its
+    size, its JSON mode) and does not count."""
+    if is_unreachable(exc):
+        return True
+    code = status_code(exc)
+    return code is None or code >= 500
+
+
+def miss_kind(exc: BaseException) -> str:
+    """The `vitrina.llm.budget.MISS_KINDS` entry that says to a user why a request failed."""
+    if is_timeout(exc):
+        return "timeout"
+    if is_unreachable(exc):
+        return "unreachable"
+    code = status_code(exc)
+    if code is not None and code >= 500:
+        return "server_error"
+    if code is None and isinstance(exc, ValueError):  # a body that is not a reply
+        return "invalid_reply"
+    return "error"
+
+
 def retry_after_s(exc: BaseException) -> float | None:
     """The server's Retry-After (seconds) on a 429/503, when it sent one."""
     response = getattr(exc, "response", None)

@@ -97,7 +97,7 @@ def compile_combined(
     names = [f"p{i}" for i in range(len(parts))]
     keys = key_columns(plan)
     # aliased: a bare ORDER BY key is ambiguous on SQLite between the key table and the parts
-    columns: list[exp.Expression] = [exp.alias_(exp.column(k, table=KEYS), k) for k in keys]
+    columns: list[exp.Expr] = [exp.alias_(exp.column(k, table=KEYS), k) for k in keys]
     query = exp.select(*columns, *_metric_columns(plan, names))
     if keys:
         query = query.from_(KEYS)

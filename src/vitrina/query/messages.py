@@ -10,15 +10,49 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Применена политика доступа токена: учтены только строки, где {policy}.",
         "en": "The token's row policy applied: only rows where {policy} were read.",
     },
+    # the model was wanted and failed (decision 175): "model_not_used" with the why, then
+    # who answered instead
+    "model_not_used": {
+        "ru": "Модель не использована: {why}.",
+        "en": "The model was not used: {why}.",
+    },
     "model_down_answered": {
-        "ru": "Модель была недоступна, поэтому ответ построен по правилам каталога "
-        "(сложные условия вопроса могли быть не учтены).",
-        "en": "The model was unavailable, so the catalog's rules answered "
-        "(a complex condition of the question may have been missed).",
+        "ru": "Ответ построен по правилам каталога (сложные условия вопроса могли быть не учтены).",
+        "en": "The catalog's rules answered (a complex condition of the question may have "
+        "been missed).",
     },
     "model_down_other": {
-        "ru": "Модель была недоступна, поэтому вопрос разбирался только по правилам каталога.",
-        "en": "The model was unavailable, so only the catalog's rules read the question.",
+        "ru": "Вопрос разбирался только по правилам каталога.",
+        "en": "Only the catalog's rules read the question.",
+    },
+    "model_why_timeout": {
+        "ru": "сервер модели не ответил вовремя",
+        "en": "the model server did not answer in time",
+    },
+    "model_why_unreachable": {
+        "ru": "сервер модели недоступен",
+        "en": "the model server could not be reached",
+    },
+    "model_why_server_error": {
+        "ru": "сервер модели ответил ошибкой",
+        "en": "the model server answered with an error",
+    },
+    "model_why_invalid_reply": {
+        "ru": "ответ модели не удалось разобрать",
+        "en": "the model's reply could not be read",
+    },
+    "model_why_breaker_open": {
+        "ru": "сервер модели отказывал несколько раз подряд, "
+        "запросы к нему временно не отправляются",
+        "en": "the model server failed several times in a row; requests to it are paused",
+    },
+    "model_why_budget_spent": {
+        "ru": "исчерпано время модели, отведённое на этот запрос",
+        "en": "the model time allowed for this request was spent",
+    },
+    "model_why_error": {
+        "ru": "обращение к модели завершилось ошибкой",
+        "en": "the request to the model failed",
     },
     "no_topic": {
         "ru": "В каталоге нет данных, чтобы ответить на этот вопрос. Я могу ответить про: "

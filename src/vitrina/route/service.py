@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from vitrina.catalog import Catalog, load_catalog
 from vitrina.config import Settings, load_settings
 from vitrina.llm import ModelClient
+from vitrina.llm.budget import within
 from vitrina.route.context import MAX_STEPS, RouteContext
 from vitrina.route.graph import RECURSION_LIMIT, build_graph
 from vitrina.route.messages import text
@@ -170,18 +171,19 @@ class RouteService:
         config: RunnableConfig = {
             "recursion_limit": max(RECURSION_LIMIT, self.context.max_steps + 10)
         }
-        turn = (
-            self.llm.turn() if isinstance(self.llm, ModelClient) else self.llm
-        )  # one model budget per request
+        # one model budget per request, shared with the jobs it runs (ask, a task's plan):
+        # decision 175
+        turn = self.llm.turn() if isinstance(self.llm, ModelClient) else self.llm
         context = dataclasses.replace(self.context, llm=turn)
         if policy:
             context = self._policed(context, policy)
-        for update in self.graph.stream(
+        stream = self.graph.stream(
             {"request": request, "face": face, "thread_id": thread_id},
             config,
             context=context,
             stream_mode=["updates", "values"],
-        ):
+        )
+        for update in within(getattr(turn, "budget", None), stream):
             mode, data = update
             if mode == "updates":
                 nodes += [n for n in data if not n.startswith("__")]

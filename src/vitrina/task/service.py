@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from vitrina.checkpoint import register_state_types, sqlite_checkpointer
 from vitrina.config import Settings, load_settings
 from vitrina.language.detect import detect_lang
+from vitrina.llm.budget import within
 from vitrina.task.context import TaskContext
 from vitrina.task.graph import build_graph, recursion_limit
 from vitrina.task.limits import TaskConfig, load_task_config
@@ -168,13 +169,15 @@ class TaskService:
         context = dataclasses.replace(self.context, llm=turn, policy=self._policy(payload, task_id))
         if hasattr(turn, "usage"):
             self.turns[task_id] = turn
-        for update in self.graph.stream(
+        stream = self.graph.stream(
             payload,
             self._config(task_id),
             context=context,
             stream_mode="updates",
             durability="sync",
-        ):
+        )
+        # the steps' nested asks draw on this call's budget (decision 175)
+        for update in within(getattr(turn, "budget", None), stream):
             for node, values in update.items():
                 if node.startswith("__") or not isinstance(values, dict):
                     continue

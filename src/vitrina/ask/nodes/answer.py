@@ -6,8 +6,10 @@ someone asks for them.
 
 Numbers come only from data: the rule text is written by code from the result and its
 summary. A model, when configured, may word the answer from rows (JSON) and figures that
-code already computed and formatted; its text is checked and any number that the data
-does not hold rejects it in favour of the rule text. When the chart rules find nothing,
+code already computed and formatted (only for a turn the model planned, or with
+`llm_always`: a question the rules read fully sends no request, decision 174); its text
+is checked and any number that the data does not hold rejects it in favour of the rule
+text. When the chart rules find nothing,
 a model may propose axes; a proposal naming a column that does not exist is rejected.
 """
 
@@ -20,6 +22,7 @@ from langgraph.runtime import Runtime
 from vitrina.ask.context import AskContext
 from vitrina.ask.followup import snapshot
 from vitrina.ask.llm import tasks
+from vitrina.ask.slots import wording_slot_open
 from vitrina.ask.state import AskState
 from vitrina.present.answer_text import write_answer
 from vitrina.present.charts import ChartDecision, decide_chart
@@ -95,7 +98,13 @@ def _chart(
     if ctx.options.chart == "off":
         return None, None, []
     spec, decided, events = decide_chart(result, metas, lang)
-    if spec is not None or ctx.llm is None or ctx.options.chart == "rules" or not result.rows:
+    if (
+        spec is not None
+        or ctx.llm is None
+        or not wording_slot_open(state, ctx)
+        or ctx.options.chart == "rules"
+        or not result.rows
+    ):
         return spec, decided, events
     trace = Trace("chart")
     proposal = tasks.propose_chart(
@@ -220,7 +229,7 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
                 topic_label=topic_label,
                 notes=notes,
             )
-            if ctx.llm is not None and ctx.options.answer_writer == "auto":
+            if wording_slot_open(state, ctx) and ctx.options.answer_writer == "auto":
                 body = (
                     _model_answer(state, ctx, trace, result, metas, summary, period_label, trusted)
                     or body

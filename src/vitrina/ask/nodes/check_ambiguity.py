@@ -1,7 +1,9 @@
 """Ambiguity check: ask only when the answer changes the subject area or the segment.
 
 Bounded: after `max_clarifications` questions in a row the best guess is used and the
-answer says so.
+answer says so. The model's ambiguity slot runs only when the rules' reading is not certain
+(or `llm_always` asks for it); a model's "ambiguous" never overrides a certain reading
+(decision 174).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.llm import tasks
+from vitrina.ask.slots import model_asked
 from vitrina.ask.state import AskState
 from vitrina.query.messages import text
 from vitrina.query.understand import read_question
@@ -87,27 +90,41 @@ def check_ambiguity(state: AskState, runtime: Runtime[AskContext]) -> dict:
                 },
                 "trace": trace.events,
             }
-    if (
-        ctx.llm is not None
-        and "topic" not in chosen
-        and asked < limit
-        and len(ctx.catalog.topics) > 1
-    ):
-        topics = [{"id": t.id, "name": t.name(lang)} for t in ctx.catalog.topics.values()]
-        found = tasks.detect_ambiguity(
-            ctx.llm, trace, question=state["rewritten"], topics=topics, lang=lang
-        )
-        if found is not None:
-            options = [{"id": t, "label": ctx.catalog.topics[t].name(lang)} for t in found.options]
-            trace.branch("model found an ambiguity of subject: asking", options=found.options)
-            return {
-                "clarification": {
-                    "kind": "topic",
-                    "options": options,
-                    "question": found.question or text("clarify_topic", lang),
-                },
-                "topic": None,
-                "trace": trace.events,
-            }
+    if ctx.llm is not None and "topic" not in chosen and asked < limit:
+        clarification = _model_ambiguity(state, ctx, trace)
+        if clarification is not None:
+            return {"clarification": clarification, "topic": None, "trace": trace.events}
     trace.branch("no clarification needed")
     return {"clarification": None, "trace": trace.events}
+
+
+def _model_ambiguity(state: AskState, ctx: AskContext, trace: Trace) -> dict | None:
+    """The model's ambiguity slot: a clarification of subject, or None. Not asked for a
+    certain rules reading (unless `llm_always`); an "ambiguous" on one is ignored."""
+    lang = state["lang"]
+    certain = bool(state.get("rules_certain"))
+    if len(ctx.catalog.topics) < 2 or (certain and not model_asked(ctx)):
+        if certain:
+            trace.branch("the rules read the question with certainty: the model is not asked")
+        return None
+    topics = [{"id": t.id, "name": t.name(lang)} for t in ctx.catalog.topics.values()]
+    assert ctx.llm is not None
+    found = tasks.detect_ambiguity(
+        ctx.llm, trace, question=state["rewritten"], topics=topics, lang=lang
+    )
+    if found is None:
+        return None
+    if certain:
+        trace.rejected(
+            "the model's ambiguity ignored: the rules read the question with certainty",
+            options=found.options,
+            topic=state.get("topic"),
+        )
+        return None
+    options = [{"id": t, "label": ctx.catalog.topics[t].name(lang)} for t in found.options]
+    trace.branch("model found an ambiguity of subject: asking", options=found.options)
+    return {
+        "kind": "topic",
+        "options": options,
+        "question": found.question or text("clarify_topic", lang),
+    }

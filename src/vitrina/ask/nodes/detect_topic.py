@@ -1,7 +1,9 @@
 """Topic detection: weighted keyword rules per topic, restricted to the dialog's segment.
 
 LLM slot: a topic classifier may run after these rules when more than one topic is
-left; it never runs when the rules leave exactly one.
+scored; it never runs when the rules leave exactly one, nor for a certain reading (every
+word read, one topic decided) unless `llm_always` asks, and then it cannot override that
+reading (decision 174).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.llm import tasks
+from vitrina.ask.slots import model_asked, reads_fully
 from vitrina.ask.state import AskState
 from vitrina.catalog import Catalog
 from vitrina.catalog.catalog import BrokenMetric
@@ -61,7 +64,7 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
             if len(asked) == 1
             else (dialog_segment if dialog_segment in ctx.catalog.info.segment_values else None)
         )
-    update: dict = {"resolved_segment": resolved, "grain": reading.grain}
+    update: dict = {"resolved_segment": resolved, "grain": reading.grain, "rules_certain": False}
 
     verb = write_verb(question)
     if verb:
@@ -109,7 +112,14 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
         return {**update, "topic": chosen, "candidates": [], "trace": trace.events}
     if len(explicit) == 1:
         trace.branch("topic chosen explicitly: detection skipped", topic=explicit[0])
-        return {**update, "topic": explicit[0], "candidates": [], "trace": trace.events}
+        certain = reads_fully(question, ctx.catalog, period)
+        return {
+            **update,
+            "topic": explicit[0],
+            "candidates": [],
+            "rules_certain": certain,
+            "trace": trace.events,
+        }
 
     scores = dict(reading.topic_scores)
     if explicit:
@@ -153,20 +163,36 @@ def detect_topic(state: AskState, runtime: Runtime[AskContext]) -> dict:
             scores={t: scores[t] for t in close},
         )
         tied = close
-    if len(scores) > 1 and ctx.llm is not None:
-        tied = _merge_with_model(tied, list(scores), question, ctx, lang, trace)
+    certain = len(tied) == 1 and reads_fully(question, ctx.catalog, period)
+    if len(scores) > 1 and ctx.llm is not None and (not certain or model_asked(ctx)):
+        tied = _merge_with_model(tied, list(scores), question, ctx, lang, trace, certain)
+    elif certain and len(scores) > 1 and ctx.llm is not None:
+        trace.branch("the rules read the question with certainty: the model is not asked")
     if len(tied) > 1:
         trace.branch("topics tie: the user decides", candidates=tied)
         return {**update, "topic": None, "candidates": tied, "trace": trace.events}
     trace.branch("topic detected", topic=tied[0], score=best_score)
-    return {**update, "topic": tied[0], "candidates": [], "trace": trace.events}
+    return {
+        **update,
+        "topic": tied[0],
+        "candidates": [],
+        "rules_certain": certain,
+        "trace": trace.events,
+    }
 
 
 def _merge_with_model(
-    tied: list[str], left: list[str], question: str, ctx: AskContext, lang: str, trace: Trace
+    tied: list[str],
+    left: list[str],
+    question: str,
+    ctx: AskContext,
+    lang: str,
+    trace: Trace,
+    certain: bool = False,
 ) -> list[str]:
-    """Model slot: the classifier runs only when rules left several topics. It breaks a tie;
-    when it disagrees with a clear rules winner, both go to the user."""
+    """Model slot: the classifier runs only when rules scored several topics. It breaks a
+    tie; when it disagrees with a clear rules winner, both go to the user, unless the
+    reading is certain: then the rules' topic stands."""
     topics = [
         {
             "id": t,
@@ -183,6 +209,13 @@ def _merge_with_model(
         if choice in tied:
             trace.branch("model broke the tie", topic=choice, tied=tied)
             return [choice]
+        return tied
+    if choice != tied[0] and certain:
+        trace.rejected(
+            "the model's topic ignored: the rules read the question with certainty",
+            rules=tied[0],
+            model=choice,
+        )
         return tied
     if choice != tied[0]:
         trace.branch("rules and model disagree: the user decides", rules=tied[0], model=choice)

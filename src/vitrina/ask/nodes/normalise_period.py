@@ -1,7 +1,8 @@
 """Period normalisation in Python: the question's period as inclusive dates.
 
-Model slot: when the rules find no period, a model may point at the words that name one
-("в позапрошлом сезоне"); Python still normalises them, so the model never writes a date.
+Model slot: when the rules find no period and some words are left unread, a model may point
+at the words that name one ("в позапрошлом сезоне"); Python still normalises them, so the
+model never writes a date. A question the rules read fully has no such words: no request.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.llm import tasks
+from vitrina.ask.slots import model_asked, reads_fully
 from vitrina.ask.state import AskState
 from vitrina.language.periods import extract_period
 from vitrina.language.periods.pair import read_two_periods
@@ -37,6 +39,14 @@ def _two_periods(state: AskState, runtime: Runtime[AskContext], trace: Trace) ->
     }
 
 
+def _words_left(question: str, ctx: AskContext, trace: Trace) -> bool:
+    """Whether the period slot may look for words: some are unread, or `llm_always`."""
+    if model_asked(ctx) or not reads_fully(question, ctx.catalog):
+        return True
+    trace.branch("every word read by the rules: the model is not asked for a period")
+    return False
+
+
 def normalise_period(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("normalise_period")
     ctx = runtime.context
@@ -44,7 +54,7 @@ def normalise_period(state: AskState, runtime: Runtime[AskContext]) -> dict:
     if two is not None:
         return two
     found = extract_period(state["rewritten"], ctx.today)
-    if found is None and ctx.llm is not None:
+    if found is None and ctx.llm is not None and _words_left(state["rewritten"], ctx, trace):
         span = tasks.find_period_span(ctx.llm, trace, question=state["rewritten"])
         found = extract_period(span, ctx.today) if span else None
         if span and found is None:

@@ -76,6 +76,7 @@ def fresh_turn(question: str) -> dict:
         "grain": None,
         "plan": None,
         "mode": "rules",
+        "rules_certain": False,
         "unexplained": [],
         "llm_tables": [],
         "table_notes": None,

@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.llm import tasks
+from vitrina.ask.slots import wording_slot_open
 from vitrina.ask.state import AskState
 from vitrina.trace import Trace
 
@@ -35,7 +36,9 @@ def summarize_dialog(state: AskState, runtime: Runtime[AskContext]) -> dict:
     ctx = runtime.context
     history = state.get("history") or []
     summary = None
-    if ctx.llm is not None:
+    if ctx.llm is not None and wording_slot_open(
+        state, ctx
+    ):  # a turn the rules read fully asks no model (174)
         summary = tasks.summarize_dialog(
             ctx.llm,
             trace,
