@@ -496,6 +496,193 @@ def build_plan(
     return outcome
 
 
+def _place_dimensions(
+    plan: QueryPlan,
+    reading: Reading,
+    catalog: Catalog,
+    lead: Metric,
+    joins: _Joins,
+    lang: str,
+    trace: Trace,
+) -> str | None:
+    """Each breakdown on the nearest table that names it by the same words; a refusal text
+    when none is reachable from the metric's table."""
+    dims_by_stems: dict[tuple[str, ...], list[str]] = {}
+    for match in reading.dimensions:
+        dims_by_stems.setdefault(match.phrase.stems, []).append(match.phrase.target)
+    for stems in dims_by_stems:
+        candidates = [
+            p.target for p in phrases(catalog) if p.kind == "dimension" and p.stems == stems
+        ]
+        qualified = _nearest(candidates, joins)
+        if qualified is None:
+            col = catalog.column(candidates[0])
+            return text(
+                "dimension_unreachable",
+                lang,
+                dimension=col.label(lang) if col else candidates[0],
+                metric=lead.name(lang),
+            )
+        _add_dimension(plan, catalog, joins, qualified, lang, trace)
+    return None
+
+
+def _add_dimension(
+    plan: QueryPlan, catalog: Catalog, joins: _Joins, qualified: str, lang: str, trace: Trace
+) -> None:
+    """One breakdown column (table.column) joined and added, once."""
+    table, column = qualified.rsplit(".", 1)
+    if any(d.table == table and d.column == column for d in plan.dimensions):
+        return
+    joins.add(table, f"dimension {column}")
+    col = catalog.tables[table].column(column)
+    assert col is not None
+    select = col.localized.get(lang, column)
+    plan.dimensions.append(
+        Dimension(
+            table=table,
+            column=column,
+            select_column=select,
+            alias=column,
+            label_ru=col.label("ru"),
+            label_en=col.label("en"),
+            key_column=col.identified_by,
+        )
+    )
+    trace.branch("dimension placed", column=qualified)
+
+
+def _place_values(
+    plan: QueryPlan,
+    reading: Reading,
+    catalog: Catalog,
+    lead: Metric,
+    joins: _Joins,
+    lang: str,
+    trace: Trace,
+) -> str | None:
+    """Each value the question names: a filter on the nearest column that holds it; a refusal
+    text when none is reachable from the metric's table."""
+    for match in reading.values:
+        qualified = _nearest(match.alternatives or (match.phrase.target,), joins)
+        value = match.phrase.value or ""
+        if qualified is None:
+            col = catalog.column(match.phrase.target)
+            label = f"{col.label(lang) if col else match.phrase.target} = {value}"
+            return text("filter_unreachable", lang, filter=label, metric=lead.name(lang))
+        _add_filter_value(plan, catalog, joins, qualified, value, trace)
+    return None
+
+
+def _add_filter_value(
+    plan: QueryPlan, catalog: Catalog, joins: _Joins, qualified: str, value: str, trace: Trace
+) -> None:
+    """One value joined and added: to the column's filter when there is one, else a new one."""
+    table, column = qualified.rsplit(".", 1)
+    joins.add(table, f"filter {column}")
+    existing = next((f for f in plan.filters if f.table == table and f.column == column), None)
+    dictionary = catalog.dictionary_for(table, column)
+    known = dictionary.values if dictionary else []
+    entry = next((v for v in known if v.value == value), None)
+    label_ru, label_en = (entry.label("ru"), entry.label("en")) if entry else (value, value)
+    if existing:
+        if value not in existing.values:
+            existing.values.append(value)
+            existing.value_labels_en.append(label_en)
+            existing.value_labels_ru.append(label_ru)
+        return
+    col = catalog.tables[table].column(column)
+    plan.filters.append(
+        Filter(
+            table=table,
+            column=column,
+            values=[value],
+            value_labels_en=[label_en],
+            value_labels_ru=[label_ru],
+            label_ru=col.label("ru") if col else column,
+            label_en=col.label("en") if col else column,
+        )
+    )
+    trace.branch("filter placed", column=qualified, value=value)
+
+
+def _place_segment(
+    plan: QueryPlan,
+    reading: Reading,
+    catalog: Catalog,
+    lead: Metric,
+    joins: _Joins,
+    lang: str,
+    trace: Trace,
+    *,
+    segment: str | None,
+) -> str | None:
+    """The segment asked for: a filter on the catalog's segment column with its mandatory
+    join; a refusal text when that column is not reachable."""
+    if not (segment and catalog.info.segment_column):
+        return None
+    seg_table, seg_column = catalog.info.segment_column.rsplit(".", 1)
+    if not joins.add(seg_table, "segment (mandatory relation)"):
+        return text(
+            "segment_unreachable",
+            lang,
+            metric=lead.name(lang),
+            segment=catalog.info.segment_label(segment),
+            column=catalog.info.segment_column,
+        )
+    value = catalog.info.segment_label(segment)
+    plan.segment = value
+    plan.filters.append(
+        Filter(
+            table=seg_table,
+            column=seg_column,
+            values=[value],
+            value_labels_en=[value],
+            value_labels_ru=[value],
+            label_ru=catalog.info.segment_name_ru or "Сегмент",
+            label_en=catalog.info.segment_name_en or "Segment",
+        )
+    )
+    trace.branch("segment filter added with its mandatory join", segment=value)
+    return None
+
+
+def _add_required(catalog: Catalog, joins: _Joins, trace: Trace) -> None:
+    """The catalog's "table X always needs Y" relations for the tables joined."""
+    for req in catalog.requires:
+        if req.when == "always" and req.table in joins.tables and req.needs not in joins.tables:
+            joins.add(req.needs, f"required: {req.reason}")
+            trace.branch("mandatory relation added", table=req.table, needs=req.needs)
+
+
+def _note_replaced_filters(plan: QueryPlan, metrics: list[Metric], trace: Trace) -> None:
+    """Trace each metric whose own filter the question's filter replaces."""
+    for metric in metrics:
+        if metric.filter and effective_filter(metric.filter, plan) is None:
+            trace.branch(
+                "the question's own filter replaces the metric's filter",
+                metric=metric.id,
+                replaced=metric.filter,
+            )
+
+
+def _place_order(plan: QueryPlan, reading: Reading, trace: Trace) -> None:
+    """Order and top N apply to a breakdown; without one they are ignored (and traced)."""
+    if plan.breakdown:
+        plan.order = (
+            reading.order
+            if reading.order
+            else ("desc" if plan.dimensions and not plan.grain else None)
+        )
+        plan.limit = reading.limit
+    elif reading.order or reading.limit:
+        trace.rejected("order or top-N without a breakdown ignored")
+
+
+# The plan is placed in these steps, in this order; each returns a refusal text or None.
+PLACE_STEPS = (_place_date, _place_dimensions, _place_values, _place_comparisons, _place_derived)
+
+
 def _build_plan(
     reading: Reading,
     catalog: Catalog,
@@ -508,6 +695,8 @@ def _build_plan(
     lead_id: str | None = None,
     via: str | None = None,
 ) -> PlanOutcome:
+    """The plan of one reading for one topic: the metrics chosen fix the base table, then
+    the steps of PLACE_STEPS and the segment place the rest, each of which may refuse."""
     metrics = choose_metrics(reading, catalog, topic, trace, lead_id)
     if not metrics:
         return PlanOutcome(
@@ -530,124 +719,11 @@ def _build_plan(
         grain=reading.grain,
         day_kind=reading.day_kind,
     )
-    refusal = _place_date(plan, reading, catalog, lead, joins, lang, trace)
-    if refusal:
-        return PlanOutcome(None, refusal=refusal)
-
-    dims_by_stems: dict[tuple[str, ...], list[str]] = {}
-    for match in reading.dimensions:
-        dims_by_stems.setdefault(match.phrase.stems, []).append(match.phrase.target)
-    for stems in dims_by_stems:
-        candidates = [
-            p.target for p in phrases(catalog) if p.kind == "dimension" and p.stems == stems
-        ]
-        qualified = _nearest(candidates, joins)
-        if qualified is None:
-            col = catalog.column(candidates[0])
-            return PlanOutcome(
-                None,
-                refusal=text(
-                    "dimension_unreachable",
-                    lang,
-                    dimension=col.label(lang) if col else candidates[0],
-                    metric=lead.name(lang),
-                ),
-            )
-        table, column = qualified.rsplit(".", 1)
-        if any(d.table == table and d.column == column for d in plan.dimensions):
-            continue
-        joins.add(table, f"dimension {column}")
-        col = catalog.tables[table].column(column)
-        assert col is not None
-        select = col.localized.get(lang, column)
-        plan.dimensions.append(
-            Dimension(
-                table=table,
-                column=column,
-                select_column=select,
-                alias=column,
-                label_ru=col.label("ru"),
-                label_en=col.label("en"),
-                key_column=col.identified_by,
-            )
-        )
-        trace.branch("dimension placed", column=qualified)
-
-    for match in reading.values:
-        qualified = _nearest(match.alternatives or (match.phrase.target,), joins)
-        value = match.phrase.value or ""
-        if qualified is None:
-            col = catalog.column(match.phrase.target)
-            label = f"{col.label(lang) if col else match.phrase.target} = {value}"
-            return PlanOutcome(
-                None, refusal=text("filter_unreachable", lang, filter=label, metric=lead.name(lang))
-            )
-        table, column = qualified.rsplit(".", 1)
-        joins.add(table, f"filter {column}")
-        existing = next((f for f in plan.filters if f.table == table and f.column == column), None)
-        dictionary = catalog.dictionary_for(table, column)
-        known = dictionary.values if dictionary else []
-        entry = next((v for v in known if v.value == value), None)
-        label_ru, label_en = (entry.label("ru"), entry.label("en")) if entry else (value, value)
-        if existing:
-            if value not in existing.values:
-                existing.values.append(value)
-                existing.value_labels_en.append(label_en)
-                existing.value_labels_ru.append(label_ru)
-            continue
-        col = catalog.tables[table].column(column)
-        plan.filters.append(
-            Filter(
-                table=table,
-                column=column,
-                values=[value],
-                value_labels_en=[label_en],
-                value_labels_ru=[label_ru],
-                label_ru=col.label("ru") if col else column,
-                label_en=col.label("en") if col else column,
-            )
-        )
-        trace.branch("filter placed", column=qualified, value=value)
-
-    refusal = _place_comparisons(plan, reading, catalog, lead, joins, lang, trace)
-    if refusal:
-        return PlanOutcome(None, refusal=refusal)
-    refusal = _place_derived(plan, reading, catalog, lead, joins, lang, trace)
-    if refusal:
-        return PlanOutcome(None, refusal=refusal)
-
-    if segment and catalog.info.segment_column:
-        seg_table, seg_column = catalog.info.segment_column.rsplit(".", 1)
-        if not joins.add(seg_table, "segment (mandatory relation)"):
-            return PlanOutcome(
-                None,
-                refusal=text(
-                    "segment_unreachable",
-                    lang,
-                    metric=lead.name(lang),
-                    segment=catalog.info.segment_label(segment),
-                    column=catalog.info.segment_column,
-                ),
-            )
-        value = catalog.info.segment_label(segment)
-        plan.segment = value
-        plan.filters.append(
-            Filter(
-                table=seg_table,
-                column=seg_column,
-                values=[value],
-                value_labels_en=[value],
-                value_labels_ru=[value],
-                label_ru=catalog.info.segment_name_ru or "Сегмент",
-                label_en=catalog.info.segment_name_en or "Segment",
-            )
-        )
-        trace.branch("segment filter added with its mandatory join", segment=value)
-    for req in catalog.requires:
-        if req.when == "always" and req.table in joins.tables and req.needs not in joins.tables:
-            joins.add(req.needs, f"required: {req.reason}")
-            trace.branch("mandatory relation added", table=req.table, needs=req.needs)
-
+    for place in (*PLACE_STEPS, partial(_place_segment, segment=segment)):
+        refusal = place(plan, reading, catalog, lead, joins, lang, trace)
+        if refusal:
+            return PlanOutcome(None, refusal=refusal)
+    _add_required(catalog, joins, trace)
     if joins.ambiguous:
         return PlanOutcome(
             None,
@@ -655,20 +731,6 @@ def _build_plan(
             clarification=_join_clarification(joins, catalog, lang),
         )
     plan.joins = joins.joins
-    for metric in metrics:
-        if metric.filter and effective_filter(metric.filter, plan) is None:
-            trace.branch(
-                "the question's own filter replaces the metric's filter",
-                metric=metric.id,
-                replaced=metric.filter,
-            )
-    if plan.breakdown:
-        plan.order = (
-            reading.order
-            if reading.order
-            else ("desc" if plan.dimensions and not plan.grain else None)
-        )
-        plan.limit = reading.limit
-    elif reading.order or reading.limit:
-        trace.rejected("order or top-N without a breakdown ignored")
+    _note_replaced_filters(plan, metrics, trace)
+    _place_order(plan, reading, trace)
     return PlanOutcome(plan)

@@ -649,9 +649,42 @@ def read_question(
 
 
 def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> Reading:
+    """The reading in named steps: markers (period, grain, comparisons, top N, day kind,
+    order, segments), then the catalog's phrases longest first, then what follows from them."""
     words = tokenize(text)
     reading = Reading(words=words)
-    used = reading.used
+    compared, reserved, segment_starts = _read_markers(text, reading, catalog, period_span)
+    structural = set(reading.used)  # period, grain, order and segment words: markers sit among them
+    occurrences = _occurrences(words, catalog)
+    reading.used -= reserved
+    _bind_comparisons(reading, catalog, occurrences, compared)
+    reading.share = find_share(words, reading.used, occurrences) is not None
+    reading.per_unit = find_per_unit(words, reading.used, occurrences, catalog)
+    candidates, coverage = _ranked_candidates(words, catalog, structural, occurrences)
+    named_columns, named_matches = _take_candidates(reading, candidates, structural)
+    reading.metrics.sort(key=lambda m: m.start)
+    reading.ties = _ties(words, reading.metrics, candidates, coverage)
+    read_verbs(reading, catalog)
+    reading.ties = [
+        t for t in reading.ties if any(m.phrase.target == t.chosen for m in reading.metrics)
+    ]
+    _second_breakdowns(reading, named_matches, named_columns, segment_starts)
+    reading.unread += _unread_per(reading, catalog)
+    value_starts = {m.start for m in reading.values}
+    reading.metrics = [m for m in reading.metrics if not _is_instrument(words, m, value_starts)]
+    _value_alternatives(reading, catalog)
+    _score_topics(reading, catalog, occurrences)
+    _unknown_names(reading, _keyword_words(reading, occurrences, named_columns))
+    return reading
+
+
+def _read_markers(
+    text: str, reading: Reading, catalog: Catalog, period_span: tuple[int, int] | None
+) -> tuple[list[NumberComparison], set[int], set[int]]:
+    """The words that mark rather than name: the period, the grain, comparisons, top N, the
+    day kind, the order and the segments. Returns the comparisons, the words they reserve and
+    where each segment's words start."""
+    words, used = reading.words, reading.used
     if period_span:
         _mark_span(words, period_span[0], period_span[1], used)
         reading.dangling = _range_word_before(words, period_span[0], used)
@@ -684,23 +717,24 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
         if found is not None:
             reading.segments.append(seg)
             segment_starts.add(found[0])
-    structural = set(used)  # period, grain, order and segment words: markers may sit among them
+    return compared, reserved, segment_starts
 
-    occurrences = _occurrences(words, catalog)
-    used -= reserved
-    _bind_comparisons(reading, catalog, occurrences, compared)
-    reading.share = find_share(words, used, occurrences) is not None
-    reading.per_unit = find_per_unit(words, used, occurrences, catalog)
+
+KIND_RANK = {"refuse": 0, "date": 0.5, "value": 1, "metric": 2, "broken": 2, "dimension": 3}
+
+
+def _ranked_candidates(
+    words: list[Word], catalog: Catalog, structural: set[int], occurrences: list[Match]
+) -> tuple[list[Match], Callable[[Match], int]]:
+    """The phrases found (keywords aside) in the order they are taken: longest, most content,
+    by kind, most metric coverage, longest stems, first. Returns them and the coverage score."""
     candidates = [m for m in occurrences if m.phrase.kind != "keyword"]
-    named_columns: set[int] = set()
-    named_matches: list[Match] = []
-    kind_rank = {"refuse": 0, "date": 0.5, "value": 1, "metric": 2, "broken": 2, "dimension": 3}
 
     def rank(m: Match) -> float:
         # after "по", "by", "top N", "какой" a word names a breakdown before it names a metric
         if m.phrase.kind == "dimension" and _has_marker_before(words, m.start, set()):
             return 1.5
-        return kind_rank[m.phrase.kind]
+        return KIND_RANK[m.phrase.kind]
 
     def content(m: Match) -> int:  # "трек продан" says more than "сколько трек"
         return sum(1 for stem in m.phrase.stems if stem not in QUESTION_STOPWORDS)
@@ -725,6 +759,17 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
             m.start,
         )
     )
+    return candidates, coverage
+
+
+def _take_candidates(
+    reading: Reading, candidates: list[Match], structural: set[int]
+) -> tuple[set[int], list[Match]]:
+    """Take each candidate whose words are still free, into the list of its kind. A column
+    with no breakdown marker before it is named, not grouped by: returned aside."""
+    words, used = reading.words, reading.used
+    named_columns: set[int] = set()
+    named_matches: list[Match] = []
     for match in candidates:
         span = set(range(match.start, match.start + match.length))
         if span & used:
@@ -738,29 +783,30 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
             named_matches.append(match)
             continue
         used |= span
-        if match.phrase.kind == "refuse":
-            reading.refuse.append(
-                " ".join(w.original for w in words[match.start : match.start + match.length])
-            )
-        elif match.phrase.kind == "broken":
-            reading.broken.append(match.phrase.target)
-        elif match.phrase.kind == "date":
-            reading.dates.append(match)
-            _take_date_word(words, match, used)
-        else:
-            {"metric": reading.metrics, "dimension": reading.dimensions, "value": reading.values}[
-                match.phrase.kind
-            ].append(match)
-    reading.metrics.sort(key=lambda m: m.start)
-    reading.ties = _ties(words, reading.metrics, candidates, coverage)
-    read_verbs(reading, catalog)
-    reading.ties = [
-        t for t in reading.ties if any(m.phrase.target == t.chosen for m in reading.metrics)
-    ]
-    _second_breakdowns(reading, named_matches, named_columns, segment_starts)
-    reading.unread += _unread_per(reading, catalog)
-    value_starts = {m.start for m in reading.values}
-    reading.metrics = [m for m in reading.metrics if not _is_instrument(words, m, value_starts)]
+        _take_match(reading, match)
+    return named_columns, named_matches
+
+
+def _take_match(reading: Reading, match: Match) -> None:
+    """One candidate taken: into the reading's list of its kind."""
+    words = reading.words
+    if match.phrase.kind == "refuse":
+        reading.refuse.append(
+            " ".join(w.original for w in words[match.start : match.start + match.length])
+        )
+    elif match.phrase.kind == "broken":
+        reading.broken.append(match.phrase.target)
+    elif match.phrase.kind == "date":
+        reading.dates.append(match)
+        _take_date_word(words, match, reading.used)
+    else:
+        {"metric": reading.metrics, "dimension": reading.dimensions, "value": reading.values}[
+            match.phrase.kind
+        ].append(match)
+
+
+def _value_alternatives(reading: Reading, catalog: Catalog) -> None:
+    """Each value read lists every column that holds the same value under the same words."""
     value_phrases = [p for p in phrases(catalog) if p.kind == "value"]
     for match in reading.values:
         match.alternatives = tuple(
@@ -771,6 +817,9 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
             )
         )
 
+
+def _score_topics(reading: Reading, catalog: Catalog, occurrences: list[Match]) -> None:
+    """Each topic's score: its keywords' weights plus twice its longest metric read."""
     keyword_hits = {
         (m.phrase.target, m.phrase.stems): float(m.phrase.value or 0)
         for m in occurrences
@@ -795,6 +844,10 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
         if score > 0:
             reading.topic_scores[topic.id] = score
 
+
+def _keyword_words(reading: Reading, occurrences: list[Match], named_columns: set[int]) -> set[int]:
+    """The words topic keywords took, in all and per topic, and the columns named; returns
+    the keywords' words."""
     keyword_words = {
         i
         for m in occurrences
@@ -808,10 +861,16 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
             reading.topic_words.setdefault(m.phrase.target, set()).update(
                 range(m.start, m.start + m.length)
             )
-    for i, w in enumerate(words):
+    return keyword_words
+
+
+def _unknown_names(reading: Reading, keyword_words: set[int]) -> None:
+    """Capitalised words nothing read (not the first word, not a number): names the catalog
+    does not know."""
+    for i, w in enumerate(reading.words):
         if (
             i == 0
-            or i in used
+            or i in reading.used
             or i in keyword_words
             or not w.original[:1].isupper()
             or len(w.text) < 3
@@ -820,7 +879,6 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
         if w.text.isdigit():
             continue
         reading.unknown_names.append(w.original)
-    return reading
 
 
 COMPARISON_LINKS = {"где", "where", "having", "чтобы"}
