@@ -27,6 +27,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from vitrina.language.detect import detect_lang
+from vitrina.team.data.brief_keys import key_problems, missing_title
 from vitrina.team.errors import BriefError
 
 MAX_KPIS = 24
@@ -103,6 +105,7 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
         ) from exc
     if not isinstance(data, dict):
         raise BriefError(f"{source}: a brief is a YAML mapping with at least 'title' and 'kpis'")
+    _check_keys(node, data, offset, source, text)
     kpi_lines = [n + offset for n in _lines(node, "kpis")]
     filter_lines = [n + offset for n in _lines(node, "filters")]
     kpis = []
@@ -147,6 +150,25 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
             "split the brief"
         )
     return brief
+
+
+def brief_lang(data: dict, text: str) -> str:
+    """The brief's language for its messages: stated, else the title's, else the text's."""
+    stated = str(data.get("language") or "")
+    if stated in ("ru", "en"):
+        return stated
+    return "ru" if detect_lang(str(data.get("title") or text)) == "ru" else "en"
+
+
+def _check_keys(node: yaml.Node, data: dict, offset: int, source: str, text: str) -> None:
+    """Unknown keys (with the nearest known one) and a missing title, with their lines."""
+    lang = brief_lang(data, text)
+    problems = [p.text(lang) for p in key_problems(node, offset)]
+    title = missing_title(data, lang)
+    if title:
+        problems.append(title)
+    if problems:
+        raise BriefError(f"{source}: " + "\n".join(problems))
 
 
 def load_brief(path: Path) -> Brief:

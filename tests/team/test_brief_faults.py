@@ -1,0 +1,46 @@
+"""Planted faults in briefs, through the console entry `vitrina.cli.main` in rules mode
+(issue 31 item 3): each flawed brief of tests/team/briefs/ is stopped with its line and the
+right code or message, and no good brief is blocked by the gate.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vitrina.cli import main
+
+BRIEFS = Path(__file__).parent / "briefs"
+# file -> (exit code, what the output must say); exit 1: an unreadable brief, 2: questions
+FLAWED = {
+    "bad-key-kpi.yaml": (1, ["строка 4", "'kpi'", "возможно, 'kpis'?"]),
+    "bad-key-en.yaml": (1, ["line 6", "'breakdown' in a KPI", "did you mean 'by'?"]),
+    "bad-missing-title.yaml": (1, ["строка 1", "нет ключа 'title'", "title: "]),
+}
+GOOD: list[str] = []
+
+
+def _build(brief: Path, tmp_path: Path, db: Path, capsys, *extra: str) -> tuple[int, str]:
+    args = ["build", str(brief), "--db", f"duckdb:///{db}", "--no-browser"]
+    args += ["--board", f"sqlite:///{tmp_path / 'board.sqlite'}", *extra]
+    try:
+        main(args)
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    captured = capsys.readouterr()
+    return code, " ".join((captured.out + captured.err).split())
+
+
+@pytest.mark.parametrize("name", sorted(FLAWED))
+def test_a_flawed_brief_is_stopped_with_its_line_and_code(
+    name: str, demo_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = _build(BRIEFS / name, tmp_path, demo_db, capsys)
+    expected_code, says = FLAWED[name]
+    assert code == expected_code, out[-2000:]
+    for words in says:
+        assert words in out, (words, out[-2000:])
+    assert "Extra inputs are not permitted" not in out and "Field required" not in out
