@@ -18,8 +18,22 @@ FLAWED = {
     "bad-key-kpi.yaml": (1, ["строка 4", "'kpi'", "возможно, 'kpis'?"]),
     "bad-key-en.yaml": (1, ["line 6", "'breakdown' in a KPI", "did you mean 'by'?"]),
     "bad-missing-title.yaml": (1, ["строка 1", "нет ключа 'title'", "title: "]),
+    "bad-b2b-and-b2c.yaml": (2, ["[BRIEF-008] строка 7", "B2B, B2C", "оставьте одно значение"]),
+    "bad-disjoint-filters.yaml": (2, ["[BRIEF-008] line 9", "contradicts the filter of line 7"]),
+    "bad-filter-value.yaml": (2, ["[BRIEF-005] строка 7", "«VIP»", "значения: B2B, B2C"]),
+    "bad-period-reversed.yaml": (2, ["[BRIEF-009] строка 2", "раньше начала"]),
+    "bad-period-outside.yaml": (2, ["[BRIEF-009] line 2", "entirely outside", "holds 2023-01-01"]),
+    "bad-period-unreadable.yaml": (2, ["[BRIEF-003] line 2", "does not read"]),
+    "bad-duplicate-synonym.yaml": (2, ["[BRIEF-006] строка 7", "повторяет KPI «Средний чек»"]),
+    "bad-duplicate-id.yaml": (2, ["[BRIEF-006] line 7", "the same metric fee_income"]),
+    "bad-breakdown.yaml": (2, ["[BRIEF-002] строка 5", "«цвет глаз»", "нет пути соединений"]),
 }
-GOOD: list[str] = []
+GOOD = [
+    "good-segment-b2b.yaml",  # one segment value; one metric by two breakdowns is no repeat
+    "good-explicit-range.yaml",  # a range in order; two filters of one column that overlap
+    "good-markdown-front-matter.md",
+    "good-payments-board.yaml",  # examples/briefs/payments-2025.yaml: six KPIs
+]
 
 
 def _build(brief: Path, tmp_path: Path, db: Path, capsys, *extra: str) -> tuple[int, str]:
@@ -44,3 +58,13 @@ def test_a_flawed_brief_is_stopped_with_its_line_and_code(
     for words in says:
         assert words in out, (words, out[-2000:])
     assert "Extra inputs are not permitted" not in out and "Field required" not in out
+
+
+@pytest.mark.parametrize("name", GOOD)
+def test_a_good_brief_is_not_blocked(
+    name: str, demo_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = _build(BRIEFS / name, tmp_path, demo_db, capsys, "--json")
+    assert code == 0, out[-2000:]
+    result = json.loads(out)
+    assert result["status"] == "done" and result["blocked"] in (None, {}), result["blocked"]

@@ -67,6 +67,7 @@ class Brief(_Strict):
     filters: list[FilterRequest] = Field(default_factory=list)
     notes: str = ""
     source: str = "<brief>"
+    key_lines: dict[str, int] = Field(default_factory=dict)  # top-level key -> its line
 
 
 def _front_matter(text: str) -> tuple[str, str, int]:
@@ -87,6 +88,12 @@ def _lines(node: yaml.Node, key: str) -> list[int]:
         if getattr(k, "value", None) == key and isinstance(v, yaml.SequenceNode):
             return [item.start_mark.line + 1 for item in v.value]
     return []
+
+
+def _key_lines(node: yaml.Node, offset: int) -> dict[str, int]:
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    return {str(k.value): k.start_mark.line + 1 + offset for k, _v in node.value}
 
 
 def parse_brief(text: str, source: str = "<brief>") -> Brief:
@@ -133,6 +140,7 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
             {"dimension": str(item["dimension"]), "values": [str(v) for v in values], "line": line}
         )
     raw = {**data, "kpis": kpis, "filters": filters, "source": source}
+    raw["key_lines"] = _key_lines(node, offset)
     for key in ("period", "by", "audience", "title"):
         if raw.get(key) is not None:
             raw[key] = str(raw[key])
