@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from vitrina.cli import main
 
@@ -68,3 +69,45 @@ def test_a_good_brief_is_not_blocked(
     assert code == 0, out[-2000:]
     result = json.loads(out)
     assert result["status"] == "done" and result["blocked"] in (None, {}), result["blocked"]
+
+
+def test_a_plain_markdown_brief_gets_a_draft_and_no_build(
+    demo_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    brief = tmp_path / "brief.md"
+    brief.write_text((BRIEFS / "plain-ru.md").read_text(encoding="utf-8"), encoding="utf-8")
+    code, out = _build(brief, tmp_path, demo_db, capsys, "--out", str(tmp_path / "out"))
+    draft = tmp_path / "brief.draft.md"
+    assert code == 1 and "нет YAML front matter" in out and str(draft) in out, out
+    assert "Field required" not in out and not (tmp_path / "out").exists()  # no build started
+    text = draft.read_text(encoding="utf-8")
+    assert text.startswith("---\n# Черновик") and "Нужен дашборд для правления" in text
+    front = yaml.safe_load(text.split("---\n")[1])
+    assert front["title"] == "Платежи 2025 — обзор для правления"
+    assert front["period"] == "2025-01-01..2025-12-31" and front["audience"] == "правление"
+    assert front["by"] == "month"
+    assert [k["metric"] for k in front["kpis"]] == ["payment_amount", "average_ticket", "decline_rate"]
+    assert front["kpis"][0]["by"] == "регионам"
+    # the requester confirms the draft: it builds
+    code, out = _build(draft, tmp_path, demo_db, capsys, "--json")
+    assert code == 0 and json.loads(out)["status"] == "done", out[-2000:]
+
+
+def test_an_english_plain_brief_and_a_draft_being_edited(
+    demo_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    brief = tmp_path / "cards.md"
+    brief.write_text((BRIEFS / "plain-en.md").read_text(encoding="utf-8"), encoding="utf-8")
+    code, out = _build(brief, tmp_path, demo_db, capsys)
+    draft = tmp_path / "cards.draft.md"
+    assert code == 1 and "a draft front matter is written" in out and str(draft) in out, out
+    front = yaml.safe_load(draft.read_text(encoding="utf-8").split("---\n")[1])
+    assert front["audience"] == "analysts" and front["language"] == "en"
+    assert front["kpis"] == [
+        {"name": "cards issued", "metric": "cards_issued", "by": "card type"},
+        {"name": "wallets opened", "metric": "wallets_opened"},
+    ]
+    draft.write_text("---\ntitle: edited by the requester\n---\n", encoding="utf-8")
+    code, out = _build(brief, tmp_path, demo_db, capsys)
+    assert code == 1 and "already exists (not overwritten)" in out
+    assert "edited by the requester" in draft.read_text(encoding="utf-8")

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from vitrina.language.detect import detect_lang
 from vitrina.team.data.brief_keys import key_problems, missing_title
-from vitrina.team.errors import BriefError
+from vitrina.team.errors import BriefError, PlainBrief
 
 MAX_KPIS = 24
 
@@ -90,6 +90,15 @@ def _lines(node: yaml.Node, key: str) -> list[int]:
     return []
 
 
+def _is_prose(text: str, source: str, offset: int, data: Any = None) -> bool:
+    """A plain Markdown brief: no front matter, and Markdown by name or a text, not a YAML
+    mapping or list (a YAML brief starting with a comment is no prose)."""
+    if offset or not text.strip():
+        return False
+    markdown = source.lower().endswith((".md", ".markdown", ".txt"))
+    return markdown and not isinstance(data, list) or isinstance(data, str)
+
+
 def _key_lines(node: yaml.Node, offset: int) -> dict[str, int]:
     if not isinstance(node, yaml.MappingNode):
         return {}
@@ -103,6 +112,8 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
         node = yaml.compose(body)
         data: Any = yaml.safe_load(body)
     except yaml.YAMLError as exc:
+        if _is_prose(text, source, offset):
+            raise PlainBrief(source, text) from exc
         start = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem_mark", None)
         where = f"{source}:{start.line + 1 + offset}" if start else source
@@ -110,6 +121,8 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
         raise BriefError(
             f"{where}: the brief is not valid YAML: {getattr(exc, 'problem', exc)}{at}"
         ) from exc
+    if not isinstance(data, dict) and _is_prose(text, source, offset, data):
+        raise PlainBrief(source, text)
     if not isinstance(data, dict):
         raise BriefError(f"{source}: a brief is a YAML mapping with at least 'title' and 'kpis'")
     _check_keys(node, data, offset, source, text)
