@@ -86,7 +86,11 @@ def test_a_plain_markdown_brief_gets_a_draft_and_no_build(
     assert front["title"] == "Платежи 2025 — обзор для правления"
     assert front["period"] == "2025-01-01..2025-12-31" and front["audience"] == "правление"
     assert front["by"] == "month"
-    assert [k["metric"] for k in front["kpis"]] == ["payment_amount", "average_ticket", "decline_rate"]
+    assert [k["metric"] for k in front["kpis"]] == [
+        "payment_amount",
+        "average_ticket",
+        "decline_rate",
+    ]
     assert front["kpis"][0]["by"] == "регионам"
     # the requester confirms the draft: it builds
     code, out = _build(draft, tmp_path, demo_db, capsys, "--json")

@@ -96,7 +96,7 @@ def _is_prose(text: str, source: str, offset: int, data: Any = None) -> bool:
     if offset or not text.strip():
         return False
     markdown = source.lower().endswith((".md", ".markdown", ".txt"))
-    return markdown and not isinstance(data, list) or isinstance(data, str)
+    return (markdown and not isinstance(data, list)) or isinstance(data, str)
 
 
 def _key_lines(node: yaml.Node, offset: int) -> dict[str, int]:
@@ -105,8 +105,9 @@ def _key_lines(node: yaml.Node, offset: int) -> dict[str, int]:
     return {str(k.value): k.start_mark.line + 1 + offset for k, _v in node.value}
 
 
-def parse_brief(text: str, source: str = "<brief>") -> Brief:
-    """Read a brief; BriefError names the file, the line and the fix."""
+def _load(text: str, source: str) -> tuple[yaml.Node, dict, str, int]:
+    """(YAML node, mapping, notes after the front matter, line offset); a plain Markdown
+    brief is PlainBrief, any other unreadable one a BriefError naming the line."""
     body, notes, offset = _front_matter(text)
     try:
         node = yaml.compose(body)
@@ -125,12 +126,13 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
         raise PlainBrief(source, text)
     if not isinstance(data, dict):
         raise BriefError(f"{source}: a brief is a YAML mapping with at least 'title' and 'kpis'")
-    _check_keys(node, data, offset, source, text)
-    kpi_lines = [n + offset for n in _lines(node, "kpis")]
-    filter_lines = [n + offset for n in _lines(node, "filters")]
+    return node, data, notes, offset
+
+
+def _kpi_items(items: list, lines: list[int], source: str) -> list[dict]:
     kpis = []
-    for i, item in enumerate(data.get("kpis") or []):
-        line = kpi_lines[i] if i < len(kpi_lines) else 0
+    for i, item in enumerate(items):
+        line = lines[i] if i < len(lines) else 0
         if isinstance(item, str):
             item = {"name": item}
         if not isinstance(item, dict):
@@ -140,9 +142,13 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
         kpis.append(
             {**{k: str(v) if v is not None else None for k, v in item.items()}, "line": line}
         )
+    return kpis
+
+
+def _filter_items(items: list, lines: list[int], source: str) -> list[dict]:
     filters = []
-    for i, item in enumerate(data.get("filters") or []):
-        line = filter_lines[i] if i < len(filter_lines) else 0
+    for i, item in enumerate(items):
+        line = lines[i] if i < len(lines) else 0
         if not isinstance(item, dict) or "dimension" not in item:
             raise BriefError(
                 f"{source}:{line}: a filter is a mapping: dimension: NAME, values: [V, ...]"
@@ -152,6 +158,17 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
         filters.append(
             {"dimension": str(item["dimension"]), "values": [str(v) for v in values], "line": line}
         )
+    return filters
+
+
+def parse_brief(text: str, source: str = "<brief>") -> Brief:
+    """Read a brief; BriefError names the file, the line and the fix."""
+    node, data, notes, offset = _load(text, source)
+    _check_keys(node, data, offset, source, text)
+    kpi_lines = [n + offset for n in _lines(node, "kpis")]
+    filter_lines = [n + offset for n in _lines(node, "filters")]
+    kpis = _kpi_items(data.get("kpis") or [], kpi_lines, source)
+    filters = _filter_items(data.get("filters") or [], filter_lines, source)
     raw = {**data, "kpis": kpis, "filters": filters, "source": source}
     raw["key_lines"] = _key_lines(node, offset)
     for key in ("period", "by", "audience", "title"):
