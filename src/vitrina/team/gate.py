@@ -77,7 +77,7 @@ def check_brief(
     """The gate's questions and notes for ``brief``; ``tables`` are the warehouse's (lowercase).
     With ``today`` the brief's contradictions are questions too (``span``: the data range)."""
     result = GateResult()
-    if today is not None:
+    if today is not None:  # [GATE-006] what the brief contradicts, with its line
         found = contradictions(brief, catalog, today, span)
         result.questions += [c.question(lang) for c in found]
     if not brief.kpis:
