@@ -115,3 +115,23 @@ def test_an_english_plain_brief_and_a_draft_being_edited(
     code, out = _build(brief, tmp_path, demo_db, capsys)
     assert code == 1 and "already exists (not overwritten)" in out
     assert "edited by the requester" in draft.read_text(encoding="utf-8")
+
+
+def test_the_data_range_reads_iso_text_and_suppresses_what_it_cannot_read() -> None:
+    """SQLite returns dates as text; a value that is no date is a trace event, never a block."""
+    from datetime import date
+    from types import SimpleNamespace
+
+    from vitrina.team.gate import warehouse_span
+    from vitrina.trace import Trace
+
+    answers = {
+        "SELECT MIN(a), MAX(a) FROM t": ("2009-01-01 00:00:00", "2013-12-22"),
+        "SELECT MIN(b), MAX(b) FROM t": ("n/a", "n/a"),
+    }
+    warehouse = SimpleNamespace(execute=lambda sql: SimpleNamespace(rows=[answers[sql]]))
+    trace = Trace("gate")
+    span = warehouse_span(warehouse, trace)
+    assert span("t", "a") == (date(2009, 1, 1), date(2013, 12, 22))
+    assert span("t", "b") is None
+    assert [e.message for e in trace.events] == ["gate: data range not read"]

@@ -43,7 +43,12 @@ def _t(lang: str, ru: str, en: str) -> str:
 
 
 def _day(value: Any) -> date:
-    return value.date() if isinstance(value, datetime) else value
+    """A date as the warehouse returns it (SQLite: ISO text); ValueError when it is none."""
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    return date.fromisoformat(str(value)[:10])
 
 
 def warehouse_span(warehouse: Warehouse, trace: Trace) -> Span:
