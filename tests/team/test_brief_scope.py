@@ -20,8 +20,11 @@ TODAY = date(2026, 11, 30)
     [
         ("- a list", "a brief is a YAML mapping"),
         ("title: x\nkpis: [1, [2]]", "a KPI is a name or a mapping"),
-        ("title: x\nkpis:\n  - name: a\n    colour: red\n", "field 'kpis.0.colour'"),
-        ("kpis: [a]", "field 'title'"),
+        (
+            "title: x\nkpis:\n  - name: a\n    colour: red\n",
+            "line 4: unknown key 'colour' in a KPI",
+        ),
+        ("kpis: [a]", "line 1: no 'title' key"),
         ("title: x\nfilters:\n  - values: [a]\n", "a filter is a mapping"),
         ("title: x\nlanguage: de\n", "field 'language'"),
         ("title: x\nkpis:\n" + "".join(f"  - k{i}\n" for i in range(30)), "at most 24"),

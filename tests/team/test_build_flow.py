@@ -257,14 +257,14 @@ def test_a_missing_kpi_blocks_the_build_with_a_question(run_build) -> None:
     ] or ("[BRIEF-001] KPI «NPS» не найден в каталоге" in report.blocked["questions"])
 
 
-def test_scoping_still_blocks_what_the_gate_lets_through(run_build) -> None:
-    """An unreachable breakdown passes the gate (the KPI is defined) and is scoping's question."""
+def test_an_unreachable_breakdown_is_the_gates_question(run_build) -> None:
+    """A breakdown no join path reaches stops the build at the gate, with the KPI's line
+    (issue 31 item 3), before scoping opens."""
     brief = SMALL + "  - name: Сумма платежей\n    by: цвет глаз\n"
     _service, report = run_build(brief)
-    assert report.status == "blocked"
-    assert [t.step for t in work_tasks(report)] == ["scoping"]
-    [blocker] = [t for t in report.tasks if t.kind is TaskKind.BLOCKER]
-    assert "[BRIEF-002]" in blocker.body
+    assert report.status == "blocked" and report.tasks == []
+    assert "[BRIEF-002]" in report.blocked["questions"]
+    assert "цвет глаз" in report.blocked["questions"]
 
 
 def test_the_move_to_the_next_phase_follows_the_chain_not_the_hint(run_build) -> None:

@@ -46,5 +46,13 @@ class BriefError(TeamError):
     """A brief that cannot be read: names the file, the line and what to do."""
 
 
+class PlainBrief(BriefError):
+    """A Markdown brief without a front matter: the service drafts one for the requester."""
+
+    def __init__(self, source: str, text: str) -> None:
+        self.source, self.text = source, text
+        super().__init__(f"{source}: the brief has no YAML front matter")
+
+
 class WorkspaceError(TeamError):
     """A git operation in the artifact workspace failed."""

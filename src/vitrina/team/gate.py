@@ -15,10 +15,15 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
 
 from vitrina.catalog import Catalog
 from vitrina.team.data.brief import Brief
+from vitrina.team.data.contradictions import Span, contradictions
 from vitrina.team.data.scope import find_metric
+from vitrina.trace import Trace
+from vitrina.warehouse import Warehouse, WarehouseError
 
 MAX_ROUNDS = 2
 
@@ -37,11 +42,49 @@ def _t(lang: str, ru: str, en: str) -> str:
     return ru if lang == "ru" else en
 
 
+def _day(value: Any) -> date:
+    """A date as the warehouse returns it (SQLite: ISO text); ValueError when it is none."""
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    return date.fromisoformat(str(value)[:10])
+
+
+def warehouse_span(warehouse: Warehouse, trace: Trace) -> Span:
+    """The first and last date of a column in the warehouse (read once per column)."""
+    held: dict[tuple[str, str], tuple[date, date] | None] = {}
+
+    def span(table: str, column: str) -> tuple[date, date] | None:
+        if (table, column) not in held:
+            try:
+                sql = f"SELECT MIN({column}), MAX({column}) FROM {table}"
+                low, high = warehouse.execute(sql).rows[0]
+                known = low is not None and high is not None
+                held[(table, column)] = (_day(low), _day(high)) if known else None
+            except (WarehouseError, TypeError, ValueError) as exc:
+                trace.suppressed("gate: data range not read", table=table, error=str(exc))
+                held[(table, column)] = None
+        return held[(table, column)]
+
+    return span
+
+
 def check_brief(
-    brief: Brief, catalog: Catalog, lang: str, tables: set[str] | None = None
+    brief: Brief,
+    catalog: Catalog,
+    lang: str,
+    tables: set[str] | None = None,
+    *,
+    today: date | None = None,
+    span: Span | None = None,
 ) -> GateResult:
-    """The gate's questions and notes for ``brief``; ``tables`` are the warehouse's (lowercase)."""
+    """The gate's questions and notes for ``brief``; ``tables`` are the warehouse's (lowercase).
+    With ``today`` the brief's contradictions are questions too (``span``: the data range)."""
     result = GateResult()
+    if today is not None:  # [GATE-006] what the brief contradicts, with its line
+        found = contradictions(brief, catalog, today, span)
+        result.questions += [c.question(lang) for c in found]
     if not brief.kpis:
         result.questions.append(
             "[GATE-001] "

@@ -20,7 +20,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
 from vitrina.team.context import BuildContext
-from vitrina.team.gate import MAX_ROUNDS, check_brief
+from vitrina.team.gate import MAX_ROUNDS, check_brief, warehouse_span
 from vitrina.team.messages import text
 from vitrina.team.prewake import NextStep, plan_next_step
 from vitrina.team.steps import execute
@@ -50,7 +50,8 @@ def gate(state: BuildState, runtime: Runtime[BuildContext]) -> dict[str, Any]:
     if ctx.store.tasks(build.id):  # started before the gate existed, or resumed: let it run
         return {"status": "running"}
     trace = Trace("gate")
-    result = check_brief(ctx.brief, ctx.catalog, ctx.lang)
+    span = warehouse_span(ctx.warehouse, trace)
+    result = check_brief(ctx.brief, ctx.catalog, ctx.lang, today=ctx.today, span=span)
     if result.passed:
         ctx.store.update_build(
             build.id, result={**build.result, "gate": {"passed": True, "notes": result.notes}}

@@ -29,7 +29,8 @@ from vitrina.team.board import BoardStore, Build, Task, board_url
 from vitrina.team.chain import PHASES
 from vitrina.team.context import BuildContext, Limits
 from vitrina.team.data.brief import Brief, load_brief
-from vitrina.team.errors import TeamError
+from vitrina.team.data.draft import write_draft
+from vitrina.team.errors import BriefError, PlainBrief, TeamError
 from vitrina.team.graph import build_graph, recursion_limit
 from vitrina.team.learn import SkillLearning, learned_dir
 from vitrina.team.lifecycle import TaskKind
@@ -187,7 +188,11 @@ class BuildService:
         self, brief_path: Path, *, out: Path | None = None, new: bool = False
     ) -> tuple[Build, Brief]:
         """The build of this brief: the unfinished one to resume, or a new one."""
-        brief = load_brief(brief_path)
+        try:
+            brief = load_brief(brief_path)
+        except PlainBrief as plain:  # no build: a draft for the requester to confirm
+            message = write_draft(brief_path, plain.text, self.catalog, self.today)
+            raise BriefError(message) from plain
         brief_text = brief_path.read_text(encoding="utf-8")
         key = self.key(brief_text, out)
         if new:

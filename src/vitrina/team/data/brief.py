@@ -27,7 +27,9 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from vitrina.team.errors import BriefError
+from vitrina.language.detect import detect_lang
+from vitrina.team.data.brief_keys import key_problems, missing_title
+from vitrina.team.errors import BriefError, PlainBrief
 
 MAX_KPIS = 24
 
@@ -65,6 +67,7 @@ class Brief(_Strict):
     filters: list[FilterRequest] = Field(default_factory=list)
     notes: str = ""
     source: str = "<brief>"
+    key_lines: dict[str, int] = Field(default_factory=dict)  # top-level key -> its line
 
 
 def _front_matter(text: str) -> tuple[str, str, int]:
@@ -87,13 +90,31 @@ def _lines(node: yaml.Node, key: str) -> list[int]:
     return []
 
 
-def parse_brief(text: str, source: str = "<brief>") -> Brief:
-    """Read a brief; BriefError names the file, the line and the fix."""
+def _is_prose(text: str, source: str, offset: int, data: Any = None) -> bool:
+    """A plain Markdown brief: no front matter, and Markdown by name or a text, not a YAML
+    mapping or list (a YAML brief starting with a comment is no prose)."""
+    if offset or not text.strip():
+        return False
+    markdown = source.lower().endswith((".md", ".markdown", ".txt"))
+    return (markdown and not isinstance(data, list)) or isinstance(data, str)
+
+
+def _key_lines(node: yaml.Node, offset: int) -> dict[str, int]:
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    return {str(k.value): k.start_mark.line + 1 + offset for k, _v in node.value}
+
+
+def _load(text: str, source: str) -> tuple[yaml.Node, dict, str, int]:
+    """(YAML node, mapping, notes after the front matter, line offset); a plain Markdown
+    brief is PlainBrief, any other unreadable one a BriefError naming the line."""
     body, notes, offset = _front_matter(text)
     try:
         node = yaml.compose(body)
         data: Any = yaml.safe_load(body)
     except yaml.YAMLError as exc:
+        if _is_prose(text, source, offset):
+            raise PlainBrief(source, text) from exc
         start = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem_mark", None)
         where = f"{source}:{start.line + 1 + offset}" if start else source
@@ -101,13 +122,17 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
         raise BriefError(
             f"{where}: the brief is not valid YAML: {getattr(exc, 'problem', exc)}{at}"
         ) from exc
+    if not isinstance(data, dict) and _is_prose(text, source, offset, data):
+        raise PlainBrief(source, text)
     if not isinstance(data, dict):
         raise BriefError(f"{source}: a brief is a YAML mapping with at least 'title' and 'kpis'")
-    kpi_lines = [n + offset for n in _lines(node, "kpis")]
-    filter_lines = [n + offset for n in _lines(node, "filters")]
+    return node, data, notes, offset
+
+
+def _kpi_items(items: list, lines: list[int], source: str) -> list[dict]:
     kpis = []
-    for i, item in enumerate(data.get("kpis") or []):
-        line = kpi_lines[i] if i < len(kpi_lines) else 0
+    for i, item in enumerate(items):
+        line = lines[i] if i < len(lines) else 0
         if isinstance(item, str):
             item = {"name": item}
         if not isinstance(item, dict):
@@ -117,9 +142,13 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
         kpis.append(
             {**{k: str(v) if v is not None else None for k, v in item.items()}, "line": line}
         )
+    return kpis
+
+
+def _filter_items(items: list, lines: list[int], source: str) -> list[dict]:
     filters = []
-    for i, item in enumerate(data.get("filters") or []):
-        line = filter_lines[i] if i < len(filter_lines) else 0
+    for i, item in enumerate(items):
+        line = lines[i] if i < len(lines) else 0
         if not isinstance(item, dict) or "dimension" not in item:
             raise BriefError(
                 f"{source}:{line}: a filter is a mapping: dimension: NAME, values: [V, ...]"
@@ -129,7 +158,19 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
         filters.append(
             {"dimension": str(item["dimension"]), "values": [str(v) for v in values], "line": line}
         )
+    return filters
+
+
+def parse_brief(text: str, source: str = "<brief>") -> Brief:
+    """Read a brief; BriefError names the file, the line and the fix."""
+    node, data, notes, offset = _load(text, source)
+    _check_keys(node, data, offset, source, text)
+    kpi_lines = [n + offset for n in _lines(node, "kpis")]
+    filter_lines = [n + offset for n in _lines(node, "filters")]
+    kpis = _kpi_items(data.get("kpis") or [], kpi_lines, source)
+    filters = _filter_items(data.get("filters") or [], filter_lines, source)
     raw = {**data, "kpis": kpis, "filters": filters, "source": source}
+    raw["key_lines"] = _key_lines(node, offset)
     for key in ("period", "by", "audience", "title"):
         if raw.get(key) is not None:
             raw[key] = str(raw[key])
@@ -147,6 +188,25 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
             "split the brief"
         )
     return brief
+
+
+def brief_lang(data: dict, text: str) -> str:
+    """The brief's language for its messages: stated, else the title's, else the text's."""
+    stated = str(data.get("language") or "")
+    if stated in ("ru", "en"):
+        return stated
+    return "ru" if detect_lang(str(data.get("title") or text)) == "ru" else "en"
+
+
+def _check_keys(node: yaml.Node, data: dict, offset: int, source: str, text: str) -> None:
+    """Unknown keys (with the nearest known one) and a missing title, with their lines."""
+    lang = brief_lang(data, text)
+    problems = [p.text(lang) for p in key_problems(node, offset)]
+    title = missing_title(data, lang)
+    if title:
+        problems.append(title)
+    if problems:
+        raise BriefError(f"{source}: " + "\n".join(problems))
 
 
 def load_brief(path: Path) -> Brief:

@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from vitrina.catalog import Catalog
-from vitrina.catalog.model import ColumnRole, Metric
+from vitrina.catalog.model import ColumnRole, Dictionary, Metric
 from vitrina.language.detect import detect_lang
 from vitrina.language.periods import extract_grain, extract_period
 from vitrina.language.text import normalize, phrase_stems, stem_matches
@@ -246,19 +246,35 @@ def _period(brief: Brief, today: date, flags: list[Flag]) -> ScopePeriod:
     return period
 
 
+def filter_dictionary(dimension: str, catalog: Catalog) -> tuple[str, Dictionary] | None:
+    """The dimension column a filter names (label, name or synonym) that has a dictionary."""
+    columns = [
+        f"{t.name}.{c.name}"
+        for t in catalog.tables.values()
+        for c in t.columns
+        if c.role is ColumnRole.DIMENSION
+        and _named(dimension, [c.name, c.label("ru"), c.label("en")], c.synonyms)
+    ]
+    for column in columns:
+        dictionary = catalog.dictionary_for(*column.rsplit(".", 1))
+        if dictionary is not None:
+            return column, dictionary
+    return None
+
+
+def dictionary_value(wanted: str, dictionary: Dictionary) -> str | None:
+    """The dictionary value a filter value names (the value or one of its synonyms)."""
+    return next(
+        (v.value for v in dictionary.values if _named(wanted, [v.value, *v.synonyms], v.synonyms)),
+        None,
+    )
+
+
 def _filters(brief: Brief, catalog: Catalog, flags: list[Flag]) -> list[ScopeFilter]:
     out: list[ScopeFilter] = []
     for request in brief.filters:
-        columns = [
-            f"{t.name}.{c.name}"
-            for t in catalog.tables.values()
-            for c in t.columns
-            if c.role is ColumnRole.DIMENSION
-            and _named(request.dimension, [c.name, c.label("ru"), c.label("en")], c.synonyms)
-        ]
-        dictionaries = [(col, catalog.dictionary_for(*col.rsplit(".", 1))) for col in columns]
-        dictionaries = [(col, d) for col, d in dictionaries if d is not None]
-        if not dictionaries:
+        found = filter_dictionary(request.dimension, catalog)
+        if found is None:
             flags.append(
                 Flag(
                     code="BRIEF-005",
@@ -269,17 +285,10 @@ def _filters(brief: Brief, catalog: Catalog, flags: list[Flag]) -> list[ScopeFil
                 )
             )
             continue
-        column, dictionary = dictionaries[0]
+        column, dictionary = found
         values: list[str] = []
         for wanted in request.values:
-            value = next(
-                (
-                    v.value
-                    for v in dictionary.values
-                    if _named(wanted, [v.value, *v.synonyms], v.synonyms)
-                ),
-                None,
-            )
+            value = dictionary_value(wanted, dictionary)
             if value is None:
                 allowed = ", ".join(v.value for v in dictionary.values)
                 flags.append(
@@ -293,7 +302,11 @@ def _filters(brief: Brief, catalog: Catalog, flags: list[Flag]) -> list[ScopeFil
                 )
             elif value not in values:
                 values.append(value)
-        if values:
+        earlier = next((f for f in out if f.column == column), None)
+        if earlier is not None:  # two filters of one column hold together: their intersection
+            kept = [v for v in earlier.values if v in values] or earlier.values
+            earlier.values, earlier.phrase = kept, " ".join(kept)
+        elif values:
             col = catalog.column(column)
             assert col is not None
             out.append(
