@@ -318,6 +318,20 @@ NOTES = """
   generated TPC-H-like star (benchmarks/unseen/tpch_like.py); target: answered_wrong 0.
 - **docs**: documenting a synthetic model of 1,000 measures with SQL behind it, rules mode,
   end to end (seconds and peak RSS).
+  Opt-in (`VITRINA_BENCH_DOCS_100K=1`, benchmarks/README.md): the same model at 100,000
+  measures (2,500 tables), one child process, issue 32's goal peak < 1 GB (953.7 MiB).
+  Measured once, 2026-12-07 10:04-10:25 UTC, this machine (AMD EPYC, 2 cores shared with
+  several other jobs, load average about 9), under nice, before decision 176's fix:
+  330.3 s of CPU (1,215.9 s wall: the wall counts waiting for a core), peak RSS 1,164.6
+  MiB: NOT met. Sampled every 5 s: 472 MB once the model and SQL index were loaded
+  (model 159 MB of Python objects under tracemalloc), 722 MB after the 100,000th measure
+  (the per-measure memos among the growth), 932 MB in the combine step, 1,165 MB when
+  `run_docs` read the whole ledger and trace back while still holding the workspace.
+  Decision 176 drops the memos before the combine and the workspace before that read; the
+  100k run after it is not measured yet (one run costs ~20 minutes here). After it, once
+  each at 10:25-10:28 UTC, same machine and load: 10,000 measures 37.2 s CPU (133.2 s
+  wall), peak 145.6 MiB (184.6 MiB in the 07:11 run before it); 1,000 measures 4.0 s CPU
+  (5.2 s wall), peak 87.4 MiB; CPU ratio 10k/1k 9.3 (goal <= 11).
 - **planner**: rules table selection (`read_question` + `build_plan`, the select_tables
   node's work) for every golden question on the synthetic catalog at 50, 500, 2,000
   distinct tables and 10,000 tables (regional branches' copies of the distractor schemas);

@@ -219,6 +219,8 @@ def combine_node(state: DocsState, runtime: Runtime[DocsContext]) -> dict[str, A
     ctx = runtime.context
     req = state["request"]
     ws = ctx.load(req)
+    ws.drop_memos()  # issue 32: the memos of 100,000 measures are not held through the combine
+    ctx.queue, ctx.done = None, None
     files = RunFiles(state["run_dir"])
     trace = Trace("docs.combine")
     out_dir = Path(req["out"])

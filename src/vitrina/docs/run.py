@@ -222,6 +222,8 @@ def run_docs(
         saver.delete_thread(thread_id)  # finished: the ledger and the outputs hold the results
     finally:
         saver.close()  # every thread's connection
+    if context is None:  # issue 32: the model and SQL index go before the ledger is read back
+        ctx.workspace, ctx.queue, ctx.done = None, None, None
     documented, missed, rows, _ = collect(files)
     index_warnings: list[str] = []
     index_errors: list[str] = []

@@ -108,6 +108,17 @@ class Workspace:
         ws.sql_roots = [Path(p) for p in sql_paths]
         return ws
 
+    def drop_memos(self) -> None:
+        """Forget the per-measure memos (DAX dependencies, view column lineage, sources).
+
+        They grow with every measure documented (the run grew from 474 to 722 MB over
+        100,000 measures, issue 32, these among it) and the combine step reads none of
+        them; a later lookup computes its entry again."""
+        self._deps = {}
+        self._col_deps = {}
+        self._view_cols = {}
+        self._sources = {}
+
     def table(self, name: str) -> Table | None:
         """The model table named `name` (case-insensitive)."""
         return self._tables.get(name.lower())
