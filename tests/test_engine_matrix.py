@@ -1,8 +1,8 @@
 """One answer on every engine (issue 38 item 5): the unseen suites (demo wording, TPC-H-like,
 Chinook) and the rephrasing suite run on DuckDB, PostgreSQL, SQLite, ClickHouse (chDB) and
-MariaDB/MySQL with the rows of the suite's home engine as the expected rows. A case that is right on the
-home engine and not on another (or the reverse), or a rephrasing whose plan gives other rows,
-is a bug of the compiler or the planner."""
+MariaDB/MySQL with the rows of the suite's home engine as the expected rows. A case that is
+right on the home engine and not on another (or the reverse), or a rephrasing whose plan
+gives other rows, is a bug of the compiler or the planner."""
 
 from __future__ import annotations
 
