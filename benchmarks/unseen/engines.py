@@ -503,11 +503,11 @@ def alignment_rows(loaded: Loaded, warehouse_name: str) -> dict[str, list[Any]]:
     """question -> the normalised rows its rules plan gives on one engine, for every case of
     tests/data/ask_alignment.yaml over ``warehouse_name`` that gets a plan."""
     import yaml
-    from vitrina.ask.compiler import compile_plan
 
     from vitrina.ask.nodes.select_tables import rules_verdict
     from vitrina.catalog import load_catalog
     from vitrina.eval.compare import normalize_rows
+    from vitrina.query.compiler import compile_plan
     from vitrina.warehouse import Warehouse
 
     data = yaml.safe_load((ROOT / "tests" / "data" / "ask_alignment.yaml").read_text("utf-8"))
