@@ -516,7 +516,7 @@ def alignment_rows(loaded: Loaded, warehouse_name: str) -> dict[str, list[Any]]:
     warehouse = Warehouse(loaded.url)
     out: dict[str, list[Any]] = {}
     try:
-        for name, question, _expect in data["cases"]:
+        for name, question, *_rest in data["cases"]:  # expect, reference SQL (optional)
             plan = (
                 rules_verdict(question, catalog, today)["plan"] if name == warehouse_name else None
             )
