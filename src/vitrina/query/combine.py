@@ -96,7 +96,9 @@ def compile_combined(
     parts = part_plans(plan)
     names = [f"p{i}" for i in range(len(parts))]
     keys = key_columns(plan)
-    columns: list[exp.Expression] = [exp.column(k, table=KEYS) for k in keys]
+    # aliased: SQLite resolves ORDER BY <name> against the FROM's columns unless the name
+    # is an output alias, and k.month, p0.month, p1.month made it ambiguous there
+    columns: list[exp.Expression] = [exp.alias_(exp.column(k, table=KEYS), k) for k in keys]
     query = exp.select(*columns, *_metric_columns(plan, names))
     if keys:
         query = query.from_(KEYS)
