@@ -12,8 +12,9 @@ tables travel as Arrow tables (from a DuckDB file or the Chinook SQLite file) in
 * SQLite: a new file (no schemas: a catalog's ``dwh.`` prefix is rendered away);
 * ClickHouse: a database in a chDB folder (chDB holds one folder per process: every
   suite shares it);
-
-MariaDB/MySQL joins through :data:`ENGINES` (the ``mysql`` branch adds its loader).
+* MariaDB/MySQL: a new database per source with a SELECT-only reader account (the one
+  ``vitrina demo --load-mysql`` makes); table names in lower case, as the catalogs write
+  them (MySQL's table names are case-sensitive on Linux).
 
     python benchmarks/unseen/engines.py [--engines duckdb,sqlite,clickhouse] [--show]
 """
@@ -40,9 +41,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # score.py, tpch_like.py
 # The engines every suite runs on, in order; the first a suite names is not its home.
-# MariaDB/MySQL: add "mysql" here with a loader in LOADERS (issue 38 item 1).
-ENGINES: tuple[str, ...] = ("duckdb", "postgres", "sqlite", "clickhouse")
+ENGINES: tuple[str, ...] = ("duckdb", "postgres", "sqlite", "clickhouse", "mysql")
 PG_ADMIN_URL = os.environ.get("VITRINA_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+MYSQL_ADMIN_URL = os.environ.get("VITRINA_TEST_MYSQL_URL", "mysql://root@127.0.0.1:3306/test")
 DEMO_CATALOG = ROOT / "src" / "vitrina" / "demo_catalog"
 CHINOOK_SQLITE_TYPES = {  # Chinook's declared SQLite types, as Arrow types
     "INTEGER": "int64",
@@ -271,6 +272,50 @@ def load_postgres(source: Source, folder: Path, admin_url: str = PG_ADMIN_URL) -
     return Loaded("postgres", reader_url(admin_url, role, password), catalog, cleanup)
 
 
+def join_columns(catalog: Path) -> dict[str, set[str]]:
+    """table -> the columns the catalog's relations join on (a warehouse's keys: the
+    MariaDB copy indexes them as a DBA would)."""
+    from vitrina.catalog import load_catalog
+
+    out: dict[str, set[str]] = {}
+    for relation in load_catalog(catalog).relations:
+        for side in (relation.left, relation.right):
+            table, column = side.split(".")[-2:]
+            out.setdefault(table, set()).add(column)
+    return out
+
+
+def load_mysql(source: Source, folder: Path, admin_url: str | None = None) -> Loaded:
+    """The tables in a new database with a SELECT-only reader account (its own URL)."""
+    from vitrina.warehouse.mysql_grants import mysql_reader_name
+    from vitrina.warehouse.mysql_load import (
+        admin_connection,
+        ensure_mysql_reader,
+        ident,
+        load_arrow_tables,
+    )
+
+    admin_url = admin_url or MYSQL_ADMIN_URL
+    database = f"eng_{source.name}_{uuid.uuid4().hex[:8]}"
+    tables = {name.lower(): table for name, table in source.tables.items()}
+    load_arrow_tables(admin_url, database, tables, indexes=join_columns(source.catalog))
+    reader = ensure_mysql_reader(admin_url, database)
+    if reader.problems:
+        raise RuntimeError(f"the MySQL reader can do more than read: {reader.problems}")
+    catalog = render_catalog(source, folder / f"{source.name}_mysql", database)
+
+    def cleanup() -> None:
+        conn = admin_connection(admin_url)
+        try:
+            with conn.cursor() as cur:
+                cur.execute(f"DROP DATABASE IF EXISTS {ident(database)}")
+                cur.execute(f"DROP USER IF EXISTS '{mysql_reader_name(database)}'@'%'")
+        finally:
+            conn.close()
+
+    return Loaded("mysql", reader.url, catalog, cleanup)
+
+
 def _duckdb_type(kind: Any) -> str:
     """The DuckDB type name of an Arrow type, for pg_load.pg_type."""
     import pyarrow as pa
@@ -318,6 +363,8 @@ def load(source: Source, engine: str, folder: Path, chdb_folder: Path) -> Loaded
         return load_clickhouse(source, folder, chdb_folder)
     if engine == "postgres":
         return load_postgres(source, folder)
+    if engine == "mysql":
+        return load_mysql(source, folder)
     raise ValueError(f"no loader for engine {engine!r}; engines: {', '.join(ENGINES)}")
 
 

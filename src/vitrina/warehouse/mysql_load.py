@@ -356,3 +356,65 @@ def reader_url(admin_url: str, user: str, password: str, database: str) -> str:
     if parts.port:
         netloc += f":{parts.port}"
     return urlunsplit((parts.scheme, netloc, f"/{database}", parts.query, parts.fragment))
+
+
+def arrow_mysql_type(kind: Any) -> str:
+    """The MySQL column type of an Arrow type (the engine matrix loads Arrow tables)."""
+    import pyarrow as pa
+
+    if pa.types.is_decimal(kind):
+        return f"DECIMAL({kind.precision},{kind.scale})"
+    for test, name in (
+        ("is_boolean", "BOOLEAN"),
+        ("is_int8", "SMALLINT"),
+        ("is_int16", "SMALLINT"),
+        ("is_int32", "INT"),
+        ("is_int64", "BIGINT"),
+        ("is_floating", "DOUBLE"),
+        ("is_date", "DATE"),
+        ("is_timestamp", "DATETIME(6)"),
+        ("is_string", "VARCHAR(255)"),
+    ):
+        if getattr(pa.types, test)(kind):
+            return name
+    return "LONGTEXT"
+
+
+def load_arrow_tables(
+    url: str,
+    database: str,
+    tables: dict[str, Any],
+    *,
+    indexes: dict[str, set[str]] | None = None,
+) -> dict[str, int]:
+    """Replace ``database``'s tables of the same names (created when missing) with
+    ``tables`` (name -> pyarrow Table) by batched INSERTs; rows per table. ``indexes``
+    (table -> columns) get an index each: MariaDB joins unindexed tables by nested loops,
+    so a star without keys on its join columns runs past any statement timeout."""
+    conn = admin_connection(url, database="")
+    counts: dict[str, int] = {}
+    try:
+        with conn.cursor() as cur:
+            cur.execute(f"CREATE DATABASE IF NOT EXISTS {ident(database)} CHARACTER SET utf8mb4")
+            for name, table in tables.items():
+                target = f"{ident(database)}.{ident(name)}"
+                defs = ", ".join(
+                    f"{ident(f.name)} {arrow_mysql_type(f.type)}" for f in table.schema
+                )
+                cur.execute(f"DROP TABLE IF EXISTS {target}")
+                cur.execute(f"CREATE TABLE {target} ({defs}) DEFAULT CHARSET=utf8mb4")
+                marks = ", ".join(["%s"] * len(table.schema))
+                insert = f"INSERT INTO {target} VALUES ({marks})"
+                for batch in table.to_batches(max_chunksize=INSERT_BATCH):
+                    rows = zip(*(c.to_pylist() for c in batch.columns), strict=True)
+                    cur.executemany(insert, list(rows))
+                for column in sorted((indexes or {}).get(name, ())):
+                    cur.execute(
+                        f"CREATE INDEX {ident('ix_' + column)} ON {target} ({ident(column)})"
+                    )
+                cur.execute(f"SELECT COUNT(*) FROM {target}")
+                counts[name] = int(cur.fetchone()[0])
+        conn.commit()
+    finally:
+        conn.close()
+    return counts
