@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -35,6 +36,17 @@ def _isolated_home(
         if key.startswith("VITRINA_LLM_"):
             monkeypatch.delenv(key, raising=False)
     return home
+
+
+def writable_copy(src: Path, dst: Path) -> Path:
+    """A copy of a shared fixture folder that a test may change. copytree keeps the source's
+    modes, and ../shared may be read-only (it is on CI): an ordinary user could not add or
+    remove files in such a copy (root can, which hid it)."""
+    shutil.copytree(src, dst, copy_function=shutil.copyfile)
+    for path in (dst, *dst.rglob("*")):
+        if path.is_dir():
+            path.chmod(0o755)
+    return dst
 
 
 @pytest.fixture(scope="session")

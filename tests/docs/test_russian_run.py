@@ -10,10 +10,10 @@ and `quoted` code) is the author's text and is not searched.
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
+from tests.conftest import writable_copy
 
 from vitrina.cli import main
 from vitrina.docs.writer import explain
@@ -58,7 +58,7 @@ def test_a_russian_run_shows_no_english_message(
     shared_fixtures: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     sql = tmp_path / "sql"
-    shutil.copytree(shared_fixtures / "wwi" / "dw-ssdt", sql)
+    writable_copy(shared_fixtures / "wwi" / "dw-ssdt", sql)
     (sql / "Broken.sql").write_text(  # a procedure that fails to parse: a run-level error
         "CREATE PROCEDURE Integration.BrokenLoad (@From DATE AS\nBEGIN\n"
         "    INSERT INTO Fact.Sale ([Sale Key]) SELECT 1;\nEND\nGO\n",

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from tests.conftest import writable_copy
 
 from vitrina.onec import read_configuration, to_catalog
 
@@ -139,7 +140,7 @@ def test_edt_missing_object_file_is_a_warning(shared_fixtures, tmp_path):
     import shutil
 
     root = tmp_path / "edt"
-    shutil.copytree(shared_fixtures / "onec" / "edt-qlfulldemo", root)
+    writable_copy(shared_fixtures / "onec" / "edt-qlfulldemo", root)
     shutil.rmtree(root / "Enums")
     config = read_configuration(root)
     assert [w.name for w in config.warnings] == ["Enum.ProductType"] and len(config.objects) == 5

@@ -69,6 +69,9 @@ class BankEntry(BaseModel):
     source: str | None = None
 
 
+_OPENING = threading.Lock()
+
+
 class EvalStore:
     """One SQLite connection; safe to share between threads of one process."""
 
@@ -76,16 +79,27 @@ class EvalStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.executescript(SCHEMA)
-        for table in OWNER_COLUMNS:
-            names = {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
-            if "owner" not in names:
-                self._conn.execute(
-                    f"ALTER TABLE {table} ADD COLUMN owner TEXT NOT NULL DEFAULT '{LOCAL_OWNER}'"
-                )
-        self._conn.commit()
+        with _OPENING:  # one schema set-up at a time: SQLite refuses a second writer at once
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.executescript(SCHEMA)
+            for table in OWNER_COLUMNS:
+                self._add_owner(table)
+            self._conn.commit()
         self._lock = threading.Lock()
+
+    def _add_owner(self, table: str) -> None:
+        """The owner column of an older store. Two stores opened at once (a feedback post
+        beside another request) may both see it missing: the second ALTER is then a no-op."""
+        names = {row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")}
+        if "owner" in names:
+            return
+        try:
+            self._conn.execute(
+                f"ALTER TABLE {table} ADD COLUMN owner TEXT NOT NULL DEFAULT '{LOCAL_OWNER}'"
+            )
+        except sqlite3.OperationalError as exc:
+            if "duplicate column name" not in str(exc):
+                raise
 
     @classmethod
     def from_settings(cls, settings: Any) -> EvalStore:

@@ -29,5 +29,6 @@ __getattr__ = lazy_exports(__name__, _EXPORTS)
 if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (tests/test_lazy_exports.py)
     from vitrina.route.graph import build_graph as build_graph
     from vitrina.route.intent import classify as classify
+    from vitrina.route.prefix import strip_prefix as strip_prefix
     from vitrina.route.service import RouteResult as RouteResult
     from vitrina.route.service import RouteService as RouteService
