@@ -149,9 +149,12 @@ TARGETS = {
     "goal_ratio_ratio_10k_1k": "<= 1",
     "goal_ratio_peak_rss_mb_10k": "<= 1",
     "goal_ratio_rerun_seconds_1k": "<= 1",
-    "deep_if_ms_1k": "1,000 nested IFs read, checked, resolved, explained and printed (issue 32)",
+    "deep_if_ms_1k": (
+        "no goal: the time of 1,000 nested IFs read, checked, resolved, explained and "
+        "printed (issue 32)"
+    ),
     "deep_if_ratio_4k_1k": "<= 6 (linear: 4,000 nested IFs cost about 4x 1,000)",
-    "deep_paren_ms_200": "200 nested parentheses, the same steps",
+    "deep_paren_ms_200": "no goal: the time of 200 nested parentheses, the same steps",
     "peak_rss_mb_100k": "< 953.7 MiB = 1 GB (issue 32; opt-in: VITRINA_BENCH_DOCS_100K=1)",
     "goal_ratio_peak_rss_mb_100k": "<= 1",
 }
