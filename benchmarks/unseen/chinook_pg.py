@@ -107,11 +107,11 @@ def load(admin_url: str = ADMIN_URL, *, schema: str | None = None, script: Path 
         for stmt in statements(text):
             if not SKIPPED.match(stmt):
                 conn.execute(stmt.encode("utf-8"))
-        _create_role(conn, schema, role, password)
+        create_reader_role(conn, schema, role, password)
     return Loaded(admin_url, schema, role, reader_url(admin_url, role, password))
 
 
-def _create_role(conn: psycopg.Connection, schema: str, role: str, password: str) -> None:
+def create_reader_role(conn: psycopg.Connection, schema: str, role: str, password: str) -> None:
     """A login role with USAGE on the schema and SELECT on its tables, nothing more; the schema
     is its search_path."""
     ident, name = sql.Identifier(role), sql.Identifier(schema)

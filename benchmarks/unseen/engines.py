@@ -240,6 +240,7 @@ def load_postgres(source: Source, folder: Path, admin_url: str = PG_ADMIN_URL) -
     resolve there; PostgreSQL folds unquoted names to lower case, so the tables are created
     unquoted and Chinook's PascalCase names find them)."""
     import psycopg
+    from chinook_pg import create_reader_role
     from psycopg import sql
 
     from vitrina.warehouse.pg_load import pg_conninfo, pg_type
@@ -260,7 +261,7 @@ def load_postgres(source: Source, folder: Path, admin_url: str = PG_ADMIN_URL) -
                 for batch in table.to_batches(max_chunksize=50_000):
                     for row in zip(*(c.to_pylist() for c in batch.columns), strict=True):
                         copy.write_row(row)
-        _reader_role(conn, schema, role, password)
+        create_reader_role(conn, schema, role, password)
     catalog = render_catalog(source, folder / f"{source.name}_pg", schema)
 
     def cleanup() -> None:
@@ -334,22 +335,6 @@ def _duckdb_type(kind: Any) -> str:
         if getattr(pa.types, test)(kind):
             return name
     return "VARCHAR"
-
-
-def _reader_role(conn: Any, schema: str, role: str, password: str) -> None:
-    """USAGE on the schema and SELECT on its tables, the schema its search_path."""
-    from psycopg import sql
-
-    ident, name = sql.Identifier(role), sql.Identifier(schema)
-    conn.execute(
-        sql.SQL(
-            "CREATE ROLE {} LOGIN PASSWORD {} NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION"
-        ).format(ident, sql.Literal(password))
-    )
-    conn.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
-    conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(name, ident))
-    conn.execute(sql.SQL("ALTER ROLE {} SET search_path TO {}").format(ident, name))
-    conn.execute(sql.SQL("GRANT SELECT ON ALL TABLES IN SCHEMA {} TO {}").format(name, ident))
 
 
 def load(source: Source, engine: str, folder: Path, chdb_folder: Path) -> Loaded:
