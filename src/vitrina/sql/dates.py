@@ -50,6 +50,7 @@ TEMPLATES: dict[str, dict[str, str]] = {
 WEEKEND_TEMPLATES: dict[str, tuple[str, tuple[int, ...], tuple[int, ...]]] = {
     "sqlite": ("CAST(STRFTIME('%w', {c}) AS INTEGER)", (0, 6), (1, 2, 3, 4, 5)),
     "mysql": ("WEEKDAY({c})", (5, 6), (0, 1, 2, 3, 4)),
+    "clickhouse": ("toDayOfWeek({c})", (6, 7), (1, 2, 3, 4, 5)),  # Monday 1 .. Sunday 7
     "tsql": ("DATEDIFF(DAY, DATEFROMPARTS(1900, 1, 1), {c}) % 7", (5, 6), (0, 1, 2, 3, 4)),
     "trino": ("DAY_OF_WEEK({c})", (6, 7), (1, 2, 3, 4, 5)),
 }
@@ -78,10 +79,6 @@ def day_kind_condition(kind: str, column: exp.Expr, dialect: str) -> exp.Expr:
             day = exp.paren(day, copy=False)
         values = weekend if kind == "weekend" else weekdays
         return exp.In(this=day, expressions=[exp.Literal.number(v) for v in values])
-    day = (
-        exp.DayOfWeekIso(this=column)  # ClickHouse's toDayOfWeek: Monday 1 .. Sunday 7
-        if dialect == "clickhouse"
-        else exp.Extract(this=exp.var("ISODOW"), expression=column)
-    )
+    day = exp.Extract(this=exp.var("ISODOW"), expression=column)
     values_iso = [6, 7] if kind == "weekend" else [1, 2, 3, 4, 5]
     return exp.In(this=day, expressions=[exp.Literal.number(v) for v in values_iso])
