@@ -38,6 +38,21 @@ def _isolated_home(
     return home
 
 
+def cli_main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    """`vitrina ARGS` through the console script's entry point: its exit code and what it
+    printed (stdout and stderr)."""
+    from vitrina.cli import main
+
+    capsys.readouterr()
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
 def writable_copy(src: Path, dst: Path) -> Path:
     """A copy of a shared fixture folder that a test may change. copytree keeps the source's
     modes, and ../shared may be read-only (it is on CI): an ordinary user could not add or

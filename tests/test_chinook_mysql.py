@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tests.conftest import cli_main
 
 from vitrina.warehouse.mysql_load import admin_connection, ensure_mysql_reader, run_sql_script
 
@@ -179,16 +180,7 @@ def test_a_dashboard_by_month_is_built_on_mariadb(
 
 def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     """`vitrina ARGS` through the console script's entry point."""
-    from vitrina.cli import main
-
-    capsys.readouterr()
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out + captured.err
+    return cli_main(capsys, *args)
 
 
 def test_catalog_init_then_ask_on_mariadb(

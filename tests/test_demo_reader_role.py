@@ -18,8 +18,8 @@ from urllib.parse import unquote, urlsplit
 
 import psycopg
 import pytest
+from tests.conftest import cli_main
 
-from vitrina.cli import main
 from vitrina.warehouse import Warehouse
 
 pytestmark = pytest.mark.postgres
@@ -62,14 +62,7 @@ def _password_matches(admin_url: str, url: str) -> bool:
 
 def _demo(home: Path, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     """`vitrina demo --no-questions ARGS` through the console script's entry point."""
-    capsys.readouterr()
-    try:
-        main(["demo", "--no-questions", *args])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out + captured.err
+    return cli_main(capsys, "demo", "--no-questions", *args)
 
 
 def _url(out: str) -> str:

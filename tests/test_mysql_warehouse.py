@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import cli_main
 
-from vitrina.cli import main
 from vitrina.warehouse import Warehouse
 from vitrina.warehouse.engine import WarehouseError
 from vitrina.warehouse.introspect import introspect
@@ -293,14 +293,7 @@ def test_introspection_reads_the_database(reader_url: str, small_db: str) -> Non
 
 def _demo(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     """`vitrina demo --no-questions ARGS` through the console script's entry point."""
-    capsys.readouterr()
-    try:
-        main(["demo", "--no-questions", *args])
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out + captured.err
+    return cli_main(capsys, "demo", "--no-questions", *args)
 
 
 @pytest.mark.mysql
