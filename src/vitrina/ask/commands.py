@@ -12,8 +12,11 @@ from rich.console import Console
 from vitrina.cli_options import CatalogDir, WarehouseUrl
 
 if TYPE_CHECKING:  # the heavy stack loads inside the commands, so `vitrina --help` stays fast
+    from datetime import date
+
     from vitrina.ask.outputs import Kind
     from vitrina.ask.service import AskService
+    from vitrina.catalog import Catalog
     from vitrina.config import Settings
 
 console = Console()
@@ -110,7 +113,9 @@ def _copy(src: str | None, dest: Path | None, what: str) -> None:
     console.print(f"[dim]{what} written to[/] {dest}")
 
 
-def read_sample_questions(catalog, questions: list[str], today, dialect: str) -> list[dict]:
+def read_sample_questions(
+    catalog: Catalog, questions: list[str], today: date, dialect: str
+) -> list[dict[str, Any]]:
     """`catalog check --questions`: each question as the rules read it, nothing executed."""
     from vitrina.ask.explain import explain_question
     from vitrina.config import load_settings

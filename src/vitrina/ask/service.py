@@ -34,6 +34,9 @@ from vitrina.trace.telemetry import StepRecord, export_run
 from vitrina.warehouse import QueryResult, Warehouse
 
 if TYPE_CHECKING:  # the model client loads only when a model is configured (decision 092)
+    from langchain_core.runnables import RunnableConfig
+
+    from vitrina.ask.state import AskState
     from vitrina.llm.client import LLMClient, ModelTurn
     from vitrina.sql.policy import RowPolicy
 
@@ -114,6 +117,14 @@ class StepEvent(BaseModel):
     trace: list[TraceEvent] = Field(default_factory=list)
 
 
+def _plan_payload(question: str, plan: QueryPlan, lang: str | None) -> AskState:
+    """A turn that starts from a plan made elsewhere; without `lang` the question's own."""
+    payload: AskState = {"question": question, "given_plan": plan}
+    if lang:
+        payload["lang"] = lang
+    return payload
+
+
 class AskService:
     """Holds the catalog, the warehouse connection and the compiled graph for a process."""
 
@@ -182,7 +193,8 @@ class AskService:
         snapshot = self.graph.get_state({"configurable": {"thread_id": thread_id}})
         for task in snapshot.tasks:
             for intr in task.interrupts:
-                return intr.value
+                value: dict[str, Any] = intr.value
+                return value
         return None
 
     def _payload(
@@ -192,7 +204,7 @@ class AskService:
         segment: str | None,
         topics: list[str] | None,
         waiting: bool | None,
-    ) -> Any:
+    ) -> AskState | Command[Any]:
         """A new turn, or the reply to the clarification this thread is waiting for
         (`waiting`: already known to the caller, else read from the checkpoint)."""
         if waiting is None:
@@ -260,12 +272,15 @@ class AskService:
         waits for a clarification's reply, when the caller has just read its checkpoint
         (None: read here). `policy`: the asking token's row policy."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
-        payload = (
+        payload: AskState | Command[Any] = (
             self._payload(question, thread_id, segment, topics, waiting)
             if plan is None
-            else {"question": question, "given_plan": plan, "lang": lang}
+            else _plan_payload(question, plan, lang)
         )
-        config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
+        config: RunnableConfig = {
+            "configurable": {"thread_id": thread_id},
+            "recursion_limit": RECURSION_LIMIT,
+        }
         turn = self.llm.turn() if self.llm is not None else None
         steps: list[StepRecord] = []
         executed: Any = None
@@ -374,7 +389,7 @@ class AskService:
     def run_values(self, thread_id: str, run_id: str) -> dict[str, Any] | None:
         """The state at the end of a run: the thread's latest checkpoint, else a bounded walk
         back through its history (an older turn of the dialog)."""
-        config = {"configurable": {"thread_id": thread_id}}
+        config: RunnableConfig = {"configurable": {"thread_id": thread_id}}
         latest = self.graph.get_state(config).values
         if latest.get("run_id") == run_id:
             return latest

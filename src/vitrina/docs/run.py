@@ -17,8 +17,10 @@ from vitrina.docs.runfiles import DOC_VERSION, MANIFEST, RunFiles
 if (
     TYPE_CHECKING
 ):  # the graph and LangGraph load only when there is work: an unchanged rerun is instant
+    from langchain_core.runnables import RunnableConfig
+
     from vitrina.docs.agent import AgentRunner
-    from vitrina.docs.graph import DocsContext
+    from vitrina.docs.graph import DocsContext, DocsState
     from vitrina.docs.writer.explain import Explainer
 
 MAX_SQL_FILES = 200_000  # a hard bound on the files one input hash reads
@@ -125,7 +127,7 @@ def unchanged_run(request: dict[str, Any]) -> dict[str, Any] | None:
     """The manifest of the last run when its inputs and every output file are as it left them."""
     out = Path(request["out"])
     try:
-        manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+        manifest: dict[str, Any] = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if manifest.get("input_hash") != request["input_hash"]:
@@ -198,7 +200,7 @@ def run_docs(
     saver = sqlite_checkpointer(checkpoint_path(settings))  # state holds plain dicts/lists only
     try:
         graph = build_graph(saver)
-        config: dict[str, Any] = {
+        config: RunnableConfig = {
             "configurable": {"thread_id": thread_id},
             "recursion_limit": 10_000_000,
         }
@@ -213,8 +215,9 @@ def run_docs(
         else:
             saver.delete_thread(thread_id)
             files.reset()
+            first: DocsState = {"request": request, "run_dir": str(files.root)}
             result = graph.invoke(
-                {"request": request, "run_dir": str(files.root)},
+                first,
                 config,
                 context=ctx,
                 durability="async",

@@ -156,7 +156,7 @@ class EvalStore:
             rows = self._rows("SELECT id FROM eval_runs WHERE id = ? AND owner = ?", (ref, owner))
             if not rows:
                 raise EvalError(f"no run {ref[:64]!r}", message_ru=f"запуск {ref[:64]!r} не найден")
-            return rows[0][0]
+            return str(rows[0][0])
         if ref == "last":
             rows = self._rows(
                 "SELECT id FROM eval_runs ORDER BY started_at DESC, rowid DESC LIMIT 1"
@@ -173,7 +173,7 @@ class EvalStore:
                 f"{what} matches {ref!r}; see `vitrina eval list`",
                 message_ru=f"запуск {ref!r} не найден однозначно; см. `vitrina eval list`",
             )
-        return rows[0][0]
+        return str(rows[0][0])
 
     def load_run(self, ref: str, owner: str | None = None) -> RunRecord:
         """A stored run with its cases, manual verdicts applied (with `owner`: by exact id, its
@@ -253,7 +253,8 @@ class EvalStore:
 
     def matrix_runs(self, matrix_id: str, owner: str | None = None) -> list[str] | None:
         """The runs of a matrix (with `owner`: only when that owner created it)."""
-        sql, params = "SELECT run_ids FROM eval_matrices WHERE id = ?", (matrix_id,)
+        sql = "SELECT run_ids FROM eval_matrices WHERE id = ?"
+        params: tuple[str, ...] = (matrix_id,)
         if owner is not None:
             sql, params = sql + " AND owner = ?", (matrix_id, owner)
         rows = self._rows(sql, params)

@@ -50,7 +50,8 @@ def table_names(catalog: Catalog) -> dict[str, tuple[str, ...]]:
                     stems[0] for stems in single if len(stems) == 1 and len(stems[0]) >= 4
                 }
         catalog.cache["table_names"] = {t: tuple(sorted(v)) for t, v in names.items()}
-    return catalog.cache["table_names"]
+    built: dict[str, tuple[str, ...]] = catalog.cache["table_names"]
+    return built
 
 
 def stem_index(catalog: Catalog) -> dict[str, tuple[str, ...]]:
@@ -62,7 +63,8 @@ def stem_index(catalog: Catalog) -> dict[str, tuple[str, ...]]:
             for stem in stems:
                 index.setdefault(stem, []).append(table)
         catalog.cache["table_stem_index"] = {s: tuple(t) for s, t in index.items()}
-    return catalog.cache["table_stem_index"]
+    built: dict[str, tuple[str, ...]] = catalog.cache["table_stem_index"]
+    return built
 
 
 MAX_ENDING = 10  # the longest ending `stem_matches` lets a word have past its stem

@@ -11,14 +11,17 @@ without it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vitrina.catalog import Catalog
 from vitrina.query.plan import QueryPlan
 from vitrina.query.understand import CONJUNCTIONS, Match, Reading, phrases
 from vitrina.trace import Trace
 
-Build = Callable[..., Any]  # planner._build_plan with the reading and catalog bound
+if TYPE_CHECKING:  # the planner imports this module: its outcome type only for the checker
+    from vitrina.query.planner import PlanOutcome
+
+Build = Callable[..., "PlanOutcome"]  # planner._build_plan with the reading and catalog bound
 MAX_PARTS = 4  # metrics on other tables combined in one answer
 
 
@@ -73,11 +76,13 @@ def _part_for(
 
 
 def with_other_tables(
-    outcome: Any, reading: Reading, catalog: Catalog, build: Build, trace: Trace
-) -> Any:
+    outcome: PlanOutcome, reading: Reading, catalog: Catalog, build: Build, trace: Trace
+) -> PlanOutcome:
     """The outcome with the metrics of other fact tables the question asks for as parts; an
     outcome refusing with a part's reason when one cannot be built."""
-    plan: QueryPlan = outcome.plan
+    plan = outcome.plan
+    if plan is None:
+        return outcome
     if plan.derived == "share" or any(c.kind == "metric" for c in plan.comparisons):
         return outcome  # a share or a HAVING of one metric does not carry over: refused later
     parts: list[QueryPlan] = []

@@ -34,7 +34,8 @@ def last_day_reader(
     def read(table: str, column: str) -> date | None:
         key = ("last_day", table, column, policy.dumps() if policy else None)
         if key in warehouse.cache:
-            return warehouse.cache[key]
+            cached: date | None = warehouse.cache[key]
+            return cached
         checked = guard_with_catalog(
             f"SELECT MAX({column}) AS last_day FROM {table}",
             catalog,

@@ -39,7 +39,8 @@ def key_is_unique(warehouse: Warehouse, table: str, column: str) -> bool:
     if cache_key not in warehouse.cache:
         rows = warehouse.execute(f"SELECT COUNT(*) - COUNT(DISTINCT {column}) FROM {table}").rows
         warehouse.cache[cache_key] = rows[0][0] == 0
-    return warehouse.cache[cache_key]
+    unique: bool = warehouse.cache[cache_key]
+    return unique
 
 
 def _as_date(value: Any) -> date:

@@ -247,7 +247,8 @@ def numeric_columns(catalog: Catalog) -> list[tuple[str, object]]:
             if col.role in (ColumnRole.MEASURE, ColumnRole.ATTRIBUTE, ColumnRole.DIMENSION)
             and any(t in col.type.lower() for t in NUMERIC_TYPES)
         ]
-    return catalog.cache["numeric_columns"]
+    built: list[tuple[str, object]] = catalog.cache["numeric_columns"]
+    return built
 
 
 def measure_phrases(catalog: Catalog) -> list[Phrase]:
@@ -260,7 +261,8 @@ def measure_phrases(catalog: Catalog) -> list[Phrase]:
             for syn in col.synonyms
             if phrase_stems(syn)
         ]
-    return catalog.cache["measure_phrases"]
+    built: list[Phrase] = catalog.cache["measure_phrases"]
+    return built
 
 
 def _bind_comparisons(
@@ -371,7 +373,8 @@ def phrases(catalog: Catalog) -> list[Phrase]:
     """Every phrase of the catalog's vocabulary, built once per loaded catalog."""
     if "phrases" not in catalog.cache:
         catalog.cache["phrases"] = _build_phrases(catalog)
-    return catalog.cache["phrases"]
+    built: list[Phrase] = catalog.cache["phrases"]
+    return built
 
 
 def phrase_index(catalog: Catalog) -> dict[str, list[Phrase]]:
@@ -388,7 +391,8 @@ def phrase_index(catalog: Catalog) -> dict[str, list[Phrase]]:
             if phrase.stems:
                 index.setdefault(phrase.stems[0][:2], []).append(phrase)
         catalog.cache["phrase_index"] = index
-    return catalog.cache["phrase_index"]
+    built: dict[str, list[Phrase]] = catalog.cache["phrase_index"]
+    return built
 
 
 def _occurrences(words: list[Word], catalog: Catalog) -> list[Match]:
@@ -541,11 +545,15 @@ def metric_stems(catalog: Catalog) -> dict[str, frozenset[str]]:
             )
             for m in catalog.metrics.values()
         }
-    return catalog.cache["metric_stems"]
+    built: dict[str, frozenset[str]] = catalog.cache["metric_stems"]
+    return built
 
 
 def _ties(
-    words: list[Word], chosen: list[Match], candidates: list[Match], coverage: Callable
+    words: list[Word],
+    chosen: list[Match],
+    candidates: list[Match],
+    coverage: Callable[[Match], int],
 ) -> list[Tie]:
     """Each chosen metric match that another metric's name fitted as well (as many words,
     overlapping): the tie and what decided it. Two metrics under the very same name (revenue
@@ -639,7 +647,9 @@ def read_question(
     Cached per catalog: several nodes read the same question, and a Reading is never
     modified after it is built.
     """
-    cache: dict = catalog.cache.setdefault("readings", {})
+    cache: dict[tuple[str, tuple[int, int] | None], Reading] = catalog.cache.setdefault(
+        "readings", {}
+    )
     key = (text, period_span)
     if key not in cache:
         if len(cache) >= READING_CACHE_SIZE:

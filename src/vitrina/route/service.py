@@ -20,6 +20,7 @@ from vitrina.llm.budget import within
 from vitrina.route.context import MAX_STEPS, RouteContext
 from vitrina.route.graph import RECURSION_LIMIT, build_graph
 from vitrina.route.messages import text
+from vitrina.route.state import Face, RouteState
 from vitrina.trace import TraceEvent
 
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ class RouteService:
         self,
         request: str,
         *,
-        face: str = "cli",
+        face: Face = "cli",
         thread_id: str | None = None,
         policy: Any = None,
     ) -> RouteResult:
@@ -177,8 +178,9 @@ class RouteService:
         context = dataclasses.replace(self.context, llm=turn)
         if policy:
             context = self._policed(context, policy)
+        start: RouteState = {"request": request, "face": face, "thread_id": thread_id}
         stream = self.graph.stream(
-            {"request": request, "face": face, "thread_id": thread_id},
+            start,
             config,
             context=context,
             stream_mode=["updates", "values"],
@@ -187,7 +189,7 @@ class RouteService:
             mode, data = update
             if mode == "updates":
                 nodes += [n for n in data if not n.startswith("__")]
-            else:
+            elif isinstance(data, dict):
                 state = data
         return RouteResult(
             thread_id=thread_id,

@@ -36,6 +36,7 @@ from starlette.background import BackgroundTask
 from vitrina.task.messages import text
 from vitrina.task.runner import TaskRunner
 from vitrina.task.service import LOCAL_OWNER, InvalidDecision, TaskService, TaskView
+from vitrina.task.state import Mode
 
 STATIC = Path(__file__).parent / "static"
 PAGE_FILES = {"task.html": "text/html", "task.js": "text/javascript", "task.css": "text/css"}
@@ -49,7 +50,7 @@ MARKDOWN = MarkdownIt("commonmark", {"html": False}).enable("table")
 
 class StartTask(BaseModel):
     request: str = Field(min_length=3, max_length=4000)
-    mode: Literal["semi", "auto"] = "semi"
+    mode: Mode = "semi"
 
 
 class Decision(BaseModel):
@@ -78,7 +79,7 @@ def summary_html(summary: str | None, lang: str) -> str | None:
         return None
     heading = f"## {text('summary_files', lang if lang in ('ru', 'en') else 'ru')}"
     body = summary.split(f"\n{heading}\n", 1)[0]
-    return MARKDOWN.render(body)
+    return str(MARKDOWN.render(body))
 
 
 def downloads(task_id: str, files: list[str], out_dir: str | None) -> list[dict[str, str]]:
@@ -191,7 +192,7 @@ class _Tasks:
             out.append(task_id)
         return out
 
-    def submit(self, request: str, mode: str = "semi", owner: str = LOCAL_OWNER) -> str:
+    def submit(self, request: str, mode: Mode = "semi", owner: str = LOCAL_OWNER) -> str:
         task_id = uuid.uuid4().hex[:12]
         starting = self.starting
         if len(starting) >= MAX_STARTING:  # bounded: entries of tasks never looked at again

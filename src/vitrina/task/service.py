@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.types import Command
 from pydantic import BaseModel, Field
@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field
 from vitrina.checkpoint import register_state_types, sqlite_checkpointer
 from vitrina.config import Settings, load_settings
 from vitrina.language.detect import detect_lang
+from vitrina.llm import ModelClient
 from vitrina.llm.budget import within
 from vitrina.task.context import TaskContext
 from vitrina.task.graph import build_graph, recursion_limit
@@ -30,6 +31,9 @@ from vitrina.task.state import PLAN_ACTIONS, STEP_ACTIONS, Mode, Step, ToolOutpu
 from vitrina.task.tools import default_tools
 from vitrina.trace import Trace, TraceEvent
 from vitrina.trace.events import EventKind
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +156,7 @@ class TaskService:
             self.config.mcp_servers, timeout_s=self.config.mcp_timeout_s, trace=self.setup_trace
         )
 
-    def _config(self, task_id: str) -> dict[str, Any]:
+    def _config(self, task_id: str) -> RunnableConfig:
         return {
             "configurable": {"thread_id": task_id},
             "recursion_limit": recursion_limit(self.config.limits),
@@ -165,7 +169,7 @@ class TaskService:
 
         One model budget per call (a turn: planning, or the steps up to the next approval);
         its use is kept for the task's `llm_usage`."""
-        turn = self.llm.turn() if hasattr(self.llm, "turn") else self.llm
+        turn = self.llm.turn() if isinstance(self.llm, ModelClient) else self.llm
         context = dataclasses.replace(self.context, llm=turn, policy=self._policy(payload, task_id))
         if hasattr(turn, "usage"):
             self.turns[task_id] = turn
@@ -337,7 +341,7 @@ class TaskService:
                 "INSERT OR IGNORE INTO task_resumes (task_id, checkpoint_id) VALUES (?, ?)",
                 (task_id, key),
             )
-            return cur.rowcount == 1
+            return bool(cur.rowcount == 1)
 
     def force_stop(self, task_id: str, *, reason: str) -> None:
         """Mark a task stopped whatever it was doing: the graph ends (as if `finalize` ran) and a

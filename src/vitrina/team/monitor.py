@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from vitrina.team.board import BoardStore, Task
 from vitrina.team.lifecycle import TaskKind, TaskStatus
@@ -162,7 +162,7 @@ class Bottlenecks:
     @property
     def slowest_role(self) -> str | None:
         return (
-            max(self.seconds_by_role, key=self.seconds_by_role.get)
+            max(self.seconds_by_role, key=lambda role: self.seconds_by_role[role])
             if self.seconds_by_role
             else None
         )
@@ -170,7 +170,7 @@ class Bottlenecks:
     @property
     def slowest_state(self) -> str | None:
         return (
-            max(self.seconds_by_state, key=self.seconds_by_state.get)
+            max(self.seconds_by_state, key=lambda state: self.seconds_by_state[state])
             if self.seconds_by_state
             else None
         )
@@ -198,7 +198,7 @@ class Bottlenecks:
 _STATUS_OF_ACTION = {"return_for_rework": "rework", "open_blocker": "blocked"}
 
 
-def _status_after(action: str, detail: dict) -> str | None:
+def _status_after(action: str, detail: dict[str, Any]) -> str | None:
     if action == "open_task":
         return "new"
     if action == "change_status":

@@ -100,7 +100,7 @@ def superset_from(settings: Settings) -> SupersetTarget | None:
             "VITRINA_SUPERSET_DATABASE_URI (the embedded demo warehouse is not reachable "
             "by Superset)"
         )
-    if missing:
+    if missing or not uri:
         raise TeamError(f"VITRINA_SUPERSET_URL is set but {', '.join(missing)} is not")
     return SupersetTarget(
         settings.superset_url,

@@ -80,7 +80,7 @@ def _front_matter(text: str) -> tuple[str, str, int]:
     return text, "", 0
 
 
-def _lines(node: yaml.Node, key: str) -> list[int]:
+def _lines(node: yaml.Node | None, key: str) -> list[int]:
     """1-based lines of the items of a top-level list (for messages)."""
     if not isinstance(node, yaml.MappingNode):
         return []
@@ -99,13 +99,13 @@ def _is_prose(text: str, source: str, offset: int, data: Any = None) -> bool:
     return (markdown and not isinstance(data, list)) or isinstance(data, str)
 
 
-def _key_lines(node: yaml.Node, offset: int) -> dict[str, int]:
+def _key_lines(node: yaml.Node | None, offset: int) -> dict[str, int]:
     if not isinstance(node, yaml.MappingNode):
         return {}
     return {str(k.value): k.start_mark.line + 1 + offset for k, _v in node.value}
 
 
-def _load(text: str, source: str) -> tuple[yaml.Node, dict, str, int]:
+def _load(text: str, source: str) -> tuple[yaml.Node | None, dict[str, Any], str, int]:
     """(YAML node, mapping, notes after the front matter, line offset); a plain Markdown
     brief is PlainBrief, any other unreadable one a BriefError naming the line."""
     body, notes, offset = _front_matter(text)
@@ -129,7 +129,7 @@ def _load(text: str, source: str) -> tuple[yaml.Node, dict, str, int]:
     return node, data, notes, offset
 
 
-def _kpi_items(items: list, lines: list[int], source: str) -> list[dict]:
+def _kpi_items(items: list[Any], lines: list[int], source: str) -> list[dict[str, Any]]:
     kpis = []
     for i, item in enumerate(items):
         line = lines[i] if i < len(lines) else 0
@@ -145,7 +145,7 @@ def _kpi_items(items: list, lines: list[int], source: str) -> list[dict]:
     return kpis
 
 
-def _filter_items(items: list, lines: list[int], source: str) -> list[dict]:
+def _filter_items(items: list[Any], lines: list[int], source: str) -> list[dict[str, Any]]:
     filters = []
     for i, item in enumerate(items):
         line = lines[i] if i < len(lines) else 0
@@ -190,7 +190,7 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
     return brief
 
 
-def brief_lang(data: dict, text: str) -> str:
+def brief_lang(data: dict[str, Any], text: str) -> str:
     """The brief's language for its messages: stated, else the title's, else the text's."""
     stated = str(data.get("language") or "")
     if stated in ("ru", "en"):
@@ -198,7 +198,9 @@ def brief_lang(data: dict, text: str) -> str:
     return "ru" if detect_lang(str(data.get("title") or text)) == "ru" else "en"
 
 
-def _check_keys(node: yaml.Node, data: dict, offset: int, source: str, text: str) -> None:
+def _check_keys(
+    node: yaml.Node | None, data: dict[str, Any], offset: int, source: str, text: str
+) -> None:
     """Unknown keys (with the nearest known one) and a missing title, with their lines."""
     lang = brief_lang(data, text)
     problems = [p.text(lang) for p in key_problems(node, offset)]

@@ -77,7 +77,7 @@ def _unknown(key: str, line: int, known: tuple[str, ...], where_ru: str, where_e
     )
 
 
-def _mapping_keys(node: yaml.Node, offset: int) -> list[tuple[str, int, yaml.Node]]:
+def _mapping_keys(node: yaml.Node | None, offset: int) -> list[tuple[str, int, yaml.Node]]:
     if not isinstance(node, yaml.MappingNode):
         return []
     return [(str(k.value), k.start_mark.line + 1 + offset, v) for k, v in node.value]
@@ -98,7 +98,7 @@ def _nested(
     return found
 
 
-def key_problems(node: yaml.Node, offset: int) -> list[KeyProblem]:
+def key_problems(node: yaml.Node | None, offset: int) -> list[KeyProblem]:
     """Every unknown key of the brief, its KPIs and its filters, with its line."""
     found: list[KeyProblem] = []
     for key, line, value in _mapping_keys(node, offset):
