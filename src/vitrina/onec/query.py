@@ -36,6 +36,12 @@ SUFFIX = {
 # where the condition goes among a virtual table's parameters (0-based slot)
 CONDITION_SLOT = {"Остатки": 1, "СрезПоследних": 1, "Обороты": 3, "ОстаткиИОбороты": 4}
 MOVEMENTS = ("Приход", "Расход")
+# a register's records: the standard fields every record has (ВидДвижения: balance registers)
+RECORD_FIELDS = (
+    ("Период", "Период"),
+    ("Регистратор", "Регистратор"),
+    ("ВидДвижения", "Вид движения"),
+)
 
 
 @dataclass
@@ -82,7 +88,17 @@ class OneCQuery:
         return f"{self.register.name}{self.virtual_table}"
 
     @property
+    def records(self) -> bool:
+        """A register's own table: its records (движения) with their recorder, not a total."""
+        return self.virtual_table == "" and self.register.kind in (
+            "AccumulationRegister",
+            "AccountingRegister",
+        )
+
+    @property
     def aggregate(self) -> bool:
+        if self.records:
+            return False
         return self.register.kind in ("AccumulationRegister", "AccountingRegister") or (
             self.virtual_table == ""
             and bool(self.resources)
@@ -145,6 +161,12 @@ def write_query(q: OneCQuery) -> OneCQuery:
         for name, title in (("Ссылка", "Документ"), ("Дата", "Дата")):
             select.append(f"\t{alias}.{name} КАК {name}")
             q.fields.append((name, "period" if name == "Дата" else "dimension", title))
+    if q.records:
+        for name, title in RECORD_FIELDS:
+            if name == "ВидДвижения" and q.register.register_type != "Balance":
+                continue
+            select.append(f"\t{alias}.{name} КАК {name}")
+            q.fields.append((name, "period" if name == "Период" else "dimension", title))
     for name in q.dimensions:
         dim = q.register.field(name)
         select.append(f"\t{alias}.{name} КАК {name}")

@@ -86,7 +86,9 @@ def _choose(rows: list[dict], lang: str, trace: Trace, **extra: object) -> dict:
             "answer": text("no_plan", lang, reason="; ".join(rows[0]["reasons"][-1:])),
             "trace": trace.events,
         }
-    best = max(valid, key=lambda r: r["total"])  # max keeps the first of equals: rows come ranked
+    # max keeps the first of equals: rows come ranked; a 1C row of another kind than asked
+    # ("fits" False) never outranks one of the asked kind, whatever its names score
+    best = max(valid, key=lambda r: (r.get("fits", True), r["total"]))
     trace.branch("best plan chosen", plan=best["id"], total=best["total"])
     return {
         "role": "report",

@@ -13,11 +13,19 @@ explicit criteria, all shown to the user:
 | table | 2 | fit of the virtual table to what is asked (balances at a date, turnovers over a period) |
 | kind | 1 | a register for figures; a document or catalog for "список"; a report that fits as is |
 
-Ties are broken, in order: a valid query; the higher total; more request words explained;
+The kind comes first (issue 33): what is asked (`vitrina.onec.grammar.read_ask`: a balance at a
+date, turnovers, both, movements, records, a document list) gives every (object kind, table)
+a fit (ASK_FIT); a candidate whose fit is below KIND_FIT is ranked after every one that fits,
+whatever its names score, so a catalog named "товары" never answers "остатки товаров". Names
+then choose within the kind.
+
+Ties are broken, in order: a valid query; the kind asked; the higher total; more request words explained;
 more filters placed; a register over a report that reads it (the query can be shaped to the
 request), a register over a document, a document over a catalog; the register's natural table;
 then the full name, so the order never depends on the dump's file order. When the two best
-plans of different objects stay equal on total and coverage, the answer says it is unsure.
+plans of different objects stay equal on total and coverage, when the best fitting plan and
+one of another kind score within CLOSE, or when no object of the asked kind is named, the
+answer says it is unsure and shows the candidates.
 """  # noqa: E501
 
 from __future__ import annotations
@@ -37,27 +45,10 @@ from vitrina.onec import (
     check_sources,
     write_query,
 )
+from vitrina.onec.grammar import read_ask
 from vitrina.route.plans.onec_match import Request, Value, field_hits, label_hits, read
 from vitrina.trace import Trace
 
-BALANCE_WORDS = ("остатк", "остаток", "наличи", "balance", "on hand", "stock")
-TURNOVER_WORDS = (
-    "продаж",
-    "оборот",
-    "приход",
-    "расход",
-    "выручк",
-    "поступлени",
-    "движени",
-    "закупк",
-    "sales",
-    "turnover",
-    "movement",
-    "receipt",
-    "purchase",
-)
-MOVEMENT_WORDS = ("приход", "расход", "поступлени", "выбыти", "receipt", "issue")
-LIST_WORDS = ("список", "перечен", "перечисли", "list")
 WEIGHTS = {"coverage": 4.0, "name": 3.0, "fields": 2.0, "filters": 2.0, "table": 2.0, "kind": 1.0}
 KIND_ORDER = {
     "AccumulationRegister": 0,
@@ -67,6 +58,7 @@ KIND_ORDER = {
     "Document": 2,
     "Catalog": 3,
 }
+RECORDED = ("AccumulationRegister", "AccountingRegister")
 MAX_CANDIDATES = 60  # candidates kept after scoring (a large configuration has thousands of tables)
 
 
@@ -90,10 +82,16 @@ class OneCCandidate:
     def object_name(self) -> str:
         return (self.report or self.register).ru_name
 
+    @property
+    def fits(self) -> bool:
+        """The object is of the kind the request asks for (its table fits what is asked)."""
+        return self.scores.get("table", 0.0) >= KIND_FIT
+
     def sort_key(self) -> tuple:
         natural = self.query.virtual_table == _natural(self.register)
         return (
             not self.valid,
+            not self.fits,
             -self.total,
             -len(self.explained),
             -len(self.placed),
@@ -112,24 +110,20 @@ def _natural(obj: MetaObject) -> str:
 
 
 def virtual_tables(obj: MetaObject) -> list[str]:
+    """The tables a candidate may read; "" of a register is its records (движения)."""
     if obj.kind == "AccumulationRegister":
         return (
-            ["Остатки", "Обороты", "ОстаткиИОбороты"]
+            ["Остатки", "Обороты", "ОстаткиИОбороты", ""]
             if obj.register_type == "Balance"
-            else ["Обороты"]
+            else ["Обороты", ""]
         )
     if obj.kind == "AccountingRegister":
-        return ["Остатки", "Обороты"]
+        return ["Остатки", "Обороты", ""]
     if obj.kind == "InformationRegister":
         return ["СрезПоследних", ""] if obj.periodic else [""]
     if obj.kind in ("Document", "Catalog"):
         return [""]
     return []
-
-
-def _has(text: str, stems_: tuple[str, ...]) -> bool:
-    low = text.lower().replace("ё", "е")
-    return any(s in low for s in stems_)
 
 
 def _fields_of(obj: MetaObject) -> list[MetaField]:
@@ -168,19 +162,78 @@ def _place(obj: MetaObject, values: list[Value]) -> tuple[list[Condition], list[
 
 def _asked(request: str, today: date) -> dict[str, Any]:
     period = extract_period(request, today)
-    balance = _has(request, BALANCE_WORDS) or bool(period and period.span.lower().startswith("на "))
-    turnover = _has(request, TURNOVER_WORDS) or bool(period and not balance)
+    grammar = read_ask(request)
+    at_date = grammar.at_date or bool(period and period.span.lower().startswith("на "))
+    ask = grammar.ask
+    if ask == "" and at_date:
+        ask = "at_date"
+    if ask == "" and period:
+        ask = "turnover"
+    balance = ask in ("balance", "balance_turnover", "at_date")
     return {
+        "ask": ask,
+        "close": grammar.close,
         "balance": balance,
-        "turnover": turnover and not (balance and not _has(request, TURNOVER_WORDS)),
-        "movements": _has(request, MOVEMENT_WORDS),
-        "list": _has(request, LIST_WORDS),
+        "turnover": ask in ("turnover", "balance_turnover"),
+        "movements": ask == "movements",
+        "list": ask in ("list", "documents"),
         "grain": extract_grain(request),
         "period": period,
     }
 
 
+# fit of (object kind, virtual table) to what is asked: the kind decides before any name
+# ("AR" a balance register, "AT" a turnovers register, "IR" an information register)
+ASK_FIT: dict[str, dict[tuple[str, str], float]] = {
+    "balance": {
+        ("AR", "Остатки"): 1.0,
+        ("AR", "ОстаткиИОбороты"): 0.4,
+        ("ACC", "Остатки"): 1.0,
+        ("IR", "СрезПоследних"): 0.2,
+    },
+    "at_date": {
+        ("AR", "Остатки"): 1.0,
+        ("ACC", "Остатки"): 1.0,
+        ("IR", "СрезПоследних"): 1.0,
+        ("IR", ""): 0.6,
+        ("AR", "ОстаткиИОбороты"): 0.3,
+        ("AT", "Обороты"): 0.2,
+    },
+    "turnover": {
+        ("AT", "Обороты"): 1.0,
+        ("AR", "Обороты"): 1.0,
+        ("ACC", "Обороты"): 1.0,
+        ("AR", "ОстаткиИОбороты"): 0.5,
+        ("IR", ""): 0.3,
+        ("IR", "СрезПоследних"): 0.2,
+        ("Document", ""): 0.3,
+    },
+    "balance_turnover": {
+        ("AR", "ОстаткиИОбороты"): 1.0,
+        ("AR", "Остатки"): 0.4,
+        ("AR", "Обороты"): 0.4,
+        ("ACC", "Остатки"): 0.4,
+    },
+    "movements": {("AR", "Обороты"): 1.0, ("AR", "ОстаткиИОбороты"): 0.8, ("AT", "Обороты"): 0.5},
+    "records": {("AR", ""): 1.0, ("AT", ""): 1.0, ("ACC", ""): 1.0, ("IR", ""): 0.6},
+    "documents": {("Document", ""): 1.0, ("Catalog", ""): 0.2},
+}
+KIND_FIT = 0.5  # below it the object is of another kind than asked: ranked after every fitting one
+
+
+def _short_kind(obj: MetaObject) -> str:
+    if obj.kind == "AccumulationRegister":
+        return "AR" if obj.register_type == "Balance" else "AT"
+    return {"AccountingRegister": "ACC", "InformationRegister": "IR"}.get(obj.kind, obj.kind)
+
+
 def _table_fit(obj: MetaObject, vt: str, asked: dict[str, Any]) -> tuple[float, str]:
+    fits = ASK_FIT.get(asked["ask"])
+    if fits is not None:
+        fit = fits.get((_short_kind(obj), vt), 0.0)
+        return fit, f"{asked['ask'].replace('_', ' ')} asked"
+    if vt == "" and obj.kind in ("AccumulationRegister", "AccountingRegister"):
+        return 0.0, "records not asked"
     balance, turnover = asked["balance"], asked["turnover"]
     if obj.kind in ("Document", "Catalog"):
         if asked["list"] or not (balance or turnover):
@@ -280,7 +333,7 @@ def _candidate(
         periodicity=asked["grain"] if vt in ("Обороты", "ОстаткиИОбороты") else None,
         conditions=conditions,
         movements=asked["movements"],
-        dated=bool(period) and obj.kind == "Document",
+        dated=bool(period) and (obj.kind == "Document" or (vt == "" and obj.kind in RECORDED)),
     )
     write_query(q)
     cid = f"{obj.ru_name}.{vt}" if vt else obj.ru_name
@@ -422,17 +475,32 @@ def onec_candidates(
     return kept, shown
 
 
+CLOSE = 0.5  # two objects of different kinds within this total are too close to choose between
+
+
 def unsure(cands: list[OneCCandidate]) -> str | None:
-    """Why the choice is unsure: nothing of the request named, or two objects tied."""
+    """Why the choice is unsure: nothing of the request named, no object of the asked kind
+    named, two objects tied, or two objects of different kinds scoring close."""
     valid = [c for c in cands if c.valid]
     if not valid:
         return None
     best = valid[0]
     if best.scores["name"] == 0 and best.scores["coverage"] < 0.5:
         return "no object is named by the request"
+    if not best.fits:
+        return f"no object of the kind asked is named; the nearest is {best.object_name}"
     rival = next((c for c in valid[1:] if c.object_name != best.object_name), None)
     if rival and rival.total == best.total and len(rival.explained) == len(best.explained):
         return f"{best.object_name} and {rival.object_name} fit equally"
+    other = next(
+        (c for c in valid[1:] if c.fits and _short_kind(c.register) != _short_kind(best.register)),
+        None,
+    )
+    if other and best.total - other.total < CLOSE and other.object_name != best.object_name:
+        return (
+            f"{best.object_name} ({best.query.virtual_table or 'table'}) and "
+            f"{other.object_name} ({other.query.virtual_table or 'table'}) score close"
+        )
     return None
 
 
@@ -445,6 +513,7 @@ def onec_row(c: OneCCandidate) -> dict[str, Any]:
         "total": c.total,
         "code_score": c.total,
         "valid": c.valid,
+        "fits": c.fits,
         "scores": c.scores,
         "reasons": c.reasons,
         "query": c.report_query or q.text,

@@ -63,6 +63,15 @@ KIND_WORDS = (
     "monthly",
     "регистр",
     "register",
+    "movement",
+    "record",
+    "запис",
+    "начальн",
+    "конечн",
+    "opening",
+    "closing",
+    "catalog",
+    "document",
     "документ",
     "справочник",
 )
@@ -181,6 +190,7 @@ def read(text: str, config: Configuration, period_span: str = "") -> Request:
     """The request's words, which of them are content, and the values it names."""
     words = [w.text for w in tokenize(text)]
     period = {w.text for w in tokenize(period_span)} if period_span else set()
+    names = {o.name.lower() for o in config.objects.values()}
     content = {
         i
         for i, w in enumerate(words)
@@ -188,7 +198,7 @@ def read(text: str, config: Configuration, period_span: str = "") -> Request:
         and len(w) > 1
         and not w.isdigit()
         and w not in period
-        and not any(w.startswith(k) for k in KIND_WORDS)
+        and not _table_word(w, names)
         and not re.fullmatch(r"[\d.]+", w)
     }
     req = Request(
@@ -200,6 +210,14 @@ def read(text: str, config: Configuration, period_span: str = "") -> Request:
     nouns = _model_words(config, words, content)
     req.values = [v for v in _values(config, words, content) if not v.words <= nouns]
     return req
+
+
+def _table_word(word: str, names: set[str]) -> bool:
+    """A word that says the kind of answer ("остатки", "регистра"), not a name: an object named
+    like a table word ("РегистрНакопления1", "Документ2") keeps its name (issue 33)."""
+    if word in names or any(ch.isdigit() for ch in word):
+        return False
+    return any(word.startswith(k) for k in KIND_WORDS)
 
 
 def _model_words(config: Configuration, words: list[str], allowed: set[int]) -> set[int]:
