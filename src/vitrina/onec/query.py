@@ -54,6 +54,7 @@ class Condition:
     parameter: str | None = None  # a parameter the expression needs (its name)
     parameter_type: str = ""
     parameter_value: str = ""
+    where: bool = False  # in ГДЕ, not the virtual table's condition (a filter by a name)
 
     @property
     def text(self) -> str:
@@ -188,11 +189,12 @@ def write_query(q: OneCQuery) -> OneCQuery:
     if not select:
         select.append(f"\t{alias}.Ссылка КАК Ссылка")
         q.fields.append(("Ссылка", "dimension", q.register.synonym("ru")))
-    conditions = [c.text for c in q.conditions]
+    conditions = [c.text for c in q.conditions if not c.where]
     slot = CONDITION_SLOT.get(q.virtual_table)
     if slot is not None:
         args[slot] = " И ".join(conditions)
         conditions = []
+    conditions += [c.text for c in q.conditions if c.where]
     source = f"\t{q.source}({', '.join(args)})" if q.virtual_table else f"\t{q.source}"
     lines = ["ВЫБРАТЬ", ",\n".join(select), "ИЗ", f"{source} КАК {alias}"]
     if q.dated and not q.virtual_table:

@@ -68,11 +68,14 @@ def onec_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
             )
         )
         query, name, params = q.text, report_name(title), q.parameters
-        values = parameter_values(title, ctx.today, params, q.virtual_table)
+        values = _named(parameter_values(title, ctx.today, params, q.virtual_table), q.conditions)
         dcs = write_dcs(q, values={k: v["value"] for k, v in values.items()})
         links = [list_link(register), report_link(name)]
         data = _read_infobase(ctx, q, values, trace)
-    values = parameter_values(title, ctx.today, params, row["virtual_table"])
+    values = _named(
+        parameter_values(title, ctx.today, params, row["virtual_table"]),
+        [Condition(**c) for c in row.get("conditions", [])],
+    )
     links += [list_link(d) for d in recorders]
     files = {}
     if ctx.write_files:
@@ -159,6 +162,20 @@ def _read_infobase(
         "rows read from the infobase", rows=len(result.rows), truncated=result.truncated
     )
     return {"rows": result.rows, "odata_url": result.url, "truncated": result.truncated}
+
+
+def _named(
+    values: dict[str, dict[str, str]], conditions: list[Condition]
+) -> dict[str, dict[str, str]]:
+    """Parameters of filters by name ("на складе «Main»" -> &Warehouse = "Main") get the name."""
+    for c in conditions:
+        if c.parameter and c.parameter in values:
+            values[c.parameter] = {
+                "type": c.parameter_type or "Строка",
+                "meaning": c.says,
+                "value": c.parameter_value,
+            }
+    return values
 
 
 def _end_of_day(day: date) -> str:

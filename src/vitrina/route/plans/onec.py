@@ -160,6 +160,58 @@ def _place(obj: MetaObject, values: list[Value]) -> tuple[list[Condition], list[
     return placed, unplaced
 
 
+def _share(asked: int, missed: int) -> float:
+    return (asked - missed) / asked if asked else 1.0
+
+
+def _place_items(
+    obj: MetaObject, source: OneCSource, req: Request
+) -> tuple[list[Condition], set[int], list[str]]:
+    """Items named in the request that the configuration does not predefine, as filters by
+    name on the field their noun names: `Склад.Наименование = &Склад` for a reference to a
+    catalog, `Warehouse = &Warehouse` for a string field. Never dropped: an item with no such
+    field in the object is returned as unplaced (the answer says so)."""
+    placed: list[Condition] = []
+    words: set[int] = set()
+    unplaced: list[str] = []
+    for item in req.items:
+        target = next(
+            (
+                f
+                for f in (*obj.dimensions, *obj.attributes)
+                if field_hits(f, source.config, req.words, {item.noun})[0] >= 1.0
+                and (_is_catalog_ref(f) or _is_string(f))
+            ),
+            None,
+        )
+        if target is None:
+            unplaced.append(f"{req.words[item.noun]} {item.name} → {obj.ru_name}")
+            continue
+        param = target.name if all(c.parameter != target.name for c in placed) else None
+        param = param or f"{target.name}{len(placed) + 1}"
+        placed.append(
+            Condition(
+                field=f"{target.name}.Наименование" if _is_catalog_ref(target) else target.name,
+                expression=f"&{param}",
+                says=f"{req.words[item.noun]} {item.name}",
+                parameter=param,
+                parameter_type="Строка",
+                parameter_value=item.name,
+                where=True,  # a name is read through a reference: after the virtual table
+            )
+        )
+        words |= item.words | {item.noun}
+    return placed, words, unplaced
+
+
+def _is_catalog_ref(f: MetaField) -> bool:
+    return (f.ref_target or "").startswith("Catalog.")
+
+
+def _is_string(f: MetaField) -> bool:
+    return any(t.rpartition(":")[2] in ("string", "String") for t in f.types)
+
+
 def _asked(request: str, today: date) -> dict[str, Any]:
     period = extract_period(request, today)
     grammar = read_ask(request)
@@ -285,11 +337,15 @@ def _candidate(
     report_query: str = "",
 ) -> OneCCandidate:
     allowed = set(req.content)
-    value_words = set().union(*(v.words for v in req.values)) if req.values else set()
+    item_words = set().union(set(), *(i.words for i in req.items))
+    value_words = set().union(item_words, *(v.words for v in req.values))
     placed, unplaced_values = _place(obj, req.values)
     placed_words = (
         set().union(*(v.words for v in req.values if v not in unplaced_values)) if placed else set()
     )
+    by_name, named_words, unplaced_items = _place_items(obj, source, req)
+    placed += by_name
+    placed_words |= named_words
     label = report or obj
     name_share, name_used = label_hits(
         label.name, label.synonyms, req.words, allowed - req.grouping
@@ -348,7 +404,8 @@ def _candidate(
         unplaced=[
             " ".join(req.words[i] for i in sorted(v.words)) + f" → {v.says}"
             for v in unplaced_values
-        ],
+        ]
+        + unplaced_items,
     )
     fit, why = _table_fit(obj, vt, asked)
     named_fields = req_field_words - name_used
@@ -367,7 +424,7 @@ def _candidate(
         ("fields", fields_share, "fields " + (", ".join(fields) or "-")),
         (
             "filters",
-            (len(req.values) - len(unplaced_values)) / len(req.values) if req.values else 1.0,
+            _share(len(req.values) + len(req.items), len(unplaced_values) + len(unplaced_items)),
             "filters "
             + (", ".join(p.text for p in placed) or "-")
             + (f"; not placed: {', '.join(c.unplaced)}" if c.unplaced else ""),
@@ -527,7 +584,22 @@ def onec_row(c: OneCCandidate) -> dict[str, Any]:
         "movements": q.movements,
         "dated": q.dated,
         "conditions": [
-            {"field": x.field, "expression": x.expression, "says": x.says} for x in c.placed
+            {
+                "field": x.field,
+                "expression": x.expression,
+                "says": x.says,
+                **(
+                    {
+                        "parameter": x.parameter,
+                        "parameter_type": x.parameter_type,
+                        "parameter_value": x.parameter_value,
+                        "where": x.where,
+                    }
+                    if x.parameter
+                    else {}
+                ),
+            }
+            for x in c.placed
         ],
         "unplaced": c.unplaced,
         "check": {
