@@ -43,9 +43,9 @@ from vitrina.onec import (
     OneCSource,
     check_query,
     check_sources,
+    read_ask,
     write_query,
 )
-from vitrina.onec.grammar import read_ask
 from vitrina.route.plans.onec_match import Request, Value, field_hits, label_hits, read
 from vitrina.trace import Trace
 

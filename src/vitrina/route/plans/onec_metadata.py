@@ -7,10 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from vitrina.onec import OneCSource, check_query, list_link, report_link
-from vitrina.onec.describe import attributes_query, own_fields, report_sources
-from vitrina.onec.grammar import read_ask
-from vitrina.onec.model import MetaObject
+from vitrina.onec import (
+    MetaObject,
+    OneCSource,
+    attributes_query,
+    check_query,
+    list_link,
+    own_fields,
+    read_ask,
+    report_link,
+    report_sources,
+)
 from vitrina.route.plans.onec_match import label_hits, read
 
 # the kind a word names, for "реквизиты справочника X": the object is looked for in that kind
