@@ -30,11 +30,12 @@ answer says it is unsure and shows the candidates.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from vitrina.language.periods import extract_grain, extract_period
+from vitrina.language.periods import Period, extract_grain, extract_period
 from vitrina.onec import (
     Condition,
     MetaField,
@@ -160,6 +161,22 @@ def _place(obj: MetaObject, values: list[Value]) -> tuple[list[Condition], list[
     return placed, unplaced
 
 
+PERIOD_PARAMETER = re.compile(r"&\w*(период|дат|границ|момент|period|date)", re.IGNORECASE)
+
+
+def _not_covered(query: str, asked: dict[str, Any], conditions: list[Condition]) -> list[str]:
+    """What the request asks that a report's schema query cannot take: the period (no date
+    parameter) and each filter whose field the query neither filters nor offers for a filter
+    (the text after ИЗ: the virtual table's condition, ГДЕ and the composition braces)."""
+    missing = ["the period"] if asked["period"] and not PERIOD_PARAMETER.search(query) else []
+    source = re.split(r"\bИЗ\b", query.upper(), maxsplit=1)[-1]
+    for c in conditions:
+        base = c.field.partition(".")[0]
+        if not re.search(rf"\b{re.escape(base.upper())}\b", source):
+            missing.append(f"the filter {c.text}")
+    return missing
+
+
 def _share(asked: int, missed: int) -> float:
     return (asked - missed) / asked if asked else 1.0
 
@@ -212,26 +229,50 @@ def _is_string(f: MetaField) -> bool:
     return any(t.rpartition(":")[2] in ("string", "String") for t in f.types)
 
 
-def _asked(request: str, today: date) -> dict[str, Any]:
+def _asked(request: str, today: date, context: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What is asked; `context` (the thread's previous 1C plan, for a follow-up) fills the
+    kind and the period the new words leave unsaid ("а на 31.10?" keeps "остатки")."""
     period = extract_period(request, today)
     grammar = read_ask(request)
     at_date = grammar.at_date or bool(period and period.span.lower().startswith("на "))
     ask = grammar.ask
+    if context and period is None and context.get("period"):
+        period = Period.model_validate(context["period"])
+    if ask == "" and context and context.get("ask") and not at_date:
+        ask = context["ask"]
     if ask == "" and at_date:
         ask = "at_date"
     if ask == "" and period:
         ask = "turnover"
-    balance = ask in ("balance", "balance_turnover", "at_date")
     return {
         "ask": ask,
         "close": grammar.close,
-        "balance": balance,
+        "balance": ask in ("balance", "balance_turnover", "at_date"),
         "turnover": ask in ("turnover", "balance_turnover"),
         "movements": ask == "movements",
         "list": ask in ("list", "documents"),
         "grain": extract_grain(request),
         "period": period,
     }
+
+
+FOLLOWED = (
+    "AccumulationRegister",
+    "InformationRegister",
+    "AccountingRegister",
+    "Document",
+    "Report",
+)
+
+
+def _names_own_object(source: OneCSource, req: Request) -> bool:
+    """The request names a register, a document or a report of its own: a new subject, not a
+    follow-up (a catalog named, "и по складам", is a grouping of the previous object)."""
+    return any(
+        label_hits(o.name, o.synonyms, req.words, req.content)[0] >= 1.0
+        for o in source.config.objects.values()
+        if o.kind in FOLLOWED
+    )
 
 
 # fit of (object kind, virtual table) to what is asked: the kind decides before any name
@@ -408,6 +449,9 @@ def _candidate(
         + unplaced_items,
     )
     fit, why = _table_fit(obj, vt, asked)
+    missing = _not_covered(report_query, asked, conditions) if report is not None else []
+    if missing:  # the report's own query would drop what was asked: a query is written instead
+        fit, why = 0.0, f"the report's schema does not cover {', '.join(missing)}"
     named_fields = req_field_words - name_used
     fields_share = (
         (len(set().union(set(), *fields.values()) & named_fields) / len(named_fields))
@@ -481,12 +525,25 @@ def _check(c: OneCCandidate, source: OneCSource, trace: Trace) -> None:
 
 
 def onec_candidates(
-    request: str, source: OneCSource, facts: dict[str, Any], today: date, trace: Trace
+    request: str,
+    source: OneCSource,
+    facts: dict[str, Any],
+    today: date,
+    trace: Trace,
+    context: dict[str, Any] | None = None,
 ) -> tuple[list[OneCCandidate], dict[str, Any]]:
-    """Every object's candidates, scored and sorted best first, and what the request asked for."""
+    """Every object's candidates, scored and sorted best first, and what the request asked for.
+
+    `context` is the thread's previous 1C plan: a follow-up that names no register, document
+    or report of its own keeps that object (and its kind and period where it says none)."""
     asked = _asked(request, today)
+    req = read(request, source.config, asked["period"].span if asked["period"] else "")
+    focus = None
+    if context and context.get("object") and not _names_own_object(source, req):
+        focus = context["object"]
+        asked = _asked(request, today, context)
+        trace.branch("a follow-up: the thread's 1C object kept", object=focus, ask=asked["ask"])
     period = asked["period"]
-    req = read(request, source.config, period.span if period else "")
     field_words = _field_words(source, req)
     out: list[OneCCandidate] = []
     for obj in source.config.objects.values():
@@ -509,6 +566,12 @@ def onec_candidates(
         for vt in virtual_tables(obj):
             out.append(_candidate(obj, vt, source, req, asked, field_words))
     relevant = [c for c in out if c.scores["name"] > 0 or c.scores["coverage"] > 0]
+    if focus:
+        kept_object = [c for c in out if c.register.full_name == focus and c.report is None]
+        if any(c.fits for c in kept_object) or not asked["ask"]:
+            relevant = kept_object
+        else:
+            trace.branch("the follow-up asks what the thread's object cannot give: a new choice")
     relevant.sort(key=OneCCandidate.sort_key)
     kept = relevant[:MAX_CANDIDATES]
     for c in kept:
@@ -522,6 +585,8 @@ def onec_candidates(
         kept=len(kept),
     )
     shown = {
+        "ask": asked["ask"],
+        "follow_up": focus,
         "balance": asked["balance"],
         "turnover": asked["turnover"],
         "grain": asked["grain"],
@@ -535,14 +600,15 @@ def onec_candidates(
 CLOSE = 0.5  # two objects of different kinds within this total are too close to choose between
 
 
-def unsure(cands: list[OneCCandidate]) -> str | None:
-    """Why the choice is unsure: nothing of the request named, no object of the asked kind
-    named, two objects tied, or two objects of different kinds scoring close."""
+def unsure(cands: list[OneCCandidate], follow_up: bool = False) -> str | None:
+    """Why the choice is unsure: nothing of the request named (a follow-up names its object
+    through the thread), no object of the asked kind named, two objects tied, or two objects
+    of different kinds scoring close."""
     valid = [c for c in cands if c.valid]
     if not valid:
         return None
     best = valid[0]
-    if best.scores["name"] == 0 and best.scores["coverage"] < 0.5:
+    if not follow_up and best.scores["name"] == 0 and best.scores["coverage"] < 0.5:
         return "no object is named by the request"
     if not best.fits:
         return f"no object of the kind asked is named; the nearest is {best.object_name}"
