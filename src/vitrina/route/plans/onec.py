@@ -377,7 +377,8 @@ def _candidate(
     report: MetaObject | None = None,
     report_query: str = "",
 ) -> OneCCandidate:
-    allowed = set(req.content)
+    # an item's noun ("покупателю Ромашка") is scored under filters, placed or not: not twice
+    allowed = set(req.content) - {i.noun for i in req.items}
     item_words = set().union(set(), *(i.words for i in req.items))
     value_words = set().union(item_words, *(v.words for v in req.values))
     placed, unplaced_values = _place(obj, req.values)

@@ -224,7 +224,8 @@ def read(text: str, config: Configuration, period_span: str = "") -> Request:
     req.values = [v for v in _values(config, words, content) if not v.words <= nouns]
     valued = set().union(set(), *(v.words for v in req.values))
     req.items = _named_items(text, tokens, config, req, nouns | valued)
-    req.content |= set().union(set(), *(i.words for i in req.items))  # to be explained
+    # a typed name is free text any object with such a field takes: evidence for none
+    req.content -= set().union(set(), *(i.words for i in req.items))
     return req
 
 
