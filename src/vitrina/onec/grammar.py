@@ -49,6 +49,7 @@ LIST = re.compile(r"\b(список\w*|перечен\w*|перечисли\w*|l
 ATTRIBUTES = re.compile(
     r"\b(реквизит\w*|пол[ея]|полей|attributes?|fields?|columns?|состав\w*|структур\w*)\b"
 )
+OBJECT = re.compile(r"\b(справочник\w*|документ\w*|регистр\w*|catalogs?|documents?|registers?)\b")
 QUESTION = re.compile(r"\b(как\w*|что|which|what|есть|have|has)\b")
 REPORTS = re.compile(r"\b(отчет\w*|reports?)\b")
 REPORT_LIST = re.compile(
@@ -90,6 +91,7 @@ def _found(low: str) -> dict[str, str]:
             ("list", LIST),
             ("attributes", ATTRIBUTES),
             ("question", QUESTION),
+            ("object", OBJECT),
             ("report_list", REPORT_LIST),
             ("at_date", AT_DATE),
         )
@@ -97,9 +99,14 @@ def _found(low: str) -> dict[str, str]:
     }
 
 
+TABLE_TURNOVER = re.compile(r"\b(оборот\w*|turnovers?)\b")
+
+
 def _attributes(f: dict[str, str], words: int) -> bool:
-    figures = "balance" in f or "turnover" in f
-    return "attributes" in f and not figures and ("question" in f or "list" in f or words <= 4)
+    # "поля регистра продажи": "продажи" names the register; only table words mean figures
+    figures = "balance" in f or bool(TABLE_TURNOVER.search(f.get("turnover", "")))
+    said = "question" in f or "list" in f or "object" in f or words <= 4
+    return "attributes" in f and not figures and said
 
 
 def _balance(f: dict[str, str]) -> bool:
@@ -112,6 +119,8 @@ RULES: tuple[tuple[Callable[[dict[str, str], int], bool], Ask, tuple[Ask, ...]],
     (lambda f, n: "report_list" in f, "reports", ()),
     (_attributes, "attributes", ()),
     (lambda f, n: "recorder" in f or ("records" in f and "register" in f), "records", ()),
+    # "документы поступления товаров": the documents, whatever business word follows
+    (lambda f, n: "documents" in f and "balance" not in f, "documents", ()),
     (
         lambda f, n: _balance(f) and ("turnover" in f or "opening" in f or "movements" in f),
         "balance_turnover",
@@ -121,7 +130,6 @@ RULES: tuple[tuple[Callable[[dict[str, str], int], bool], Ask, tuple[Ask, ...]],
     (lambda f, n: _balance(f), "balance", ()),
     (lambda f, n: "turnover" in f and "at_date" in f, "turnover", ("balance",)),
     (lambda f, n: "turnover" in f, "turnover", ()),
-    (lambda f, n: "documents" in f, "documents", ()),
     (lambda f, n: "at_date" in f, "at_date", ()),
     (lambda f, n: "list" in f, "list", ()),
     (lambda f, n: "records" in f, "turnover", ("records",)),  # "движение товаров": turnovers

@@ -310,6 +310,12 @@ ASK_FIT: dict[str, dict[tuple[str, str], float]] = {
     "movements": {("AR", "Обороты"): 1.0, ("AR", "ОстаткиИОбороты"): 0.8, ("AT", "Обороты"): 0.5},
     "records": {("AR", ""): 1.0, ("AT", ""): 1.0, ("ACC", ""): 1.0, ("IR", ""): 0.6},
     "documents": {("Document", ""): 1.0, ("Catalog", ""): 0.2},
+    "list": {
+        ("Document", ""): 1.0,
+        ("Catalog", ""): 1.0,
+        ("IR", ""): 1.0,
+        ("IR", "СрезПоследних"): 0.8,
+    },
 }
 KIND_FIT = 0.5  # below it the object is of another kind than asked: ranked after every fitting one
 
