@@ -15,7 +15,7 @@ explicit criteria, all shown to the user:
 
 The kind comes first (issue 33): what is asked (`vitrina.onec.grammar.read_ask`: a balance at a
 date, turnovers, both, movements, records, a document list) gives every (object kind, table)
-a fit (ASK_FIT); a candidate whose fit is below KIND_FIT is ranked after every one that fits,
+a fit (ASK_FIT, onec_kind.py); a candidate whose fit is below KIND_FIT is ranked after every one that fits,
 whatever its names score, so a catalog named "товары" never answers "остатки товаров". Names
 then choose within the kind.
 
@@ -30,12 +30,10 @@ answer says it is unsure and shows the candidates.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from vitrina.language.periods import Period, extract_grain, extract_period
 from vitrina.onec import (
     Condition,
     MetaField,
@@ -44,10 +42,21 @@ from vitrina.onec import (
     OneCSource,
     check_query,
     check_sources,
-    read_ask,
     write_query,
 )
-from vitrina.route.plans.onec_match import Request, Value, field_hits, label_hits, read
+from vitrina.route.plans.onec_filters import not_covered, place_items, place_values, share_of
+from vitrina.route.plans.onec_kind import (
+    KIND_FIT,
+    RECORDED,
+    kind_fit,
+    names_own_object,
+    natural_table,
+    read_asked,
+    short_kind,
+    table_fit,
+    virtual_tables,
+)
+from vitrina.route.plans.onec_match import Request, field_hits, label_hits, read
 from vitrina.trace import Trace
 
 WEIGHTS = {"coverage": 4.0, "name": 3.0, "fields": 2.0, "filters": 2.0, "table": 2.0, "kind": 1.0}
@@ -59,7 +68,6 @@ KIND_ORDER = {
     "Document": 2,
     "Catalog": 3,
 }
-RECORDED = ("AccumulationRegister", "AccountingRegister")
 MAX_CANDIDATES = 60  # candidates kept after scoring (a large configuration has thousands of tables)
 
 
@@ -89,7 +97,7 @@ class OneCCandidate:
         return self.scores.get("table", 0.0) >= KIND_FIT
 
     def sort_key(self) -> tuple:
-        natural = self.query.virtual_table == _natural(self.register)
+        natural = self.query.virtual_table == natural_table(self.register)
         return (
             not self.valid,
             not self.fits,
@@ -100,31 +108,6 @@ class OneCCandidate:
             not natural,
             self.id,
         )
-
-
-def _natural(obj: MetaObject) -> str:
-    if obj.kind == "AccumulationRegister":
-        return "Остатки" if obj.register_type == "Balance" else "Обороты"
-    if obj.kind == "AccountingRegister":
-        return "Остатки"
-    return "СрезПоследних" if obj.kind == "InformationRegister" and obj.periodic else ""
-
-
-def virtual_tables(obj: MetaObject) -> list[str]:
-    """The tables a candidate may read; "" of a register is its records (движения)."""
-    if obj.kind == "AccumulationRegister":
-        return (
-            ["Остатки", "Обороты", "ОстаткиИОбороты", ""]
-            if obj.register_type == "Balance"
-            else ["Обороты", ""]
-        )
-    if obj.kind == "AccountingRegister":
-        return ["Остатки", "Обороты", ""]
-    if obj.kind == "InformationRegister":
-        return ["СрезПоследних", ""] if obj.periodic else [""]
-    if obj.kind in ("Document", "Catalog"):
-        return [""]
-    return []
 
 
 def _fields_of(obj: MetaObject) -> list[MetaField]:
@@ -142,237 +125,6 @@ def _named_fields(
     return out
 
 
-def _place(obj: MetaObject, values: list[Value]) -> tuple[list[Condition], list[Value]]:
-    """Each value on the object's field of its type (the first dimension, else attribute)."""
-    placed, unplaced = [], []
-    for v in values:
-        target = next(
-            (
-                f
-                for f in (*obj.dimensions, *obj.attributes)
-                if v.type_ref in [t.rpartition(":")[2].replace("Ref.", ".") for t in f.types]
-            ),
-            None,
-        )
-        if target is None:
-            unplaced.append(v)
-        else:
-            placed.append(Condition(field=target.name, expression=v.expression, says=v.says))
-    return placed, unplaced
-
-
-PERIOD_PARAMETER = re.compile(r"&\w*(период|дат|границ|момент|period|date)", re.IGNORECASE)
-
-
-def _not_covered(query: str, asked: dict[str, Any], conditions: list[Condition]) -> list[str]:
-    """What the request asks that a report's schema query cannot take: the period (no date
-    parameter) and each filter whose field the query neither filters nor offers for a filter
-    (the text after ИЗ: the virtual table's condition, ГДЕ and the composition braces)."""
-    missing = ["the period"] if asked["period"] and not PERIOD_PARAMETER.search(query) else []
-    source = re.split(r"\bИЗ\b", query.upper(), maxsplit=1)[-1]
-    for c in conditions:
-        base = c.field.partition(".")[0]
-        if not re.search(rf"\b{re.escape(base.upper())}\b", source):
-            missing.append(f"the filter {c.text}")
-    return missing
-
-
-def _share(asked: int, missed: int) -> float:
-    return (asked - missed) / asked if asked else 1.0
-
-
-def _place_items(
-    obj: MetaObject, source: OneCSource, req: Request
-) -> tuple[list[Condition], set[int], list[str]]:
-    """Items named in the request that the configuration does not predefine, as filters by
-    name on the field their noun names: `Склад.Наименование = &Склад` for a reference to a
-    catalog, `Warehouse = &Warehouse` for a string field. Never dropped: an item with no such
-    field in the object is returned as unplaced (the answer says so)."""
-    placed: list[Condition] = []
-    words: set[int] = set()
-    unplaced: list[str] = []
-    for item in req.items:
-        target = next(
-            (
-                f
-                for f in (*obj.dimensions, *obj.attributes)
-                if field_hits(f, source.config, req.words, {item.noun})[0] >= 1.0
-                and (_is_catalog_ref(f) or _is_string(f))
-            ),
-            None,
-        )
-        if target is None:
-            unplaced.append(f"{req.words[item.noun]} {item.name} → {obj.ru_name}")
-            continue
-        param = target.name if all(c.parameter != target.name for c in placed) else None
-        param = param or f"{target.name}{len(placed) + 1}"
-        placed.append(
-            Condition(
-                field=f"{target.name}.Наименование" if _is_catalog_ref(target) else target.name,
-                expression=f"&{param}",
-                says=f"{req.words[item.noun]} {item.name}",
-                parameter=param,
-                parameter_type="Строка",
-                parameter_value=item.name,
-                where=True,  # a name is read through a reference: after the virtual table
-            )
-        )
-        words |= item.words | {item.noun}
-    return placed, words, unplaced
-
-
-def _is_catalog_ref(f: MetaField) -> bool:
-    return (f.ref_target or "").startswith("Catalog.")
-
-
-def _is_string(f: MetaField) -> bool:
-    return any(t.rpartition(":")[2] in ("string", "String") for t in f.types)
-
-
-def _asked(request: str, today: date, context: dict[str, Any] | None = None) -> dict[str, Any]:
-    """What is asked; `context` (the thread's previous 1C plan, for a follow-up) fills the
-    kind and the period the new words leave unsaid ("а на 31.10?" keeps "остатки")."""
-    period = extract_period(request, today)
-    grammar = read_ask(request)
-    at_date = grammar.at_date or bool(period and period.span.lower().startswith("на "))
-    ask = grammar.ask
-    if context and period is None and context.get("period"):
-        period = Period.model_validate(context["period"])
-    if ask == "" and context and context.get("ask") and not at_date:
-        ask = context["ask"]
-    if ask == "" and at_date:
-        ask = "at_date"
-    if ask == "" and period:
-        ask = "turnover"
-    return {
-        "ask": ask,
-        "close": grammar.close,
-        "balance": ask in ("balance", "balance_turnover", "at_date"),
-        "turnover": ask in ("turnover", "balance_turnover"),
-        "movements": ask == "movements",
-        "list": ask in ("list", "documents"),
-        "grain": extract_grain(request),
-        "period": period,
-    }
-
-
-FOLLOWED = (
-    "AccumulationRegister",
-    "InformationRegister",
-    "AccountingRegister",
-    "Document",
-    "Report",
-)
-
-
-def _names_own_object(source: OneCSource, req: Request) -> bool:
-    """The request names a register, a document or a report of its own: a new subject, not a
-    follow-up (a catalog named, "и по складам", is a grouping of the previous object)."""
-    return any(
-        label_hits(o.name, o.synonyms, req.words, req.content)[0] >= 1.0
-        for o in source.config.objects.values()
-        if o.kind in FOLLOWED
-    )
-
-
-# fit of (object kind, virtual table) to what is asked: the kind decides before any name
-# ("AR" a balance register, "AT" a turnovers register, "IR" an information register)
-ASK_FIT: dict[str, dict[tuple[str, str], float]] = {
-    "balance": {
-        ("AR", "Остатки"): 1.0,
-        ("AR", "ОстаткиИОбороты"): 0.4,
-        ("ACC", "Остатки"): 1.0,
-        ("IR", "СрезПоследних"): 0.2,
-    },
-    "at_date": {
-        ("AR", "Остатки"): 1.0,
-        ("ACC", "Остатки"): 1.0,
-        ("IR", "СрезПоследних"): 1.0,
-        ("IR", ""): 0.6,
-        ("AR", "ОстаткиИОбороты"): 0.3,
-        ("AT", "Обороты"): 0.2,
-    },
-    "turnover": {
-        ("AT", "Обороты"): 1.0,
-        ("AR", "Обороты"): 1.0,
-        ("ACC", "Обороты"): 1.0,
-        ("AR", "ОстаткиИОбороты"): 0.5,
-        ("IR", ""): 0.3,
-        ("IR", "СрезПоследних"): 0.2,
-        ("Document", ""): 0.3,
-    },
-    "balance_turnover": {
-        ("AR", "ОстаткиИОбороты"): 1.0,
-        ("AR", "Остатки"): 0.4,
-        ("AR", "Обороты"): 0.4,
-        ("ACC", "Остатки"): 0.4,
-    },
-    "movements": {("AR", "Обороты"): 1.0, ("AR", "ОстаткиИОбороты"): 0.8, ("AT", "Обороты"): 0.5},
-    "records": {("AR", ""): 1.0, ("AT", ""): 1.0, ("ACC", ""): 1.0, ("IR", ""): 0.6},
-    "documents": {("Document", ""): 1.0, ("Catalog", ""): 0.2},
-    "list": {
-        ("Document", ""): 1.0,
-        ("Catalog", ""): 1.0,
-        ("IR", ""): 1.0,
-        ("IR", "СрезПоследних"): 0.8,
-    },
-}
-KIND_FIT = 0.5  # below it the object is of another kind than asked: ranked after every fitting one
-
-
-def _short_kind(obj: MetaObject) -> str:
-    if obj.kind == "AccumulationRegister":
-        return "AR" if obj.register_type == "Balance" else "AT"
-    return {"AccountingRegister": "ACC", "InformationRegister": "IR"}.get(obj.kind, obj.kind)
-
-
-def _table_fit(obj: MetaObject, vt: str, asked: dict[str, Any]) -> tuple[float, str]:
-    fits = ASK_FIT.get(asked["ask"])
-    if fits is not None:
-        fit = fits.get((_short_kind(obj), vt), 0.0)
-        return fit, f"{asked['ask'].replace('_', ' ')} asked"
-    if vt == "" and obj.kind in ("AccumulationRegister", "AccountingRegister"):
-        return 0.0, "records not asked"
-    balance, turnover = asked["balance"], asked["turnover"]
-    if obj.kind in ("Document", "Catalog"):
-        if asked["list"] or not (balance or turnover):
-            return 0.8, "a list of objects"
-        return 0.2, "balances or turnovers asked: a list holds neither"
-    if obj.kind == "InformationRegister":
-        if turnover or asked["movements"]:
-            return 0.3, "movements asked: an information register holds values, not movements"
-        if balance:
-            return 0.6, "the latest values at a date" if vt == "СрезПоследних" else "all records"
-        return (
-            (1.0, "the latest values")
-            if vt == "СрезПоследних" or not obj.periodic
-            else (0.5, "all records")
-        )
-    if balance and turnover:
-        return {"ОстаткиИОбороты": 1.0}.get(vt, 0.4), "balances and turnovers asked"
-    if balance:
-        return {"Остатки": 1.0, "ОстаткиИОбороты": 0.4}.get(vt, 0.0), "balances at a date asked"
-    if asked["movements"]:
-        if obj.register_type != "Balance":
-            return 0.5, "receipts and issues asked: a turnovers register has no Приход/Расход"
-        return {"Обороты": 1.0, "ОстаткиИОбороты": 0.8}.get(vt, 0.0), "receipts and issues asked"
-    if turnover:
-        fit = {"Обороты": 1.0, "ОстаткиИОбороты": 0.5}.get(vt, 0.0)
-        return fit, "movements over a period asked"
-    natural = _natural(obj)
-    return (
-        1.0 if vt == natural else 0.3
-    ), f"nothing said: {natural} is the register's natural table"
-
-
-def _kind_fit(obj: MetaObject, asked: dict[str, Any], has_resources: bool) -> float:
-    if asked["list"]:
-        return 1.0 if obj.kind in ("Catalog", "Document") else 0.3
-    if obj.kind in ("AccumulationRegister", "AccountingRegister", "InformationRegister"):
-        return 1.0 if has_resources else 0.5
-    return 0.2 if asked["balance"] or asked["turnover"] else 0.5
-
-
 def _candidate(
     obj: MetaObject,
     vt: str,
@@ -387,11 +139,11 @@ def _candidate(
     allowed = set(req.content) - {i.noun for i in req.items}
     item_words = set().union(set(), *(i.words for i in req.items))
     value_words = set().union(item_words, *(v.words for v in req.values))
-    placed, unplaced_values = _place(obj, req.values)
+    placed, unplaced_values = place_values(obj, req.values)
     placed_words = (
         set().union(*(v.words for v in req.values if v not in unplaced_values)) if placed else set()
     )
-    by_name, named_words, unplaced_items = _place_items(obj, source, req)
+    by_name, named_words, unplaced_items = place_items(obj, source, req)
     placed += by_name
     placed_words |= named_words
     label = report or obj
@@ -455,8 +207,8 @@ def _candidate(
         ]
         + unplaced_items,
     )
-    fit, why = _table_fit(obj, vt, asked)
-    missing = _not_covered(report_query, asked, conditions) if report is not None else []
+    fit, why = table_fit(obj, vt, asked)
+    missing = not_covered(report_query, asked, conditions) if report is not None else []
     if missing:  # the report's own query would drop what was asked: a query is written instead
         fit, why = 0.0, f"the report's schema does not cover {', '.join(missing)}"
     named_fields = req_field_words - name_used
@@ -475,7 +227,7 @@ def _candidate(
         ("fields", fields_share, "fields " + (", ".join(fields) or "-")),
         (
             "filters",
-            _share(len(req.values) + len(req.items), len(unplaced_values) + len(unplaced_items)),
+            share_of(len(req.values) + len(req.items), len(unplaced_values) + len(unplaced_items)),
             "filters "
             + (", ".join(p.text for p in placed) or "-")
             + (f"; not placed: {', '.join(c.unplaced)}" if c.unplaced else ""),
@@ -483,7 +235,7 @@ def _candidate(
         ("table", fit, f"{vt or 'table'}: {why}"),
         (
             "kind",
-            0.8 if report is not None else _kind_fit(obj, asked, bool(obj.resources)),
+            0.8 if report is not None else kind_fit(obj, asked, bool(obj.resources)),
             label.kind,
         ),
     ]
@@ -543,12 +295,12 @@ def onec_candidates(
 
     `context` is the thread's previous 1C plan: a follow-up that names no register, document
     or report of its own keeps that object (and its kind and period where it says none)."""
-    asked = _asked(request, today)
+    asked = read_asked(request, today)
     req = read(request, source.config, asked["period"].span if asked["period"] else "")
     focus = None
-    if context and context.get("object") and not _names_own_object(source, req):
+    if context and context.get("object") and not names_own_object(source, req):
         focus = context["object"]
-        asked = _asked(request, today, context)
+        asked = read_asked(request, today, context)
         trace.branch("a follow-up: the thread's 1C object kept", object=focus, ask=asked["ask"])
     period = asked["period"]
     field_words = _field_words(source, req)
@@ -623,7 +375,7 @@ def unsure(cands: list[OneCCandidate], follow_up: bool = False) -> str | None:
     if rival and rival.total == best.total and len(rival.explained) == len(best.explained):
         return f"{best.object_name} and {rival.object_name} fit equally"
     other = next(
-        (c for c in valid[1:] if c.fits and _short_kind(c.register) != _short_kind(best.register)),
+        (c for c in valid[1:] if c.fits and short_kind(c.register) != short_kind(best.register)),
         None,
     )
     if other and best.total - other.total < CLOSE and other.object_name != best.object_name:
