@@ -236,3 +236,28 @@ def test_held_out_wordings(shop, text, obj, vt):
     assert result.report["object"] == obj
     assert result.report.get("virtual_table") == vt
     assert check_query(result.report["query"]).ok
+
+
+@pytest.mark.parametrize(
+    "text, obj, vt",
+    [
+        (
+            "движения РегистрБухгалтерии1 за ноябрь 2025",
+            "РегистрБухгалтерии.РегистрБухгалтерии1",
+            "",
+        ),
+        ("записи РегистрСведений2", "РегистрСведений.РегистрСведений2", ""),
+        (
+            "остатки и движения РегистрНакопления1 за ноябрь 2025",
+            "РегистрНакопления.РегистрНакопления1",
+            "ОстаткиИОбороты",
+        ),
+    ],
+)
+def test_numbered_names_on_the_designer_demo(shared_fixtures, text, obj, vt):
+    """Names like "РегистрСведений2" name only their own object, not every "Регистр…"."""
+    source = OneCSource.load(shared_fixtures / "onec" / "designer-mdclasses")
+    result = RouteService(onec=source, today=TODAY, write_files=False).handle(text)
+    assert result.status == "planned", result.answer
+    assert (result.report["object"], result.report["virtual_table"]) == (obj, vt)
+    assert check_query(result.report["query"]).ok

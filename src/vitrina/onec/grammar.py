@@ -43,7 +43,7 @@ OPENING_CLOSING = re.compile(r"\b(начальн\w*|конечн\w*|opening|clos
 MOVEMENTS = re.compile(r"\b(приход\w*|расход\w*|выбыти\w*|receipts?|issues?)\b")
 RECORDS = re.compile(r"\b(движени\w*|запис[иейя]\w*|movements?|records?|entries)\b")
 RECORDER = re.compile(r"\b(регистратор\w*|recorders?)\b")
-REGISTER = re.compile(r"\b(регистр\w?|регистра|регистру|регистре|registers?)\b")
+REGISTER = re.compile(r"\b(регистр\w*|registers?)\b")  # also a register named "РегистрX"
 DOCUMENTS = re.compile(r"\b(документ|документы|документов|documents?)\b")
 LIST = re.compile(r"\b(список\w*|перечен\w*|перечисли\w*|list)\b")
 ATTRIBUTES = re.compile(
@@ -118,11 +118,18 @@ def _balance(f: dict[str, str]) -> bool:
 RULES: tuple[tuple[Callable[[dict[str, str], int], bool], Ask, tuple[Ask, ...]], ...] = (
     (lambda f, n: "report_list" in f, "reports", ()),
     (_attributes, "attributes", ()),
-    (lambda f, n: "recorder" in f or ("records" in f and "register" in f), "records", ()),
+    (
+        lambda f, n: "recorder" in f or ("records" in f and "register" in f and not _balance(f)),
+        "records",
+        (),
+    ),
     # "документы поступления товаров": the documents, whatever business word follows
     (lambda f, n: "documents" in f and "balance" not in f, "documents", ()),
     (
-        lambda f, n: _balance(f) and ("turnover" in f or "opening" in f or "movements" in f),
+        lambda f, n: (
+            _balance(f)
+            and ("turnover" in f or "opening" in f or "movements" in f or "records" in f)
+        ),
         "balance_turnover",
         (),
     ),

@@ -147,16 +147,17 @@ def _candidate(
     placed += by_name
     placed_words |= named_words
     label = report or obj
-    name_share, name_used = label_hits(
-        label.name, label.synonyms, req.words, allowed - req.grouping
-    )
+    # a word that is another object's exact name ("РегистрСведений2") names only that one
+    mine = {obj.name.lower(), label.name.lower()}
+    free = allowed - {i for i in req.exact if req.words[i] not in mine}
+    name_share, name_used = label_hits(label.name, label.synonyms, req.words, free - req.grouping)
     _, direct_used = label_hits(
-        label.name, label.synonyms, req.words, allowed - req.grouping, direct=True
+        label.name, label.synonyms, req.words, free - req.grouping, direct=True
     )
     if report is not None:  # a report also answers with what its register is called
-        r_share, r_used = label_hits(obj.name, obj.synonyms, req.words, allowed)
+        r_share, r_used = label_hits(obj.name, obj.synonyms, req.words, free)
         name_used |= r_used if r_share >= 1.0 else set()
-    fields = _named_fields(obj, source, req, allowed - value_words)
+    fields = _named_fields(obj, source, req, allowed - value_words)  # a reference names it too
     fields = {
         n: u
         for n, u in fields.items()

@@ -122,7 +122,7 @@ ASK_FIT: dict[str, dict[tuple[str, str], float]] = {
         ("ACC", "Остатки"): 0.4,
     },
     "movements": {("AR", "Обороты"): 1.0, ("AR", "ОстаткиИОбороты"): 0.8, ("AT", "Обороты"): 0.5},
-    "records": {("AR", ""): 1.0, ("AT", ""): 1.0, ("ACC", ""): 1.0, ("IR", ""): 0.6},
+    "records": {("AR", ""): 1.0, ("AT", ""): 1.0, ("ACC", ""): 1.0, ("IR", ""): 1.0},
     "documents": {("Document", ""): 1.0, ("Catalog", ""): 0.2},
     "list": {
         ("Document", ""): 1.0,

@@ -119,6 +119,7 @@ class Request:
     values: list[Value] = field(default_factory=list)
     period_words: set[int] = field(default_factory=set)
     items: list[NamedItem] = field(default_factory=list)
+    exact: set[int] = field(default_factory=set)  # words that are an object's exact name
 
 
 def _labels(name: str, synonyms: dict[str, str]) -> list[list[str]]:
@@ -217,6 +218,7 @@ def read(text: str, config: Configuration, period_span: str = "") -> Request:
     req = Request(
         words=words, content=content, period_words={i for i, w in enumerate(words) if w in period}
     )
+    req.exact = {i for i in content if words[i] in names}
     req.grouping = {
         i + 1 for i, w in enumerate(words[:-1]) if w in ("по", "by") and i + 1 in content
     }
