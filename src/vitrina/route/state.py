@@ -20,6 +20,7 @@ class RouteState(TypedDict, total=False):
     request: str
     face: Face
     thread_id: str
+    onec_context: dict[str, Any] | None  # the thread's previous 1C plan, for a follow-up
     # supervisor
     lang: str
     target: Literal["warehouse", "onec"]
