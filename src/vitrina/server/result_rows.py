@@ -182,6 +182,7 @@ def page(path: Path, metas: list[ColumnMeta], query: RowsQuery, lang: str) -> di
 
     columns = columns_of(path, metas)
     total_rows = pq.ParquetFile(path).metadata.num_rows
+    text = (query.text or "").strip()
     limit = max(1, min(query.limit, MAX_PAGE))
     conn = _connect()
     try:
@@ -208,9 +209,7 @@ def page(path: Path, metas: list[ColumnMeta], query: RowsQuery, lang: str) -> di
         "matched": matched,
         "total_rows": total_rows,
         "sort": {"column": query.sort, "desc": query.desc} if query.sort else None,
-        "filter": {"column": query.column, "text": query.text.strip()}
-        if (query.text or "").strip()
-        else None,
+        "filter": {"column": query.column, "text": text} if text else None,
         "totals": [
             None if not c.totalled or s is None else format_value(s, c.meta, lang)
             for c, s in zip(columns, sums, strict=True)
