@@ -36,6 +36,7 @@ ROUTES: tuple[Route, ...] = (
     Route("PATCH", "/api/threads/{thread_id}", threads.rename_thread, "rename_thread"),
     Route("DELETE", "/api/threads/{thread_id}", threads.delete_thread, "delete_thread"),
     Route("POST", "/api/threads/{thread_id}/messages", threads.post_message, "post_message"),
+    Route("GET", "/api/threads/{thread_id}/live", threads.follow_turn, "follow_turn"),
     Route("POST", "/api/threads/{thread_id}/feedback", threads.post_feedback, "post_feedback"),
     Route("GET", "/api/runs/{run_id}/excel", runs.run_excel, "run_excel"),
     Route("GET", "/api/runs/{run_id}/csv", runs.run_csv, "run_csv"),

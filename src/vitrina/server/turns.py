@@ -31,6 +31,7 @@ from vitrina.present.cells import cut_reply
 from vitrina.server.docs_source import render_markdown
 from vitrina.server.errors import ApiError
 from vitrina.server.history import result_links
+from vitrina.server.live import LiveLog
 from vitrina.server.roles import allows
 from vitrina.server.seams import AskServing
 from vitrina.server.store import Store, ThreadRecord
@@ -125,17 +126,30 @@ class TurnRunner:
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vitrina-turn")
         self._busy: set[str] = set()
         self._lock = threading.Lock()
+        self.live = LiveLog(store)  # turns in flight, for a reload or another tab
 
     def claim(self, thread_id: str) -> None:
         with self._lock:
             if thread_id in self._busy:
-                raise ApiError(
-                    409,
-                    "thread_busy",
-                    "this dialog is still answering the previous message",
-                    "диалог ещё отвечает на предыдущее сообщение",
-                )
+                raise busy_error()
             self._busy.add(thread_id)
+
+    def claim_anywhere(self, thread_id: str) -> None:
+        """Claim the dialog here, and refuse when a turn of it runs on another process over
+        the same state database (its live events say so)."""
+        try:
+            self.claim(thread_id)
+        except ApiError:
+            found = self.live.running(thread_id)
+            raise busy_error(found.question if found else None) from None
+        try:
+            running = self.live.running(thread_id)
+        except Exception:
+            self.release(thread_id)
+            raise
+        if running is not None:
+            self.release(thread_id)
+            raise busy_error(running.question)
 
     def release(self, thread_id: str) -> None:
         with self._lock:
@@ -272,6 +286,13 @@ class TurnRunner:
         emit({"type": "result", "run_id": None, "thread_id": thread.id, "result": turn})
 
     def _work(self, thread: ThreadRecord, text: str, emit: Any) -> None:
+        live = None
+        try:
+            self.store.record_turn(thread.id, text)  # the title shows while it runs
+            live = self.live.begin(thread.id, text)
+        except Exception as exc:  # the turn still runs: only a reload cannot follow it
+            log.warning("turn of dialog %s not kept for a reload: %s", thread.id, exc)
+        emit = _kept(emit, live)
         try:
             intent, waiting = self.intent(thread, text)
             if intent == "ask":
@@ -338,3 +359,35 @@ class TurnRunner:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=False)
+
+
+def busy_error(question: str | None = None) -> ApiError:
+    """409 in words: the dialog answers another message; what to do about it."""
+    asked = f" «{question[:120]}»" if question else ""
+    return ApiError(
+        409,
+        "thread_busy",
+        f"this dialog is still answering the previous question{asked}; your text is kept: "
+        "send it when that answer has come",
+        f"диалог ещё отвечает на предыдущий вопрос{asked}; ваш текст сохранён — "
+        "отправьте его, когда придёт ответ",
+    )
+
+
+def _kept(emit: Any, live: Any) -> Any:
+    """`emit` that also keeps each event in the turn's live log (a failure there is logged,
+    never the turn's failure)."""
+    if live is None:
+        return emit
+
+    def both(item: Any) -> None:
+        try:
+            if item is _DONE:
+                live.finish()
+            else:
+                live.add(item)
+        except Exception as exc:
+            log.warning("live event of a turn not kept: %s", exc)
+        emit(item)
+
+    return both
