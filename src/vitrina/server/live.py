@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -99,14 +100,24 @@ class LiveLog:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        metadata.create_all(store.engine, checkfirst=True)
+        self._ready = False
+        self._lock = threading.Lock()
+
+    @property
+    def engine(self) -> Any:
+        """The store's engine, with this table made on first use."""
+        with self._lock:
+            if not self._ready:
+                metadata.create_all(self.store.engine, checkfirst=True)
+                self._ready = True
+        return self.store.engine
 
     def begin(self, thread_id: str, question: str) -> LiveTurn:
         """A new turn of the dialog: the finished one's rows go, the question is event 0."""
         import uuid
 
         turn_id = uuid.uuid4().hex
-        with self.store.engine.begin() as conn:
+        with self.engine.begin() as conn:
             conn.execute(delete(live_events).where(live_events.c.thread_id == thread_id))
             conn.execute(
                 live_events.insert().values(
@@ -120,7 +131,7 @@ class LiveLog:
         return LiveTurn(self, thread_id, turn_id)
 
     def write(self, thread_id: str, turn_id: str, seq: int, event: dict[str, Any]) -> None:
-        with self.store.engine.begin() as conn:
+        with self.engine.begin() as conn:
             conn.execute(
                 live_events.insert().values(
                     turn_id=turn_id,
@@ -133,12 +144,12 @@ class LiveLog:
 
     def forget(self, thread_id: str) -> None:
         """The dialog's live rows, when the dialog is deleted."""
-        with self.store.engine.begin() as conn:
+        with self.engine.begin() as conn:
             conn.execute(delete(live_events).where(live_events.c.thread_id == thread_id))
 
     def current(self, thread_id: str) -> LiveState | None:
         """The dialog's latest turn (running, finished or gone), or None when it has none."""
-        with self.store.engine.connect() as conn:
+        with self.engine.connect() as conn:
             rows = conn.execute(
                 select(live_events.c.seq, live_events.c.data, live_events.c.created_at)
                 .where(live_events.c.thread_id == thread_id)
@@ -164,7 +175,7 @@ class LiveLog:
 
     def events(self, turn_id: str, after: int) -> list[tuple[int, dict[str, Any]]]:
         """The turn's events after sequence number `after`, oldest first (BATCH at most)."""
-        with self.store.engine.connect() as conn:
+        with self.engine.connect() as conn:
             rows = conn.execute(
                 select(live_events.c.seq, live_events.c.data)
                 .where(live_events.c.turn_id == turn_id)

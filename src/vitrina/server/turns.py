@@ -31,7 +31,7 @@ from vitrina.present.cells import cut_reply
 from vitrina.server.docs_source import render_markdown
 from vitrina.server.errors import ApiError
 from vitrina.server.history import result_links
-from vitrina.server.live import LiveLog
+from vitrina.server.live import LiveLog, LiveTurn
 from vitrina.server.roles import allows
 from vitrina.server.seams import AskServing
 from vitrina.server.store import Store, ThreadRecord
@@ -285,14 +285,18 @@ class TurnRunner:
         self.store.record_turn(thread.id, text, note=("route", turn, None))
         emit({"type": "result", "run_id": None, "thread_id": thread.id, "result": turn})
 
-    def _work(self, thread: ThreadRecord, text: str, emit: Any) -> None:
-        live = None
+    def open_turn(self, thread: ThreadRecord, text: str) -> LiveTurn | None:
+        """Before the turn runs: its dialog named and used now, and its live record begun,
+        so a reload or another tab sees the question from the moment it was accepted.
+        A failure here is logged: the turn still runs, only a reload cannot follow it."""
         try:
             self.store.record_turn(thread.id, text)  # the title shows while it runs
-            live = self.live.begin(thread.id, text)
-        except Exception as exc:  # the turn still runs: only a reload cannot follow it
+            return self.live.begin(thread.id, text)
+        except Exception as exc:
             log.warning("turn of dialog %s not kept for a reload: %s", thread.id, exc)
-        emit = _kept(emit, live)
+            return None
+
+    def _work(self, thread: ThreadRecord, text: str, emit: Any) -> None:
         try:
             intent, waiting = self.intent(thread, text)
             if intent == "ask":
@@ -315,7 +319,9 @@ class TurnRunner:
             self.release(thread.id)
             emit(_DONE)
 
-    async def stream(self, thread: ThreadRecord, text: str) -> AsyncIterator[bytes]:
+    async def stream(
+        self, thread: ThreadRecord, text: str, live: LiveTurn | None = None
+    ) -> AsyncIterator[bytes]:
         """SSE events of one turn; the caller has already claimed the dialog.
 
         The events go out in chunks at most every CHUNK_EVERY_S: a turn emits ~15 step
@@ -340,7 +346,7 @@ class TurnRunner:
                 loop.call_soon_threadsafe(deliver, encoded)
 
         try:
-            self.pool.submit(self._work, thread, text, emit)
+            self.pool.submit(self._work, thread, text, _kept(emit, live))
         except RuntimeError:
             self.release(thread.id)
             raise

@@ -148,7 +148,8 @@ async def post_message(
     except ApiError:
         release()
         raise
-    return event_stream(state.runner.stream(record, text), release)
+    live = await run_in_threadpool(state.runner.open_turn, record, text)
+    return event_stream(state.runner.stream(record, text, live), release)
 
 
 async def follow_turn(
