@@ -104,6 +104,7 @@ def test_a_365_row_answer_sorts_filters_pages_over_every_row(
     page.goto(served.url + "/")
     _ready(page)
     turn = _ask(page, DAYS)
+    turn.locator("table.result").scroll_into_view_if_needed()  # its pages load when seen
     _wait_caption(page, "Строки 1–20 из 365")
     assert turn.locator("table.result tbody tr").count() == 20
     totals = turn.locator("table.result tfoot tr.totals")

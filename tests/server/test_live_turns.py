@@ -4,6 +4,7 @@ second tab; a second message meanwhile is refused in words, naming the question.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 
@@ -111,3 +112,36 @@ def test_another_token_cannot_follow(gated):
     assert resp.status_code == 404 and "не найден" in resp.json()["error"]["message_ru"]
     fresh = gated.get(f"/api/threads/{thread_id}/live", headers=auth)
     assert sse_events(fresh.text) == [{"type": "idle"}]
+
+
+def test_a_turn_whose_process_died_is_gone_within_a_minute(tmp_path, monkeypatch):
+    """A running turn beats; one that stops beating (its process died) is no longer "busy",
+    and a follower is told in words that it stopped."""
+    import asyncio
+
+    from vitrina.server import live as live_module
+    from vitrina.server.store import Store
+
+    monkeypatch.setattr(live_module, "HEARTBEAT_S", 0.1)
+    monkeypatch.setattr(live_module, "STALE_S", 0.5)
+    monkeypatch.setattr(live_module, "POLL_S", 0.05)
+    store = Store(f"sqlite:///{tmp_path / 'state.sqlite'}")
+    log = live_module.LiveLog(store)
+    try:
+        log.begin("t1", "вопрос")
+        time.sleep(1.0)  # twice STALE_S: alive only through its beats
+        running = log.running("t1")
+        assert running is not None and running.question == "вопрос"
+        log.close()  # the process "dies": no beat, no end
+        time.sleep(0.8)
+        assert log.running("t1") is None
+
+        async def read():
+            return [e.data async for e in live_module.follow(log, "t1", 0)]
+
+        events = [json.loads(d) for d in asyncio.run(read())]
+        assert events[-1]["type"] == "error" and "прервался" in events[-1]["error"]["message_ru"]
+        assert {e["type"] for e in events[:-1]} == {"beat"}
+    finally:
+        log.close()
+        store.close()

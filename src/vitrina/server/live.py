@@ -8,14 +8,16 @@ tab, on any server process over the same state database, can replay the turn fro
 sequence number and follow it to its end (`follow`, Server-Sent Events with ``id:``).
 
 Only the dialog's latest turn is kept: a new turn deletes the rows of the finished one.
-A turn whose process died never writes its end; it counts as gone after STALE_S without
-an event, so a dialog is never "busy" for good.
+A turn whose process died never writes its end: while a turn runs, its process writes a
+``beat`` every HEARTBEAT_S (a step may wait on a model for a minute), and a turn with no
+event for STALE_S counts as gone, so a crash leaves its dialog "busy" for a minute at most.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -28,8 +30,11 @@ from starlette.concurrency import run_in_threadpool
 
 from vitrina.server.store import Store
 
+log = logging.getLogger("vitrina.server")
+
 POLL_S = 0.25  # how often a follower looks for new events
-STALE_S = 600.0  # a turn with no event for this long is gone (its process died)
+HEARTBEAT_S = 15.0  # a running turn's process says it is alive this often
+STALE_S = 60.0  # a turn with no event for this long is gone (its process died)
 MAX_FOLLOW_S = 1800.0  # a follower's stream ends after this long whatever happens
 MAX_EVENTS = 500  # events one turn keeps at most (a turn has ~20)
 BATCH = 100  # events read at a time
@@ -78,20 +83,23 @@ class LiveTurn:
     def __init__(self, log: LiveLog, thread_id: str, turn_id: str) -> None:
         self.log, self.thread_id, self.turn_id = log, thread_id, turn_id
         self.seq = 0
+        self._lock = threading.Lock()  # the turn's thread and the heartbeat both write
 
     def add(self, event: dict[str, Any]) -> None:
         """Keep a stream event: a step or an error as it is, a result as its run id and kind
         (the page reads the finished turn from the dialog), the end as ``done``."""
-        if self.seq >= MAX_EVENTS and event.get("type") != "done":
-            return
         kind = event.get("type")
         if kind == "result":
             result = event.get("result") or {}
             event = {"type": "result", "run_id": event.get("run_id"), "kind": result.get("kind")}
-        self.seq += 1
-        self.log.write(self.thread_id, self.turn_id, self.seq, event)
+        with self._lock:
+            if self.seq >= MAX_EVENTS and kind != "done":
+                return
+            self.seq += 1
+            self.log.write(self.thread_id, self.turn_id, self.seq, event)
 
     def finish(self) -> None:
+        self.log.untrack(self)
         self.add({"type": "done"})
 
 
@@ -102,6 +110,9 @@ class LiveLog:
         self.store = store
         self._ready = False
         self._lock = threading.Lock()
+        self._running: set[LiveTurn] = set()
+        self._stop = threading.Event()
+        self._beats: threading.Thread | None = None
 
     @property
     def engine(self) -> Any:
@@ -128,7 +139,33 @@ class LiveLog:
                     created_at=time.time(),
                 )
             )
-        return LiveTurn(self, thread_id, turn_id)
+        turn = LiveTurn(self, thread_id, turn_id)
+        with self._lock:
+            self._running.add(turn)
+            if self._beats is None:
+                self._beats = threading.Thread(
+                    target=self._beat, name="vitrina-live-beat", daemon=True
+                )
+                self._beats.start()
+        return turn
+
+    def untrack(self, turn: LiveTurn) -> None:
+        with self._lock:
+            self._running.discard(turn)
+
+    def _beat(self) -> None:
+        """Every HEARTBEAT_S, a ``beat`` of each turn running here (until `close`)."""
+        while not self._stop.wait(HEARTBEAT_S):
+            with self._lock:
+                turns = list(self._running)
+            for turn in turns:
+                try:
+                    turn.add({"type": "beat"})
+                except Exception as exc:  # the store is away: followers will call it gone
+                    log.warning("heartbeat of a live turn not written: %s", exc)
+
+    def close(self) -> None:
+        self._stop.set()
 
     def write(self, thread_id: str, turn_id: str, seq: int, event: dict[str, Any]) -> None:
         with self.engine.begin() as conn:
@@ -204,22 +241,22 @@ GONE = {
 }
 
 
-async def follow(log: LiveLog, thread_id: str, after: int = -1) -> AsyncIterator[ServerSentEvent]:
+async def follow(live: LiveLog, thread_id: str, after: int = -1) -> AsyncIterator[ServerSentEvent]:
     """The dialog's latest turn as Server-Sent Events from sequence number `after` on (the
     ``id:`` of each event), to its end; ``{"type": "idle"}`` alone when there is none."""
-    state = await run_in_threadpool(log.current, thread_id)
+    state = await run_in_threadpool(live.current, thread_id)
     if state is None or (state.done and after >= state.last_seq):
         yield _event(max(after, 0), {"type": "idle"})
         return
     seq, deadline = after, time.monotonic() + MAX_FOLLOW_S
     while time.monotonic() < deadline:
-        found = await run_in_threadpool(log.events, state.turn_id, seq)
+        found = await run_in_threadpool(live.events, state.turn_id, seq)
         for seq, payload in found:  # the last one read is where to go on from
             yield _event(seq, payload)
             if payload.get("type") == "done":
                 return
         if not found:
-            now = await run_in_threadpool(log.current, thread_id)
+            now = await run_in_threadpool(live.current, thread_id)
             if now is None or now.turn_id != state.turn_id:  # ended, and a newer turn began
                 yield _event(seq + 1, {"type": "done"})
                 return

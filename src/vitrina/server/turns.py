@@ -365,6 +365,7 @@ class TurnRunner:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=False)
+        self.live.close()
 
 
 def busy_error(question: str | None = None) -> ApiError:

@@ -168,7 +168,14 @@
     note.textContent = total > shown ? V.t("table.shown", { shown, total }) : V.t("table.all", { total });
     if (extra) extra.textContent = /обрез|cut/.test(table.note) ? " · " + table.note : "";
     columnPick.append(el("option", { value: "" }, V.t("rows.any")));
-    load();
+    /* the first page (names, totals) when the table comes into view: a long dialog does not
+       ask for the pages of every answer at once */
+    if (typeof IntersectionObserver === "function") {
+      const seen = new IntersectionObserver((entries) => {
+        if (entries.some((e) => e.isIntersecting)) { seen.disconnect(); if (!page && !loading) load(); }
+      }, { rootMargin: "200px" });
+      seen.observe(wrap);
+    } else load();
     return wrap;
   };
 })();
