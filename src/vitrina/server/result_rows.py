@@ -142,8 +142,8 @@ def _where(query: RowsQuery, columns: list[Column]) -> tuple[str, list[Any]]:
 
 def _order(query: RowsQuery, columns: list[Column]) -> str:
     column = _pick(query.sort, columns)
-    if column is None:
-        return f"ORDER BY {_ROW_NO}"
+    if column is None:  # the stored order: DuckDB keeps a file's order (preserve_insertion_order)
+        return ""
     direction = "DESC" if query.desc else "ASC"
     return f"ORDER BY {quoted(column.name)} {direction} NULLS LAST, {_ROW_NO}"
 
