@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import threading
 import time
 
@@ -145,6 +146,15 @@ def test_a_365_row_answer_sorts_filters_pages_over_every_row(
         turn.locator("a.btn-excel").click()
     got.value.save_as(tmp_path / "all.xlsx")
     assert openpyxl.load_workbook(tmp_path / "all.xlsx").active.max_row == 366
+
+    page.click(".lang-switch button[data-lang='en']")  # the caption in the page's language
+    turn = page.locator(".turn").last
+    turn.locator("table.result").scroll_into_view_if_needed()
+    _wait_caption(page, "Rows 1–20 of 365")
+    turn.locator("th .sort-button").nth(1).click()
+    _wait_caption(page, "descending")
+    assert re.match(r"^Rows 1–20 of 365, sorted by “.+”, descending$", _caption(turn))
+    assert "Total of all 365 rows" in turn.locator("tfoot").inner_text()
     assert _errors(page) == []
 
 

@@ -465,6 +465,7 @@
       else renderResult(node, turn, i === turns.length - 1);
       conv.append(node);
     });
+    if (state.following && state.following.node) conv.append(state.following.node);  /* a turn in flight stays last */
     if (opts && opts.keepScroll) conv.scrollTop = top;
   }
 
@@ -502,6 +503,7 @@
     const ctl = new AbortController();
     state.following = ctl;
     const node = turnShell(thread.live.question);
+    ctl.node = node;
     node.classList.add("live-followed");
     node._body.append(el("p", { class: "muted small live-note", text: V.t("live.resumed") }));
     $("conversation").append(node);
