@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from datetime import date
 
 import pytest
 
@@ -145,3 +146,71 @@ def test_a_turn_whose_process_died_is_gone_within_a_minute(tmp_path, monkeypatch
     finally:
         log.close()
         store.close()
+
+
+@pytest.mark.postgres
+def test_two_processes_over_one_postgresql_share_the_turn(pg_url, demo_db, tmp_path, monkeypatch):
+    """Two app instances (as two `--workers`) over one PostgreSQL state: a turn running on
+    one is busy on the other (409 in words) and is followed from the other to its end."""
+    from fastapi.testclient import TestClient
+
+    from vitrina.ask.service import AskService
+    from vitrina.config import load_settings
+    from vitrina.server.checkpointer import close_checkpointer, make_checkpointer
+
+    monkeypatch.setenv("VITRINA_HOME", str(tmp_path / "home"))
+    gate = threading.Event()
+    services, clients = [], []
+    try:
+        for held in (True, False):
+            settings = load_settings(db_url=f"duckdb:///{demo_db}", state_url=pg_url)
+            service = AskService(
+                settings,
+                checkpointer=make_checkpointer(settings),
+                today=date(2026, 11, 30),
+                write_files=False,
+            )
+            if held:
+                real = service.stream
+
+                def stream(*args, _real=real, **kwargs):
+                    for n, item in enumerate(_real(*args, **kwargs)):
+                        if n == 1:
+                            gate.wait(60)
+                        yield item
+
+                service.stream = stream
+            services.append(service)
+            client = TestClient(create_app(settings, ServeOptions(), service=service))
+            client.__enter__()
+            clients.append(client)
+        one, other = clients
+        auth = new_token(one)
+        thread_id = new_thread(one, auth)
+        asker, asked = _in_background(
+            lambda: one.post(
+                f"/api/threads/{thread_id}/messages", json={"text": QUESTION}, headers=auth
+            )
+        )
+        assert _wait_live(other, auth, thread_id)["live"]["question"] == QUESTION
+        busy = other.post(f"/api/threads/{thread_id}/messages", json={"text": "ещё"}, headers=auth)
+        assert busy.status_code == 409 and QUESTION in busy.json()["error"]["message_ru"]
+        follower, followed = _in_background(
+            lambda: other.get(f"/api/threads/{thread_id}/live", headers=auth)
+        )
+        time.sleep(0.5)
+        gate.set()
+        asker.join(60)
+        follower.join(60)
+        live = sse_events(followed["value"].text)
+        assert live[0]["question"] == QUESTION and live[-1] == {"type": "done"}
+        assert live[-2]["run_id"] == sse_events(asked["value"].text)[-1]["run_id"]
+        detail = other.get(f"/api/threads/{thread_id}", headers=auth).json()
+        assert detail["live"] is None and detail["turns"][-1]["status"] == "answered"
+    finally:
+        gate.set()
+        for client in clients:
+            client.__exit__(None, None, None)
+        for service in services:
+            service.close()
+            close_checkpointer(service.checkpointer)
