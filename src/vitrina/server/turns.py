@@ -151,6 +151,17 @@ class TurnRunner:
             self.release(thread_id)
             raise busy_error(running.question)
 
+    def open_turn(self, thread: ThreadRecord, text: str) -> LiveTurn | None:
+        """Before the turn runs: its dialog named and used now, and its live record begun,
+        so a reload or another tab sees the question from the moment it was accepted.
+        A failure here is logged: the turn still runs, only a reload cannot follow it."""
+        try:
+            self.store.record_turn(thread.id, text)  # the title shows while it runs
+            return self.live.begin(thread.id, text)
+        except Exception as exc:
+            log.warning("turn of dialog %s not kept for a reload: %s", thread.id, exc)
+            return None
+
     def release(self, thread_id: str) -> None:
         with self._lock:
             self._busy.discard(thread_id)
@@ -284,17 +295,6 @@ class TurnRunner:
         emit({"type": "step", "step": turn["steps"][0]["step"], "ms": ms, "trace": []})
         self.store.record_turn(thread.id, text, note=("route", turn, None))
         emit({"type": "result", "run_id": None, "thread_id": thread.id, "result": turn})
-
-    def open_turn(self, thread: ThreadRecord, text: str) -> LiveTurn | None:
-        """Before the turn runs: its dialog named and used now, and its live record begun,
-        so a reload or another tab sees the question from the moment it was accepted.
-        A failure here is logged: the turn still runs, only a reload cannot follow it."""
-        try:
-            self.store.record_turn(thread.id, text)  # the title shows while it runs
-            return self.live.begin(thread.id, text)
-        except Exception as exc:
-            log.warning("turn of dialog %s not kept for a reload: %s", thread.id, exc)
-            return None
 
     def _work(self, thread: ThreadRecord, text: str, emit: Any) -> None:
         try:

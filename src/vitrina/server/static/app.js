@@ -329,6 +329,21 @@
     return box;
   }
 
+  /* The downloads hold every row of the result, whatever the table shows: the Excel link
+     says so, and a CSV link stands beside it. */
+  function allRowsFiles(actions, r) {
+    const n = r.row_count ?? (r.table && r.table.total);
+    const all = n ? Number(n).toLocaleString(V.lang === "ru" ? "ru-RU" : "en-US") : null;
+    const excel = actions.querySelector(".btn-excel");
+    if (excel && all) excel.textContent = "⬇ " + V.t("turn.excel_all", { n: all });
+    if (!r.csv_url) return;
+    const name = (excel && excel.getAttribute("download") || "vitrina-" + r.run_id + ".xlsx").replace(/\.xlsx$/, ".csv");
+    const csv = el("a", { class: "btn btn-quiet btn-csv", href: r.csv_url, download: name,
+      onclick: (ev) => { if (V.token()) { ev.preventDefault(); V.download(r.csv_url, name); } } },
+    all ? V.t("turn.csv_all", { n: all }) : "CSV");
+    if (excel) excel.after(csv); else actions.prepend(csv);
+  }
+
   function renderResult(node, r, live) {
     const status = r.status;
     node.classList.remove("running");
@@ -353,17 +368,10 @@
       if (!kpiOnly) parts.push(r.run_id && r.csv_url ? V.resultTable(r.run_id, r.table) : renderTable(r.table));
     }
     const actions = el("div", { class: "actions" });
-    const rowsN = r.row_count ?? (r.table && r.table.total);
-    const allRows = rowsN ? Number(rowsN).toLocaleString(V.lang === "ru" ? "ru-RU" : "en-US") : null;
-    const fileLink = (url, cls, name, label) => el("a", { class: "btn " + cls, href: url, download: name,
-      onclick: (ev) => { if (V.token()) { ev.preventDefault(); V.download(url, name); } } }, label);
-    if (r.excel_url) {  /* the files hold every row of the result, whatever the table shows */
-      actions.append(fileLink(r.excel_url, "btn-excel", "vitrina-" + r.run_id + ".xlsx",
-        "⬇ " + (allRows ? V.t("turn.excel_all", { n: allRows }) : V.t("turn.excel"))));
-    }
-    if (r.csv_url) {
-      actions.append(fileLink(r.csv_url, "btn-quiet btn-csv", "vitrina-" + r.run_id + ".csv",
-        allRows ? V.t("turn.csv_all", { n: allRows }) : "CSV"));
+    if (r.excel_url) {
+      actions.append(el("a", { class: "btn btn-excel", href: r.excel_url, download: "vitrina-" + r.run_id + ".xlsx",
+        onclick: (ev) => { if (V.token()) { ev.preventDefault(); V.download(r.excel_url, "vitrina-" + r.run_id + ".xlsx"); } } },
+      "⬇ " + V.t("turn.excel")));
     }
     if (r.chart_png_url) {
       actions.append(el("a", { class: "btn btn-quiet", href: r.chart_png_url, download: "vitrina-" + r.run_id + ".png",
@@ -376,6 +384,7 @@
       } }, V.t("turn.copy"));
       actions.append(copy);
     }
+    allRowsFiles(actions, r);
     if (actions.childNodes.length) parts.push(actions);
     if (status === "answered" && r.run_id && state.thread) parts.push(renderFeedback(state.thread.id, r.run_id));
     if (status === "answered" && (r.suggestions || []).length) {
