@@ -242,6 +242,7 @@ def test_table_sort_chart_switch_and_dialog_tools(browser, authed):  # noqa: F81
     turn = _ask(page, "Сумма платежей по месяцам в 2025 году")
     numbers = turn.locator("table.result tbody tr td:nth-child(2)")
     turn.locator("table.result th").nth(1).locator("button").click()
+    turn.locator("th[aria-sort='descending']").wait_for()  # sorted by the server (issue 34)
     first = numbers.all_inner_texts()
 
     def value(text: str) -> float:

@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from vitrina.server.views import board, catalog, dashboards, docs, health, pages, runs, threads
+from vitrina.server.views import (
+    board,
+    catalog,
+    dashboards,
+    docs,
+    health,
+    pages,
+    results,
+    runs,
+    threads,
+)
 
 
 class Route(NamedTuple):
@@ -26,10 +36,13 @@ ROUTES: tuple[Route, ...] = (
     Route("PATCH", "/api/threads/{thread_id}", threads.rename_thread, "rename_thread"),
     Route("DELETE", "/api/threads/{thread_id}", threads.delete_thread, "delete_thread"),
     Route("POST", "/api/threads/{thread_id}/messages", threads.post_message, "post_message"),
+    Route("GET", "/api/threads/{thread_id}/live", threads.follow_turn, "follow_turn"),
     Route("POST", "/api/threads/{thread_id}/feedback", threads.post_feedback, "post_feedback"),
     Route("GET", "/api/runs/{run_id}/excel", runs.run_excel, "run_excel"),
     Route("GET", "/api/runs/{run_id}/csv", runs.run_csv, "run_csv"),
     Route("GET", "/api/runs/{run_id}/parquet", runs.run_parquet, "run_parquet"),
+    Route("GET", "/api/runs/{run_id}/rows", results.run_rows, "run_rows"),
+    Route("GET", "/api/runs/{run_id}/rows.tsv", results.run_rows_tsv, "run_rows_tsv"),
     Route("GET", "/api/runs/{run_id}/chart", runs.run_chart, "run_chart"),
     Route("GET", "/api/runs/{run_id}/chart.png", runs.run_chart_png, "run_chart_png"),
     Route("GET", "/api/catalog/start", catalog.start, "catalog_start"),

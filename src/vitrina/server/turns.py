@@ -31,6 +31,7 @@ from vitrina.present.cells import cut_reply
 from vitrina.server.docs_source import render_markdown
 from vitrina.server.errors import ApiError
 from vitrina.server.history import result_links
+from vitrina.server.live import LiveLog, LiveTurn
 from vitrina.server.roles import allows
 from vitrina.server.seams import AskServing
 from vitrina.server.store import Store, ThreadRecord
@@ -125,17 +126,41 @@ class TurnRunner:
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vitrina-turn")
         self._busy: set[str] = set()
         self._lock = threading.Lock()
+        self.live = LiveLog(store)  # turns in flight, for a reload or another tab
 
     def claim(self, thread_id: str) -> None:
         with self._lock:
             if thread_id in self._busy:
-                raise ApiError(
-                    409,
-                    "thread_busy",
-                    "this dialog is still answering the previous message",
-                    "диалог ещё отвечает на предыдущее сообщение",
-                )
+                raise busy_error()
             self._busy.add(thread_id)
+
+    def claim_anywhere(self, thread_id: str) -> None:
+        """Claim the dialog here, and refuse when a turn of it runs on another process over
+        the same state database (its live events say so)."""
+        try:
+            self.claim(thread_id)
+        except ApiError:
+            found = self.live.running(thread_id)
+            raise busy_error(found.question if found else None) from None
+        try:
+            running = self.live.running(thread_id)
+        except Exception:
+            self.release(thread_id)
+            raise
+        if running is not None:
+            self.release(thread_id)
+            raise busy_error(running.question)
+
+    def open_turn(self, thread: ThreadRecord, text: str) -> LiveTurn | None:
+        """Before the turn runs: its dialog named and used now, and its live record begun,
+        so a reload or another tab sees the question from the moment it was accepted.
+        A failure here is logged: the turn still runs, only a reload cannot follow it."""
+        try:
+            self.store.record_turn(thread.id, text)  # the title shows while it runs
+            return self.live.begin(thread.id, text)
+        except Exception as exc:
+            log.warning("turn of dialog %s not kept for a reload: %s", thread.id, exc)
+            return None
 
     def release(self, thread_id: str) -> None:
         with self._lock:
@@ -294,7 +319,9 @@ class TurnRunner:
             self.release(thread.id)
             emit(_DONE)
 
-    async def stream(self, thread: ThreadRecord, text: str) -> AsyncIterator[bytes]:
+    async def stream(
+        self, thread: ThreadRecord, text: str, live: LiveTurn | None = None
+    ) -> AsyncIterator[bytes]:
         """SSE events of one turn; the caller has already claimed the dialog.
 
         The events go out in chunks at most every CHUNK_EVERY_S: a turn emits ~15 step
@@ -319,7 +346,7 @@ class TurnRunner:
                 loop.call_soon_threadsafe(deliver, encoded)
 
         try:
-            self.pool.submit(self._work, thread, text, emit)
+            self.pool.submit(self._work, thread, text, _kept(emit, live))
         except RuntimeError:
             self.release(thread.id)
             raise
@@ -338,3 +365,36 @@ class TurnRunner:
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=False)
+        self.live.close()
+
+
+def busy_error(question: str | None = None) -> ApiError:
+    """409 in words: the dialog answers another message; what to do about it."""
+    asked = f" «{question[:120]}»" if question else ""
+    return ApiError(
+        409,
+        "thread_busy",
+        f"this dialog is still answering the previous question{asked}; your text is kept: "
+        "send it when that answer has come",
+        f"диалог ещё отвечает на предыдущий вопрос{asked}; ваш текст сохранён — "
+        "отправьте его, когда придёт ответ",
+    )
+
+
+def _kept(emit: Any, live: Any) -> Any:
+    """`emit` that also keeps each event in the turn's live log (a failure there is logged,
+    never the turn's failure)."""
+    if live is None:
+        return emit
+
+    def both(item: Any) -> None:
+        try:
+            if item is _DONE:
+                live.finish()
+            else:
+                live.add(item)
+        except Exception as exc:
+            log.warning("live event of a turn not kept: %s", exc)
+        emit(item)
+
+    return both

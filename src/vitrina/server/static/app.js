@@ -112,7 +112,7 @@
         opts.append(el("span", { class: "badge badge-topic" }, topic ? topicName(topic) : id));
       }
     }
-    $("start-panel").hidden = Boolean(t && t.turns && t.turns.length);
+    $("start-panel").hidden = Boolean(t && ((t.turns && t.turns.length) || t.live));
   }
 
   /* ---------- one turn ---------- */
@@ -329,6 +329,21 @@
     return box;
   }
 
+  /* The downloads hold every row of the result, whatever the table shows: the Excel link
+     says so, and a CSV link stands beside it. */
+  function allRowsFiles(actions, r) {
+    const n = r.row_count ?? (r.table && r.table.total);
+    const all = n ? Number(n).toLocaleString(V.lang === "ru" ? "ru-RU" : "en-US") : null;
+    const excel = actions.querySelector(".btn-excel");
+    if (excel && all) excel.textContent = "⬇ " + V.t("turn.excel_all", { n: all });
+    if (!r.csv_url) return;
+    const name = (excel && excel.getAttribute("download") || "vitrina-" + r.run_id + ".xlsx").replace(/\.xlsx$/, ".csv");
+    const csv = el("a", { class: "btn btn-quiet btn-csv", href: r.csv_url, download: name,
+      onclick: (ev) => { if (V.token()) { ev.preventDefault(); V.download(r.csv_url, name); } } },
+    all ? V.t("turn.csv_all", { n: all }) : "CSV");
+    if (excel) excel.after(csv); else actions.prepend(csv);
+  }
+
   function renderResult(node, r, live) {
     const status = r.status;
     node.classList.remove("running");
@@ -349,7 +364,8 @@
     if (status === "answered") {
       const kpiOnly = r.chart && r.chart.type === "kpi" && r.table && r.table.total === 1;
       parts.push(renderChart(r.chart));
-      if (!kpiOnly) parts.push(renderTable(r.table));
+      /* a stored result (its CSV link): sorted, filtered and paged over every row by the server */
+      if (!kpiOnly) parts.push(r.run_id && r.csv_url ? V.resultTable(r.run_id, r.table) : renderTable(r.table));
     }
     const actions = el("div", { class: "actions" });
     if (r.excel_url) {
@@ -368,6 +384,7 @@
       } }, V.t("turn.copy"));
       actions.append(copy);
     }
+    allRowsFiles(actions, r);
     if (actions.childNodes.length) parts.push(actions);
     if (status === "answered" && r.run_id && state.thread) parts.push(renderFeedback(state.thread.id, r.run_id));
     if (status === "answered" && (r.suggestions || []).length) {
@@ -457,11 +474,13 @@
       else renderResult(node, turn, i === turns.length - 1);
       conv.append(node);
     });
+    if (state.following && state.following.node) conv.append(state.following.node);  /* a turn in flight stays last */
     if (opts && opts.keepScroll) conv.scrollTop = top;
   }
 
   /* ---------- dialogs ---------- */
-  async function openThread(id) {
+  async function openThread(id, opts) {
+    stopFollowing();
     try {
       state.thread = await V.json("/api/threads/" + encodeURIComponent(id));
     } catch (err) {
@@ -471,14 +490,88 @@
       newDialog();
       return;
     }
-    V.banner(null);
+    if (!(opts && opts.keepBanner)) V.banner(null);
     renderHeader();
     renderThreads();
     renderTurns(state.thread.turns);
+    if (!(opts && opts.keepText)) restoreDraft();
+    if (state.thread.live) followLive(state.thread);
     showStart(document.querySelector("#conversation .turn:last-child"));
   }
 
+  /* ---------- a turn in flight: seen after a reload and in every tab (issue 34) ---------- */
+  /* The server keeps each turn's events in its store as they happen; a page that did not
+     ask (a reload, another tab) replays them from GET /api/threads/ID/live and follows the
+     turn to its end, then reads the finished dialog. */
+  function stopFollowing() {
+    if (state.following) { state.following.abort(); state.following = null; }
+  }
+
+  async function followLive(thread) {
+    stopFollowing();
+    const ctl = new AbortController();
+    state.following = ctl;
+    const node = turnShell(thread.live.question);
+    ctl.node = node;
+    node.classList.add("live-followed");
+    node._body.append(el("p", { class: "muted small live-note", text: V.t("live.resumed") }));
+    $("conversation").append(node);
+    let ended = false;
+    try {
+      const resp = await V.api("/api/threads/" + encodeURIComponent(thread.id) + "/live?after=0",
+        { headers: { Accept: "text/event-stream" }, signal: ctl.signal });
+      await V.readSse(resp, (ev) => {
+        if (ev.type === "step") addStep(node, ev);
+        else if (ev.type === "error") { renderError(node, V.errorText(ev, 500)); ended = true; }
+        else if (ev.type === "done" || ev.type === "idle") ended = true;
+      });
+    } catch (err) {
+      if (ctl.signal.aborted) return;
+      renderError(node, err.message);
+      return;
+    } finally {
+      if (state.following === ctl) state.following = null;
+    }
+    if (ctl.signal.aborted || !state.thread || state.thread.id !== thread.id) return;
+    if (ended && !node.classList.contains("status-failed")) {
+      await openThread(thread.id, { keepBanner: true, keepText: true });
+      await loadThreads();
+    }
+  }
+
+  /* Two tabs of one browser: the tab that asks says so in localStorage; the others re-read
+     the dialog and follow the turn (a tab elsewhere sees it on its next load or message). */
+  function announceTurn(threadId, phase) {
+    try { localStorage.setItem("vitrina.turn." + threadId, phase + ":" + Date.now()); } catch (err) { /* storage blocked */ }
+  }
+
+  function onStorage(ev) {
+    if (!ev.key || !ev.key.startsWith("vitrina.turn.") || !state.thread) return;
+    if (ev.key !== "vitrina.turn." + state.thread.id || state.busy) return;
+    if (String(ev.newValue || "").startsWith("start") && state.following) return;
+    openThread(state.thread.id, { keepBanner: true, keepText: true });
+  }
+
+  /* What is typed is kept per dialog (localStorage), so a reload, a refused message or a
+     switch to another dialog never loses it. */
+  const draftKey = () => "vitrina.draft." + (state.thread ? state.thread.id : "new");
+  function saveDraft() {
+    try {
+      const text = $("question").value;
+      if (text.trim()) localStorage.setItem(draftKey(), text.slice(0, 4000)); else localStorage.removeItem(draftKey());
+    } catch (err) { /* storage blocked: the text stays in the box */ }
+  }
+  function restoreDraft() {
+    let text = "";
+    try { text = localStorage.getItem(draftKey()) || ""; } catch (err) { /* storage blocked */ }
+    $("question").value = text;
+  }
+  function dropDraft(threadId) {
+    try { localStorage.removeItem("vitrina.draft." + (threadId || "new")); } catch (err) { /* storage blocked */ }
+  }
+
   function newDialog() {
+    stopFollowing();
     state.thread = null;
     state.start = { segment: "auto", topics: [] };
     $("conversation").replaceChildren();
@@ -486,6 +579,7 @@
     renderHeader();
     renderThreads();
     if (location.hash) history.replaceState(null, "", location.pathname);
+    restoreDraft();
     $("question").focus();
   }
 
@@ -500,7 +594,13 @@
   async function send(text, opts) {
     text = (text || "").trim();
     if (!text || state.busy) return;
+    if (state.following) {  /* this dialog answers a question asked elsewhere: say so, keep the text */
+      if (!(opts && opts.fromOption)) V.banner(V.t("live.busy"), "warn");
+      return;
+    }
     state.busy = true;
+    const typed = $("question").value;
+    let accepted = false;
     $("send").disabled = true;
     document.querySelectorAll(".clarify-options .option").forEach((b) => { b.disabled = true; if (b.textContent.endsWith(text)) b.classList.add("chosen"); });
     try {
@@ -517,11 +617,29 @@
       const node = turnShell(text);
       $("conversation").append(node);
       showStart(node);
-      $("question").value = "";
-      const resp = await V.api("/api/threads/" + state.thread.id + "/messages", {
-        method: "POST", headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-        body: JSON.stringify({ text }),
-      });
+      let resp;
+      try {
+        resp = await V.api("/api/threads/" + state.thread.id + "/messages", {
+          method: "POST", headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+          body: JSON.stringify({ text }),
+        });
+      } catch (err) {
+        if (err.status !== 409) throw err;
+        /* the dialog answers another question (another tab, before a reload): say so in
+           words, keep the text, and show that turn as it runs */
+        node.remove();
+        V.banner(V.t("live.busy"), "warn");
+        state.busy = false;
+        await openThread(state.thread.id, { keepBanner: true, keepText: true });
+        return;
+      }
+      accepted = true;
+      if (typed.trim() === text) {  /* sent from the box: the box and its draft are done */
+        if ($("question").value === typed) $("question").value = "";
+        dropDraft(state.thread.id);
+        dropDraft(null);
+      }
+      announceTurn(state.thread.id, "start");
       await V.readSse(resp, (ev) => {
         if (ev.type === "step") { addStep(node, ev); }
         else if (ev.type === "result") {
@@ -533,11 +651,13 @@
         } else if (ev.type === "error") { renderError(node, V.errorText(ev, 500)); }
       });
       if (node.classList.contains("running")) renderError(node, V.t("error.network"));
+      announceTurn(state.thread.id, "done");
       await loadThreads();
       renderHeader();
     } catch (err) {
       const last = $("conversation").lastElementChild;
       if (last && last.classList.contains("running")) renderError(last, err.message); else V.banner(err.message, "error");
+      if (!accepted && !$("question").value.trim()) $("question").value = typed;
     } finally {
       state.busy = false;
       $("send").disabled = false;
@@ -559,6 +679,8 @@
     });
     $("new-thread").addEventListener("click", () => { newDialog(); closeDrawer(); });
     $("thread-search").addEventListener("input", renderThreads);
+    $("question").addEventListener("input", saveDraft);
+    window.addEventListener("storage", onStorage);
     applyDetails();
     window.addEventListener("hashchange", route);
     V.onLangChange.push(() => { renderStart(); renderHeader(); renderThreads(); if (state.thread && state.thread.turns.length) renderTurns(state.thread.turns); });
@@ -567,7 +689,7 @@
     } catch (err) { V.banner(err.message, "error"); }
     renderStart();
     renderHeader();
-    if (location.hash) route(); else $("question").focus();
+    if (location.hash) route(); else { restoreDraft(); $("question").focus(); }
     document.body.dataset.ready = "1";
   }
 

@@ -57,11 +57,11 @@
     if (!b) return;
     if (!text) { b.hidden = true; b.replaceChildren(); delete b.dataset.auth; return; }
     if (!action && b.dataset.auth === "1" && !b.hidden) return; // "enter the token" stays until it is done
-    b.replaceChildren(
+    b.replaceChildren(...[  /* replaceChildren writes a null as the text "null" */
       V.el("span", { class: "banner-text", text }),
       action ? V.el("button", { type: "button", class: "btn btn-small banner-action", onclick: action.run }, action.label) : null,
       V.el("button", { type: "button", class: "banner-close", "aria-label": V.t("banner.close"), title: V.t("banner.close"),
-        onclick: () => V.banner(null) }, "×"));
+        onclick: () => V.banner(null) }, "×")].filter(Boolean));
     b.className = "banner " + (kind || "warn");
     b.setAttribute("role", kind === "error" ? "alert" : "status");
     b.hidden = false;

@@ -48,6 +48,8 @@ class ThreadSummary(BaseModel):
 class ThreadDetail(ThreadSummary):
     turns: list[dict[str, Any]]
     pending_clarification: dict[str, Any] | None = None
+    # the turn in flight (its question; follow it at /api/threads/{id}/live), else None
+    live: dict[str, Any] | None = None
 
 
 class ErrorDetail(BaseModel):

@@ -89,7 +89,15 @@ def get_thread(thread_id: str, state: State, who: Who) -> ThreadDetail:
     )
     limit = state.settings.result_cell_max_chars
     turns = [cut_reply(t, limit) if t.get("kind") == "ask" else t for t in turns]
-    return rendered(ThreadDetail(**record.public(), turns=turns, pending_clarification=pending))
+    running = state.runner.live.running(thread_id)
+    return rendered(
+        ThreadDetail(
+            **record.public(),
+            turns=turns,
+            pending_clarification=pending,
+            live=running.public() if running else None,
+        )
+    )
 
 
 def rename_thread(thread_id: str, body: RenameThread, state: State, who: Who) -> ThreadSummary:
@@ -108,6 +116,7 @@ def delete_thread(thread_id: str, state: State, who: Who) -> dict[str, str]:
         if hasattr(checkpointer, "delete_thread"):
             checkpointer.delete_thread(thread_id)
         state.store.delete_thread(thread_id)
+        state.runner.live.forget(thread_id)
     finally:
         state.runner.release(thread_id)
     return {"id": thread_id, "status": "deleted"}
@@ -135,11 +144,29 @@ async def post_message(
     record = await run_in_threadpool(owned_thread, state, who, thread_id)
     release = state.runner.slots.acquire(who.owner)
     try:
-        state.runner.claim(thread_id)
+        await run_in_threadpool(state.runner.claim_anywhere, thread_id)
     except ApiError:
         release()
         raise
-    return event_stream(state.runner.stream(record, text), release)
+    live = await run_in_threadpool(state.runner.open_turn, record, text)
+    return event_stream(state.runner.stream(record, text, live), release)
+
+
+async def follow_turn(
+    thread_id: str, state: State, who: Who, after: int = -1
+) -> EventSourceResponse:
+    """The dialog's latest turn as Server-Sent Events, replayed from event `after` (the
+    ``id:`` of the last event seen; -1: from its question) and followed to its end: a
+    reload or another tab sees the turn that runs. ``{"type": "turn", "question"}`` first,
+    then the turn's ``step`` events, ``result`` (its run id: read the dialog for the answer)
+    or ``error``, then ``done``; ``{"type": "idle"}`` alone when no turn runs."""
+    from starlette.concurrency import run_in_threadpool
+
+    from vitrina.server.live import follow
+
+    await run_in_threadpool(owned_thread, state, who, thread_id)
+    release = state.runner.slots.acquire(who.owner)
+    return event_stream(follow(state.runner.live, thread_id, max(-1, after)), release)
 
 
 def post_feedback(thread_id: str, body: Feedback, state: State, who: Who) -> dict[str, str]:
