@@ -385,3 +385,46 @@ def review_bundle(bundle: dict[str, Any], ctx: ReviewContext) -> list[Finding]:
         for facts in check.run(bundle, ctx):
             findings.append(Finding(check.code, check.severity, template.format(**facts)))
     return findings
+
+
+WEB_CHECKS = {
+    "RVW-WEB-CUT": (
+        "{object}: при ширине {width} px подпись «{text}» обрезана",
+        "{object}: at {width} px the label «{text}» is cut",
+    ),
+    "RVW-WEB-CLIP": (
+        "{object}: при ширине {width} px подпись оси «{text}» выходит за график",
+        "{object}: at {width} px the axis label «{text}» is drawn outside the chart",
+    ),
+}
+
+
+def width_findings(widths: list[Any], language: str) -> list[Finding]:
+    """The browser's measurements at each window width (review/browser.WidthReport) as
+    findings; a cut at the desktop width stays WEB-004 (the builder widens the cell)."""
+    ru = language == "ru"
+    findings: list[Finding] = []
+    for report in widths:
+        if report.width >= 900:
+            continue
+        for text, where in list(zip(report.cut_labels, report.cut_where, strict=False))[:10]:
+            template = WEB_CHECKS["RVW-WEB-CUT"][0 if ru else 1]
+            findings.append(
+                Finding(
+                    "RVW-WEB-CUT",
+                    "error",
+                    template.format(object=where, width=report.width, text=text),
+                )
+            )
+    for report in widths:
+        for clipped in report.clipped_labels[:10]:
+            where, _, text = clipped.partition(": ")
+            template = WEB_CHECKS["RVW-WEB-CLIP"][0 if ru else 1]
+            findings.append(
+                Finding(
+                    "RVW-WEB-CLIP",
+                    "error",
+                    template.format(object=where, width=report.width, text=text),
+                )
+            )
+    return findings
