@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from vitrina.team.agents.base import Finding
 from vitrina.team.review.context import ReviewContext, dictionary_of, is_ordinal
+
+if TYPE_CHECKING:  # the agents package imports the reviewer, which imports this table
+    from vitrina.team.agents.base import Finding
 from vitrina.team.review.periods import chronological_key
 
 Severity = Literal["error", "warning"]
@@ -379,6 +381,8 @@ CODES = frozenset(c.code for c in CHECKS)
 
 def review_bundle(bundle: dict[str, Any], ctx: ReviewContext) -> list[Finding]:
     """Every check of the table over one bundle, as findings in the dashboard's language."""
+    from vitrina.team.agents.base import Finding
+
     findings: list[Finding] = []
     for check in CHECKS:
         template = check.ru if ctx.language == "ru" else check.en
@@ -402,6 +406,8 @@ WEB_CHECKS = {
 def width_findings(widths: list[Any], language: str) -> list[Finding]:
     """The browser's measurements at each window width (review/browser.WidthReport) as
     findings; a cut at the desktop width stays WEB-004 (the builder widens the cell)."""
+    from vitrina.team.agents.base import Finding
+
     ru = language == "ru"
     findings: list[Finding] = []
     for report in widths:

@@ -7,6 +7,8 @@ years, dates in both languages); a label it cannot read gives None and no verdic
 True
 >>> chronological_key("Q4 2024") < chronological_key("II кв. 2025") < chronological_key("2026")
 True
+>>> chronological_key("Q4 2025") > chronological_key("Q1 2025")
+True
 >>> chronological_key("нед. 2025-W05 (27.01–02.02)"), chronological_key("Revenue")
 ((2025, 2, 1), None)
 """
@@ -34,9 +36,8 @@ Key = tuple[int, int, int]
 def chronological_key(label: str) -> Key | None:
     """(year, month or quarter or week, day) of a period label, or None."""
     text = label.strip()
-    if m := _MONTH.match(text):
-        month = _MONTHS.get(m[1].lower())
-        return (int(m[2]), month, 0) if month else None
+    if (m := _MONTH.match(text)) and m[1].lower() in _MONTHS:
+        return (int(m[2]), _MONTHS[m[1].lower()], 0)
     if m := _QUARTER_EN.match(text):
         return (int(m[2]), int(m[1]) * 3, 0)
     if m := _QUARTER_RU.match(text):
