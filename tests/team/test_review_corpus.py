@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import itertools
 import json
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -128,7 +129,7 @@ def _columns(bundle: Bundle, element: Bundle) -> dict[str, Bundle]:
 
 def plant_dup_kpi(bundle: Bundle, ctx: ReviewContext) -> Iterator[Bundle]:
     cards = _kind(bundle, "card")
-    for first, second in list(zip(cards, cards[1:], strict=False))[:2]:
+    for first, second in list(itertools.pairwise(cards))[:2]:
         planted, target = _copy(bundle, second)
         for key in ("title", "kpi", "metrics", "spec"):
             target[key] = copy.deepcopy(first[key])
@@ -137,7 +138,7 @@ def plant_dup_kpi(bundle: Bundle, ctx: ReviewContext) -> Iterator[Bundle]:
 
 def plant_dup_chart(bundle: Bundle, ctx: ReviewContext) -> Iterator[Bundle]:
     charts = _kind(bundle, "chart")
-    for first, second in list(zip(charts, charts[1:], strict=False))[:2]:
+    for first, second in list(itertools.pairwise(charts))[:2]:
         planted, target = _copy(bundle, second)
         target["spec"] = copy.deepcopy(first["spec"])  # the same chart under its own title
         yield planted

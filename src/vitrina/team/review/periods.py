@@ -10,7 +10,7 @@ True
 >>> chronological_key("Q4 2025") > chronological_key("Q1 2025")
 True
 >>> chronological_key("нед. 2025-W05 (27.01–02.02)"), chronological_key("Revenue")
-((2025, 2, 1), None)
+((2025, 1, 5), None)
 """
 
 from __future__ import annotations
