@@ -205,12 +205,16 @@ class DashboardReviewerRules:
             "charts": {c.element: c.status for c in verification.charts} if verification else {},
             "notes": verification.notes if verification else [],
             "drawn": len(report.drawn) if report else None,
+            "charts_seen": report.drawn_names if report else [],
+            "settled_before_screenshot": report.settled if report else None,
             "alerts": report.alerts if report else [],
             "failed_api": report.failed_api if report else [],
             "ms": report.ms if report else None,
         }
         if report is not None and report.screenshot is not None:
             tools.attach("superset.png", report.screenshot, "image/png")
+        if report is not None and report.drawn_names:
+            checks.append("Superset drew: " + ", ".join(report.drawn_names[:20]))
         return superset_findings(check)
 
     def dashboard(
