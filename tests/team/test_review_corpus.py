@@ -335,3 +335,26 @@ def test_planted_defects_are_caught_with_their_code(good: dict[str, tuple]) -> N
     assert sum(planted.values()) >= 40, table
     assert all(planted[d] > 0 for d in PLANTS), table  # every class is planted
     assert sum(caught.values()) >= 0.9 * sum(planted.values()), (table, missed)
+
+
+def test_every_check_is_documented_in_the_layout_skill() -> None:
+    from vitrina.team.review.checklist import CHECKS, WEB_CHECKS
+    from vitrina.team.skills import SkillLibrary
+
+    documented = SkillLibrary.default().codes()
+    for code in [c.code for c in CHECKS] + list(WEB_CHECKS):
+        assert documented.get(code) == "dashboard-layout", code
+
+
+def test_codes_the_catalog_cannot_name_are_a_note_for_a_person(good: dict[str, tuple]) -> None:
+    from vitrina.team.review.checklist import catalog_notes
+
+    bundle, ctx = good["payments-board-ru"]
+    planted = copy.deepcopy(bundle)
+    chart = next(e for e in planted["elements"] if e["x_column"] == "card_type")
+    chart["x_column"] = "category"  # merchant categories: no label_ru in the demo catalog
+    chart["spec"]["data"]["labels"] = ["travel", "groceries", "pharmacy"]
+    assert review_bundle(planted, ctx) == []  # nothing the builder could apply
+    [note] = catalog_notes(planted, ctx)
+    assert note.startswith("[RVW-LABEL-MISSING]") and "travel, groceries" in note
+    assert "dwh.dim_merchant.category" in note

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # the agents package imports the reviewer, which imports this
     from vitrina.team.agents.base import Finding
 from vitrina.team.review.periods import chronological_key
 
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "note"]  # a note is for a person, not the builder
 GRID_PX = {1440: 1440 - 48, 390: 390 - 24}  # the grid's width inside its padding (dashboard.css)
 GAP_PX, CELL_PAD_PX = 16, 34  # the grid gap; a cell's padding and border, both sides
 CHAR_PX = {"chart": 15 * 0.56, "card": 13 * 0.56}  # mean glyph width of the title fonts
@@ -379,16 +379,29 @@ CHECKS: tuple[Check, ...] = (
 CODES = frozenset(c.code for c in CHECKS)
 
 
-def review_bundle(bundle: dict[str, Any], ctx: ReviewContext) -> list[Finding]:
-    """Every check of the table over one bundle, as findings in the dashboard's language."""
-    from vitrina.team.agents.base import Finding
-
-    findings: list[Finding] = []
+def _run(bundle: dict[str, Any], ctx: ReviewContext) -> Iterator[tuple[Check, str]]:
     for check in CHECKS:
         template = check.ru if ctx.language == "ru" else check.en
         for facts in check.run(bundle, ctx):
-            findings.append(Finding(check.code, check.severity, template.format(**facts)))
-    return findings
+            yield check, f"[{check.code}] " + template.format(**facts)
+
+
+def review_bundle(bundle: dict[str, Any], ctx: ReviewContext) -> list[Finding]:
+    """Every check of the table over one bundle, as findings in the dashboard's language
+    (errors and warnings: what the builder applies; notes are ``catalog_notes``)."""
+    from vitrina.team.agents.base import Finding
+
+    return [
+        Finding(check.code, check.severity, text.split("] ", 1)[1])
+        for check, text in _run(bundle, ctx)
+        if check.severity != "note"
+    ]
+
+
+def catalog_notes(bundle: dict[str, Any], ctx: ReviewContext) -> list[str]:
+    """What only a person can fix (labels the catalog lacks): said in the verdict, never an
+    amendment the builder would be sent and could not apply."""
+    return [text for check, text in _run(bundle, ctx) if check.severity == "note"]
 
 
 WEB_CHECKS = {

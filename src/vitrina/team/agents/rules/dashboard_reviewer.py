@@ -13,7 +13,12 @@ from vitrina.team.agents.rules.common import design_of, finish_review, metas_of,
 from vitrina.team.data.layout import WIDTHS, overlaps, title_limit
 from vitrina.team.publish import DashboardBundle
 from vitrina.team.review.browser import BrowserReport
-from vitrina.team.review.checklist import CHECKS, review_bundle, width_findings
+from vitrina.team.review.checklist import (
+    CHECKS,
+    catalog_notes,
+    review_bundle,
+    width_findings,
+)
 from vitrina.team.toolbox import SupersetCheck, Toolbox
 
 # another origin: a scheme (except inline data:) or a protocol-relative URL
@@ -264,8 +269,12 @@ class DashboardReviewerRules:
                 Finding("DASH-005", "error", "index.html loads something from another origin")
             )
         checks = ["DASH-003/004 layout", "DASH-005 local assets", "CHART-006 page = built charts"]
-        findings += review_bundle(bundle, review_context(tools, spec))
+        context = review_context(tools, spec)
+        findings += review_bundle(bundle, context)
         checks.append(f"RVW checklist ({len(CHECKS)} checks)")
+        if notes := catalog_notes(bundle, context):
+            record["catalog_notes"] = notes
+            checks.append("; ".join(notes[:5]))
         if tools.ctx.superset is not None:
             findings += self.superset(tools, DashboardBundle.model_validate(bundle), record, checks)
         if not tools.ctx.browser:
