@@ -358,7 +358,7 @@ CHECKS: tuple[Check, ...] = (
           "{object}: на странице коды ({codes}) вместо подписей словаря ({labels})",
           "{object}: codes ({codes}) shown instead of the dictionary's labels ({labels})",
           dictionary_labels),
-    Check("RVW-LABEL-MISSING", "warning",
+    Check("RVW-LABEL-MISSING", "note",
           "{object}: коды ({codes}) на русской странице: добавьте label_ru в словарь {column}",
           "{object}: codes ({codes}) on a Russian page: add label_ru to the dictionary {column}",
           unlabelled_codes),
