@@ -298,4 +298,6 @@ def skills_command(
 def register(app: typer.Typer) -> None:
     """Add `build` and `board`."""
     app.command("build")(build_command)
+    from vitrina.team import people_commands  # noqa: F401  (registers board comment|answer|...)
+
     app.add_typer(board_app, name="board")
