@@ -10,6 +10,7 @@ from typing import Any
 from vitrina.team.agents.base import Finding, WorkItem
 from vitrina.team.agents.rules.chart_builder import expected_spec, review_context
 from vitrina.team.agents.rules.common import design_of, finish_review, metas_of, scope_of
+from vitrina.team.agents.rules.dashboard_designer import card_twin
 from vitrina.team.data.layout import WIDTHS, overlaps, title_limit
 from vitrina.team.publish import DashboardBundle
 from vitrina.team.review.browser import BrowserReport
@@ -89,7 +90,8 @@ class DashboardReviewerRules:
         elements = spec.get("presentation", {}).get("elements", [])
         findings: list[Finding] = []
         for kpi in scope.kpis:
-            if not any(e["kpi"] == kpi.id and e["kind"] == "card" for e in elements):
+            shown = {kpi.id, card_twin(kpi.id, scope, design)}  # one card for the same number
+            if not any(e["kpi"] in shown and e["kind"] == "card" for e in elements):
                 findings.append(Finding("DASH-002", "error", f"KPI {kpi.id} has no card"))
             if kpi.by is not None and not any(
                 e["kpi"] == kpi.id and e["kind"] == "chart" for e in elements
