@@ -56,7 +56,9 @@ def test_the_board_api_needs_a_token_and_shows_columns_tasks_and_screenshots(ser
     review_id = dashboard["reviews"][0]["id"]
     page = client.get(f"/api/board/tasks/{review_id}", headers=auth).json()
     assert any(c["verdict"] and c["handoff"]["status"] == "REVIEW-DONE" for c in page["comments"])
-    (shot,) = page["attachments"]
+    shots = {a["name"]: a for a in page["attachments"]}  # the desktop and the phone (390 px)
+    assert set(shots) == {"screenshot.png", "screenshot-390.png"}
+    shot = shots["screenshot.png"]
     png = client.get(shot["url"], headers=auth)
     assert png.status_code == 200 and png.content[:8] == b"\x89PNG\r\n\x1a\n"
     work = client.get(f"/api/board/tasks/{dashboard['id']}", headers=auth).json()

@@ -127,10 +127,11 @@ def test_happy_path_six_kpis_reviewed_published_and_drawn(
         and browser["cut_labels"] == []
     )
     assert browser["charts"] == browser["drawn"] == 6
-    [shot] = service.store.attachments(final.id)
-    assert (
-        shot.name == "screenshot.png" and Path(shot.path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    )
+    shots = {s.name: s for s in service.store.attachments(final.id)}
+    assert set(shots) == {"screenshot.png", "screenshot-390.png"}  # a desktop and a phone
+    for shot in shots.values():
+        assert Path(shot.path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert browser["widths"][390]["cut_labels"] == browser["widths"][1440]["cut_labels"] == []
     assert (out / "index.html").is_file() and Path(report.location).is_file()
 
 

@@ -83,3 +83,21 @@ def test_a_broken_brief_names_the_file_and_line(tmp_path: Path) -> None:
         "build", str(tmp_path / "missing.yaml"), "--board", f"sqlite:///{tmp_path / 'b.sqlite'}"
     )
     assert code == 1 and "cannot read the brief" in out
+
+
+def test_the_cli_says_when_the_gate_hands_the_brief_to_a_person(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """Issue 31: the board said the brief went to a person after two rounds; the CLI did not."""
+    brief = tmp_path / "brief.yaml"
+    board = f"sqlite:///{tmp_path / 'b.sqlite'}"
+    outs = []
+    for unknown in ["Индекс лояльности", "NPS", "Счастье клиентов"]:
+        brief.write_text(SMALL + f"  - {unknown}\n", encoding="utf-8")
+        code, out = run("build", str(brief), "--db", f"duckdb:///{demo_db}", "--board", board,
+                        "--no-browser")  # fmt: skip
+        assert code == 2, out
+        outs.append(out)
+    assert all("Ответьте в брифе" in o and "передан человеку" not in o for o in outs[:2])
+    assert "handed to a person / передан человеку" in outs[2]
+    assert "должен разобрать человек" in outs[2] and "Счастье клиентов" in outs[2]

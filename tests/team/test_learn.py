@@ -52,3 +52,31 @@ def test_review_findings_are_proposed_decided_versioned_and_used_next_time(run_b
         assert again.skills.rule("LRN-001").startswith("built as a bar chart")
     finally:
         again.close()
+
+
+def repeated_chart_title(work, tools) -> None:
+    """The dashboard builder's typo: the chart's title says "по месяцам" twice."""
+    import json
+
+    bundle = json.loads(tools.read_artifact("dashboard/dashboard.json") or "{}")
+    chart = next(e for e in bundle["elements"] if e["kind"] == "chart")
+    chart["title"] += " по месяцам"
+    tools.write_artifacts(
+        {"dashboard/dashboard.json": json.dumps(bundle, ensure_ascii=False)}, "a title"
+    )
+
+
+def test_the_reviewers_checklist_findings_are_proposed_with_their_code(run_build) -> None:
+    """A checklist finding (RVW-TITLE-DUP) sends the dashboard back, the rework applies it,
+    and the learned-skills loop records it with its code."""
+    agents = {
+        "dashboard-builder": Sabotaged(rule_agents()["dashboard-builder"], repeated_chart_title)
+    }
+    _, report = run_build(SMALL, agents=agents)
+    assert report.status == "done", report.blocked
+    learning = SkillLearning(learned_dir(Path(os.environ["VITRINA_HOME"])))
+    found = [p for p in learning.load() if "(see RVW-TITLE-DUP)" in p.text]
+    assert len(found) == 1 and found[0].skill == "known-errors", learning.load()
+    assert "«по месяцам»" in found[0].text and "REQUESTS-REWORK by dashboard-reviewer" in (
+        found[0].source
+    )

@@ -148,9 +148,11 @@ def _finish(report: Any, as_json: bool) -> None:
             f"[red]{report.status}[/] · build {report.build.id} · task {blocked.get('task')}",
             highlight=False,
         )
-        console.print(
-            blocked.get("questions") or blocked.get("reason") or "", highlight=False, markup=False
-        )
+        if blocked.get("person"):  # the gate stopped asking: a person settles the brief
+            console.print("[yellow]handed to a person / передан человеку[/]", highlight=False)
+        for line in (blocked.get("reason"), blocked.get("questions")):
+            if line:
+                console.print(line, highlight=False, markup=False)
     if report.status != "done":
         raise typer.Exit(2)
 
@@ -296,4 +298,6 @@ def skills_command(
 def register(app: typer.Typer) -> None:
     """Add `build` and `board`."""
     app.command("build")(build_command)
+    from vitrina.team import people_commands  # noqa: F401  (registers board comment|answer|...)
+
     app.add_typer(board_app, name="board")

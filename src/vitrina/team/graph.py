@@ -81,7 +81,12 @@ def gate(state: BuildState, runtime: Runtime[BuildContext]) -> dict[str, Any]:
         result={
             **build.result,
             "gate": {"passed": False, "round": rounds, "questions": questions},
-            "blocked": {"task": None, "reason": reason, "questions": "\n".join(questions)},
+            "blocked": {
+                "task": None,
+                "reason": reason,
+                "questions": "\n".join(questions),
+                "person": rounds > MAX_ROUNDS,  # handed to a person: the CLI says so
+            },
         },
     )
     ctx.emit("gate", questions=questions, round=rounds)

@@ -31,7 +31,7 @@ from vitrina.team.skills import SKILLS_DIR, SkillLibrary
 
 Status = Literal["pending", "accepted", "rejected"]
 MAX_PROPOSALS = 200  # one build proposes at most this many
-CODE = re.compile(r"^\[([A-Z]+-\d{3})\]\s*")
+CODE = re.compile(r"^\[([A-Z]+(?:-[A-Z0-9]+)+)\]\s*")  # DASH-001, RVW-TITLE-DUP
 
 
 def entry_code(n: int) -> str:

@@ -54,7 +54,41 @@ def grid(elements: list[dict[str, Any]]) -> list[dict[str, Any]]:
             row_height = max(row_height, h)
         if items:
             x, y, row_height = 0, y + row_height, 1
+    return fill_rows(placed)
+
+
+def fill_rows(placed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows that leave columns empty widened to the full 12 (the reviewer's RVW-LAYOUT-GAP):
+    equal cells where 12 divides among them, else the last cell takes the rest.
+
+    >>> [e["w"] for e in fill_rows(grid_row([6, 6, 6]))]
+    [6, 6, 12]
+    >>> [e["w"] for e in fill_rows(grid_row([4, 4, 4, 4]))]
+    [4, 4, 4, 12]
+    >>> [e["w"] for e in fill_rows(grid_row([3, 3]))]
+    [6, 6]
+    """
+    rows: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for element in placed:
+        rows.setdefault((element["kind"], element["y"]), []).append(element)
+    for row in rows.values():
+        widths = [int(e["w"]) for e in row]
+        if sum(widths) >= 12:
+            continue
+        if 12 % len(row) == 0 and 12 // len(row) >= max(widths):
+            widths = [12 // len(row)] * len(row)
+        elif widths[-1] + 12 - sum(widths) in WIDTHS:
+            widths[-1] += 12 - sum(widths)
+        x = 0
+        for element, w in zip(row, widths, strict=True):
+            element["x"], element["w"] = x, w
+            x += w
     return placed
+
+
+def grid_row(widths: list[int]) -> list[dict[str, Any]]:
+    """Charts of these widths placed by ``grid`` (a doctest helper)."""
+    return grid([{"id": f"c{i}", "kind": "chart", "w": w} for i, w in enumerate(widths)])
 
 
 def overlaps(elements: list[dict[str, Any]]) -> list[tuple[str, str]]:

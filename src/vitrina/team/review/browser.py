@@ -18,12 +18,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 VIEWPORT = {"width": 1366, "height": 900}
+# the widths a reader opens a dashboard at: a desktop and a phone (issue 31: a review at
+# desktop width only reported no cut titles while a phone cut five)
+VIEWPORTS = ({"width": 1440, "height": 900}, {"width": 390, "height": 844})
 PROBE = """() => {
-  const out = {charts: [], undrawn: [], cut: [], cutChartLabels: 0, errors: []};
+  const out = {charts: [], undrawn: [], cut: [], cutWhere: [], clipped: [], cutChartLabels: 0,
+               errors: []};
   for (const canvas of document.querySelectorAll('canvas[data-chart]')) {
     const id = canvas.dataset.chart;
     out.charts.push(id);
@@ -39,13 +44,48 @@ PROBE = """() => {
     if (el.offsetParent === null) continue;
     if (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 2) {
       out.cut.push(el.textContent.trim().slice(0, 80));
+      const cell = el.closest('[data-element]');
+      out.cutWhere.push(cell ? cell.dataset.element : 'page');
     }
+  }
+  // x labels drawn outside their canvas (Chart.js label items against the canvas width)
+  for (const canvas of document.querySelectorAll('canvas[data-chart]')) {
+    const chart = window.Chart && window.Chart.getChart(canvas);
+    const scale = chart && chart.scales && chart.scales.x;
+    if (!scale || typeof scale.getLabelItems !== 'function') continue;
+    try {
+      const ctx = chart.ctx, width = chart.width;
+      for (const item of scale.getLabelItems()) {
+        ctx.save(); ctx.font = item.options.font.string;
+        const lines = [].concat(item.label);
+        const w = Math.max(...lines.map((t) => ctx.measureText(String(t)).width));
+        ctx.restore();
+        const [x] = item.options.translation, angle = Math.abs(item.options.rotation || 0);
+        const span = angle ? w * Math.cos(angle) : w / 2;
+        const left = angle ? x - span : x - span, right = angle ? x : x + span;
+        if (left < -1 || right > width + 1) {
+          out.clipped.push(canvas.dataset.chart + ': ' + String(lines[0]).slice(0, 40));
+        }
+      }
+    } catch (e) { /* an older Chart.js: no label items to measure */ }
   }
   const state = window.vitrinaDashboard || {};
   out.cutChartLabels = state.cutLabels || 0;
   out.errors = state.errors || [];
   return out;
 }"""  # noqa: E501
+
+
+@dataclass
+class WidthReport:
+    """What a reader sees at one window width: the cut labels (with their cells), the chart
+    labels drawn outside their canvas, and the screenshot."""
+
+    width: int
+    cut_labels: list[str] = field(default_factory=list)
+    cut_where: list[str] = field(default_factory=list)  # the element id of each cut label
+    clipped_labels: list[str] = field(default_factory=list)
+    screenshot: Path | None = None
 
 
 @dataclass
@@ -61,6 +101,7 @@ class BrowserReport:
     screenshot: Path | None = None
     error: str | None = None  # the review itself could not run
     ms: float = 0.0
+    widths: list[WidthReport] = field(default_factory=list)  # 1440 and 390 px
 
     @property
     def drawn(self) -> int:
@@ -102,6 +143,26 @@ def chromium_problem() -> str | None:
     return None
 
 
+def _beside(screenshot: Path, width: int) -> Path:
+    return screenshot.with_name(f"{screenshot.stem}-{width}{screenshot.suffix}")
+
+
+def _at_width(page: Any, viewport: dict[str, int], shot: Path) -> WidthReport:
+    """Resize the window, let Chart.js redraw (two animation frames), probe, screenshot."""
+    page.set_viewport_size(viewport)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    probe = page.evaluate(PROBE)
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shot), full_page=True)
+    return WidthReport(
+        width=viewport["width"],
+        cut_labels=probe["cut"],
+        cut_where=probe["cutWhere"],
+        clipped_labels=probe["clipped"],
+        screenshot=shot,
+    )
+
+
 def review_url(
     url: str, screenshot: Path, *, origin: str, timeout_s: float = 20.0
 ) -> BrowserReport:
@@ -118,7 +179,7 @@ def review_url(
                 executable_path=executable, args=CHROMIUM_ARGS, headless=True
             )
             try:
-                page = browser.new_page(viewport=VIEWPORT)
+                page = browser.new_page(viewport=VIEWPORTS[0])
 
                 def guard_route(route) -> None:
                     if route.request.url.startswith(origin):
@@ -154,15 +215,14 @@ def review_url(
                     report.console_errors.append(
                         f"the charts were not all drawn within {timeout_s:g} s"
                     )
+                for n, viewport in enumerate(VIEWPORTS):
+                    shot = screenshot if n == 0 else _beside(screenshot, viewport["width"])
+                    report.widths.append(_at_width(page, viewport, shot))
                 probe = page.evaluate(PROBE)
                 report.charts, report.undrawn = probe["charts"], probe["undrawn"]
-                report.cut_labels, report.cut_chart_labels = (
-                    probe["cut"],
-                    int(probe["cutChartLabels"]),
-                )
-                screenshot.parent.mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(screenshot), full_page=True)
-                report.screenshot = screenshot
+                report.cut_labels = sorted({c for w in report.widths for c in w.cut_labels})
+                report.cut_chart_labels = int(probe["cutChartLabels"])
+                report.screenshot = report.widths[0].screenshot
             finally:
                 browser.close()
     except PlaywrightError as exc:

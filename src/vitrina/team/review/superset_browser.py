@@ -24,7 +24,7 @@ OFFLINE_NOISE = re.compile(
     r"fonts\.(googleapis|gstatic)\.com|\.woff2?\b|\.ttf\b|net::ERR_NAME_NOT_RESOLVED"
 )
 PROBE = """() => {
-  const out = {containers: [], drawn: [], empty: [], alerts: []};
+  const out = {containers: [], drawn: [], drawnNames: [], failed: [], empty: [], alerts: []};
   for (const holder of document.querySelectorAll('[data-test-chart-id]')) {
     const id = holder.getAttribute('data-test-chart-id');
     const name = holder.getAttribute('data-test-chart-name') || '';
@@ -34,8 +34,12 @@ PROBE = """() => {
     const bigNumber = [...holder.querySelectorAll('.header-line, .big-number, [class*="BigNumber"]')]
       .some(el => el.textContent.trim().length > 0);
     const problem = holder.querySelector('[role="alert"], .alert, [data-test="error-message"]');
-    if (problem) out.alerts.push(`${name || id}: ${problem.textContent.trim().slice(0, 200)}`);
-    if ((canvas || bigNumber) && !problem) out.drawn.push(id); else out.empty.push(name || id);
+    if (problem) {
+      out.alerts.push(`${name || id}: ${problem.textContent.trim().slice(0, 200)}`);
+      out.failed.push(id);
+    }
+    if ((canvas || bigNumber) && !problem) { out.drawn.push(id); out.drawnNames.push(name || id); }
+    else out.empty.push(name || id);
   }
   for (const el of document.querySelectorAll('[role="alert"], .ant-alert, .alert')) {
     const text = el.textContent.trim();
@@ -51,6 +55,8 @@ class SupersetReport:
     expected: int = 0
     containers: list[str] = field(default_factory=list)
     drawn: list[str] = field(default_factory=list)
+    drawn_names: list[str] = field(default_factory=list)  # what the verdict says it saw
+    settled: bool = False  # every container drew or showed its error before the screenshot
     empty: list[str] = field(default_factory=list)
     alerts: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
@@ -182,10 +188,11 @@ def review_superset(
                 report.ignored_console = 0
                 state["watching"] = True
                 page.goto(report.url, wait_until="domcontentloaded", timeout=timeout_ms)
-                _wait_for_charts(page, expected, timeout_s)
+                report.settled = _wait_for_charts(page, expected, timeout_s)
                 probe = page.evaluate(PROBE)
                 report.containers = probe["containers"]
                 report.drawn = probe["drawn"]
+                report.drawn_names = probe["drawnNames"]
                 report.empty = probe["empty"]
                 report.alerts = probe["alerts"][:MAX_ITEMS]
                 screenshot.parent.mkdir(parents=True, exist_ok=True)
@@ -199,16 +206,20 @@ def review_superset(
     return report
 
 
-def _wait_for_charts(page, expected: int, timeout_s: float) -> None:
-    """Until every chart container is drawn or shows an error, or the time is up (bounded)."""
+def _wait_for_charts(page, expected: int, timeout_s: float) -> bool:
+    """Until every chart container has drawn or shows its error, or the time is up (bounded);
+    True when settled. A container still empty is not settled: the screenshot would be blank
+    (issue 31: a first screenshot taken before any chart drew, the verdict saying all drew)."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         probe = page.evaluate(PROBE)
         settled = (
-            len(probe["drawn"]) + len(probe["empty"]) >= expected
+            len(probe["containers"]) >= expected
+            and len(probe["drawn"]) + len(probe["failed"]) >= expected
             and not page.locator(".loading, [data-test='loading-indicator']").count()
         )
-        if len(probe["containers"]) >= expected and settled:
+        if settled:
             page.wait_for_timeout(500)  # the last frame of an animation
-            return
+            return True
         page.wait_for_timeout(500)
+    return False

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SKILLS_DIR = Path(__file__).resolve().parent
-CODE = re.compile(r"\[([A-Z]+-\d{3})\]")
+CODE = re.compile(r"\[([A-Z]+-\d{3}|RVW(?:-[A-Z]+)+)\]")  # DASH-001, RVW-TITLE-DUP
 
 
 @dataclass(frozen=True)

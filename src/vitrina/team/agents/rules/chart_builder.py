@@ -17,20 +17,33 @@ from vitrina.team.agents.rules.common import (
 )
 from vitrina.team.lifecycle import HandoffStatus
 from vitrina.team.messages import text
+from vitrina.team.publish.polish import polish
+from vitrina.team.review.context import ReviewContext
 from vitrina.team.toolbox import Toolbox
+
+
+def review_context(tools: Toolbox, spec: dict[str, Any]) -> ReviewContext:
+    """The dashboard's language, audience and the catalog's dictionaries (checklist, polish)."""
+    return ReviewContext(
+        language=spec.get("presentation", {}).get("language") or tools.ctx.lang,
+        audience=str(spec.get("scope", {}).get("audience") or ""),
+        dictionaries=list(tools.ctx.catalog.dictionaries.values()),
+    )
 
 
 def expected_spec(
     tools: Toolbox, element: dict[str, Any], spec: dict[str, Any]
 ) -> dict[str, Any] | None:
-    """The chart the design and the built data give for one element (None without data)."""
+    """The chart the design and the built data give for one element (None without data),
+    with the reviewer's checklist applied (labels, order, units, board formats)."""
     view = next((v for v in design_of(spec).views if v.id == element["view"]), None)
     result = stored_result(tools, element["view"]) if view else None
     if view is None or result is None:
         return None
-    return tools.chart_spec(
+    chart = tools.chart_spec(
         ChartDecision.model_validate(element["decision"]), result, metas_of(view)
     )
+    return polish(chart, element, view.columns, review_context(tools, spec))
 
 
 class ChartBuilderRules:

@@ -16,6 +16,8 @@ from vitrina.team.agents.rules.common import (
     unchanged_rework,
 )
 from vitrina.team.data.layout import LONG_SERIES, fit_title, title_limit
+from vitrina.team.data.scope import Scope
+from vitrina.team.data.views import DatasetDesign
 from vitrina.team.lifecycle import HandoffStatus
 from vitrina.team.messages import text
 from vitrina.team.toolbox import Toolbox
@@ -25,6 +27,19 @@ KNOWN_FIXES = {"DASH-001"}
 
 def caveat_text(notes: dict[str, Any], kpi_id: str, lang: str) -> str:
     return " ".join(c[lang] for c in notes.get("caveats", {}).get(kpi_id, []) if lang in c)
+
+
+def card_twin(kpi_id: str, scope: Scope, design: DatasetDesign) -> str | None:
+    """An earlier KPI whose card shows the same number: the same card SQL (one metric asked
+    by month and by region is one card and two charts; the reviewer's RVW-KPI-DUP)."""
+    sql = {v.id: " ".join(v.sql.split()) for v in design.views if v.kind == "card"}
+    mine = sql.get(f"{kpi_id}__card")
+    for other in scope.kpis:
+        if other.id == kpi_id:
+            return None
+        if mine is not None and sql.get(f"{other.id}__card") == mine:
+            return str(other.id)
+    return None
 
 
 class DashboardDesignerRules:
@@ -39,21 +54,23 @@ class DashboardDesignerRules:
         elements: list[dict[str, Any]] = []
         charts = 0
         for kpi in scope.kpis:
-            elements.append(
-                {
-                    "id": f"{kpi.id}__card",
-                    "kind": "card",
-                    "kpi": kpi.id,
-                    "view": f"{kpi.id}__card",
-                    "title": kpi.title,
-                    "subtitle": period,
-                    "caption": "",
-                    "w": 3,
-                    "decision": ChartDecision(kind="kpi", y_columns=[kpi.metric]).model_dump(
-                        mode="json"
-                    ),
-                }
-            )
+            # the same number already on an earlier card (RVW-KPI-DUP): this KPI's chart only
+            if card_twin(kpi.id, scope, design) is None:
+                elements.append(
+                    {
+                        "id": f"{kpi.id}__card",
+                        "kind": "card",
+                        "kpi": kpi.id,
+                        "view": f"{kpi.id}__card",
+                        "title": kpi.title,
+                        "subtitle": period,
+                        "caption": "",
+                        "w": 3,
+                        "decision": ChartDecision(kind="kpi", y_columns=[kpi.metric]).model_dump(
+                            mode="json"
+                        ),
+                    }
+                )
             view = next(
                 (v for v in design.views if v.kpi == kpi.id and v.kind == "breakdown"), None
             )

@@ -8,10 +8,18 @@ import re
 from typing import Any
 
 from vitrina.team.agents.base import Finding, WorkItem
-from vitrina.team.agents.rules.chart_builder import expected_spec
+from vitrina.team.agents.rules.chart_builder import expected_spec, review_context
 from vitrina.team.agents.rules.common import design_of, finish_review, metas_of, scope_of
+from vitrina.team.agents.rules.dashboard_designer import card_twin
 from vitrina.team.data.layout import WIDTHS, overlaps, title_limit
 from vitrina.team.publish import DashboardBundle
+from vitrina.team.review.browser import BrowserReport
+from vitrina.team.review.checklist import (
+    CHECKS,
+    catalog_notes,
+    review_bundle,
+    width_findings,
+)
 from vitrina.team.toolbox import SupersetCheck, Toolbox
 
 # another origin: a scheme (except inline data:) or a protocol-relative URL
@@ -82,7 +90,8 @@ class DashboardReviewerRules:
         elements = spec.get("presentation", {}).get("elements", [])
         findings: list[Finding] = []
         for kpi in scope.kpis:
-            if not any(e["kpi"] == kpi.id and e["kind"] == "card" for e in elements):
+            shown = {kpi.id, card_twin(kpi.id, scope, design)}  # one card for the same number
+            if not any(e["kpi"] in shown and e["kind"] == "card" for e in elements):
                 findings.append(Finding("DASH-002", "error", f"KPI {kpi.id} has no card"))
             if kpi.by is not None and not any(
                 e["kpi"] == kpi.id and e["kind"] == "chart" for e in elements
@@ -203,12 +212,16 @@ class DashboardReviewerRules:
             "charts": {c.element: c.status for c in verification.charts} if verification else {},
             "notes": verification.notes if verification else [],
             "drawn": len(report.drawn) if report else None,
+            "charts_seen": report.drawn_names if report else [],
+            "settled_before_screenshot": report.settled if report else None,
             "alerts": report.alerts if report else [],
             "failed_api": report.failed_api if report else [],
             "ms": report.ms if report else None,
         }
         if report is not None and report.screenshot is not None:
             tools.attach("superset.png", report.screenshot, "image/png")
+        if report is not None and report.drawn_names:
+            checks.append("Superset drew: " + ", ".join(report.drawn_names[:20]))
         return superset_findings(check)
 
     def dashboard(
@@ -258,49 +271,76 @@ class DashboardReviewerRules:
                 Finding("DASH-005", "error", "index.html loads something from another origin")
             )
         checks = ["DASH-003/004 layout", "DASH-005 local assets", "CHART-006 page = built charts"]
+        context = review_context(tools, spec)
+        findings += review_bundle(bundle, context)
+        checks.append(f"RVW checklist ({len(CHECKS)} checks)")
+        if notes := catalog_notes(bundle, context):
+            record["catalog_notes"] = notes
+            checks.append("; ".join(notes[:5]))
         if tools.ctx.superset is not None:
             findings += self.superset(tools, DashboardBundle.model_validate(bundle), record, checks)
         if not tools.ctx.browser:
             checks.append("WEB-001..005 skipped by request (--no-browser)")
             return findings, checks
         report = tools.browser_check(files)
-        checks.append("WEB-001..005 chromium")
-        record["browser"] = {
-            "charts": len(report.charts),
-            "drawn": report.drawn,
-            "console_errors": report.console_errors,
-            "failed_requests": report.failed_requests + report.foreign_requests,
-            "cut_labels": report.cut_labels,
-            "cut_chart_labels": report.cut_chart_labels,
-            "screenshot": str(report.screenshot) if report.screenshot else None,
-            "ms": report.ms,
-        }
+        checks.append("WEB-001..005 chromium, RVW-WEB-CUT/CLIP at 1440 and 390 px")
+        record["browser"] = browser_record(report)
         if report.error:
             findings.append(Finding("WEB-005", "error", report.error))
             return findings, checks
-        for message in report.console_errors[:10]:
-            findings.append(Finding("WEB-001", "error", f"console: {message[:200]}"))
-        for request in (report.failed_requests + report.foreign_requests)[:10]:
-            findings.append(
-                Finding("WEB-002", "error", f"request failed or blocked: {request[:200]}")
-            )
-        for chart in report.undrawn:
-            findings.append(Finding("WEB-003", "error", f"chart {chart} is not drawn"))
-        if len(report.charts) != sum(1 for e in placed if e["kind"] == "chart"):
-            findings.append(
-                Finding(
-                    "WEB-003",
-                    "error",
-                    f"{len(report.charts)} charts on the page, "
-                    f"{sum(1 for e in placed if e['kind'] == 'chart')} designed",
-                )
-            )
-        for label in report.cut_labels[:10]:
-            findings.append(
-                Finding("WEB-004", "warning", f"the label «{label}» is cut: widen its cell")
-            )
-        if report.screenshot is not None:
-            tools.attach("screenshot.png", report.screenshot, "image/png")
-        else:
+        findings += page_findings(report, placed)
+        findings += width_findings(report.widths, work.lang)
+        for width in report.widths:
+            if width.screenshot is not None:
+                name = "screenshot.png" if width.width >= 900 else f"screenshot-{width.width}.png"
+                tools.attach(name, width.screenshot, "image/png")
+        if report.screenshot is None:
             findings.append(Finding("WEB-005", "error", "no screenshot was taken"))
         return findings, checks
+
+
+def browser_record(report: BrowserReport) -> dict[str, Any]:
+    """What the verdict section keeps of the browser review: counts, cuts per width, shots."""
+    return {
+        "charts": len(report.charts),
+        "drawn": report.drawn,
+        "console_errors": report.console_errors,
+        "failed_requests": report.failed_requests + report.foreign_requests,
+        "cut_labels": report.cut_labels,
+        "cut_chart_labels": report.cut_chart_labels,
+        "widths": {
+            w.width: {
+                "cut_labels": w.cut_labels,
+                "clipped_labels": w.clipped_labels,
+                "screenshot": str(w.screenshot) if w.screenshot else None,
+            }
+            for w in report.widths
+        },
+        "screenshot": str(report.screenshot) if report.screenshot else None,
+        "ms": report.ms,
+    }
+
+
+def page_findings(report: BrowserReport, placed: list[dict[str, Any]]) -> list[Finding]:
+    """Console errors, failed requests, undrawn charts and desktop cuts (WEB-001..004)."""
+    findings: list[Finding] = []
+    for message in report.console_errors[:10]:
+        findings.append(Finding("WEB-001", "error", f"console: {message[:200]}"))
+    for request in (report.failed_requests + report.foreign_requests)[:10]:
+        findings.append(Finding("WEB-002", "error", f"request failed or blocked: {request[:200]}"))
+    for chart in report.undrawn:
+        findings.append(Finding("WEB-003", "error", f"chart {chart} is not drawn"))
+    designed = sum(1 for e in placed if e["kind"] == "chart")
+    if len(report.charts) != designed:
+        findings.append(
+            Finding(
+                "WEB-003", "error", f"{len(report.charts)} charts on the page, {designed} designed"
+            )
+        )
+    desktop = next((w for w in report.widths if w.width >= 900), None)
+    cut = desktop.cut_labels if desktop else report.cut_labels
+    for label in cut[:10]:
+        findings.append(
+            Finding("WEB-004", "warning", f"the label «{label}» is cut: widen its cell")
+        )
+    return findings
