@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 
 from vitrina.present.charts import ChartDecision
+from vitrina.present.charts.choose import choose_chart
 from vitrina.present.charts.data import build_chart_data
 from vitrina.present.columns import ColumnMeta, ColumnRole, ValueFormat
 from vitrina.present.numbers import allowed_numbers
@@ -123,4 +124,43 @@ def test_number_check_allows_the_same_numbers(results) -> None:
     summary = summarize(tuples, metas())
     assert allowed_numbers(columnar, metas(), summary=summary) == allowed_numbers(
         tuples, metas(), summary=summary
+    )
+
+
+def test_chart_choice_is_the_same(results) -> None:
+    columnar, tuples = results
+    for lang in ("ru", "en"):
+        assert choose_chart(columnar, metas(), lang) == choose_chart(tuples, metas(), lang)
+
+
+def test_a_series_first_last_and_a_first_value_chart_are_the_same() -> None:
+    """One row per period (first and last of a series), and a metric that is not summed (a
+    point keeps its first row's value), with duplicate points."""
+    wh = Warehouse("duckdb:///:memory:", row_cap=10 * ROWS, result_max_bytes=10**9)
+    sql = """SELECT DATE '1990-01-01' + i::INTEGER AS day,
+      CASE WHEN i % 7 = 0 THEN NULL ELSE (i % 1000 - 300)::BIGINT END AS revenue
+    FROM range({rows}) t(i) ORDER BY (i * 7919) % {rows}"""
+    columnar = wh.execute(sql.format(rows=ROWS))
+    tuples = QueryResult(columns=columnar.columns, rows=list(columnar.rows))
+    series = [metas()[0], _meta("revenue", ColumnRole.METRIC, ValueFormat.MONEY)]
+    got = summarize(columnar, series)
+    assert got == summarize(tuples, series) and got.metrics["revenue"].first_row is not None
+    average = _meta("orders", ColumnRole.METRIC, ValueFormat.NUMBER, aggregation="avg")
+    mixed = [*metas()[:2], average, metas()[2]]
+    result = wh.execute(SQL.format(rows=ROWS).replace("AS revenue", "AS orders2"))
+    result = QueryResult(columns=["day", "customer", "orders", "revenue"], rows=result.rows)
+    rows = QueryResult(columns=result.columns, rows=list(result.rows))
+    decision = ChartDecision(
+        kind="bar",
+        x="customer",
+        x_columns=["customer"],
+        series_columns=["day"],
+        y_columns=["orders"],
+        order="desc",
+        max_points=9,
+        max_series=5,
+        fold_other=False,
+    )
+    assert build_chart_data(decision, result, mixed, "en") == build_chart_data(
+        decision, rows, mixed, "en"
     )
