@@ -39,42 +39,65 @@ def non_null(table: Any, index: int) -> int:
 
 
 def distinct(table: Any, indexes: Sequence[int]) -> int:
-    """Distinct value combinations of some columns (NULL counted as a value, as a set does)."""
-    import pyarrow.compute as pc
+    """Distinct value combinations of some columns (NULL counted as a value, as a set does).
+    One column: its dictionary's size; several: by sorting integer codes (`combined_codes`),
+    not by Arrow's hash kernels, which took 100 MB for a million (date, customer) pairs."""
+    import numpy as np
 
     if not indexes:
         return 1 if table.num_rows else 0
     if len(indexes) == 1:
-        return int(pc.count_distinct(table.column(indexes[0]), mode="all").as_py())
+        column = table.column(indexes[0])
+        size = _dictionary(column)[1]
+        if size is None:  # a type Arrow cannot encode
+            import pyarrow.compute as pc
+
+            return int(pc.count_distinct(column, mode="all").as_py())
+        return size if column.null_count else size - 1
     codes = combined_codes(table, indexes)
     if codes is None:
         names = [f"c{i}" for i in range(len(indexes))]
         keys = table.select(list(indexes)).rename_columns(names)
         return int(keys.group_by(names, use_threads=False).aggregate([]).num_rows)
-    return int(pc.count_distinct(codes, mode="all").as_py())
+    ordered = np.array(codes.to_numpy(), dtype=np.int64)  # a copy of our own, sorted in place
+    ordered.sort()
+    return int(np.count_nonzero(ordered[1:] != ordered[:-1]) + 1) if len(ordered) else 0
+
+
+def _dictionary(column: Any) -> tuple[Any, int | None]:
+    """A column's dictionary codes (int64, NULL as the last code) and how many codes there
+    are (the distinct values + 1 for NULL); None when Arrow cannot encode the type."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        encoded = pc.dictionary_encode(column).unify_dictionaries()
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+        return None, None
+    size = (len(encoded.chunk(0).dictionary) if encoded.num_chunks else 0) + 1
+    codes = pa.chunked_array(
+        [pc.fill_null(chunk.indices.cast(pa.int64()), size - 1) for chunk in encoded.chunks],
+        pa.int64(),
+    )
+    return codes, size
 
 
 def combined_codes(table: Any, indexes: Sequence[int]) -> Any | None:
     """One int64 per row that is equal exactly where the rows' values of the columns are
-    (each column's dictionary code, NULL a value, mixed in radix by the dictionaries'
-    sizes): a million (date, customer) pairs counted in a set of integers, not grouped by
-    Arrow (85 MB). None when the codes could overflow 63 bits (then group by the values)."""
-    import pyarrow as pa
+    (each column's dictionary code mixed in radix by the dictionaries' sizes). None when a
+    column cannot be encoded or the codes could overflow 63 bits (then group by values)."""
     import pyarrow.compute as pc
 
     codes = None
     span = 1
     for i in indexes:
-        encoded = pc.dictionary_encode(table.column(i)).unify_dictionaries()
-        size = (len(encoded.chunk(0).dictionary) if encoded.num_chunks else 0) + 1  # + NULL
+        column_codes, size = _dictionary(table.column(i))
+        if size is None:
+            return None
         span *= size
         if span >= 2**62:
             return None
-        indices = pa.chunked_array(
-            [pc.fill_null(chunk.indices.cast(pa.int64()), size - 1) for chunk in encoded.chunks],
-            pa.int64(),
-        )
-        codes = indices if codes is None else pc.add(pc.multiply(codes, size), indices)
+        codes = column_codes if codes is None else pc.add(pc.multiply(codes, size), column_codes)
     return codes
 
 
