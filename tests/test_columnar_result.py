@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pyarrow.parquet as pq
 import pytest
 
 from vitrina.present.charts import ChartDecision
@@ -14,6 +15,7 @@ from vitrina.present.columns import ColumnMeta, ColumnRole, ValueFormat
 from vitrina.present.numbers import allowed_numbers
 from vitrina.present.stored import to_table
 from vitrina.present.summary import summarize
+from vitrina.warehouse import columnar as columnar_module
 from vitrina.warehouse.columnar import ARROW_AFTER, ArrowRows
 from vitrina.warehouse.engine import Warehouse
 from vitrina.warehouse.result import QueryResult
@@ -164,3 +166,41 @@ def test_a_series_first_last_and_a_first_value_chart_are_the_same() -> None:
     assert build_chart_data(decision, result, mixed, "en") == build_chart_data(
         decision, rows, mixed, "en"
     )
+
+
+QUESTIONS = (
+    "Сумма платежей по месяцам в 2025 году",
+    "Revenue by city in 2025",
+    "Сумма платежей по месяцам и городам в 2025 году",
+)
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_a_real_turn_answers_the_same_columnar(make_service, monkeypatch, question) -> None:
+    """Through the ask graph on the demo warehouse, with the switch to Arrow after 2 rows:
+    the same answer, table and chart as with tuples, and every row in the stored result."""
+    plain = make_service().ask(question, thread_id="t")
+    monkeypatch.setattr(columnar_module, "ARROW_AFTER", 2)
+    seen: list[QueryResult] = []
+    execute = Warehouse.execute
+
+    def spy(self, sql, **kwargs):
+        result = execute(self, sql, **kwargs)
+        seen.append(result)
+        return result
+
+    monkeypatch.setattr(Warehouse, "execute", spy)
+    service = make_service()
+    got = service.ask(question, thread_id="t")
+    assert plain.status == got.status == "answered" and plain.row_count > 2
+    assert any(r.arrow is not None for r in seen)  # the turn's result went columnar
+    assert (got.answer, got.chart) == (plain.answer, plain.chart)
+    # rows of one month come in any order from DuckDB's GROUP BY (ORDER BY month only)
+    assert sorted(map(repr, got.rows)) == sorted(map(repr, plain.rows))
+    table, expected = dict(got.table or {}), dict(plain.table or {})
+    # the preview is the first rows of that order: as many, maybe not the same
+    assert len(table.pop("rows")) == len(expected.pop("rows"))
+    assert table == expected
+    files = service.run_files("t", got.run_id, ("csv", "parquet"))
+    assert files is not None and files.parquet and files.csv
+    assert pq.read_table(files.parquet).num_rows == got.row_count
