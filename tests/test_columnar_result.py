@@ -147,7 +147,7 @@ def test_a_series_first_last_and_a_first_value_chart_are_the_same() -> None:
     series = [metas()[0], _meta("revenue", ColumnRole.METRIC, ValueFormat.MONEY)]
     got = summarize(columnar, series)
     assert got == summarize(tuples, series) and got.metrics["revenue"].first_row is not None
-    average = _meta("orders", ColumnRole.METRIC, ValueFormat.NUMBER, aggregation="avg")
+    average = _meta("orders", ColumnRole.METRIC, ValueFormat.NUMBER)  # not summed: a number
     mixed = [*metas()[:2], average, metas()[2]]
     result = wh.execute(SQL.format(rows=ROWS).replace("AS revenue", "AS orders2"))
     result = QueryResult(columns=["day", "customer", "orders", "revenue"], rows=result.rows)
