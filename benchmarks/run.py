@@ -350,9 +350,22 @@ NOTES = """
   80 MB checkpointed, 4.6 s to read the dialog back, Excel 37.7 s written with every turn.
   On this machine, the same question at 200,000 rows, one turn each, main against this
   branch: 24.9 s of turn CPU (191.8 s wall, 308 MB peak) against 2.4 s (9.6 s wall, 373 MB
-  peak: pyarrow's libraries are in the process now). Not met yet: the turn holds the
-  engine's rows as Python tuples (about 280 MB at a million rows of this shape) and builds
-  the chart's points over them, hence the peak and the ratio (decision 167, "Not done").
+  peak: pyarrow's libraries are in the process now). Decision 180 keeps a DuckDB result
+  past 10,000 rows as Arrow columns through the turn, measured by `bench_large_result.py`
+  alone on 2026-12-07 13:04-13:09 UTC (2 cores shared, noisy: load average about 15):
+  turn 3.2 s CPU (12.86 s wall), engine 2.04 s CPU (9.17 s wall), peak 561.5 MB.
+  Before it, same machine and hour (commit 9b6c7be): turn 10.07 s CPU (47.31 s wall),
+  engine 1.85 s CPU (8.46 s wall), turn_to_engine 5.59 (CPU 5.44), peak 893.0 MB, Excel
+  27.9 s CPU. After it, three runs: turn_to_engine 1.39 / 1.25 / 1.40 (CPU ratio 1.03 /
+  1.17 / 1.56; the median turn is 2.0-3.2 s of CPU), peak 714.8 / 563.9 / 561.5 MB (the
+  first before the distinct counts' change). The peak is not met: before the turn the
+  process holds about 180 MB (Python, the graph, DuckDB, pyarrow 58 MB, and pandas 33 MB,
+  which pyarrow imports when it converts the first 10,000 rows' Python values); DuckDB's
+  own GROUP BY and ORDER BY of this query add about 185 MB in the process before the first
+  row is read; the rows as Arrow about 90 MB (a 40 MB table and DuckDB's copy while its
+  DB-API result is read as Arrow); the summary's and the chart's Arrow work and what the
+  allocators keep after it 50-100 MB. `engine_peak_rss_mb` is DuckDB's own process for the
+  same SQL with every row fetched into Python (VmHWM): the turn's peak is now about that.
 - **cold**: fresh processes: `vitrina --help`, and `vitrina ask --no-llm` on the demo
   (wall and CPU seconds; `answer_s` is when the answer was on the screen, before the files).
 - **bounds**: the figures tests used to assert as wall-clock limits (the SQL index, the

@@ -140,26 +140,26 @@ def _excel(
     )
 
 
-def _csv(
-    values: dict[str, Any], spec: dict[str, Any], source: Any, run_dir: Path, trace: Trace
-) -> str | None:
-    path = run_dir / CSV_NAME
-    if path.is_file():
-        return str(path)
-    from vitrina.present.stored import write_csv
+def _table_file(name: str, writer: str) -> Any:
+    """A writer of one of the result's whole-table files (CSV, Parquet): `writer` of
+    `vitrina.present.stored` (pyarrow only when asked for) from the stored source, once."""
 
-    return str(_atomic(path, lambda tmp: write_csv(source, tmp)))
+    def write(
+        values: dict[str, Any], spec: dict[str, Any], source: Any, run_dir: Path, trace: Trace
+    ) -> str | None:
+        path = run_dir / name
+        if path.is_file():
+            return str(path)
+        from vitrina.present import stored
+
+        write_table = getattr(stored, writer)
+        return str(_atomic(path, lambda tmp: write_table(source, tmp)))
+
+    return write
 
 
-def _parquet(
-    values: dict[str, Any], spec: dict[str, Any], source: Any, run_dir: Path, trace: Trace
-) -> str | None:
-    path = run_dir / RESULT_NAME
-    if path.is_file():
-        return str(path)
-    from vitrina.present.stored import write_parquet
-
-    return str(_atomic(path, lambda tmp: write_parquet(source, tmp)))
+_csv = _table_file(CSV_NAME, "write_csv")
+_parquet = _table_file(RESULT_NAME, "write_parquet")
 
 
 def _chart(

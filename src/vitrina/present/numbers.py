@@ -429,7 +429,9 @@ def allowed_numbers(
     metas = metas_for(result, metas)
     summary = summary or summarize(result, metas)  # the caller's, when it has one
     out: set[Decimal] = set()
-    rows = [result.rows[r] for r in shown_rows(result.row_count, summary)]
+    shown = shown_rows(result.row_count, summary)
+    take = getattr(result.rows, "take", None)  # a columnar result: one Arrow take
+    rows = take(list(shown)) if take is not None else [result.rows[r] for r in shown]
 
     def add_formatted(value: Any, meta: ColumnMeta) -> None:
         raw = to_decimal(value)

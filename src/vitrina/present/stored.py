@@ -44,9 +44,12 @@ def _names(columns: list[str]) -> list[str]:
 
 
 def to_table(result: QueryResult) -> Any:
-    """The result as an Arrow table (column by column; one pass over the rows per column)."""
+    """The result as an Arrow table (column by column; one pass over the rows per column);
+    a columnar result's own table, its names made unique (nothing is copied)."""
     import pyarrow as pa
 
+    if result.arrow is not None:
+        return result.arrow.rename_columns(_names(result.columns))
     arrays = [_array([row[i] for row in result.rows]) for i in range(len(result.columns))]
     return pa.Table.from_arrays(arrays, names=_names(result.columns))
 

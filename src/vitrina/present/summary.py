@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from vitrina.present import columnar
 from vitrina.present.columns import ColumnMeta, ColumnRole, ValueFormat
 from vitrina.present.numbers import DASH, Lang, format_value, metas_for, to_decimal
 from vitrina.warehouse.result import QueryResult
@@ -90,9 +91,17 @@ def metric_columns(result: QueryResult, metas: Sequence[ColumnMeta]) -> list[Col
             continue
         if meta.fmt in (ValueFormat.DATE,):
             continue
-        if any(to_decimal(row[i]) is not None for row in result.rows):
+        if _has_number(result, i):
             out.append(meta)
     return out
+
+
+def _has_number(result: QueryResult, i: int) -> bool:
+    table = result.arrow
+    if table is not None and columnar.exact_numbers(table, i):
+        return columnar.non_null(table, i) > 0
+    cells = columnar.values(table, i) if table is not None else (row[i] for row in result.rows)
+    return any(to_decimal(v) is not None for v in cells)
 
 
 def sort_key(value: Any) -> tuple[Any, ...]:
@@ -150,13 +159,7 @@ def summarize(result: QueryResult, metas: Iterable[ColumnMeta]) -> ResultSummary
     metrics = metric_columns(result, metas)
     idx = {name: i for i, name in enumerate(result.columns)}
 
-    distinct: dict[str, int] = {}
-    for m in periods + dims:
-        i = idx[m.name]
-        try:  # the values themselves; by text only when one cannot be hashed
-            distinct[m.name] = len(set(map(operator.itemgetter(i), result.rows)))
-        except TypeError:
-            distinct[m.name] = len({_hashable(row[i]) for row in result.rows})
+    distinct = {m.name: _distinct(result, idx[m.name]) for m in periods + dims}
 
     n = result.row_count
     if n == 0:
@@ -178,9 +181,7 @@ def summarize(result: QueryResult, metas: Iterable[ColumnMeta]) -> ResultSummary
     period_idx = [idx[m.name] for m in periods]
     series_order: list[int] | None = None
     if periods and not dims and n > 1:
-        keys = [tuple(sort_key(v) for v in row_key(row, period_idx)) for row in result.rows]
-        if len(set(keys)) == n:
-            series_order = sorted(range(n), key=keys.__getitem__)
+        series_order = _series_order(result, period_idx)
 
     summaries = {m.name: _metric_summary(result, m, idx[m.name], series_order) for m in metrics}
     return ResultSummary(
@@ -196,6 +197,25 @@ def summarize(result: QueryResult, metas: Iterable[ColumnMeta]) -> ResultSummary
     )
 
 
+def _distinct(result: QueryResult, i: int) -> int:
+    """Distinct values of a column (by value; by text only when one cannot be hashed)."""
+    if result.arrow is not None:
+        return columnar.distinct(result.arrow, [i])
+    try:
+        return len(set(map(operator.itemgetter(i), result.rows)))
+    except TypeError:
+        return len({_hashable(row[i]) for row in result.rows})
+
+
+def _series_order(result: QueryResult, period_idx: list[int]) -> list[int] | None:
+    """The rows in period order when each row is one period (a series), else None."""
+    if result.arrow is not None:
+        return columnar.sorted_rows(result.arrow, period_idx)
+    n = result.row_count
+    keys = [tuple(sort_key(v) for v in row_key(row, period_idx)) for row in result.rows]
+    return sorted(range(n), key=keys.__getitem__) if len(set(keys)) == n else None
+
+
 def _hashable(value: Any) -> Any:
     try:
         hash(value)
@@ -205,14 +225,36 @@ def _hashable(value: Any) -> Any:
 
 
 def _scan(result: QueryResult, col: int) -> tuple[MetricSummary, Decimal]:
-    """One pass over a metric column: counts, extremes, the leaders, and the total."""
+    """One pass over a metric column: counts, extremes, the leaders, and the total (a
+    columnar result's integers and decimals by Arrow, the same figures)."""
+    table = result.arrow
+    if table is not None and columnar.exact_numbers(table, col):
+        found = columnar.scan_exact(table, col, TOP_ROWS)
+        low = found["min"]
+        ms = MetricSummary(
+            column=result.columns[col],
+            count=found["count"],
+            nulls=found["nulls"],
+            min=low,
+            min_row=found["min_row"],
+            max=found["max"],
+            max_row=found["max_row"],
+            has_negative=low is not None and low < 0,
+            top_rows=found["top"],
+        )
+        return ms, found["total"]
+    cells = columnar.values(table, col) if table is not None else (row[col] for row in result.rows)
+    return _scan_values(result.columns[col], cells)
+
+
+def _scan_values(name: str, cells: Iterable[Any]) -> tuple[MetricSummary, Decimal]:
     total = Decimal(0)
     count = nulls = 0
     low = high = None
     low_row = high_row = None
     top: list[tuple[Decimal, int]] = []  # a min-heap of (value, -row): the TOP_ROWS largest
-    for r, row in enumerate(result.rows):  # plain locals: a model's setattr per row cost 2 s
-        value = to_decimal(row[col])
+    for r, cell in enumerate(cells):  # plain locals: a model's setattr per row cost 2 s
+        value = to_decimal(cell)
         if value is None:
             nulls += 1
             continue
@@ -227,7 +269,7 @@ def _scan(result: QueryResult, col: int) -> tuple[MetricSummary, Decimal]:
         elif (value, -r) > top[0]:
             heapq.heapreplace(top, (value, -r))
     ms = MetricSummary(
-        column=result.columns[col],
+        column=name,
         count=count,
         nulls=nulls,
         min=low,
@@ -249,7 +291,7 @@ def _metric_summary(
         ms.total = total
         ms.mean = total / ms.count
     if series_order:
-        valued = [r for r in series_order if to_decimal(result.rows[r][col]) is not None]
+        valued = _valued(result, col, series_order)
         if len(valued) >= 2:
             ms.first_row, ms.last_row = valued[0], valued[-1]
             ms.first = to_decimal(result.rows[valued[0]][col])
@@ -259,3 +301,12 @@ def _metric_summary(
             if ms.first != 0:
                 ms.change_pct = ms.change / abs(ms.first) * 100
     return ms
+
+
+def _valued(result: QueryResult, col: int, order: list[int]) -> list[int]:
+    """The rows of `order` whose metric holds a number (a columnar result: one column read)."""
+    table = result.arrow
+    if table is None:
+        return [r for r in order if to_decimal(result.rows[r][col]) is not None]
+    cells = table.column(col).take(order).to_pylist()
+    return [r for r, v in zip(order, cells, strict=True) if to_decimal(v) is not None]

@@ -103,9 +103,26 @@ def _iso(value: object) -> str:
 
 
 def _all_null(result: QueryResult, metrics: list[ColumnMeta]) -> bool:
+    table = result.arrow
+    if table is not None:  # a large result: Arrow's null counts
+        nulls = [table.column(i).null_count == table.num_rows for i in range(table.num_columns)]
+        return all(nulls) or all(nulls[result.columns.index(m.name)] for m in metrics)
     return all(all(v is None for v in row) for row in result.rows) or all(
         all(row[result.columns.index(m.name)] is None for row in result.rows) for m in metrics
     )
+
+
+def _has_negative(result: QueryResult, idx: int) -> bool:
+    table = result.arrow
+    if table is not None and table.num_rows:  # a large result: Arrow's minimum
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        column = table.column(idx)
+        if pa.types.is_integer(column.type) or pa.types.is_decimal(column.type):
+            low = pc.min(column).as_py()
+            return low is not None and low < 0
+    return any(row[idx] is not None and row[idx] < 0 for row in result.rows)
 
 
 def _negatives(result: QueryResult, metrics: list[ColumnMeta]) -> list[str]:
@@ -113,7 +130,7 @@ def _negatives(result: QueryResult, metrics: list[ColumnMeta]) -> list[str]:
     for meta in metrics:
         if meta.non_negative:
             idx = result.columns.index(meta.name)
-            if any(row[idx] is not None and row[idx] < 0 for row in result.rows):
+            if _has_negative(result, idx):
                 out.append(f"{meta.name} has negative values, which it cannot have")
     return out
 

@@ -20,6 +20,7 @@ import itertools
 import re
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -29,6 +30,7 @@ from vitrina.warehouse.budget import (
     ResultTooLarge,
     fetch_bounded,
 )
+from vitrina.warehouse.columnar import fetch_columnar
 from vitrina.warehouse.pg_connections import ConnectionLost, PgConnections, is_connection_lost
 from vitrina.warehouse.privileges import (
     DUCKDB_HARDENING,
@@ -123,7 +125,7 @@ class _Backend(Protocol):
 
     def run(
         self, sql: str, row_cap: int, timeout_s: float, max_bytes: int
-    ) -> tuple[list[str], list[tuple], bool]: ...
+    ) -> tuple[list[str], Sequence[tuple], bool]: ...
     def close(self) -> None: ...
 
 
@@ -183,7 +185,7 @@ class _DuckDBBackend:
 
     def run(
         self, sql: str, row_cap: int, timeout_s: float, max_bytes: int
-    ) -> tuple[list[str], list[tuple], bool]:
+    ) -> tuple[list[str], Sequence[tuple], bool]:
         import duckdb
 
         with self.lock:
@@ -192,7 +194,8 @@ class _DuckDBBackend:
             try:
                 cursor.execute(sql)  # a streaming result: rows are made as they are fetched
                 columns = [d[0] for d in cursor.description or []]
-                rows, truncated = fetch_bounded(cursor.fetchmany, row_cap, max_bytes)
+                # past ARROW_AFTER rows the rest arrives as Arrow columns (issue 38)
+                rows, truncated = fetch_columnar(cursor, row_cap, max_bytes)
             except ResultTooLarge as exc:
                 raise _too_large(exc, sql) from None
             except duckdb.InterruptException as exc:
@@ -499,7 +502,7 @@ class Warehouse:
         elapsed = (time.perf_counter() - start) * 1000
         return QueryResult(
             columns=columns,
-            rows=rows,
+            rows=rows,  # type: ignore[arg-type]  # a list, or ArrowRows (warehouse.columnar)
             truncated=truncated,
             elapsed_ms=round(elapsed, 2),
             reconnected=self.take_reconnected(),

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from vitrina.present import columnar
 from vitrina.present.charts import limits
 from vitrina.present.columns import ColumnMeta, ColumnRole, ValueFormat
 from vitrina.present.numbers import Lang, format_count, metas_for, to_decimal
@@ -54,6 +55,8 @@ def _t(lang: Lang | str, ru: str, en: str) -> str:
 def _distinct(result: QueryResult, columns: Sequence[str]) -> int:
     """Distinct value combinations (by value; by text where a value cannot be hashed)."""
     idx = [result.columns.index(c) for c in columns]
+    if result.arrow is not None:  # a large result: by Arrow (`present.columnar`)
+        return columnar.distinct(result.arrow, idx)
     if not idx:
         return 1 if result.rows else 0
     try:  # itemgetter: the keys are made in C, a million rows in a fraction of a second
@@ -64,7 +67,13 @@ def _distinct(result: QueryResult, columns: Sequence[str]) -> int:
 
 def _max_abs(result: QueryResult, column: str) -> Decimal:
     i = result.columns.index(column)
-    values = [abs(d) for row in result.rows if (d := to_decimal(row[i])) is not None]
+    table = result.arrow
+    if table is not None and columnar.exact_numbers(table, i):
+        import pyarrow.compute as pc
+
+        return columnar.as_decimal(pc.max(pc.abs(table.column(i))).as_py()) or Decimal(0)
+    cells = columnar.values(table, i) if table is not None else (row[i] for row in result.rows)
+    values = [abs(d) for cell in cells if (d := to_decimal(cell)) is not None]
     return max(values, default=Decimal(0))
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from vitrina.present.charts import columnar
 from vitrina.present.charts.choose import ChartDecision, ChartKind
 from vitrina.present.columns import ColumnMeta, ValueFormat
 from vitrina.present.numbers import Lang, format_value, metas_for, to_decimal
@@ -159,6 +160,19 @@ def build_chart_data(
     yi = [idx[m.name] for m in ys]
     summable = [is_summable(m) for m in ys]
 
+    base: dict[str, Any] = {
+        "kind": decision.kind,
+        "title": title,
+        "x_title": " · ".join(by_name[c].label(lang) for c in decision.x_columns) or None,
+        "y_title": _axis_title(y_metas, lang),
+        "y2_title": _axis_title(y2_metas, lang),
+        "y_format": ys[0].fmt,
+        "y2_format": y2_metas[0].fmt if y2_metas else None,
+    }
+    table = result.arrow
+    if table is not None and columnar.supported(table, xi, si, yi):  # a large result
+        return _columnar_data(decision, table, (xi, si, yi), summable, ys, by_name, lang, base)
+
     try:
         points, x_raw, s_raw = _points(result, xi, si, yi, summable, _by_value)
     except TypeError:  # a list or a dict in a key cell: keyed by its text
@@ -177,24 +191,7 @@ def build_chart_data(
         if decision.max_points and len(x_keys) > decision.max_points:
             x_keys = x_keys[: decision.max_points]  # the largest
 
-    def x_label(k: tuple[Any, ...]) -> str:
-        cols = decision.x_columns
-        return " · ".join(
-            format_value(v, by_name[c], lang) for v, c in zip(x_raw[k], cols, strict=True)
-        )
-
-    labels = [x_label(k) for k in x_keys]
-    x_meta = [by_name[c] for c in decision.x_columns]
-    base = {
-        "kind": decision.kind,
-        "title": title,
-        "labels": labels,
-        "x_title": " · ".join(m.label(lang) for m in x_meta) or None,
-        "y_title": _axis_title(y_metas, lang),
-        "y2_title": _axis_title(y2_metas, lang),
-        "y_format": ys[0].fmt,
-        "y2_format": y2_metas[0].fmt if y2_metas else None,
-    }
+    base["labels"] = [_label(x_raw[k], decision.x_columns, by_name, lang, " · ") for k in x_keys]
 
     if not decision.series_columns:
         datasets = [
@@ -222,15 +219,9 @@ def build_chart_data(
         keep = decision.max_series - 1 if decision.fold_other else decision.max_series
         s_keys, other = s_keys[:keep], s_keys[keep:]
 
-    def s_label(sk: tuple[Any, ...]) -> str:
-        cols = decision.series_columns
-        return " / ".join(
-            format_value(v, by_name[c], lang) for v, c in zip(s_raw[sk], cols, strict=True)
-        )
-
     datasets = [
         Dataset(
-            label=s_label(sk),
+            label=_label(s_raw[sk], decision.series_columns, by_name, lang, " / "),
             column=metric.name,
             values=[_float(points[k].get(sk, [None])[0]) for k in x_keys],
         )
@@ -249,5 +240,56 @@ def build_chart_data(
             folded.append(_float(total))
         datasets.append(
             Dataset(label=OTHER.get(str(lang), OTHER["en"]), column=metric.name, values=folded)
+        )
+    return ChartData(datasets=datasets, **base)
+
+
+def _label(
+    raw: tuple[Any, ...], columns: list[str], by_name: dict[str, ColumnMeta], lang: str, sep: str
+) -> str:
+    """An x or series label: its values formatted, joined."""
+    return sep.join(format_value(v, by_name[c], lang) for v, c in zip(raw, columns, strict=True))
+
+
+def _columnar_data(
+    decision: ChartDecision,
+    table: Any,
+    indexes: tuple[list[int], list[int], list[int]],
+    summable: list[bool],
+    ys: list[ColumnMeta],
+    by_name: dict[str, ColumnMeta],
+    lang: Lang | str,
+    base: dict[str, Any],
+) -> ChartData:
+    """The chart data of a columnar result (`charts.columnar`): the same labels and values."""
+    xi, si, yi = indexes
+    found = columnar.columnar_points(decision, table, xi[0], si[0] if si else None, yi, summable)
+    base["labels"] = [
+        _label((x,), decision.x_columns, by_name, lang, " · ") for x in found.x_values
+    ]
+    if not decision.series_columns:
+        datasets = [
+            Dataset(
+                label=m.label(lang),
+                column=m.name,
+                values=[_float(v) for v in found.metric_values[j]],
+                axis=decision.axes.get(m.name, "y"),
+            )
+            for j, m in enumerate(ys)
+        ]
+        return ChartData(datasets=datasets, **base)
+    metric = ys[0]
+    datasets = [
+        Dataset(
+            label=_label((s,), decision.series_columns, by_name, lang, " / "),
+            column=metric.name,
+            values=[_float(v) for v in values],
+        )
+        for s, values in found.series
+    ]
+    if found.other is not None:
+        other = [_float(v) for v in found.other]
+        datasets.append(
+            Dataset(label=OTHER.get(str(lang), OTHER["en"]), column=metric.name, values=other)
         )
     return ChartData(datasets=datasets, **base)

@@ -6,7 +6,7 @@ trace) and return a `ToolOutput`; tables go to files, never into the model's con
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,13 +52,13 @@ class ToolEnv:
         tool: str,
         name: str,
         columns: list[str],
-        rows: list[Any],
+        rows: Sequence[Any],
         summary: str,
         *,
         files: list[str] | None = None,
         meta: dict[str, Any] | None = None,
     ) -> ToolOutput:
-        rows = list(rows)[: self.ctx.limits.data_rows]
+        rows = list(rows[: self.ctx.limits.data_rows])  # a slice: a columnar result stays Arrow
         path = save_table(self.folder, f"{name}-{self.seq}", columns, rows, self.quota)
         return ToolOutput(
             tool=tool,
