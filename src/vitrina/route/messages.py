@@ -103,6 +103,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "steps": {"ru": "Шаги поиска", "en": "Search steps"},
     "plans": {"ru": "Варианты отчёта", "en": "Report plans"},
     "chosen": {"ru": "выбран", "en": "chosen"},
+    "chosen_plan": {"ru": "Вариант отчёта: {label}.", "en": "Report option: {label}."},
+    "technical": {"ru": "Технические подробности", "en": "Technical details"},
     "onec_report": {
         "ru": "Запрос 1С для отчёта «{title}» по {source} (виртуальная таблица {vt}).",
         "en": "1C query for the report '{title}' over {source} (virtual table {vt}).",

@@ -161,10 +161,13 @@ class RouteService:
         face: str = "cli",
         thread_id: str | None = None,
         policy: Any = None,
+        ask_thread: str | None = None,
     ) -> RouteResult:
         """Route one request to its role and return the delivered reply. `policy` (the token's
         row policy, `vitrina.sql.policy.RowPolicy`) goes with every query the request
-        runs; such a request starts no task (a task would run as the local user)."""
+        runs; such a request starts no task (a task would run as the local user).
+        `ask_thread`: the ask dialog a report's run is kept in (the web chat passes its own,
+        so the report's files, paging and follow-ups work as an answer's do)."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
         nodes: list[str] = []
         state: dict[str, Any] = {}
@@ -178,7 +181,7 @@ class RouteService:
         if policy:
             context = self._policed(context, policy)
         stream = self.graph.stream(
-            {"request": request, "face": face, "thread_id": thread_id},
+            {"request": request, "face": face, "thread_id": thread_id, "ask_thread": ask_thread},
             config,
             context=context,
             stream_mode=["updates", "values"],

@@ -20,6 +20,7 @@ class RouteState(TypedDict, total=False):
     request: str
     face: Face
     thread_id: str
+    ask_thread: str | None  # the ask dialog a report's run is kept in (the web chat's own)
     # supervisor
     lang: str
     target: Literal["warehouse", "onec"]

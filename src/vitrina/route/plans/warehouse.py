@@ -2,8 +2,8 @@
 
 The base plan comes from the ask job's planner (`build_plan`); the others change one
 decision each: no breakdown (a plain aggregate), a month series under the breakdown
-(detailed), the compared period alongside (comparison: the same plan for the period the
-comparison words name, "к прошлому году" a year back), the top N only.
+(detailed), the compared period alongside (comparison: one plan of two periods, the
+second the one the comparison words name, "к прошлому году" a year back), the top N only.
 """
 
 from __future__ import annotations
@@ -125,7 +125,8 @@ def warehouse_candidates(
                 "comparison",
                 f"Сравнение с периодом {previous.label_ru}",
                 f"Comparison with {previous.label_en}",
-                base.model_copy(update={"limit": None}),
+                # one plan of two periods: both values, the change and the change in percent
+                base.model_copy(update={"limit": None, "order": None, "compared": previous}),
                 previous,
             )
         )
