@@ -70,3 +70,21 @@ def test_a_partial_year_is_flagged_in_a_report(browser, authed):  # noqa: F811
     assert "Сравнение с периодом 2025 год" in turn.locator(".report-choice").inner_text()
     _no_codes(turn)
     _check(page, "chat partial comparison 1440")
+
+
+def test_metadata_search_and_docs_answer_in_words(browser, authed):  # noqa: F811
+    """The metadata search lists tables, fields, measures and a question to ask, its scores
+    only under technical details; the docs intent reads the manual that /docs serves."""
+    page = _page(browser, WIDE, token=authed.token)
+    page.goto(authed.url + "/")
+    _ready(page)
+    found = _ask(page, "Где хранятся данные о платежах?")
+    seen = found.inner_text()
+    assert "dwh.fact_payment" in seen and "Поля:" in seen and "Как спросить:" in seen, seen
+    assert "topic keyword" not in seen and "6.0" not in seen, seen
+    docs = _ask(page, "Документация по мере [Amount per Customer]")
+    text = docs.inner_text()
+    assert "VITRINA_DOCS_MODEL" not in text and "[Amount per Customer]" in text, text
+    assert docs.locator("a[href^='/docs#measure=']").count() or "/docs#measure=" in text
+    _check(page, "chat metadata and docs 1440")
+    assert _errors(page) == []

@@ -17,6 +17,7 @@ from vitrina.server import access_log
 from vitrina.server.assets import STATIC_DIR
 from vitrina.server.auth import owner_id, require
 from vitrina.server.checkpointer import close_checkpointer, is_postgres, make_checkpointer
+from vitrina.server.docs_source import find_docs_dir
 from vitrina.server.errors import install_error_handlers
 from vitrina.server.headers import SecurityHeadersMiddleware
 from vitrina.server.limits import BodyLimitMiddleware, TokenBuckets
@@ -130,6 +131,7 @@ def create_app(
             max_rows=options.max_result_rows,
             max_chars=settings.result_cell_max_chars,
             streams_per_token=options.streams_per_token,
+            docs_dir=lambda: find_docs_dir(options.docs_dir, settings.outputs_dir),
         ),
         buckets=TokenBuckets(options.rate_per_minute, options.burst),
     )

@@ -113,6 +113,7 @@ class TurnRunner:
         start_task: Callable[..., str] | None = None,
         route: Any = None,
         streams_per_token: int = DEFAULT_PER_OWNER,
+        docs_dir: Callable[[], Any] | None = None,
     ) -> None:
         self.service = service
         self.store = store
@@ -120,6 +121,7 @@ class TurnRunner:
         self.max_chars = max_chars
         self.start_task = start_task
         self._route = route
+        self._docs_dir = docs_dir  # the manual /docs serves: the supervisor's docs answer it
         self._route_lock = threading.Lock()
         self.slots = StreamSlots(streams_per_token)
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vitrina-turn")
@@ -146,7 +148,12 @@ class TurnRunner:
             if self._route is None:
                 from vitrina.route import RouteService
 
-                self._route = RouteService(self.service.settings, ask_service=self.service)
+                manual = self._docs_dir() if self._docs_dir is not None else None
+                self._route = RouteService(
+                    self.service.settings,
+                    ask_service=self.service,
+                    docs_index=manual / "index.json" if manual is not None else None,
+                )
             return self._route
 
     def intent(self, thread: ThreadRecord, text: str) -> tuple[str, bool]:
@@ -267,6 +274,8 @@ class TurnRunner:
                 intent=result.intent,
                 answer=markdown,
                 answer_html=render_markdown(markdown),
+                # the search steps, plan scores and SQL: shown with "technical details" only
+                details_html=render_markdown(str(result.reply.get("details_markdown") or "")),
                 nodes=result.nodes,
             )
         ms = round((time.perf_counter() - started) * 1000, 2)

@@ -49,8 +49,8 @@ def _steps(state: RouteState, md: bool) -> list[str]:
     return out
 
 
-def _sections(state: RouteState, md: bool) -> list[str]:
-    lang = state.get("lang", "ru")
+def _sections(state: RouteState, md: bool, details: bool = True) -> list[str]:
+    """The reply's parts; with `details`, the technical details last under their heading."""
     out = [state.get("answer") or "", chosen_line(state) or ""]
     report = state.get("report") or {}
     fence = "```" if md else ""
@@ -63,13 +63,20 @@ def _sections(state: RouteState, md: bool) -> list[str]:
     for key in ("excel", "chart_png"):
         if report.get(key):
             out.append(f"{key}: {report[key]}")
-    details = _steps(state, md) + technical(state)
-    if details:
-        out.append(("### " if md else "") + text("technical", lang))
-        if md and report.get("sql"):  # the SQL as a code block, the rest as lines
-            details = [*details[:-1], f"{fence}sql\n{report['sql']}\n{fence}"]
-        out += details
+    found = _details(state, md)
+    if details and found:
+        out.append(("### " if md else "") + text("technical", state.get("lang", "ru")))
+        out += found
     return [s for s in out if s]
+
+
+def _details(state: RouteState, md: bool) -> list[str]:
+    """The search steps, the plans' codes and scores, the SQL (a code block in Markdown)."""
+    found = _steps(state, md) + technical(state)
+    sql = (state.get("report") or {}).get("sql")
+    if md and sql and found and found[-1] == sql:
+        found[-1] = f"```sql\n{sql}\n```"
+    return found
 
 
 def payload(state: RouteState) -> dict[str, Any]:
@@ -91,9 +98,10 @@ def deliver(state: RouteState) -> dict:
     trace = Trace("deliver")
     face = state.get("face") or "cli"
     if face == "web":
-        reply = {
+        reply = {  # the page shows the details only when the user asks for them
             "face": "web",
-            "markdown": "\n\n".join(_sections(state, md=True)),
+            "markdown": "\n\n".join(_sections(state, md=True, details=False)),
+            "details_markdown": "\n\n".join(_details(state, md=True)),
             "data": payload(state),
         }
     elif face == "mcp":

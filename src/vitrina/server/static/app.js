@@ -420,6 +420,12 @@
     } else if (r.answer) {
       parts.push(el("p", { class: "answer", text: r.answer }));
     }
+    if (r.details_html) {  /* search steps, plan scores, SQL: under "technical details" only */
+      const details = el("div", { class: "route-details dev answer-md" });
+      details.innerHTML = r.details_html; // rendered by the server; raw HTML is escaped there
+      V.focusableScroll(details);
+      parts.push(details);
+    }
     node._body.replaceChildren(...parts);
   }
 
