@@ -145,6 +145,7 @@ class RouteService:
                 llm=self.llm,
                 use_llm=self.llm is not None,
                 ask=lambda question: ask_service.ask(question),
+                run_plan=ask_service.run_plan,
                 today=self.context.today,  # relative periods read as the route reads them
             )
         result = start_task_tool(request, approve_all=False, service=self._task_service)

@@ -74,6 +74,7 @@ def job_routers(
         catalog=service.catalog,
         warehouse=service.warehouse,
         ask=ask,
+        run_plan=service.run_plan,  # a derived step is a changed plan (vitrina.task.tools.ask)
         policy_of=(lambda owner: owner_policy(store, owner)) if store is not None else None,
         # on a PostgreSQL state every process sees every task (a decision taken on another
         # process resumes it there); else tasks.sqlite under VITRINA_HOME, as before
