@@ -14,6 +14,7 @@ from vitrina.catalog import Catalog
 from vitrina.language.periods.calendar import labels
 from vitrina.language.periods.compare import Unit, own_unit, previous_period
 from vitrina.query import PeriodRef, QueryPlan, build_plan
+from vitrina.query.reshape import prune_joins
 from vitrina.route.plans.request import ReportRequest
 from vitrina.trace import Trace
 
@@ -30,20 +31,6 @@ class Candidate:
 
     def label(self, lang: str) -> str:
         return self.label_ru if lang == "ru" else self.label_en
-
-
-def prune_joins(plan: QueryPlan, catalog: Catalog) -> QueryPlan:
-    """Drop joins no remaining dimension, filter or mandatory relation needs."""
-    needed = {d.table for d in plan.dimensions} | {f.table for f in plan.filters}
-    needed |= {
-        r.needs for r in catalog.requires if r.when == "always" and r.table == plan.base_table
-    }
-    kept = []
-    for join in reversed(plan.joins):
-        if join.right_table in needed:
-            kept.append(join)
-            needed.add(join.left_table)
-    return plan.model_copy(update={"joins": list(reversed(kept))})
 
 
 def compared_period(period: PeriodRef, unit: Unit) -> PeriodRef:

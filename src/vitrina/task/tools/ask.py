@@ -25,6 +25,7 @@ from vitrina.present.infer_meta import infer_metas
 from vitrina.present.numbers import format_date, month_label
 from vitrina.present.summary import summarize
 from vitrina.query import PeriodRef, QueryPlan
+from vitrina.query.reshape import prune_joins
 from vitrina.task.coverage import data_end
 from vitrina.task.horizon import last_complete_month, months_between
 from vitrina.task.messages import text
@@ -133,6 +134,7 @@ def _series(
             "compared": None,
         }
     )
+    series = prune_joins(series, env.ctx.catalog)  # a dropped breakdown's join drops no rows
     expected = {
         "kind": "series",
         "asked_start": first.isoformat(),
