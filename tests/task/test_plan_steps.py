@@ -136,3 +136,22 @@ def test_a_redo_refusal_is_in_the_request_language(make_task):
     view = service.decide(view.task_id, {"action": "redo", "comment": "make it prettier"})
     assert view.pending["notice"].startswith('The comment "make it prettier" cannot be applied')
     assert "steps 1, 2" in view.pending["notice"]
+
+
+def test_a_redo_without_the_breakdown_changes_the_plan_not_the_words(make_task, sql):
+    """"без разбивки" on "... по платёжным системам": the plan loses its breakdown (and the
+    card join), the question keeps every word and says what changed."""
+    service = make_task()
+    view = service.start("Сумма платежей по платёжным системам за октябрь 2026")
+    view = service.decide(view.task_id, {"action": "approve"})
+    assert _table(view, 1).columns == ["payment_system", "payment_amount"]
+    view = service.decide(view.task_id, {"action": "redo", "comment": "без разбивки"})
+    step = view.plan[0]
+    assert step.args["question"].startswith("Сумма платежей по платёжным системам за октябрь 2026")
+    assert step.args["question"].endswith("без разбивки")
+    ((total,),) = sql(
+        "SELECT SUM(amount_rub) FROM dwh.fact_payment WHERE status = 'success' "
+        "AND payment_date BETWEEN '2026-10-01' AND '2026-10-31'"
+    )
+    table = _table(view, 1)
+    assert table.columns == ["payment_amount"] and _cents(table.rows[0][0]) == _cents(total)

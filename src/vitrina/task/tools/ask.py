@@ -64,6 +64,11 @@ class AskArgs(BaseModel):
         "`months` months ending at the last complete month.",
     )
     months: int = Field(24, ge=3, le=MAX_SERIES_MONTHS)
+    plan: dict[str, Any] | None = Field(
+        None,
+        description="Set by a redo in rules mode: the step's plan with the period, breakdown "
+        "or grain the comment asked for, run as it is.",
+    )
 
 
 def _source(env: ToolEnv, n: int, *, period: bool) -> tuple[dict, QueryPlan]:
@@ -166,6 +171,15 @@ def _run(env: ToolEnv, args: AskArgs) -> tuple[Any, str, dict]:
         env.trace.branch("derived step handed to ask as a plan", kind=expected["kind"])
         extra = {"policy": policy} if policy else {}
         return env.ctx.run_plan(plan, question=question, lang=env.lang, **extra), question, expected
+    if args.plan is not None:  # a redo changed the plan the step's answer ran
+        if env.ctx.run_plan is None:
+            raise ToolError("the ask pipeline cannot run a plan here")
+        plan = prune_joins(QueryPlan.model_validate(args.plan), env.ctx.catalog)
+        extra = {"policy": policy} if policy else {}
+        question = args.question.strip()
+        env.trace.branch("redone step handed to ask as its changed plan")
+        result = env.ctx.run_plan(plan, question=question, lang=env.lang, **extra)
+        return result, question, {"kind": "data"}
     if not args.question.strip():
         raise ToolError("ask needs a question")
     question = args.question.strip()
