@@ -139,7 +139,7 @@ def test_a_redo_refusal_is_in_the_request_language(make_task):
 
 
 def test_a_redo_without_the_breakdown_changes_the_plan_not_the_words(make_task, sql):
-    """"без разбивки" on "... по платёжным системам": the plan loses its breakdown (and the
+    """ "без разбивки" on "... по платёжным системам": the plan loses its breakdown (and the
     card join), the question keeps every word and says what changed."""
     service = make_task()
     view = service.start("Сумма платежей по платёжным системам за октябрь 2026")
