@@ -93,3 +93,31 @@ def test_a_row_policy_is_applied(catalog, warehouse) -> None:
     whole = run_checked(sql, catalog, warehouse, RunOptions(10, checks=False))
     assert policed.ok and whole.ok and "B2B" in policed.sql
     assert policed.result.rows[0][0] < whole.result.rows[0][0]
+
+
+def test_a_partial_compared_period_is_flagged_by_the_result_checks(catalog, warehouse) -> None:
+    """One rule for every job that runs a plan of two periods (decision 189): the demo data end
+    on 30.11.2026, so 2026 against 2025 is flagged, in the question's language; month by
+    month, each month of 2026 meets the same month of 2025 on one row."""
+    year = PeriodRef(start=date(2026, 1, 1), end=date(2026, 12, 31), label_ru="2026 год",
+                     label_en="2026")  # fmt: skip
+    plan = _plan(catalog, period=year, grain="month").model_copy(update={"compared": YEAR})
+    checked = run_checked(plan, catalog, warehouse, RunOptions(row_cap=1000), lang="ru")
+    assert checked.ok and checked.result is not None
+    flags = [f for f in checked.flags if f["check"] == "partial_period"]
+    assert (
+        len(flags) == 1
+        and "2026 год" in flags[0]["message"]
+        and "30.11.2026" in flags[0]["message"]
+    )
+    rows = checked.result.rows
+    months = [r[0] for r in rows]
+    assert len(rows) == 12 and months[0].year == 2026 and months[-1].month == 12
+    dec = rows[-1]
+    ((want,),) = warehouse.execute(
+        "SELECT SUM(fee_rub) FROM dwh.fact_payment WHERE status = 'success' "
+        "AND payment_date BETWEEN '2025-12-01' AND '2025-12-31'"
+    ).rows
+    assert dec[1] is None and dec[2] == want, "December 2025 sits on the December 2026 row"
+    plain = run_checked(_plan(catalog, period=year), catalog, warehouse, RunOptions(1000))
+    assert not [f for f in plain.flags if f["check"] == "partial_period"], "one period: no flag"

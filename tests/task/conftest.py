@@ -40,6 +40,7 @@ def make_task(make_service, tmp_path: Path):
             catalog=asker.catalog,
             warehouse=asker.warehouse,
             ask=ask or asker.ask,
+            run_plan=asker.run_plan,  # derived steps: an earlier step's plan, changed
             llm=llm,
             use_llm=model is not None,
             today=TODAY,

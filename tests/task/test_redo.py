@@ -9,6 +9,13 @@ from vitrina.task.redo import parse_redo
 from vitrina.task.state import Step
 
 TODAY = __import__("datetime").date(2026, 11, 30)
+PLAN = {
+    "topic": "payments",
+    "base_table": "dwh.fact_payment",
+    "metrics": ["payment_amount"],
+    "dimensions": [{"table": "dwh.dim_region", "column": "region_name"}],
+    "order": "desc",
+}
 
 
 @pytest.mark.parametrize(
@@ -25,15 +32,25 @@ TODAY = __import__("datetime").date(2026, 11, 30)
             {"question": "Сумма платежей по регионам за 2024 год"},
             ["2024 год"],
         ),
-        (
+        (  # the plan the step ran loses its breakdown and gets the grain; no word is cut
             Step(
                 n=1,
                 title="t",
                 tool="ask",
-                args={"question": "Сумма платежей по регионам за 2025 год"},
+                args={"question": "Сумма платежей по регионам за 2025 год", "plan": PLAN},
             ),
             "без разбивки, по месяцам",
-            {"question": "Сумма платежей за 2025 год по месяцам"},
+            {
+                "question": "Сумма платежей по регионам за 2025 год, без разбивки по месяцам",
+                "plan": {
+                    **PLAN,
+                    "dimensions": [],
+                    "order": None,
+                    "limit": None,
+                    "grain": "month",
+                    "compared": None,
+                },
+            },
             ["без разбивки", "по месяцам"],
         ),
         (
@@ -75,6 +92,15 @@ def test_comments_become_argument_changes(step, comment, args, changes):
         assert redo.args == args
     else:
         assert redo.args["target"]["months"] == 6 and redo.args["method"] == "linear"
+
+
+def test_no_breakdown_without_a_plan_is_not_applied_by_cutting_words():
+    """A step a model's SQL answered has no plan: "без разбивки" cannot be applied exactly,
+    so it is not (the comment is refused), rather than cut out of the question's words."""
+    step = Step(
+        n=1, title="t", tool="ask", args={"question": "Сумма платежей по платёжным системам"}
+    )
+    assert parse_redo(step, "без разбивки", TODAY, "ru").changes == []
 
 
 def test_a_comment_about_nothing_the_step_takes_changes_nothing():

@@ -104,6 +104,9 @@ class AskResult(BaseModel):
     suggestions: list[str] = Field(default_factory=list)  # follow-up questions from the catalog
     # text cells of `rows` and `table` cut to result_cell_max_chars in this reply (decision 146)
     cells_cut: int = 0
+    # the rule plan the answer ran (None when a model wrote the SQL): a job that goes on from
+    # this answer (a task's next step) changes the plan, never the question's words
+    plan: dict[str, Any] | None = None
     checks: list[dict[str, str]] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     trace: list[TraceEvent] = Field(default_factory=list)
@@ -455,6 +458,14 @@ def pending_of(snapshot: Any) -> dict[str, Any] | None:
     return next((i.value for t in snapshot.tasks for i in t.interrupts), None)
 
 
+def _ran_plan(values: dict[str, Any]) -> dict[str, Any] | None:
+    """The rule plan whose SQL ran, as JSON; None when the model wrote the SQL."""
+    plan = values.get("plan")
+    if plan is None or values.get("sql_source") == "llm":
+        return None
+    return plan.model_dump(mode="json") if hasattr(plan, "model_dump") else dict(plan)
+
+
 def result_from_state(
     thread_id: str,
     values: dict[str, Any],
@@ -497,6 +508,7 @@ def result_from_state(
         sql_source=values.get("sql_source") if values.get("sql") else None,
         sql_explanation=values.get("sql_explanation"),
         sql_confidence=values.get("sql_confidence"),
+        plan=_ran_plan(values) if answered else None,
         llm_usage=usage or {},
         tags=result_tags(trace, values.get("checks") or []),
         trace=trace,

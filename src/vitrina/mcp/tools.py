@@ -89,6 +89,7 @@ class Toolbox:
                     catalog=service.catalog,
                     warehouse=service.warehouse,
                     ask=ask,
+                    run_plan=service.run_plan,
                     policy_of=self.policy_of,
                 )
             return self._tasks

@@ -35,8 +35,31 @@ def part_plans(plan: QueryPlan) -> list[tuple[QueryPlan, str]]:
     base = [p.model_copy(update=clean) for p in parts]
     out = [(p, "") for p in base]
     if plan.compared is not None:
-        out += [(p.model_copy(update={"period": plan.compared}), PREV) for p in base]
+        moved = {"period": plan.compared, "shift_months": compared_shift(plan)}
+        out += [(p.model_copy(update=moved), PREV) for p in base]
     return out
+
+
+def compared_shift(plan: QueryPlan) -> int:
+    """Months from the compared period to the asked one, when a time grain must pair their
+    buckets (month by month, quarter by quarter, year over year); 0 otherwise. Periods that
+    do not both start on a month's first day have no bucket-to-bucket pairing: 0.
+
+    >>> from datetime import date
+    >>> from vitrina.query.plan import PeriodRef
+    >>> p = lambda a, b: PeriodRef(start=a, end=b, label_ru="", label_en="")
+    >>> plan = QueryPlan(topic="t", base_table="b", metrics=["m"], grain="month",
+    ...     date_column="d", period=p(date(2026, 1, 1), date(2026, 5, 31)),
+    ...     compared=p(date(2025, 1, 1), date(2025, 5, 31)))
+    >>> compared_shift(plan)
+    12
+    """
+    if not plan.grain or plan.period is None or plan.compared is None:
+        return 0
+    now, then = plan.period.start, plan.compared.start
+    if now.day != 1 or then.day != 1:
+        return 0
+    return (now.year - then.year) * 12 + now.month - then.month
 
 
 def key_columns(plan: QueryPlan) -> list[str]:

@@ -180,7 +180,12 @@ def _compile_one(
     group: list[exp.Expression] = []
     date_alias = aliases.get(plan.date_owner, base)
     if plan.grain and plan.date_column:
-        expr = _grain_expr(plan.grain, _col(date_alias, plan.date_column), dialect)
+        dated: exp.Expression = _col(date_alias, plan.date_column)
+        if plan.shift_months:  # a compared period's dates, bucketed where the asked one's are
+            dated = exp.DateAdd(
+                this=dated, expression=exp.Literal.number(plan.shift_months), unit=exp.var("MONTH")
+            )
+        expr = _grain_expr(plan.grain, dated, dialect)
         select.append(exp.alias_(expr, plan.grain, copy=False))
         group.append(expr.copy())
     for dim in plan.dimensions:

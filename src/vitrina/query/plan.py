@@ -121,6 +121,9 @@ class QueryPlan(BaseModel):
     notes: list[str] = Field(default_factory=list)
     # two periods: every metric also for this one, then the change and the change in percent
     compared: PeriodRef | None = None
+    # the compared period's part of a plan with a time grain: its dates moved forward this
+    # many months before bucketing, so "May 2025" meets "May 2026" on one row (combine.py)
+    shift_months: int = 0
     # metrics on other fact tables: each part aggregated on its own (its own joins, filters
     # and date), then joined on the breakdown (vitrina.query.combine), never fact by fact
     parts: list[QueryPlan] = Field(default_factory=list)

@@ -1,5 +1,7 @@
 """Result checks: empty, all NULL, one row where a breakdown was asked, rows multiplied by a
-join on an incomplete key, negative values of metrics that cannot be negative.
+join on an incomplete key, negative values of metrics that cannot be negative, and a compared
+period that the data end inside (`partial_period`: every job that runs a plan of two periods,
+ask's graph, route's reports, task's steps, gets the flag from here, one rule and one message).
 
 Each finding is a flag (`{"check": ..., "message": ...}`) for the answer to show, never a
 refusal: the numbers are what the warehouse holds, and the flag says why they may surprise.
@@ -11,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
+from vitrina.query.partial_period import last_day_reader, partial_checks
 from vitrina.sql.guard import guard_with_catalog
 from vitrina.trace import Trace
 from vitrina.warehouse import QueryResult, Warehouse, WarehouseError
@@ -18,7 +21,7 @@ from vitrina.warehouse import QueryResult, Warehouse, WarehouseError
 if TYPE_CHECKING:
     from vitrina.catalog import Catalog
     from vitrina.present.columns import ColumnMeta
-    from vitrina.query.plan import Join
+    from vitrina.query.plan import Join, QueryPlan
     from vitrina.query.run import RunOptions
     from vitrina.sql.policy import RowPolicy
 
@@ -31,6 +34,12 @@ class Shape:
     date_column: str | None
     breakdown: bool
     joins: list[Join]
+    plan: QueryPlan | None = None  # the rule plan, when there is one: its two periods
+
+    @classmethod
+    def of(cls, plan: QueryPlan) -> Shape:
+        """The shape of a rule plan (the plan kept: its compared period is checked too)."""
+        return cls(plan.date_owner, plan.date_column, plan.breakdown, plan.joins, plan)
 
 
 def key_is_unique(warehouse: Warehouse, table: str, column: str) -> bool:
@@ -147,8 +156,10 @@ def result_flags(
     *,
     dialect: str | None = None,
     flags: list[dict[str, str]] | None = None,
+    lang: str = "en",
 ) -> list[dict[str, str]]:
-    """Every finding of the result checks, appended to `flags` (a state's earlier ones)."""
+    """Every finding of the result checks, appended to `flags` (a state's earlier ones);
+    messages of the partial-period flag in `lang` (the question's)."""
     checks: list[dict[str, str]] = list(flags or [])
 
     def flag(check: str, message: str) -> None:
@@ -184,6 +195,25 @@ def result_flags(
         flag("join_fan_out", message)
     for message in _negatives(result, metrics):
         flag("negative", message)
+    for found in compared_partial(shape, warehouse, catalog, options, trace, lang):
+        flag(found["check"], found["message"])
     if not checks:
         trace.branch("result checks passed")
     return checks
+
+
+def compared_partial(
+    shape: Shape,
+    warehouse: Warehouse,
+    catalog: Catalog,
+    options: RunOptions,
+    trace: Trace,
+    lang: str,
+) -> list[dict[str, str]]:
+    """`partial_period` flags of a plan of two periods: each of them that the data end inside
+    ("2026 vs 2025" while the data end in May 2026 compares five months with twelve)."""
+    plan = shape.plan
+    if plan is None or plan.compared is None:
+        return []
+    last_day = last_day_reader(warehouse, catalog, trace, options.policy)
+    return partial_checks(plan, last_day, lang)

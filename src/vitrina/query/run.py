@@ -151,9 +151,11 @@ def run_checked(
     *,
     trace: Trace | None = None,
     metas: list[ColumnMeta] | None = None,
+    lang: str = "en",
 ) -> Checked:
     """Compile a plan (or take SQL), then guard, EXPLAIN, check, execute and check the
-    result; stops at the first step that refuses, saying which and why."""
+    result (its flags' user-facing messages in `lang`); stops at the first step that refuses,
+    saying which and why."""
     trace = trace or Trace("run_checked")
     plan = None if isinstance(plan_or_sql, str) else plan_or_sql
     if plan is not None:
@@ -166,10 +168,17 @@ def run_checked(
     if out.stage is not None or out.result is None:
         return out
     if options.result_checks and plan is not None:
-        shape = Shape(plan.date_owner, plan.date_column, plan.breakdown, plan.joins)
         conditioned = bool(plan.comparisons)
         out.flags = result_flags(
-            out.result, metas or [], shape, warehouse, catalog, options, trace, conditioned
+            out.result,
+            metas or [],
+            Shape.of(plan),
+            warehouse,
+            catalog,
+            options,
+            trace,
+            conditioned,
+            lang=lang,
         )
     return out
 

@@ -70,6 +70,12 @@ DocsIndex = Annotated[
 MaxSteps = Annotated[
     int | None, typer.Option("--max-steps", help="Metadata analyst: most ReAct steps.")
 ]
+Details = Annotated[
+    bool,
+    typer.Option(
+        "--details", help="Technical details: a report's options with their scores, and its SQL."
+    ),
+]
 NoLlm = Annotated[
     bool, typer.Option("--no-llm", help="Rules only, even when a model is configured.")
 ]
@@ -93,6 +99,7 @@ def route_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the whole result as JSON.")
     ] = False,
+    details: Details = False,
 ) -> None:
     """Send one request to the supervisor: it picks the role (ask, report, metadata, docs...)."""
     service = _service(db, catalog, onec, model, sql, docs_index, max_steps, no_llm)
@@ -106,7 +113,20 @@ def route_command(
         )
         return
     console.print(f"[bold]{result.intent}[/] → {result.role} · {result.status}", highlight=False)
-    console.print(result.reply.get("text", ""), highlight=False, markup=False)
+    _print_reply(result, details)
+
+
+def _print_reply(result: Any, details: bool) -> None:
+    """An answer of the ask role or a warehouse report: as `vitrina ask` prints an answer
+    (a report's options and SQL only with --details); anything else: the reply's text."""
+    from vitrina.route import render_report
+
+    if result.ask is not None:  # a question answered by the ask role: table, SQL, files
+        from vitrina.ask import AskResult, render_result
+
+        render_result(console, AskResult.model_validate(result.ask))
+    elif not render_report(console, result, details=details):
+        console.print(result.reply.get("text", ""), highlight=False, markup=False)
 
 
 def chat_command(
@@ -117,6 +137,7 @@ def chat_command(
     sql: Sql = None,
     docs_index: DocsIndex = None,
     no_llm: NoLlm = False,
+    details: Details = False,
 ) -> None:
     """A dialog in the terminal with the supervisor (every request routed to its role)."""
     service = _service(db, catalog, onec, model, sql, docs_index, None, no_llm)
@@ -131,12 +152,7 @@ def chat_command(
             if not request:
                 break
             result = service.handle(request, thread_id=thread_id)
-            if result.ask is not None:  # a question answered by the ask role: table, SQL, files
-                from vitrina.ask import AskResult, render_result
-
-                render_result(console, AskResult.model_validate(result.ask))
-            else:
-                console.print(result.reply.get("text", ""), highlight=False, markup=False)
+            _print_reply(result, details)
     finally:
         service.close()
 

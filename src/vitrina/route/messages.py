@@ -66,6 +66,16 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "No Tabular model is configured: give a .bim file or a TMDL folder "
         "(VITRINA_DOCS_MODEL or --model).",
     },
+    "docs_from_manual": {
+        "ru": "Документация по мере [{measure}] (страница документации: {link}):",
+        "en": "Documentation of measure [{measure}] (documentation page: {link}):",
+    },
+    "docs_not_in_manual": {
+        "ru": "Меры [{measure}] нет в документации, которую показывает страница /docs: "
+        "проверьте имя меры в списке на этой странице.",
+        "en": "Measure [{measure}] is not in the documentation the /docs page shows: check "
+        "its name in the list on that page.",
+    },
     "docs_no_measure": {
         "ru": "Не понял, какую меру документировать: напишите её имя в квадратных скобках, "
         "например [Total Sales].",
@@ -80,6 +90,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "en": "Documentation of measure [{measure}]: {path}",
     },
     "found": {"ru": "Нашёл в каталоге:", "en": "Found in the catalog:"},
+    "meta_columns": {"ru": "Поля", "en": "Fields"},
+    "meta_measures": {"ru": "Меры", "en": "Measures"},
+    "meta_ask": {"ru": "Как спросить", "en": "How to ask"},
+    "meta_value": {
+        "ru": "значение «{value}» есть в поле {column}",
+        "en": "the value '{value}' is in the field {column}",
+    },
     "not_found": {
         "ru": "Ничего подходящего в каталоге не нашлось ({steps} шагов поиска).",
         "en": "Nothing matching was found in the catalog ({steps} search steps).",
@@ -103,6 +120,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "steps": {"ru": "Шаги поиска", "en": "Search steps"},
     "plans": {"ru": "Варианты отчёта", "en": "Report plans"},
     "chosen": {"ru": "выбран", "en": "chosen"},
+    "chosen_plan": {"ru": "Вариант отчёта: {label}.", "en": "Report option: {label}."},
+    "technical": {"ru": "Технические подробности", "en": "Technical details"},
     "onec_report": {
         "ru": "Запрос 1С для отчёта «{title}» по {source} (виртуальная таблица {vt}).",
         "en": "1C query for the report '{title}' over {source} (virtual table {vt}).",

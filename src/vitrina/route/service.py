@@ -149,6 +149,7 @@ class RouteService:
                 llm=self.llm,
                 use_llm=self.llm is not None,
                 ask=lambda question: ask_service.ask(question),
+                run_plan=ask_service.run_plan,
                 today=self.context.today,  # relative periods read as the route reads them
             )
         result = start_task_tool(request, approve_all=False, service=self._task_service)
@@ -165,10 +166,13 @@ class RouteService:
         face: Face = "cli",
         thread_id: str | None = None,
         policy: Any = None,
+        ask_thread: str | None = None,
     ) -> RouteResult:
         """Route one request to its role and return the delivered reply. `policy` (the token's
         row policy, `vitrina.sql.policy.RowPolicy`) goes with every query the request
-        runs; such a request starts no task (a task would run as the local user)."""
+        runs; such a request starts no task (a task would run as the local user).
+        `ask_thread`: the ask dialog a report's run is kept in (the web chat passes its own,
+        so the report's files, paging and follow-ups work as an answer's do)."""
         thread_id = thread_id or uuid.uuid4().hex[:12]
         nodes: list[str] = []
         state: dict[str, Any] = {}
@@ -181,7 +185,12 @@ class RouteService:
         context = dataclasses.replace(self.context, llm=turn)
         if policy:
             context = self._policed(context, policy)
-        first: RouteState = {"request": request, "face": face, "thread_id": thread_id}
+        first: RouteState = {
+            "request": request,
+            "face": face,
+            "thread_id": thread_id,
+            "ask_thread": ask_thread,
+        }
         if self.context.onec is not None:
             first["onec_context"] = self._onec_threads.get(thread_id)
         stream = self.graph.stream(

@@ -17,6 +17,7 @@ from vitrina.server import access_log
 from vitrina.server.assets import STATIC_DIR
 from vitrina.server.auth import owner_id, require
 from vitrina.server.checkpointer import close_checkpointer, is_postgres, make_checkpointer
+from vitrina.server.docs_source import find_docs_dir
 from vitrina.server.errors import install_error_handlers
 from vitrina.server.headers import SecurityHeadersMiddleware
 from vitrina.server.limits import BodyLimitMiddleware, TokenBuckets
@@ -73,6 +74,7 @@ def job_routers(
         catalog=service.catalog,
         warehouse=service.warehouse,
         ask=ask,
+        run_plan=service.run_plan,  # a derived step is a changed plan (vitrina.task.tools.ask)
         policy_of=(lambda owner: owner_policy(store, owner)) if store is not None else None,
         # on a PostgreSQL state every process sees every task (a decision taken on another
         # process resumes it there); else tasks.sqlite under VITRINA_HOME, as before
@@ -130,6 +132,7 @@ def create_app(
             max_rows=options.max_result_rows,
             max_chars=settings.result_cell_max_chars,
             streams_per_token=options.streams_per_token,
+            docs_dir=lambda: find_docs_dir(options.docs_dir, settings.outputs_dir),
         ),
         buckets=TokenBuckets(options.rate_per_minute, options.burst),
     )

@@ -113,6 +113,8 @@ def with_notes(
         turn["steps"] = note.get("steps")
         turn["model_unavailable"] = note.get("model_unavailable")
         turn["suggestions"] = note.get("suggestions") or []
+        if note.get("report"):  # a report of the planner: its option in words, all for details
+            turn["report"] = note["report"]
         notice = (turn["model_unavailable"] or {}).get("notice")
         if notice and turn.get("answer") and not turn["answer"].endswith(notice):
             turn["answer"] = f"{turn['answer']}\n\n{notice}"  # as the live result says it

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from vitrina.ask import AskResult
     from vitrina.catalog import Catalog
     from vitrina.config import Settings
+    from vitrina.query import QueryPlan
     from vitrina.sql.policy import RowPolicy
     from vitrina.trace import TraceEvent
     from vitrina.warehouse.engine import Warehouse
@@ -68,6 +69,16 @@ class AskServing(Protocol):
         waiting: bool | None = None,
         policy: RowPolicy | None = None,
     ) -> Iterator[StepView | AskResult]: ...  # a step after each graph node, then the result
+
+    def run_plan(
+        self,
+        plan: QueryPlan,
+        *,
+        question: str = "",
+        lang: str | None = None,
+        thread_id: str | None = None,
+        policy: RowPolicy | None = None,
+    ) -> AskResult: ...  # a plan made elsewhere (a report, a task's derived step) as an answer
 
     def run_files(
         self,

@@ -114,6 +114,7 @@ class TurnRunner:
         start_task: Callable[..., str] | None = None,
         route: Any = None,
         streams_per_token: int = DEFAULT_PER_OWNER,
+        docs_dir: Callable[[], Any] | None = None,
     ) -> None:
         self.service = service
         self.store = store
@@ -121,6 +122,7 @@ class TurnRunner:
         self.max_chars = max_chars
         self.start_task = start_task
         self._route = route
+        self._docs_dir = docs_dir  # the manual /docs serves: the supervisor's docs answer it
         self._route_lock = threading.Lock()
         self.slots = StreamSlots(streams_per_token)
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vitrina-turn")
@@ -171,7 +173,12 @@ class TurnRunner:
             if self._route is None:
                 from vitrina.route import RouteService
 
-                self._route = RouteService(self.service.settings, ask_service=self.service)
+                manual = self._docs_dir() if self._docs_dir is not None else None
+                self._route = RouteService(
+                    self.service.settings,
+                    ask_service=self.service,
+                    docs_index=manual / "index.json" if manual is not None else None,
+                )
             return self._route
 
     def intent(self, thread: ThreadRecord, text: str) -> tuple[str, bool]:
@@ -280,7 +287,11 @@ class TurnRunner:
                 face="web",
                 thread_id=f"{thread.id}-route",
                 policy=self.policy_of(thread.owner),
+                ask_thread=thread.id,  # a report is an answer of this dialog
             )
+            if (result.report or {}).get("result"):
+                self._report(thread, text, result, started, emit)
+                return
             markdown = web_markdown(str(result.reply.get("markdown") or result.answer or ""))
             turn.update(
                 status=result.status,
@@ -288,6 +299,8 @@ class TurnRunner:
                 intent=result.intent,
                 answer=markdown,
                 answer_html=render_markdown(markdown),
+                # the search steps, plan scores and SQL: shown with "technical details" only
+                details_html=render_markdown(str(result.reply.get("details_markdown") or "")),
                 nodes=result.nodes,
             )
         ms = round((time.perf_counter() - started) * 1000, 2)
@@ -295,6 +308,37 @@ class TurnRunner:
         emit({"type": "step", "step": turn["steps"][0]["step"], "ms": ms, "trace": []})
         self.store.record_turn(thread.id, text, note=("route", turn, None))
         emit({"type": "result", "run_id": None, "thread_id": thread.id, "result": turn})
+
+    def _report(
+        self, thread: ThreadRecord, text: str, result: Any, started: float, emit: Any
+    ) -> None:
+        """A report of the planner, shown as an answer: its run is an ask run of this dialog
+        (table paged and sorted by run id, Excel, chart, follow-ups); the option chosen, in
+        words, beside it, and every option's code and score for the technical details."""
+        from vitrina.ask import AskResult
+        from vitrina.route import report_note
+
+        answer = AskResult.model_validate(result.report["result"])
+        ms = round((time.perf_counter() - started) * 1000, 2)
+        steps = [{"step": "report", "ms": ms}]
+        emit({"type": "step", "step": "report", "ms": ms, "trace": []})
+        note = {**turn_note(steps, answer), "report": report_note(result)}
+        checkpoint = answer.checkpoint_id
+        self.store.record_turn(
+            thread.id,
+            answer.question or text,
+            run_id=answer.run_id,
+            note=("steps", note, checkpoint) if checkpoint else None,
+        )
+        shown = public_result(answer, self.max_rows, self.max_chars)
+        emit(
+            {
+                "type": "result",
+                "run_id": answer.run_id,
+                "thread_id": thread.id,
+                "result": {**shown, "kind": "ask", "steps": steps, "report": note["report"]},
+            }
+        )
 
     def _work(self, thread: ThreadRecord, text: str, emit: Any) -> None:
         try:

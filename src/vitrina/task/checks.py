@@ -111,9 +111,13 @@ def comparison_has_pairs(out: ToolOutput, lang: str) -> str | None:
 
 
 def comparison_periods_complete(out: ToolOutput, lang: str) -> str | None:
-    """A period the data do not cover to its end compared with a whole one shows a false change."""
+    """A period the data do not cover to its end compared with a whole one shows a false change.
+    Month by month (`shifted`: each month paired with the same month a year back, the partial
+    month left out of the series) every pair is whole: nothing false to show."""
     meta = out.meta
     if out.tool != "analyze" or meta.get("kind") != "compare" or not meta.get("data_end"):
+        return None
+    if meta.get("shifted") and meta.get("matched"):
         return None
     last = date.fromisoformat(meta["data_end"])
     for side in ("current", "previous"):

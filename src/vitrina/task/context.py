@@ -22,6 +22,9 @@ class TaskContext:
     warehouse: Any = None  # vitrina.warehouse.Warehouse
     # question -> AskResult (the ask pipeline); called with policy= when the task has one
     ask: Callable[..., Any] | None = None
+    # (plan, question=, lang=, policy=) -> AskResult: a step derived from an earlier one (the
+    # same data for another period, a monthly series) is handed to ask as a changed plan
+    run_plan: Callable[..., Any] | None = None
     llm: Any = None  # vitrina.llm.LLMClient; None = rules only
     today: date = field(default_factory=date.today)
     policy: Any = None  # the owner's row policy (vitrina.sql.policy.RowPolicy); None: all rows

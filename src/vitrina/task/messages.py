@@ -150,6 +150,21 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Повтор с изменениями: {changes}.",
         "en": "Redone with changes: {changes}.",
     },
+    "redo_fixed": {
+        "ru": "Комментарий «{comment}» к шагу «{title}» применить нельзя: {why}. Шаг не "
+        "перезапущен: повторите его без комментария или измените шаг, из которого он считается.",
+        "en": 'The comment "{comment}" cannot be applied to the step "{title}": {why}. The step '
+        "was not rerun: redo it without a comment, or change the step it is computed from.",
+    },
+    "redo_fixed_sources": {
+        "ru": "это расчёт по таблицам шагов {steps}, и комментарий не меняет его аргументов",
+        "en": "it is computed from the tables of steps {steps}, and a comment does not change "
+        "its arguments",
+    },
+    "redo_fixed_args": {
+        "ru": "без модели аргументы этого шага комментарием не меняются",
+        "en": "without a model this step's arguments do not change by a comment",
+    },
     "redo_refused": {
         "ru": "Комментарий не понят без модели: «{comment}». Для этого шага можно изменить: "
         "{what}. Например: {example}.",

@@ -17,6 +17,7 @@ from typing import Any
 
 from vitrina.language.periods import extract_grain, extract_period, strip_period
 from vitrina.language.periods.compare import find_comparison
+from vitrina.query import PeriodRef
 from vitrina.task.horizon import read_horizon
 from vitrina.task.state import Step
 
@@ -34,7 +35,6 @@ NO_BREAKDOWN = re.compile(
     F,
 )
 BREAKDOWN = re.compile(r"(?:в\s+разрезе|по|by)\s+(?P<what>[\wё-]+(?:\s+[\wё-]+)?)", F)
-DIMENSION = re.compile(r"\s+(?:в разрезе|по|by)\s+[\wё-]+", F)
 SERIES = re.compile(
     r"(?:за|на|for|over)?\s*(?P<n>\d{1,2})\s*(?:полн\w+\s+)?(?:месяц\w*|мес\.?|months?)", F
 )
@@ -106,29 +106,44 @@ def what_changes(step: Step, lang: str) -> tuple[str, str] | None:
     return WHAT[kind][li], EXAMPLE[kind][li]
 
 
-def _question(question: str, comment: str, today: date, lang: str) -> tuple[str, list[str]]:
+def _question(
+    question: str, comment: str, today: date, lang: str, plan: dict[str, Any] | None = None
+) -> tuple[str, list[str], dict[str, Any] | None]:
+    """The step's question and, when its answer ran a rule plan, that plan changed the same
+    way (the period, no breakdown, a time grain): ask then runs the plan, and no word of the
+    question is cut out ("по платёжным системам" stays whole). A new breakdown named in
+    words ("по регионам") needs the catalog's reading: the question is asked again."""
     changes: list[str] = []
+    update: dict[str, Any] = {}
     new = extract_period(comment, today)
     if new is not None:
         old = extract_period(question, today)
         question = f"{strip_period(question, old) if old else question} {new.span.strip()}"
         changes.append(new.label_ru if lang == "ru" else new.label_en)
+        update["period"] = PeriodRef.of(new).model_dump(mode="json")
     if NO_BREAKDOWN.search(comment):
-        question = DIMENSION.sub("", question)
-        changes.append("без разбивки" if lang == "ru" else "no breakdown")
+        if plan is None:  # no plan to drop the breakdown from: not applied, never cut words
+            return question, [], None
+        words = "без разбивки" if lang == "ru" else "no breakdown"
+        question = f"{question}, {words}"
+        changes.append(words)
+        update.update(dimensions=[], order=None, limit=None)
     grain = extract_grain(comment)
     if grain is not None and grain.value in GRAIN_WORDS:
         words = GRAIN_WORDS[grain.value][0 if lang == "ru" else 1]
         if words not in question:
             question = f"{question} {words}"
         changes.append(words)
+        update["grain"] = grain.value
     elif not NO_BREAKDOWN.search(comment):
         rest = strip_period(comment, new) if new else comment
         found = BREAKDOWN.search(rest)
         if found and found.group(0) not in question:
             question = f"{question} {found.group(0).strip()}"
             changes.append(found.group(0).strip())
-    return re.sub(r"\s{2,}", " ", question).strip(), changes
+            plan = None  # a breakdown in words: the question is read again
+    changed = {**plan, **update, "compared": None} if plan is not None and update else None
+    return re.sub(r"\s{2,}", " ", question).strip(), changes, changed
 
 
 def parse_redo(step: Step, comment: str, today: date, lang: str) -> Redo:
@@ -138,7 +153,12 @@ def parse_redo(step: Step, comment: str, today: date, lang: str) -> Redo:
     changes: list[str] = []
     if kind == "ask":
         question = args.get("question") or step.title
-        args["question"], changes = _question(question, comment, today, lang)
+        last = step.last_table()
+        ran = (last.meta.get("plan") if last is not None else None) or args.get("plan")
+        args["question"], changes, plan = _question(question, comment, today, lang, ran)
+        args.pop("plan", None)
+        if plan is not None:
+            args["plan"] = plan  # vitrina.task.tools.ask runs it through run_plan
     elif kind == "shift":
         found = find_comparison(comment)
         if found is not None:

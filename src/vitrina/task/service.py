@@ -79,6 +79,7 @@ class TaskService:
         catalog: Any = None,
         warehouse: Any = None,
         ask: Callable[[str], Any] | None = None,
+        run_plan: Callable[..., Any] | None = None,
         llm: Any = None,
         use_llm: bool = True,
         today: date | None = None,
@@ -97,7 +98,7 @@ class TaskService:
         self.llm = (llm if llm is not None else self._configured_llm()) if use_llm else None
         self._ask_service: Any = None
         if ask is None:
-            ask, catalog, warehouse = self._ask_pipeline(catalog, warehouse)
+            ask, run_plan, catalog, warehouse = self._ask_pipeline(catalog, warehouse)
         self.setup_trace = Trace("task_setup")
         self.tools = tools if tools is not None else default_tools(self._mcp_tools())
         self.context = TaskContext(
@@ -108,6 +109,7 @@ class TaskService:
             catalog=catalog,
             warehouse=warehouse,
             ask=ask,
+            run_plan=run_plan,
             llm=self.llm,
             today=self.today,
         )
@@ -128,7 +130,9 @@ class TaskService:
             log.warning("LLM settings ignored, rules only: %s", exc)
             return None
 
-    def _ask_pipeline(self, catalog: Any, warehouse: Any) -> tuple[Callable[[str], Any], Any, Any]:
+    def _ask_pipeline(
+        self, catalog: Any, warehouse: Any
+    ) -> tuple[Callable[[str], Any], Callable[..., Any], Any, Any]:
         from vitrina.ask import AskService
 
         self._ask_service = AskService(
@@ -143,6 +147,7 @@ class TaskService:
         service = self._ask_service
         return (
             (lambda q, policy=None: service.ask(q, policy=policy)),
+            service.run_plan,
             service.catalog,
             service.warehouse,
         )

@@ -1,6 +1,7 @@
 """Result checks (`vitrina.query.result_checks`): empty, all NULL, one row where a breakdown
 was asked, rows multiplied by a join on an incomplete key, negative values of metrics that
-cannot be negative. The node only says what the query looked like (rule plan or model)."""
+cannot be negative, a compared period the data end inside. The node only says what the query
+looked like (rule plan or model)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
 from vitrina.ask.state import AskState
-from vitrina.query.partial_period import last_day_reader, partial_checks
 from vitrina.query.result_checks import Shape, result_flags
 from vitrina.query.run import RunOptions
 from vitrina.trace import Trace
@@ -17,7 +17,7 @@ from vitrina.trace import Trace
 def _shape(state: AskState, ctx: AskContext) -> Shape:
     plan = state.get("plan")
     if plan is not None:
-        return Shape(plan.date_owner, plan.date_column, plan.breakdown, plan.joins)
+        return Shape.of(plan)
     tables = state.get("llm_tables") or []
     base = tables[0] if tables else ""
     table = ctx.catalog.tables.get(base)
@@ -27,15 +27,6 @@ def _shape(state: AskState, ctx: AskContext) -> Shape:
     return Shape(
         base, table.default_date if table else None, breakdown, state["context"].get("joins", [])
     )
-
-
-def _partial(state: AskState, ctx: AskContext, trace: Trace) -> list[str]:
-    """A compared period the data end inside, in the question's language (see partial_period)."""
-    plan = state.get("plan")
-    if plan is None or plan.compared is None:
-        return []
-    last_day = last_day_reader(ctx.warehouse, ctx.catalog, trace, ctx.policy)
-    return [c["message"] for c in partial_checks(plan, last_day, state["lang"])]
 
 
 def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
@@ -57,8 +48,6 @@ def check_result(state: AskState, runtime: Runtime[AskContext]) -> dict:
         conditioned=bool(state.get("plan") and state["plan"].comparisons),
         dialect=ctx.dialect,
         flags=state.get("checks") or [],
+        lang=state["lang"],
     )
-    for message in _partial(state, ctx, trace):
-        checks.append({"check": "partial_period", "message": message})
-        trace.warning(message, check="partial_period")
     return {"checks": checks, "trace": trace.events}

@@ -37,6 +37,14 @@ _GEN = r"(?P<unit>года|квартала|месяца|недели|дня|п�
 _PREV_EN = r"(?:the\s+)?(?:last|previous|prior|preceding)"
 _UNIT_EN = r"(?P<unit>years?|quarters?|months?|weeks?|days?|periods?)"
 
+_MONTH_RU = (
+    r"(?:январ|феврал|март|апрел|ма[йяюеё]|июн|июл|август|сентябр|октябр|ноябр|декабр|"
+    r"(?:i{1,3}|iv|[1-4](?:-?м)?)\s+квартал|месяц|квартал)"
+)
+_MONTH_EN = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|q[1-4]|month|quarter)"
+)
 # "с прошлого года" (genitive) is "since last year", a period: only the instrumental compares.
 PATTERNS: tuple[tuple[re.Pattern[str], Unit | None], ...] = (
     # "аналогичный период прошлого года", "тот же период прошлого года", "АППГ"
@@ -49,6 +57,26 @@ PATTERNS: tuple[tuple[re.Pattern[str], Unit | None], ...] = (
         "year",
     ),
     (re.compile(r"(?<!\w)(?:(?:к|с|против)\s+)?аппг(?!\w)", F), "year"),
+    # "за ноябрь 2026 с ноябрём прошлого года", "к маю прошлого года", "vs November last year":
+    # the same month (or quarter) a year back
+    (
+        re.compile(
+            # "с" takes the instrumental ("с ноябрём"): "с ноября прошлого года" is "since"
+            r"(?:(?:в|по)\s+сравнени[июе]\s+)?"
+            rf"(?<!\w)(?:(?:с|со)\s+(?:тем\s+же\s+)?{_MONTH_RU}\w*м|(?:к|против|относительно)"
+            rf"\s+(?:тому\s+же\s+|того\s+же\s+)?{_MONTH_RU}\w*)\s+{_PREV_RU}\s+года(?!\w)",
+            F,
+        ),
+        "year",
+    ),
+    (
+        re.compile(
+            rf"(?<!\w)(?:with|to|against|vs\.?|versus)\s+(?:the\s+same\s+)?{_MONTH_EN}\s+"
+            r"(?:of\s+)?(?:last|the\s+previous|the\s+prior|previous|prior)\s+year(?!\w)",
+            F,
+        ),
+        "year",
+    ),
     (
         re.compile(
             r"(?<!\w)(?:с|со|к|против|относительно)\s+прошлогодн\w*"

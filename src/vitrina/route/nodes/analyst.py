@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 from vitrina.route.analyst import next_action, run_action, thought
 from vitrina.route.context import RouteContext
 from vitrina.route.messages import text
+from vitrina.route.metadata_view import readable_summary
 from vitrina.route.plans.onec_metadata import metadata_answer
 from vitrina.route.plans.onec_recorders import recorder_answer
 from vitrina.route.plans.request import clean_question
@@ -78,7 +79,9 @@ def analyst(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     if update["pending"] is None:
         found = bool(new_facts.get("tables") or new_facts.get("measures"))
         update["status"] = "found" if found else "not_found"
-        update["answer"] = _summary(new_facts, lang, step["n"], update["stop"])
+        update["answer"] = readable_summary(
+            new_facts, ctx.catalog, lang, step["n"], update["stop"], ctx.today.year - 1
+        )
     return update
 
 
@@ -147,27 +150,3 @@ def _described(request: str, ctx: RouteContext, lang: str, trace: Trace) -> dict
         "answer": answer,
         "trace": trace.events,
     }
-
-
-def _summary(facts: dict, lang: str, steps: int, stop: str | None) -> str:
-    lines = []
-    hits = facts.get("hits", [])
-    if hits or facts.get("measures"):
-        lines.append(text("found", lang))
-        for h in hits[:6]:
-            lines.append(f"• {h['kind']} {h['name']} — {h['score']} ({'; '.join(h['why'][:3])})")
-        named = [c for c in facts.get("columns", []) if c.get("named")]
-        if named:
-            lines.append("• " + ", ".join(f"{c['table']}.{c['column']}" for c in named))
-        for goal, path in (facts.get("paths") or {}).items():
-            if path:
-                lines.append(f"• {goal}: " + " -> ".join(path))
-        for v in facts.get("values", [])[:5]:
-            lines.append(f"• {v['column']} = {v['value']}")
-        for m in facts.get("measures", [])[:5]:
-            lines.append(f"• [{m['measure']}] ({m.get('table', '')})")
-    else:
-        lines.append(text("not_found", lang, steps=steps))
-    if stop == "guard":
-        lines.append(text("guard", lang, steps=steps))
-    return "\n".join(lines)

@@ -1,7 +1,9 @@
 """The one terminal node: every branch ends here, and the reply is shaped for its face.
 
 cli: plain text; web: Markdown plus the structured payload; mcp: MCP tool-result content
-(a text block) plus `structuredContent`.
+(a text block) plus `structuredContent`. The answer and, for a report, the chosen option in
+words come first; the plans' codes and scores, the search steps and the SQL follow under
+"technical details" only (the web chat shows a report as an ask answer, vitrina.server.turns).
 """
 
 from __future__ import annotations
@@ -13,28 +15,46 @@ from vitrina.route.state import RouteState
 from vitrina.trace import Trace
 
 
-def _sections(state: RouteState, md: bool) -> list[str]:
-    lang = state.get("lang", "ru")
-    out = [state.get("answer") or ""]
-    steps = state.get("steps") or []
-    if steps:
-        out.append(("### " if md else "") + text("steps", lang))
-        for s in steps:
-            out.append(f"{s['n']}. {s['thought']}\n   → {s['action']}\n   ← {s['observation']}")
-    candidates = state.get("candidates") or []
+def chosen_line(state: RouteState) -> str | None:
+    """The chosen report plan in words ("Вариант отчёта: разбивка, как в запросе")."""
     chosen = (state.get("chosen") or {}).get("id")
-    if candidates:
-        out.append(("### " if md else "") + text("plans", lang))
-        for c in candidates:
-            mark = (
-                f" ← {text('chosen', lang)}" if c["id"] == chosen else ("" if c["valid"] else " ✗")
-            )
-            out.append(f"• {c['label']} [{c['id']}]: {c['total']}{mark}")
+    row = next((c for c in state.get("candidates") or [] if c["id"] == chosen), None)
+    if row is None or state.get("status") not in ("answered", None):
+        return None
+    return text("chosen_plan", state.get("lang", "ru"), label=row["label"])
+
+
+def technical(state: RouteState) -> list[str]:
+    """What only technical details show: each plan's code and score, why it scored so, the
+    SQL. A person reads the answer and the chosen option in words; this is for checking."""
+    lang = state.get("lang", "ru")
+    chosen = (state.get("chosen") or {}).get("id")
+    out = []
+    for c in state.get("candidates") or []:
+        mark = f" ← {text('chosen', lang)}" if c["id"] == chosen else ("" if c["valid"] else " ✗")
+        out.append(f"• {c['label']} [{c['id']}]: {c['total']}{mark}")
+    report = state.get("report") or {}
+    if report.get("sql"):
+        out.append(report["sql"])
+    return out
+
+
+def _steps(state: RouteState, md: bool) -> list[str]:
+    steps = state.get("steps") or []
+    if not steps:
+        return []
+    out = [("### " if md else "") + text("steps", state.get("lang", "ru"))]
+    for s in steps:
+        out.append(f"{s['n']}. {s['thought']}\n   → {s['action']}\n   ← {s['observation']}")
+    return out
+
+
+def _sections(state: RouteState, md: bool, details: bool = True) -> list[str]:
+    """The reply's parts; with `details`, the technical details last under their heading."""
+    out = [state.get("answer") or "", chosen_line(state) or ""]
     report = state.get("report") or {}
     fence = "```" if md else ""
-    if report.get("sql"):
-        out.append(f"{fence}sql\n{report['sql']}\n{fence}" if md else report["sql"])
-    if report.get("query"):
+    if report.get("query"):  # a 1C query: it is the answer itself
         out.append(f"{fence}\n{report['query']}\n{fence}" if md else report["query"])
         params = ", ".join(f"&{k} = {v['value']}" for k, v in report.get("parameters", {}).items())
         if params:
@@ -43,7 +63,20 @@ def _sections(state: RouteState, md: bool) -> list[str]:
     for key in ("excel", "chart_png"):
         if report.get(key):
             out.append(f"{key}: {report[key]}")
+    found = _details(state, md)
+    if details and found:
+        out.append(("### " if md else "") + text("technical", state.get("lang", "ru")))
+        out += found
     return [s for s in out if s]
+
+
+def _details(state: RouteState, md: bool) -> list[str]:
+    """The search steps, the plans' codes and scores, the SQL (a code block in Markdown)."""
+    found = _steps(state, md) + technical(state)
+    sql = (state.get("report") or {}).get("sql")
+    if md and sql and found and found[-1] == sql:
+        found[-1] = f"```sql\n{sql}\n```"
+    return found
 
 
 def payload(state: RouteState) -> dict[str, Any]:
@@ -65,9 +98,10 @@ def deliver(state: RouteState) -> dict:
     trace = Trace("deliver")
     face = state.get("face") or "cli"
     if face == "web":
-        reply = {
+        reply = {  # the page shows the details only when the user asks for them
             "face": "web",
-            "markdown": "\n\n".join(_sections(state, md=True)),
+            "markdown": "\n\n".join(_sections(state, md=True, details=False)),
+            "details_markdown": "\n\n".join(_details(state, md=True)),
             "data": payload(state),
         }
     elif face == "mcp":

@@ -1,5 +1,7 @@
 """The docs role: "документация по мере [X]" documents one measure of the configured model
-through the docs job's public entry point (`run_docs`) and returns its document."""
+through the docs job's public entry point (`run_docs`) and returns its document. With no
+model configured, the manual that `vitrina docs` wrote and that the web app's /docs page
+serves (its index.json, `docs_index`) answers: the measure's document, read from it."""
 
 from __future__ import annotations
 
@@ -32,15 +34,17 @@ def docs(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     trace = Trace("docs")
     ctx = runtime.context
     lang = state.get("lang", "ru")
+    name = measure_name(state.get("request", ""))
     if ctx.docs_model is None:
-        trace.branch("no Tabular model configured")
+        if ctx.docs_index is not None and ctx.docs_index.is_file() and name:
+            return _from_manual(ctx.docs_index.parent, name, lang, trace)
+        trace.branch("no Tabular model configured and no manual served")
         return {
             "role": "docs",
             "status": "refused",
             "answer": text("docs_no_model", lang),
             "trace": trace.events,
         }
-    name = measure_name(state.get("request", ""))
     if not name:
         trace.branch("no measure named in the request")
         return {
@@ -101,3 +105,30 @@ def _document_path(out: Path, name: str) -> Path | None:
         return None
     entry = next((m for m in index.get("measures", {}).values() if m.get("measure") == name), None)
     return out / entry["file"] if entry and (out / entry["file"]).is_file() else None
+
+
+def _from_manual(folder: Path, name: str, lang: str, trace: Trace) -> dict:
+    """The measure's document from a written manual (the one /docs serves), or a refusal that
+    names the manual's measures' count and where to see them."""
+    from urllib.parse import quote
+
+    path = _document_path(folder, name)
+    if path is None:
+        trace.rejected("measure not in the served manual", measure=name, manual=str(folder))
+        return {
+            "role": "docs",
+            "status": "refused",
+            "answer": text("docs_not_in_manual", lang, measure=name),
+            "trace": trace.events,
+            "docs": {"measure": name, "manual": str(folder)},
+        }
+    excerpt = "\n".join(path.read_text(encoding="utf-8").splitlines()[:EXCERPT_LINES])
+    link = f"/docs#measure={quote(path.stem)}"
+    trace.branch("measure read from the served manual", measure=name, path=str(path))
+    return {
+        "role": "docs",
+        "status": "answered",
+        "answer": text("docs_from_manual", lang, measure=name, link=link) + "\n\n" + excerpt,
+        "trace": trace.events,
+        "docs": {"measure": name, "path": str(path), "link": link},
+    }

@@ -2,8 +2,8 @@
 
 The base plan comes from the ask job's planner (`build_plan`); the others change one
 decision each: no breakdown (a plain aggregate), a month series under the breakdown
-(detailed), the compared period alongside (comparison: the same plan for the period the
-comparison words name, "к прошлому году" a year back), the top N only.
+(detailed), the compared period alongside (comparison: one plan of two periods, the
+second the one the comparison words name, "к прошлому году" a year back), the top N only.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from vitrina.catalog import Catalog
 from vitrina.language.periods.calendar import labels
 from vitrina.language.periods.compare import Unit, own_unit, previous_period
 from vitrina.query import PeriodRef, QueryPlan, build_plan
+from vitrina.query.reshape import prune_joins
 from vitrina.route.plans.request import ReportRequest
 from vitrina.trace import Trace
 
@@ -30,20 +31,6 @@ class Candidate:
 
     def label(self, lang: str) -> str:
         return self.label_ru if lang == "ru" else self.label_en
-
-
-def prune_joins(plan: QueryPlan, catalog: Catalog) -> QueryPlan:
-    """Drop joins no remaining dimension, filter or mandatory relation needs."""
-    needed = {d.table for d in plan.dimensions} | {f.table for f in plan.filters}
-    needed |= {
-        r.needs for r in catalog.requires if r.when == "always" and r.table == plan.base_table
-    }
-    kept = []
-    for join in reversed(plan.joins):
-        if join.right_table in needed:
-            kept.append(join)
-            needed.add(join.left_table)
-    return plan.model_copy(update={"joins": list(reversed(kept))})
 
 
 def compared_period(period: PeriodRef, unit: Unit) -> PeriodRef:
@@ -125,7 +112,8 @@ def warehouse_candidates(
                 "comparison",
                 f"Сравнение с периодом {previous.label_ru}",
                 f"Comparison with {previous.label_en}",
-                base.model_copy(update={"limit": None}),
+                # one plan of two periods: both values, the change and the change in percent
+                base.model_copy(update={"limit": None, "order": None, "compared": previous}),
                 previous,
             )
         )

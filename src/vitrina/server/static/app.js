@@ -361,6 +361,7 @@
       if (answer) parts.push(el("p", { class: "answer", text: answer }));
       if (notice) parts.push(el("p", { class: "model-notice", role: "note", title: r.model_unavailable.reason || "", text: "⚠ " + notice }));
     }
+    if (r.report) parts.push(renderReportChoice(r.report));
     if (status === "answered") {
       const kpiOnly = r.chart && r.chart.type === "kpi" && r.table && r.table.total === 1;
       parts.push(renderChart(r.chart));
@@ -401,6 +402,17 @@
     node._body.replaceChildren(...parts.filter(Boolean));
   }
 
+  /* A report of the planner is an answer like any other (renderResult); beside it, the option
+     chosen in words, and every option's code and score for the technical details only. */
+  function renderReportChoice(report) {
+    const options = (report.options || []).map((o) => el("li", { class: o.chosen ? "chosen" : "" },
+      o.label + " [" + o.id + "]: " + o.total + (o.chosen ? " ← " + V.t("report.chosen") : (o.valid ? "" : " ✗"))));
+    return el("div", { class: "report-choice" },
+      report.chosen ? el("p", { class: "muted small", text: report.chosen }) : null,
+      options.length ? el("div", { class: "report-options dev" },
+        el("p", { class: "small", text: report.options_title || V.t("report.options") }), el("ul", { class: "small" }, options)) : null);
+  }
+
   /* A reply of another role (metadata search, docs, help, report): Markdown rendered by the
      server; a task: its plan, approved here or on the task page. */
   function renderRoute(node, r, live) {
@@ -424,6 +436,12 @@
       parts.push(doc);
     } else if (r.answer) {
       parts.push(el("p", { class: "answer", text: r.answer }));
+    }
+    if (r.details_html) {  /* search steps, plan scores, SQL: under "technical details" only */
+      const details = el("div", { class: "route-details dev answer-md" });
+      details.innerHTML = r.details_html; // rendered by the server; raw HTML is escaped there
+      V.focusableScroll(details);
+      parts.push(details);
     }
     node._body.replaceChildren(...parts);
   }

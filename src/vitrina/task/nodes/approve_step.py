@@ -51,9 +51,21 @@ def rules_redo(
             "applied": text("redo_applied", lang, changes=", ".join(redo.changes)),
         }, None
     what = what_changes(step, lang)
-    if what is None:  # a step whose arguments no comment can change: it is rerun as it is
-        return {}, None
+    if what is None:  # no comment can change this step's arguments: refused, never rerun as is
+        return None, fixed_step_refusal(step, comment, lang)
     return None, text("redo_refused", lang, comment=comment[:200], what=what[0], example=what[1])
+
+
+def fixed_step_refusal(step: Any, comment: str, lang: str) -> str:
+    """Why a comment cannot change this step (an analysis of earlier steps' tables, a file of
+    them, user code): the step is not rerun; the user redoes it plainly or changes its source."""
+    sources = [n for n in (step.args.get("step"), step.args.get("other_step")) if n is not None]
+    why = (
+        text("redo_fixed_sources", lang, steps=", ".join(str(n) for n in sources))
+        if sources
+        else text("redo_fixed_args", lang)
+    )
+    return text("redo_fixed", lang, comment=comment[:200], title=step.title, why=why)
 
 
 def approve_step(state: TaskState, runtime: Runtime[TaskContext]) -> dict:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import warnings
 from datetime import date
 
@@ -46,6 +47,23 @@ def _r(x: float | None, nd: int = 2) -> float | None:
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), nd)
 
 
+_ISO = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def _shifted(value: object, months: int) -> object:
+    """A month's first day (ISO text) moved `months` forward; any other value unchanged."""
+    if not months or not isinstance(value, str) or len(value) < 10 or value[7] != "-":
+        return value
+    try:
+        year, month, day = int(value[:4]), int(value[5:7]), int(value[8:10])
+    except ValueError:
+        return value
+    if day != 1 or value[4] != "-":
+        return value
+    total = year * 12 + month - 1 + months
+    return f"{total // 12:04d}-{total % 12 + 1:02d}-01" + value[10:]
+
+
 def compare(params: dict) -> None:
     """Current (a) against previous (b) on their shared key columns: change and change %."""
     ca, ra = _load("a.json")
@@ -60,7 +78,11 @@ def compare(params: dict) -> None:
     kb = [cb.index(ca[i]) for i in keys if ca[i] in cb]
     if len(kb) != len(keys):
         raise SystemExit("compare: the tables have different key columns")
-    previous = {tuple(r[i] for i in kb): r[vb] for r in rb}
+    shift = int(params.get("shift_months") or 0)  # month by month: May 2025 meets May 2026
+    dates = [r[i] for r in rb for i in kb if isinstance(r[i], str) and _ISO.match(r[i])]
+    if any(d[8:10] != "01" for d in dates):  # days or weeks: no bucket-to-bucket pairing
+        shift = 0
+    previous = {tuple(_shifted(r[i], shift) for i in kb): r[vb] for r in rb}
     rows = []
     for r in ra:
         key = tuple(r[i] for i in keys)
@@ -75,7 +97,7 @@ def compare(params: dict) -> None:
         rows,
         f"{len(rows)} rows compared on {', '.join(ca[i] for i in keys) or 'the whole table'}, "
         f"{matched} with a match",
-        {"matched": matched, "previous_rows": len(rb)},
+        {"matched": matched, "previous_rows": len(rb), "shifted": shift if dates else 0},
     )
 
 

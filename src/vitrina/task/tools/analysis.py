@@ -122,6 +122,19 @@ def _sandboxed(
     )
 
 
+def month_shift(current: dict[str, Any], previous: dict[str, Any]) -> int:
+    """Months from the previous period to the current one when both start on a month's first
+    day: the compare pairs "May 2025" with "May 2026" by it (a series by month, year over
+    year); 0 otherwise (keys compared as they are)."""
+    try:
+        now, then = date.fromisoformat(current["start"]), date.fromisoformat(previous["start"])
+    except (KeyError, TypeError, ValueError):
+        return 0
+    if now.day != 1 or then.day != 1:
+        return 0
+    return (now.year - then.year) * 12 + now.month - then.month
+
+
 def _period(meta: dict[str, Any]) -> dict[str, Any]:
     return {k: meta.get(k) for k in ("start", "end", "label_ru", "label_en")}
 
@@ -164,6 +177,7 @@ def analyze(env: ToolEnv, args: AnalyzeArgs) -> ToolOutput:
             previous=_period(other.meta),
             steps=[args.step, args.other_step],
         )
+        params["shift_months"] = meta["shift_months"] = month_shift(source.meta, other.meta)
         last = data_end(source.meta.get("sql"), env.ctx, env.trace)
         meta["data_end"] = last.isoformat() if last else None
     if args.kind == "forecast":

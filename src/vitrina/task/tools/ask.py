@@ -1,8 +1,9 @@
 """`ask`: the whole ask pipeline (period, topic, tables, checked SQL, answer) as one tool.
 
-Two derived questions serve the rule templates: the same question for the period a
+Two derived steps serve the rule templates, each an earlier step's plan changed and handed
+to ask as a plan (`run_plan`), never its sentence edited: the same plan for the period a
 comparison names (a year, quarter, month or week before an earlier step's), and a monthly
-series of an earlier step's measure: `months` whole months ending at the last complete
+series of an earlier step's measure and filters: `months` whole months ending at the last complete
 month (over before today and covered by the data to its last day; the partial month after
 it is named and left out). What each question was meant to cover is kept in the output's
 meta, so the result checks can tell when the answer covers something else.
@@ -10,7 +11,6 @@ meta, so the result checks can tell when the answer covers something else.
 
 from __future__ import annotations
 
-import re
 import shutil
 from datetime import date
 from pathlib import Path
@@ -18,12 +18,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from vitrina.language.periods.calendar import add_months, month_end
+from vitrina.language.periods.calendar import add_months, labels, month_end
 from vitrina.language.periods.compare import previous_period
 from vitrina.present.answer_text import write_answer
 from vitrina.present.infer_meta import infer_metas
 from vitrina.present.numbers import format_date, month_label
 from vitrina.present.summary import summarize
+from vitrina.query import PeriodRef, QueryPlan
+from vitrina.query.reshape import prune_joins
 from vitrina.task.coverage import data_end
 from vitrina.task.horizon import last_complete_month, months_between
 from vitrina.task.messages import text
@@ -33,7 +35,6 @@ from vitrina.task.state import ToolOutput
 from vitrina.task.tools.base import Tool, ToolEnv, ToolError
 from vitrina.warehouse import QueryResult
 
-DIMENSION = re.compile(r"\s+(?:в разрезе|по|by)\s+[\wё-]+", re.I)
 MAX_SERIES_MONTHS = 60
 Unit = Literal["year", "quarter", "month", "week", "period"]
 
@@ -63,83 +64,133 @@ class AskArgs(BaseModel):
         "`months` months ending at the last complete month.",
     )
     months: int = Field(24, ge=3, le=MAX_SERIES_MONTHS)
+    plan: dict[str, Any] | None = Field(
+        None,
+        description="Set by a redo in rules mode: the step's plan with the period, breakdown "
+        "or grain the comment asked for, run as it is.",
+    )
 
 
-def _span(start: date, end: date, lang: str) -> str:
-    if lang == "ru":
-        return f"с {start:%d.%m.%Y} по {end:%d.%m.%Y}"
-    return f"from {start.isoformat()} to {end.isoformat()}"
-
-
-def _source(env: ToolEnv, n: int, *, period: bool) -> dict:
+def _source(env: ToolEnv, n: int, *, period: bool) -> tuple[dict, QueryPlan]:
+    """Step N's meta and the rule plan its answer ran: what a derived step changes."""
     meta = env.step_table(n).meta
     if not meta.get("question") or (period and not meta.get("start")):
         raise ToolError(f"step {n} is not an answered question{' with a period' if period else ''}")
-    return meta
+    if not meta.get("plan"):
+        raise ToolError(
+            f"step {n} was answered by a model's SQL, not by a plan: its period and breakdown "
+            "cannot be changed exactly; ask the derived question as a step of its own"
+        )
+    return meta, QueryPlan.model_validate(meta["plan"])
 
 
-def _base(meta: dict) -> str:
-    """An earlier step's question without its period's words."""
-    span = meta.get("span")
-    return (meta["question"].replace(span, " ") if span else meta["question"]).strip(" ,.")
+def _period(start: date, end: date) -> PeriodRef:
+    label_ru, label_en = labels(start, end)
+    return PeriodRef(start=start, end=end, label_ru=label_ru, label_en=label_en)
 
 
-def derived_question(env: ToolEnv, args: AskArgs) -> tuple[str, dict]:
-    """The question to ask, and what it must cover (for the result checks)."""
+def derived_plan(env: ToolEnv, args: AskArgs) -> tuple[QueryPlan, str, dict] | None:
+    """The plan of a derived step (an earlier step's plan, changed), the words of its answer,
+    and what it must cover (for the result checks); None for a step with its own question.
+
+    The earlier step's plan keeps every part the user asked for (measure, breakdown, filters,
+    conditions); only the period (shift) or the breakdown and grain (series) change. No
+    sentence is edited: "по платёжным системам" stays the breakdown it was."""
     if args.shift_from_step is not None:
-        meta = _source(env, args.shift_from_step, period=True)
+        meta, plan = _source(env, args.shift_from_step, period=True)
         start, end = date.fromisoformat(meta["start"]), date.fromisoformat(meta["end"])
         if args.start is not None and args.end is not None:  # a period the request named
             start, end = args.start, args.end
         else:
             for _ in range(args.years if args.unit == "year" else 1):
                 start, end = previous_period(start, end, args.unit)
-        base = re.sub(r"\s{2,}", " ", _base(meta))
-        return f"{base} {_span(start, end, env.lang)}", {
-            "kind": "shifted",
-            "asked_start": start.isoformat(),
-            "asked_end": end.isoformat(),
-            "unit": args.unit,
-        }
+        moved = plan.model_copy(update={"period": _period(start, end), "compared": None})
+        return (
+            moved,
+            meta["question"],
+            {
+                "kind": "shifted",
+                "asked_start": start.isoformat(),
+                "asked_end": end.isoformat(),
+                "unit": args.unit,
+            },
+        )
     if args.series_from_step is not None:
-        meta = _source(env, args.series_from_step, period=False)
-        last_day = data_end(meta.get("sql"), env.ctx, env.trace)
-        last = last_complete_month(env.ctx.today, last_day)
-        first = add_months(last, -(args.months - 1))
-        end = month_end(last.year, last.month)
-        base = re.sub(r"\s{2,}", " ", DIMENSION.sub("", _base(meta))).strip(" ,.")
-        by_month = "по месяцам" if env.lang == "ru" else "by month"
-        expected = {
-            "kind": "series",
-            "asked_start": first.isoformat(),
-            "asked_end": end.isoformat(),
-            "months": [m.isoformat() for m in months_between(first, last)],
-            "data_end": last_day.isoformat() if last_day else None,
+        meta, plan = _source(env, args.series_from_step, period=False)
+        return _series(env, args, meta, plan)
+    return None
+
+
+def _series(
+    env: ToolEnv, args: AskArgs, meta: dict, plan: QueryPlan
+) -> tuple[QueryPlan, str, dict]:
+    """Step N's measure and filters by month, `months` whole months to the last complete one."""
+    last_day = data_end(meta.get("sql"), env.ctx, env.trace)
+    last = last_complete_month(env.ctx.today, last_day)
+    first = add_months(last, -(args.months - 1))
+    end = month_end(last.year, last.month)
+    series = plan.model_copy(
+        update={
+            "dimensions": [],
+            "grain": "month",
+            "period": _period(first, end),
+            "order": None,
+            "limit": None,
+            "compared": None,
         }
-        partial = months_between(
-            add_months(last, 1), env.ctx.today
-        )  # after it, up to today's month
-        if partial:
-            running = partial[0] <= env.ctx.today <= month_end(partial[0].year, partial[0].month)
-            why = (
-                text("partial_today", env.lang)
-                if running or last_day is None
-                else text("partial_data", env.lang, end=format_date(last_day, env.lang))
-            )
-            names = ", ".join(month_label(m.year, m.month, env.lang) for m in partial)
-            expected["partial"] = text("partial_month", env.lang, month=names, why=why)
-        return f"{base} {by_month} {_span(first, end, env.lang)}", expected
+    )
+    series = prune_joins(series, env.ctx.catalog)  # a dropped breakdown's join drops no rows
+    expected = {
+        "kind": "series",
+        "asked_start": first.isoformat(),
+        "asked_end": end.isoformat(),
+        "months": [m.isoformat() for m in months_between(first, last)],
+        "data_end": last_day.isoformat() if last_day else None,
+    }
+    partial = months_between(add_months(last, 1), env.ctx.today)  # after it, to today's month
+    if partial:
+        running = partial[0] <= env.ctx.today <= month_end(partial[0].year, partial[0].month)
+        why = (
+            text("partial_today", env.lang)
+            if running or last_day is None
+            else text("partial_data", env.lang, end=format_date(last_day, env.lang))
+        )
+        names = ", ".join(month_label(m.year, m.month, env.lang) for m in partial)
+        expected["partial"] = text("partial_month", env.lang, month=names, why=why)
+    return series, meta["question"], expected
+
+
+def _run(env: ToolEnv, args: AskArgs) -> tuple[Any, str, dict]:
+    """The step's answer: a derived step's plan through `run_plan`, else its own question."""
+    policy = env.ctx.policy
+    derived = derived_plan(env, args)
+    if derived is not None:
+        if env.ctx.run_plan is None:
+            raise ToolError("the ask pipeline cannot run a plan here")
+        plan, question, expected = derived
+        env.trace.branch("derived step handed to ask as a plan", kind=expected["kind"])
+        extra = {"policy": policy} if policy else {}
+        return env.ctx.run_plan(plan, question=question, lang=env.lang, **extra), question, expected
+    if args.plan is not None:  # a redo changed the plan the step's answer ran
+        if env.ctx.run_plan is None:
+            raise ToolError("the ask pipeline cannot run a plan here")
+        plan = prune_joins(QueryPlan.model_validate(args.plan), env.ctx.catalog)
+        extra = {"policy": policy} if policy else {}
+        question = args.question.strip()
+        env.trace.branch("redone step handed to ask as its changed plan")
+        result = env.ctx.run_plan(plan, question=question, lang=env.lang, **extra)
+        return result, question, {"kind": "data"}
     if not args.question.strip():
         raise ToolError("ask needs a question")
-    return args.question.strip(), {"kind": "data"}
+    question = args.question.strip()
+    result = env.ctx.ask(question, policy=policy) if policy else env.ctx.ask(question)
+    return result, question, {"kind": "data"}
 
 
 def ask(env: ToolEnv, args: AskArgs) -> ToolOutput:
     if env.ctx.ask is None:
         raise ToolError("the ask pipeline is not available")
-    question, expected = derived_question(env, args)
-    policy = env.ctx.policy
-    result = env.ctx.ask(question, policy=policy) if policy else env.ctx.ask(question)
+    result, question, expected = _run(env, args)
     env.trace.branch("ask pipeline", question=question, status=result.status, rows=result.row_count)
     if result.status != "answered":
         raise ToolError(f"ask {result.status}: {result.answer or ''}".strip())
@@ -164,6 +215,7 @@ def ask(env: ToolEnv, args: AskArgs) -> ToolOutput:
         "label_en": period.get("label_en"),
         "topic": result.topic,
         "checks": result.checks,
+        "plan": result.plan,  # what a derived step changes (`derived_plan`)
         **expected,
     }
     if expected.get("partial"):
