@@ -89,7 +89,7 @@ class AskResult(BaseModel):
     chart_png: str | None = None
     excel: str | None = None
     clarification: dict[str, Any] | None = None
-    sql_source: str | None = None  # rules | llm
+    sql_source: str | None = None  # rules | llm | verified (a query from the verified bank)
     sql_explanation: str | None = None  # the model's account of its SQL
     sql_confidence: float | None = None
     llm_usage: dict[str, Any] = Field(
@@ -301,6 +301,10 @@ class AskService:
                 yield event
             last, last_wall = now, time.time()
         result = self.result(thread_id, question, turn)
+        if result.status == "refused" and plan is None:  # the bank of verified queries
+            from vitrina.ask.verified import from_bank
+
+            result = from_bank(self, result, policy)
         if (
             isinstance(executed, QueryResult)
             and result.status == "answered"

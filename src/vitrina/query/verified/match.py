@@ -59,15 +59,23 @@ class QuestionParams:
     period_words: frozenset[int] = frozenset()
     concepts: dict[int, str] = field(default_factory=dict)  # word -> the catalog element it names
 
-    def content(self, skip: set[int]) -> list[str]:
+    def content(self, skip: set[int]) -> list[Item]:
         """Content words outside `skip` (parameter words), negations kept; a word that names
-        a catalog element (a metric, a column, a table by its synonyms) stands as that
-        element, so "sales" and "revenue" of one metric are one content item."""
+        a catalog element (a metric, a column, a table by its synonyms) carries that element,
+        so "sales" and "revenue" of one metric are one content item."""
         return [
-            self.concepts.get(i, w.text)
+            Item(w.text, self.concepts.get(i))
             for i, w in enumerate(self.words)
             if i not in skip and (w.text in NEGATIONS or w.text not in QUESTION_STOPWORDS)
         ]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One content word, and the catalog element it names when it names one."""
+
+    word: str
+    concept: str | None = None
 
 
 def _read_periods(text: str, today: date) -> tuple[list[Period], list[tuple[int, int]]]:
@@ -140,7 +148,7 @@ def _concepts(reading: Reading, catalog: Catalog) -> dict[int, str]:
 class Template:
     """One wording of an entry, read once: its content words."""
 
-    content: frozenset[str]
+    content: frozenset[Item]
 
 
 @dataclass
@@ -227,24 +235,28 @@ def templates(entry: Entry, catalog: Catalog, today: date) -> list[Template]:
     return cache[key]
 
 
-def _explained(item: str, vocabulary: frozenset[str]) -> bool:
-    """A catalog element only by itself; a plain word by itself or another form of it."""
-    if item.startswith("="):
-        return item in vocabulary
-    return restates(item, frozenset(v for v in vocabulary if not v.startswith("=")))
+def _explained(item: Item, vocabulary: frozenset[Item]) -> bool:
+    """The same catalog element, or the same word in another form (`restates`)."""
+    if item.concept and any(v.concept == item.concept for v in vocabulary):
+        return True
+    return restates(item.word, frozenset(v.word for v in vocabulary))
 
 
-def _aligned(content: list[str], wordings: list[Template]) -> int | None:
+def _negations(items: frozenset[Item]) -> frozenset[str]:
+    return frozenset(i.word for i in items if i.word in NEGATIONS)
+
+
+def _aligned(content: list[Item], wordings: list[Template]) -> int | None:
     """How many content words the best wording has when the question fits it both ways."""
-    vocabulary = frozenset().union(*(t.content for t in wordings))
-    if any(not _explained(w, vocabulary) for w in content if w not in NEGATIONS):
+    vocabulary: frozenset[Item] = frozenset().union(*(t.content for t in wordings))
+    if any(not _explained(w, vocabulary) for w in content if w.word not in NEGATIONS):
         return None
     best = None
     asked = frozenset(content)
     for t in wordings:
-        if (t.content & NEGATIONS) != (asked & NEGATIONS):
+        if _negations(t.content) != _negations(asked):
             continue
-        if all(_explained(w, asked) for w in t.content - NEGATIONS):
+        if all(_explained(w, asked) for w in t.content if w.word not in NEGATIONS):
             best = max(best or 0, len(t.content))
     return best
 

@@ -1,0 +1,71 @@
+"""Ask's one seam to the bank of verified queries (vitrina.query.verified).
+
+When the rules refuse a question, the bank is tried before the refusal is returned: a
+question an analyst verified once (in another wording, for another period or value) is
+answered by that query, which runs through the guard, EXPLAIN and the checks like any
+other. A question the rules answer never reaches the bank, so rules answers stay as they
+were. The refusal stands when no verified entry fits, or the one that fits fails a check.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING
+
+from vitrina.language.detect import detect_lang
+from vitrina.query.messages import text
+from vitrina.query.verified.answer import answer_from_bank
+from vitrina.query.verified.store import Bank, bank_dir
+
+if TYPE_CHECKING:
+    from vitrina.ask.service import AskResult, AskService
+    from vitrina.sql.policy import RowPolicy
+
+
+def from_bank(service: AskService, refused: AskResult, policy: RowPolicy | None) -> AskResult:
+    """The refused turn answered from the bank, or the refusal as it was (with the reason the
+    bank did not answer in its trace, when one fit and failed)."""
+    bank = Bank(bank_dir(service.settings.catalog_dir, service.settings.home))
+    entries = bank.usable()
+    if not entries:
+        return refused
+    question = refused.rewritten_question or refused.question
+    lang = detect_lang(question)
+    got = answer_from_bank(
+        question,
+        entries,
+        service.catalog,
+        service.warehouse,
+        today=service.today or date.today(),
+        lang=lang,
+        row_cap=service.settings.row_cap,
+        policy=policy,
+    )
+    if got is None:
+        return refused
+    trace = [*refused.trace, *got.trace.events]
+    if not got.checked.ok:
+        return refused.model_copy(update={"trace": trace})
+    result = got.checked.result
+    assert result is not None
+    body, checks = got.text, list(refused.checks)
+    if policy:
+        notice = text("policy_applied", lang, policy=policy.describe(lang))
+        body = f"{body}\n\n{notice}"
+        checks.append({"check": "row_policy", "message": notice})
+    return refused.model_copy(
+        update={
+            "status": "answered",
+            "sql": got.sql,
+            "run_id": None,  # no Excel or chart from the refused turn's state
+            "sql_source": "verified",
+            "sql_explanation": f"verified query {got.entry.id} by {got.entry.verified_by}",
+            "columns": list(result.columns),
+            "rows": [list(r) for r in result.rows],
+            "row_count": result.row_count,
+            "answer": body,
+            "checks": checks,
+            "tags": [*refused.tags, "verified", *(["row_policy"] if policy else [])],
+            "trace": trace,
+        }
+    )
