@@ -95,6 +95,7 @@ def _check(result, entry: str, reference_rows: list, width: int) -> None:
     assert f"«{entry}»" in result.answer
     got = _norm([r[:width] if width > 1 else r[:1] for r in result.rows])
     want = _norm(reference_rows)
+    assert want, "the reference returned no rows: an empty answer proves little"
     assert got == want, (result.sql, got[:5], want[:5])
 
 
