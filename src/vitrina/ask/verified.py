@@ -16,6 +16,7 @@ from vitrina.language.detect import detect_lang
 from vitrina.query.messages import text
 from vitrina.query.verified.answer import answer_from_bank
 from vitrina.query.verified.store import Bank, bank_dir
+from vitrina.trace import Trace
 
 if TYPE_CHECKING:
     from vitrina.ask.service import AskResult, AskService
@@ -31,6 +32,7 @@ def from_bank(service: AskService, refused: AskResult, policy: RowPolicy | None)
         return refused
     question = refused.rewritten_question or refused.question
     lang = detect_lang(question)
+    trace = Trace("verified")
     got = answer_from_bank(
         question,
         entries,
@@ -40,12 +42,11 @@ def from_bank(service: AskService, refused: AskResult, policy: RowPolicy | None)
         lang=lang,
         row_cap=service.settings.row_cap,
         policy=policy,
+        trace=trace,
     )
-    if got is None:
-        return refused
-    trace = [*refused.trace, *got.trace.events]
-    if not got.checked.ok:
-        return refused.model_copy(update={"trace": trace})
+    events = [*refused.trace, *trace.events]
+    if got is None or not got.checked.ok:
+        return refused.model_copy(update={"trace": events}) if trace.events else refused
     result = got.checked.result
     assert result is not None
     body, checks = got.text, list(refused.checks)
@@ -66,6 +67,6 @@ def from_bank(service: AskService, refused: AskResult, policy: RowPolicy | None)
             "answer": body,
             "checks": checks,
             "tags": [*refused.tags, "verified", *(["row_policy"] if policy else [])],
-            "trace": trace,
+            "trace": events,
         }
     )

@@ -101,10 +101,11 @@ def answer_from_bank(
     lang: str,
     row_cap: int,
     policy: RowPolicy | None = None,
+    trace: Trace | None = None,
 ) -> VerifiedAnswer | None:
-    """The bank's answer to `question`, or None when no verified entry fits it (or the one
-    that fits does not pass the checks: the trace says why)."""
-    trace = Trace("verified")
+    """The bank's answer to `question`, or None when no verified entry fits it (`trace`
+    says why: stale entries skipped, ties; a failed check is in the answer's `checked`)."""
+    trace = trace if trace is not None else Trace("verified")
     found = find_match(question, usable_entries(entries, catalog, trace), catalog, today)
     if found.ambiguous:
         trace.rejected("several verified queries fit equally: none used", entries=found.ambiguous)

@@ -24,6 +24,7 @@ from vitrina.query.verified.model import PLACEHOLDER, Param, ParamError, parse_p
 
 if TYPE_CHECKING:
     from vitrina.catalog import Catalog
+    from vitrina.language.periods import Period
     from vitrina.query.verified.match import QuestionParams
 
 MARKER = "vitrina_param__"
@@ -123,15 +124,36 @@ def _date_literal(node: exp.Expr) -> date | None:
     return None
 
 
-def _date_names(wanted: QuestionParams) -> dict[date, str]:
-    """Each bound of the question's periods -> its placeholder name."""
-    names: dict[date, str] = {}
-    for n, period in enumerate(wanted.periods[:2], start=1):
-        prefix = "period" if n == 1 else "period2"
-        names.setdefault(period.start, f"{prefix}_start")
-        names.setdefault(period.end + timedelta(days=1), f"{prefix}_until")
-        names.setdefault(period.end, f"{prefix}_end")
-    return names
+def _role(node: exp.Expr) -> str | None:
+    """Which bound a date literal is by where it stands: start (>=, >, BETWEEN's low), until
+    (<) or end (<=, BETWEEN's high), read from the comparison around it; None elsewhere."""
+    parent = node.parent
+    if isinstance(parent, exp.Between):
+        return "start" if parent.args.get("low") is node else "end"
+    right = parent is not None and parent.args.get("expression") is node
+    if isinstance(parent, (exp.GTE, exp.GT)):
+        return "start" if right else ("until" if isinstance(parent, exp.GT) else "end")
+    if isinstance(parent, exp.LT):
+        return "until" if right else "start"
+    if isinstance(parent, exp.LTE):
+        return "end" if right else "start"
+    return None
+
+
+def _bound_of(period: Period, role: str) -> date:
+    if role == "start":
+        return period.start
+    return period.end if role == "end" else period.end + timedelta(days=1)
+
+
+def _date_name(day: date, role: str | None, wanted: QuestionParams) -> str | None:
+    """The placeholder a date literal is: the first of the question's periods whose bound
+    of that role it equals (any role when its place says none)."""
+    for role_ in (role,) if role else ("start", "until", "end"):
+        for n, period in enumerate(wanted.periods[:2], start=1):
+            if _bound_of(period, role_) == day:
+                return f"{'period' if n == 1 else 'period2'}_{role_}"
+    return None
 
 
 def _value_param(node: exp.Literal, wanted: QuestionParams, used: set[str]) -> Param | None:
@@ -146,7 +168,6 @@ def _value_param(node: exp.Literal, wanted: QuestionParams, used: set[str]) -> P
 def lift(sql: str, wanted: QuestionParams, dialect: str) -> Lifted:
     """Make the literals the question names placeholders (see the module's docstring)."""
     tree = _parse(sql, dialect)
-    dates = _date_names(wanted)
     found: dict[str, Param] = {}
     fixed: list[str] = []
 
@@ -157,9 +178,10 @@ def lift(sql: str, wanted: QuestionParams, dialect: str) -> Lifted:
             else None
         )
         if day is not None:
-            if day in dates:
-                found.setdefault(dates[day], Param(name=dates[day], type="date"))
-                return exp.column(f"{MARKER}{dates[day]}")
+            name = _date_name(day, _role(node), wanted)
+            if name is not None:
+                found.setdefault(name, Param(name=name, type="date"))
+                return exp.column(f"{MARKER}{name}")
             fixed.append(day.isoformat())
             return node
         if (
