@@ -217,3 +217,74 @@ def test_placeholders_are_bound_as_literals_not_text() -> None:
         "postgres",
     )
     assert "CAST('2024-01-01' AS DATE)" in bound
+
+
+def test_parameters_lifted_from_a_rules_plan_round_trip(chinook: str) -> None:
+    """An answer judged right (a rules plan) becomes an entry's SQL with its period and
+    filter value as placeholders (lifted by code from the plan, not by re-reading the
+    question); bound back to the plan's own values it returns the plan's rows, and bound to
+    another year and country it returns that year's and country's."""
+    from vitrina.catalog import load_catalog
+    from vitrina.language.periods import extract_period
+    from vitrina.query import PeriodRef, build_plan, compile_plan, read_question
+    from vitrina.query.verified.authoring import params_of_plan
+    from vitrina.query.verified.params import bind, lift
+    from vitrina.trace import Trace
+    from vitrina.warehouse import Warehouse
+
+    catalog = load_catalog(ROOT / "suites" / "chinook")
+    question = "Revenue from Brazil in 2023"
+    period = extract_period(question, CHINOOK_TODAY)
+    assert period is not None
+    ref = PeriodRef.of(period)
+    reading = read_question(question, catalog)
+    plan = build_plan(
+        reading, catalog, topic="sales", lang="en", period=ref, segment=None, trace=Trace("t")
+    ).plan
+    assert plan is not None and plan.filters
+    warehouse = Warehouse(f"sqlite:///file:{chinook}?mode=ro&uri=true", timeout_s=30)
+    try:
+        sql = compile_plan(plan, catalog, warehouse.dialect)
+        lifted = lift(sql, params_of_plan(plan, question), warehouse.dialect)
+        names = {p.name for p in lifted.params}
+        assert {"period_start", "period_until"} <= names and any(
+            p.type == "value" for p in lifted.params
+        ), lifted.sql
+        value = next(p.name for p in lifted.params if p.type == "value")
+        same = {"period_start": date(2023, 1, 1), "period_until": date(2024, 1, 1), value: "Brazil"}
+        other = {"period_start": date(2022, 1, 1), "period_until": date(2023, 1, 1), value: "USA"}
+        original = warehouse.execute(sql).rows
+        assert warehouse.execute(bind(lifted.sql, same, warehouse.dialect)).rows == original
+        got = warehouse.execute(bind(lifted.sql, other, warehouse.dialect)).rows
+    finally:
+        warehouse.close()
+    with sqlite3.connect(f"file:{chinook}?mode=ro", uri=True) as conn:
+        want = conn.execute(
+            "SELECT SUM(Total) FROM invoice WHERE BillingCountry = 'USA' "
+            "AND InvoiceDate LIKE '2022%'"
+        ).fetchone()
+    assert round(float(got[0][0]), 2) == round(float(want[0]), 2) and want[0]
+
+
+def test_an_entry_outside_the_allow_lists_never_answers(cat: Path, url: str) -> None:
+    """A bank file edited by hand to read a system catalog matches its wording, and the
+    guard still refuses it: the turn stays refused and the trace says why."""
+    from vitrina.query.verified.model import Entry
+    from vitrina.query.verified.store import Bank
+
+    Bank(cat / "verified").save(
+        Entry(
+            id="sneaky",
+            wordings_en=["Tables of the store"],
+            sql="SELECT name FROM sqlite_master",
+            verified_by="mallory",
+            status="verified",
+        )
+    )
+    service = _service(cat, url)
+    try:
+        result = service.ask("Tables of the store")
+    finally:
+        service.close()
+    assert result.status == "refused" and result.sql_source != "verified"
+    assert any("guard" in e.message for e in result.trace)
