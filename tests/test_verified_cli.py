@@ -202,6 +202,7 @@ def test_a_token_row_policy_applies_to_a_verified_answer(cat: Path, url: str) ->
     assert "row_policy" in policed.tags and "USA" in policed.answer
     assert all(r[3] == "USA" for r in policed.rows) and policed.row_count < whole.row_count
     assert {r[3] for r in whole.rows} != {"USA"}
+    assert whole.table is not None and "Customer's country" in whole.table["columns"]
 
 
 def test_placeholders_are_bound_as_literals_not_text() -> None:

@@ -20,7 +20,29 @@ from vitrina.trace import Trace
 
 if TYPE_CHECKING:
     from vitrina.ask.service import AskResult, AskService
+    from vitrina.present.columns import ColumnMeta
+    from vitrina.query.verified.answer import VerifiedAnswer
     from vitrina.sql.policy import RowPolicy
+    from vitrina.warehouse import QueryResult
+
+
+def _metas(service: AskService, got: VerifiedAnswer, result: QueryResult) -> list[ColumnMeta]:
+    """Column labels and formats inferred from the catalog, with the entry's own meanings
+    of its columns (`columns:`) where the analyst wrote them."""
+    from vitrina.present.infer_meta import infer_metas
+
+    tables = sorted(got.checked.guard.tables) if got.checked.guard else []
+    metas = infer_metas(result, service.catalog, tables, None)
+    meanings = {c.name.lower(): c for c in got.entry.columns}
+    out = []
+    for meta in metas:
+        said = meanings.get(meta.name.lower())
+        if said is not None:
+            meta = meta.model_copy(
+                update={"label_en": said.en or meta.label_en, "label_ru": said.ru or meta.label_ru}
+            )
+        out.append(meta)
+    return out
 
 
 def from_bank(service: AskService, refused: AskResult, policy: RowPolicy | None) -> AskResult:
@@ -49,6 +71,11 @@ def from_bank(service: AskService, refused: AskResult, policy: RowPolicy | None)
         return refused.model_copy(update={"trace": events}) if trace.events else refused
     result = got.checked.result
     assert result is not None
+    from vitrina.present.table import render_table
+
+    view = render_table(
+        result, _metas(service, got, result), lang, limit=service.settings.table_preview_rows
+    )
     body, checks = got.text, list(refused.checks)
     if policy:
         notice = text("policy_applied", lang, policy=policy.describe(lang))
@@ -65,6 +92,7 @@ def from_bank(service: AskService, refused: AskResult, policy: RowPolicy | None)
             "rows": [list(r) for r in result.rows],
             "row_count": result.row_count,
             "answer": body,
+            "table": view.model_dump(),
             "checks": checks,
             "tags": [*refused.tags, "verified", *(["row_policy"] if policy else [])],
             "trace": events,
