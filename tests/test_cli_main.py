@@ -131,6 +131,7 @@ INVOCATIONS: dict[str, tuple[list[str], int, str]] = {
                    "no task 3 on this board"),
     "board report": (["board", "report", "--board", "sqlite:///{tmp}/b.sqlite", "--build", "7"],
                      1, "no such build on this board"),
+    "eval verify": (["eval", "verify", "r1", "c1", "--by", "a"], 2, "no run matches 'r1'"),
     "verified list": (["verified", "list", "--catalog", "{demo_catalog}", "--pending"], 0,
                       "review queue"),
     "verified add": (["verified", "add", "--catalog", "{tmp}/nocat", "--by", "a", "-q", "x",

@@ -289,3 +289,63 @@ def test_an_entry_outside_the_allow_lists_never_answers(cat: Path, url: str) -> 
         service.close()
     assert result.status == "refused" and result.sql_source != "verified"
     assert any("guard" in e.message for e in result.trace)
+
+
+PLAYLIST_SQL = (
+    "SELECT p.Name, SUM(il.UnitPrice * il.Quantity) AS revenue FROM playlist p "
+    "JOIN playlisttrack pt ON pt.PlaylistId = p.PlaylistId JOIN invoiceline il ON "
+    "il.TrackId = pt.TrackId JOIN invoice i ON i.InvoiceId = il.InvoiceId "
+    "WHERE i.InvoiceDate >= '2022-01-01' AND i.InvoiceDate < '2023-01-01' "
+    "GROUP BY p.PlaylistId, p.Name"
+)
+
+
+def test_a_reviewed_answer_becomes_an_entry_through_eval_verify(
+    cat: Path, url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """From the review queue: a case judged right (its SQL as it ran) or a pending one
+    with the reviewer's corrected SQL becomes an entry; a pending one without SQL does not."""
+    from vitrina.config import load_settings
+    from vitrina.eval.records import CaseRecord, RunRecord
+    from vitrina.eval.store import EvalStore
+
+    store = EvalStore.from_settings(load_settings())
+    common = {"kind": "feedback", "expect": ""}
+    store.save_run(
+        RunRecord(
+            id="fb1",
+            suite="user-feedback",
+            config_name="rules",
+            started_at="2026-12-01T10:00:00",
+            cases=[
+                CaseRecord(
+                    case_id="c1", question="Revenue by playlist in 2022", verdict="right",
+                    sql=PLAYLIST_SQL, **common,
+                ),
+                CaseRecord(
+                    case_id="c2", question="Revenue of each playlist for 2021", verdict="pending",
+                    **common,
+                ),
+            ],
+        )
+    )  # fmt: skip
+    store.close()
+    base = ("--catalog", str(cat), "--db", url, "--by", "anna")
+    code, out = cli_main(capsys, "eval", "verify", "fb1", "c2", *base)
+    assert code == 2 and "not judged right" in out, out
+    code, out = cli_main(capsys, "eval", "verify", "fb1", "c1", *base, "--id", "playlists")
+    assert code == 0 and "period_start" in out and "rows" in out, out
+    corrected = PLAYLIST_SQL.replace("2022-01-01", "2021-01-01").replace("2023-01-01", "2022-01-01")
+    code, out = cli_main(
+        capsys, "eval", "verify", "fb1", "c2", *base, "--id", "playlists-2", "--sql", corrected
+    )
+    assert code == 0, out
+    service = _service(cat, url)
+    try:
+        result = service.ask("Выручка по плейлистам за 2024 год")  # no wording in Russian
+        assert result.sql_source != "verified"
+        result = service.ask("Revenue by playlist in March 2023")
+    finally:
+        service.close()
+    assert result.sql_source == "verified" and "«playlists»" in result.answer, result.answer
+    assert "period_start = 2023-03-01" in result.answer and result.row_count > 0
