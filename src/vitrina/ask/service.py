@@ -301,10 +301,6 @@ class AskService:
                 yield event
             last, last_wall = now, time.time()
         result = self.result(thread_id, question, turn)
-        if result.status == "refused" and plan is None:  # the bank of verified queries
-            from vitrina.ask.verified import from_bank
-
-            result = from_bank(self, result, policy)
         if (
             isinstance(executed, QueryResult)
             and result.status == "answered"

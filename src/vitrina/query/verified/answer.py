@@ -51,6 +51,13 @@ class VerifiedAnswer:
     def entry(self) -> Entry:
         return self.match.entry
 
+    @property
+    def note(self) -> str:
+        """Which query, who verified it and what was substituted (the answer's lead)."""
+        return used_text(self.match, self.lang)
+
+    lang: str = "en"
+
 
 def usable_entries(entries: list[Entry], catalog: Catalog, trace: Trace) -> list[Entry]:
     """The verified entries that still fit the catalog; each stale one is said in the trace."""
@@ -72,14 +79,24 @@ def _cell(value: object) -> str:
     return str(value)
 
 
-def answer_text(match: Match, checked: Checked, lang: str) -> str:
-    """Which query, who verified it, what was substituted, and the result's size."""
+def used_text(match: Match, lang: str) -> str:
+    """Which query, who verified it and when, and each value substituted."""
     lang = "ru" if lang == "ru" else "en"
     entry = match.entry
     when = f", {entry.verified_at.isoformat()}" if entry.verified_at else ""
-    parts = [TEXT["used"][lang].format(id=entry.id, who=entry.verified_by, when=when)]
     items = ", ".join(f"{k} = {v}" for k, v in match.substituted.items())
-    parts.append(TEXT["substituted"][lang].format(items=items) if items else TEXT["nothing"][lang])
+    return " ".join(
+        [
+            TEXT["used"][lang].format(id=entry.id, who=entry.verified_by, when=when),
+            TEXT["substituted"][lang].format(items=items) if items else TEXT["nothing"][lang],
+        ]
+    )
+
+
+def answer_text(match: Match, checked: Checked, lang: str) -> str:
+    """Which query, who verified it, what was substituted, and the result's size."""
+    lang = "ru" if lang == "ru" else "en"
+    parts = [used_text(match, lang)]
     result = checked.result
     if result is not None:
         if result.row_count == 0:
@@ -123,4 +140,6 @@ def answer_from_bank(
     checked = run_checked(
         sql, catalog, warehouse, RunOptions(row_cap=row_cap, policy=policy), trace=trace
     )
-    return VerifiedAnswer(match, checked.sql, checked, answer_text(match, checked, lang), trace)
+    return VerifiedAnswer(
+        match, checked.sql, checked, answer_text(match, checked, lang), trace, lang
+    )

@@ -293,3 +293,30 @@ def find_match(text: str, entries: list[Entry], catalog: Catalog, today: date) -
     if len(tied) > 1:
         return Found(None, tied)
     return Found(fits[0])
+
+
+CLOSE_SHARE = 0.5  # share of a question's content words an entry must explain to be "close"
+
+
+def close_entries(
+    text: str, entries: list[Entry], catalog: Catalog, today: date, *, limit: int
+) -> list[str]:
+    """Entries a model may pick from and adapt (never used as verified): those whose wordings
+    explain at least half of the question's content words, parameters set aside; best first,
+    at most `limit`."""
+    question = read_params(text, catalog, today)
+    skip = set(question.period_words | question.top_words)
+    for hit in question.values:
+        skip |= hit.words
+    content = [w for w in question.content(skip) if w.word not in NEGATIONS]
+    if not content:
+        return []
+    scored = []
+    for entry in entries:
+        vocabulary: frozenset[Item] = frozenset().union(
+            *(t.content for t in templates(entry, catalog, today))
+        )
+        share = sum(_explained(w, vocabulary) for w in content) / len(content)
+        if share >= CLOSE_SHARE:
+            scored.append((-share, entry.id))
+    return [entry_id for _, entry_id in sorted(scored)[:limit]]
