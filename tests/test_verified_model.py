@@ -125,6 +125,7 @@ def test_the_model_adapts_a_close_entry_shown_unverified_and_queued(
     service2, model2 = make({"verified_adapt": [_adapt(None, "")]})
     again = service2.ask(QUESTION)
     assert again.sql_source not in ("verified", "adapted"), again.answer
+    assert "verified_adapt" in _tasks(model2)  # asked, and it declined
 
     # accepted, it answers the question exactly, with no model call for it
     bank.accept(queued.id, "maria.ivanova", CHINOOK_TODAY)
