@@ -20,6 +20,7 @@ from vitrina.query.verified.check import fingerprint, guard_entry
 from vitrina.query.verified.match import QuestionParams, ValueHit, bind_question, read_params
 from vitrina.query.verified.model import Entry, ParamError
 from vitrina.query.verified.params import bind, lift
+from vitrina.query.verified.texts import Bilingual
 
 if TYPE_CHECKING:
     from vitrina.catalog import Catalog
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from vitrina.warehouse import Warehouse
 
 
-class AddError(ValueError):
+class AddError(Bilingual):
     """Why an entry was not kept, naming the wording or the check that refused it."""
 
 
@@ -70,13 +71,16 @@ def add_entry(
     """Check and keep a verified entry (see the module docstring); AddError when refused."""
     wordings = [w.strip() for w in wordings if w.strip()]
     if not wordings or not by.strip():
-        raise AddError("an entry needs at least one wording (--question) and a verifier (--by)")
+        raise AddError(
+            "an entry needs at least one wording (--question) and a verifier (--by)",
+            "записи нужны хотя бы одна формулировка (--question) и проверивший (--by)",
+        )
     first = read_params(wordings[0], catalog, today)
     if "{{" not in sql:
         try:
             sql = lift(sql, first, warehouse.dialect).sql
         except ParamError as exc:
-            raise AddError(exc.message_en) from exc
+            raise AddError(exc.message_en, exc.message_ru) from exc
     en = [w for w in wordings if detect_lang(w) == "en"]
     ru = [w for w in wordings if detect_lang(w) == "ru"]
     try:
@@ -91,16 +95,21 @@ def add_entry(
             source=source,
         )
     except ValueError as exc:
-        raise AddError(f"entry not valid: {exc}") from exc
+        raise AddError(f"entry not valid: {exc}", f"запись некорректна: {exc}") from exc
     guarded = guard_entry(entry, catalog, warehouse.dialect, row_cap)
     if guarded.reason:
-        raise AddError(f"refused by the guard: {guarded.reason}")
+        raise AddError(
+            f"refused by the guard: {guarded.reason}",
+            f"отклонено проверкой безопасности SQL: {guarded.reason}",
+        )
     for wording in wordings:
         if bind_question(entry, read_params(wording, catalog, today)) is None:
             names = ", ".join(p.name for p in entry.params) or "none"
             raise AddError(
                 f"wording {wording!r} does not give the SQL's parameters ({names}): name the "
-                "same number of periods, a value for each value(...) and a top N for top_n"
+                "same number of periods, a value for each value(...) and a top N for top_n",
+                f"формулировка {wording!r} не задаёт параметры SQL ({names}): назовите столько "
+                "же периодов, значение для каждого value(...) и топ N для top_n",
             )
     values = bind_question(entry, first)
     assert values is not None
@@ -111,7 +120,10 @@ def add_entry(
         RunOptions(row_cap=row_cap),
     )
     if not checked.ok:
-        raise AddError(f"the query failed at {checked.stage}: {checked.error}")
+        raise AddError(
+            f"the query failed at {checked.stage}: {checked.error}",
+            f"запрос не прошёл этап {checked.stage}: {checked.error}",
+        )
     fp = fingerprint(guarded.sql, guarded.tables, catalog, warehouse.dialect)
     entry = entry.model_copy(update={"fingerprint": fp})
     bank.save(entry)

@@ -22,6 +22,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from vitrina.query.verified.texts import Bilingual
+
 PLACEHOLDER = re.compile(r"\{\{\s*([a-z][a-z0-9_]*)\s*:\s*([a-z]+)(?:\(([^)]*)\))?\s*\}\}")
 ENTRY_ID = r"^[a-z0-9][a-z0-9_-]{0,79}$"
 DATE_NAMES = {
@@ -50,13 +52,8 @@ class Param(BaseModel):
         return 2 if self.name.startswith("period2_") else 1
 
 
-class ParamError(ValueError):
+class ParamError(Bilingual):
     """A placeholder that cannot be used: what is wrong, in English and Russian."""
-
-    def __init__(self, message_en: str, message_ru: str) -> None:
-        super().__init__(message_en)
-        self.message_en = message_en
-        self.message_ru = message_ru
 
 
 def parse_params(sql: str) -> list[Param]:

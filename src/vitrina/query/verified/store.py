@@ -13,13 +13,14 @@ import yaml
 from pydantic import ValidationError
 
 from vitrina.query.verified.model import Entry
+from vitrina.query.verified.texts import Bilingual
 
 BANK_DIR = "verified"
 PENDING_DIR = "pending"
 MAX_ENTRIES = 10_000  # files read from one folder
 
 
-class BankError(ValueError):
+class BankError(Bilingual):
     """A bank file that cannot be read or an entry that is not there: file and what to do."""
 
 
@@ -39,11 +40,16 @@ def read_entry(path: Path) -> Entry:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         return Entry.model_validate(data)
     except (OSError, yaml.YAMLError) as exc:
-        raise BankError(f"{path}: cannot read the entry ({exc})") from exc
+        raise BankError(
+            f"{path}: cannot read the entry ({exc})", f"{path}: запись не читается ({exc})"
+        ) from exc
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "entry"
-        raise BankError(f"{path}: {where}: {first['msg']}; fix the file or remove it") from exc
+        raise BankError(
+            f"{path}: {where}: {first['msg']}; fix the file or remove it",
+            f"{path}: {where}: {first['msg']}; исправьте файл или удалите его",
+        ) from exc
 
 
 class Bank:
@@ -85,9 +91,12 @@ class Bank:
         path = self.path(entry_id, pending=pending)
         if not path.is_file():
             where = "review queue" if pending else "bank"
+            where_ru = "очереди на проверку" if pending else "банке"
             raise BankError(
                 f"no entry {entry_id!r} in the {where} ({path.parent}); "
-                "`vitrina verified list` shows the ids"
+                "`vitrina verified list` shows the ids",
+                f"записи {entry_id!r} нет в {where_ru} ({path.parent}); "
+                "номера записей показывает `vitrina verified list`",
             )
         return read_entry(path)
 
