@@ -33,8 +33,53 @@ class AddError(Bilingual):
     """Why an entry was not kept, naming the wording or the check that refused it."""
 
 
+_CYRILLIC = dict(
+    zip(
+        "абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
+        [
+            "a",
+            "b",
+            "v",
+            "g",
+            "d",
+            "e",
+            "e",
+            "zh",
+            "z",
+            "i",
+            "i",
+            "k",
+            "l",
+            "m",
+            "n",
+            "o",
+            "p",
+            "r",
+            "s",
+            "t",
+            "u",
+            "f",
+            "kh",
+            "ts",
+            "ch",
+            "sh",
+            "shch",
+            "",
+            "y",
+            "",
+            "e",
+            "iu",
+            "ia",
+        ],
+        strict=True,
+    )
+)
+
+
 def slug(text: str) -> str:
-    words = re.findall(r"[a-zа-я0-9]+", text.lower())[:6]
+    """A file-safe entry id from a wording (Cyrillic transliterated: ids are [a-z0-9_-])."""
+    latin = "".join(_CYRILLIC.get(ch, ch) for ch in text.lower())
+    words = re.findall(r"[a-z0-9]+", latin)[:6]
     return "-".join(words)[:60] or "entry"
 
 

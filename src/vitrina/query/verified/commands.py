@@ -56,9 +56,11 @@ Lang = Annotated[
 
 def _fail(message: str | Bilingual, lang: str = "en") -> typer.Exit:
     """Exit 2 with the message in `lang` (no traceback: a user's mistake)."""
+    from rich.markup import escape
+
     said = message.text(lang) if isinstance(message, Bilingual) else message
-    prefix = pick(lang, "error:", "ошибка:")
-    err.print(f"[red]{prefix}[/] {said}", markup=True, highlight=False, soft_wrap=True)
+    prefix = pick(lang, "error:", "ошибка:")  # the message is text: [a-z] is not markup
+    err.print(f"[red]{prefix}[/] {escape(said)}", markup=True, highlight=False, soft_wrap=True)
     return typer.Exit(2)
 
 
