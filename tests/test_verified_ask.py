@@ -70,6 +70,7 @@ def test_a_verified_answer_has_its_table_chart_excel_and_checkpoint(service, chi
     assert result.answer.startswith("Answered by the verified query «revenue-by-playlist»")
     assert "Substituted: period_start = 2023-01-01, period_until = 2024-01-01." in result.answer
     assert result.run_id and result.table and result.table["rows"]
+    assert "verified" in result.tags
     assert result.chart is not None and result.chart_png and Path(result.chart_png).is_file()
     sheet = openpyxl.load_workbook(result.excel).active
     values = [c.value for row in sheet.iter_rows() for c in row]

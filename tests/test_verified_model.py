@@ -106,6 +106,7 @@ def test_the_model_adapts_a_close_entry_shown_unverified_and_queued(
     service, model = make({"verified_adapt": [_adapt("revenue-by-playlist")]})
     result = service.ask(QUESTION)
     assert result.status == "answered" and result.sql_source == "adapted", result.answer
+    assert "adapted" in result.tags and "verified" not in result.tags
     assert result.answer.startswith(
         "Not verified: adapted by the model from the verified query «revenue-by-playlist»"
     )

@@ -89,7 +89,7 @@ class AskResult(BaseModel):
     chart_png: str | None = None
     excel: str | None = None
     clarification: dict[str, Any] | None = None
-    sql_source: str | None = None  # rules | llm | verified (a query from the verified bank)
+    sql_source: str | None = None  # rules | llm | verified | adapted (bank; decisions 196, 197)
     sql_explanation: str | None = None  # the model's account of its SQL
     sql_confidence: float | None = None
     llm_usage: dict[str, Any] = Field(
@@ -358,7 +358,7 @@ class AskService:
                 "excel": files.excel or result.excel,
                 "chart_png": files.chart_png or result.chart_png,
                 "trace": trace,
-                "tags": result_tags(trace, result.checks),
+                "tags": result_tags(trace, result.checks, result.sql_source),
             }
         )
 
@@ -426,12 +426,17 @@ def with_model_notice(result: AskResult, unused: tuple[str, str], lang: str) -> 
     )
 
 
-def result_tags(trace: list[TraceEvent], checks: list[dict[str, str]]) -> list[str]:
+def result_tags(
+    trace: list[TraceEvent], checks: list[dict[str, str]], source: str | None = None
+) -> list[str]:
     """What a reader should know of an answer at a glance: errors were suppressed on the
-    way, a row policy filtered what it read."""
+    way, a row policy filtered what it read, the SQL came from the bank of verified queries
+    (`verified`) or was adapted from it by a model and awaits review (`adapted`)."""
     tags = ["suppressed_errors"] if has_suppressed(trace) else []
     if any(c.get("check") == "row_policy" for c in checks):
         tags.append("row_policy")
+    if source in ("verified", "adapted"):
+        tags.append(source)
     return tags
 
 
@@ -483,6 +488,10 @@ def result_from_state(
         sql_explanation=values.get("sql_explanation"),
         sql_confidence=values.get("sql_confidence"),
         llm_usage=usage or {},
-        tags=result_tags(trace, values.get("checks") or []),
+        tags=result_tags(
+            trace,
+            values.get("checks") or [],
+            values.get("sql_source") if values.get("sql") else None,
+        ),
         trace=trace,
     )
