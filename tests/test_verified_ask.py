@@ -141,3 +141,43 @@ def test_cli_ask_writes_the_verified_answers_files(
     assert xlsx.is_file() and xlsx.stat().st_size > 0
     lines = csv.read_text(encoding="utf-8").splitlines()
     assert len(lines) - 1 == len(_reference(chinook, PLAYLIST_SQL, "2022"))
+
+
+def test_a_verified_answer_over_the_checkpoints_sample_has_every_row(service, chinook) -> None:
+    """More rows than the checkpoint keeps (vitrina.ask.bounded): the live answer and its
+    Excel file have every row, the checkpoint a sample and the full count."""
+    import yaml
+
+    from vitrina.ask.bounded import STATE_ROWS
+    from vitrina.query.verified.store import Bank, bank_dir, read_entry
+
+    bank = Bank(bank_dir(service.settings.catalog_dir, service.settings.home))
+    path = bank.root / "tracks-never-sold.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "id": "tracks-never-sold",
+                "wordings_en": ["Tracks that were never sold"],
+                "sql": "SELECT t.TrackId, t.Name FROM track AS t WHERE NOT EXISTS "
+                "(SELECT 1 FROM invoiceline AS il WHERE il.TrackId = t.TrackId)",
+                "verified_by": "ivan.sokolov",
+                "status": "verified",
+            }
+        ),
+        encoding="utf-8",
+    )
+    assert read_entry(path).usable()
+    try:
+        result = service.ask("Which tracks were never sold?", thread_id="big")
+    finally:
+        path.unlink()
+    with sqlite3.connect(f"file:{chinook}?mode=ro", uri=True) as conn:
+        [[want]] = conn.execute(
+            "SELECT COUNT(*) FROM track WHERE TrackId NOT IN (SELECT TrackId FROM invoiceline)"
+        ).fetchall()
+    assert result.sql_source == "verified", result.answer
+    assert want > STATE_ROWS and result.row_count == len(result.rows) == want
+    state = service.graph.get_state({"configurable": {"thread_id": "big"}}).values
+    assert len(state["result"].rows) <= STATE_ROWS and state["result_rows"] == want
+    sheet = openpyxl.load_workbook(result.excel, read_only=True).active
+    assert sum(1 for _ in sheet.iter_rows()) >= want  # every row, with a header

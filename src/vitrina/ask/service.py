@@ -42,6 +42,9 @@ MAX_HISTORY = 5000  # checkpoints walked back to find an older run of a dialog
 # rows of a live answer: past them it carries the checkpoint's sample and the full count, and
 # every row is in the run's stored result and its CSV / Parquet / Excel downloads (decision 167)
 LIVE_ROWS = 100_000
+# the nodes that return a query's result: the warehouse's execution, and the bank of verified
+# queries (decisions 196, 197), which runs its query itself
+RESULT_NODES = ("execute", "verified", "adapt_verified")
 
 STATE_TYPES = (
     QueryResult,
@@ -285,7 +288,7 @@ class AskService:
             for node, values in update.items():
                 if node.startswith("__"):
                     continue
-                if node == "execute" and isinstance(values, dict):
+                if node in RESULT_NODES and isinstance(values, dict) and values.get("result"):
                     executed = values.get("result")  # every row: the checkpoint keeps a sample
                 events = values.get("trace") if isinstance(values, dict) else None
                 event = StepEvent(
