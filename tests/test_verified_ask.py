@@ -181,3 +181,53 @@ def test_a_verified_answer_over_the_checkpoints_sample_has_every_row(service, ch
     assert len(state["result"].rows) <= STATE_ROWS and state["result_rows"] == want
     sheet = openpyxl.load_workbook(result.excel, read_only=True).active
     assert sum(1 for _ in sheet.iter_rows()) >= want  # every row, with a header
+
+
+TOP_ENTRY = """id: top-playlists
+wordings_en: [Top 5 playlists by revenue in 2023]
+wordings_ru: [Топ 5 плейлистов по выручке за 2023 год]
+sql: |
+  SELECT p.Name AS playlist, SUM(il.UnitPrice * il.Quantity) AS revenue
+  FROM playlist AS p JOIN playlisttrack AS pt ON pt.PlaylistId = p.PlaylistId
+  JOIN invoiceline AS il ON il.TrackId = pt.TrackId JOIN invoice AS i ON i.InvoiceId = il.InvoiceId
+  WHERE i.InvoiceDate >= {{period_start:date}} AND i.InvoiceDate < {{period_until:date}}
+  GROUP BY p.PlaylistId, p.Name ORDER BY revenue DESC, p.PlaylistId LIMIT {{top_n:int}}
+verified_by: anna.petrova
+status: verified
+"""
+
+
+@pytest.mark.parametrize(
+    ("first", "turns"),
+    [
+        (
+            "Top 5 playlists by revenue in 2023",
+            [("and top 3?", 3, "2023"), ("and in 2021?", 3, "2021")],
+        ),
+        (
+            "Топ 5 плейлистов по выручке за 2023 год",
+            [("а топ 2?", 2, "2023"), ("а за 2022?", 2, "2022")],
+        ),
+    ],
+)
+def test_a_follow_up_with_another_top_n_re_matches_the_entry(
+    service, chinook, first: str, turns: list
+) -> None:
+    """A new top N replaces the previous one (ask's follow-up rules), and the entry takes it."""
+    from vitrina.query.verified.store import Bank, bank_dir
+
+    path = Bank(bank_dir(service.settings.catalog_dir, service.settings.home)).root
+    (path / "top-playlists.yaml").write_text(TOP_ENTRY, encoding="utf-8")
+    thread = f"top-{first[:3]}"
+    try:
+        assert service.ask(first, thread_id=thread).row_count == 5
+        for question, n, year in turns:
+            result = service.ask(question, thread_id=thread)
+            assert result.sql_source == "verified", (question, result.answer)
+            assert (
+                f"top_n = {n}" in result.answer and f"period_start = {year}-01-01" in result.answer
+            )
+            whole = sorted(_reference(chinook, PLAYLIST_SQL, year), key=lambda r: -r[1])
+            assert [r[0] for r in result.rows] == [r[0] for r in whole[:n]]
+    finally:
+        (path / "top-playlists.yaml").unlink()
