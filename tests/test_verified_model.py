@@ -156,3 +156,46 @@ def test_an_unusable_adaptation_is_neither_answered_nor_queued(
     assert result.sql_source not in ("verified", "adapted"), result.answer
     assert not Bank(home / "verified").entries(pending=True)
     assert any(e.node == "adapt_verified" and why in e.message for e in result.trace)
+
+
+def test_adaptation_over_http_through_vitrina_ask(
+    chinook: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """The production stack: `vitrina ask` with VITRINA_LLM_* aimed at the local
+    OpenAI-compatible server (tests/llm/openai_server.py), replies in the order the turn asks
+    (topic, ambiguity, the adaptation; the answer's wording then falls back to rules): the
+    answer is the adapted query, marked and queued, and its files are written."""
+    from tests.conftest import cli_main
+
+    from llm.openai_server import ServerState, serve
+    from vitrina.query.verified.store import Bank
+
+    cat = Path(shutil.copytree(ROOT / "suites" / "chinook", tmp_path / "chinook"))
+    shutil.copytree(DATA / "chinook", cat / "verified")
+    monkeypatch.setenv("VITRINA_HOME", str(tmp_path / "home"))
+    state = ServerState()
+    state.replies.extend(
+        [
+            json.dumps({"topic": "sales", "confidence": 0.9}),
+            json.dumps({"ambiguous": False}),
+            _adapt("revenue-by-playlist"),
+        ]
+    )
+    with serve(state) as server:
+        for key, value in (
+            ("PROVIDER", "openai"), ("BASE_URL", server.base_url), ("MODEL", "test-model"),
+            ("TIMEOUT_S", "5"), ("MAX_RETRIES", "0"),
+        ):  # fmt: skip
+            monkeypatch.setenv(f"VITRINA_LLM_{key}", value)
+        code, out = cli_main(
+            capsys, "ask", QUESTION, "--db", f"sqlite:///file:{chinook}?mode=ro&uri=true",
+            "--catalog", str(cat), "--json",
+        )  # fmt: skip
+        asked = [r.body for r in server.state.chat_requests()]
+    assert code == 0, out
+    reply = json.loads(out[out.index("{") :])
+    assert reply["sql_source"] == "adapted" and "adapted" in reply["tags"], reply["answer"]
+    assert "«revenue-by-playlist»" in reply["answer"] and reply["excel"]
+    assert any("Entry revenue-by-playlist" in json.dumps(b, ensure_ascii=False) for b in asked)
+    [queued] = Bank(cat / "verified").entries(pending=True)
+    assert queued.status == "pending" and "Germany" in queued.sql
