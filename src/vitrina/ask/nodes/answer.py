@@ -230,7 +230,8 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
                 topic_label=topic_label,
                 notes=notes,
             )
-            if wording_slot_open(state, ctx) and ctx.options.answer_writer == "auto":
+            # a bank answer is worded by code: its lead names the query, no request needed
+            if wording_slot_open(state, ctx) and ctx.options.answer_writer == "auto" and not lead:
                 body = (
                     _model_answer(state, ctx, trace, result, metas, summary, period_label, trusted)
                     or body
