@@ -11,6 +11,8 @@ leaves the turn where it was going (the model's own SQL path, or the refusal).
 
 from __future__ import annotations
 
+from typing import Any
+
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
@@ -19,7 +21,7 @@ from vitrina.ask.llm.tasks import ask_model
 from vitrina.ask.nodes.verified import bank_of, ran
 from vitrina.ask.state import AskState
 from vitrina.query.run import RunOptions, run_checked
-from vitrina.query.verified.importer import Importer
+from vitrina.query.verified.importer import Importer, Outcome
 from vitrina.query.verified.store import Bank, BankError
 from vitrina.trace import Trace
 
@@ -49,13 +51,20 @@ class Adaptation(BaseModel):
     explanation: str = ""
 
 
-def _queue(bank: Bank, ctx: AskContext, question: str, sql: str, run_id: str, entry: str):
+def _queue(
+    bank: Bank, ctx: AskContext, question: str, sql: str, run_id: str, entry: str
+) -> Outcome:
     """The adapted query into the review queue, parameters proposed as for an import."""
     importer = Importer(
         bank, ctx.catalog, ctx.warehouse, today=ctx.today, row_cap=ctx.settings.row_cap
     )
     ticket = {"id": f"adapted-{entry}-{run_id}", "question": question, "sql": sql}
     return importer.one({**ticket, "author": f"a model, adapted from {entry}"}, 1)
+
+
+def _done(trace: Trace) -> dict[str, Any]:
+    """The node's update when it ends: the close entries spent, its trace."""
+    return {"bank_close": [], "trace": trace.events}
 
 
 def adapt_verified(state: AskState, runtime: Runtime[AskContext]) -> dict:
@@ -69,25 +78,24 @@ def adapt_verified(state: AskState, runtime: Runtime[AskContext]) -> dict:
         entries = {e.id: e for e in (bank.get(i) for i in close)}
     except BankError as exc:
         trace.suppressed("a close verified query could not be read", error=str(exc))
-        return {"bank_close": [], "trace": trace.events}
+        return _done(trace)
     question = state.get("rewritten") or state.get("question") or ""
     shown = [{"id": e.id, "wordings": e.wordings, "sql": e.sql} for e in entries.values()]
     reply = ask_model(
         ctx.llm, "verified_adapt", Adaptation, trace, question=question, entries=shown
     )
-    done = {"bank_close": [], "trace": trace.events}
     if reply is None or not reply.entry or not reply.sql.strip():
         trace.branch("the model adapted no verified query")
-        return done
+        return _done(trace)
     entry = entries.get(reply.entry)
     if entry is None or "{{" in reply.sql:
         trace.rejected("the model's adaptation is unusable", entry=reply.entry)
-        return done
+        return _done(trace)
     options = RunOptions(row_cap=ctx.settings.row_cap, policy=ctx.policy)
     checked = run_checked(reply.sql, ctx.catalog, ctx.warehouse, options, trace=trace)
     if not checked.ok or checked.result is None:
         trace.rejected("the adapted query failed a check: not used", error=checked.error)
-        return done
+        return _done(trace)
     outcome = _queue(bank, ctx, question, reply.sql, state["run_id"], entry.id)
     lang = "ru" if state.get("lang") == "ru" else "en"
     if outcome.accepted:
@@ -96,10 +104,10 @@ def adapt_verified(state: AskState, runtime: Runtime[AskContext]) -> dict:
         )
     else:
         text = TEXT["not_queued"][lang].format(
-            id=entry.id, who=entry.verified_by, why=outcome.reason
+            id=entry.id, who=entry.verified_by, why=outcome.said(lang)
         )
     trace.branch(
-        "adapted verified query answered, queued for review",
+        "adapted verified query answered (not verified)",
         entry=entry.id,
         queued=outcome.entry_id,
         reason=outcome.reason,
@@ -112,4 +120,4 @@ def adapt_verified(state: AskState, runtime: Runtime[AskContext]) -> dict:
         "queued": outcome.entry_id,
         "explanation": reply.explanation or f"adapted from verified query {entry.id}",
     }
-    return {**ran(ctx, checked, entry, "adapted", note), **done}
+    return {**ran(ctx, checked, entry, "adapted", note), **_done(trace)}
