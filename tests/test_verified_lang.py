@@ -92,6 +92,8 @@ def test_every_refusal_of_the_50_tickets_has_its_russian_reason(cat: Path, url: 
             "catalog folder not found",
             "папка каталога не найдена",
         ),
+        (("import", "{missing}", "--today", "x"), "'x' is not a date", "'x' — не дата"),
+        (("import", "{missing}"), "cannot read the file", "файл не читается"),
     ],
 )
 def test_errors_in_russian_with_lang_ru_and_english_by_default(

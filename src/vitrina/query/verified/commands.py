@@ -314,12 +314,7 @@ def import_tickets(
     parameters proposed; or refused with the reason."""
     from vitrina.query.verified.importer import Importer, ImportError_, read_tickets
 
-    try:
-        rows = read_tickets(file)
-    except ImportError_ as exc:
-        raise _fail(exc, lang or "en") from exc
-    lang = lang or tickets_lang(rows)
-    try:
+    try:  # checked before the file is read: a wrong option is said first
         day = date.fromisoformat(today) if today else date.today()
     except ValueError as exc:
         raise _fail(
@@ -327,8 +322,13 @@ def import_tickets(
                 f"--today {today!r} is not a date (YYYY-MM-DD)",
                 f"--today {today!r} — не дата (ГГГГ-ММ-ДД)",
             ),
-            lang,
+            lang or "en",
         ) from exc
+    try:
+        rows = read_tickets(file)
+    except ImportError_ as exc:
+        raise _fail(exc, lang or "en") from exc
+    lang = lang or tickets_lang(rows)
     settings = _settings(db, catalog, lang)
     warehouse = _warehouse(settings)
     importer = Importer(
