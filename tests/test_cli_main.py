@@ -131,6 +131,19 @@ INVOCATIONS: dict[str, tuple[list[str], int, str]] = {
                    "no task 3 on this board"),
     "board report": (["board", "report", "--board", "sqlite:///{tmp}/b.sqlite", "--build", "7"],
                      1, "no such build on this board"),
+    "eval verify": (["eval", "verify", "r1", "c1", "--by", "a"], 2, "no run matches 'r1'"),
+    "verified list": (["verified", "list", "--catalog", "{demo_catalog}", "--pending"], 0,
+                      "review queue"),
+    "verified add": (["verified", "add", "--catalog", "{tmp}/nocat", "--by", "a", "-q", "x",
+                      "--sql", "SELECT 1"], 2, "catalog folder not found"),
+    "verified check": (["verified", "check", "--catalog", "{tmp}/nocat", "--db", "{duckdb}"], 2,
+                       "catalog folder not found"),
+    "verified remove": (["verified", "remove", "nosuch", "--catalog", "{demo_catalog}",
+                         "--pending"], 2, "no entry 'nosuch' in the review queue"),
+    "verified import": (["verified", "import", "{tmp}/t.json", "--today", "someday"], 2,
+                        "--today 'someday' is not a date"),
+    "verified accept": (["verified", "accept", "nosuch", "--by", "a", "--catalog",
+                         "{demo_catalog}"], 2, "no entry 'nosuch' in the review queue"),
 }  # fmt: skip
 
 

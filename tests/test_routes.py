@@ -12,7 +12,7 @@ after_guard, after_checks, after_semantic, after_execute = make_sql_routes(3)
 @pytest.mark.parametrize(
     ("state", "expected"),
     [
-        ({"status": "refused"}, "refuse"),
+        ({"status": "refused"}, "verified"),  # the bank of verified queries first
         ({"status": "failed", "topic": "payments"}, "check_ambiguity"),
         ({"status": "failed", "topic": None, "candidates": ["a", "b"]}, "check_ambiguity"),
     ],
@@ -36,10 +36,10 @@ def test_after_ambiguity(state: dict, expected: str) -> None:
 @pytest.mark.parametrize(
     ("state", "expected"),
     [
-        ({"status": "refused", "plan": None}, "refuse"),
-        ({"status": "failed", "plan": None}, "refuse"),
+        ({"status": "refused", "plan": None}, "verified"),
+        ({"status": "failed", "plan": None}, "verified"),
         ({"status": "failed", "plan": object()}, "prune_context"),
-        ({"status": "failed", "plan": None, "mode": "llm"}, "choose_tables_llm"),
+        ({"status": "failed", "plan": None, "mode": "llm"}, "verified"),  # before the model
     ],
 )
 def test_after_select(state: dict, expected: str) -> None:
@@ -90,6 +90,26 @@ def test_after_context() -> None:
     """A follow-up with nothing to continue is refused before the period and topic steps."""
     from vitrina.ask.routes import after_context
 
-    assert after_context({"status": "refused"}) == "refuse"
+    assert after_context({"status": "refused"}) == "verified"
     assert after_context({"status": "failed"}) == "normalise_period"  # a fresh turn's default
     assert after_context({}) == "normalise_period"
+
+
+@pytest.mark.parametrize(
+    ("state", "expected"),
+    [
+        # a bank query ran: the result checks and the answer, as after `execute`
+        ({"verified": {"entry": "x"}, "result": object(), "mode": "llm"}, "check_result"),
+        ({"verified": None, "bank_close": ["x"], "mode": "llm"}, "adapt_verified"),
+        ({"verified": None, "bank_close": [], "mode": "llm"}, "choose_tables_llm"),
+        ({"verified": None, "status": "refused", "mode": "llm"}, "refuse"),
+        ({"verified": None, "status": "failed", "mode": "rules"}, "refuse"),
+    ],
+)
+def test_after_verified(state: dict, expected: str) -> None:
+    """A verified query beats the model's SQL; nothing from the bank: where the turn went."""
+    from vitrina.ask.routes import after_adapt, after_verified
+
+    assert after_verified(state) == expected
+    if expected != "adapt_verified":
+        assert after_adapt(state) == expected

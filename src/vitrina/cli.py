@@ -101,13 +101,14 @@ COMMANDS = {
     "task": "vitrina.task.commands",
     "build": "vitrina.team.commands",
     "board": "vitrina.team.commands",
+    "verified": "vitrina.query.verified.commands",
 }
 JOBS = tuple(dict.fromkeys(COMMANDS.values()))
 
 # A core command that a job extends (the core imports no job): the core's command module ->
 # the job modules whose `plug_in()` fills its extension point. Wired here, with the command,
 # so the command works however the CLI is entered (`main` registers one module only).
-PLUG_INS = {"vitrina.catalog.commands": ("vitrina.ask.commands",)}
+PLUG_INS = {"vitrina.catalog.commands": ("vitrina.ask.commands", "vitrina.query.verified.commands")}
 
 
 def build_app(jobs: tuple[str, ...] = JOBS) -> typer.Typer:

@@ -20,7 +20,7 @@ from vitrina.catalog import Catalog
 from vitrina.language.periods import extract_period, period_offsets
 from vitrina.language.stopwords import QUESTION_STOPWORDS
 from vitrina.language.text import phrase_stems, stem_matches, tokenize
-from vitrina.query.understand import Reading, read_question, unexplained_words
+from vitrina.query.understand import TOP_N, Reading, read_question, unexplained_words
 
 FOLLOW_UP_STARTS = (
     "а ",
@@ -46,6 +46,7 @@ _LEAD = re.compile(
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"\b(19|20)\d{2}\b")
+_TOP_N = re.compile(TOP_N.pattern, re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 # words that ask to *add* a breakdown to the previous one instead of replacing it
 _ALSO = re.compile(
@@ -283,6 +284,17 @@ class Rewrite:
     rules: list[dict[str, Any]] = field(default_factory=list)
 
 
+def replace_top(core: str, rest: str) -> tuple[str, str, dict[str, Any] | None]:
+    """A new top N ("а топ 3?", "and top 3?") replaces the previous question's top N, like
+    any other new value (decision 153); without one in the core nothing changes."""
+    new, old = _TOP_N.search(rest), _TOP_N.search(core)
+    if new is None or old is None:
+        return core, rest, None
+    core = core[: old.start()] + new.group(0) + core[old.end() :]
+    rest = _clean(rest[: new.start()] + " " + rest[new.end() :])
+    return core, rest, {"rule": "replaced", "part": "top", "old": old.group(0), "new": new.group(0)}
+
+
 def rewrite(
     question: str,
     reading: Reading,
@@ -309,7 +321,8 @@ def rewrite(
     if reading.grain_span:
         rest = remove_span(rest, reading.grain_span)
     period_part = "" if period is not None else (prev_span or "")
-    core = prev["core"]
+    core, rest, top = replace_top(prev["core"], rest)
+    rules += [top] if top else []
     replaced = replace_day_kind(replace_values(core, reading, catalog), reading, catalog)
     if replaced != core:
         rules.append({"rule": "replaced", "part": "filter", "old": core, "new": replaced})

@@ -9,6 +9,7 @@ from langgraph.graph.state import CompiledStateGraph
 
 from vitrina.ask.bounded import bounded
 from vitrina.ask.context import AskContext
+from vitrina.ask.nodes.adapt_verified import adapt_verified
 from vitrina.ask.nodes.answer import answer
 from vitrina.ask.nodes.check_ambiguity import check_ambiguity
 from vitrina.ask.nodes.check_feasibility import check_feasibility
@@ -29,7 +30,9 @@ from vitrina.ask.nodes.select_tables import select_tables
 from vitrina.ask.nodes.semantic_check import semantic_check
 from vitrina.ask.nodes.start_turn import start_plan, start_turn
 from vitrina.ask.nodes.summarize_dialog import summarize_dialog
+from vitrina.ask.nodes.verified import verified
 from vitrina.ask.routes import (
+    after_adapt,
     after_ambiguity,
     after_answer,
     after_context,
@@ -38,6 +41,7 @@ from vitrina.ask.routes import (
     after_select,
     after_start_plan,
     after_topic,
+    after_verified,
     entry,
     make_sql_routes,
 )
@@ -51,7 +55,7 @@ def build_graph(
 ) -> CompiledStateGraph[AskState, AskContext, AskState, AskState]:
     """Compile the ask graph; `checkpointer` keeps dialogs (SQLite by default in the service)."""
     builder = StateGraph(AskState, context_schema=AskContext)
-    for name, node in [
+    nodes: list[tuple[str, Any]] = [
         ("start_turn", start_turn),
         ("resolve_context", resolve_context),
         ("normalise_period", normalise_period),
@@ -73,7 +77,10 @@ def build_graph(
         ("semantic_check", semantic_check),
         ("summarize_dialog", summarize_dialog),
         ("start_plan", start_plan),
-    ]:
+        ("verified", verified),
+        ("adapt_verified", adapt_verified),
+    ]
+    for name, node in nodes:
         builder.add_node(name, node)
     after_guard, after_checks, after_semantic, after_execute = make_sql_routes(max_sql_attempts)
     builder.add_conditional_edges(START, entry)
@@ -85,6 +92,8 @@ def build_graph(
     builder.add_conditional_edges("check_ambiguity", after_ambiguity)
     builder.add_edge("clarify", "normalise_period")
     builder.add_conditional_edges("select_tables", after_select)
+    builder.add_conditional_edges("verified", after_verified)
+    builder.add_conditional_edges("adapt_verified", after_adapt)
     builder.add_edge("choose_tables_llm", "check_feasibility")
     builder.add_conditional_edges("check_feasibility", after_feasibility)
     builder.add_edge("prune_context", "generate_sql")

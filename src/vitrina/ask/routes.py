@@ -24,29 +24,58 @@ def after_start_plan(state: AskState) -> Literal["prune_context", "fail"]:
     return "fail" if state.get("sql_error") else "prune_context"
 
 
-def after_context(state: AskState) -> Literal["refuse", "normalise_period"]:
-    """A follow-up after a refused turn that cannot be read alone is refused right away."""
-    return "refuse" if state.get("status") == "refused" else "normalise_period"
+def after_context(state: AskState) -> Literal["verified", "normalise_period"]:
+    """A follow-up after a refused turn that cannot be read alone is refused (unless the
+    bank of verified queries answers it)."""
+    return "verified" if state.get("status") == "refused" else "normalise_period"
 
 
-def after_topic(state: AskState) -> Literal["refuse", "check_ambiguity"]:
-    return "refuse" if state.get("status") == "refused" else "check_ambiguity"
+def after_topic(state: AskState) -> Literal["verified", "check_ambiguity"]:
+    return "verified" if state.get("status") == "refused" else "check_ambiguity"
 
 
 def after_ambiguity(state: AskState) -> Literal["clarify", "select_tables"]:
     return "clarify" if state.get("clarification") else "select_tables"
 
 
-def after_select(
-    state: AskState,
-) -> Literal["refuse", "clarify", "prune_context", "choose_tables_llm"]:
+def after_select(state: AskState) -> Literal["verified", "clarify", "prune_context"]:
+    """A rules plan goes to SQL; a refusal and the model path try the verified bank first
+    (a verified query beats a model's SQL)."""
     if state.get("status") == "refused":
-        return "refuse"
+        return "verified"
     if state.get("clarification"):
         return "clarify"
     if state.get("mode") == "llm":
+        return "verified"
+    return "prune_context" if state.get("plan") is not None else "verified"
+
+
+def bank_answered(state: AskState) -> bool:
+    return state.get("verified") is not None and state.get("result") is not None
+
+
+def after_verified(
+    state: AskState,
+) -> Literal["check_result", "adapt_verified", "choose_tables_llm", "refuse"]:
+    """A bank query that ran goes to the result checks and the answer; close entries go to
+    the model to adapt; else where the turn was going (the model path, or the refusal)."""
+    if bank_answered(state):
+        return "check_result"
+    if state.get("bank_close"):
+        return "adapt_verified"
+    return after_bank(state)
+
+
+def after_adapt(state: AskState) -> Literal["check_result", "choose_tables_llm", "refuse"]:
+    return "check_result" if bank_answered(state) else after_bank(state)
+
+
+def after_bank(state: AskState) -> Literal["choose_tables_llm", "refuse"]:
+    """Where a turn the bank did not answer goes: the model path it was headed for, else
+    the refusal."""
+    if state.get("status") != "refused" and state.get("mode") == "llm":
         return "choose_tables_llm"
-    return "prune_context" if state.get("plan") is not None else "refuse"
+    return "refuse"
 
 
 def after_feasibility(state: AskState) -> Literal["refuse", "choose_tables_llm", "generate_sql"]:

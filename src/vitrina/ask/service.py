@@ -45,6 +45,9 @@ MAX_HISTORY = 5000  # checkpoints walked back to find an older run of a dialog
 # rows of a live answer: past them it carries the checkpoint's sample and the full count, and
 # every row is in the run's stored result and its CSV / Parquet / Excel downloads (decision 167)
 LIVE_ROWS = 100_000
+# the nodes that return a query's result: the warehouse's execution, and the bank of verified
+# queries (decisions 196, 197), which runs its query itself
+RESULT_NODES = ("execute", "verified", "adapt_verified")
 
 STATE_TYPES = (
     QueryResult,
@@ -92,7 +95,7 @@ class AskResult(BaseModel):
     chart_png: str | None = None
     excel: str | None = None
     clarification: dict[str, Any] | None = None
-    sql_source: str | None = None  # rules | llm
+    sql_source: str | None = None  # rules | llm | verified | adapted (bank; decisions 196, 197)
     sql_explanation: str | None = None  # the model's account of its SQL
     sql_confidence: float | None = None
     llm_usage: dict[str, Any] = Field(
@@ -303,7 +306,7 @@ class AskService:
             for node, values in update.items():
                 if node.startswith("__"):
                     continue
-                if node == "execute" and isinstance(values, dict):
+                if node in RESULT_NODES and isinstance(values, dict) and values.get("result"):
                     executed = values.get("result")  # every row: the checkpoint keeps a sample
                 events = values.get("trace") if isinstance(values, dict) else None
                 event = StepEvent(
@@ -376,7 +379,7 @@ class AskService:
                 "excel": files.excel or result.excel,
                 "chart_png": files.chart_png or result.chart_png,
                 "trace": trace,
-                "tags": result_tags(trace, result.checks),
+                "tags": result_tags(trace, result.checks, result.sql_source),
             }
         )
 
@@ -444,12 +447,17 @@ def with_model_notice(result: AskResult, unused: tuple[str, str], lang: str) -> 
     )
 
 
-def result_tags(trace: list[TraceEvent], checks: list[dict[str, str]]) -> list[str]:
+def result_tags(
+    trace: list[TraceEvent], checks: list[dict[str, str]], source: str | None = None
+) -> list[str]:
     """What a reader should know of an answer at a glance: errors were suppressed on the
-    way, a row policy filtered what it read."""
+    way, a row policy filtered what it read, the SQL came from the bank of verified queries
+    (`verified`) or was adapted from it by a model and awaits review (`adapted`)."""
     tags = ["suppressed_errors"] if has_suppressed(trace) else []
     if any(c.get("check") == "row_policy" for c in checks):
         tags.append("row_policy")
+    if source in ("verified", "adapted"):
+        tags.append(source)
     return tags
 
 
@@ -510,6 +518,10 @@ def result_from_state(
         sql_confidence=values.get("sql_confidence"),
         plan=_ran_plan(values) if answered else None,
         llm_usage=usage or {},
-        tags=result_tags(trace, values.get("checks") or []),
+        tags=result_tags(
+            trace,
+            values.get("checks") or [],
+            values.get("sql_source") if values.get("sql") else None,
+        ),
         trace=trace,
     )

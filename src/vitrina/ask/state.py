@@ -72,7 +72,9 @@ class AskState(TypedDict, total=False):
     sql: str | None
     sql_attempts: int
     sql_error: str | None
-    sql_source: str  # rules | llm
+    sql_source: str  # rules | llm | verified | adapted (decisions 195, 196)
+    verified: dict[str, Any] | None  # the bank query that answered: entry, who, the lead text
+    bank_close: list[str]  # verified entries close to the question, for a model to adapt
     # result and outputs
     result: QueryResult | None  # at the end of a turn: a sample of it (vitrina.ask.bounded)
     result_rows: int | None  # the full result's rows when the state keeps a sample

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -105,6 +105,17 @@ QuestionReader = Callable[["Catalog", list[str], date, str], list[dict]]
 _question_readers: list[QuestionReader] = []
 
 
+DatabaseCheck = Callable[[Path, "Catalog", Any], list[str]]  # (folder, catalog, warehouse)
+_database_checks: list[DatabaseCheck] = []
+
+
+def register_database_check(check: DatabaseCheck) -> None:
+    """Called by `vitrina.query.verified.commands.plug_in`: `catalog check --db` also
+    recompiles the catalog's verified queries (wired by `vitrina.cli.build_app`)."""
+    if check not in _database_checks:
+        _database_checks.append(check)
+
+
 def register_question_reader(reader: QuestionReader) -> None:
     """Called by `vitrina.ask.commands.plug_in`, which `vitrina.cli.build_app` wires with
     these commands: `catalog check --questions` uses it."""
@@ -145,7 +156,7 @@ def check(
     problems = [str(p) for p in catalog.problems]
     url = db or _env_db_url()
     if url:
-        problems += _database_problems(catalog, url)
+        problems += _database_problems(catalog, url, directory)
     if questions is not None:
         _print_readings(catalog, questions, today, url, as_json=as_json)
     if problems:
@@ -247,7 +258,7 @@ def _env_db_url() -> str | None:
     return os.environ.get("VITRINA_DB_URL") or None
 
 
-def _database_problems(catalog: Catalog, url: str) -> list[str]:
+def _database_problems(catalog: Catalog, url: str, directory: Path) -> list[str]:
     """The catalog compiled against the warehouse at `url`; a connection failure exits 2."""
     from vitrina.catalog.db_check import check_against_database
     from vitrina.warehouse.engine import Warehouse, WarehouseError
@@ -259,12 +270,16 @@ def _database_problems(catalog: Catalog, url: str) -> list[str]:
         raise typer.Exit(2) from exc
     try:
         found = check_against_database(catalog, warehouse)
+        extras: list[str] = []
+        if directory.is_dir():
+            for extra in _database_checks:  # plug-ins: the verified queries
+                extras += extra(directory, catalog, warehouse)
     except WarehouseError as exc:
         err.print(f"[red]error:[/] cannot reach {url.split('@')[-1]}: {exc}")
         raise typer.Exit(2) from exc
     finally:
         warehouse.close()
-    return [f"database: {p}" for p in found]
+    return [f"database: {p}" for p in found] + extras
 
 
 def register(app: typer.Typer) -> None:

@@ -113,6 +113,9 @@ def _read_file(
             sections[key].append((obj, file, line_for(lines, (key, index))))
 
 
+VERIFIED_DIR = "verified"  # the bank of verified queries (vitrina.query.verified): no sections
+
+
 def load_catalog(directory: Path | str | None = None, *, strict: bool = False) -> Catalog:
     """Load and cross-check a catalog folder (None = the demo catalog shipped with Vitrina)."""
     root = Path(directory) if directory else DEMO_CATALOG
@@ -128,7 +131,15 @@ def load_catalog(directory: Path | str | None = None, *, strict: bool = False) -
                 )
             ]
         )
-    files = [root] if root.is_file() else sorted(p for p in root.rglob("*.y*ml") if p.is_file())
+    files = (
+        [root]
+        if root.is_file()
+        else sorted(
+            p
+            for p in root.rglob("*.y*ml")
+            if p.is_file() and p.relative_to(root).parts[0] != VERIFIED_DIR
+        )
+    )
     if not files:
         raise CatalogError([CatalogProblem(root, None, "", "no .yaml files in the catalog folder")])
     sections: dict[str, list[tuple[Any, Path, int | None]]] = {k: [] for k in LIST_SECTIONS}

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 
+from vitrina.cli_options import CatalogDir, WarehouseUrl
 from vitrina.eval.errors import ConfigError, EvalError
 
 if TYPE_CHECKING:
@@ -388,6 +389,73 @@ def review_command(
                     err.print("[yellow]a verdict needs a comment / вердикту нужен комментарий[/]")
             store.decide(item.run_id, item.case.case_id, choice, text)
             console.print(f"recorded / записано: {item.case.case_id} = {choice}")
+
+
+@eval_app.command("verify")
+def verify_command(
+    run: Annotated[str, typer.Argument(help="The run of the case.")],
+    case: Annotated[str, typer.Argument(help="A case judged right, or one to correct.")],
+    by: Annotated[str, typer.Option("--by", help="Who verified it.")],
+    sql: Annotated[
+        str | None,
+        typer.Option(help="Corrected SQL (or @FILE): run, guarded and shown before it is kept."),
+    ] = None,
+    question: Annotated[
+        list[str] | None, typer.Option("--question", "-q", help="Another wording (repeat).")
+    ] = None,
+    entry_id: Annotated[str | None, typer.Option("--id", help="Entry id.")] = None,
+    catalog: CatalogDir = None,
+    db: WarehouseUrl = None,
+) -> None:
+    """A reviewed answer into the bank of verified queries (docs/verified.md): a case judged
+    right, or corrected with --sql; its period, values and top N become parameters."""
+    from datetime import date
+
+    from vitrina.config import load_settings
+    from vitrina.query.verified.authoring import AddError, add_entry
+    from vitrina.query.verified.store import Bank, bank_dir
+    from vitrina.warehouse import Warehouse
+
+    with _store() as store:
+        found = [c for c in store.load_run(run).cases if c.case_id == case]
+    if not found:
+        raise _fail(f"no case {case!r} in run {run!r} / нет случая {case!r} в запуске {run!r}")
+    record = found[0]
+    text = (
+        (Path(sql[1:]).read_text(encoding="utf-8") if sql.startswith("@") else sql) if sql else None
+    )
+    if text is None and (record.final != "right" or not record.sql):
+        raise _fail(
+            f"case {case!r} is not judged right with its SQL: judge it (`vitrina eval review`) "
+            "or give the corrected --sql / случай не признан верным: проверьте его или дайте --sql"
+        )
+    if catalog is not None and not catalog.is_dir():
+        raise _fail(f"catalog folder not found: {catalog}")
+    settings = load_settings(db_url=db, catalog_dir=catalog)
+    from vitrina.catalog import load_catalog
+
+    warehouse = Warehouse(settings.warehouse_url, timeout_s=settings.statement_timeout_s)
+    try:
+        entry, checked = add_entry(
+            Bank(bank_dir(settings.catalog_dir, settings.home)),
+            load_catalog(settings.catalog_dir),
+            warehouse,
+            wordings=[record.question, *(question or [])],
+            sql=text or record.sql or "",
+            by=by,
+            entry_id=entry_id,
+            today=date.today(),
+            row_cap=settings.row_cap,
+            source=f"eval {run}:{case}",
+        )
+    except AddError as exc:
+        raise _fail(str(exc)) from exc
+    finally:
+        warehouse.close()
+    console.print(f"verified / проверено: {entry.id} ({', '.join(p.name for p in entry.params)})")
+    console.print(entry.sql, markup=False, highlight=False)
+    rows = checked.result.row_count if checked.result else 0
+    console.print(f"{rows} rows / строк")
 
 
 @eval_app.command("bank")

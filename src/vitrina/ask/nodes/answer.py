@@ -197,7 +197,8 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
         notes.append(period.note)
     if view.note:
         notes.append(view.note)
-    trusted = [period_label, topic_label, *notes]
+    lead = (state.get("verified") or {}).get("text")  # which bank query answered (decision 196)
+    trusted = [period_label, topic_label, *notes, *([lead] if lead else [])]
     no_data = next(
         (c for c in state.get("checks", []) if c["check"] in ("empty", "all_null")), None
     )
@@ -229,7 +230,8 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
                 topic_label=topic_label,
                 notes=notes,
             )
-            if wording_slot_open(state, ctx) and ctx.options.answer_writer == "auto":
+            # a bank answer is worded by code: its lead names the query, no request needed
+            if wording_slot_open(state, ctx) and ctx.options.answer_writer == "auto" and not lead:
                 body = (
                     _model_answer(state, ctx, trace, result, metas, summary, period_label, trusted)
                     or body
@@ -241,6 +243,8 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
             numbers=[str(n) for n in invented],
         )
         body = view.note or ""
+    if lead:
+        body = f"{lead}\n\n{body}" if body else lead
     checks = state.get("checks", [])
     if ctx.policy:  # said by code after the number check: the policy is not data
         notice = text("policy_applied", lang, policy=ctx.policy.describe(lang))

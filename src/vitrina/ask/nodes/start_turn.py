@@ -89,6 +89,8 @@ def fresh_turn(question: str) -> dict:
         "sql_attempts": 0,
         "sql_error": None,
         "sql_source": "rules",
+        "verified": None,
+        "bank_close": [],
         "result": None,
         "result_rows": None,
         "result_file": None,
