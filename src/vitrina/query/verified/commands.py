@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -25,6 +25,7 @@ from vitrina.query.verified.texts import Bilingual, pick
 if TYPE_CHECKING:
     from vitrina.catalog import Catalog
     from vitrina.config import Settings
+    from vitrina.query.verified.importer import Outcome
     from vitrina.query.verified.store import Bank
     from vitrina.warehouse import Warehouse
 
@@ -341,7 +342,7 @@ def import_tickets(
     _import_table(file, outcomes, lang)
 
 
-def tickets_lang(rows: list[dict]) -> str:
+def tickets_lang(rows: list[dict[str, Any]]) -> str:
     """The language most tickets' questions are in (ru or en)."""
     from vitrina.language.detect import detect_lang
     from vitrina.query.verified.importer import question_of
@@ -350,7 +351,7 @@ def tickets_lang(rows: list[dict]) -> str:
     return "ru" if said and said.count("ru") * 2 > len(said) else "en"
 
 
-def _import_table(file: Path, outcomes: list, lang: str) -> None:
+def _import_table(file: Path, outcomes: list[Outcome], lang: str) -> None:
     table = Table(title=pick(lang, f"import of {file.name}", f"импорт {file.name}"))
     for col in (("ticket", "тикет"), ("outcome", "итог"), ("entry / reason", "запись / причина")):
         table.add_column(pick(lang, *col))

@@ -222,7 +222,8 @@ def bind_question(
 
 def templates(entry: Entry, catalog: Catalog, today: date) -> list[Template]:
     """The entry's wordings read as questions (cached per catalog)."""
-    cache: dict = catalog.cache.setdefault("verified_templates", {})
+    cache: dict[tuple[str, str, tuple[str, ...]], list[Template]]
+    cache = catalog.cache.setdefault("verified_templates", {})
     key = (entry.id, entry.sql, tuple(entry.wordings))
     if key not in cache:
         out = []
