@@ -282,6 +282,7 @@ def column_metas(plan: QueryPlan, catalog: Catalog) -> list[ColumnMeta]:
             )
         )
     for dim in plan.dimensions:
+        words = catalog.dictionary_for(dim.table, dim.select_column)
         metas.append(
             ColumnMeta(
                 name=dim.alias,
@@ -289,6 +290,8 @@ def column_metas(plan: QueryPlan, catalog: Catalog) -> list[ColumnMeta]:
                 label_ru=dim.label_ru,
                 label_en=dim.label_en,
                 fmt=ValueFormat.TEXT,
+                value_labels_ru=words.labels("ru") if words else {},
+                value_labels_en=words.labels("en") if words else {},
             )
         )
         if dim.key_column:
