@@ -81,8 +81,8 @@ class Toolbox:
 
                 service = self._service_unlocked()
 
-                def ask(question: str, policy: Any = None) -> Any:
-                    return service.ask(question, policy=policy)
+                def ask(question: str, policy: Any = None, **chosen: Any) -> Any:
+                    return service.ask(question, policy=policy, **chosen)
 
                 self._tasks = TaskService(
                     self.settings,

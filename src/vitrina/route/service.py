@@ -144,7 +144,7 @@ class RouteService:
                 warehouse=ask_service.warehouse,
                 llm=self.llm,
                 use_llm=self.llm is not None,
-                ask=lambda question: ask_service.ask(question),
+                ask=lambda question, **chosen: ask_service.ask(question, **chosen),
                 today=self.context.today,  # relative periods read as the route reads them
             )
         result = start_task_tool(request, approve_all=False, service=self._task_service)
