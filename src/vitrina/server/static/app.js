@@ -353,13 +353,13 @@
     }
     const actions = el("div", { class: "actions" });
     if (r.excel_url) {
-      actions.append(el("a", { class: "btn btn-excel", href: r.excel_url, download: "vitrina-" + r.run_id + ".xlsx",
-        onclick: (ev) => { if (V.token()) { ev.preventDefault(); V.download(r.excel_url, "vitrina-" + r.run_id + ".xlsx"); } } },
+      actions.append(el("a", { class: "btn btn-excel", href: r.excel_url, download: V.fileName(r, "xlsx"),
+        onclick: (ev) => { if (V.token()) { ev.preventDefault(); V.download(r.excel_url, V.fileName(r, "xlsx")); } } },
       "⬇ " + V.t("turn.excel")));
     }
     if (r.chart_png_url) {
-      actions.append(el("a", { class: "btn btn-quiet", href: r.chart_png_url, download: "vitrina-" + r.run_id + ".png",
-        onclick: (ev) => { if (V.token()) { ev.preventDefault(); V.download(r.chart_png_url, "vitrina-" + r.run_id + ".png"); } } },
+      actions.append(el("a", { class: "btn btn-quiet", href: r.chart_png_url, download: V.fileName(r, "png"),
+        onclick: (ev) => { if (V.token()) { ev.preventDefault(); V.download(r.chart_png_url, V.fileName(r, "png")); } } },
       V.t("turn.png")));
     }
     if (r.sql) {

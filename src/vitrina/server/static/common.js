@@ -261,6 +261,17 @@
     }
   };
 
+  /* A download's file name a person recognises: the question and the run's date
+     ("Сумма платежей по каналам за 2025 год 2026-12-07.xlsx"), not a run id. The server
+     names its files the same way (server/views/runs.py download_name). */
+  V.fileName = function (turn, ext) {
+    const asked = String((turn && (turn.rewritten_question || turn.question)) || "vitrina");
+    const base = asked.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, " ").replace(/\s+/g, " ").trim().slice(0, 80).trim() || "vitrina";
+    const when = turn && turn.created_at ? new Date(turn.created_at * 1000) : new Date();
+    const day = `${when.getFullYear()}-${String(when.getMonth() + 1).padStart(2, "0")}-${String(when.getDate()).padStart(2, "0")}`;
+    return `${base} ${day}.${ext}`;
+  };
+
   /* Download through fetch so the token header is sent; the browser saves the blob. */
   V.download = async function (url, filename) {
     const resp = await V.api(url);

@@ -68,7 +68,8 @@ window.VITRINA_I18N = {
     "error.generic": "Ошибка",
     "docs.manual": "Полное руководство", "docs.filter": "Фильтр мер",
     "docs.none": "Документации мер пока нет. Запустите `vitrina docs --model МОДЕЛЬ --sql ПАПКА` или укажите папку через --docs / VITRINA_DOCS_DIR.",
-    "docs.level": "Уровень родословной", "docs.model": "Модель",
+    "docs.level": "Родословная", "docs.model": "Модель",
+    "docs.levels": { "column": "прослежена до столбцов", "table": "прослежена до таблиц", "mixed": "до столбцов и таблиц", "none": "не найдена" },
     "docs.llm": "Переформулировать моделью", "docs.llm_ok": "Текст модели проверен по родословной.",
     "docs.llm_kept": "Модель добавила имена или числа, которых нет в родословной: оставлен текст правил.",
     "steps": {
@@ -152,7 +153,8 @@ window.VITRINA_I18N = {
     "error.generic": "Error",
     "docs.manual": "Combined manual", "docs.filter": "Filter measures",
     "docs.none": "No measure manual yet. Run `vitrina docs --model MODEL --sql DIR`, or point --docs / VITRINA_DOCS_DIR at an output folder.",
-    "docs.level": "Lineage level", "docs.model": "Model",
+    "docs.level": "Lineage", "docs.model": "Model",
+    "docs.levels": { "column": "traced to columns", "table": "traced to tables", "mixed": "to columns and tables", "none": "not found" },
     "docs.llm": "Reword with the model", "docs.llm_ok": "The model's wording was checked against the lineage.",
     "docs.llm_kept": "The model added names or numbers the lineage does not hold: the rules text is kept.",
     "steps": {
