@@ -205,6 +205,11 @@
     const spec = JSON.parse(JSON.stringify(chart));
     if (type === chart.type) return spec;
     spec.type = type;
+    if (type === "bar") {  // bars are read by their length: every value axis starts at zero
+      for (const [axis, scale] of Object.entries((spec.options && spec.options.scales) || {})) {
+        if (!axis.startsWith("x") && (!scale.type || scale.type === "linear")) scale.beginAtZero = true;
+      }
+    }
     if (type === "bar" && (chart.type === "pie" || chart.type === "doughnut")) {
       spec.options = Object.assign({}, spec.options, { plugins: Object.assign({}, (spec.options || {}).plugins, { legend: { display: false } }) });
       spec.options.scales = { y: { beginAtZero: true } };
@@ -246,7 +251,7 @@
       return box;
     }
     requestAnimationFrame(() => {
-      const spec = numberTicks(JSON.parse(JSON.stringify(chart)));
+      const spec = V.fitChartLabels(numberTicks(JSON.parse(JSON.stringify(chart))));
       spec.options = Object.assign({ responsive: true, maintainAspectRatio: false, animation: false }, spec.options || {});
       try { box._chart = new window.Chart(canvas, spec); } catch (err) { box.replaceChildren(el("p", { class: "error", text: String(err) })); }
     });
