@@ -75,6 +75,17 @@ def test_russian_answer_words_and_charts(browser, authed, viewport):  # noqa: F8
     drawn = _chart(turn)
     assert drawn["type"] == "bar" and drawn["min"] == 0, drawn  # bars start at zero
     _check(page, f"chat bar switch {width}")
+
+    # the step timings of turns asked in this page survive a language switch and the toggle
+    live = page.locator(".turn").last.locator(".step-ms").all_inner_texts()
+    assert live and all(live), live
+    page.click(".lang-switch [data-lang=en]")
+    page.locator(".turn").last.locator(".step-ms").first.wait_for()
+    assert page.locator(".turn").last.locator(".step-ms").all_inner_texts() == live
+    last = page.locator(".turn").last
+    last.locator(".turn-steps").evaluate("d => { d.open = true; }")
+    last.locator(".details-toggle").check()
+    assert page.locator(".turn").last.locator(".step-ms").all_inner_texts() == live
     assert _errors(page) == []
 
 

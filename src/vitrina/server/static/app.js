@@ -177,6 +177,7 @@
 
   function addStep(node, s) {
     node._steps.append(stepItem(s));
+    (node._timings = node._timings || []).push({ step: s.step, ms: s.ms });  // kept with the turn: a re-render shows them
     if (s.ms !== null) { node._ms += s.ms; node._total.textContent = V.t("turn.total") + " " + fmtMs(node._ms); }
   }
 
@@ -530,7 +531,7 @@
       await V.readSse(resp, (ev) => {
         if (ev.type === "step") { addStep(node, ev); }
         else if (ev.type === "result") {
-          state.thread.turns.push(ev.result);
+          state.thread.turns.push(ev.result.steps ? ev.result : Object.assign({ steps: node._timings || [] }, ev.result));
           if (!state.thread.title) state.thread.title = ev.result.question;
           if (ev.result.kind === "route") renderRoute(node, ev.result, true);
           else renderResult(node, ev.result, true);
