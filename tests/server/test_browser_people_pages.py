@@ -89,6 +89,37 @@ def test_russian_answer_words_and_charts(browser, authed, viewport):  # noqa: F8
     assert _errors(page) == []
 
 
+@VIEWPORTS
+def test_clarification_keeps_the_question_and_its_period(browser, authed, viewport):  # noqa: F811
+    width = viewport["width"]
+    page = _page(browser, viewport, token=authed.token)
+    page.goto(authed.url + "/")
+    _ready(page)
+    turn = _ask(page, "сколько открыто в 2025 году")
+    turn.locator(".clarify-options .option").first.wait_for()
+    _check(page, f"chat clarification {width}")
+    before = page.locator(".turn").count()
+    turn.locator(".clarify-options .option", has_text="Кошельки").click()
+    page.wait_for_function(
+        f"() => document.querySelectorAll('.turn').length > {before} && "
+        "!document.querySelector('.turn.running')",
+        timeout=60_000,
+    )
+    reply = page.locator(".turn").last
+    assert reply.locator(".q-text").inner_text() == "сколько открыто в 2025 году"
+    assert "Кошельки" not in reply.locator(".q-text").inner_text()
+    month = _ask(page, "в мае")
+    month.locator(".answer").first.wait_for()
+    assert "май 2025" in month.locator(".answer").first.inner_text()
+    page.reload()
+    _ready(page)
+    page.locator(".turn").nth(2).wait_for()
+    assert page.locator(".turn").nth(1).locator(".q-text").inner_text() == (
+        "сколько открыто в 2025 году"
+    )
+    assert _errors(page) == []
+
+
 def _seed_board(home) -> None:
     store = BoardStore(board_url(None, home))
     try:

@@ -520,7 +520,9 @@
       $("start-panel").hidden = true;
       renderHeader();
       $("start-panel").hidden = true;
-      const node = turnShell(text);
+      // an option's reply continues the clarified question: the turn shows that question, not "Кошельки"
+      const asked = opts && opts.fromOption ? state.thread.turns[state.thread.turns.length - 1] : null;
+      const node = turnShell(asked && asked.question ? asked.question : text);
       $("conversation").append(node);
       showStart(node);
       $("question").value = "";
