@@ -114,3 +114,38 @@ def test_catalog_init_drafts_labels_for_codes(tmp_path: Path, capsys) -> None:
     assert all("label_en" not in v for v in by_column["city"])
     code, checked = cli_main(capsys, "catalog", "check", str(out), "--db", f"duckdb:///{db}")
     assert code == 0, checked
+
+
+def test_dashboard_views_carry_words_to_html_charts_and_superset(tmp_path: Path) -> None:
+    """A build's dataset view keeps its metas as JSON: the value labels survive the trip, the
+    HTML dashboard's chart shows words, and Superset's dataset column is a CASE over the codes
+    that runs on the warehouse."""
+    import duckdb
+
+    from vitrina.present.charts import build_chart_data, choose_chart
+    from vitrina.present.charts.spec import chartjs_from_data
+    from vitrina.team.publish import DashboardBundle, DatasetRef
+    from vitrina.team.publish.superset_bundle import SupersetDatabase, dataset_yaml
+
+    catalog = load_catalog(DEMO_CATALOG)
+    result = QueryResult(columns=["channel", "amount_rub"], rows=[("pos", 10.0), ("qr", 5.0)])
+    metas = infer_metas(result, catalog, ["dwh.fact_payment"], None)
+    stored = [m.model_dump(mode="json") for m in metas]
+    again = [ColumnMeta.model_validate(m) for m in stored]
+    decision = choose_chart(result, again, "ru")
+    spec = chartjs_from_data(build_chart_data(decision, result, again, "ru"))
+    assert spec["data"]["labels"] == ["POS-терминал", "QR-код"]
+
+    sql = "SELECT * FROM (VALUES ('pos', 10.0), ('web', 5.0), ('qr', 1.0)) t(channel, amount_rub)"
+    bundle = DashboardBundle(id="b", uuid="u", title="t", language="ru",
+                             datasets=[DatasetRef(id="v", uuid="d", sql=sql, columns=stored)])  # fmt: skip
+    found = dataset_yaml(bundle, bundle.datasets[0], SupersetDatabase("w", "duckdb:///x"))
+    column = next(c for c in found["columns"] if c["column_name"] == "channel")
+    assert "'POS-терминал'" in column["expression"]
+    assert (
+        next(c for c in found["columns"] if c["column_name"] == "amount_rub")["expression"] is None
+    )
+    shown = duckdb.sql(
+        f"SELECT {column['expression']} AS channel FROM ({sql}) AS virtual_table ORDER BY 1"
+    ).fetchall()
+    assert [r[0] for r in shown] == ["POS-терминал", "QR-код", "сайт"]
