@@ -137,8 +137,8 @@ def test_dashboard_views_carry_words_to_html_charts_and_superset(tmp_path: Path)
     assert spec["data"]["labels"] == ["POS-терминал", "QR-код"]
 
     sql = "SELECT * FROM (VALUES ('pos', 10.0), ('web', 5.0), ('qr', 1.0)) t(channel, amount_rub)"
-    bundle = DashboardBundle(id="b", uuid="u", title="t", language="ru",
-                             datasets=[DatasetRef(id="v", uuid="d", sql=sql, columns=stored)])  # fmt: skip
+    view = DatasetRef(id="v", uuid="d", sql=sql, columns=stored)
+    bundle = DashboardBundle(id="b", uuid="u", title="t", language="ru", datasets=[view])
     found = dataset_yaml(bundle, bundle.datasets[0], SupersetDatabase("w", "duckdb:///x"))
     column = next(c for c in found["columns"] if c["column_name"] == "channel")
     assert "'POS-терминал'" in column["expression"]
