@@ -56,3 +56,33 @@ def test_skipped_clarification_in_summary_is_words(make_task):
     assert view.status == "failed"  # its only step skipped: nothing was answered
     summary = view.summary or ""
     assert "Кошельки или Карты" in summary and "wallets" not in summary
+
+
+class _Answers:
+    """A console that prints into a list and answers prompts from a script (the CLI's menu)."""
+
+    def __init__(self, *answers: str) -> None:
+        self.answers, self.printed = list(answers), []
+
+    def print(self, *args, **kwargs) -> None:
+        self.printed.append(" ".join(str(a) for a in args))
+
+    def input(self, prompt: str = "") -> str:
+        self.printed.append(prompt)
+        return self.answers.pop(0)
+
+
+def test_cli_and_mcp_answer_the_clarification(make_task):
+    from vitrina.task.commands import ask_decision
+    from vitrina.task.mcp_tool import task_decision_tool
+
+    service, view = _waiting(make_task)
+    console = _Answers("2")
+    assert ask_decision(view, out=console) == {"action": "clarify", "choice": "cards"}
+    assert "  1. Кошельки" in console.printed and "  2. Карты" in console.printed
+    console = _Answers("", "3")  # Enter: the other actions (redo, skip, stop) by number
+    assert ask_decision(view, out=console)["action"] == "skip"
+    done = task_decision_tool(view.task_id, "clarify", choice="cards", service=service)
+    assert done["status"] == "awaiting_step"
+    step = service.view(view.task_id).plan[0]
+    assert step.args["topic"] == "cards" and step.error is None
