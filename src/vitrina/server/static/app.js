@@ -438,7 +438,7 @@
         } }, V.t("route.approve"));
         parts.push(approve);
       } else {
-        parts.push(el("p", { class: "muted small", text: V.t("task.state." + (task.status === "done" ? "finished" : task.status)) }));
+        parts.push(el("p", { class: "muted small", text: V.t("task.state." + (task.status === "done" ? "finished" : task.status), { n: task.pending && task.pending.step ? task.pending.step.n : "" }) }));
       }
       box.replaceChildren(...parts);
     } catch (err) { box.replaceChildren(el("p", { class: "error", text: err.message })); }
