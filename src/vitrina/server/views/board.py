@@ -52,7 +52,7 @@ def _summary(task: Any) -> dict[str, Any]:
 def _body(text: str) -> str:
     """A comment's free text without its ===HANDOFF=== / ===VERDICT=== blocks (the page shows
     the parsed blocks as fields); the whole text when it does not parse."""
-    from vitrina.team.protocol import parse_comment
+    from vitrina.team import parse_comment
 
     try:
         return parse_comment(text).body.strip()
