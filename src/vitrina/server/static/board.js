@@ -87,7 +87,7 @@
     try {
       const data = await V.json("/api/board/builds");
       const select = $("build-select");
-      select.replaceChildren(...data.builds.map((b) => el("option", { value: String(b.id), text: "#" + b.id + " " + b.title + " · " + b.status })));
+      select.replaceChildren(...data.builds.map((b) => el("option", { value: String(b.id), text: "#" + b.id + " " + b.title + " · " + word("build_state", b.status) })));
       select.onchange = () => showBuild(select.value).catch(fail);
       $("board-empty").hidden = data.builds.length > 0;
       select.parentElement.hidden = !data.builds.length;
