@@ -262,9 +262,9 @@
   };
 
   /* Category labels that are all shown: Chart.js would drop every second one on a phone
-     (autoSkip). Up to MAX_SHOWN categories are kept: long labels wrap into lines on a narrow
-     screen and the x axis rotates them when they still do not fit; a longer axis (a daily
-     series) keeps Chart.js's thinning. */
+     (autoSkip). Up to MAX_SHOWN categories are kept: an x axis rotates them (up to upright)
+     when they do not fit, a horizontal chart's long labels wrap into lines on a narrow
+     screen; a longer axis (a daily series) keeps Chart.js's thinning. */
   const MAX_SHOWN = 40;
   function wrapLabel(text, width) {
     const lines = [];
@@ -283,8 +283,10 @@
     const scales = spec.options.scales = spec.options.scales || {};
     const scale = scales[horizontal ? "y" : "x"] = scales[horizontal ? "y" : "x"] || {};
     scale.ticks = Object.assign({ autoSkip: false, maxRotation: horizontal ? 0 : 90, minRotation: 0 }, scale.ticks || {});
-    if (window.matchMedia("(max-width: 767px)").matches) {
-      spec.data.labels = labels.map((l) => wrapLabel(l, horizontal ? 18 : 12));
+    // a horizontal chart's labels wrap on a phone; an x axis rotates its one-line labels
+    // (wrapped lines rotated together would overlap their neighbours)
+    if (horizontal && window.matchMedia("(max-width: 767px)").matches) {
+      spec.data.labels = labels.map((l) => wrapLabel(l, 18));
     }
     return spec;
   };
