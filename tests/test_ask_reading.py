@@ -122,7 +122,8 @@ def test_two_breakdowns_pivot_in_the_terminal_the_table_and_excel(demo_db: Path)
     )  # fmt: skip
     assert out.exit_code == 0, out.output
     header = next(line for line in out.output.splitlines() if "Месяц" in line)
-    assert all(c in header for c in ("app", "pos", "qr", "web"))  # a column per channel
+    # a column per channel, named by the dictionary's words (issue 34: codes only in SQL)
+    assert all(c in header for c in ("приложение", "POS-терминал", "QR-код", "сайт"))
     run_id = out.output[out.output.index("· run ") :].split()[2]
     book = openpyxl.load_workbook(load_settings().outputs_dir / run_id / "result.xlsx")
     assert book.sheetnames[1] == "Сводная"

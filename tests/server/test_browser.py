@@ -130,7 +130,10 @@ def test_clarification_by_click_then_reload_finds_the_dialog(page, server):
     answered = page.locator(".turn").nth(1)
     answered.locator(".status-answered").first.wait_for()
     assert answered.locator(".kpi-card").count() == 1  # a single number is drawn as a card
-    assert label in answered.locator(".q-text").inner_text()
+    # the reply continues the clarified question (issue 34): not the option's word as a question
+    assert answered.locator(".q-text").inner_text() == "Сколько открыли в мае 2025?"
+    chosen = page.locator(".turn").first.locator(".option.chosen")
+    assert chosen.count() == 1 and label in chosen.inner_text()
     url = page.url
     assert "#/t/" in url
     page.reload()

@@ -13,6 +13,7 @@ for the editor as `# review:` notes (decision 151).
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +103,20 @@ def _column(table: TableInfo, column: ColumnInfo, label: ColumnInfo | None) -> d
     if role == "dimension" and column.low_cardinality_values is not None:
         entry["dictionary"] = True
     return {k: v for k, v in entry.items() if v not in (None, [])}
+
+
+CODE = re.compile(r"^[a-z][a-z0-9]*(?:[_-][a-z0-9]+)*$")  # pos, debit, credit_card, in-store
+
+
+def _value(value: Any) -> dict[str, Any]:
+    """One dictionary value; a code (lower-case letters, `debit`, `credit_card`) gets labels
+    to edit: English words drafted from the code, the Russian one left empty (answers show
+    the code until a person writes it)."""
+    entry: dict[str, Any] = {"value": value}
+    if isinstance(value, str) and CODE.match(value):
+        entry["label_ru"] = None
+        entry["label_en"] = words(value)
+    return entry
 
 
 def _synonyms(table: TableInfo, column: ColumnInfo, label: ColumnInfo | None) -> list[str]:
@@ -275,7 +290,7 @@ def draft_catalog(schema: DatabaseSchema, *, name: str = "catalog") -> Draft:
                 dictionaries.append(
                     {
                         "column": f"{qualified(table)}.{col.name}",
-                        "values": [{"value": v} for v in col.low_cardinality_values],
+                        "values": [_value(v) for v in col.low_cardinality_values],
                     }
                 )
     for shape in sorted(shapes, key=lambda s: s.header is not None):  # headers before lines

@@ -282,6 +282,12 @@ class Dictionary(_Strict):
     def _lower(cls, value: str) -> str:
         return value.strip().lower()
 
+    def labels(self, lang: str) -> dict[str, str]:
+        """Stored value -> its label in `lang`, for the values that have one (answers, tables,
+        charts and Excel show the label; SQL keeps the value)."""
+        found = ((v.value, v.label_ru if lang == "ru" else v.label_en) for v in self.values)
+        return {value: label for value, label in found if label}
+
     @property
     def table(self) -> str:
         return self.column.rsplit(".", 1)[0]

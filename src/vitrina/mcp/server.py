@@ -89,7 +89,7 @@ TaskRequest = Annotated[
 TaskId = Annotated[
     str, Field(min_length=1, max_length=64, description="The task id from start_task.")
 ]
-TaskAction = Literal["approve", "edit", "replan", "redo", "skip", "stop"]
+TaskAction = Literal["approve", "edit", "replan", "clarify", "redo", "skip", "stop"]
 Measure = Annotated[
     str,
     Field(
@@ -197,9 +197,10 @@ def build_server(
         action: TaskAction,
         comment: str | None = None,
         steps: list[str] | None = None,
+        choice: str | None = None,
     ) -> dict[str, Any]:
-        """Approve, edit (new steps), replan or redo (with a comment), skip or stop a waiting
-        task."""
+        """Approve, edit (new steps), replan or redo (with a comment), clarify (choice: the id
+        of one of the step clarification's options), skip or stop a waiting task."""
         return await _call(
             "analyst",
             tools.task_decision,
@@ -208,6 +209,7 @@ def build_server(
             action,
             comment=comment,
             steps=steps,
+            choice=choice,
             owned=True,
         )
 

@@ -81,8 +81,8 @@ class Toolbox:
 
                 service = self._service_unlocked()
 
-                def ask(question: str, policy: Any = None) -> Any:
-                    return service.ask(question, policy=policy)
+                def ask(question: str, policy: Any = None, **chosen: Any) -> Any:
+                    return service.ask(question, policy=policy, **chosen)
 
                 self._tasks = TaskService(
                     self.settings,
@@ -131,13 +131,16 @@ def task_decision(
     comment: str | None = None,
     steps: list[str] | None = None,
     owner: str = LOCAL,
+    choice: str | None = None,
 ) -> dict[str, Any]:
     """Answer a waiting task of this owner: approve, edit (steps), replan or redo (comment),
-    skip, stop."""
+    clarify (choice), skip, stop."""
     from vitrina.task import InvalidDecision, task_decision_tool
 
     try:
-        return task_decision_tool(task_id, action, comment, steps, service=box.tasks, owner=owner)
+        return task_decision_tool(
+            task_id, action, comment, steps, service=box.tasks, owner=owner, choice=choice
+        )
     except KeyError:
         raise ToolFailure(f"no task {task_id!r}") from None
     except InvalidDecision as exc:

@@ -7,8 +7,9 @@ that knowledge to the answer writer, the table, the chart chooser and the Excel 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from vitrina.language.periods.grain import Grain
 
@@ -44,6 +45,15 @@ class ColumnMeta(BaseModel):
     unit: str | None = None  # e.g. "RUB"
     non_negative: bool = False  # a metric that can never be negative (counts, amounts)
     additive: bool = True  # False for distinct counts, averages and ratios: never totalled
+    # a coded column's words (the catalog dictionary's label_ru/label_en): stored value ->
+    # label; answers, tables, charts and Excel show the word, SQL keeps the code
+    value_labels_ru: dict[str, str] = Field(default_factory=dict)
+    value_labels_en: dict[str, str] = Field(default_factory=dict)
 
     def label(self, lang: str) -> str:
         return self.label_ru if lang == "ru" else self.label_en
+
+    def value_label(self, value: Any, lang: str) -> str:
+        """The value as a person reads it: the dictionary's label in `lang`, else as stored."""
+        labels = self.value_labels_ru if lang == "ru" else self.value_labels_en
+        return labels.get(str(value), str(value)) if labels else str(value)

@@ -288,7 +288,7 @@ def _data_sheet(
         props = {"num_format": number_format(meta, lang)}
         fmt = formats.get(**props)
         writers.append(_writer(ws, fmt, fmt if is_date_column(meta) else None, formats, props))
-        converts.append(_id_text if meta.role is ColumnRole.ID else excel_value)
+        converts.append(_id_text if meta.role is ColumnRole.ID else _worded(meta, lang))
     columns = list(zip(range(n_cols), converts, writers, strict=True))
 
     def write_row(r: int, row: tuple[Any, ...]) -> None:
@@ -381,6 +381,15 @@ def write_excel(
         cause = exc.args[0] if exc.args and isinstance(exc.args[0], OSError) else None
         raise (cause or OSError(str(exc))) from exc
     return path
+
+
+def _worded(meta: ColumnMeta, lang: Lang | str) -> Callable[[Any], Any]:
+    """The cell converter of a column: a coded column's values as the dictionary's words
+    (the sheet is read by people; the SQL keeps the codes)."""
+    labels = meta.value_labels_ru if lang == "ru" else meta.value_labels_en
+    if not labels:
+        return excel_value
+    return lambda value: excel_value(labels.get(str(value), value) if value is not None else None)
 
 
 def _id_text(value: Any) -> Any:

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import ColumnRole as CatalogRole
+from vitrina.catalog.model import Dictionary
 from vitrina.present.columns import ColumnMeta, ColumnRole, Grain, ValueFormat
 from vitrina.warehouse.result import QueryResult
 
@@ -116,9 +117,20 @@ def infer_metas(
                 )
             )
         else:
+            words = _dictionary(catalog, tables, lower)
             metas.append(
                 ColumnMeta(
-                    name=name, role=ColumnRole.DIMENSION, label_ru=label_ru, label_en=label_en
+                    name=name,
+                    role=ColumnRole.DIMENSION,
+                    label_ru=label_ru,
+                    label_en=label_en,
+                    value_labels_ru=words.labels("ru") if words else {},
+                    value_labels_en=words.labels("en") if words else {},
                 )
             )
     return metas
+
+
+def _dictionary(catalog: Catalog, tables: list[str], column: str) -> Dictionary | None:
+    """The dictionary of a result column named like a column of the query's tables."""
+    return next((d for t in tables if (d := catalog.dictionary_for(t, column)) is not None), None)

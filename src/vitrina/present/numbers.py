@@ -305,7 +305,7 @@ def format_value(value: Any, meta: ColumnMeta, lang: Lang | str = "ru") -> str:
     ):
         return format_date(value, lang)
     if not is_number(value) or (fmt is ValueFormat.TEXT and meta.role is not ColumnRole.METRIC):
-        return str(value)
+        return meta.value_label(value, lang)
     if fmt is ValueFormat.MONEY:
         return format_money(value, lang, meta.unit)
     if fmt is ValueFormat.COUNT:

@@ -287,6 +287,7 @@ def column_metas(plan: QueryPlan, catalog: Catalog) -> list[ColumnMeta]:
             )
         )
     for dim in plan.dimensions:
+        words = catalog.dictionary_for(dim.table, dim.select_column)
         metas.append(
             ColumnMeta(
                 name=dim.alias,
@@ -294,6 +295,8 @@ def column_metas(plan: QueryPlan, catalog: Catalog) -> list[ColumnMeta]:
                 label_ru=dim.label_ru,
                 label_en=dim.label_en,
                 fmt=ValueFormat.TEXT,
+                value_labels_ru=words.labels("ru") if words else {},
+                value_labels_en=words.labels("en") if words else {},
             )
         )
         if dim.key_column:

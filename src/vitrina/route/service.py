@@ -148,7 +148,7 @@ class RouteService:
                 warehouse=ask_service.warehouse,
                 llm=self.llm,
                 use_llm=self.llm is not None,
-                ask=lambda question: ask_service.ask(question),
+                ask=lambda question, **chosen: ask_service.ask(question, **chosen),
                 run_plan=ask_service.run_plan,
                 today=self.context.today,  # relative periods read as the route reads them
             )

@@ -66,8 +66,9 @@ def job_routers(
     guarded = APIRouter(dependencies=[Depends(require("admin")), Depends(unpoliced)])
     guarded.include_router(experiments_router(owner=owner_id))
 
-    def ask(question: str, policy: RowPolicy | None = None) -> AskResult:
-        return service.ask(question, policy=policy)
+    def ask(question: str, policy: RowPolicy | None = None, **chosen: Any) -> AskResult:
+        # chosen: a step clarification's answer (topics=[id] or segment=id)
+        return service.ask(question, policy=policy, **chosen)
 
     tasks = TaskService(
         settings,

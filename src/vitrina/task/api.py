@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 
+from vitrina.task.display import readable
 from vitrina.task.messages import text
 from vitrina.task.runner import TaskRunner
 from vitrina.task.service import LOCAL_OWNER, InvalidDecision, TaskService, TaskView
@@ -54,8 +55,9 @@ class StartTask(BaseModel):
 
 
 class Decision(BaseModel):
-    action: Literal["approve", "edit", "replan", "redo", "skip", "stop"]
+    action: Literal["approve", "edit", "replan", "clarify", "redo", "skip", "stop"]
     comment: str | None = Field(None, max_length=2000)
+    choice: str | None = Field(None, max_length=200)  # clarify: the chosen option's id
     steps: list[str | dict[str, Any]] | None = Field(None, max_length=50)
 
 
@@ -160,6 +162,7 @@ class _Tasks:
         data["summary_html"] = summary_html(data.get("summary"), data.get("lang") or "ru")
         data["downloads"] = downloads(task_id, data.get("files") or [], data.get("out_dir"))
         data.pop("out_dir", None)  # a server path: the page gets links instead
+        readable(data, self.service.context.catalog)  # questions in words, previews formatted
         if data["running"] and data["status"] in ("awaiting_plan", "awaiting_step"):
             data["status"], data["pending"] = "running", None  # the answer is being processed
         data["notice"] = self.crash_notice(view, data["running"], self.resumed.get(task_id))

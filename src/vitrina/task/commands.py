@@ -20,7 +20,7 @@ console = Console()
 err_console = Console(stderr=True)
 NUMBERS = {
     "plan": ("approve", "edit", "replan", "stop"),
-    "step": ("approve", "redo", "skip", "stop"),
+    "step": ("approve", "redo", "skip", "stop"),  # clarify: the clarification's own options
 }
 LABELS = {
     "ru": {
@@ -35,6 +35,7 @@ LABELS = {
         "tool": "Инструмент",
         "status": "Статус",
         "choose": "Выбор",
+        "clarify": "Номер варианта (Enter — другие действия)",
         "comment": "Комментарий",
         "steps": "Новые шаги, по одному в строке (пустая строка — конец)",
         "task": "задача",
@@ -51,6 +52,7 @@ LABELS = {
         "tool": "Tool",
         "status": "Status",
         "choose": "Choice",
+        "clarify": "Option number (Enter: other actions)",
         "comment": "Comment",
         "steps": "New steps, one per line (empty line ends)",
         "task": "task",
@@ -88,6 +90,27 @@ def _choose(kind: str, options: list[str], lang: str, out: Console) -> str:
     return "stop"
 
 
+def _clarify(pending: dict[str, Any], t: dict[str, str], out: Console) -> str | None:
+    """The id of the clarification option the user picks by its number, or None (no
+    clarification, or Enter for the other actions)."""
+    found = pending.get("clarification") if "clarify" in pending.get("options", []) else None
+    if not found:
+        return None
+    options = found.get("options") or []
+    out.print(str(found.get("question") or ""), highlight=False, markup=False)
+    for n, option in enumerate(options, start=1):
+        out.print(
+            f"  {n}. {option.get('label') or option.get('id')}", highlight=False, markup=False
+        )
+    for _ in range(5):
+        raw = out.input(f"{t['clarify']}: ").strip()
+        if not raw:
+            return None
+        if raw.isdigit() and 1 <= int(raw) <= len(options):
+            return str(options[int(raw) - 1]["id"])
+    return None
+
+
 def ask_decision(view: Any, out: Console = console) -> dict[str, Any]:
     """Show what the task waits for and read the user's answer."""
     t = LABELS.get(view.lang, LABELS["en"])
@@ -106,7 +129,11 @@ def ask_decision(view: Any, out: Console = console) -> dict[str, Any]:
             out.print(pending["error"], style="red", highlight=False, markup=False)
     if pending.get("notice"):
         out.print(pending["notice"], style="yellow", highlight=False, markup=False)
-    action = _choose(pending["kind"], pending["options"], view.lang, out)
+    chosen = _clarify(pending, t, out)
+    if chosen is not None:
+        return {"action": "clarify", "choice": chosen}
+    options = [o for o in pending["options"] if o != "clarify"]
+    action = _choose(pending["kind"], options, view.lang, out)
     decision: dict[str, Any] = {"action": action}
     if action in ("replan", "redo"):
         decision["comment"] = out.input(f"{t['comment']}: ").strip()

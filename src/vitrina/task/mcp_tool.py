@@ -76,9 +76,11 @@ def task_decision_tool(
     service: TaskService | None = None,
     settings: Any = None,
     owner: str = LOCAL_OWNER,
+    choice: str | None = None,
 ) -> dict[str, Any]:
     """Answer a waiting task: plan (approve, edit with steps, replan with comment, stop) or step
-    (approve, redo with comment, skip, stop). Another owner's task is "no task" (KeyError)."""
+    (approve, clarify with the chosen option's id, redo with comment, skip, stop). Another
+    owner's task is "no task" (KeyError)."""
     svc = service or _service(settings)
     svc.view(task_id, owner=owner)
     decision: dict[str, Any] = {"action": action}
@@ -86,4 +88,6 @@ def task_decision_tool(
         decision["comment"] = comment
     if steps:
         decision["steps"] = steps
+    if choice:
+        decision["choice"] = choice
     return _result(svc.decide(task_id, decision))

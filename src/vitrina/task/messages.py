@@ -28,6 +28,11 @@ TEXTS: dict[str, dict[str, str]] = {
     "no_tool": {"ru": "Для шага не задан инструмент.", "en": "The step has no tool."},
     "unknown_tool": {"ru": "Неизвестный инструмент «{tool}».", "en": "Unknown tool '{tool}'."},
     "step_ok": {"ru": "Шаг {n} выполнен: {what}.", "en": "Step {n} done: {what}."},
+    "clarify_applied": {"ru": "Уточнено: {choice}.", "en": "Clarified: {choice}."},
+    "step_clarify": {
+        "ru": "Вопрос «{question}» нужно уточнить: {options}?",
+        "en": "The question '{question}' needs a clarification: {options}?",
+    },
     "summary_title": {"ru": "Итог задачи", "en": "Task summary"},
     "summary_request": {"ru": "Запрос", "en": "Request"},
     "summary_plan": {"ru": "Шаги", "en": "Steps"},

@@ -146,7 +146,7 @@ class TaskService:
         )
         service = self._ask_service
         return (
-            (lambda q, policy=None: service.ask(q, policy=policy)),
+            (lambda q, policy=None, **chosen: service.ask(q, policy=policy, **chosen)),
             service.run_plan,
             service.catalog,
             service.warehouse,

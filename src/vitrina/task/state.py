@@ -20,9 +20,10 @@ TaskStatus = Literal[
 ]
 Mode = Literal["semi", "auto"]
 PlanAction = Literal["approve", "edit", "replan", "stop"]
-StepAction = Literal["approve", "redo", "skip", "stop"]
+StepAction = Literal["approve", "clarify", "redo", "skip", "stop"]
 PLAN_ACTIONS: tuple[str, ...] = ("approve", "edit", "replan", "stop")
-STEP_ACTIONS: tuple[str, ...] = ("approve", "redo", "skip", "stop")
+# clarify: one of the options of a clarification the step's question waits for ({"choice": id})
+STEP_ACTIONS: tuple[str, ...] = ("approve", "clarify", "redo", "skip", "stop")
 
 
 class ToolOutput(BaseModel):

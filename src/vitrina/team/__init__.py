@@ -33,6 +33,7 @@ _EXPORTS = {
     "TeamError": "vitrina.team.errors",
     "BoardStore": "vitrina.team.board",
     "board_url": "vitrina.team.board",
+    "parse_comment": "vitrina.team.protocol",
     "Workspace": "vitrina.team.workspace",
     "SupersetPublisher": "vitrina.team.publish.superset",
     "SupersetTarget": "vitrina.team.publish.superset",
@@ -67,6 +68,7 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (tests/test_lazy
     from vitrina.team.monitor import bottlenecks as bottlenecks
     from vitrina.team.monitor import scan as scan
     from vitrina.team.notify import Notifier as Notifier
+    from vitrina.team.protocol import parse_comment as parse_comment
     from vitrina.team.publish import DashboardBundle as DashboardBundle
     from vitrina.team.publish import HtmlPublisher as HtmlPublisher
     from vitrina.team.publish import Publication as Publication

@@ -177,6 +177,7 @@
 
   function addStep(node, s) {
     node._steps.append(stepItem(s));
+    (node._timings = node._timings || []).push({ step: s.step, ms: s.ms });  // kept with the turn: a re-render shows them
     if (s.ms !== null) { node._ms += s.ms; node._total.textContent = V.t("turn.total") + " " + fmtMs(node._ms); }
   }
 
@@ -205,6 +206,11 @@
     const spec = JSON.parse(JSON.stringify(chart));
     if (type === chart.type) return spec;
     spec.type = type;
+    if (type === "bar") {  // bars are read by their length: every value axis starts at zero
+      for (const [axis, scale] of Object.entries((spec.options && spec.options.scales) || {})) {
+        if (!axis.startsWith("x") && (!scale.type || scale.type === "linear")) scale.beginAtZero = true;
+      }
+    }
     if (type === "bar" && (chart.type === "pie" || chart.type === "doughnut")) {
       spec.options = Object.assign({}, spec.options, { plugins: Object.assign({}, (spec.options || {}).plugins, { legend: { display: false } }) });
       spec.options.scales = { y: { beginAtZero: true } };
@@ -246,7 +252,7 @@
       return box;
     }
     requestAnimationFrame(() => {
-      const spec = numberTicks(JSON.parse(JSON.stringify(chart)));
+      const spec = V.fitChartLabels(numberTicks(JSON.parse(JSON.stringify(chart))));
       spec.options = Object.assign({ responsive: true, maintainAspectRatio: false, animation: false }, spec.options || {});
       try { box._chart = new window.Chart(canvas, spec); } catch (err) { box.replaceChildren(el("p", { class: "error", text: String(err) })); }
     });
@@ -370,13 +376,13 @@
     }
     const actions = el("div", { class: "actions" });
     if (r.excel_url) {
-      actions.append(el("a", { class: "btn btn-excel", href: r.excel_url, download: "vitrina-" + r.run_id + ".xlsx",
-        onclick: (ev) => { if (V.token()) { ev.preventDefault(); V.download(r.excel_url, "vitrina-" + r.run_id + ".xlsx"); } } },
+      actions.append(el("a", { class: "btn btn-excel", href: r.excel_url, download: V.fileName(r, "xlsx"),
+        onclick: (ev) => { if (V.token()) { ev.preventDefault(); V.download(r.excel_url, V.fileName(r, "xlsx")); } } },
       "⬇ " + V.t("turn.excel")));
     }
     if (r.chart_png_url) {
-      actions.append(el("a", { class: "btn btn-quiet", href: r.chart_png_url, download: "vitrina-" + r.run_id + ".png",
-        onclick: (ev) => { if (V.token()) { ev.preventDefault(); V.download(r.chart_png_url, "vitrina-" + r.run_id + ".png"); } } },
+      actions.append(el("a", { class: "btn btn-quiet", href: r.chart_png_url, download: V.fileName(r, "png"),
+        onclick: (ev) => { if (V.token()) { ev.preventDefault(); V.download(r.chart_png_url, V.fileName(r, "png")); } } },
       V.t("turn.png")));
     }
     if (r.sql) {
@@ -467,7 +473,7 @@
         } }, V.t("route.approve"));
         parts.push(approve);
       } else {
-        parts.push(el("p", { class: "muted small", text: V.t("task.state." + (task.status === "done" ? "finished" : task.status)) }));
+        parts.push(el("p", { class: "muted small", text: V.t("task.state." + (task.status === "done" ? "finished" : task.status), { n: task.pending && task.pending.step ? task.pending.step.n : "" }) }));
       }
       box.replaceChildren(...parts);
     } catch (err) { box.replaceChildren(el("p", { class: "error", text: err.message })); }
@@ -632,7 +638,9 @@
       $("start-panel").hidden = true;
       renderHeader();
       $("start-panel").hidden = true;
-      const node = turnShell(text);
+      // an option's reply continues the clarified question: the turn shows that question, not "Кошельки"
+      const asked = opts && opts.fromOption ? state.thread.turns[state.thread.turns.length - 1] : null;
+      const node = turnShell(asked && asked.question ? asked.question : text);
       $("conversation").append(node);
       showStart(node);
       let resp;
@@ -661,7 +669,7 @@
       await V.readSse(resp, (ev) => {
         if (ev.type === "step") { addStep(node, ev); }
         else if (ev.type === "result") {
-          state.thread.turns.push(ev.result);
+          state.thread.turns.push(ev.result.steps ? ev.result : Object.assign({ steps: node._timings || [] }, ev.result));
           if (!state.thread.title) state.thread.title = ev.result.question;
           if (ev.result.kind === "route") renderRoute(node, ev.result, true);
           else renderResult(node, ev.result, true);

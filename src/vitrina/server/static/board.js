@@ -23,19 +23,39 @@
       el("span", { class: "board-card-title", text }), extra || null);
   }
 
+  /* A word for a protocol code (verdicts, hand-off statuses) in the page's language; an
+     unknown code is shown as written. */
+  const word = (group, code) => ((V.t("board." + group) || {})[code] || code);
+
+  /* The parsed ===VERDICT=== and ===HANDOFF=== blocks as labelled fields, not raw blocks. */
+  function fields(c) {
+    const rows = [];
+    const add = (key, value) => { if (value) rows.push(el("dt", { text: V.t("board.field." + key) }), el("dd", {}, value)); };
+    if (c.verdict) {
+      add("verdict", word("verdict", c.verdict.verdict));
+      if (c.verdict.amendments.length) add("amendments", el("ul", {}, c.verdict.amendments.map((a) => el("li", { text: a }))));
+    }
+    if (c.handoff) {
+      add("status", word("handoff", c.handoff.status));
+      add("reviewers", (c.handoff.reviewers_requested || []).join(", "));
+      add("next", c.handoff.next);
+      add("next_phase", c.handoff.next_phase);
+    }
+    return rows.length ? el("dl", { class: "board-fields" }, rows) : null;
+  }
+
   async function showTask(id) {
     const data = await V.json("/api/board/tasks/" + id);
     shown.task = id;
     const box = $("task");
     box.replaceChildren(el("h2", { text: "#" + data.task.id + " " + data.task.title + " · " + V.t("board.status." + data.task.status) }));
     for (const c of data.comments) {
-      const parsed = [];
-      if (c.handoff) parsed.push("HANDOFF: " + c.handoff.status + " → " + c.handoff.next);
-      if (c.verdict) parsed.push("VERDICT: " + c.verdict.verdict + (c.verdict.amendments.length ? " (" + V.t("board.amendments", { n: c.verdict.amendments.length }) + ")" : ""));
+      const body = c.body === undefined ? c.text : c.body;
       box.append(el("div", { class: "board-comment", "data-comment": String(c.id) },
-        el("strong", { text: c.author + " · r" + c.round }),
-        parsed.length ? el("div", { class: "parsed", text: parsed.join(" · ") }) : null,
-        el("pre", { tabindex: "0", text: c.text })));
+        el("strong", { text: c.author + " · " + V.t("board.round", { n: c.round }) }),
+        body ? el("p", { class: "board-body", text: body }) : null,
+        fields(c),
+        el("details", { class: "board-raw" }, el("summary", { text: V.t("board.raw") }), el("pre", { tabindex: "0", text: c.text }))));
     }
     if (data.children.length) {
       box.append(el("h3", { text: V.t("board.children") }));
@@ -56,7 +76,7 @@
     $("columns").replaceChildren(...COLUMNS.map((name) => el("div", { class: "board-column", "data-status": name },
       el("h2", { text: V.t("board.status." + name) }),
       (data.columns[name] || []).map((t) => card(t.id, "#" + t.id + " " + t.step + " · " + t.role + " · r" + t.round,
-        t.reviews.length ? el("span", { class: "reviews" }, t.reviews.map((r) => el("span", { class: "review", text: r.role + ": " + (r.verdict || r.status) }))) : null)))));
+        t.reviews.length ? el("span", { class: "reviews" }, t.reviews.map((r) => el("span", { class: "review", text: r.role + ": " + (r.verdict ? word("verdict", r.verdict) : V.t("board.status." + r.status)) }))) : null)))));
   }
 
   async function main() {
@@ -67,7 +87,7 @@
     try {
       const data = await V.json("/api/board/builds");
       const select = $("build-select");
-      select.replaceChildren(...data.builds.map((b) => el("option", { value: String(b.id), text: "#" + b.id + " " + b.title + " · " + b.status })));
+      select.replaceChildren(...data.builds.map((b) => el("option", { value: String(b.id), text: "#" + b.id + " " + b.title + " · " + word("build_state", b.status) })));
       select.onchange = () => showBuild(select.value).catch(fail);
       $("board-empty").hidden = data.builds.length > 0;
       select.parentElement.hidden = !data.builds.length;

@@ -261,6 +261,47 @@
     }
   };
 
+  /* Category labels that are all shown: Chart.js would drop every second one on a phone
+     (autoSkip). Up to MAX_SHOWN categories are kept: an x axis rotates them (up to upright)
+     when they do not fit, a horizontal chart's long labels wrap into lines on a narrow
+     screen; a longer axis (a daily series) keeps Chart.js's thinning. */
+  const MAX_SHOWN = 40;
+  function wrapLabel(text, width) {
+    const lines = [];
+    for (const word of String(text).split(/\s+/)) {
+      const last = lines.length - 1;
+      if (last >= 0 && (lines[last] + " " + word).length <= width) lines[last] += " " + word;
+      else lines.push(word);
+    }
+    return lines.length > 1 ? lines : String(text);
+  }
+  V.fitChartLabels = function (spec) {
+    const labels = (spec.data && spec.data.labels) || [];
+    if (!labels.length || labels.length > MAX_SHOWN || spec.type === "pie" || spec.type === "doughnut") return spec;
+    spec.options = spec.options || {};
+    const horizontal = spec.options.indexAxis === "y";
+    const scales = spec.options.scales = spec.options.scales || {};
+    const scale = scales[horizontal ? "y" : "x"] = scales[horizontal ? "y" : "x"] || {};
+    scale.ticks = Object.assign({ autoSkip: false, maxRotation: horizontal ? 0 : 90, minRotation: 0 }, scale.ticks || {});
+    // a horizontal chart's labels wrap on a phone; an x axis rotates its one-line labels
+    // (wrapped lines rotated together would overlap their neighbours)
+    if (horizontal && window.matchMedia("(max-width: 767px)").matches) {
+      spec.data.labels = labels.map((l) => wrapLabel(l, 18));
+    }
+    return spec;
+  };
+
+  /* A download's file name a person recognises: the question and the run's date
+     ("Сумма платежей по каналам за 2025 год 2026-12-07.xlsx"), not a run id. The server
+     names its files the same way (server/views/runs.py download_name). */
+  V.fileName = function (turn, ext) {
+    const asked = String((turn && (turn.rewritten_question || turn.question)) || "vitrina");
+    const base = asked.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, " ").replace(/\s+/g, " ").trim().slice(0, 80).trim() || "vitrina";
+    const when = turn && turn.created_at ? new Date(turn.created_at * 1000) : new Date();
+    const day = `${when.getFullYear()}-${String(when.getMonth() + 1).padStart(2, "0")}-${String(when.getDate()).padStart(2, "0")}`;
+    return `${base} ${day}.${ext}`;
+  };
+
   /* Download through fetch so the token header is sent; the browser saves the blob. */
   V.download = async function (url, filename) {
     const resp = await V.api(url);

@@ -93,7 +93,7 @@
       doc.innerHTML = data.html; // rendered by the server from the manual; raw HTML is escaped there
       V.focusableScroll(doc);
       if (m && data.lineage && data.lineage.level) {
-        doc.prepend(el("div", { class: "doc-meta" }, V.t("docs.level") + ": " + data.lineage.level + " · " + V.t("docs.model") + ": " + (index.model || "")));
+        doc.prepend(el("div", { class: "doc-meta" }, V.t("docs.level") + ": " + ((V.t("docs.levels") || {})[data.lineage.level] || data.lineage.level) + " · " + V.t("docs.model") + ": " + (index.model || "")));
         const box = el("div", { class: "doc-llm", id: "doc-llm" });
         const button = el("button", { type: "button", id: "doc-llm-button", class: "btn btn-small", text: V.t("docs.llm") });
         button.addEventListener("click", async () => {

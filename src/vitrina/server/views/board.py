@@ -49,6 +49,17 @@ def _summary(task: Any) -> dict[str, Any]:
     }
 
 
+def _body(text: str) -> str:
+    """A comment's free text without its ===HANDOFF=== / ===VERDICT=== blocks (the page shows
+    the parsed blocks as fields); the whole text when it does not parse."""
+    from vitrina.team import parse_comment
+
+    try:
+        return parse_comment(text).body.strip()
+    except Exception:  # a comment the protocol cannot read is shown as written
+        return text
+
+
 def board_page() -> FileResponse:
     return FileResponse(
         STATIC_DIR / "board.html", media_type="text/html", headers={"Cache-Control": "no-cache"}
@@ -136,6 +147,7 @@ def board_task(task_id: int, state: State, who: Who) -> dict[str, Any]:
                     "author": c.author,
                     "round": c.round,
                     "text": c.text,
+                    "body": _body(c.text),  # the text above the blocks, for people
                     "handoff": c.handoff,
                     "verdict": c.verdict,
                     "problems": c.problems,

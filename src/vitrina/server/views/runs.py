@@ -9,6 +9,7 @@ time (`vitrina.ask.outputs`), so a million-row download does not hold the rows i
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -61,26 +62,52 @@ def _file(state: ServerState, thread_id: str, run_id: str, kind: Kind, name: str
     return Path(found)
 
 
+_UNSAFE = re.compile(r'[\\/:*?"<>|\x00-\x1f]+')
+
+
+def download_name(state: ServerState, thread_id: str, run_id: str, ext: str) -> str:
+    """The file name a person recognises: the run's question and date ("Сумма платежей по
+    каналам за 2025 год 2026-12-07.xlsx"), characters a file system refuses removed; the run
+    id when the question is not found."""
+    turn = find_run(state.service.graph, thread_id, run_id) or {}
+    asked = str(turn.get("rewritten_question") or turn.get("question") or "")
+    at = turn.get("created_at")
+    day = datetime.fromtimestamp(at) if isinstance(at, int | float) and at > 0 else datetime.now()
+    return f"{file_base(asked) or f'vitrina-{run_id}'} {day:%Y-%m-%d}.{ext}"
+
+
+def file_base(asked: str) -> str:
+    """A question as the start of a file name: no characters a file system refuses, one space
+    between words, at most 80 characters."""
+    return " ".join(_UNSAFE.sub(" ", asked).split())[:80].strip()
+
+
 def run_excel(run_id: str, state: State, who: Who) -> FileResponse:
     """The full result of a run as an .xlsx file (a sync view: FastAPI runs it on its thread
     pool)."""
     thread_id = _owned_run(state, who, run_id)
     path = _file(state, thread_id, run_id, "excel", "result.xlsx")
-    return FileResponse(path, media_type=XLSX, filename=f"vitrina-{run_id}.xlsx")
+    return FileResponse(
+        path, media_type=XLSX, filename=download_name(state, thread_id, run_id, "xlsx")
+    )
 
 
 def run_csv(run_id: str, state: State, who: Who) -> FileResponse:
     """Every row of a run's result as CSV (UTF-8, a header row, ISO dates)."""
     thread_id = _owned_run(state, who, run_id)
     path = _file(state, thread_id, run_id, "csv", "result.csv")
-    return FileResponse(path, media_type=CSV, filename=f"vitrina-{run_id}.csv")
+    return FileResponse(
+        path, media_type=CSV, filename=download_name(state, thread_id, run_id, "csv")
+    )
 
 
 def run_parquet(run_id: str, state: State, who: Who) -> FileResponse:
     """Every row of a run's result as a Parquet file (typed columns)."""
     thread_id = _owned_run(state, who, run_id)
     path = _file(state, thread_id, run_id, "parquet", "result.parquet")
-    return FileResponse(path, media_type=PARQUET, filename=f"vitrina-{run_id}.parquet")
+    return FileResponse(
+        path, media_type=PARQUET, filename=download_name(state, thread_id, run_id, "parquet")
+    )
 
 
 def run_chart(run_id: str, state: State, who: Who) -> dict[str, Any]:
@@ -101,4 +128,6 @@ def run_chart_png(run_id: str, state: State, who: Who) -> FileResponse:
     """The chart of a run as a PNG picture."""
     thread_id = _owned_run(state, who, run_id)
     path = _file(state, thread_id, run_id, "chart", "chart.png")
-    return FileResponse(path, media_type="image/png", filename=f"vitrina-{run_id}.png")
+    return FileResponse(
+        path, media_type="image/png", filename=download_name(state, thread_id, run_id, "png")
+    )

@@ -14,28 +14,63 @@ from langgraph.types import interrupt
 from vitrina.task.context import TaskContext
 from vitrina.task.messages import text
 from vitrina.task.redo import parse_redo, what_changes
-from vitrina.task.state import TaskState
+from vitrina.task.state import Step, TaskState
 from vitrina.trace import Trace
 
 MAX_ASKS = 3
+
+
+def clarification(step: Step) -> dict[str, Any] | None:
+    """The clarification the step's last output waits for (its question could not be read
+    without a choice of subject or segment), or None."""
+    last = step.outputs[-1] if step.outputs else None
+    found = last.meta.get("clarification") if last is not None and not last.ok else None
+    return found if isinstance(found, dict) and found.get("options") else None
 
 
 def step_options(state: TaskState, ctx: TaskContext) -> list[str]:
     step = state["plan"][state["current"]]  # type: ignore[index]
     options = [] if step.error else ["approve"]
     if step.attempts < ctx.limits.max_redos:
+        if clarification(step) is not None:
+            options.append("clarify")  # answered with one of its options: the step reruns
         options.append("redo")
     return [*options, "skip", "stop"]
 
 
 def step_payload(state: TaskState, ctx: TaskContext) -> dict[str, Any]:
     step = state["plan"][state["current"]]  # type: ignore[index]
-    return {
+    options = step_options(state, ctx)
+    payload: dict[str, Any] = {
         "kind": "step",
         "step": step.model_dump(mode="json"),
         "error": step.error,
-        "options": step_options(state, ctx),
+        "options": options,
     }
+    found = clarification(step)
+    if found is not None and "clarify" in options:
+        payload["clarification"] = found
+    return payload
+
+
+def clarified(step: Step, choice: Any, lang: str) -> dict[str, Any] | None:
+    """The redo a clarification's answer makes: the step's arguments with the chosen subject
+    (or segment) added, or None when `choice` is not one of its options."""
+    found = clarification(step)
+    options = {str(o.get("id")): o for o in (found or {}).get("options") or []}
+    option = options.get(str(choice))
+    if found is None or option is None:
+        return None
+    key = "segment" if found.get("kind") == "segment" else "topic"
+    args = {**step.args, key: option["id"]}
+    if step.tool in (None, "ask") and not args.get("question") and not _derived(args):
+        args["question"] = (step.outputs[-1].meta.get("question") or step.title)[:2000]
+    label = str(option.get("label") or option["id"])
+    return {"args": args, "applied": text("clarify_applied", lang, choice=label), "choice": label}
+
+
+def _derived(args: dict[str, Any]) -> bool:
+    return args.get("shift_from_step") is not None or args.get("series_from_step") is not None
 
 
 def rules_redo(
@@ -75,6 +110,16 @@ def approve_step(state: TaskState, runtime: Runtime[TaskContext]) -> dict:
     for _ in range(MAX_ASKS):
         answer = interrupt(payload)
         action = answer.get("action") if isinstance(answer, dict) else None
+        if action == "clarify" and action in payload["options"]:
+            step = state["plan"][state["current"]]  # type: ignore[index]
+            redo = clarified(step, answer.get("choice"), state.get("lang", "ru"))
+            if redo is None:
+                trace.rejected(
+                    "clarification choice not among the options", answer=str(answer)[:200]
+                )
+                continue
+            trace.branch("step clarified: rerun", step=step.n, args=redo["args"])
+            return {"decision": {"action": "redo", "by": "user", **redo}, "trace": trace.events}
         if action in payload["options"]:
             comment = str(answer.get("comment") or "")[:2000]
             decision: dict[str, Any] = {"action": action, "comment": comment, "by": "user"}

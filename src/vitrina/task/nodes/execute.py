@@ -98,7 +98,7 @@ def _rules(state: TaskState, ctx: TaskContext, index: int, trace: Trace) -> dict
     step = state["plan"][index]
     name, args = step.tool, dict(step.args)
     if not name:  # a step the user typed: the ask pipeline answers its title
-        name, args = "ask", {"question": step.title}
+        name, args = "ask", {"question": step.title, **args}  # a clarification's choice kept
         trace.branch("step without a tool: asked as a question", step=step.n)
     out = _run_tool(state, ctx, step, name, args, trace, 1)
     error = None if out.ok else out.error

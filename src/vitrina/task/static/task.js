@@ -14,15 +14,38 @@
   const t = (key, vars) => V.t("task." + key, vars);
   const nodeLabel = (node) => (V.t("task.nodes") || {})[node] || t("node_other");
 
+  let focusStep = false; // after a decision: focus goes to the step that waits, not the page top
+
+  /* What the task waits for, in words: whose decision, on which step. */
   function statusText(task) {
+    const pending = task.pending;
+    if (task.status === "awaiting_step" && pending && pending.step) {
+      return t(pending.clarification ? "state.awaiting_clarify" : "state.awaiting_step", { n: pending.step.n });
+    }
     const status = task.status === "done" ? "finished" : task.status;
     return t("state." + status);
   }
 
+  /* The step the task waits on: its status says so ("ждёт вашего решения"), not "выполняется". */
+  function awaiting(task, s) {
+    return task.status === "awaiting_step" && task.pending && task.pending.step && task.pending.step.n === s.n;
+  }
+
   function renderPlan(task) {
-    $("plan").querySelector("tbody").replaceChildren(...task.plan.map((s) => el("tr", { class: s.status },
-      el("td", { text: String(s.n) }), el("td", { text: s.title }), el("td", { text: s.tool ? (V.t("task.tools")[s.tool] || s.tool) : "" }),
-      el("td", { text: t("step_state." + s.status) }))));
+    $("plan").querySelector("tbody").replaceChildren(...task.plan.map((s) => {
+      const waits = awaiting(task, s);
+      const asked = s.question && s.question !== s.title ? el("div", { class: "step-question", text: t("question") + ": " + s.question }) : null;
+      return el("tr", { class: s.status + (waits ? " awaiting" : "") },
+        el("td", { text: String(s.n) }), el("td", {}, el("div", { text: s.title }), asked),
+        el("td", { text: V.t("task.tools")[s.tool || "ask"] || s.tool }),  // a typed step is asked as a question
+        el("td", { text: t("step_state." + (waits ? "awaiting" : s.status)) }));
+    }));
+  }
+
+  function renderRequest(task) {
+    $("request-box").hidden = !task.request;
+    $("request-text").textContent = task.request || "";
+    $("start").hidden = true;  // an open task: its request on top, not an empty form
   }
 
   function renderActions(task) {
@@ -32,15 +55,34 @@
     const pending = task.pending;
     if (!pending) return;
     for (const option of pending.options) {
+      if (option === "clarify") continue;  // answered with the clarification's own buttons
       actions.append(el("button", { type: "button", class: "btn" + (option === "approve" ? " btn-primary" : ""),
         "data-action": option, onclick: () => act(option, task) }, t("action." + option)));
     }
   }
 
+  /* A step's table as answers show it: labels, formatted numbers and dates (the server
+     formats it: `table`), with how many rows the whole table has. */
   function previewTable(o) {
-    return el("div", { class: "table-scroll task-preview", tabindex: "0" }, el("table", { class: "result" },
-      el("thead", {}, el("tr", {}, o.columns.map((c) => el("th", { text: c })))),
-      el("tbody", {}, o.preview.map((row) => el("tr", {}, row.map((v) => el("td", { text: v === null || v === undefined ? "" : String(v) })))))));
+    const tb = o.table || { columns: o.columns, rows: o.preview.map((r) => r.map((v) => (v === null || v === undefined ? "" : String(v)))), numeric: [], total: o.row_count };
+    const num = (i) => ((tb.numeric || [])[i] ? "num" : null);
+    const shown = tb.rows.length;
+    const caption = tb.total > shown ? t("preview_rows", { shown, total: tb.total }) : t("preview_all", { total: tb.total });
+    return el("div", { class: "table-wrap" }, el("div", { class: "table-caption muted small", text: caption }),
+      el("div", { class: "table-scroll task-preview", tabindex: "0", role: "region", "aria-label": caption }, el("table", { class: "result" },
+        el("thead", {}, el("tr", {}, tb.columns.map((c, i) => el("th", { class: num(i), scope: "col", text: c })))),
+        el("tbody", {}, tb.rows.map((row) => el("tr", {}, row.map((v, i) => el("td", { class: num(i), text: v }))))))));
+  }
+
+  /* A clarification the step's question waits for: its options as the chat shows them; a
+     choice reruns the step with it. */
+  function renderClarification(c) {
+    return el("div", { class: "clarify" },
+      el("p", { class: "clarify-q", text: c.question }),
+      el("p", { class: "muted small", text: t("clarify") }),
+      el("div", { class: "clarify-options" }, (c.options || []).map((o, i) => el("button", {
+        type: "button", class: "btn option", "data-option": o.id, onclick: () => send({ action: "clarify", choice: o.id }),
+      }, el("span", { class: "opt-n", text: String(i + 1) }), o.label))));
   }
 
   function renderCurrent(task) {
@@ -49,11 +91,14 @@
     const pending = task.pending;
     if (!pending || pending.kind !== "step") return;
     const s = pending.step;
-    current.append(el("h2", { class: "step-title", text: `${t("step")} ${s.n}. ${s.title}` }));
+    current.append(el("h2", { class: "step-title", id: "current-step", tabindex: "-1", text: `${t("step")} ${s.n}. ${s.title}` }));
+    if (s.question && s.question !== s.title) current.append(el("p", { class: "step-question", text: t("question") + ": " + s.question }));
     if (s.report) current.append(el("p", { text: s.report }));
-    if (s.error) current.append(el("p", { class: "error", text: s.error }));
+    if (pending.clarification) current.append(renderClarification(pending.clarification));
+    else if (s.error) current.append(el("p", { class: "error", text: s.error }));
     if (pending.notice) current.append(el("p", { class: "notice", text: pending.notice }));
-    for (const o of s.outputs || []) if (o.columns && o.columns.length) current.append(previewTable(o));
+    const tables = (s.outputs || []).filter((o) => o.ok && o.columns && o.columns.length);
+    if (tables.length) current.append(previewTable(tables[tables.length - 1]));
   }
 
   function renderSummary(task) {
@@ -77,10 +122,18 @@
     $("status").replaceChildren(el("strong", { text: statusText(task) }), el("span", { class: "muted small", text: " · " + t("id") + " " + task.task_id }));
     // a crash (the server died mid-step) or a run resumed after a restart: said, not hidden
     if (task.notice) $("status").append(el("p", { class: "notice", role: "status", text: task.notice }));
+    renderRequest(task);
     renderPlan(task);
     renderActions(task);
     renderCurrent(task);
     renderSummary(task);
+    if (focusStep) {
+      focusStep = false;
+      const target = $("current-step") || $("actions").querySelector("button") || $("status");
+      if (target === $("status")) target.setAttribute("tabindex", "-1");
+      target.focus();
+      target.scrollIntoView({ block: "nearest" });
+    }
   }
 
   async function act(action, task) {
@@ -101,12 +154,14 @@
   }
 
   function busy() {
+    $("current").querySelectorAll("button").forEach((b) => { b.disabled = true; });
     $("actions").replaceChildren();
     $("edit").hidden = true;
     $("status").replaceChildren(el("span", { class: "spinner" }), " ", el("span", { text: t("state.running") }));
   }
 
   async function send(body) {
+    focusStep = true;
     busy();  // no second click while the decision is on its way
     try {
       await V.api(`/api/tasks/${taskId}/decision`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
@@ -152,6 +207,7 @@
         body: JSON.stringify({ request, mode: $("auto").checked ? "auto" : "semi" }) });
       taskId = res.task_id; cursor = 0;
       history.replaceState(null, "", `?id=${taskId}`);
+      renderRequest({ request });
       $("log").replaceChildren();
       $("task").hidden = false;
       renderPlan({ plan: [] });

@@ -69,6 +69,12 @@ class AskArgs(BaseModel):
         description="Set by a redo in rules mode: the step's plan with the period, breakdown "
         "or grain the comment asked for, run as it is.",
     )
+    topic: str | None = Field(
+        None, max_length=200, description="A clarification's answer: the subject area (topic id)."
+    )
+    segment: str | None = Field(
+        None, max_length=200, description="A clarification's answer: the client segment."
+    )
 
 
 def _source(env: ToolEnv, n: int, *, period: bool) -> tuple[dict, QueryPlan]:
@@ -183,7 +189,13 @@ def _run(env: ToolEnv, args: AskArgs) -> tuple[Any, str, dict]:
     if not args.question.strip():
         raise ToolError("ask needs a question")
     question = args.question.strip()
-    result = env.ctx.ask(question, policy=policy) if policy else env.ctx.ask(question)
+    chosen = {k: v for k, v in (("topics", [args.topic] if args.topic else None),
+                                 ("segment", args.segment)) if v}  # fmt: skip
+    result = (
+        env.ctx.ask(question, policy=policy, **chosen)
+        if policy
+        else env.ctx.ask(question, **chosen)
+    )
     return result, question, {"kind": "data"}
 
 
@@ -192,6 +204,8 @@ def ask(env: ToolEnv, args: AskArgs) -> ToolOutput:
         raise ToolError("the ask pipeline is not available")
     result, question, expected = _run(env, args)
     env.trace.branch("ask pipeline", question=question, status=result.status, rows=result.row_count)
+    if result.status == "clarification" and result.clarification:
+        return _clarification(env, question, result.clarification)
     if result.status != "answered":
         raise ToolError(f"ask {result.status}: {result.answer or ''}".strip())
     period = result.period or {}
@@ -221,6 +235,27 @@ def ask(env: ToolEnv, args: AskArgs) -> ToolOutput:
     if expected.get("partial"):
         summary = f"{summary} {expected['partial']}.".strip()
     return env.table_output("ask", "ask", result.columns, rows, summary, files=files, meta=meta)
+
+
+def _clarification(env: ToolEnv, question: str, clarification: dict[str, Any]) -> ToolOutput:
+    """The step's question needs an answer the pipeline cannot guess (which subject, which
+    segment): a failed output that carries the clarification, so the page offers its options as
+    buttons (a choice reruns the step with it); the error names the question, not the options."""
+    labels = [str(o.get("label") or o.get("id")) for o in clarification.get("options") or []]
+    either = " или " if env.lang == "ru" else " or "
+    error = text("step_clarify", env.lang, question=question[:300], options=either.join(labels))
+    env.trace.branch(
+        "step question needs a clarification",
+        kind=clarification.get("kind"),
+        options=[o.get("id") for o in clarification.get("options") or []],
+    )
+    return ToolOutput(
+        tool="ask",
+        ok=False,
+        summary=error,
+        error=error,
+        meta={"question": question, "clarification": clarification},
+    )
 
 
 def _whole_buckets(

@@ -99,6 +99,27 @@ def _label(meta: dict[str, Any], lang: str) -> str:
     return str(meta.get("label_ru" if lang == "ru" else "label_en") or meta["name"])
 
 
+def _sql_text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def worded_expression(meta: dict[str, Any], lang: str) -> str | None:
+    """A coded breakdown column as the catalog's words (its dictionary's label_ru/label_en),
+    for Superset, which queries the view itself: a CASE over the stored codes, the code kept
+    where no label is written. None for a column without labels in `lang`."""
+    if meta.get("role") != "dimension":
+        return None
+    labels = meta.get("value_labels_ru" if lang == "ru" else "value_labels_en") or {}
+    if not isinstance(labels, dict) or not labels:
+        return None
+    column = quote_column(str(meta["name"]))
+    whens = " ".join(
+        f"WHEN {_sql_text(str(code))} THEN {_sql_text(str(word))}"
+        for code, word in sorted(labels.items())
+    )
+    return f"CASE {column} {whens} ELSE {column} END"
+
+
 def dataset_yaml(
     bundle: DashboardBundle, dataset: DatasetRef, database: SupersetDatabase
 ) -> dict[str, Any]:
@@ -118,7 +139,7 @@ def dataset_yaml(
             "advanced_data_type": None,
             "groupby": c.get("role") != "metric",
             "filterable": True,
-            "expression": None,
+            "expression": worded_expression(c, bundle.language),  # codes shown as words
             "description": None,
             "python_date_format": None,
             "extra": {},
