@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from vitrina.server.views import board, catalog, dashboards, docs, health, pages, runs, threads
+from vitrina.server.views import (
+    board,
+    board_actions,
+    catalog,
+    dashboards,
+    docs,
+    health,
+    pages,
+    runs,
+    threads,
+)
 
 
 class Route(NamedTuple):
@@ -66,6 +76,13 @@ ROUTES: tuple[Route, ...] = (
         board.board_attachment,
         "board_attachment",
     ),
+    Route(
+        "GET",
+        "/api/board/tasks/{task_id}/actions",
+        board_actions.board_task_actions,
+        "board_task_actions",
+    ),
+    Route("POST", "/api/board/tasks/{task_id}/actions", board_actions.board_task_act, "board_act"),
     Route("GET", "/board", board.board_page, "board_page", api=False),
     Route("GET", "/", pages.chat_page, "chat_page", api=False),
     Route("GET", "/docs", pages.docs_page, "docs_page", api=False),
