@@ -111,3 +111,58 @@ def test_an_edited_brief_is_the_next_version_of_the_same_dashboard(run_build, tm
     assert old["databases"] == new["databases"]
     audit = [a.action for a in service.store.audit_log(second.build.id)]
     assert "new_version" in audit
+
+
+def test_a_lead_publishes_again_from_the_board_page_and_a_viewer_cannot(
+    run_build, make_service
+) -> None:
+    import pytest
+    from fastapi.testclient import TestClient
+    from playwright.sync_api import sync_playwright
+
+    from vitrina.server import ServeOptions, create_app
+    from vitrina.server.store import Store
+    from vitrina.server.tokens import create_token
+    from vitrina.team import board_url
+    from vitrina.team.review.browser import CHROMIUM, CHROMIUM_ARGS, chromium_problem
+
+    from .test_board_people_web import _serve
+
+    if chromium_problem():
+        pytest.skip(chromium_problem())
+    home = Path(os.environ["VITRINA_HOME"])
+    builder, report = run_build(SMALL, board=board_url(None, home))
+    assert report.status == "done", report.blocked
+    service = make_service()
+    app = create_app(service.settings, ServeOptions(), service=service)
+    store = Store.from_settings(service.settings)
+    lead, viewer = create_token(store, "lead", "admin"), create_token(store, "eve", "viewer")
+    store.close()
+    url = f"/api/board/builds/{report.build.id}/republish"
+    with TestClient(app) as client:
+        refused = client.post(url, headers={"Authorization": f"Bearer {viewer}"})
+        assert refused.status_code == 403 and refused.json()["error"]["code"] == "board_read_only"
+    server, thread, port = _serve(app)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for token, can in ((viewer, False), (lead, True)):
+                page = browser.new_page(viewport={"width": 1440, "height": 900})
+                page.add_init_script(f"localStorage.setItem('vitrina.token', {token!r})")
+                page.goto(f"http://127.0.0.1:{port}/board")
+                page.wait_for_selector("body[data-ready='1']", state="attached", timeout=15000)
+                page.wait_for_selector("#build-actions", state="attached", timeout=10000)
+                button = page.locator("#build-actions button[data-action='republish']")
+                assert button.count() == (1 if can else 0)
+            button.click()
+            page.wait_for_selector("body[data-acted='republish']", state="attached", timeout=20000)
+            assert "v2" in page.locator("#republish-result").inner_text()
+            browser.close()
+    finally:
+        server.should_exit = True  # type: ignore[attr-defined]
+        thread.join(timeout=10)
+    folder = dashboards_dir(home) / f"build-{report.build.id}"
+    assert _bundle(folder).version == 2
+    assert builder.store.get_build(report.build.id).result["version"] == 2
+    denied = [a for a in builder.store.audit_log(report.build.id) if a.action == "republish"]
+    assert [a.outcome for a in denied] == ["denied", "done"]

@@ -83,6 +83,13 @@ ROUTES: tuple[Route, ...] = (
         "board_task_actions",
     ),
     Route("POST", "/api/board/tasks/{task_id}/actions", board_actions.board_task_act, "board_act"),
+    Route("GET", "/api/board/me", board_actions.board_me, "board_me"),
+    Route(
+        "POST",
+        "/api/board/builds/{build_id}/republish",
+        board_actions.board_build_republish,
+        "board_republish",
+    ),
     Route("GET", "/board", board.board_page, "board_page", api=False),
     Route("GET", "/", pages.chat_page, "chat_page", api=False),
     Route("GET", "/docs", pages.docs_page, "docs_page", api=False),

@@ -86,6 +86,27 @@
     }))), result);
   }
 
+  /* A finished build's "Publish again" (issue 31 item 4): a lead's button, in place. */
+  let me = null;
+  async function buildActions(build) {
+    me = me || await V.json("/api/board/me");
+    let box = $("build-actions");
+    if (!box) {
+      box = el("div", { id: "build-actions", class: "board-build-actions" });
+      document.querySelector(".board-pick").after(box);
+    }
+    box.replaceChildren();
+    if (!me.republish || build.status !== "done") return;
+    const result = el("span", { id: "republish-result", role: "status" });
+    box.append(el("button", { type: "button", "data-action": "republish", text: at("republish"), onclick: async () => {
+      try {
+        const out = await V.json("/api/board/builds/" + build.id + "/republish", { method: "POST" });
+        result.textContent = at("done") + ": v" + out.version;
+        document.body.dataset.acted = "republish";
+      } catch (err) { result.textContent = String(err.message || err); result.classList.add("error"); }
+    } }), " ", result);
+  }
+
   async function act(id, action, text, to, result) {
     try {
       const out = await V.json("/api/board/tasks/" + id + "/actions", {
@@ -112,6 +133,7 @@
       el("h2", { text: V.t("board.status." + name) }),
       (data.columns[name] || []).map((t) => card(t.id, "#" + t.id + " " + t.step + " · " + t.role + " · r" + t.round,
         t.reviews.length ? el("span", { class: "reviews" }, t.reviews.map((r) => el("span", { class: "review", text: r.role + ": " + (r.verdict || r.status) }))) : null)))));
+    await buildActions(data.build);
   }
 
   async function main() {

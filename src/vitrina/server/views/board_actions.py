@@ -81,6 +81,15 @@ def _forbidden(token_role: str, board: str, detail: str) -> ApiError:
     )
 
 
+def board_me(state: State, who: Who) -> dict[str, Any]:
+    """This token's board role and what it may do (the page draws the buttons from it)."""
+    from vitrina.team.people import RIGHTS
+
+    refuse_policed(state, who.owner)
+    role = board_role(who)
+    return {"board_role": role, "rights": sorted(RIGHTS[role]), "republish": role == "lead"}
+
+
 def board_task_actions(task_id: int, state: State, who: Who) -> dict[str, Any]:
     """What this token may do on this task (the page draws only these buttons)."""
     from vitrina.team.people import RIGHTS
@@ -163,3 +172,33 @@ def _ru(message: str) -> str:
     """The board's refusals are written in English by the team package; the Russian body
     says what happened and carries the English detail."""
     return f"доска отказала: {message}"
+
+
+def board_build_republish(build_id: int, state: State, who: Who) -> dict[str, Any]:
+    """Publish a finished build again, in place (`vitrina build --republish N`): a lead's
+    action (an admin token); the same folder, the same Superset objects, version + 1."""
+    from vitrina.team.errors import TeamError
+    from vitrina.team.republish import republish
+    from vitrina.team.service import default_publishers, superset_from
+
+    refuse_policed(state, who.owner)
+    role = board_role(who)
+    store = _store(state)
+    try:
+        if role != "lead":
+            store.audit(build_id=build_id, actor=f"person:{who.name}", action="republish",
+                        outcome="denied", board_role=role)  # fmt: skip
+            raise _forbidden(who.role, role, f"a {role} may not publish again")
+        try:
+            superset = superset_from(state.settings)
+            done = republish(
+                store,
+                build_id,
+                lambda b: default_publishers(state.settings, b, superset),
+                actor=f"person:{who.name}",
+            )
+        except TeamError as exc:
+            raise ApiError(409, "board_refused", str(exc), _ru(str(exc))) from None
+        return {"build_id": done.build_id, "version": done.version, "location": done.location}
+    finally:
+        store.close()
