@@ -12,6 +12,7 @@ import os
 import zipfile
 from pathlib import Path
 
+import pytest
 import yaml
 from tests.conftest import cli_main
 
@@ -111,12 +112,16 @@ def test_an_edited_brief_is_the_next_version_of_the_same_dashboard(run_build, tm
     assert old["databases"] == new["databases"]
     audit = [a.action for a in service.store.audit_log(second.build.id)]
     assert "new_version" in audit
+    from vitrina.team.errors import TeamError
+    from vitrina.team.republish import republish
+
+    with pytest.raises(TeamError, match=f"newer version from build {second.build.id}"):
+        republish(service.store, first.build.id, lambda b: [])  # would roll v2 back
 
 
 def test_a_lead_publishes_again_from_the_board_page_and_a_viewer_cannot(
     run_build, make_service
 ) -> None:
-    import pytest
     from fastapi.testclient import TestClient
     from playwright.sync_api import sync_playwright
 

@@ -106,6 +106,16 @@ def republish(
             f"build {build_id} is {build.status}, not finished: `vitrina build {brief}` "
             "finishes it, then it can be published again"
         )
+    newer = [
+        b.id
+        for b in store.builds(limit=10_000)
+        if b.id > build.id and b.status == "done" and dashboard_owner(b) == dashboard_owner(build)
+    ]
+    if newer:  # an edited brief published a later version: this one would roll it back
+        raise TeamError(
+            f"build {build_id}'s dashboard has a newer version from build {max(newer)}: "
+            f"`vitrina build --republish {max(newer)}` publishes the latest"
+        )
     version = next_version(build.result)
     try:
         bundle, publications = publish_bundle(
