@@ -95,3 +95,19 @@ def test_an_interval_of_zero_turns_the_monitor_off(make_service) -> None:
         assert client.get("/healthz").status_code == 200
         time.sleep(0.2)
         assert app.state.monitor.passes == 0
+
+
+def test_board_report_reads_the_same_thresholds_from_the_settings(
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    from tests.conftest import cli_main
+
+    url = f"sqlite:///{tmp_path / 'board.sqlite'}"
+    env = make_env(url, tmp_path)
+    blocked_task(env)
+    code, out = cli_main(capsys, "board", "report", "--board", url)
+    assert code == 0 and "signal" not in out  # blocked for a moment, under 4 h
+    monkeypatch.setenv("VITRINA_MONITOR_BLOCKED_S", "0")
+    code, out = cli_main(capsys, "board", "report", "--board", url)
+    assert code == 0 and "signal blocked" in out, out
+    env.store.close()

@@ -323,7 +323,11 @@ def report_command(
             console.print(line, highlight=False)
         for state, seconds in found.seconds_by_state.items():
             console.print(f"  {state}: {seconds:.1f} s", highlight=False)
-        for signal in raise_signals(store, scan(store, chosen.id)):
+        from vitrina.config import load_settings
+        from vitrina.team.watch import limits_from
+
+        limits = limits_from(load_settings())  # the thresholds the served monitor uses too
+        for signal in raise_signals(store, scan(store, chosen.id, limits=limits)):
             console.print(f"[yellow]signal[/] {signal.kind}: {signal.message}", highlight=False)
     finally:
         store.close()
