@@ -78,6 +78,8 @@ def test_republish_refuses_an_unfinished_build(run_build, demo_db, capsys, tmp_p
     code, out = cli_main(capsys, "build", "--republish", str(report.build.id),
                          "--db", f"duckdb:///{demo_db}", "--board", board)  # fmt: skip
     assert code == 1 and "not finished" in out and "vitrina build" in out
+    code, out = cli_main(capsys, "build", "--board", board)  # neither a brief nor a build
+    assert code == 1 and "a brief is needed" in out and "--republish N" in out
 
 
 def test_an_edited_brief_is_the_next_version_of_the_same_dashboard(run_build, tmp_path) -> None:
