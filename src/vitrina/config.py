@@ -137,6 +137,13 @@ class Settings(BaseSettings):
     notify_webhook_secret: str | None = None
     notify_telegram_token: str | None = None
     notify_telegram_chat: str | None = None
+    # the board's monitor while `vitrina serve` runs: a pass every monitor_interval_s seconds
+    # (0: off) raises a signal once for a review open longer than monitor_review_s, a task
+    # blocked longer than monitor_blocked_s, a running build idle longer than monitor_idle_s
+    monitor_interval_s: float = Field(60.0, ge=0)
+    monitor_review_s: float = Field(3600.0, ge=0)
+    monitor_blocked_s: float = Field(4 * 3600.0, ge=0)
+    monitor_idle_s: float = Field(1800.0, ge=0)
     # byte budgets of results (decision 146): a text cell longer than result_cell_max_chars is
     # cut, with a marker, in every JSON reply (HTTP API, `ask --json`, MCP) and in a task's
     # state; one MCP tool reply is at most mcp_reply_max_bytes of JSON; everything one task's

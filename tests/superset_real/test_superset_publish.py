@@ -198,3 +198,50 @@ def test_the_known_traps_are_met_and_handled(published, superset_client) -> None
     assert not verification.ok
     assert [c.element for c in verification.failed] == [bundle.elements[-1].id]
     assert "no_such_metric" in verification.failed[0].message
+
+
+def test_an_edited_brief_and_a_republish_update_the_same_superset_dashboard(
+    tmp_path: Path, superset_warehouse: dict, superset_target, superset_client
+) -> None:
+    """Publish, edit the brief (a new title, one KPI more), build again, then `--republish`:
+    one dashboard of the same UUID and slug, its title and charts updated, no chart or
+    dataset twice (issue 31 item 4)."""
+    from vitrina.team.republish import republish
+    from vitrina.team.service import default_publishers
+
+    service, first = _build(tmp_path, superset_warehouse, superset_target)
+    service.close()
+    assert first.status == "done", first.blocked
+    before = DashboardBundle.model_validate_json((tmp_path / "out" / "dashboard.json").read_text())
+    edited = BRIEF.replace("Карты 2025", "Карты 2025, правка") + "  - Сумма платежей\n"
+    service, second = _build(tmp_path, superset_warehouse, superset_target, brief=edited)
+    try:
+        assert second.status == "done", second.blocked
+        assert second.build.result["dashboard_of"] == first.build.id
+        after = DashboardBundle.model_validate_json(
+            (tmp_path / "out" / "dashboard.json").read_text()
+        )
+        assert after.uuid == before.uuid and after.version == 2
+        assert len(after.elements) > len(before.elements)
+        slug = dashboard_slug(after)
+        assert _count(superset_client, "dashboard", "slug", slug) == 1
+        dashboard = superset_client.get("dashboard", slug)
+        assert dashboard["dashboard_title"] == after.title  # updated in place
+        for element in after.elements:
+            assert _count(superset_client, "chart", "uuid", element.uuid) == 1
+        linked = {c["id"] for c in superset_client.dashboard_charts(dashboard["id"])}
+        assert len(linked) >= len(after.elements)
+        for dataset in after.datasets:
+            name = superset_name(after.id, dataset.id, after.uuid)
+            assert _count(superset_client, "dataset", "table_name", name) == 1
+        again = republish(
+            service.store,
+            second.build.id,
+            lambda b: default_publishers(service.settings, b, superset_target),
+        )
+        assert again.version == 3
+        assert _count(superset_client, "dashboard", "slug", slug) == 1
+        for element in after.elements:
+            assert _count(superset_client, "chart", "uuid", element.uuid) == 1
+    finally:
+        service.close()

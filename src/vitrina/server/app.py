@@ -21,6 +21,7 @@ from vitrina.server.docs_source import find_docs_dir
 from vitrina.server.errors import install_error_handlers
 from vitrina.server.headers import SecurityHeadersMiddleware
 from vitrina.server.limits import BodyLimitMiddleware, TokenBuckets
+from vitrina.server.monitor_loop import MonitorLoop
 from vitrina.server.options import ServeOptions
 from vitrina.server.rebalance import RebalanceMiddleware
 from vitrina.server.routes import ROUTES
@@ -141,10 +142,14 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         access_log.install()  # again after uvicorn configured its loggers: no token in a line
+        monitor = MonitorLoop(settings)  # the board's stale-task signals (issue 31 item 7)
+        monitor.start()
+        _app.state.monitor = monitor
         for router in routers:  # tasks a crash left running continue from their checkpoints
             if hasattr(router, "resume_interrupted"):
                 _resume_tasks(router)
         yield
+        await monitor.stop()
         state.runner.close()
         for router in routers:
             if hasattr(router, "state"):

@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 from vitrina.server.views import (
     board,
+    board_actions,
     catalog,
     dashboards,
     docs,
@@ -78,6 +79,20 @@ ROUTES: tuple[Route, ...] = (
         "/api/board/tasks/{task_id}/attachments/{name}",
         board.board_attachment,
         "board_attachment",
+    ),
+    Route(
+        "GET",
+        "/api/board/tasks/{task_id}/actions",
+        board_actions.board_task_actions,
+        "board_task_actions",
+    ),
+    Route("POST", "/api/board/tasks/{task_id}/actions", board_actions.board_task_act, "board_act"),
+    Route("GET", "/api/board/me", board_actions.board_me, "board_me"),
+    Route(
+        "POST",
+        "/api/board/builds/{build_id}/republish",
+        board_actions.board_build_republish,
+        "board_republish",
     ),
     Route("GET", "/board", board.board_page, "board_page", api=False),
     Route("GET", "/", pages.chat_page, "chat_page", api=False),

@@ -44,8 +44,9 @@ def _service(db: str | None, catalog: Path | None, board: str | None, **kw: Any)
 
 def build_command(
     brief: Annotated[
-        Path, typer.Argument(help="The brief: YAML (or Markdown with a YAML front matter).")
-    ],
+        Path | None,
+        typer.Argument(help="The brief: YAML (or Markdown with a YAML front matter)."),
+    ] = None,
     out: Annotated[
         Path | None, typer.Option("--out", help="Also write the dashboard's static files here.")
     ] = None,
@@ -69,6 +70,14 @@ def build_command(
             "--policy`: table.column=value[,value...]; repeat for more.",
         ),
     ] = None,
+    republish: Annotated[
+        int | None,
+        typer.Option(
+            "--republish",
+            help="Publish finished build N again, in place: the same HTML folder and the "
+            "same Superset dashboard, charts and datasets (by their UUIDs), version + 1.",
+        ),
+    ] = None,
 ) -> None:
     """Run the build team on a brief to a reviewed dashboard (resumes an unfinished build)."""
     from vitrina.language.detect import detect_lang
@@ -76,6 +85,9 @@ def build_command(
     from vitrina.team import TeamError
     from vitrina.team.view import board_table
 
+    if republish is not None or brief is None:
+        _republish_command(republish, db, catalog, board, as_json)
+        return
     try:
         service = _service(db, catalog, board, browser=not no_browser)
         if policy:  # checked against the build's catalog (PolicyError is a ValueError)
@@ -115,6 +127,55 @@ def build_command(
     finally:
         service.close()
     _finish(report, as_json)
+
+
+def _republish_command(
+    build_id: int | None, db: str | None, catalog: Path | None, board: str | None, as_json: bool
+) -> None:
+    """`vitrina build --republish N`: the finished build's dashboard again, in place."""
+    from vitrina.team import TeamError
+    from vitrina.team.republish import republish
+    from vitrina.team.service import default_publishers
+
+    if build_id is None:
+        err.print("a brief is needed: `vitrina build BRIEF` (or `--republish N` for a finished "
+                  "build)", highlight=False, markup=False)  # fmt: skip
+        raise typer.Exit(1)
+    try:
+        service = _service(db, catalog, board, browser=False)
+    except (TeamError, ValueError, OSError) as exc:
+        err.print(f"[red]{exc}[/]", highlight=False)
+        raise typer.Exit(1) from exc
+    try:
+        done = republish(
+            service.store,
+            build_id,
+            lambda b: default_publishers(service.settings, b, service.superset),
+            actor="person:" + _login(),
+        )
+    except TeamError as exc:
+        err.print(str(exc), highlight=False, markup=False)
+        raise typer.Exit(1) from None
+    finally:
+        service.close()
+    if as_json:
+        out = {"build": done.build_id, "version": done.version, "location": done.location,
+               "publications": done.publications}  # fmt: skip
+        console.print_json(json.dumps(out, ensure_ascii=False, default=str))
+        return
+    console.print(f"[green]published again[/] · build {done.build_id} · version {done.version}",
+                  highlight=False)  # fmt: skip
+    for publication in done.publications:
+        console.print(f"  {publication['target']}: {publication['location']}", highlight=False)
+
+
+def _login() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
 
 
 def _finish(report: Any, as_json: bool) -> None:
@@ -262,7 +323,11 @@ def report_command(
             console.print(line, highlight=False)
         for state, seconds in found.seconds_by_state.items():
             console.print(f"  {state}: {seconds:.1f} s", highlight=False)
-        for signal in raise_signals(store, scan(store, chosen.id)):
+        from vitrina.config import load_settings
+        from vitrina.team.watch import limits_from
+
+        limits = limits_from(load_settings())  # the thresholds the served monitor uses too
+        for signal in raise_signals(store, scan(store, chosen.id, limits=limits)):
             console.print(f"[yellow]signal[/] {signal.kind}: {signal.message}", highlight=False)
     finally:
         store.close()

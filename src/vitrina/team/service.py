@@ -39,6 +39,7 @@ from vitrina.team.primitives import Primitives
 from vitrina.team.publish import HtmlPublisher, Publisher
 from vitrina.team.publish.superset import SupersetPublisher, SupersetTarget
 from vitrina.team.publish.superset_bundle import SupersetDatabase
+from vitrina.team.republish import dashboard_owner, lineage
 from vitrina.team.roles import Roster
 from vitrina.team.spec import Spec
 from vitrina.team.workspace import Workspace
@@ -58,6 +59,20 @@ def dashboards_dir(home: Path) -> Path:
 
 def dashboard_slug(build_id: int) -> str:
     return f"build-{build_id}"
+
+
+def default_publishers(
+    settings: Settings, build: Build, superset: SupersetTarget | None
+) -> list[Publisher]:
+    """The targets of a build: the served HTML folder named by the dashboard's owner (an
+    edited brief's build writes its earlier dashboard's folder), --out, and Superset."""
+    folders = [dashboards_dir(settings.home) / dashboard_slug(dashboard_owner(build))]
+    if build.out_dir:
+        folders.append(Path(build.out_dir))
+    publishers: list[Publisher] = [HtmlPublisher(folders)]
+    if superset is not None:
+        publishers.append(SupersetPublisher(superset))
+    return publishers
 
 
 @dataclass
@@ -198,7 +213,7 @@ class BuildService:
         if new:
             key = f"{key[:24]}-{len(self.store.builds(limit=10_000)) + 1}"
         workspace = self.settings.home / "team" / "workspaces" / key
-        build, _ = self.store.create_build(
+        build, created = self.store.create_build(
             key=key,
             title=brief.title,
             brief=brief_text,
@@ -207,6 +222,13 @@ class BuildService:
             phase=PHASES[0],
             out_dir=str(out.resolve()) if out else None,
         )
+        if created and not new:  # an edited brief: the next version of its dashboard
+            earlier = lineage(self.store, build)
+            if earlier:
+                self.store.update_build(build.id, result={**build.result, **earlier})
+                self.store.audit(build_id=build.id, actor="coordinator", action="new_version",
+                                 outcome="done", **earlier)  # fmt: skip
+                build = self.store.get_build(build.id) or build
         return build, brief
 
     def context(
@@ -218,12 +240,7 @@ class BuildService:
         workspace = Workspace.open(Path(build.workspace))
         publishers = self.publishers
         if publishers is None:
-            folders = [dashboards_dir(self.settings.home) / dashboard_slug(build.id)]
-            if build.out_dir:
-                folders.append(Path(build.out_dir))
-            publishers = [HtmlPublisher(folders)]
-            if self.superset is not None:
-                publishers.append(SupersetPublisher(self.superset))
+            publishers = default_publishers(self.settings, build, self.superset)
         prims = Primitives(self.store, self.roster, build.id, workspace, on_action=on_event)
         lang = brief.language or ("ru" if detect_lang(brief.title) == "ru" else "en")
         return BuildContext(

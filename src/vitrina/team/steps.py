@@ -6,7 +6,6 @@ its comment is keyed), so a restart after a crash repeats nothing that already h
 
 from __future__ import annotations
 
-import json
 from typing import Any, Literal
 
 from vitrina.team.agents.rules.coordinator import CoordinatorRules
@@ -17,7 +16,6 @@ from vitrina.team.lifecycle import HandoffStatus, TaskStatus
 from vitrina.team.messages import text
 from vitrina.team.prewake import NextStep
 from vitrina.team.protocol import Handoff
-from vitrina.team.publish import DashboardBundle
 from vitrina.trace import Trace
 
 BuildStatus = Literal["running", "done", "blocked"]
@@ -138,12 +136,10 @@ def execute(ctx: BuildContext, step: NextStep) -> BuildStatus:
 
 def publish(ctx: BuildContext) -> str:
     """Hand main's dashboard to every publisher; remember where it went."""
-    names = ctx.workspace.files("main", "dashboard")
-    files = {
-        n.removeprefix("dashboard/"): ctx.workspace.read_bytes("main", n) or b"" for n in names
-    }
-    bundle = DashboardBundle.model_validate(json.loads(files["dashboard.json"]))
-    publications = [p.publish(bundle, files).model_dump(mode="json") for p in ctx.publishers]
+    from vitrina.team.republish import publish_bundle
+
+    version = int(ctx.build.result.get("version") or 1)  # an edited brief's next version
+    bundle, publications = publish_bundle(ctx.workspace, ctx.publishers, version)
     location = publications[0]["location"] if publications else ""
     ctx.store.update_build(
         ctx.build.id,
@@ -153,6 +149,7 @@ def publish(ctx: BuildContext) -> str:
             "location": location,
             "publications": publications,
             "dashboard_uuid": bundle.uuid,
+            "version": version,
         },
     )
     return location

@@ -61,6 +61,8 @@ class DashboardBundle(BaseModel):
     datasets: list[DatasetRef] = Field(default_factory=list)
     elements: list[DashboardElement] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    # the publication's version: 1, one more on each re-publish or edited brief (decision 207)
+    version: int = 1
 
 
 class Publication(BaseModel):

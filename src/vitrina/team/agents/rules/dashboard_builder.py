@@ -13,6 +13,7 @@ from vitrina.team.lifecycle import HandoffStatus
 from vitrina.team.messages import text
 from vitrina.team.publish import DashboardBundle, DashboardElement, DatasetRef
 from vitrina.team.publish.bundle import stable_uuid
+from vitrina.team.republish import dashboard_owner, uuid_key
 from vitrina.team.toolbox import Toolbox
 
 KNOWN_FIXES = {"WEB-004"}
@@ -67,7 +68,7 @@ class DashboardBuilderRules:
             for card in cards:
                 card["w"] = widest
         placed = grid(elements)
-        key = work.build.key
+        key = uuid_key(work.build)  # an edited brief's build keeps the dashboard's UUIDs
         datasets = [
             DatasetRef(
                 id=v.id,
@@ -78,7 +79,7 @@ class DashboardBuilderRules:
             for v in design_of(spec).views
         ]
         bundle = DashboardBundle(
-            id=f"build-{work.build.id}",
+            id=f"build-{dashboard_owner(work.build)}",
             uuid=stable_uuid(key, "dashboard"),
             title=presentation["title"],
             subtitle=presentation.get("subtitle", ""),
