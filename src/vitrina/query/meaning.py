@@ -1,0 +1,483 @@
+"""Checks of meaning: does SQL a model wrote say what the rules read in the question?
+
+The guard proves a query is safe and EXPLAIN that it runs; neither proves it answers the
+question. A plausible query that drops "без Москвы", counts every client for "старше 60
+лет" or sums by the wrong date is the error a user cannot see. The rules' reading of the
+question (a plan, possibly partial, plus the words they could not place) is what the
+model's SQL is held to, in code:
+
+- every word the rules could not place must be carried by something the reading does not
+  hold (a condition, a column, a grain), else the answer is refused naming the words;
+- each metric's catalog expression, as defined, and its mandatory filter;
+- the date column is one of the metric's dates, and the period's bounds are the reading's;
+- the breakdown (dimensions and grain) is the reading's, no more and no less;
+- each filter of the reading, with its values; no condition the question does not ask;
+- a join that is not many-to-one toward the fact (it multiplies the fact's rows) must
+  pre-aggregate;
+- a number is not scaled by a constant (a unit slip).
+
+A problem the catalog decides refuses the SQL (the model gets it back, bounded); one it
+cannot decide (a join no relation describes) is answered with a visible caveat. Every
+message is in the question's language.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+import sqlglot
+from sqlglot import exp
+
+from vitrina.catalog import Catalog
+from vitrina.catalog.model import ColumnRole
+from vitrina.query.plan import QueryPlan
+
+DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+MESSAGES: dict[str, tuple[str, str]] = {
+    "unplaced": (
+        "в запросе модели нет ничего, что отвечает на слова {words}",
+        "the model's query holds nothing for the words {words}",
+    ),
+    "metric": (
+        "показатель «{name}» считается не так, как в каталоге ({expected})",
+        "the metric '{name}' is not computed as the catalog defines it ({expected})",
+    ),
+    "mandatory_filter": (
+        "у показателя «{name}» пропущено обязательное условие {condition}",
+        "the metric '{name}' misses its mandatory condition {condition}",
+    ),
+    "unit": (
+        "число умножено или разделено на {factor}: единицы не те, что в каталоге",
+        "the number is multiplied or divided by {factor}: not the catalog's unit",
+    ),
+    "date_column": (
+        "период отсчитан по столбцу {column}, а у показателя даты: {allowed}",
+        "the period is applied to {column}, but the metric's dates are {allowed}",
+    ),
+    "period": (
+        "период в запросе {got}, а в вопросе {expected}",
+        "the query's period is {got}, the question asks for {expected}",
+    ),
+    "period_extra": (
+        "в запросе есть ограничение по дате, которого нет в вопросе",
+        "the query limits dates the question does not limit",
+    ),
+    "breakdown_missing": (
+        "нет разбивки по {column}, о которой спрашивали",
+        "the breakdown by {column} that was asked is missing",
+    ),
+    "breakdown_extra": (
+        "в запросе разбивка {item}, о которой не спрашивали",
+        "the query breaks down by {item}, which was not asked",
+    ),
+    "filter_missing": (
+        "пропущено условие {label}",
+        "the condition {label} is missing",
+    ),
+    "filter_values": (
+        "условие {column} взято со значениями {got} вместо {expected}",
+        "the condition on {column} uses {got} instead of {expected}",
+    ),
+    "condition_extra": (
+        "в запросе условие {condition}, которого нет в вопросе",
+        "the query has the condition {condition}, which the question does not ask",
+    ),
+    "table": (
+        "в запросе нет таблицы показателя {table}",
+        "the query does not read the metric's table {table}",
+    ),
+    "fan_out": (
+        "соединение с {table} размножает строки {fact}: нужно сначала агрегировать",
+        "the join with {table} multiplies the rows of {fact}: aggregate it first",
+    ),
+    "join_unknown": (
+        "соединение с {table} не описано в каталоге: проверьте, что строки не размножены",
+        "the join with {table} is not described in the catalog: check that rows are not repeated",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class MeaningProblem:
+    """One way the SQL differs from the reading. `decided`: the catalog settles it (the SQL
+    is refused); otherwise the answer is given with `message` as a caveat."""
+
+    check: str
+    message: str
+    decided: bool = True
+
+
+def say(check: str, lang: str, **values: str) -> str:
+    ru, en = MESSAGES[check]
+    return (ru if lang == "ru" else en).format(**values)
+
+
+def bare(name: str) -> str:
+    """A table or column name without schema or qualifier, lower case."""
+    return name.rsplit(".", 1)[-1].strip('"`[]').lower()
+
+
+def normalised(node: exp.Expr, dialect: str) -> str:
+    """An expression's SQL without column qualifiers, lower case: aliases do not matter."""
+    copy = node.copy()
+    for col in copy.find_all(exp.Column):
+        col.set("table", None)
+        col.set("db", None)
+        col.set("catalog", None)
+    text = copy.sql(dialect=dialect).lower()
+    return re.sub(r"count\(1\)", "count(*)", re.sub(r"\s+", " ", text))
+
+
+@dataclass
+class Facts:
+    """What the query does, collected once: conditions, groupings, tables, aggregates."""
+
+    text: str  # the whole query, normalised
+    conditions: list[tuple[str, str, list[str]]]  # (column, operator, literal values)
+    grouped: list[exp.Expr]
+    tables: set[str]
+    outer: exp.Select | None
+
+
+def _literal_values(node: exp.Expr) -> list[str]:
+    if isinstance(node, exp.Column):
+        return []
+    return [lit.this for lit in node.find_all(exp.Literal) if not node.find(exp.Column)]
+
+
+def _conditions(tree: exp.Expr) -> list[tuple[str, str, list[str]]]:
+    """Every comparison of a column with literals, anywhere in the query (CTEs included)."""
+    out = []
+    for node in tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In):
+        col = node.this if isinstance(node.this, exp.Column) else None
+        other: list[exp.Expr] = (
+            list(node.expressions) if isinstance(node, exp.In) else [node.args.get("expression")]
+        )
+        if col is None and isinstance(node.args.get("expression"), exp.Column):
+            col, other = node.args["expression"], [node.this]
+            node = _flipped(node)
+        if col is None or not all(o is not None and not o.find(exp.Column) for o in other):
+            continue
+        values = [v for o in other for v in _literal_values(o)]
+        if values:
+            out.append((bare(col.name), node.key, values))
+    for node in tree.find_all(exp.Between):
+        if isinstance(node.this, exp.Column):
+            low = _literal_values(node.args["low"])
+            high = _literal_values(node.args["high"])
+            out += [(bare(node.this.name), "gte", low), (bare(node.this.name), "lte", high)]
+    return out
+
+
+def _flipped(node: exp.Expr) -> exp.Expr:
+    """`'2024-01-01' <= d` read as `d >= '2024-01-01'`."""
+    swap = {exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT, exp.LTE: exp.GTE}
+    kind = swap.get(type(node))
+    return kind(this=node.expression, expression=node.this) if kind else node
+
+
+def _grouped(select: exp.Select) -> list[exp.Expr]:
+    group = select.args.get("group")
+    if not group:
+        return []
+    by_alias = {p.alias_or_name.lower(): p for p in select.expressions}
+    out = []
+    for item in group.expressions:
+        target = item
+        if isinstance(item, exp.Literal) and item.is_int:
+            index = int(item.this) - 1
+            target = select.expressions[index] if 0 <= index < len(select.expressions) else item
+        elif isinstance(item, exp.Column) and not item.table and item.name.lower() in by_alias:
+            target = by_alias[item.name.lower()]
+        out.append(target.this if isinstance(target, exp.Alias) else target)
+    return out
+
+
+def facts_of(tree: exp.Expr, dialect: str) -> Facts:
+    outer = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
+    grouped = [g for s in tree.find_all(exp.Select) for g in _grouped(s)]
+    return Facts(
+        text=normalised(tree, dialect),
+        conditions=_conditions(tree),
+        grouped=grouped,
+        tables={bare(t.name) for t in tree.find_all(exp.Table)},
+        outer=outer,
+    )
+
+
+def _date_of(value: str) -> date | None:
+    return date.fromisoformat(value[:10]) if DATE_TEXT.match(value) else None
+
+
+def _bounds(conditions: list[tuple[str, str, list[str]]]) -> dict[str, list[date | None]]:
+    """Per date column, the inclusive [start, end] its conditions give."""
+    out: dict[str, list[date | None]] = {}
+    for column, op, values in conditions:
+        day = _date_of(values[0]) if len(values) == 1 else None
+        if day is None:
+            continue
+        low, high = out.setdefault(column, [None, None])
+        if op in ("gte", "gt"):
+            out[column][0] = day + timedelta(days=1) if op == "gt" else day
+        elif op in ("lte", "lt"):
+            out[column][1] = day - timedelta(days=1) if op == "lt" else day
+        elif op == "eq":
+            out[column] = [day, day]
+    return out
+
+
+class Reader:
+    """The checks of one query against one reading."""
+
+    def __init__(
+        self, sql: str, dialect: str, catalog: Catalog, plan: QueryPlan, lang: str
+    ) -> None:
+        self.tree = sqlglot.parse_one(sql, read=dialect)
+        self.dialect, self.catalog, self.plan, self.lang = dialect, catalog, plan, lang
+        self.facts = facts_of(self.tree, dialect)
+        self.problems: list[MeaningProblem] = []
+
+    def add(self, check: str, *, decided: bool = True, **values: str) -> None:
+        self.problems.append(MeaningProblem(check, say(check, self.lang, **values), decided))
+
+    def metric_dates(self) -> set[str]:
+        dates = {bare(self.plan.date_column)} if self.plan.date_column else set()
+        for metric_id in self.plan.metrics:
+            metric = self.catalog.metrics.get(metric_id)
+            if metric is None:
+                continue
+            if metric.date_column:
+                dates.add(bare(metric.date_column))
+            dates |= {bare(d) for d in metric.dates.values()}
+            table = self.catalog.tables.get(metric.table)
+            if not dates and table is not None:
+                dates |= {bare(c.name) for c in table.columns if c.role == ColumnRole.DATE}
+        return dates
+
+    # -- the metric -------------------------------------------------------------------
+
+    def check_metrics(self, partial: bool) -> None:
+        if self.plan.derived or self.plan.combined:
+            return  # shares, ratios per unit and joined parts: built by code, not one expression
+        if partial and not self.tree.find(exp.AggFunc):
+            return  # a partial reading's metric may be a default; the model read a listing
+        for metric_id in self.plan.metrics:
+            metric = self.catalog.metrics.get(metric_id)
+            if metric is None or not metric.expression or metric.numerator:
+                continue
+            name = metric.name_ru if self.lang == "ru" else metric.name_en
+            expected = normalised(sqlglot.parse_one(metric.expression, read=self.dialect), self.dialect)
+            if expected not in self.facts.text:
+                self.add("metric", name=name, expected=metric.expression)
+            if metric.filter:
+                condition = sqlglot.parse_one(metric.filter, read=self.dialect)
+                if normalised(condition, self.dialect) not in self.facts.text:
+                    self.add("mandatory_filter", name=name, condition=metric.filter)
+            if bare(metric.table) not in self.facts.tables:
+                self.add("table", table=metric.table)
+
+    def check_units(self) -> None:
+        if self.facts.outer is None:
+            return
+        for proj in self.facts.outer.expressions:
+            for node in proj.find_all(exp.Mul, exp.Div):
+                sides = [node.this, node.expression]
+                numbers = [s for s in sides if isinstance(s, exp.Literal) and s.is_number]
+                scaled = [s for s in sides if s.find(exp.AggFunc)]
+                if numbers and scaled and float(numbers[0].this) not in (1.0, 100.0):
+                    self.add("unit", factor=numbers[0].this)
+                    return
+
+    # -- dates --------------------------------------------------------------------------
+
+    def check_period(self) -> None:
+        bounds = _bounds(self.facts.conditions)
+        period = self.plan.period
+        if period is None:
+            dates = self.metric_dates()
+            if any(column in dates for column in bounds):
+                self.add("period_extra")
+            return
+        allowed = self.metric_dates()
+        for column, (low, high) in bounds.items():
+            if allowed and column not in allowed:
+                self.add("date_column", column=column, allowed=", ".join(sorted(allowed)))
+                continue
+            start = None if period.open_start else period.start
+            if (low, high) != (start, period.end):
+                self.add(
+                    "period",
+                    got=f"{low or '…'} – {high or '…'}",
+                    expected=f"{start or '…'} – {period.end}",
+                )
+
+    # -- breakdown ----------------------------------------------------------------------
+
+    def _dimension_names(self) -> set[str]:
+        names = set()
+        for dim in self.plan.dimensions:
+            names |= {bare(dim.column), bare(dim.select_column)}
+            if dim.key_column:
+                names.add(bare(dim.key_column))
+        return names
+
+    def _is_date_bucket(self, item: exp.Expr) -> bool:
+        columns = {bare(c.name) for c in item.find_all(exp.Column)}
+        return bool(columns & self.metric_dates()) or not columns
+
+    def check_breakdown(self) -> None:
+        names = self._dimension_names()
+        grouped_columns = set()
+        for item in self.facts.grouped:
+            if isinstance(item, exp.Column) and bare(item.name) in names:
+                grouped_columns.add(bare(item.name))
+                continue
+            if self.plan.grain and self._is_date_bucket(item):
+                continue
+            self.add("breakdown_extra", item=item.sql(dialect=self.dialect))
+        for dim in self.plan.dimensions:
+            wanted = {bare(dim.column), bare(dim.select_column)}
+            if not wanted & grouped_columns:
+                self.add("breakdown_missing", column=dim.column)
+
+    # -- conditions ---------------------------------------------------------------------
+
+    def _known_columns(self) -> set[str]:
+        """Columns a condition may use without the question naming it."""
+        known = {bare(f.column) for f in [*self.plan.filters, *self.plan.share_filters]}
+        known |= self.metric_dates()
+        known |= {bare(c.column) for c in self.plan.comparisons if c.column}
+        for metric_id in self.plan.metrics:
+            metric = self.catalog.metrics.get(metric_id)
+            if metric and metric.filter:
+                condition = sqlglot.parse_one(metric.filter, read=self.dialect)
+                known |= {bare(c.name) for c in condition.find_all(exp.Column)}
+        if self.plan.segment and self.catalog.info.segment_column:
+            known.add(bare(self.catalog.info.segment_column))
+        return known
+
+    def check_filters(self) -> None:
+        by_column: dict[str, set[str]] = {}
+        for column, op, values in self.facts.conditions:
+            if op in ("eq", "in"):
+                by_column.setdefault(column, set()).update(values)
+        for f in self.plan.filters:
+            got = by_column.get(bare(f.column))
+            label = f.label_ru if self.lang == "ru" else f.label_en
+            if got is None:
+                self.add("filter_missing", label=label or f.column)
+            elif got != set(f.values):
+                self.add(
+                    "filter_values",
+                    column=f.column,
+                    got=", ".join(sorted(got)),
+                    expected=", ".join(f.values),
+                )
+
+    def extra_columns(self) -> list[str]:
+        """Columns shown outside aggregates that the reading's breakdown does not hold."""
+        if self.facts.outer is None:
+            return []
+        names = self._dimension_names()
+        shown = {
+            bare(c.name)
+            for p in self.facts.outer.expressions
+            for c in p.find_all(exp.Column)
+            if not c.find_ancestor(exp.AggFunc)
+        }
+        return sorted(shown - names - self.metric_dates())
+
+    def extra_conditions(self) -> list[str]:
+        known = self._known_columns()
+        return sorted(
+            {f"{column} {op} {', '.join(values)}" for column, op, values in self.facts.conditions}
+            - {
+                f"{column} {op} {', '.join(values)}"
+                for column, op, values in self.facts.conditions
+                if column in known
+            }
+        )
+
+    # -- joins --------------------------------------------------------------------------
+
+    def check_joins(self) -> None:
+        """Tables joined in an aggregating SELECT must be reached many-to-one from the fact."""
+        fact = bare(self.plan.base_table)
+        relations = [(bare(r.left_table), bare(r.right_table)) for r in self.catalog.relations]
+        for select in self.tree.find_all(exp.Select):
+            if not any(p.find(exp.AggFunc) for p in select.expressions):
+                continue
+            tables = [
+                bare(t.name)
+                for t in [select.args.get("from"), *(select.args.get("joins") or [])]
+                if t is not None and isinstance(t.this, exp.Table)
+                for t in [t]
+            ]
+            if fact not in tables:
+                continue
+            self._joined_from(fact, tables, relations)
+
+    def _joined_from(self, fact: str, tables: list[str], relations: list[tuple[str, str]]) -> None:
+        reached = {fact}
+        for _ in range(len(tables)):  # bounded: each pass adds a table or stops
+            more = {r for left, r in relations if left in reached and r in tables} - reached
+            if not more:
+                break
+            reached |= more
+        for table in tables:
+            if table in reached:
+                continue
+            many = any(left == table and right in reached for left, right in relations)
+            if many:
+                self.add("fan_out", table=table, fact=fact)
+            else:
+                self.add("join_unknown", decided=False, table=table)
+
+
+def check_meaning(
+    sql: str,
+    dialect: str,
+    catalog: Catalog,
+    plan: QueryPlan | None,
+    *,
+    unexplained: list[str],
+    lang: str,
+) -> list[MeaningProblem]:
+    """Every way `sql` differs from the rules' reading `plan` (None: the rules have none)."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except sqlglot.errors.ParseError:
+        return []  # the guard reports unparsable SQL
+    if plan is None:
+        return _unplaced_only(tree, unexplained, lang)
+    reader = Reader(sql, dialect, catalog, plan, lang)
+    reader.check_metrics(partial=bool(unexplained))
+    reader.check_units()
+    reader.check_period()
+    reader.check_breakdown()
+    reader.check_filters()
+    reader.check_joins()
+    extra = reader.extra_conditions()
+    breakdown_extra = [p for p in reader.problems if p.check == "breakdown_extra"]
+    if unexplained:
+        # the unplaced words must be carried by a condition or a breakdown beyond the reading
+        reader.problems = [p for p in reader.problems if p.check != "breakdown_extra"]
+        if not extra and not breakdown_extra and not reader.extra_columns():
+            reader.add("unplaced", words=", ".join(f"«{w}»" for w in unexplained))
+    else:
+        for condition in extra:
+            reader.add("condition_extra", condition=condition)
+    return reader.problems
+
+
+def _unplaced_only(tree: exp.Expr, unexplained: list[str], lang: str) -> list[MeaningProblem]:
+    """No reading to compare with: the unplaced words need at least one condition or group."""
+    has_where = tree.find(exp.Where) is not None or tree.find(exp.Having) is not None
+    has_group = tree.find(exp.Group) is not None
+    if unexplained and not (has_where or has_group):
+        words = ", ".join(f"«{w}»" for w in unexplained)
+        return [MeaningProblem("unplaced", say("unplaced", lang, words=words))]
+    return []
