@@ -412,7 +412,7 @@ class Reader:
                 continue
             tables = [
                 bare(t.name)
-                for t in [select.args.get("from"), *(select.args.get("joins") or [])]
+                for t in [select.args.get("from_"), *(select.args.get("joins") or [])]
                 if t is not None and isinstance(t.this, exp.Table)
                 for t in [t]
             ]
