@@ -85,6 +85,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "в запросе условие {condition}, которого нет в вопросе",
         "the query has the condition {condition}, which the question does not ask",
     ),
+    "unchecked": (
+        "правила не прочитали вопрос целиком, запрос модели не с чем сверить",
+        "the rules could not read the question, so the model's query is not checked against it",
+    ),
     "table": (
         "в запросе нет таблицы показателя {table}",
         "the query does not read the metric's table {table}",
@@ -260,18 +264,22 @@ class Reader:
     # -- the metric -------------------------------------------------------------------
 
     def check_metrics(self, partial: bool) -> None:
-        if self.plan.derived or self.plan.combined:
-            return  # shares, ratios per unit and joined parts: built by code, not one expression
-        if partial and not self.tree.find(exp.AggFunc):
-            return  # a partial reading's metric may be a default; the model read a listing
+        if self.plan.combined or (partial and not self.tree.find(exp.AggFunc)):
+            # joined parts are built by code; a partial reading's metric may be a default
+            # where the model read a listing
+            return
         for metric_id in self.plan.metrics:
             metric = self.catalog.metrics.get(metric_id)
-            if metric is None or not metric.expression or metric.numerator:
+            if metric is None:
                 continue
             name = metric.name_ru if self.lang == "ru" else metric.name_en
-            expected = normalised(sqlglot.parse_one(metric.expression, read=self.dialect), self.dialect)
-            if expected not in self.facts.text:
-                self.add("metric", name=name, expected=metric.expression)
+            # a share or a ratio per unit wraps the expression: only the parts are held
+            if metric.expression and not metric.numerator and not self.plan.derived:
+                expected = normalised(
+                    sqlglot.parse_one(metric.expression, read=self.dialect), self.dialect
+                )
+                if expected not in self.facts.text:
+                    self.add("metric", name=name, expected=metric.expression)
             if metric.filter:
                 condition = sqlglot.parse_one(metric.filter, read=self.dialect)
                 if normalised(condition, self.dialect) not in self.facts.text:
@@ -451,8 +459,9 @@ def check_meaning(
         tree = sqlglot.parse_one(sql, read=dialect)
     except sqlglot.errors.ParseError:
         return []  # the guard reports unparsable SQL
+    numbers = missing_numbers(tree, unexplained, lang)
     if plan is None:
-        return _unplaced_only(tree, unexplained, lang)
+        return numbers or _unplaced_only(tree, unexplained, lang)
     reader = Reader(sql, dialect, catalog, plan, lang)
     reader.check_metrics(partial=bool(unexplained))
     reader.check_units()
@@ -470,14 +479,32 @@ def check_meaning(
     else:
         for condition in extra:
             reader.add("condition_extra", condition=condition)
-    return reader.problems
+    return [*numbers, *reader.problems]
 
 
 def _unplaced_only(tree: exp.Expr, unexplained: list[str], lang: str) -> list[MeaningProblem]:
-    """No reading to compare with: the unplaced words need at least one condition or group."""
+    """No reading to compare with: the unplaced words need at least one condition or group;
+    whatever else the query says is unchecked, and the answer says so."""
     has_where = tree.find(exp.Where) is not None or tree.find(exp.Having) is not None
     has_group = tree.find(exp.Group) is not None
     if unexplained and not (has_where or has_group):
         words = ", ".join(f"«{w}»" for w in unexplained)
         return [MeaningProblem("unplaced", say("unplaced", lang, words=words))]
-    return []
+    return [MeaningProblem("unchecked", say("unchecked", lang), decided=False)]
+
+
+def missing_numbers(tree: exp.Expr, unexplained: list[str], lang: str) -> list[MeaningProblem]:
+    """A number among the unplaced words ("больше 10000", "older than 60") must be in the
+    query as a literal, or as a year counted from it (60 years: a birth year)."""
+    literals = {lit.this.replace(" ", "") for lit in tree.find_all(exp.Literal)}
+    missing = [
+        w
+        for w in unexplained
+        if w.replace(" ", "").isdigit()
+        and w.replace(" ", "") not in literals
+        and not any(lit.isdigit() and len(lit) == 4 for lit in literals)
+    ]
+    if not missing:
+        return []
+    words = ", ".join(f"«{w}»" for w in missing)
+    return [MeaningProblem("unplaced", say("unplaced", lang, words=words))]

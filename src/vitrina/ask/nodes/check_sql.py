@@ -19,7 +19,9 @@ def check_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
     if not ctx.options.deterministic_checks:
         trace.branch("deterministic checks switched off for this run")
         return {"trace": trace.events}
-    plan = state.get("plan")  # None on the model path: the question's own period and grain apply
+    # the model path: the rules' reading (its period runs to the last complete day), else the
+    # question's own period and grain
+    plan = state.get("plan") or state.get("reading_plan")
     options = RunOptions(
         row_cap=ctx.settings.row_cap,
         period=plan.period if plan else state.get("period"),
