@@ -96,9 +96,7 @@ def _drop(tree: exp.Expr, ctx: Ctx, pick: Callable[[exp.Expr], bool]) -> exp.Exp
 
 def dropped_condition(tree: exp.Expr, ctx: Ctx) -> exp.Expr | None:
     """The condition a question's words asked for ("без Москвы", "from Brazil") left out."""
-    return _drop(
-        tree, ctx, lambda p: not _is_date_condition(p, ctx) and not _is_mandatory(p, ctx)
-    )
+    return _drop(tree, ctx, lambda p: not _is_date_condition(p, ctx) and not _is_mandatory(p, ctx))
 
 
 def missing_mandatory_filter(tree: exp.Expr, ctx: Ctx) -> exp.Expr | None:
@@ -281,7 +279,12 @@ def filter_value_spelling(tree: exp.Expr, ctx: Ctx) -> exp.Expr | None:
             continue
         literals = node.expressions if isinstance(node, exp.In) else [node.expression]
         for lit in literals:
-            if isinstance(lit, exp.Literal) and lit.is_string and lit.this and not lit.this[0].isdigit():
+            if (
+                isinstance(lit, exp.Literal)
+                and lit.is_string
+                and lit.this
+                and not lit.this[0].isdigit()
+            ):
                 text = lit.this
                 lit.set("this", text.lower() if text != text.lower() else text.upper())
                 return tree
@@ -313,8 +316,12 @@ def segment_leak(tree: exp.Expr, ctx: Ctx) -> exp.Expr | None:
     if select is None:
         return None
     tables = {t.alias_or_name: bare(t.name) for t in _tables(select)}
-    filtered = {c.name.lower() for c in (select.args.get("where") or exp.Where()).find_all(exp.Column)}
-    grouped = {c.name.lower() for c in (select.args.get("group") or exp.Group()).find_all(exp.Column)}
+    filtered = {
+        c.name.lower() for c in (select.args.get("where") or exp.Where()).find_all(exp.Column)
+    }
+    grouped = {
+        c.name.lower() for c in (select.args.get("group") or exp.Group()).find_all(exp.Column)
+    }
     for alias, column, value in _dictionary_columns(ctx, tables):
         if column.lower() in filtered | grouped:
             continue
@@ -397,7 +404,9 @@ def as_cte(tree: exp.Expr, ctx: Ctx) -> exp.Expr | None:
     if len(set(names)) != len(names) or any(not n or n == "*" for n in names):
         inner = tree.copy()
         for index, proj in enumerate(inner.expressions):
-            inner.expressions[index] = exp.alias_(proj.this if isinstance(proj, exp.Alias) else proj, f"c{index}")
+            inner.expressions[index] = exp.alias_(
+                proj.this if isinstance(proj, exp.Alias) else proj, f"c{index}"
+            )
         tree = inner
     return exp.select("*").from_("answer").with_("answer", as_=tree.copy())
 

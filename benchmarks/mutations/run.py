@@ -196,7 +196,9 @@ def main() -> None:
     if args.show:
         for o in outcomes:
             if o.outcome in ("passed", "blocked", "wrong"):
-                print(f"{o.outcome:8} {o.row['id']}: {o.row['sql'][:200]}\n         {o.answer[:200]}")
+                print(
+                    f"{o.outcome:8} {o.row['id']}: {o.row['sql'][:200]}\n         {o.answer[:200]}"
+                )
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from llm.openai_server import OpenAIServer, ServerState, serve  # noqa: E402
 PROMPTS = ROOT / "src" / "vitrina" / "ask" / "llm" / "prompts"
 LISTED = re.compile(r"^- ([\w.\"`]+):", re.MULTILINE)
 
-__all__ = ["ModelAnswering", "OpenAIServer", "serve", "scripted_server_state"]
+__all__ = ["ModelAnswering", "OpenAIServer", "scripted_server_state", "serve"]
 
 
 def _first_lines() -> dict[str, str]:

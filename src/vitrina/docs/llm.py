@@ -145,9 +145,7 @@ _OPERATOR_WORDS: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
     ),
     (
         "greater than",
-        re.compile(
-            r"\b(greater than|more than|larger than|exceed\w*|больше|превыша\w*)", re.I
-        ),
+        re.compile(r"\b(greater than|more than|larger than|exceed\w*|больше|превыша\w*)", re.I),
         re.compile(r">"),
     ),
     (

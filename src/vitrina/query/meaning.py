@@ -152,35 +152,36 @@ def _literal_values(node: exp.Expr) -> list[str]:
     return [lit.this for lit in node.find_all(exp.Literal) if not node.find(exp.Column)]
 
 
+def _comparison(node: exp.Expr) -> tuple[exp.Column, str, list[exp.Expr]] | None:
+    """(column, operator, the other side) of `column op literal`, either way round."""
+    right = node.args.get("expression")
+    if isinstance(node, exp.In) and isinstance(node.this, exp.Column):
+        return node.this, "in", list(node.expressions)
+    if isinstance(node.this, exp.Column) and right is not None:
+        return node.this, node.key, [right]
+    if isinstance(right, exp.Column):
+        flipped = {"gt": "lt", "gte": "lte", "lt": "gt", "lte": "gte"}
+        return right, flipped.get(node.key, node.key), [node.this]
+    return None
+
+
 def _conditions(tree: exp.Expr) -> list[tuple[str, str, list[str]]]:
     """Every comparison of a column with literals, anywhere in the query (CTEs included)."""
     out = []
     for node in tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In):
-        col = node.this if isinstance(node.this, exp.Column) else None
-        other: list[exp.Expr] = (
-            list(node.expressions) if isinstance(node, exp.In) else [node.args.get("expression")]
-        )
-        if col is None and isinstance(node.args.get("expression"), exp.Column):
-            col, other = node.args["expression"], [node.this]
-            node = _flipped(node)
-        if col is None or not all(o is not None and not o.find(exp.Column) for o in other):
+        found = _comparison(node)
+        if found is None or any(o.find(exp.Column) for o in found[2]):
             continue
+        col, op, other = found
         values = [v for o in other for v in _literal_values(o)]
         if values:
-            out.append((bare(col.name), node.key, values))
+            out.append((bare(col.name), op, values))
     for node in tree.find_all(exp.Between):
         if isinstance(node.this, exp.Column):
             low = _literal_values(node.args["low"])
             high = _literal_values(node.args["high"])
             out += [(bare(node.this.name), "gte", low), (bare(node.this.name), "lte", high)]
     return out
-
-
-def _flipped(node: exp.Expr) -> exp.Expr:
-    """`'2024-01-01' <= d` read as `d >= '2024-01-01'`."""
-    swap = {exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT, exp.LTE: exp.GTE}
-    kind = swap.get(type(node))
-    return kind(this=node.expression, expression=node.this) if kind else node
 
 
 def _grouped(select: exp.Select) -> list[exp.Expr]:
@@ -223,11 +224,11 @@ def _bounds(conditions: list[tuple[str, str, list[str]]]) -> dict[str, list[date
         day = _date_of(values[0]) if len(values) == 1 else None
         if day is None:
             continue
-        low, high = out.setdefault(column, [None, None])
+        bounds = out.setdefault(column, [None, None])
         if op in ("gte", "gt"):
-            out[column][0] = day + timedelta(days=1) if op == "gt" else day
+            bounds[0] = day + timedelta(days=1) if op == "gt" else day
         elif op in ("lte", "lt"):
-            out[column][1] = day - timedelta(days=1) if op == "lt" else day
+            bounds[1] = day - timedelta(days=1) if op == "lt" else day
         elif op == "eq":
             out[column] = [day, day]
     return out
@@ -243,6 +244,7 @@ class Reader:
         self.dialect, self.catalog, self.plan, self.lang = dialect, catalog, plan, lang
         self.facts = facts_of(self.tree, dialect)
         self.problems: list[MeaningProblem] = []
+        self.misdated: set[str] = set()  # date columns already reported as the wrong date
 
     def add(self, check: str, *, decided: bool = True, **values: str) -> None:
         self.problems.append(MeaningProblem(check, say(check, self.lang, **values), decided))
@@ -312,6 +314,7 @@ class Reader:
         allowed = self.metric_dates()
         for column, (low, high) in bounds.items():
             if allowed and column not in allowed:
+                self.misdated.add(column)
                 self.add("date_column", column=column, allowed=", ".join(sorted(allowed)))
                 continue
             start = None if period.open_start else period.start
@@ -399,7 +402,7 @@ class Reader:
         return sorted(shown - names - self.metric_dates())
 
     def extra_conditions(self) -> list[str]:
-        known = self._known_columns()
+        known = self._known_columns() | self.misdated
         return sorted(
             {f"{column} {op} {', '.join(values)}" for column, op, values in self.facts.conditions}
             - {
@@ -474,7 +477,7 @@ def check_meaning(
     if unexplained:
         # the unplaced words must be carried by a condition or a breakdown beyond the reading
         reader.problems = [p for p in reader.problems if p.check != "breakdown_extra"]
-        if not extra and not breakdown_extra and not reader.extra_columns():
+        if not (numbers or extra or breakdown_extra or reader.extra_columns()):
             reader.add("unplaced", words=", ".join(f"«{w}»" for w in unexplained))
     else:
         for condition in extra:
@@ -508,3 +511,19 @@ def missing_numbers(tree: exp.Expr, unexplained: list[str], lang: str) -> list[M
         return []
     words = ", ".join(f"«{w}»" for w in missing)
     return [MeaningProblem("unplaced", say("unplaced", lang, words=words))]
+
+
+def dropped_words(message: str, rewritten: str) -> list[str]:
+    """Words of a follow-up message that a model's standalone rewrite lost ("а без Москвы?"
+    rewritten without "Москвы" is answered with the Moscow figure). Compared by lemma, so
+    an inflected form is kept; function words do not count."""
+    from vitrina.language.morph import lemma
+    from vitrina.language.stopwords import QUESTION_STOPWORDS
+    from vitrina.language.text import tokenize
+
+    kept = {lemma(w.text) for w in tokenize(rewritten)} | {w.text for w in tokenize(rewritten)}
+    return [
+        w.original
+        for w in tokenize(message)
+        if w.text not in QUESTION_STOPWORDS and w.text not in kept and lemma(w.text) not in kept
+    ]
