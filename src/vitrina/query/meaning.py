@@ -32,6 +32,7 @@ from sqlglot import exp
 
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import ColumnRole
+from vitrina.query.carried import explains, uncarried
 from vitrina.query.plan import QueryPlan
 
 DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}")
@@ -141,6 +142,7 @@ class Facts:
 
     text: str  # the whole query, normalised
     conditions: list[tuple[str, str, list[str]]]  # (column, operator, literal values)
+    all_conditions: list[tuple[str | None, str, list[str]]]  # aggregates compared too
     grouped: list[exp.Expr]
     tables: set[str]
     outer: exp.Select | None
@@ -165,10 +167,30 @@ def _comparison(node: exp.Expr) -> tuple[exp.Column, str, list[exp.Expr]] | None
     return None
 
 
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _all_conditions(tree: exp.Expr) -> list[tuple[str | None, str, list[str]]]:
+    """Comparisons with a number: of a column (its bare name) or of an aggregate (None)."""
+    out: list[tuple[str | None, str, list[str]]] = list(_conditions(tree))
+    for node in tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE):
+        right = node.args.get("expression")
+        if node.this.find(exp.AggFunc) and isinstance(right, exp.Literal):
+            out.append((None, node.key, [right.this]))
+    return out
+
+
 def _conditions(tree: exp.Expr) -> list[tuple[str, str, list[str]]]:
-    """Every comparison of a column with literals, anywhere in the query (CTEs included)."""
+    """Every comparison of a column with literals, anywhere in the query (CTEs included),
+    except inside an aggregate (CASE WHEN of a share or a rate: the metric's own)."""
     out = []
     for node in tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In):
+        if node.find_ancestor(exp.AggFunc) is not None:
+            continue
         found = _comparison(node)
         if found is None or any(o.find(exp.Column) for o in found[2]):
             continue
@@ -177,7 +199,7 @@ def _conditions(tree: exp.Expr) -> list[tuple[str, str, list[str]]]:
         if values:
             out.append((bare(col.name), op, values))
     for node in tree.find_all(exp.Between):
-        if isinstance(node.this, exp.Column):
+        if isinstance(node.this, exp.Column) and node.find_ancestor(exp.AggFunc) is None:
             low = _literal_values(node.args["low"])
             high = _literal_values(node.args["high"])
             out += [(bare(node.this.name), "gte", low), (bare(node.this.name), "lte", high)]
@@ -207,6 +229,7 @@ def facts_of(tree: exp.Expr, dialect: str) -> Facts:
     return Facts(
         text=normalised(tree, dialect),
         conditions=_conditions(tree),
+        all_conditions=_all_conditions(tree),
         grouped=grouped,
         tables={bare(t.name) for t in tree.find_all(exp.Table)},
         outer=outer,
@@ -265,29 +288,52 @@ class Reader:
 
     # -- the metric -------------------------------------------------------------------
 
+    def _measured(self) -> str:
+        """The projections of every aggregating SELECT, normalised (HAVING left out)."""
+        return " ".join(
+            normalised(p, self.dialect)
+            for select in self.tree.find_all(exp.Select)
+            for p in select.expressions
+            if p.find(exp.AggFunc)
+        )
+
     def check_metrics(self, partial: bool) -> None:
         if self.plan.combined or (partial and not self.tree.find(exp.AggFunc)):
             # joined parts are built by code; a partial reading's metric may be a default
             # where the model read a listing
             return
+        measured = self._measured()
         for metric_id in self.plan.metrics:
             metric = self.catalog.metrics.get(metric_id)
             if metric is None:
                 continue
             name = metric.name_ru if self.lang == "ru" else metric.name_en
-            # a share or a ratio per unit wraps the expression: only the parts are held
-            if metric.expression and not metric.numerator and not self.plan.derived:
-                expected = normalised(
-                    sqlglot.parse_one(metric.expression, read=self.dialect), self.dialect
-                )
-                if expected not in self.facts.text:
-                    self.add("metric", name=name, expected=metric.expression)
+            self._expression(metric.expression if not metric.numerator else "", name, measured)
             if metric.filter:
                 condition = sqlglot.parse_one(metric.filter, read=self.dialect)
                 if normalised(condition, self.dialect) not in self.facts.text:
                     self.add("mandatory_filter", name=name, condition=metric.filter)
             if bare(metric.table) not in self.facts.tables:
                 self.add("table", table=metric.table)
+        self._per_unit(measured)
+
+    def _expression(self, expression: str, name: str, measured: str) -> None:
+        """The catalog's expression among what the query measures. A share may be written
+        as the average of a flag: not decided, a caveat."""
+        if not expression:
+            return
+        expected = normalised(sqlglot.parse_one(expression, read=self.dialect), self.dialect)
+        if expected not in measured:
+            share = self.plan.derived == "share"
+            self.add("metric", decided=not share, name=name, expected=expression)
+
+    def _per_unit(self, measured: str) -> None:
+        """ "per customer": divided by the distinct count of the customer key."""
+        if self.plan.derived != "per" or not self.plan.per_column:
+            return
+        counted = f"count(distinct {bare(self.plan.per_column)})"
+        if counted not in measured:
+            self.add("metric", name=self.plan.per_column, expected=counted.upper())
 
     def check_units(self) -> None:
         if self.facts.outer is None:
@@ -358,7 +404,7 @@ class Reader:
 
     def _known_columns(self) -> set[str]:
         """Columns a condition may use without the question naming it."""
-        known = {bare(f.column) for f in [*self.plan.filters, *self.plan.share_filters]}
+        known = {bare(f.column) for f in self.plan.filters}
         known |= self.metric_dates()
         known |= {bare(c.column) for c in self.plan.comparisons if c.column}
         for metric_id in self.plan.metrics:
@@ -388,29 +434,29 @@ class Reader:
                     expected=", ".join(f.values),
                 )
 
-    def extra_columns(self) -> list[str]:
-        """Columns shown outside aggregates that the reading's breakdown does not hold."""
-        if self.facts.outer is None:
-            return []
-        names = self._dimension_names()
-        shown = {
-            bare(c.name)
-            for p in self.facts.outer.expressions
-            for c in p.find_all(exp.Column)
-            if not c.find_ancestor(exp.AggFunc)
-        }
-        return sorted(shown - names - self.metric_dates())
-
-    def extra_conditions(self) -> list[str]:
+    def extra_conditions(self) -> list[tuple[str, str, list[str]]]:
+        """Conditions (outside aggregates) on columns the reading does not name."""
         known = self._known_columns() | self.misdated
-        return sorted(
-            {f"{column} {op} {', '.join(values)}" for column, op, values in self.facts.conditions}
-            - {
-                f"{column} {op} {', '.join(values)}"
-                for column, op, values in self.facts.conditions
-                if column in known
-            }
-        )
+        seen: list[tuple[str, str, list[str]]] = []
+        for condition in self.facts.conditions:
+            if condition[0] not in known and condition not in seen:
+                seen.append(condition)
+        return seen
+
+    def check_comparisons(self) -> None:
+        """ "больше 10 долларов", "more than 8 invoices": the comparison with its number."""
+        for comparison in self.plan.comparisons:
+            wanted = comparison.value
+            column = bare(comparison.column) if comparison.column else None
+            found = any(
+                (column is None or name == column)
+                and any(_number(v) == wanted for v in values)
+                and op in ("gt", "gte", "lt", "lte")
+                for name, op, values in self.facts.all_conditions
+            )
+            if not found:
+                label = comparison.label_ru if self.lang == "ru" else comparison.label_en
+                self.add("filter_missing", label=label)
 
     # -- joins --------------------------------------------------------------------------
 
@@ -457,60 +503,58 @@ def check_meaning(
     unexplained: list[str],
     lang: str,
 ) -> list[MeaningProblem]:
-    """Every way `sql` differs from the rules' reading `plan` (None: the rules have none)."""
+    """Every way `sql` differs from the rules' reading `plan` (None: the rules have none).
+
+    `unexplained`: the words the rules could not place. Each must be carried by the query
+    (vitrina.query.carried), else the query is refused naming them. With such words the
+    reading is partial: its metric may be a default, so a metric or date that differs is a
+    caveat, not a refusal, and a condition beyond the reading is expected where a word asks
+    for it (else a caveat)."""
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
     except sqlglot.errors.ParseError:
         return []  # the guard reports unparsable SQL
-    numbers = missing_numbers(tree, unexplained, lang)
+    lost = uncarried(tree, catalog, unexplained)
+    unplaced = (
+        [MeaningProblem("unplaced", say("unplaced", lang, words=_quoted(lost)))] if lost else []
+    )
     if plan is None:
-        return numbers or _unplaced_only(tree, unexplained, lang)
+        unchecked = MeaningProblem("unchecked", say("unchecked", lang), decided=False)
+        return [*unplaced, unchecked]
     reader = Reader(sql, dialect, catalog, plan, lang)
     reader.check_metrics(partial=bool(unexplained))
     reader.check_units()
     reader.check_period()
     reader.check_breakdown()
     reader.check_filters()
+    reader.check_comparisons()
     reader.check_joins()
     extra = reader.extra_conditions()
-    breakdown_extra = [p for p in reader.problems if p.check == "breakdown_extra"]
     if unexplained:
-        # the unplaced words must be carried by a condition or a breakdown beyond the reading
-        reader.problems = [p for p in reader.problems if p.check != "breakdown_extra"]
-        if not (numbers or extra or breakdown_extra or reader.extra_columns()):
-            reader.add("unplaced", words=", ".join(f"«{w}»" for w in unexplained))
-    else:
-        for condition in extra:
-            reader.add("condition_extra", condition=condition)
-    return [*numbers, *reader.problems]
+        reader.problems = [_softened(p) for p in reader.problems if p.check != "breakdown_extra"]
+        extra = [c for c in extra if not explains(c, unexplained)]
+    for column, op, values in extra:
+        reader.add(
+            "condition_extra",
+            decided=not unexplained,
+            condition=f"{column} {SIGNS.get(op, op)} {', '.join(values)}",
+        )
+    return [*unplaced, *reader.problems]
 
 
-def _unplaced_only(tree: exp.Expr, unexplained: list[str], lang: str) -> list[MeaningProblem]:
-    """No reading to compare with: the unplaced words need at least one condition or group;
-    whatever else the query says is unchecked, and the answer says so."""
-    has_where = tree.find(exp.Where) is not None or tree.find(exp.Having) is not None
-    has_group = tree.find(exp.Group) is not None
-    if unexplained and not (has_where or has_group):
-        words = ", ".join(f"«{w}»" for w in unexplained)
-        return [MeaningProblem("unplaced", say("unplaced", lang, words=words))]
-    return [MeaningProblem("unchecked", say("unchecked", lang), decided=False)]
+SIGNS = {"eq": "=", "neq": "<>", "gt": ">", "gte": ">=", "lt": "<", "lte": "<=", "in": "IN"}
+PARTIAL_CAVEATS = frozenset({"metric", "mandatory_filter", "table", "date_column"})
 
 
-def missing_numbers(tree: exp.Expr, unexplained: list[str], lang: str) -> list[MeaningProblem]:
-    """A number among the unplaced words ("больше 10000", "older than 60") must be in the
-    query as a literal, or as a year counted from it (60 years: a birth year)."""
-    literals = {lit.this.replace(" ", "") for lit in tree.find_all(exp.Literal)}
-    missing = [
-        w
-        for w in unexplained
-        if w.replace(" ", "").isdigit()
-        and w.replace(" ", "") not in literals
-        and not any(lit.isdigit() and len(lit) == 4 for lit in literals)
-    ]
-    if not missing:
-        return []
-    words = ", ".join(f"«{w}»" for w in missing)
-    return [MeaningProblem("unplaced", say("unplaced", lang, words=words))]
+def _softened(problem: MeaningProblem) -> MeaningProblem:
+    """On a partial reading the rules' metric and date may be defaults: a caveat."""
+    if problem.check in PARTIAL_CAVEATS:
+        return MeaningProblem(problem.check, problem.message, decided=False)
+    return problem
+
+
+def _quoted(words: list[str]) -> str:
+    return ", ".join(f"«{w}»" for w in words)
 
 
 def dropped_words(message: str, rewritten: str) -> list[str]:

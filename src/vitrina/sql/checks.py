@@ -154,7 +154,10 @@ def check_grain(tree: exp.Expr, grain: str | None) -> list[CheckProblem]:
     if len(grouped) > 1:
         problems = [p for s in grouped for p in _grain_of(s, grain)]
         return problems[:1]
-    select = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
+    # the one grouped SELECT, wherever it is (a CTE selected from counts as well)
+    select = (
+        grouped[0] if grouped else tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
+    )
     return _grain_of(select, grain)
 
 
