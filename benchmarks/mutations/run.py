@@ -12,6 +12,8 @@ Outcomes of a mutant that changes the result:
   passed   a wrong number shown as right (the failure this harness exists to count).
 Outcomes of a harmless variant (the reference and its rewrites):
   accepted (answered, right), blocked (not answered), wrong (answered, not right).
+A row whose question the rules refuse before the model is asked (a catalog gap: no date for
+the metric, no path to the unit) is `not_reached`, counted apart from both.
 
     python benchmarks/mutations/run.py [--sample N] [--show]
 """
@@ -62,8 +64,15 @@ def load_corpus(path: Path = OUT) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+def _reached(result: Any) -> bool:
+    """Whether the model wrote SQL this turn (else the rules refused before asking it)."""
+    return any(e.node == "generate_sql" and "sql" in e.data for e in result.trace)
+
+
 def _classify(row: dict[str, Any], result: Any, expected: list[Any]) -> str:
     answered = result.status == "answered"
+    if not _reached(result):
+        return "not_reached"
     right = answered and bool(compare_results(expected, result.rows, ordered=row["ordered"]))
     if row["kind"] == "harmless":
         return "accepted" if right else ("wrong" if answered else "blocked")
@@ -135,6 +144,9 @@ def tally(outcomes: list[Outcome]) -> dict[str, Counter[str]]:
     """Per class: outcomes of the mutants that change the result, and harmless outcomes."""
     table: dict[str, Counter[str]] = defaultdict(Counter)
     for o in outcomes:
+        if o.outcome == "not_reached":
+            table["not_reached"][o.row["kind"]] += 1
+            continue
         if o.row["kind"] == "mutant" and not o.row["changes_result"]:
             table[o.row["class"]]["same_result"] += 1
             continue
@@ -149,13 +161,15 @@ def figures(outcomes: list[Outcome]) -> dict[str, float]:
     changing = 0
     passed = 0
     for name, counts in sorted(table.items()):
-        if name == "harmless":
+        if name in ("harmless", "not_reached"):
             continue
         for outcome in MUTANT_OUTCOMES:
             out[f"{name}_{outcome}"] = counts[outcome]
         changing += sum(counts[o] for o in MUTANT_OUTCOMES)
         passed += counts["passed"]
     out["mutants_changing_result"] = changing
+    out["not_reached_mutants"] = table.get("not_reached", Counter())["mutant"]
+    out["not_reached_harmless"] = table.get("not_reached", Counter())["harmless"]
     out["passed_pct"] = round(100.0 * passed / changing, 1) if changing else 0.0
     harmless = table.get("harmless", Counter())
     total = sum(harmless.values())

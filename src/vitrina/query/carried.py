@@ -92,6 +92,12 @@ UNIT_WORDS = frozenset(
         "euros",
     ]
 )
+# "в среднем на одного клиента", "average per customer": an AVG or a division carries them
+AVERAGE_WORDS = ("средн", "average", "mean", "avg")
+PER_WORDS = frozenset(
+    {"один", "одного", "одну", "одна", "одном", "каждого", "каждый", "каждую", "каждом"}
+    | {"each", "every", "per"}
+)
 UNIT_FACTORS = (1, 60, 100, 1000, 3600, 60_000, 86_400, 1_000_000)
 VERB_TAGS = frozenset({"VERB", "INFN", "PRTF", "PRTS", "GRND"})
 _SPLIT = re.compile(r"[^0-9a-zа-яё]+")
@@ -99,7 +105,7 @@ _SPLIT = re.compile(r"[^0-9a-zа-яё]+")
 
 def _stem(word: str) -> str:
     word = word.lower().replace("ё", "е")
-    return word[: max(4, len(word) - 3)] if len(word) > 5 else word
+    return word[: max(4, len(word) - 3)] if len(word) > 4 else word
 
 
 @dataclass
@@ -109,6 +115,7 @@ class QueryWords:
     words: set[str]
     numbers: set[float]
     compares: bool
+    averages: bool = False  # an AVG, or a division of aggregates
 
     def carries(self, word: str) -> bool:
         low = word.lower().replace(" ", "")
@@ -119,6 +126,8 @@ class QueryWords:
             )
         if low in COMPARISON_WORDS:
             return self.compares
+        if low in PER_WORDS or low.startswith(AVERAGE_WORDS):
+            return self.averages
         if low in UNIT_WORDS or len(low) < 3:
             return bool(self.numbers) or len(low) < 3
         stem = _stem(low)
@@ -163,7 +172,10 @@ def query_words(tree: exp.Expr, catalog: Catalog) -> QueryWords:
         isinstance(node.expression, exp.Literal) or isinstance(node.this, exp.Literal)
         for node in tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE)
     )
-    return QueryWords(words, numbers, compares or tree.find(exp.Having) is not None)
+    averages = tree.find(exp.Avg) is not None or any(
+        d.this.find(exp.AggFunc) and d.expression.find(exp.AggFunc) for d in tree.find_all(exp.Div)
+    )
+    return QueryWords(words, numbers, compares or tree.find(exp.Having) is not None, averages)
 
 
 def _number(text: str) -> float | None:

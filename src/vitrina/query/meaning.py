@@ -167,6 +167,19 @@ def _comparison(node: exp.Expr) -> tuple[exp.Column, str, list[exp.Expr]] | None
     return None
 
 
+def _scalar(select: exp.Select) -> bool:
+    """A SELECT inside another one's expressions (a scalar subquery: a share's whole), not
+    a CTE or a derived table."""
+    node = select.parent
+    while node is not None:
+        if isinstance(node, exp.CTE | exp.From | exp.Join):
+            return False
+        if isinstance(node, exp.Select):
+            return True
+        node = node.parent
+    return False
+
+
 def _number(text: str) -> float | None:
     try:
         return float(text)
@@ -261,8 +274,15 @@ class Reader:
     """The checks of one query against one reading."""
 
     def __init__(
-        self, sql: str, dialect: str, catalog: Catalog, plan: QueryPlan, lang: str
+        self,
+        sql: str,
+        dialect: str,
+        catalog: Catalog,
+        plan: QueryPlan,
+        lang: str,
+        today: date | None = None,
     ) -> None:
+        self.today = today
         self.tree = sqlglot.parse_one(sql, read=dialect)
         self.dialect, self.catalog, self.plan, self.lang = dialect, catalog, plan, lang
         self.facts = facts_of(self.tree, dialect)
@@ -293,6 +313,7 @@ class Reader:
         return " ".join(
             normalised(p, self.dialect)
             for select in self.tree.find_all(exp.Select)
+            if not _scalar(select)
             for p in select.expressions
             if p.find(exp.AggFunc)
         )
@@ -323,7 +344,11 @@ class Reader:
         if not expression:
             return
         expected = normalised(sqlglot.parse_one(expression, read=self.dialect), self.dialect)
-        if expected not in measured:
+        found = expected in measured
+        if self.plan.derived == "per" and not self.plan.per_column and expected.startswith("sum("):
+            # per row of the fact: the average, or the sum over the count
+            found = ("avg(" + expected[4:]) in measured or (found and "count(*)" in measured)
+        if not found:
             share = self.plan.derived == "share"
             self.add("metric", decided=not share, name=name, expected=expression)
 
@@ -364,12 +389,18 @@ class Reader:
                 self.add("date_column", column=column, allowed=", ".join(sorted(allowed)))
                 continue
             start = None if period.open_start else period.start
-            if (low, high) != (start, period.end):
+            if low != start or not self._same_end(high, period.end):
                 self.add(
                     "period",
                     got=f"{low or '…'} – {high or '…'}",
                     expected=f"{start or '…'} – {period.end}",
                 )
+
+    def _same_end(self, high: date | None, end: date) -> bool:
+        """The period's end, or any day from today to it: no data lies in the future."""
+        if high == end:
+            return True
+        return bool(self.today and high and self.today <= high < end)
 
     # -- breakdown ----------------------------------------------------------------------
 
@@ -468,10 +499,9 @@ class Reader:
             if not any(p.find(exp.AggFunc) for p in select.expressions):
                 continue
             tables = [
-                bare(t.name)
+                bare(t.this.name)
                 for t in [select.args.get("from_"), *(select.args.get("joins") or [])]
                 if t is not None and isinstance(t.this, exp.Table)
-                for t in [t]
             ]
             if fact not in tables:
                 continue
@@ -502,6 +532,7 @@ def check_meaning(
     *,
     unexplained: list[str],
     lang: str,
+    today: date | None = None,
 ) -> list[MeaningProblem]:
     """Every way `sql` differs from the rules' reading `plan` (None: the rules have none).
 
@@ -521,7 +552,7 @@ def check_meaning(
     if plan is None:
         unchecked = MeaningProblem("unchecked", say("unchecked", lang), decided=False)
         return [*unplaced, unchecked]
-    reader = Reader(sql, dialect, catalog, plan, lang)
+    reader = Reader(sql, dialect, catalog, plan, lang, today)
     reader.check_metrics(partial=bool(unexplained))
     reader.check_units()
     reader.check_period()

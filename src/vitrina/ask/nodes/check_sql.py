@@ -4,6 +4,8 @@ period, GROUP BY, the time grain; on the model path also the checks of meaning
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from langgraph.runtime import Runtime
 
 from vitrina.ask.context import AskContext
@@ -28,6 +30,12 @@ def check_sql(state: AskState, runtime: Runtime[AskContext]) -> dict:
         grain=plan.grain if plan else state.get("grain"),
     )
     problems = checks_step(state["sql"] or "", ctx.catalog, ctx.dialect, options, trace)
+    period = options.period
+    if problems and state.get("mode") == "llm" and period and period.end > ctx.today:
+        # "в 2026 году" asked in November: a model may end the period today (no data after)
+        today = replace(options, period=period.model_copy(update={"end": ctx.today}))
+        if not checks_step(state["sql"] or "", ctx.catalog, ctx.dialect, today, trace):
+            problems = []
     if problems:
         return {
             "sql_error": "checks: " + "; ".join(p.message for p in problems),
@@ -48,6 +56,7 @@ def _meaning(state: AskState, ctx: AskContext, trace: Trace) -> dict:
         state.get("reading_plan"),
         unexplained=state.get("unexplained") or [],
         lang=state["lang"],
+        today=ctx.today,
     )
     decided = [p for p in problems if p.decided]
     if decided:
