@@ -31,7 +31,7 @@ import sqlglot
 from sqlglot import exp
 
 from vitrina.catalog import Catalog
-from vitrina.catalog.model import ColumnRole
+from vitrina.catalog.model import ColumnRole, Metric
 from vitrina.query.carried import explains, uncarried
 from vitrina.query.plan import QueryPlan
 
@@ -165,6 +165,34 @@ def _comparison(node: exp.Expr) -> tuple[exp.Column, str, list[exp.Expr]] | None
         flipped = {"gt": "lt", "gte": "lte", "lt": "gt", "lte": "gte"}
         return right, flipped.get(node.key, node.key), [node.this]
     return None
+
+
+def _join_edges(select: exp.Select) -> list[tuple[str, str, str, str]]:
+    """(table, column, table, column) of every column = column of the SELECT's JOIN ... ON."""
+    aliases = {
+        t.alias_or_name.lower(): bare(t.name)
+        for t in select.find_all(exp.Table)
+        if t.find_ancestor(exp.Select) is select
+    }
+    edges = []
+    for join in select.args.get("joins") or []:
+        on = join.args.get("on")
+        for eq in on.find_all(exp.EQ) if on is not None else []:
+            left, right = eq.this, eq.expression
+            if isinstance(left, exp.Column) and isinstance(right, exp.Column):
+                lt = aliases.get(left.table.lower())
+                rt = aliases.get(right.table.lower())
+                if lt and rt:
+                    edges.append((lt, left.name.lower(), rt, right.name.lower()))
+    return edges
+
+
+def _without_subqueries(node: exp.Expr) -> exp.Expr:
+    """A projection with its scalar subqueries blanked (a share's whole is not its part)."""
+    copy = node.copy()
+    for sub in list(copy.find_all(exp.Subquery)):
+        sub.replace(exp.Null())
+    return copy
 
 
 def _scalar(select: exp.Select) -> bool:
@@ -311,7 +339,7 @@ class Reader:
     def _measured(self) -> str:
         """The projections of every aggregating SELECT, normalised (HAVING left out)."""
         return " ".join(
-            normalised(p, self.dialect)
+            normalised(_without_subqueries(p), self.dialect)
             for select in self.tree.find_all(exp.Select)
             if not _scalar(select)
             for p in select.expressions
@@ -329,7 +357,8 @@ class Reader:
             if metric is None:
                 continue
             name = metric.name_ru if self.lang == "ru" else metric.name_en
-            self._expression(metric.expression if not metric.numerator else "", name, measured)
+            for part in self._expressions(metric):
+                self._expression(part, name, measured)
             if metric.filter:
                 condition = sqlglot.parse_one(metric.filter, read=self.dialect)
                 if normalised(condition, self.dialect) not in self.facts.text:
@@ -337,6 +366,13 @@ class Reader:
             if bare(metric.table) not in self.facts.tables:
                 self.add("table", table=metric.table)
         self._per_unit(measured)
+
+    def _expressions(self, metric: Metric) -> list[str]:
+        """The expression, or a ratio's numerator and denominator expressions."""
+        if not metric.numerator:
+            return [metric.expression]
+        parts = [self.catalog.metrics.get(m) for m in (metric.numerator, metric.denominator or "")]
+        return [p.expression for p in parts if p is not None and p.expression and not p.numerator]
 
     def _expression(self, expression: str, name: str, measured: str) -> None:
         """The catalog's expression among what the query measures. A share may be written
@@ -382,7 +418,9 @@ class Reader:
             if any(column in dates for column in bounds):
                 self.add("period_extra")
             return
-        allowed = self.metric_dates()
+        # the date the reading chose (the question's or the metric's default), else any of
+        # the metric's dates
+        allowed = {bare(self.plan.date_column)} if self.plan.date_column else self.metric_dates()
         for column, (low, high) in bounds.items():
             if allowed and column not in allowed:
                 self.misdated.add(column)
@@ -492,36 +530,46 @@ class Reader:
     # -- joins --------------------------------------------------------------------------
 
     def check_joins(self) -> None:
-        """Tables joined in an aggregating SELECT must be reached many-to-one from the fact."""
+        """Walk the joins of each aggregating SELECT from the fact along their ON keys: a step
+        from the many side to the one side (a catalog relation) keeps the fact's rows; a step
+        the other way multiplies them (a fan-out); a step no relation describes is unknown."""
         fact = bare(self.plan.base_table)
-        relations = [(bare(r.left_table), bare(r.right_table)) for r in self.catalog.relations]
+        relations = {
+            (bare(r.left_table), r.left_column.lower(), bare(r.right_table), r.right_column.lower())
+            for r in self.catalog.relations
+            if r.kind == "many_to_one"
+        }
         for select in self.tree.find_all(exp.Select):
             if not any(p.find(exp.AggFunc) for p in select.expressions):
                 continue
-            tables = [
-                bare(t.this.name)
-                for t in [select.args.get("from_"), *(select.args.get("joins") or [])]
-                if t is not None and isinstance(t.this, exp.Table)
-            ]
-            if fact not in tables:
-                continue
-            self._joined_from(fact, tables, relations)
+            edges = _join_edges(select)
+            if fact in {t for edge in edges for t in (edge[0], edge[2])}:
+                self._walk(fact, edges, relations)
 
-    def _joined_from(self, fact: str, tables: list[str], relations: list[tuple[str, str]]) -> None:
-        reached = {fact}
-        for _ in range(len(tables)):  # bounded: each pass adds a table or stops
-            more = {r for left, r in relations if left in reached and r in tables} - reached
-            if not more:
-                break
-            reached |= more
-        for table in tables:
-            if table in reached:
-                continue
-            many = any(left == table and right in reached for left, right in relations)
-            if many:
-                self.add("fan_out", table=table, fact=fact)
-            else:
-                self.add("join_unknown", decided=False, table=table)
+    def _walk(
+        self,
+        fact: str,
+        edges: list[tuple[str, str, str, str]],
+        relations: set[tuple[str, str, str, str]],
+    ) -> None:
+        seen, todo = {fact}, [fact]
+        while todo:  # bounded: each table is entered once
+            here = todo.pop()
+            for a, ac, b, bc in edges:
+                if here not in (a, b):
+                    continue
+                there, key = (b, (a, ac, b, bc)) if here == a else (a, (b, bc, a, ac))
+                if there in seen:
+                    continue
+                seen.add(there)
+                todo.append(there)
+                back = (key[2], key[3], key[0], key[1])
+                if key in relations:
+                    continue  # many-to-one toward the table joined
+                if back in relations:
+                    self.add("fan_out", table=there, fact=fact)
+                else:
+                    self.add("join_unknown", decided=False, table=there)
 
 
 def check_meaning(
