@@ -98,6 +98,20 @@ PER_WORDS = frozenset(
     {"один", "одного", "одну", "одна", "одном", "каждого", "каждый", "каждую", "каждом"}
     | {"each", "every", "per"}
 )
+# a listing ("список регионов и их названий") is carried by columns shown outside aggregates;
+# "без дубликатов" by DISTINCT or GROUP BY; "без", "without" only lead the word that counts
+LISTING_STEMS = ("спис", "перечен", "перечисл", "назван", "наименов", "list", "name")
+DISTINCT_STEMS = ("дубл", "повтор", "уникал", "distinct", "unique", "duplicat")
+LEADING_WORDS = frozenset({"без", "кроме", "исключая", "without", "except", "excluding"})
+# numbers in words ("с двумя и более картами", "more than two"), by lemma
+NUMBER_WORDS = {
+    **dict.fromkeys(("один", "one"), 1.0),
+    **dict.fromkeys(("два", "две", "two", "twice"), 2.0),
+    **dict.fromkeys(("три", "three"), 3.0),
+    **dict.fromkeys(("четыре", "four"), 4.0),
+    **dict.fromkeys(("пять", "five"), 5.0),
+    **dict.fromkeys(("десять", "ten"), 10.0),
+}
 UNIT_FACTORS = (1, 60, 100, 1000, 3600, 60_000, 86_400, 1_000_000)
 VERB_TAGS = frozenset({"VERB", "INFN", "PRTF", "PRTS", "GRND"})
 _SPLIT = re.compile(r"[^0-9a-zа-яё]+")
@@ -116,22 +130,44 @@ class QueryWords:
     numbers: set[float]
     compares: bool
     averages: bool = False  # an AVG, or a division of aggregates
+    lists: bool = False  # columns shown outside aggregates
+    distinct: bool = False  # DISTINCT or GROUP BY
+
+    def _has_number(self, value: float) -> bool:
+        """The number as a literal, in a usual other unit, or a year counted from it."""
+        return any(value * f in self.numbers for f in UNIT_FACTORS) or any(
+            1900 <= n <= 2100 for n in self.numbers
+        )
 
     def carries(self, word: str) -> bool:
         low = word.lower().replace(" ", "")
         if low.replace(".", "", 1).isdigit():
-            value = float(low)
-            return any(value * f in self.numbers for f in UNIT_FACTORS) or any(
-                1900 <= n <= 2100 for n in self.numbers
-            )
+            return self._has_number(float(low))
+        spelled = NUMBER_WORDS.get(_lemma(low))
+        if spelled is not None and self._has_number(spelled):
+            return True
         if low in COMPARISON_WORDS:
             return self.compares
+        if low in LEADING_WORDS:
+            return True
+        if low.startswith(LISTING_STEMS) and self.lists:
+            return True
+        if low.startswith(DISTINCT_STEMS):
+            return self.distinct
         if low in PER_WORDS or low.startswith(AVERAGE_WORDS):
             return self.averages
         if low in UNIT_WORDS or len(low) < 3:
             return bool(self.numbers) or len(low) < 3
         stem = _stem(low)
-        return any(stem in w for w in self.words if len(stem) >= 3) or _is_verb(low)
+        return any(
+            stem in w or (len(w) >= 4 and w in stem) for w in self.words if len(stem) >= 3
+        ) or _is_verb(low)
+
+
+def _lemma(word: str) -> str:
+    from vitrina.language.morph import lemma
+
+    return lemma(word)
 
 
 def _is_verb(word: str) -> bool:
@@ -175,7 +211,19 @@ def query_words(tree: exp.Expr, catalog: Catalog) -> QueryWords:
     averages = tree.find(exp.Avg) is not None or any(
         d.this.find(exp.AggFunc) and d.expression.find(exp.AggFunc) for d in tree.find_all(exp.Div)
     )
-    return QueryWords(words, numbers, compares or tree.find(exp.Having) is not None, averages)
+    outer = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
+    lists = outer is not None and any(
+        not p.find(exp.AggFunc) and p.find(exp.Column) for p in outer.expressions
+    )
+    distinct = tree.find(exp.Distinct) is not None or tree.find(exp.Group) is not None
+    return QueryWords(
+        words,
+        numbers,
+        compares or tree.find(exp.Having) is not None,
+        averages,
+        lists=lists,
+        distinct=distinct,
+    )
 
 
 def _number(text: str) -> float | None:
