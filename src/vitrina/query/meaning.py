@@ -320,6 +320,19 @@ class Reader:
     def add(self, check: str, *, decided: bool = True, **values: str) -> None:
         self.problems.append(MeaningProblem(check, say(check, self.lang, **values), decided))
 
+    def chosen_dates(self) -> set[str]:
+        """The reading's date; else each metric's default date; else any of its dates."""
+        if self.plan.date_column:
+            return {bare(self.plan.date_column)}
+        chosen = set()
+        for metric_id in self.plan.metrics:
+            metric = self.catalog.metrics.get(metric_id)
+            if metric and metric.default_date and metric.default_date in metric.dates:
+                chosen.add(bare(metric.dates[metric.default_date]))
+            elif metric and metric.date_column:
+                chosen.add(bare(metric.date_column))
+        return chosen or self.metric_dates()
+
     def metric_dates(self) -> set[str]:
         dates = {bare(self.plan.date_column)} if self.plan.date_column else set()
         for metric_id in self.plan.metrics:
@@ -420,7 +433,7 @@ class Reader:
             return
         # the date the reading chose (the question's or the metric's default), else any of
         # the metric's dates
-        allowed = {bare(self.plan.date_column)} if self.plan.date_column else self.metric_dates()
+        allowed = self.chosen_dates()
         for column, (low, high) in bounds.items():
             if allowed and column not in allowed:
                 self.misdated.add(column)
