@@ -168,8 +168,8 @@ def _grain_of(select: exp.Select | None, grain: str) -> list[CheckProblem]:
     text = " ".join(grouped).lower()
     if grain in text or (grain == "day" and "date" in text):
         return []
-    if grain == "quarter" and "%m" in text and re.search(r"/\s*(nullif\()?3\b", text):
-        return []  # SQLite: the month number divided by 3 is the quarter bucket
+    if _sqlite_quarter(text) and grain == "quarter":
+        return []
     # SQLite has no date_trunc: a grouped bucket expression named after the grain counts
     named = (
         {
@@ -188,6 +188,13 @@ def _grain_of(select: exp.Select | None, grain: str) -> list[CheckProblem]:
             f"the question asks for a breakdown by {grain} but the SQL does not group by it",
         )
     ]
+
+
+def _sqlite_quarter(text: str) -> bool:
+    """SQLite has no quarter: the month number divided by 3 is its bucket (a year-month
+    string next to it is a month bucket, not a quarter)."""
+    month_number = "'%m'" in text and "'%y-%m'" not in text
+    return month_number and re.search(r"/\s*(nullif\()?3\b", text) is not None
 
 
 def run_checks(
