@@ -229,7 +229,7 @@ def test_model_timeout_falls_back_to_rules(demo_db: Path) -> None:
 
 
 def test_chart_proposal_naming_a_missing_column_is_rejected(demo_db: Path) -> None:
-    text_only = "SELECT r.region_name, r.region_name_en FROM dwh.dim_region r"
+    text_only = "SELECT DISTINCT r.region_name, r.region_name_en FROM dwh.dim_region r"
     result, _ = run(
         demo_db,
         model_path(

@@ -320,6 +320,33 @@ def test_llm_wording_that_loses_the_formula_is_rejected(tmp_path: Path) -> None:
     assert rejected and {"[Churned Customers]", "[Customer Key]"} <= set(rejected[0]["dropped"])
 
 
+def test_llm_wording_that_changes_an_operator_is_rejected(tmp_path: Path) -> None:
+    """Every name and number kept, the division told as a multiplication: a wrong measure
+    (issue 36); the rules text is kept and the trace names the operation."""
+    from vitrina.docs.llm import wording_explainer
+
+    times = (
+        "[Churn Rate] multiplies [Churned Customers] by the distinct 'Customer Month'[Customer "
+        "Key] values."
+    )
+    client = _client({"docs_explain": [times]})
+    listing = tmp_path / "l.md"
+    listing.write_text("# A\n## [Churn Rate]\n", encoding="utf-8")
+    report, out = _docs(
+        tmp_path,
+        BANK / "model.bim",
+        [BANK / "sql"],
+        measures_file=listing,
+        context=DocsContext(explain=wording_explainer(client)),
+    )
+    kept = _doc(out, "Churn Rate")
+    assert times not in kept and "[Churn Rate] computes" in kept
+    rejected = [
+        e["data"] for e in report.trace if e["kind"] == "rejected" and "operators" in e["data"]
+    ]
+    assert [d["operators"] for d in rejected] == [["multiplication"]]
+
+
 def test_llm_measure_list_drops_invented_names(tmp_path: Path) -> None:
     from vitrina.docs.llm import measure_list_llm
 

@@ -23,6 +23,10 @@ class AskOptions:
 
     deterministic_checks: bool = True
     semantic_check: bool = True
+    meaning_checks: bool = True  # the model's SQL held to the rules' reading (query/meaning)
+    # experiments (the mutation bench): the model writes the SQL even for a question the rules
+    # read fully; its SQL is then held to that whole reading
+    model_writes_sql: bool = False
     result_checks: bool = True
     chart: Literal["auto", "rules", "off"] = "auto"  # auto: rules, then a model's proposal
     answer_writer: Literal["auto", "rules"] = "auto"  # auto: a model words it when configured

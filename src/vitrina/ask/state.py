@@ -68,6 +68,8 @@ class AskState(TypedDict, total=False):
     sql_confidence: float | None
     dialog_summary: str | None  # second-level memory: accumulated filters and entities
     plan: QueryPlan | None
+    # the rules' reading (whole or partial) that SQL a model writes is held to (query/meaning)
+    reading_plan: QueryPlan | None
     context: dict[str, Any]  # pruned schema and instructions (what a generator may see)
     sql: str | None
     sql_attempts: int

@@ -118,3 +118,60 @@ def dropped_facts(text: str, expression: str) -> list[str]:
     ['[Sales]', 'dw.Fact.Amount']
     """
     return [token for token in _facts(expression) if not _holds(text, token)]
+
+
+# what a wording may say of the formula's arithmetic and comparisons, and what the formula
+# must then hold: "multiplies" over a division changes the measure as much as a wrong name
+_OPERATOR_WORDS: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
+    (
+        "division",
+        re.compile(r"\b(divid\w*|division|quotient|дел[ие]\w*|частн\w*|разделен\w*)", re.I),
+        re.compile(r"/|\bDIVIDE\s*\(", re.I),
+    ),
+    (
+        "multiplication",
+        re.compile(r"\b(multipl\w*|product of|умнож\w*|произведени\w*)", re.I),
+        re.compile(r"\*"),
+    ),
+    (
+        "subtraction",
+        re.compile(r"\b(subtract\w*|minus|difference|вычит\w*|вычест\w*|разност\w*|минус)", re.I),
+        re.compile(r"-"),
+    ),
+    (
+        "addition",
+        re.compile(r"\b(plus|added to|плюс|прибав\w*|сложени\w*)", re.I),
+        re.compile(r"\+"),
+    ),
+    (
+        "greater than",
+        re.compile(r"\b(greater than|more than|larger than|exceed\w*|больше|превыша\w*)", re.I),
+        re.compile(r">"),
+    ),
+    (
+        "less than",
+        re.compile(r"\b(less than|fewer than|smaller than|меньше)", re.I),
+        re.compile(r"<(?!>)"),
+    ),
+]
+_QUOTED = re.compile(r"\[(?:[^\]]|\]\])+\]|'(?:[^']|'')+'|\"[^\"]*\"|`[^`]+`|--[^\n]*")
+
+
+def changed_operators(text: str, expression: str) -> list[str]:
+    """Operators and comparisons the wording names that the formula does not hold.
+
+    Names ([Measure], 'Table', quoted text) are left out on both sides: "[Sales per Day]"
+    says nothing of a division.
+
+    >>> changed_operators("It multiplies [Revenue] by [Orders].", "DIVIDE([Revenue], [Orders])")
+    ['multiplication']
+    >>> changed_operators("Revenue divided by orders.", "DIVIDE([Revenue], [Orders])")
+    []
+    """
+    words = _QUOTED.sub(" ", text)
+    formula = _QUOTED.sub(" ", expression)
+    return [
+        name
+        for name, said, held in _OPERATOR_WORDS
+        if said.search(words) and not held.search(formula)
+    ]

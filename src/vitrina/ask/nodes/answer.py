@@ -246,6 +246,10 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
     if lead:
         body = f"{lead}\n\n{body}" if body else lead
     checks = state.get("checks", [])
+    caveats = [c["message"] for c in checks if c["check"] == "meaning"]
+    if caveats:  # said by code after the number check: what the catalog could not settle
+        note = ("Проверьте: " if lang == "ru" else "Check: ") + "; ".join(caveats) + "."
+        body = f"{body}\n\n{note}" if body else note
     if ctx.policy:  # said by code after the number check: the policy is not data
         notice = text("policy_applied", lang, policy=ctx.policy.describe(lang))
         body = f"{body}\n\n{notice}" if body else notice

@@ -24,9 +24,21 @@ def explain_failure(error: str, attempts: int, lang: str, examples: str = "-") -
     return text("sql_failed", lang, attempts=attempts, error=detail or error, examples=examples)
 
 
+MEANING = "meaning: "
+NOT_ANSWERED = {
+    "ru": "Не отвечаю: запрос модели не отвечает на вопрос — {why}.",
+    "en": "Not answered: the model's query does not answer the question: {why}.",
+}
+
+
 def fail(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("fail")
     error = state.get("sql_error") or "unknown error"
+    if error.startswith(MEANING):  # a wrong query, not a broken one: refused, saying why
+        why = error.removeprefix(MEANING)
+        reason = NOT_ANSWERED["ru" if state["lang"] == "ru" else "en"].format(why=why)
+        trace.rejected("the model's SQL kept differing from the question: refused", error=error)
+        return {"status": "refused", "reason": reason, "answer": reason, "trace": trace.events}
     reason = explain_failure(
         error,
         state.get("sql_attempts", 0),

@@ -24,6 +24,7 @@ from vitrina.ask.followup import (
 from vitrina.ask.llm import tasks
 from vitrina.ask.state import AskState
 from vitrina.language.periods import extract_period, period_offsets
+from vitrina.query.meaning import dropped_words
 from vitrina.query.understand import MODEL_THRESHOLD, read_question, unexplained_words
 from vitrina.trace import Trace
 
@@ -69,6 +70,7 @@ def resolve_context(state: AskState, runtime: Runtime[AskContext]) -> dict:
             summary=state.get("dialog_summary"),
             lang=state["lang"],
         )
+        standalone = _keeps_the_message(question, standalone, trace)
     if standalone is None:
         merged = rewrite(
             question, reading, prev["snapshot"], ctx.today, ctx.catalog, lang=state["lang"]
@@ -88,6 +90,22 @@ def resolve_context(state: AskState, runtime: Runtime[AskContext]) -> dict:
         "trace": trace.events,
         "chosen": {"topic": prev["topic"]} if not reading.topic_scores else {},
     }
+
+
+def _keeps_the_message(question: str, standalone: str | None, trace: Trace) -> str | None:
+    """A model's rewrite that lost a word of the message (a condition, a value) is not used:
+    the rules rewrite it instead, or the turn says what it could not read."""
+    if standalone is None:
+        return None
+    lost = dropped_words(strip_lead(question), standalone)
+    if lost:
+        trace.rejected(
+            "the model's rewrite lost words of the message: not used",
+            words=lost,
+            rewrite=standalone,
+        )
+        return None
+    return standalone
 
 
 def _nothing_to_continue(

@@ -263,7 +263,12 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
                 "the plan carries less than the question asks: the model plans it",
                 parts=[f"{role}: {word}" for word, role in parts],
             )
-            return {"mode": "llm", "unexplained": [*words, *rest], "trace": trace.events}
+            return {
+                "mode": "llm",
+                "unexplained": [*words, *rest],
+                "reading_plan": plan,
+                "trace": trace.events,
+            }
         trace.rejected(
             "the plan carries less than the question asks: not answered narrower",
             parts=[f"{role}: {word}" for word, role in parts],
@@ -284,7 +289,12 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
             trace.branch(
                 "the rules cannot read the whole question: the model plans it", words=unexplained
             )
-            return {"mode": "llm", "unexplained": unexplained, "trace": trace.events}
+            return {
+                "mode": "llm",
+                "unexplained": unexplained,
+                "reading_plan": plan,
+                "trace": trace.events,
+            }
         trace.rejected(
             "words the rules cannot place and no model to read them: not answered",
             words=unexplained,
@@ -311,6 +321,9 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
         joins=len(outcome.plan.joins),
     )
     trace_verb_picks(reading, trace)
+    if ctx.options.model_writes_sql and ctx.llm is not None and not ctx.llm.down:
+        trace.branch("the model writes the SQL of a reading the rules hold (an experiment)")
+        return {"mode": "llm", "unexplained": [], "reading_plan": plan, "trace": trace.events}
     checks = tie_checks(reading, outcome.plan, ctx.catalog, lang, trace)
     if checks:
         return {

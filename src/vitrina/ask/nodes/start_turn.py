@@ -75,6 +75,7 @@ def fresh_turn(question: str) -> dict:
         "compare_span": None,
         "grain": None,
         "plan": None,
+        "reading_plan": None,
         "mode": "rules",
         "rules_certain": False,
         "unexplained": [],

@@ -479,11 +479,28 @@ def explanation(
                 dropped=dropped[:20],
             )
         return text
+    if _changes_operators(worded, lin, trace):
+        return text
     if trace is not None:
         trace.branch(
             "explanation worded by the LLM (checked against the lineage)", measure=lin.measure
         )
     return worded.strip()
+
+
+def _changes_operators(worded: str, lin: MeasureLineage, trace: Trace | None) -> bool:
+    """A wording that names an operation or comparison the formula does not have (a division
+    told as "multiplies", "greater" for "<") is rejected like an invented name."""
+    from vitrina.docs.llm import changed_operators
+
+    changed = changed_operators(worded, lin.expression)
+    if changed and trace is not None:
+        trace.rejected(
+            "LLM wording names an operation the formula does not have; rules text kept",
+            measure=lin.measure,
+            operators=changed,
+        )
+    return bool(changed)
 
 
 def _where(where: str, ru: bool) -> str:

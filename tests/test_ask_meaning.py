@@ -1,0 +1,139 @@
+"""The checks of meaning on the model path (issue 36): a plausible query that does not say
+what the question asks is refused, saying why in the question's language; a right one is
+answered. A scripted model writes the SQL; the rest of the turn is the real graph."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.test_ask_llm import TODAY, run, sql
+
+from vitrina.catalog import load_catalog
+from vitrina.query.meaning import check_meaning
+from vitrina.query.plan import Filter, PeriodRef, QueryPlan
+
+OLD = "Сколько клиентов старше 60 лет?"
+
+
+def _script(query: str) -> dict:
+    return {
+        "topic": ['{"topic": "clients", "confidence": 0.9}'] * 2,
+        "ambiguity": ['{"ambiguous": false}'] * 2,
+        "period": ['{"span": null}'] * 2,
+        "tables": ['{"tables": ["dwh.dim_client"]}'] * 3,
+        "feasibility": ['{"feasible": true}'] * 3,
+        "sql_generation": [sql(query)] * 3,
+        "semantic_check": ['{"answers_question": true}'] * 3,
+        "answer": [json.dumps({"text": "Ответ в таблице."}, ensure_ascii=False)],
+    }
+
+
+def test_a_dropped_condition_is_refused_naming_the_words(demo_db: Path) -> None:
+    """The issue's case: COUNT(*) of every client with answers_question true was answered
+    "60 000"; now the words the rules could not place must be carried by the SQL."""
+    result, model = run(demo_db, _script("SELECT COUNT(*) FROM dwh.dim_client"), OLD)
+    assert result.status == "refused" and result.rows == []
+    assert result.answer.startswith("Не отвечаю: запрос модели не отвечает на вопрос")
+    assert "«60»" in result.answer
+    assert len(model.prompts_for("sql_generation")) == 3  # the model got the reason back
+    assert "«60»" in model.prompts_for("sql_generation")[1].text
+
+
+def test_the_condition_carried_is_answered(demo_db: Path) -> None:
+    query = "SELECT COUNT(*) AS clients FROM dwh.dim_client WHERE birth_year <= 1966"
+    result, _ = run(demo_db, _script(query), OLD)
+    assert result.status == "answered" and result.sql_source == "llm"
+    assert result.rows[0][0] > 0 and not [c for c in result.checks if c["check"] == "meaning"]
+
+
+def _plan(catalog_period: PeriodRef) -> QueryPlan:
+    return QueryPlan(
+        topic="payments",
+        base_table="dwh.fact_payment",
+        metrics=["payment_amount"],
+        filters=[
+            Filter(
+                table="dwh.fact_payment",
+                column="channel",
+                values=["app"],
+                label_ru="канал: app",
+                label_en="channel: app",
+            )
+        ],
+        period=catalog_period,
+        date_column="payment_date",
+    )
+
+
+MAY = PeriodRef(start="2025-05-01", end="2025-05-31", label_ru="май 2025", label_en="May 2025")
+RIGHT = (
+    "SELECT SUM(p.amount_rub) FROM dwh.fact_payment p WHERE p.status = 'success' "
+    "AND p.channel = 'app' AND p.payment_date >= DATE '2025-05-01' "
+    "AND p.payment_date < DATE '2025-06-01'"
+)
+
+
+def _problems(query: str, lang: str = "en") -> list[str]:
+    from vitrina.config import load_settings
+
+    catalog = load_catalog(load_settings().catalog_dir)
+    found = check_meaning(query, "duckdb", catalog, _plan(MAY), unexplained=[], lang=lang)
+    return [p.check for p in found]
+
+
+def test_the_reading_is_what_the_sql_is_held_to() -> None:
+    assert _problems(RIGHT) == []
+    assert _problems(RIGHT.replace("SUM(p.amount_rub)", "AVG(p.amount_rub)")) == ["metric"]
+    assert _problems(RIGHT.replace("p.status = 'success' AND ", "")) == ["mandatory_filter"]
+    assert _problems(RIGHT.replace("2025-06-01", "2025-06-02")) == ["period"]
+    assert _problems(RIGHT.replace("p.payment_date", "p.payment_ts")) == ["date_column"]
+    assert _problems(RIGHT.replace("AND p.channel = 'app' ", "")) == ["filter_missing"]
+    assert _problems(RIGHT.replace("'app'", "'web'")) == ["filter_values"]
+    assert _problems(RIGHT + " AND p.currency = 'USD'") == ["condition_extra"]
+    assert _problems(RIGHT.replace("SUM(p.amount_rub)", "SUM(p.amount_rub) / 1000")) == ["unit"]
+    many = "FROM dwh.fact_payment p JOIN dwh.fact_wallet_opening w ON w.client_id = p.client_id"
+    assert _problems(RIGHT.replace("FROM dwh.fact_payment p", many)) == ["join_unknown"]
+    assert _problems(RIGHT, "ru") == [] and "не так" in _message(
+        RIGHT.replace("SUM(", "AVG("), "ru"
+    )
+
+
+def _message(query: str, lang: str) -> str:
+    from vitrina.config import load_settings
+
+    catalog = load_catalog(load_settings().catalog_dir)
+    found = check_meaning(query, "duckdb", catalog, _plan(MAY), unexplained=[], lang=lang)
+    return "; ".join(p.message for p in found)
+
+
+def test_a_model_rewrite_that_loses_the_message_is_not_used(demo_db: Path) -> None:
+    """ "а без пенсионеров?" rewritten without its words would be answered with the previous
+    figure; the rewrite is rejected, naming the lost words, and the rules take over."""
+    from vitrina.ask.service import AskService
+    from vitrina.config import load_settings
+    from vitrina.llm.client import LLMClient
+    from vitrina.llm.fake import ScriptedChatModel
+
+    lost = json.dumps({"question": "Сумма платежей в 2025 году"}, ensure_ascii=False)
+    model = ScriptedChatModel({"rewrite": [lost]}, every='{"answers_question": true}')
+    service = AskService(
+        load_settings(db_url=f"duckdb:///{demo_db}"),
+        today=TODAY,
+        write_files=False,
+        llm=LLMClient(model, timeout_s=5, max_retries=0),
+    )
+    try:
+        first = service.ask("Сумма платежей в 2025 году", thread_id="f")
+        second = service.ask("а без клиентов-пенсионеров старше шестидесяти?", thread_id="f")
+    finally:
+        service.close()
+    assert first.status == "answered"
+    assert len(model.prompts_for("rewrite")) == 1
+    rejected = [
+        e.data["words"]
+        for e in second.trace
+        if e.kind == "rejected" and e.message.startswith("the model's rewrite lost words")
+    ]
+    assert rejected and "пенсионеров" in " ".join(rejected[0])
+    assert not (second.status == "answered" and second.rows == first.rows)
