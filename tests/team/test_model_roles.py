@@ -25,8 +25,8 @@ def reads_then_writes(messages):
     if not any(isinstance(m, ToolMessage) for m in messages):
         return calling("read_spec")
     seen = next(m for m in messages if isinstance(m, ToolMessage)).content
-    return (
-        f"Прочитано {len(seen)} символов спецификации.\n"
+    return (  # numbers only from data: it quotes what it read, never counts by itself
+        f"Прочитано, начало символов спецификации: {seen[:40]}\n"
         "===HANDOFF===\nSTATUS: BUILD-COMPLETE\nNEXT: nobody\n===/HANDOFF==="
     )
 
@@ -116,6 +116,10 @@ def test_a_failing_model_leaves_the_rules_comment(run_build) -> None:
     service, report = run_build(BRIEF, agents=_agents(model))
     assert report.status == "done", report.blocked
     assert not _model_comments(service, report)
+    # and it is not silent: every role's failure is in the report (`--json`), by the coordinator
+    assert report.model_failures
+    assert {f["role"] for f in report.model_failures} >= {"scoping", "dashboard-reviewer"}
+    assert all(f["kind"] == "timeout" for f in report.model_failures), report.model_failures
 
 
 def test_a_slow_model_costs_a_role_at_most_its_turn_budget(run_build) -> None:
