@@ -29,7 +29,7 @@ STUCK_ROLE = "dashboard-reviewer"
 
 def _toml(tmp_path: Path, garbage_url: str, stuck_url: str) -> None:
     (tmp_path / "vitrina.toml").write_text(
-        "[llm]\ntimeout_s = 1\nmax_retries = 0\n\n"
+        "[llm]\ntimeout_s = 1\nmax_retries = 0\nbreaker_failures = 2\n\n"
         f'[llm.endpoints.junk]\nbase_url = "{garbage_url}"\nmodel = "test-model"\n\n'
         f'[llm.endpoints.stuck]\nbase_url = "{stuck_url}"\nmodel = "test-model"\n\n'
         f'[team.roles.{GARBLED_ROLE}]\nmodel = "junk"\n\n'
@@ -69,8 +69,11 @@ def test_failing_role_models_are_reported_and_the_rules_finish(
     by_role = {f["role"]: f for f in failures}
     assert set(by_role) == {GARBLED_ROLE, STUCK_ROLE}, failures
     assert by_role[GARBLED_ROLE]["kind"] == "garbage"
-    assert {f["kind"] for f in failures if f["role"] == STUCK_ROLE} <= {"timeout", "breaker_open"}
-    assert any(f["kind"] == "timeout" for f in failures if f["role"] == STUCK_ROLE)
+    # two timeouts open the endpoint's breaker (breaker_failures = 2): the next review asks
+    # nothing and is reported as such; the hang cost 2 timeouts, not one per review
+    stuck_kinds = [f["kind"] for f in failures if f["role"] == STUCK_ROLE]
+    assert stuck_kinds[:2] == ["timeout", "timeout"] and "breaker_open" in stuck_kinds[2:]
+    assert len(stuck.chat_requests()) == 2
     # every request went to the role's own endpoint; a role without a model asked nothing
     assert junk.chat_requests() and stuck.chat_requests()
     asked = {
@@ -90,11 +93,12 @@ def test_failing_role_models_are_reported_and_the_rules_finish(
     said = [c.text for c in comments if c.author == "coordinator" and "не дала заметок" in c.text]
     assert any(GARBLED_ROLE in t and "бессмысленный ответ" in t for t in said), said
     assert any(STUCK_ROLE in t and "время ответа вышло" in t for t in said), said
+    assert any(STUCK_ROLE in t and "автомат конечной точки разомкнут" in t for t in said), said
     assert not any("Заметки модели" in c.text or "xqzv" in c.text for c in comments)
     # the CLI's lines
     assert code == 0, text
     assert f"model failed / модель не ответила · {GARBLED_ROLE}" in text
-    assert f"{STUCK_ROLE} · task" in text and "timeout" in text
+    assert f"{STUCK_ROLE} · task" in text and "timeout" in text and "breaker_open" in text
 
 
 def test_a_role_entry_that_cannot_work_is_a_clear_error(
