@@ -119,3 +119,23 @@ def test_a_role_entry_that_cannot_work_is_a_clear_error(
     (tmp_path / "vitrina.toml").write_text('[team.roles.scoping]\nmodel = "rules"\n')
     models = role_models(load_settings(), roster, None)
     assert set(models.values()) == {None}
+
+
+def test_team_roles_are_read_from_toml_and_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from vitrina.config import unknown_settings
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "vitrina.toml").write_text(
+        '[team]\nrole = 1\n\n[team.roles.scoping]\nmodel = "rules"\n', encoding="utf-8"
+    )
+    assert load_settings().team_roles == {"scoping": {"model": "rules"}}
+    assert any("'team.role'" in p and "team.roles" in p for p in unknown_settings())
+    monkeypatch.setenv("VITRINA_TEAM_ROLES", '{"data-steward": {"model": "rules"}}')
+    roles = load_settings().team_roles  # the environment's roles join the file's
+    assert roles == {"data-steward": {"model": "rules"}, "scoping": {"model": "rules"}}
+    (tmp_path / "vitrina.toml").write_text('[team.roles.scoping]\nmodle = "x"\n')
+    monkeypatch.delenv("VITRINA_TEAM_ROLES")
+    with pytest.raises(ValueError, match=r"team.roles.scoping: unknown keys \['modle'\]"):
+        load_settings()
