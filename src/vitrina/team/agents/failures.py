@@ -89,8 +89,8 @@ def garbage(text: str, lang: str, read: list[str] | None = None) -> str | None:
     if visible and len(letters) / len(visible) < 0.5:
         return f"mostly not letters: {len(letters)} of {len(visible)} characters"
     words = [w.lower() for w in WORD.findall(text)]
-    if len(words) < 3:
-        return f"not a sentence: {len(words)} word(s)"
+    if not words:  # a short note ("Замечаний нет.") is words; no word at all is not
+        return "no word"
     if len(words) >= 8 and len(set(words)) / len(words) < 0.3:
         return f"one word repeated: {len(set(words))} distinct of {len(words)} words"
     known = {w.lower() for source in read or [] for w in WORD.findall(source[: CHECKED_CHARS * 5])}
