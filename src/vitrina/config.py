@@ -58,6 +58,7 @@ OTHER_ENV = frozenset(
 )
 OTHER_ENV_PREFIXES = ("VITRINA_TASK_",)
 ENDPOINT_KEYS = ("base_url", "model", "provider", "api_key")
+ROLE_KEYS = ("model",)  # [team.roles.NAME]: what one role of `vitrina build` may set
 
 
 class SettingsError(ValueError):
@@ -119,6 +120,10 @@ class Settings(BaseSettings):
     # Named model endpoints ([llm.endpoints.NAME] base_url/model/provider/api_key): experiments
     # pick one by name; a caller never gives an address.
     llm_endpoints: dict[str, dict[str, str]] = Field(default_factory=dict)
+    # A model per role of `vitrina build` ([team.roles.NAME] model = ENDPOINT): an endpoint of
+    # [llm.endpoints], "default" (the [llm] model) or "rules" (none); the rules are the
+    # fallback of every role and the only path of a role without a model (decision 208)
+    team_roles: dict[str, dict[str, str]] = Field(default_factory=dict)
     onec_url: str | None = (
         None  # a published 1C infobase (http://server/base): read via its standard OData
     )
@@ -171,6 +176,17 @@ class Settings(BaseSettings):
                 raise ValueError(
                     f"llm.endpoints.{name}: unknown keys {unknown}; known: "
                     f"{', '.join(ENDPOINT_KEYS)}"
+                )
+        return value
+
+    @field_validator("team_roles")
+    @classmethod
+    def _role_keys(cls, value: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+        for name, role in value.items():
+            unknown = sorted(set(role) - set(ROLE_KEYS))
+            if unknown:
+                raise ValueError(
+                    f"team.roles.{name}: unknown keys {unknown}; known: {', '.join(ROLE_KEYS)}"
                 )
         return value
 
@@ -247,7 +263,7 @@ def read_toml(home: Path) -> TomlRead:
     unknown: list[str] = []
     top = {**{k: v for k, v in data.items() if k != "vitrina"}, **(data.get("vitrina") or {})}
     for key, value in top.items():
-        if key in ("llm", "vitrina") or (key in OTHER_TABLES and isinstance(value, dict)):
+        if key in ("llm", "vitrina", "team") or (key in OTHER_TABLES and isinstance(value, dict)):
             continue
         (values.__setitem__(key, value) if key in SETTING_NAMES else unknown.append(key))
     llm = data.get("llm")
@@ -259,6 +275,13 @@ def read_toml(home: Path) -> TomlRead:
                 if name in SETTING_NAMES
                 else unknown.append(f"llm.{key}")
             )
+    team = data.get("team")
+    if isinstance(team, dict):  # [team.roles.NAME] model = ... (decision 208)
+        for key, value in team.items():
+            if key == "roles" and isinstance(value, dict):
+                values["team_roles"] = value
+            else:
+                unknown.append(f"team.{key}")
     return TomlRead(path, values, tuple(unknown))
 
 
@@ -296,7 +319,10 @@ def unknown_settings(home: Path | None = None) -> list[str]:
     """One sentence per TOML key or VITRINA_* variable that names no setting."""
     home = home or vitrina_home()
     read = read_toml(home)
-    toml_names = [n if not n.startswith("llm_") else "llm." + n[4:] for n in SETTING_NAMES]
+    toml_names = [
+        "team.roles" if n == "team_roles" else n if not n.startswith("llm_") else "llm." + n[4:]
+        for n in SETTING_NAMES
+    ]
     out = [
         f"{read.path}: unknown key {key!r}{_suggest(key, toml_names)}; it is ignored"
         for key in read.unknown

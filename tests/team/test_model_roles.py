@@ -25,8 +25,8 @@ def reads_then_writes(messages):
     if not any(isinstance(m, ToolMessage) for m in messages):
         return calling("read_spec")
     seen = next(m for m in messages if isinstance(m, ToolMessage)).content
-    return (
-        f"Прочитано {len(seen)} символов спецификации.\n"
+    return (  # numbers only from data: it quotes what it read, never counts by itself
+        f"Прочитано, начало символов спецификации: {seen[:40]}\n"
         "===HANDOFF===\nSTATUS: BUILD-COMPLETE\nNEXT: nobody\n===/HANDOFF==="
     )
 
@@ -116,6 +116,10 @@ def test_a_failing_model_leaves_the_rules_comment(run_build) -> None:
     service, report = run_build(BRIEF, agents=_agents(model))
     assert report.status == "done", report.blocked
     assert not _model_comments(service, report)
+    # and it is not silent: every role's failure is in the report (`--json`), by the coordinator
+    assert report.model_failures
+    assert {f["role"] for f in report.model_failures} >= {"scoping", "dashboard-reviewer"}
+    assert all(f["kind"] == "timeout" for f in report.model_failures), report.model_failures
 
 
 def test_a_slow_model_costs_a_role_at_most_its_turn_budget(run_build) -> None:
@@ -133,3 +137,22 @@ def test_a_slow_model_costs_a_role_at_most_its_turn_budget(run_build) -> None:
             parts.append(0)
         parts[-1] += 1
     assert parts and max(parts) <= 3, parts  # 0.5 s of 0.2 s requests, not max_requests=5
+
+
+def test_numbers_a_model_never_read_are_rejected_words_not_notes(run_build) -> None:
+    """Principle 2: a model never writes a number. Notes with a figure no tool gave it are not
+    published; the coordinator says why, in the report (`--json`) too."""
+    model = ScriptedChatModel(every="Выручка выросла на 987 654 рубля, это рекорд квартала.")
+    service, report = run_build(BRIEF, agents=_agents(model))
+    assert report.status == "done", report.blocked
+    assert not _model_comments(service, report)
+    kinds = {f["kind"] for f in report.model_failures}
+    assert kinds == {"rejected_words"}, report.model_failures
+    assert all("987654" in f["detail"] for f in report.model_failures)
+    said = [
+        c.text
+        for t in report.tasks
+        for c in service.store.comments(t.id)
+        if c.author == "coordinator" and "числа не из данных" in c.text
+    ]
+    assert said and not any("Выручка выросла" in t for t in said)

@@ -169,3 +169,41 @@ def test_an_element_whose_view_is_not_in_the_bundle_is_refused() -> None:
     bundle.elements[0].view = "nowhere"
     with pytest.raises(ValueError, match="amount__card: its view nowhere"):
         import_zip(bundle, DB)
+
+
+def _formatted(lang: str, card_value: str) -> dict[str, dict]:
+    bundle = _bundle()
+    bundle.language = lang
+    for dataset in bundle.datasets:
+        for column in dataset.columns:
+            if column["name"] == "amount":
+                column["unit"] = "RUB"
+    share = {"name": "share", "role": "metric", "fmt": "percent", "label_ru": "Доля"}
+    bundle.datasets[1].columns.append(share)
+    bundle.elements[0].spec = {"data": {"items": [{"raw": 1234.5, "value": card_value}]}}
+    return _read(import_zip(bundle, DB))
+
+
+def test_superset_numbers_are_formatted_as_on_the_html_page() -> None:
+    """The page writes an amount with kopecks, a board-level card in whole roubles (polish.py),
+    a share in percent points: Superset's formats and currency say the same."""
+    from vitrina.present.numbers import format_money, format_number
+
+    ru = _formatted("ru", format_money(1234.5, "ru", "RUB"))
+    card = next(f for p, f in ru.items() if p.startswith("charts/amount__card"))
+    assert card["params"]["y_axis_format"] == ",.2f"
+    assert card["params"]["currency_format"] == {"symbol": "RUB", "symbolPosition": "suffix"}
+    board = _formatted("ru", f"{format_number(1234.5, 0, 'ru')}\xa0₽")
+    card = next(f for p, f in board.items() if p.startswith("charts/amount__card"))
+    assert card["params"]["y_axis_format"] == ",.0f"  # no kopecks on a board card
+    chart = next(f for p, f in ru.items() if p.startswith("charts/amount__chart"))
+    assert chart["params"]["y_axis_format"] == ",.2f" and chart["params"]["currency_format"]
+    datasets = [f for p, f in ru.items() if p.startswith("datasets/")]
+    metrics = {m["metric_name"]: m for d in datasets for m in d["metrics"]}
+    assert json.loads(metrics["amount"]["currency"])["symbol"] == "RUB"
+    assert metrics["share"]["d3format"] == ",.1f" and metrics["share"]["verbose_name"] == "Доля, %"
+    assert metrics["clients"]["d3format"] == ",d" and metrics["clients"]["currency"] is None
+    en = _formatted("en", "RUB\xa01,235")  # the comma groups thousands in English
+    card = next(f for p, f in en.items() if p.startswith("charts/amount__card"))
+    assert card["params"]["y_axis_format"] == ",.0f"
+    assert card["params"]["currency_format"]["symbolPosition"] == "prefix"

@@ -156,3 +156,25 @@ def endpoint_key(settings: Settings) -> str:
     """The breaker's key: the endpoint, whatever model it serves (a hung server hangs all)."""
     provider = resolve_provider(settings)
     return resolve_base_url(settings, provider) or OPENAI_BASE_URL
+
+
+def endpoint_settings(settings: Settings, name: str) -> Settings:
+    """The settings with the [llm] endpoint replaced by ``[llm.endpoints.NAME]`` (its address,
+    model, provider and key; timeouts, retries and budgets stay the [llm] ones).
+
+    A name that is not configured is an LLMSettingsError naming the ones that are.
+    """
+    known = settings.llm_endpoints
+    if name not in known:
+        names = ", ".join(sorted(known)) or "none configured"
+        raise LLMSettingsError(
+            f"model endpoint {name!r} is not configured ([llm.endpoints.{name}] in "
+            f"vitrina.toml); known: {names}"
+        )
+    endpoint = known[name]
+    changes = {f"llm_{k}": endpoint.get(k) for k in ("base_url", "model", "provider", "api_key")}
+    values = {**settings.model_dump(), **changes}
+    values["llm_provider"] = values["llm_provider"] or "auto"
+    from vitrina.config import Settings as _Settings
+
+    return _Settings(**values)

@@ -58,9 +58,7 @@ class MonitorLoop:
             self.passes += 1
 
     def _pass(self) -> list[Any]:
-        from vitrina.team import BoardStore, board_url
-        from vitrina.team.service import notifier_from
-        from vitrina.team.watch import limits_from, watch_pass
+        from vitrina.team import BoardStore, board_url, limits_from, notifier_from, watch_pass
 
         store = BoardStore(board_url(self.settings.state_url, self.settings.home))
         try:

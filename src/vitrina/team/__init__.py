@@ -49,6 +49,17 @@ _EXPORTS = {
     "DashboardBundle": "vitrina.team.publish",
     "Publication": "vitrina.team.publish",
     "HtmlPublisher": "vitrina.team.publish",
+    # what the server's board actions and monitor use
+    "notifier_from": "vitrina.team.service",
+    "default_publishers": "vitrina.team.service",
+    "superset_from": "vitrina.team.service",
+    "limits_from": "vitrina.team.watch",
+    "watch_pass": "vitrina.team.watch",
+    "RIGHTS": "vitrina.team.people",
+    "People": "vitrina.team.people",
+    "Roster": "vitrina.team.roles",
+    "PermissionDenied": "vitrina.team.errors",
+    "republish_build": "vitrina.team.republish",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -63,11 +74,14 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (tests/test_lazy
     from vitrina.team.board import board_url as board_url
     from vitrina.team.data.brief import load_brief as load_brief
     from vitrina.team.errors import BriefError as BriefError
+    from vitrina.team.errors import PermissionDenied as PermissionDenied
     from vitrina.team.errors import TeamError as TeamError
     from vitrina.team.learn import SkillLearning as SkillLearning
     from vitrina.team.monitor import bottlenecks as bottlenecks
     from vitrina.team.monitor import scan as scan
     from vitrina.team.notify import Notifier as Notifier
+    from vitrina.team.people import RIGHTS as RIGHTS
+    from vitrina.team.people import People as People
     from vitrina.team.protocol import parse_comment as parse_comment
     from vitrina.team.publish import DashboardBundle as DashboardBundle
     from vitrina.team.publish import HtmlPublisher as HtmlPublisher
@@ -75,10 +89,17 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (tests/test_lazy
     from vitrina.team.publish import Publisher as Publisher
     from vitrina.team.publish.superset import SupersetPublisher as SupersetPublisher
     from vitrina.team.publish.superset import SupersetTarget as SupersetTarget
+    from vitrina.team.republish import republish_build as republish_build
+    from vitrina.team.roles import Roster as Roster
     from vitrina.team.service import SLUG as SLUG
     from vitrina.team.service import BuildReport as BuildReport
     from vitrina.team.service import BuildService as BuildService
     from vitrina.team.service import dashboard_slug as dashboard_slug
     from vitrina.team.service import dashboards_dir as dashboards_dir
+    from vitrina.team.service import default_publishers as default_publishers
+    from vitrina.team.service import notifier_from as notifier_from
+    from vitrina.team.service import superset_from as superset_from
     from vitrina.team.toolbox import Toolbox as Toolbox
+    from vitrina.team.watch import limits_from as limits_from
+    from vitrina.team.watch import watch_pass as watch_pass
     from vitrina.team.workspace import Workspace as Workspace

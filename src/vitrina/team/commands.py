@@ -189,6 +189,7 @@ def _finish(report: Any, as_json: bool) -> None:
                     "blocked": report.blocked,
                     "tasks": [t.model_dump(mode="json") for t in report.tasks],
                     "publications": report.build.result.get("publications", []),
+                    "model_failures": report.model_failures,
                     "trace": [e.model_dump(mode="json") for e in report.trace],
                 },
                 ensure_ascii=False,
@@ -214,8 +215,23 @@ def _finish(report: Any, as_json: bool) -> None:
         for line in (blocked.get("reason"), blocked.get("questions")):
             if line:
                 console.print(line, highlight=False, markup=False)
+    if not as_json:
+        _model_failures(report)
     if report.status != "done":
         raise typer.Exit(2)
+
+
+def _model_failures(report: Any) -> None:
+    """One line per role's model that failed: the rules did that role's part."""
+    from rich.markup import escape
+
+    for failure in report.model_failures:
+        console.print(
+            f"[yellow]model failed / модель не ответила[/] · {failure['role']} · task "
+            f"{failure['task_id']} · {failure['kind']}: {escape(str(failure['detail'])[:200])} "
+            "(done by the rules / сделано по правилам)",
+            highlight=False,
+        )
 
 
 @board_app.callback()

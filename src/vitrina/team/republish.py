@@ -138,3 +138,6 @@ def republish(
     store.audit(build_id=build.id, actor=actor, action="republish", outcome="done",
                 task_id=None, version=version)  # fmt: skip
     return Republished(build.id, version, location, publications)
+
+
+republish_build = republish  # the public entry's name (`vitrina.team.republish` is this module)

@@ -23,7 +23,8 @@ from vitrina.config import Settings, load_settings
 from vitrina.language.detect import detect_lang
 from vitrina.llm import ModelSlots, build_client
 from vitrina.team.agents.base import RoleAgent
-from vitrina.team.agents.model import model_agents
+from vitrina.team.agents.failures import failures_of
+from vitrina.team.agents.role_models import agents_for, role_models
 from vitrina.team.agents.rules import rule_agents
 from vitrina.team.board import BoardStore, Build, Task, board_url
 from vitrina.team.chain import PHASES
@@ -80,6 +81,8 @@ class BuildReport:
     build: Build
     tasks: list[Task]
     trace: list[TraceEvent] = field(default_factory=list)
+    # roles' models that gave nothing publishable (role, task_id, kind, detail): decision 208
+    model_failures: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def status(self) -> str:
@@ -175,9 +178,11 @@ class BuildService:
         # the shipped skills, then the entries a person accepted from earlier reviews (learn.py)
         self.learning = SkillLearning(learned_dir(self.settings.home))
         self.skills = self.learning.library()
-        # with a model configured every role's model writes its part; the rules build and check
+        # with a model configured (for all, or per role in [team.roles]) a role's model writes
+        # its part; the rules build and check, and answer alone for a role without a model
         self.llm: ModelSlots | None = llm if llm is not None else build_client(self.settings)
-        base = rule_agents() if self.llm is None else model_agents(self.llm, rule_agents())
+        self.models = role_models(self.settings, self.roster, self.llm)
+        base = agents_for(self.models, rule_agents())
         self.agents: dict[str, Any] = {**base, **(agents or {})}
         self.browser = browser
         self.limits = limits or Limits()
@@ -317,7 +322,8 @@ class BuildService:
         if self.notifier is not None:
             self.notifier.build_finished(final, lang)
             trace.extend(self.notifier.trace.events)
-        return BuildReport(final, self.store.tasks(build.id), trace)
+        failures = failures_of(self.store, build.id)
+        return BuildReport(final, self.store.tasks(build.id), trace, failures)
 
     def close(self) -> None:
         self.warehouse.close()

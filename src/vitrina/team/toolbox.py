@@ -67,6 +67,9 @@ class Toolbox:
         )  # a crash may have come between the task and its branch
         self.calls = 0
         self.trace = Trace(role.id)
+        # a role's model: what it read (its numbers' sources) and how it failed (decision 208)
+        self.model_read: list[str] = []
+        self.model_failures: list[Any] = []
 
     def _use(self, tool: str) -> None:
         require_tool(self.role, tool)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from vitrina.team.agents.base import WorkItem, handoff
+from vitrina.team.agents.failures import report
 from vitrina.team.board import Comment, Task
 from vitrina.team.chain import STEPS
 from vitrina.team.context import BuildContext
@@ -128,6 +129,8 @@ def wake(
     ctx.events.extend(tools.trace.events + trace.events)
     comment, _, _ = ctx.prims.comment(role.id, task.id, written, key=key)
     ctx.emit("comment", task_id=task.id, role=role.id, problems=comment.problems)
+    if tools.model_failures:  # the role's model gave nothing publishable: the coordinator says so
+        report(ctx, tools.model_failures, key)
     return comment
 
 

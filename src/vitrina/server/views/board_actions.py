@@ -83,7 +83,7 @@ def _forbidden(token_role: str, board: str, detail: str) -> ApiError:
 
 def board_me(state: State, who: Who) -> dict[str, Any]:
     """This token's board role and what it may do (the page draws the buttons from it)."""
-    from vitrina.team.people import RIGHTS
+    from vitrina.team import RIGHTS
 
     refuse_policed(state, who.owner)
     role = board_role(who)
@@ -92,8 +92,7 @@ def board_me(state: State, who: Who) -> dict[str, Any]:
 
 def board_task_actions(task_id: int, state: State, who: Who) -> dict[str, Any]:
     """What this token may do on this task (the page draws only these buttons)."""
-    from vitrina.team.people import RIGHTS
-    from vitrina.team.roles import Roster
+    from vitrina.team import RIGHTS, Roster
 
     refuse_policed(state, who.owner)
     store = _store(state)
@@ -119,9 +118,7 @@ def board_task_actions(task_id: int, state: State, who: Who) -> dict[str, Any]:
 def board_task_act(task_id: int, body: BoardAction, state: State, who: Who) -> dict[str, Any]:
     """Do one action as the token's person; 403 for a viewer, 409 for what the board refuses
     (a task already moved, not a blocker, a role of another kind), each said in words."""
-    from vitrina.team.errors import PermissionDenied, TeamError
-    from vitrina.team.people import People
-    from vitrina.team.roles import Roster
+    from vitrina.team import People, PermissionDenied, Roster, TeamError
 
     refuse_policed(state, who.owner)
     role = board_role(who)
@@ -151,7 +148,7 @@ def board_task_act(task_id: int, body: BoardAction, state: State, who: Who) -> d
 
 
 def _do(people: Any, task_id: int, body: BoardAction) -> Any:
-    from vitrina.team.errors import TeamError
+    from vitrina.team import TeamError
 
     text = body.text.strip()
     if body.action in ("comment", "answer") and not text and people.role != "viewer":
@@ -177,9 +174,7 @@ def _ru(message: str) -> str:
 def board_build_republish(build_id: int, state: State, who: Who) -> dict[str, Any]:
     """Publish a finished build again, in place (`vitrina build --republish N`): a lead's
     action (an admin token); the same folder, the same Superset objects, version + 1."""
-    from vitrina.team.errors import TeamError
-    from vitrina.team.republish import republish
-    from vitrina.team.service import default_publishers, superset_from
+    from vitrina.team import TeamError, default_publishers, republish_build, superset_from
 
     refuse_policed(state, who.owner)
     role = board_role(who)
@@ -191,7 +186,7 @@ def board_build_republish(build_id: int, state: State, who: Who) -> dict[str, An
             raise _forbidden(who.role, role, f"a {role} may not publish again")
         try:
             superset = superset_from(state.settings)
-            done = republish(
+            done = republish_build(
                 store,
                 build_id,
                 lambda b: default_publishers(state.settings, b, superset),

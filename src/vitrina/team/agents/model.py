@@ -7,7 +7,9 @@ questions and KPI definitions, the dataset design, the dashboard design, the rev
 notes), with a bounded number of tool calls, each one a method of the role's `Toolbox`
 (so the role's tool list is enforced there) or a board primitive the role may call.
 Blocks the model writes are dropped: the checks decide the status and the verdict. A model
-that fails, runs out of its budget or answers nothing leaves the rule agent's comment alone.
+that fails (timeout, breaker open, garbage, numbers it never read), runs out of its budget or
+answers nothing leaves the rule agent's comment alone, and the failure goes on
+``tools.model_failures`` for the coordinator to report (vitrina.team.agents.failures).
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from vitrina.llm import ModelClient, ModelSlots
+from vitrina.llm.client import ModelTurn, TextReply
 from vitrina.team.agents.base import RoleAgent, WorkItem
+from vitrina.team.agents.failures import ModelFailure, foreign_numbers, garbage
 from vitrina.team.errors import TeamError
 from vitrina.team.roles import PRIMITIVES
 from vitrina.team.toolbox import Toolbox
@@ -175,6 +179,8 @@ class ModelRoleAgent:
     def act(self, work: WorkItem, tools: Toolbox) -> str:
         comment = self.rules.act(work, tools)
         part = self.part(work, tools, comment)
+        if part:
+            part = self.judged(part, work, tools)
         if not part:
             return comment
         title = "Заметки модели" if work.lang == "ru" else "Model notes"
@@ -190,6 +196,8 @@ class ModelRoleAgent:
             SystemMessage(self.system(work, tools)),
             HumanMessage(self.request(work, checks)),
         ]
+        # what the model was given (tool results appended below): its numbers' only source
+        tools.model_read = [str(m.content) for m in messages]
         calls = 0
         # one turn budget for all of this part's requests: a hanging endpoint costs one turn
         llm = self.llm.turn() if isinstance(self.llm, ModelClient) else self.llm
@@ -201,9 +209,10 @@ class ModelRoleAgent:
                     role=role,
                     error=reply.error,
                 )
+                self.failed(tools, work, *self.why(llm, reply))
                 return ""
             if not reply.message.tool_calls:
-                return self.clean(reply.text, trace)
+                return self.said(self.clean(reply.text, trace), tools, work)
             messages.append(reply.message)
             for call in reply.message.tool_calls:
                 calls += 1
@@ -221,9 +230,9 @@ class ModelRoleAgent:
                         )
                     )
                     continue
-                messages.append(
-                    ToolMessage(self.run(call, available, tools, work), tool_call_id=call["id"])
-                )
+                result = self.run(call, available, tools, work)
+                tools.model_read.append(result)
+                messages.append(ToolMessage(result, tool_call_id=call["id"]))
             if calls > self.max_calls:
                 messages.append(HumanMessage("No more tools: write your part now, in words."))
         # the request bound: whatever text the last reply carried is all the model says
@@ -233,7 +242,52 @@ class ModelRoleAgent:
         said = [
             m.content for m in messages if isinstance(m, AIMessage) and isinstance(m.content, str)
         ]
-        return self.clean(next((t for t in reversed(said) if t.strip()), ""), trace)
+        last = self.clean(next((t for t in reversed(said) if t.strip()), ""), trace)
+        return self.said(last, tools, work, bound=True)
+
+    # failures -----------------------------------------------------------------------------
+    @staticmethod
+    def why(llm: Any, reply: TextReply) -> tuple[str, str]:
+        """The kind (MISS_KINDS) and detail of a failed reply: the turn's record when there is
+        one, else read from the error text."""
+        if isinstance(llm, ModelTurn) and llm.budget.missed:
+            return llm.budget.missed[-1]
+        error = reply.error or "no reply"
+        low = error.lower()
+        kind = (
+            "breaker_open"
+            if "breaker" in low
+            else "timeout"
+            if "timed out" in low or "timeout" in low
+            else "error"
+        )
+        return kind, error
+
+    @staticmethod
+    def failed(tools: Toolbox, work: WorkItem, kind: str, detail: str) -> None:
+        """Record a failure for the coordinator's comment (vitrina.team.worker.wake)."""
+        tools.trace.rejected("the role's model failed: reported", kind=kind, detail=detail[:300])
+        tools.model_failures.append(ModelFailure(tools.role.id, work.task.id, kind, detail))
+
+    def said(self, text: str, tools: Toolbox, work: WorkItem, *, bound: bool = False) -> str:
+        """The model's last words; nothing said is a failure too (nothing to publish)."""
+        if not text.strip():
+            what = "the request bound was reached" if bound else "an empty reply"
+            self.failed(tools, work, "no_words", what)
+        return text
+
+    def judged(self, part: str, work: WorkItem, tools: Toolbox) -> str:
+        """The part when it reads as words and its numbers were read; else "" (a failure)."""
+        problem = garbage(part, work.lang, tools.model_read)
+        if problem is not None:
+            self.failed(tools, work, "garbage", problem)  # its text is not quoted anywhere
+            return ""
+        invented = foreign_numbers(part, tools.model_read, work.lang)
+        if invented:
+            shown = ", ".join(str(n) for n in invented[:5])
+            self.failed(tools, work, "rejected_words", f"numbers never read from a tool: {shown}")
+            return ""
+        return part
 
     def run(
         self, call: dict[str, Any], available: list[ModelTool], tools: Toolbox, work: WorkItem

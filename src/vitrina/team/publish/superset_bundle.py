@@ -89,14 +89,64 @@ def _axis_column(dataset: DatasetRef) -> dict[str, Any] | None:
     return next((c for c in _metas(dataset) if c.get("role") in ("period", "dimension")), None)
 
 
-def d3_format(meta: dict[str, Any] | None) -> str:
-    """Superset's number format of a metric column: exact counts and amounts, not "1.1k"."""
-    fmt = (meta or {}).get("fmt")
-    return {"count": ",d", "money": ",.2f", "number": ",.2f"}.get(str(fmt), "SMART_NUMBER")
+# the HTML page's formats (vitrina.present.numbers): whole counts, amounts with kopecks,
+# percent points with one decimal (12.5 means 12.5 %)
+D3_FORMATS = {"count": ",d", "money": ",.2f", "number": ",.2f", "percent": ",.1f"}
+CURRENCY_CODE = re.compile(r"^[A-Za-z]{3}$")
+
+
+def d3_format(meta: dict[str, Any] | None, decimals: int | None = None) -> str:
+    """Superset's number format of a metric column, as the HTML page writes it: exact counts
+    and amounts, not "1.1k"; ``decimals`` (an amount on a card as the page shows it) wins.
+
+    >>> d3_format({"fmt": "money"}), d3_format({"fmt": "money"}, 0), d3_format({"fmt": "percent"})
+    (',.2f', ',.0f', ',.1f')
+    """
+    fmt = str((meta or {}).get("fmt"))
+    if fmt == "money" and decimals is not None:
+        return f",.{decimals}f"
+    return D3_FORMATS.get(fmt, "SMART_NUMBER")
+
+
+def currency(meta: dict[str, Any] | None, lang: str) -> dict[str, str] | None:
+    """The currency of an amount (its ISO code), placed as the page places it: after the
+    number in Russian (1 234 ₽), before it in English (RUB 1,234)."""
+    unit = str((meta or {}).get("unit") or "")
+    if (meta or {}).get("fmt") != "money" or not CURRENCY_CODE.match(unit):
+        return None
+    return {"symbol": unit.upper(), "symbolPosition": "suffix" if lang == "ru" else "prefix"}
+
+
+def _currency_text(meta: dict[str, Any], lang: str) -> str | None:
+    """A metric's currency as JSON text: Superset's importers read it as a string (older) or
+    load a string into the object (newer)."""
+    money = currency(meta, lang)
+    return json.dumps(money) if money else None
+
+
+def shown_decimals(element: DashboardElement, lang: str) -> int | None:
+    """The decimals of a card's value as the HTML page shows it (a board-level card shows
+    whole roubles), or None when the card shows no number.
+
+    >>> e = DashboardElement(id="c", uuid="u", kind="card", kpi="k", view="v", title="t",
+    ...     chart_kind="kpi", spec={"data": {"items": [{"value": "1\xa0235\xa0₽"}]}},
+    ...     x=0, y=0, w=3, h=1)
+    >>> shown_decimals(e, "ru")
+    0
+    """
+    items = (element.spec.get("data") or {}).get("items") or []
+    value = str(items[0].get("value", "")) if items and isinstance(items[0], dict) else ""
+    if not re.search(r"\d", value):
+        return None
+    found = re.search(r"\d" + ("," if lang == "ru" else r"\.") + r"(\d+)", value)
+    return len(found.group(1)) if found else 0
 
 
 def _label(meta: dict[str, Any], lang: str) -> str:
-    return str(meta.get("label_ru" if lang == "ru" else "label_en") or meta["name"])
+    label = str(meta.get("label_ru" if lang == "ru" else "label_en") or meta["name"])
+    if meta.get("fmt") == "percent" and "%" not in label:  # the unit the page's axis names
+        label += ", %"
+    return label
 
 
 def _sql_text(value: str) -> str:
@@ -156,7 +206,7 @@ def dataset_yaml(
             ),
             "description": None,
             "d3format": d3_format(c),
-            "currency": None,
+            "currency": _currency_text(c, bundle.language),
             "extra": {},
             "warning_text": None,
         }
@@ -196,7 +246,8 @@ def chart_plan(element: DashboardElement, dataset: DatasetRef, lang: str) -> Cha
             "viz_type": "big_number_total",
             "metric": metrics[0] if metrics else "",
             "subheader": element.subtitle,
-            "y_axis_format": d3_format(first),
+            "y_axis_format": d3_format(first, shown_decimals(element, lang)),
+            "currency_format": currency(first, lang),
             "header_font_size": 0.3,
             "subheader_font_size": 0.125,
         }
@@ -233,6 +284,7 @@ def chart_plan(element: DashboardElement, dataset: DatasetRef, lang: str) -> Cha
         "rich_tooltip": True,
         "x_axis_title": "",
         "y_axis_format": d3_format(first),
+        "currency_format": currency(first, lang),
         "stack": "Stack" if element.chart_kind == "stacked_bar" else None,
         "orientation": "vertical",
     }
