@@ -26,13 +26,16 @@ def test_a_crashed_run_is_shown_and_resumed_once(make_task, make_service, tmp_pa
     asker = make_service(write_files=True)
     calls: list[str] = []
 
-    def dying_ask(question: str, policy=None):
-        calls.append(question)
-        if len(calls) == 2:  # inside step 2, before it commits
-            raise ProcessDied
-        return asker.ask(question, policy=policy)
+    def dying(run):  # step 2 dies before it commits, whether it asks a question or a plan
+        def call(*args, **kwargs):
+            calls.append(str(args[0]))
+            if len(calls) == 2:
+                raise ProcessDied
+            return run(*args, **kwargs)
 
-    crashed = make_task(state_path=state, ask=dying_ask)
+        return call
+
+    crashed = make_task(state_path=state, ask=dying(asker.ask), run_plan=dying(asker.run_plan))
     with pytest.raises(ProcessDied):
         crashed.run(REQUEST, mode="auto")
     task_id = crashed._task_ids(10)[0]
@@ -47,8 +50,12 @@ def test_a_crashed_run_is_shown_and_resumed_once(make_task, make_service, tmp_pa
         assert shown["status"] == "running" and not shown["running"]
         assert "прервано сбоем сервера на шаге 2" in shown["notice"]
 
+        interrupted_at = restarted.checkpoint_of(task_id)
         assert router.resume_interrupted() == [task_id]
-        assert make_task(state_path=state).claim_resume(task_id) is False  # one claim each
+        # one claim per checkpoint: another process cannot claim the one just resumed (the
+        # resumed run may already have moved the task to a later checkpoint by now)
+        another = make_task(state_path=state)
+        assert another.claim_resume(task_id, checkpoint_id=interrupted_at) is False
         deadline = time.monotonic() + 120
         task = shown
         while time.monotonic() < deadline:

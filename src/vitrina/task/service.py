@@ -328,12 +328,16 @@ class TaskService:
                 break
         return list(ids)
 
-    def claim_resume(self, task_id: str) -> bool:
-        """Whether this process is the one to resume `task_id` from its current checkpoint:
-        one claim per checkpoint in the task store, so two server processes starting
-        together never run the same step twice."""
+    def checkpoint_of(self, task_id: str) -> str:
+        """The id of the task's current checkpoint (what a resume claims)."""
         checkpoint = self.graph.get_state(self._config(task_id)).config["configurable"]
-        key = checkpoint.get("checkpoint_id") or ""
+        return str(checkpoint.get("checkpoint_id") or "")
+
+    def claim_resume(self, task_id: str, checkpoint_id: str | None = None) -> bool:
+        """Whether this process is the one to resume `task_id` from its current checkpoint
+        (or from `checkpoint_id`): one claim per checkpoint in the task store, so two server
+        processes starting together never run the same step twice."""
+        key = self.checkpoint_of(task_id) if checkpoint_id is None else checkpoint_id
         cursor = getattr(self.checkpointer, "cursor", None)
         if cursor is None:  # an in-process checkpointer: this process is the only one
             return True
