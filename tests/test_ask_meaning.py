@@ -137,3 +137,35 @@ def test_a_model_rewrite_that_loses_the_message_is_not_used(demo_db: Path) -> No
     ]
     assert rejected and "пенсионеров" in " ".join(rejected[0])
     assert not (second.status == "answered" and second.rows == first.rows)
+
+
+def _uncarried(query: str, words: list[str]) -> list[str]:
+    import sqlglot
+
+    from vitrina.config import load_settings
+    from vitrina.query.carried import uncarried
+
+    catalog = load_catalog(load_settings().catalog_dir)
+    return uncarried(sqlglot.parse_one(query, read="duckdb"), catalog, words)
+
+
+def test_the_event_verb_of_the_table_read_is_carried() -> None:
+    """ "How many payments were paid / orders placed": the verb of the counted table's own
+    event (its metrics' `verbs:`, or what `catalog init` drafts from the table's name) is
+    carried by reading that table; on another table it is not."""
+    payments = "SELECT COUNT(*) FROM dwh.fact_payment WHERE status = 'success'"
+    assert _uncarried(payments, ["paid", "оплатили"]) == []
+    assert _uncarried("SELECT COUNT(*) FROM dwh.dim_client", ["paid"]) == ["paid"]
+
+
+def test_a_grain_word_is_carried_by_its_bucket_not_by_any_number() -> None:
+    """ "Which month had the most": a month bucket carries "month"; a year bucket with
+    LIMIT 1 does not (the number 1 is no month); a duration compared carries "лет"."""
+    by = (
+        "SELECT DATE_TRUNC('{g}', payment_date) AS m, SUM(amount_rub) AS s "
+        "FROM dwh.fact_payment GROUP BY m ORDER BY s DESC LIMIT 1"
+    )
+    assert _uncarried(by.format(g="MONTH"), ["month", "месяце"]) == []
+    assert _uncarried(by.format(g="YEAR"), ["month", "месяце"]) == ["month", "месяце"]
+    old = "SELECT COUNT(*) FROM dwh.dim_client WHERE birth_year <= 1965"
+    assert _uncarried(old, ["лет"]) == []
