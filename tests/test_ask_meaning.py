@@ -5,6 +5,7 @@ answered. A scripted model writes the SQL; the rest of the turn is the real grap
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 from tests.test_ask_llm import TODAY, run, sql
@@ -169,3 +170,51 @@ def test_a_grain_word_is_carried_by_its_bucket_not_by_any_number() -> None:
     assert _uncarried(by.format(g="YEAR"), ["month", "месяце"]) == ["month", "месяце"]
     old = "SELECT COUNT(*) FROM dwh.dim_client WHERE birth_year <= 1965"
     assert _uncarried(old, ["лет"]) == []
+
+
+def test_a_date_a_verb_chose_is_a_guess_answered_with_a_caveat() -> None:
+    """ "Revenue of items shipped by rail in 1997": "shipped" names the ship date, but may
+    say how the items went, not when. Either the ship date or the metric's default (the
+    order date) is answered with a caveat naming the other; a third date is refused."""
+    from vitrina.query.planner import build_plan
+    from vitrina.query.understand import read_question
+    from vitrina.trace import Trace
+
+    catalog = load_catalog(Path(__file__).resolve().parents[1] / "suites" / "tpch_like")
+
+    def plan_of(question: str) -> QueryPlan | None:
+        reading = read_question(question, catalog)
+        return build_plan(
+            reading,
+            catalog,
+            topic="sales",
+            lang="en",
+            period=period,
+            segment=None,
+            trace=Trace("test"),
+        ).plan
+
+    period = PeriodRef(
+        start=date(1997, 1, 1), end=date(1997, 12, 31), label_ru="1997", label_en="1997"
+    )
+    question = "Revenue of items shipped by rail in 1997"
+    plan = plan_of(question)
+    assert plan is not None and plan.date_words == "shipped"
+    explicit = "Revenue in 1997 by ship date"
+    named = plan_of(explicit)
+    assert named is not None and named.date_words is None
+    base = (
+        "SELECT SUM(l.l_extendedprice * (1 - l.l_discount)) FROM lineitem l JOIN orders o "
+        "ON o.o_orderkey = l.l_orderkey WHERE l.l_shipmode = 'RAIL' "
+        "AND {d} BETWEEN DATE '1997-01-01' AND DATE '1997-12-31'"
+    )
+    for column, other in (("l.l_shipdate", "o_orderdate"), ("o.o_orderdate", "l_shipdate")):
+        found = check_meaning(
+            base.format(d=column), "duckdb", catalog, plan, unexplained=[], lang="en"
+        )
+        assert [(p.check, p.decided) for p in found] == [("date_guess", False)]
+        assert other in found[0].message and "'shipped'" in found[0].message
+    found = check_meaning(
+        base.format(d="l.l_commitdate"), "duckdb", catalog, plan, unexplained=[], lang="en"
+    )
+    assert any(p.check == "date_column" and p.decided for p in found)
