@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from vitrina.catalog import Catalog
@@ -99,6 +99,7 @@ class Phrase:
     target: str  # metric id, table.column, or stem
     value: str | None = None
     exact: bool = False  # whole words only: a dictionary value as stored, not a stem
+    exact_head: int = 0  # the first words whole ("IT" of "IT companies"), the rest stems
 
     def matches(self, words: list[Word], i: int) -> bool:
         n = len(self.stems)
@@ -106,7 +107,12 @@ class Phrase:
             return False
         if self.exact:
             return all(words[i + k].text == self.stems[k] for k in range(n))
-        return all(stem_matches(self.stems[k], words[i + k].text) for k in range(n))
+        return all(
+            words[i + k].text == self.stems[k]
+            if k < self.exact_head
+            else stem_matches(self.stems[k], words[i + k].text)
+            for k in range(n)
+        )
 
 
 @dataclass
@@ -215,7 +221,8 @@ def _build_phrases(catalog: Catalog) -> list[Phrase]:
                 out.append(Phrase(stored, "value", dic.column, val.value, exact=True))
             elif stored:  # "IT companies": a code that is a word needs its subject noun
                 for noun in nouns:
-                    out.append(Phrase(stored + noun, "value", dic.column, val.value))
+                    phrase = Phrase(stored + noun, "value", dic.column, val.value)
+                    out.append(replace(phrase, exact_head=len(stored)))
             for syn in val.synonyms or []:
                 out.append(Phrase(phrase_stems(syn), "value", dic.column, val.value))
     for stem in catalog.info.refuse_keywords:
