@@ -5,6 +5,7 @@ answered. A scripted model writes the SQL; the rest of the turn is the real grap
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 from tests.test_ask_llm import TODAY, run, sql
@@ -137,3 +138,83 @@ def test_a_model_rewrite_that_loses_the_message_is_not_used(demo_db: Path) -> No
     ]
     assert rejected and "пенсионеров" in " ".join(rejected[0])
     assert not (second.status == "answered" and second.rows == first.rows)
+
+
+def _uncarried(query: str, words: list[str]) -> list[str]:
+    import sqlglot
+
+    from vitrina.config import load_settings
+    from vitrina.query.carried import uncarried
+
+    catalog = load_catalog(load_settings().catalog_dir)
+    return uncarried(sqlglot.parse_one(query, read="duckdb"), catalog, words)
+
+
+def test_the_event_verb_of_the_table_read_is_carried() -> None:
+    """ "How many payments were paid / orders placed": the verb of the counted table's own
+    event (its metrics' `verbs:`, or what `catalog init` drafts from the table's name) is
+    carried by reading that table; on another table it is not."""
+    payments = "SELECT COUNT(*) FROM dwh.fact_payment WHERE status = 'success'"
+    assert _uncarried(payments, ["paid", "оплатили"]) == []
+    assert _uncarried("SELECT COUNT(*) FROM dwh.dim_client", ["paid"]) == ["paid"]
+
+
+def test_a_grain_word_is_carried_by_its_bucket_not_by_any_number() -> None:
+    """ "Which month had the most": a month bucket carries "month"; a year bucket with
+    LIMIT 1 does not (the number 1 is no month); a duration compared carries "лет"."""
+    by = (
+        "SELECT DATE_TRUNC('{g}', payment_date) AS m, SUM(amount_rub) AS s "
+        "FROM dwh.fact_payment GROUP BY m ORDER BY s DESC LIMIT 1"
+    )
+    assert _uncarried(by.format(g="MONTH"), ["month", "месяце"]) == []
+    assert _uncarried(by.format(g="YEAR"), ["month", "месяце"]) == ["month", "месяце"]
+    old = "SELECT COUNT(*) FROM dwh.dim_client WHERE birth_year <= 1965"
+    assert _uncarried(old, ["лет"]) == []
+
+
+def test_a_date_a_verb_chose_is_a_guess_answered_with_a_caveat() -> None:
+    """ "Revenue of items shipped by rail in 1997": "shipped" names the ship date, but may
+    say how the items went, not when. Either the ship date or the metric's default (the
+    order date) is answered with a caveat naming the other; a third date is refused."""
+    from vitrina.query.planner import build_plan
+    from vitrina.query.understand import read_question
+    from vitrina.trace import Trace
+
+    catalog = load_catalog(Path(__file__).resolve().parents[1] / "suites" / "tpch_like")
+
+    def plan_of(question: str) -> QueryPlan | None:
+        reading = read_question(question, catalog)
+        return build_plan(
+            reading,
+            catalog,
+            topic="sales",
+            lang="en",
+            period=period,
+            segment=None,
+            trace=Trace("test"),
+        ).plan
+
+    period = PeriodRef(
+        start=date(1997, 1, 1), end=date(1997, 12, 31), label_ru="1997", label_en="1997"
+    )
+    question = "Revenue of items shipped by rail in 1997"
+    plan = plan_of(question)
+    assert plan is not None and plan.date_words == "shipped"
+    explicit = "Revenue in 1997 by ship date"
+    named = plan_of(explicit)
+    assert named is not None and named.date_words is None
+    base = (
+        "SELECT SUM(l.l_extendedprice * (1 - l.l_discount)) FROM lineitem l JOIN orders o "
+        "ON o.o_orderkey = l.l_orderkey WHERE l.l_shipmode = 'RAIL' "
+        "AND {d} BETWEEN DATE '1997-01-01' AND DATE '1997-12-31'"
+    )
+    for column, other in (("l.l_shipdate", "o_orderdate"), ("o.o_orderdate", "l_shipdate")):
+        found = check_meaning(
+            base.format(d=column), "duckdb", catalog, plan, unexplained=[], lang="en"
+        )
+        assert [(p.check, p.decided) for p in found] == [("date_guess", False)]
+        assert other in found[0].message and "'shipped'" in found[0].message
+    found = check_meaning(
+        base.format(d="l.l_commitdate"), "duckdb", catalog, plan, unexplained=[], lang="en"
+    )
+    assert any(p.check == "date_column" and p.decided for p in found)

@@ -259,3 +259,20 @@ def test_a_verb_pick_is_traced_and_answered(chinook_service) -> None:
         e.kind == "branch" and "own verb picked it" in e.message and e.data.get("verb") == "купили"
         for e in result.trace
     )
+
+
+def test_a_value_that_is_a_word_is_read_with_its_subject_noun_not_as_the_segment() -> None:
+    """ "IT companies": the industry IT of the clients, not every company (B2B) with "IT"
+    left unread; the noun is the value's. A value that is a word is whole: "my clients" is
+    no gender M; a segment word with no such value before it is still the segment."""
+    from vitrina.query.understand import read_question
+
+    catalog = load_catalog(ROOT / "src" / "vitrina" / "demo_catalog")
+    for question in ("Revenue of IT companies in 2025", "Выручка IT-компаний в 2025 году"):
+        reading = read_question(question, catalog)
+        assert [(m.phrase.target, m.phrase.value) for m in reading.values] == [
+            ("dwh.dim_client.industry", "it")
+        ], question
+        assert reading.segments == [], question
+    assert read_question("Revenue of B2B companies in 2025", catalog).segments == ["b2b"]
+    assert read_question("Revenue of my clients in 2025", catalog).values == []

@@ -20,12 +20,14 @@ from run import load_corpus, run_rows, sample_rows  # noqa: E402
 FIXTURES = ROOT.parent / "shared" / "fixtures"
 # cases where the rules' own reading differs from the reference SQL: a perfect model's query
 # is held to that reading and refused (benchmarks/RESULTS.md counts them as blocked)
-READING_DIFFERS = {
-    "nw_revenue_of_it_clients_en": "the rules read 'IT clients' as the B2B segment; the "
-    "reference filters industry = 'it'",
-    "revenue_last_year": "the SQLite quarter bucket (printf of the month) is not seen as a grain",
-    "orders_of_1995_no_code": "'placed' is in no catalog word, so it is refused by name",
-}
+READING_DIFFERS: dict[str, str] = {}
+# the classes of failure fixed after the first run, kept in the sample: a value that is a word
+# read with its subject noun ("IT companies"), a grain word carried only by its bucket
+REGRESSIONS = (
+    "demo_wording/nw_revenue_of_it_clients_en/reference",
+    "demo_wording/nw_revenue_of_it_clients_en/between",
+    "demo_wording/nw_revenue_monthly_top_en/wrong_grain",
+)
 
 
 def test_the_corpus_has_every_class_labelled_by_running_it() -> None:
@@ -47,6 +49,7 @@ def test_a_sample_through_the_model_path(monkeypatch: pytest.MonkeyPatch) -> Non
     rows += [
         r for r in load_corpus() if r["suite"] == "demo_wording" and r["class"] == "reference"
     ][:4]
+    rows += [r for r in load_corpus() if r["id"] in REGRESSIONS]
     outcomes = run_rows(rows)
     assert len(outcomes) == len(rows)
     wrong_shown = [

@@ -7,7 +7,12 @@ A word is carried by the query when it is
 - a comparison word ("старше", "more than") and the query compares with a number;
 - a stem of a name the query uses (a table, a column), of the catalog's words for them
   (synonyms, labels, description), of a literal, or of the dictionary's words for a value;
-- a Russian verb or participle (the event the metric counts: "появилось", "продано").
+- a Russian verb or participle (the event the metric counts: "появилось", "продано");
+- a verb of the event of a table the query reads: a `verbs:` stem of a metric on that
+  table, or the event verbs `catalog init` drafts from the table's name ("placed" for
+  orders, "paid" for payments: `language.verbs.TABLE_VERBS`);
+- a time unit ("month", "месяце") by a bucket of that grain in a GROUP BY, or by a number
+  compared (a duration: "старше 60 лет"); never by any number (LIMIT 1 is no month).
 """
 
 from __future__ import annotations
@@ -18,6 +23,10 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from vitrina.catalog import Catalog
+from vitrina.language.periods.grain import Grain
+from vitrina.language.text import phrase_stems, stem_matches
+from vitrina.language.verbs import draft_verbs
+from vitrina.sql.checks import groups_by_grain
 
 COMPARISON_WORDS = frozenset(
     [
@@ -112,6 +121,19 @@ NUMBER_WORDS = {
     **dict.fromkeys(("пять", "five"), 5.0),
     **dict.fromkeys(("десять", "ten"), 10.0),
 }
+# time units that are also a grain: "which month", "в каком месяце" ask for a bucket
+GRAIN_STEMS: dict[str, tuple[str, ...]] = {
+    "month": ("month", "месяц", "месячн"),
+    "quarter": ("quarter", "квартал"),
+    "week": ("week", "недел"),
+    "year": ("year", "annual", "годов", "годам", "годах"),
+}
+GRAIN_WORDS: dict[str, frozenset[str]] = {
+    "day": frozenset(
+        {"day", "days", "daily", "день", "дня", "дню", "днем", "днём", "дни", "дней", "дням"}
+    ),
+    "year": frozenset({"год", "года", "году", "годом", "годы", "лет"}),
+}
 UNIT_FACTORS = (1, 60, 100, 1000, 3600, 60_000, 86_400, 1_000_000)
 VERB_TAGS = frozenset({"VERB", "INFN", "PRTF", "PRTS", "GRND"})
 _SPLIT = re.compile(r"[^0-9a-zа-яё]+")
@@ -132,6 +154,9 @@ class QueryWords:
     averages: bool = False  # an AVG, or a division of aggregates
     lists: bool = False  # columns shown outside aggregates
     distinct: bool = False  # DISTINCT or GROUP BY
+    verbs: tuple[str, ...] = ()  # event verb stems of the tables read
+    grains: frozenset[str] = frozenset()  # grains some GROUP BY buckets a date by
+    compared_numbers: bool = False  # a column compared with a number (a duration)
 
     def _has_number(self, value: float) -> bool:
         """The number as a literal, in a usual other unit, or a year counted from it."""
@@ -146,6 +171,9 @@ class QueryWords:
         spelled = NUMBER_WORDS.get(_lemma(low))
         if spelled is not None and self._has_number(spelled):
             return True
+        grain = grain_of_word(low)
+        if grain is not None:
+            return grain in self.grains or self.compared_numbers
         if low in COMPARISON_WORDS:
             return self.compares
         if low in LEADING_WORDS:
@@ -158,10 +186,22 @@ class QueryWords:
             return self.averages
         if low in UNIT_WORDS or len(low) < 3:
             return bool(self.numbers) or len(low) < 3
+        if any(stem_matches(v, low) for v in self.verbs):
+            return True
         stem = _stem(low)
         return any(
             stem in w or (len(w) >= 4 and w in stem) for w in self.words if len(stem) >= 3
         ) or _is_verb(low)
+
+
+def grain_of_word(word: str) -> str | None:
+    """The grain a time-unit word names ("месяце": month), else None."""
+    if word.startswith(("weekend", "weekday")):
+        return None  # a kind of day, not a bucket
+    for grain, words in GRAIN_WORDS.items():
+        if word in words:
+            return grain
+    return next((g for g, stems in GRAIN_STEMS.items() if word.startswith(stems)), None)
 
 
 def _lemma(word: str) -> str:
@@ -223,7 +263,34 @@ def query_words(tree: exp.Expr, catalog: Catalog) -> QueryWords:
         averages,
         lists=lists,
         distinct=distinct,
+        verbs=event_verbs(tables, catalog),
+        grains=frozenset(g for g in Grain if groups_by_grain(tree, g.value)),
+        compared_numbers=_compares_number(tree),
     )
+
+
+def _compares_number(tree: exp.Expr) -> bool:
+    """A column compared with a number ("birth_year <= 1966", "ms > 300000")."""
+    for node in tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.EQ):
+        sides = (node.this, node.expression)
+        if any(isinstance(s, exp.Literal) and s.is_number for s in sides) and any(
+            isinstance(s, exp.Column) for s in sides
+        ):
+            return True
+    return False
+
+
+def event_verbs(tables: set[str], catalog: Catalog) -> tuple[str, ...]:
+    """The verb stems of the events of `tables` (bare names): the `verbs:` of the metrics
+    on them, and what `catalog init` drafts from their names ("How many orders were
+    placed": counting orders carries "placed")."""
+    out: list[str] = []
+    for metric in catalog.metrics.values():
+        if metric.verbs and metric.table.rsplit(".", 1)[-1].lower() in tables:
+            out += [s for v in metric.verbs for s in phrase_stems(v)]
+    for table in tables:
+        out += draft_verbs([w for w in re.split(r"[^a-zа-яё]+", table) if len(w) > 1])
+    return tuple(dict.fromkeys(out))
 
 
 def _number(text: str) -> float | None:

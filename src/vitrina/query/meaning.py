@@ -58,6 +58,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "период отсчитан по столбцу {column}, а у показателя даты: {allowed}",
         "the period is applied to {column}, but the metric's dates are {allowed}",
     ),
+    "date_guess": (
+        "период отсчитан по {column}; «{words}» в вопросе может означать и другую дату ({other})",
+        "the period is applied to {column}; '{words}' may mean another date ({other})",
+    ),
     "period": (
         "период в запросе {got}, а в вопросе {expected}",
         "the query's period is {got}, the question asks for {expected}",
@@ -333,6 +337,19 @@ class Reader:
                 chosen.add(bare(metric.date_column))
         return chosen or self.metric_dates()
 
+    def guessed_dates(self) -> set[str]:
+        """The reading's date and the metric's default one, when a verb chose the first
+        ("shipped by rail": maybe how, not when): either is answered with a caveat."""
+        if not self.plan.date_words or not self.plan.date_column:
+            return set()
+        out = {bare(self.plan.date_column)}
+        for metric_id in self.plan.metrics:
+            metric = self.catalog.metrics.get(metric_id)
+            dates = self.catalog.metric_dates(metric) if metric else []
+            if dates:
+                out.add(bare(dates[0].column))
+        return out if len(out) > 1 else set()
+
     def metric_dates(self) -> set[str]:
         dates = {bare(self.plan.date_column)} if self.plan.date_column else set()
         for metric_id in self.plan.metrics:
@@ -434,8 +451,13 @@ class Reader:
         # the date the reading chose (the question's or the metric's default), else any of
         # the metric's dates
         allowed = self.chosen_dates()
+        guessed = self.guessed_dates()
         for column, (low, high) in bounds.items():
-            if allowed and column not in allowed:
+            if column in guessed:
+                others = ", ".join(sorted(guessed - {column}))
+                words = self.plan.date_words or ""
+                self.add("date_guess", decided=False, column=column, words=words, other=others)
+            elif allowed and column not in allowed:
                 self.misdated.add(column)
                 self.add("date_column", column=column, allowed=", ".join(sorted(allowed)))
                 continue

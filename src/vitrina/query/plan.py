@@ -105,6 +105,9 @@ class QueryPlan(BaseModel):
     date_table: str | None = None  # the table of date_column when it is not the base table
     date_label_ru: str | None = None  # the date used, named in the answer ("по дате заказа")
     date_label_en: str | None = None
+    # the words that chose a date other than the metric's default without naming a date
+    # ("shipped by rail": a verb, maybe of the mode): a guess the model's SQL is not refused by
+    date_words: str | None = None
     day_kind: Literal["weekend", "weekday"] | None = None  # a calendar filter on the date
     comparisons: list[Comparison] = Field(default_factory=list)
     derived: Literal["share", "per"] | None = None  # the lead metric as a share / per unit

@@ -27,7 +27,7 @@ from vitrina.query.join_paths import (
 from vitrina.query.messages import text
 from vitrina.query.multi_metric import with_other_tables
 from vitrina.query.plan import Comparison, Dimension, Filter, Join, PeriodRef, QueryPlan
-from vitrina.query.understand import CONJUNCTIONS, Match, Reading, phrases
+from vitrina.query.understand import CONJUNCTIONS, DATE_WORDS, Match, Reading, phrases
 from vitrina.trace import Trace
 
 
@@ -228,6 +228,8 @@ def _place_date(
                 or "-",
             )
         trace.branch("date chosen by the question's words", date=named)
+        if dates and chosen is not dates[0]:
+            plan.date_words = _guessed_date(reading)
     needs_date = plan.period is not None or plan.grain is not None or plan.day_kind is not None
     if chosen is None:
         if needs_date:
@@ -248,6 +250,16 @@ def _place_date(
         plan.date_label_ru = _date_label(catalog, chosen.table, chosen.column, "ru")
         plan.date_label_en = _date_label(catalog, chosen.table, chosen.column, "en")
     return None
+
+
+def _guessed_date(reading: Reading) -> str | None:
+    """The words that named the date, when none of them is a date noun ("shipped", not
+    "ship date", "по дате отгрузки"): a verb may say how, not when."""
+    match = reading.dates[0]
+    said = reading.words[match.start : match.end]
+    if not said or any(w.text.startswith(DATE_WORDS) for w in said):
+        return None
+    return " ".join(w.original for w in said)
 
 
 def _place_comparisons(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 from vitrina.catalog import Catalog
@@ -99,6 +99,7 @@ class Phrase:
     target: str  # metric id, table.column, or stem
     value: str | None = None
     exact: bool = False  # whole words only: a dictionary value as stored, not a stem
+    exact_head: int = 0  # the first words whole ("IT" of "IT companies"), the rest stems
 
     def matches(self, words: list[Word], i: int) -> bool:
         n = len(self.stems)
@@ -106,7 +107,12 @@ class Phrase:
             return False
         if self.exact:
             return all(words[i + k].text == self.stems[k] for k in range(n))
-        return all(stem_matches(self.stems[k], words[i + k].text) for k in range(n))
+        return all(
+            words[i + k].text == self.stems[k]
+            if k < self.exact_head
+            else stem_matches(self.stems[k], words[i + k].text)
+            for k in range(n)
+        )
 
 
 @dataclass
@@ -208,15 +214,32 @@ def _build_phrases(catalog: Catalog) -> list[Phrase]:
     for dic in catalog.dictionaries.values():
         if dic.column == segment_column:
             continue  # the segment is read from catalog.segment_keywords, not as a filter
+        nouns = _subject_nouns(catalog, dic.column)
         for val in dic.values:
             stored = phrase_stems(val.value)
             if value_matchable(stored):
                 out.append(Phrase(stored, "value", dic.column, val.value, exact=True))
+            elif stored:  # "IT companies": a code that is a word needs its subject noun
+                for noun in nouns:
+                    phrase = Phrase(stored + noun, "value", dic.column, val.value)
+                    out.append(replace(phrase, exact_head=len(stored)))
             for syn in val.synonyms or []:
                 out.append(Phrase(phrase_stems(syn), "value", dic.column, val.value))
     for stem in catalog.info.refuse_keywords:
         out.append(Phrase(phrase_stems(stem), "refuse", stem))
     return [p for p in out if p.stems]
+
+
+def _subject_nouns(catalog: Catalog, column: str) -> list[tuple[str, ...]]:
+    """The nouns that name the rows of a column's table: its synonyms, and the segment's
+    words when the segment is a column of the same table ("companies" of clients)."""
+    table_name = column.rsplit(".", 1)[0]
+    table = catalog.tables.get(table_name)
+    names = list(table.synonyms) if table is not None else []
+    segment = catalog.info.segment_column
+    if segment and segment.rsplit(".", 1)[0] == table_name:
+        names += [k for keys in catalog.info.segment_keywords.values() for k in keys]
+    return [stems for n in names if (stems := phrase_stems(n)) and len(stems) == 1]
 
 
 MIN_VALUE_LETTERS = 3
@@ -663,9 +686,11 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     order, segments), then the catalog's phrases longest first, then what follows from them."""
     words = tokenize(text)
     reading = Reading(words=words)
-    compared, reserved, segment_starts = _read_markers(text, reading, catalog, period_span)
-    structural = set(reading.used)  # period, grain, order and segment words: markers sit among them
     occurrences = _occurrences(words, catalog)
+    compared, reserved, segment_starts = _read_markers(
+        text, reading, catalog, period_span, _value_tails(occurrences)
+    )
+    structural = set(reading.used)  # period, grain, order and segment words: markers sit among them
     reading.used -= reserved
     _bind_comparisons(reading, catalog, occurrences, compared)
     reading.share = find_share(words, reading.used, occurrences) is not None
@@ -688,12 +713,24 @@ def _read(text: str, catalog: Catalog, period_span: tuple[int, int] | None) -> R
     return reading
 
 
+def _value_tails(occurrences: list[Match]) -> set[int]:
+    """Words a dictionary value's phrase takes after its first word ("IT companies",
+    "IT-компании": the noun of the value): the value's, not a segment's."""
+    return {i for m in occurrences if m.phrase.kind == "value" for i in range(m.start + 1, m.end)}
+
+
 def _read_markers(
-    text: str, reading: Reading, catalog: Catalog, period_span: tuple[int, int] | None
+    text: str,
+    reading: Reading,
+    catalog: Catalog,
+    period_span: tuple[int, int] | None,
+    value_tails: set[int],
 ) -> tuple[list[NumberComparison], set[int], set[int]]:
     """The words that mark rather than name: the period, the grain, comparisons, top N, the
     day kind, the order and the segments. Returns the comparisons, the words they reserve and
-    where each segment's words start."""
+    where each segment's words start. A segment word that ends a dictionary value's phrase
+    (`value_tails`: "IT companies" is the industry IT, not every company) is not read as the
+    segment."""
     words, used = reading.words, reading.used
     if period_span:
         _mark_span(words, period_span[0], period_span[1], used)
@@ -723,7 +760,9 @@ def _read_markers(
         reading.order = "desc"
     segment_starts: set[int] = set()
     for seg, stems in catalog.info.segment_keywords.items():
-        found = _find_all(tuple(stems), words, used)
+        held = used | value_tails
+        found = _find_all(tuple(stems), words, held)
+        used |= held - value_tails
         if found is not None:
             reading.segments.append(seg)
             segment_starts.add(found[0])

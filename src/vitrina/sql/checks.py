@@ -162,6 +162,12 @@ def check_grain(tree: exp.Expr, grain: str | None) -> list[CheckProblem]:
     return _grain_of(select, grain)
 
 
+def groups_by_grain(tree: exp.Expr, grain: str) -> bool:
+    """Whether some grouped SELECT of the query buckets a date by `grain` (a question's
+    "which month" is carried by a month bucket, not by a year one)."""
+    return any(not _grain_of(s, grain) for s in tree.find_all(exp.Select) if s.args.get("group"))
+
+
 def _grain_of(select: exp.Select | None, grain: str) -> list[CheckProblem]:
     group = select.args.get("group") if select else None
     grouped = _grouped_expressions(select, group) if select and group else []
