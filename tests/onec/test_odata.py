@@ -85,6 +85,27 @@ def test_request_shapes(source):
     )
     path, params = client.request_for(orders, {})
     assert params["$filter"] == "Статус eq 'ВРаботе'" and path.startswith("Document_")
+    by_name = Condition(
+        "Покупатель.Наименование",
+        "&Покупатель",
+        parameter="Покупатель",
+        parameter_type="Строка",
+        parameter_value="Ромашка",
+        where=True,
+    )
+    sales.conditions = [by_name]
+    path, params = client.request_for(sales, {"НачалоПериода": "2025-11-01T00:00:00"})
+    assert "Condition" not in path and params["$filter"] == "Покупатель/Description eq 'Ромашка'"
+    records = write_query(
+        OneCQuery(
+            source.config.get("РегистрНакопления.Продажи"), "", ["Покупатель"], [], dated=True
+        )
+    )
+    period = {"НачалоПериода": "2025-11-01T00:00:00", "КонецПериода": "2025-11-30T23:59:59"}
+    path, params = client.request_for(records, period)
+    assert path.endswith("_RecordType") and params["$filter"].startswith(
+        "Period ge datetime'2025-11-01T00:00:00'"
+    )
     client.close()
 
 

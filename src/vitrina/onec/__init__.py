@@ -4,7 +4,8 @@ schemas and navigation links. No 1C server is needed.
 
 Public entry points: `read_configuration`, `to_catalog`, `write_catalog_yaml`, `OneCQuery`,
 `write_query`, `check_query`, `check_sources`, `Condition`, `expand`, `KINDS`, `REGISTERS`,
-`write_dcs`, `ODataClient`/`ODataError` (lazy), `list_link`, `report_link`, `OneCSource`.
+`write_dcs`, `read_ask` (what a request asks for), `attributes_query`, `report_sources`,
+`ODataClient`/`ODataError` (lazy), `list_link`, `report_link`, `OneCSource`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from vitrina.catalog import Catalog
 from vitrina.lazy import lazy_exports
 from vitrina.onec.catalog_yaml import write_catalog_yaml
 from vitrina.onec.dcs import write_dcs
+from vitrina.onec.describe import attributes_query, own_fields, report_sources
+from vitrina.onec.grammar import Asked, read_ask
 from vitrina.onec.kinds import KINDS, REGISTERS
 from vitrina.onec.links import list_link, report_link, report_name
 from vitrina.onec.model import Configuration, MetaField, MetaObject, OneCWarning, TabularSection
@@ -30,6 +33,7 @@ from vitrina.trace import Trace
 __all__ = [
     "KINDS",
     "REGISTERS",
+    "Asked",
     "Condition",
     "Configuration",
     "MetaField",
@@ -42,13 +46,17 @@ __all__ = [
     "OneCWarning",
     "QueryCheck",
     "TabularSection",
+    "attributes_query",
     "check_query",
     "check_sources",
     "expand",
     "list_link",
+    "own_fields",
+    "read_ask",
     "read_configuration",
     "report_link",
     "report_name",
+    "report_sources",
     "table_name",
     "to_catalog",
     "write_catalog_yaml",

@@ -76,7 +76,7 @@ def _value_type(register: MetaObject, alias: str, role: str, indent: str) -> str
 
 def _parameter(name: str, meaning: str, value: str, indent: str) -> str:
     kind, _, says = meaning.partition(": ")
-    value = value or "0001-01-01T00:00:00"
+    value = value or ("" if kind == "Строка" else "0001-01-01T00:00:00")
     if kind in ("Дата", "Граница"):
         return (
             f"{indent}<parameter>\n{indent}\t<name>{name}</name>\n"
@@ -87,11 +87,24 @@ def _parameter(name: str, meaning: str, value: str, indent: str) -> str:
             f'{indent}\t<value xsi:type="xs:dateTime">{escape(value)}</value>\n'
             f"{indent}\t<useRestriction>false</useRestriction>\n{indent}</parameter>\n"
         )
+    if kind == "Строка":  # a filter by a name the request typed ("на складе «Main»")
+        return (
+            f"{indent}<parameter>\n{indent}\t<name>{name}</name>\n"
+            + _title("title", says or name, indent + "\t")
+            + f"{indent}\t<valueType>\n{indent}\t\t<v8:Type>xs:string</v8:Type>\n"
+            f"{indent}\t</valueType>\n"
+            f'{indent}\t<value xsi:type="xs:string">{escape(value)}</value>\n'
+            f"{indent}\t<useRestriction>false</useRestriction>\n{indent}</parameter>\n"
+        )
     return (
         f"{indent}<parameter>\n{indent}\t<name>{name}</name>\n"
         + _title("title", says or name, indent + "\t")
         + f"{indent}\t<useRestriction>false</useRestriction>\n{indent}</parameter>\n"
     )
+
+
+def _xs(meaning: str) -> str:
+    return "xs:string" if meaning.partition(": ")[0] == "Строка" else "xs:dateTime"
 
 
 def _settings(q: OneCQuery, values: dict[str, str]) -> str:
@@ -104,9 +117,9 @@ def _settings(q: OneCQuery, values: dict[str, str]) -> str:
     )
     params = "".join(
         f'{i}\t<dcscor:item xsi:type="dcsset:SettingsParameterValue">\n{i}\t\t<dcscor:parameter>{n}'
-        f'</dcscor:parameter>\n{i}\t\t<dcscor:value xsi:type="xs:dateTime">{escape(values[n])}'
+        f'</dcscor:parameter>\n{i}\t\t<dcscor:value xsi:type="{_xs(m)}">{escape(values[n])}'
         f"</dcscor:value>\n{i}\t</dcscor:item>\n"
-        for n in q.parameters
+        for n, m in q.parameters.items()
         if values.get(n)
     )
     group_by = next((a for a, role, _ in q.fields if role == "dimension"), None)

@@ -132,8 +132,16 @@ class ODataClient:
         """The entity-set path and query options for a plan, with parameter values (ISO dates)."""
         obj = q.register
         entity = f"{KINDS[obj.kind].name}_{quote(obj.name)}"
-        conditions = [self._condition(c.field, c.expression) for c in q.conditions]
+        conditions = [self._condition(c.field, c.expression) for c in q.conditions if not c.where]
+        # filters by a typed name ("на складе «Main»"): on the rows, through the reference
+        by_name = [
+            f"{c.field.replace('.Наименование', '/Description')} eq {_literal(c.parameter_value)}"
+            for c in q.conditions
+            if c.where
+        ]
         params: dict[str, str] = {"$top": str(self.max_rows + 1)}
+        if q.records:  # a register's records: its record-type entity set, by Период
+            entity += "_RecordType"
         if q.virtual_table:
             args = []
             if q.virtual_table in ("Остатки", "СрезПоследних"):
@@ -150,13 +158,15 @@ class ODataClient:
             path = f"{entity}/{FUNCTIONS[q.virtual_table]}({','.join(args)})"
         else:
             path = entity
+            date = "Period" if q.records else "Date"
             if q.dated and values.get("НачалоПериода"):
                 conditions += [
-                    f"Date ge datetime'{values['НачалоПериода']}'",
-                    f"Date le datetime'{values['КонецПериода']}'",
+                    f"{date} ge datetime'{values['НачалоПериода']}'",
+                    f"{date} le datetime'{values['КонецПериода']}'",
                 ]
-            if conditions:
-                params["$filter"] = " and ".join(conditions)
+        row_filters = by_name if q.virtual_table else [*conditions, *by_name]
+        if row_filters:
+            params["$filter"] = " and ".join(row_filters)
         refs = [d for d in q.dimensions if (f := obj.field(d)) is not None and f.ref_target]
         if refs:
             params["$expand"] = ",".join(refs)

@@ -36,6 +36,12 @@ SUFFIX = {
 # where the condition goes among a virtual table's parameters (0-based slot)
 CONDITION_SLOT = {"Остатки": 1, "СрезПоследних": 1, "Обороты": 3, "ОстаткиИОбороты": 4}
 MOVEMENTS = ("Приход", "Расход")
+# a register's records: the standard fields every record has (ВидДвижения: balance registers)
+RECORD_FIELDS = (
+    ("Период", "Период"),
+    ("Регистратор", "Регистратор"),
+    ("ВидДвижения", "Вид движения"),
+)
 
 
 @dataclass
@@ -48,6 +54,7 @@ class Condition:
     parameter: str | None = None  # a parameter the expression needs (its name)
     parameter_type: str = ""
     parameter_value: str = ""
+    where: bool = False  # in ГДЕ, not the virtual table's condition (a filter by a name)
 
     @property
     def text(self) -> str:
@@ -82,7 +89,17 @@ class OneCQuery:
         return f"{self.register.name}{self.virtual_table}"
 
     @property
+    def records(self) -> bool:
+        """A register's own table: its records (движения) with their recorder, not a total."""
+        return self.virtual_table == "" and self.register.kind in (
+            "AccumulationRegister",
+            "AccountingRegister",
+        )
+
+    @property
     def aggregate(self) -> bool:
+        if self.records:
+            return False
         return self.register.kind in ("AccumulationRegister", "AccountingRegister") or (
             self.virtual_table == ""
             and bool(self.resources)
@@ -145,6 +162,12 @@ def write_query(q: OneCQuery) -> OneCQuery:
         for name, title in (("Ссылка", "Документ"), ("Дата", "Дата")):
             select.append(f"\t{alias}.{name} КАК {name}")
             q.fields.append((name, "period" if name == "Дата" else "dimension", title))
+    if q.records:
+        for name, title in RECORD_FIELDS:
+            if name == "ВидДвижения" and q.register.register_type != "Balance":
+                continue
+            select.append(f"\t{alias}.{name} КАК {name}")
+            q.fields.append((name, "period" if name == "Период" else "dimension", title))
     for name in q.dimensions:
         dim = q.register.field(name)
         select.append(f"\t{alias}.{name} КАК {name}")
@@ -166,11 +189,12 @@ def write_query(q: OneCQuery) -> OneCQuery:
     if not select:
         select.append(f"\t{alias}.Ссылка КАК Ссылка")
         q.fields.append(("Ссылка", "dimension", q.register.synonym("ru")))
-    conditions = [c.text for c in q.conditions]
+    conditions = [c.text for c in q.conditions if not c.where]
     slot = CONDITION_SLOT.get(q.virtual_table)
     if slot is not None:
         args[slot] = " И ".join(conditions)
         conditions = []
+    conditions += [c.text for c in q.conditions if c.where]
     source = f"\t{q.source}({', '.join(args)})" if q.virtual_table else f"\t{q.source}"
     lines = ["ВЫБРАТЬ", ",\n".join(select), "ИЗ", f"{source} КАК {alias}"]
     if q.dated and not q.virtual_table:

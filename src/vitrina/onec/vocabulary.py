@@ -42,6 +42,14 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 }
 
 
+MAX_ENDING = 3  # letters an uncut short word may have past an entry's stem ("цены" -> "цен")
+
+
 def expand(stem_: str) -> tuple[str, ...]:
-    """The stems a word's stem also means (empty when it has no entry)."""
-    return SYNONYMS.get(stem_, ())
+    """The stems a word's stem also means (empty when it has no entry). The stemmer leaves
+    short words whole ("цены", "курсы"): the longest entry the word starts with, within an
+    ending's length, stands for it."""
+    if stem_ in SYNONYMS:
+        return SYNONYMS[stem_]
+    keys = [k for k in SYNONYMS if stem_.startswith(k) and len(stem_) - len(k) <= MAX_ENDING]
+    return SYNONYMS[max(keys, key=len)] if keys else ()

@@ -48,6 +48,14 @@ THOUGHTS = {
         "Ищу документы, которые делают движения по регистру {arg}",
         "Looking up the documents that record into {arg}",
     ),
+    "attributes": (
+        "Читаю реквизиты объекта в метаданных: {arg}",
+        "Reading the object's attributes from the metadata: {arg}",
+    ),
+    "reports": (
+        "Ищу отчёты конфигурации, чьи схемы читают тему запроса: {arg}",
+        "Looking for the configuration's reports whose schemas read the subject: {arg}",
+    ),
 }
 
 

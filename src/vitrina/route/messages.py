@@ -149,6 +149,20 @@ TEXTS: dict[str, dict[str, str]] = {
         "ru": "Регистр {register} двигают документы: {documents}.",
         "en": "Documents recording into {register}: {documents}.",
     },
+    "onec_attributes": {
+        "ru": "Реквизиты {object}: {fields}. Запрос, который их выбирает, — ниже.",
+        "en": "Attributes of {object}: {fields}. The query that selects them is below.",
+    },
+    "onec_reports": {
+        "ru": "Отчёты конфигурации по теме «{subject}»: {reports}.",
+        "en": "The configuration's reports on '{subject}': {reports}.",
+    },
+    "onec_no_reports": {
+        "ru": "В конфигурации нет отчёта по теме «{subject}»; попросите отчёт — будет написан "
+        "запрос 1С.",
+        "en": "The configuration has no report on '{subject}'; ask for the report and a 1C query "
+        "will be written.",
+    },
     "onec_no_recorders": {
         "ru": "У регистра {register} нет документов-регистраторов в конфигурации.",
         "en": "No document of the configuration records into {register}.",

@@ -31,11 +31,13 @@ def after_classify(
 def after_analyst(state: RouteState) -> Literal["analyst", "plan_report", "deliver"]:
     """Another step while there is one to take (the node enforces MAX steps); then the planner
     when the request wants a report and something was found; else finish."""
-    if state.get("stop") == "guard":
+    if state.get("stop") == "guard" and state.get("target") != "onec":
         return "deliver"
     if state.get("pending"):
         return "analyst"
-    if state.get("handoff") and (state.get("facts") or {}).get("tables"):
+    if state.get("handoff") and (
+        (state.get("facts") or {}).get("tables") or state.get("target") == "onec"
+    ):  # the 1C planner reads names through the trade's vocabulary that the search lacks
         return "plan_report"
     return "deliver"
 

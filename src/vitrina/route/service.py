@@ -6,6 +6,7 @@ import dataclasses
 import functools
 import logging
 import uuid
+from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from vitrina.llm import LLMClient, ModelSlots
 
 log = logging.getLogger(__name__)
+MAX_ONEC_THREADS = 256  # dialogs whose last 1C plan is kept for follow-ups (oldest dropped)
 
 
 class RouteResult(BaseModel):
@@ -126,6 +128,7 @@ class RouteService:
             max_steps=max_steps,
         )
         self.graph = build_graph()
+        self._onec_threads: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
     def _ask(self, question: str, thread_id: str | None) -> Any:
         return self.ask_service.ask(question, thread_id=thread_id)
@@ -181,8 +184,16 @@ class RouteService:
         context = dataclasses.replace(self.context, llm=turn)
         if policy:
             context = self._policed(context, policy)
+        first: dict[str, Any] = {
+            "request": request,
+            "face": face,
+            "thread_id": thread_id,
+            "ask_thread": ask_thread,
+        }
+        if self.context.onec is not None:
+            first["onec_context"] = self._onec_threads.get(thread_id)
         stream = self.graph.stream(
-            {"request": request, "face": face, "thread_id": thread_id, "ask_thread": ask_thread},
+            first,
             config,
             context=context,
             stream_mode=["updates", "values"],
@@ -193,6 +204,7 @@ class RouteService:
                 nodes += [n for n in data if not n.startswith("__")]
             else:
                 state = data
+        self._remember_onec(thread_id, state)
         return RouteResult(
             thread_id=thread_id,
             intent=state.get("intent", "ask"),
@@ -211,6 +223,26 @@ class RouteService:
             llm_usage=usage() if (usage := getattr(turn, "usage", None)) else {},
         )
 
+    def _remember_onec(self, thread_id: str, state: dict[str, Any]) -> None:
+        """Keep the thread's last 1C plan (object, kind, period) for its follow-ups; the
+        oldest thread is forgotten past MAX_ONEC_THREADS."""
+        report, chosen = state.get("report") or {}, state.get("chosen") or {}
+        if self.context.onec is None or not report.get("register") or not chosen:
+            return
+        asked = chosen.get("asked") or {}
+        period = asked.get("period")
+        row: dict[str, Any] = next(
+            (r for r in state.get("candidates") or [] if r["id"] == chosen.get("id")), {}
+        )
+        self._onec_threads[thread_id] = {
+            "object": row.get("register"),
+            "ask": asked.get("ask", ""),
+            "period": _period_of(period, state.get("request", "")) if period else None,
+        }
+        self._onec_threads.move_to_end(thread_id)
+        while len(self._onec_threads) > MAX_ONEC_THREADS:
+            self._onec_threads.popitem(last=False)
+
     def _policed(self, context: RouteContext, policy: Any) -> RouteContext:
         """The context whose every query reads through `policy`; nothing runs without it."""
         service = self.ask_service
@@ -226,6 +258,21 @@ class RouteService:
             self.ask_service.close()
         elif self.context.warehouse is not None:
             self.context.warehouse.close()
+
+
+def _period_of(bounds: list[str], request: str) -> dict[str, Any]:
+    """The period a 1C plan read, as a Period a follow-up can take over."""
+    from vitrina.language.periods import Period
+
+    start, end = bounds
+    label = f"{start} – {end}"
+    return Period(
+        start=date.fromisoformat(start),
+        end=date.fromisoformat(end),
+        label_ru=label,
+        label_en=label,
+        span=request,
+    ).model_dump(mode="json")
 
 
 def _policed_task(request: str) -> dict[str, Any]:

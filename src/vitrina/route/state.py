@@ -21,6 +21,7 @@ class RouteState(TypedDict, total=False):
     face: Face
     thread_id: str
     ask_thread: str | None  # the ask dialog a report's run is kept in (the web chat's own)
+    onec_context: dict[str, Any] | None  # the thread's previous 1C plan, for a follow-up
     # supervisor
     lang: str
     target: Literal["warehouse", "onec"]

@@ -13,6 +13,7 @@ from vitrina.route.analyst import next_action, run_action, thought
 from vitrina.route.context import RouteContext
 from vitrina.route.messages import text
 from vitrina.route.metadata_view import readable_summary
+from vitrina.route.plans.onec_metadata import metadata_answer
 from vitrina.route.plans.onec_recorders import recorder_answer
 from vitrina.route.plans.request import clean_question
 from vitrina.route.state import RouteState
@@ -28,7 +29,8 @@ def analyst(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     if "words" not in facts:
         facts["words"] = request_words(clean_question(state.get("request", "")))
     if ctx.onec is not None and not state.get("steps"):
-        answered = _recorders(state.get("request", ""), ctx, lang, trace)
+        request = state.get("request", "")
+        answered = _recorders(request, ctx, lang, trace) or _described(request, ctx, lang, trace)
         if answered is not None:
             return answered
     has_docs = ctx.docs_index is not None or ctx.docs_model is not None
@@ -107,8 +109,45 @@ def _recorders(request: str, ctx: RouteContext, lang: str, trace: Trace) -> dict
         "stop": "finished",
         "status": "found",
         "role": "metadata",
+        "handoff": False,  # answered from the metadata: not a register report
         "steps": [step],
         "report": found,
         "answer": text(key, lang, register=found["register"], documents=documents),
         "trace": trace.events,
     }
+
+
+def _described(request: str, ctx: RouteContext, lang: str, trace: Trace) -> dict | None:
+    """A 1C object's attributes, or the reports on a subject: from the metadata, one step."""
+    found = metadata_answer(request, ctx.onec)
+    if found is None:
+        return None
+    if found["kind"] == "attributes":
+        fields = ", ".join(found["attributes"]) or "-"
+        answer = text("onec_attributes", lang, object=found["object"], fields=fields)
+        observation, new = f"{found['object']}: {fields}", len(found["attributes"])
+    else:
+        names = ", ".join(found["reports"])
+        key = "onec_reports" if names else "onec_no_reports"
+        answer = text(key, lang, subject=found["subject"] or "-", reports=names)
+        observation, new = f"{found['subject']}: {names or '-'}", len(found["reports"])
+    trace.branch(f"1C {found['kind']} question answered from the metadata", answer=observation)
+    step = {
+        "n": 1,
+        "thought": thought(found["kind"], lang, found.get("object") or found["subject"]),
+        "action": found["kind"],
+        "observation": observation,
+        "new": new,
+    }
+    return {
+        "pending": None,
+        "stop": "finished",
+        "status": "found" if new or found["kind"] == "attributes" else "not_found",
+        "role": "metadata",
+        "handoff": False,  # not a register report: the planner would answer with a register
+        "steps": [step],
+        "report": found,
+        "answer": answer,
+        "trace": trace.events,
+    }
+

@@ -44,6 +44,7 @@ def onec_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
     config = ctx.onec.config
     register = config.get(row["register"])
     title = chosen.get("question") or state.get("request", "")
+    bounds = (chosen.get("asked") or {}).get("period")  # as the planner read it (or kept it)
     recorders = [
         config.objects[d] for d in config.recorders(register.full_name) if d in config.objects
     ]
@@ -68,11 +69,16 @@ def onec_report(state: RouteState, runtime: Runtime[RouteContext]) -> dict:
             )
         )
         query, name, params = q.text, report_name(title), q.parameters
-        values = parameter_values(title, ctx.today, params, q.virtual_table)
+        values = _named(
+            parameter_values(title, ctx.today, params, q.virtual_table, bounds), q.conditions
+        )
         dcs = write_dcs(q, values={k: v["value"] for k, v in values.items()})
         links = [list_link(register), report_link(name)]
         data = _read_infobase(ctx, q, values, trace)
-    values = parameter_values(title, ctx.today, params, row["virtual_table"])
+    values = _named(
+        parameter_values(title, ctx.today, params, row["virtual_table"], bounds),
+        [Condition(**c) for c in row.get("conditions", [])],
+    )
     links += [list_link(d) for d in recorders]
     files = {}
     if ctx.write_files:
@@ -161,6 +167,20 @@ def _read_infobase(
     return {"rows": result.rows, "odata_url": result.url, "truncated": result.truncated}
 
 
+def _named(
+    values: dict[str, dict[str, str]], conditions: list[Condition]
+) -> dict[str, dict[str, str]]:
+    """Parameters of filters by name ("на складе «Main»" -> &Warehouse = "Main") get the name."""
+    for c in conditions:
+        if c.parameter and c.parameter in values:
+            values[c.parameter] = {
+                "type": c.parameter_type or "Строка",
+                "meaning": c.says,
+                "value": c.parameter_value,
+            }
+    return values
+
+
 def _end_of_day(day: date) -> str:
     return datetime.combine(day, time(23, 59, 59)).isoformat()
 
@@ -170,15 +190,22 @@ def _start(day: date) -> str:
 
 
 def parameter_values(
-    question: str, today: date, params: dict[str, str], virtual_table: str
+    question: str,
+    today: date,
+    params: dict[str, str],
+    virtual_table: str,
+    bounds: list[str] | None = None,
 ) -> dict[str, dict[str, str]]:
     """Each parameter with its type, meaning and value from the request's period (or today).
 
-    Starts are 00:00:00, ends 23:59:59 of the day; a balance is taken at a Граница that
-    includes the movements of its day.
+    `bounds` (ISO start and end) is the period the planner read, a follow-up's kept from its
+    thread. Starts are 00:00:00, ends 23:59:59 of the day; a balance is taken at a Граница
+    that includes the movements of its day.
     """
     period = extract_period(question, today)
     start, end = (period.start, period.end) if period else (today.replace(day=1), today)
+    if bounds:
+        start, end = date.fromisoformat(bounds[0]), date.fromisoformat(bounds[1])
     out: dict[str, dict[str, str]] = {}
     for name, meaning in params.items():
         kind, _, says = meaning.partition(": ") if ": " in meaning else ("Дата", "", meaning)

@@ -86,7 +86,9 @@ def _choose(rows: list[dict], lang: str, trace: Trace, **extra: object) -> dict:
             "answer": text("no_plan", lang, reason="; ".join(rows[0]["reasons"][-1:])),
             "trace": trace.events,
         }
-    best = max(valid, key=lambda r: r["total"])  # max keeps the first of equals: rows come ranked
+    # max keeps the first of equals: rows come ranked; a 1C row of another kind than asked
+    # ("fits" False) never outranks one of the asked kind, whatever its names score
+    best = max(valid, key=lambda r: (r.get("fits", True), r["total"]))
     trace.branch("best plan chosen", plan=best["id"], total=best["total"])
     return {
         "role": "report",
@@ -101,8 +103,16 @@ def _plan_onec(state: RouteState, ctx: RouteContext, trace: Trace) -> dict:
     from vitrina.route.plans.request import clean_question
 
     question = clean_question(state.get("request", ""))
-    cands, asked = onec_candidates(question, ctx.onec, state.get("facts") or {}, ctx.today, trace)
-    if not cands or unsure(cands) == "no object is named by the request":
+    cands, asked = onec_candidates(
+        question,
+        ctx.onec,
+        state.get("facts") or {},
+        ctx.today,
+        trace,
+        context=state.get("onec_context"),
+    )
+    follow_up = bool(asked.get("follow_up"))
+    if not cands or unsure(cands, follow_up) == "no object is named by the request":
         trace.branch("no object of the configuration fits the request", words=asked["words"])
         return {
             "role": "report",
@@ -114,7 +124,7 @@ def _plan_onec(state: RouteState, ctx: RouteContext, trace: Trace) -> dict:
         }
     rows = [onec_row(c) for c in cands]
     _add_model_scores(ctx, question, rows, trace)
-    doubt = unsure(cands)
+    doubt = unsure(cands, follow_up)
     if doubt:
         trace.branch("the best 1C plans tie: the answer says so", why=doubt)
     return _choose(rows, lang, trace, question=question, asked=asked, unsure=doubt)

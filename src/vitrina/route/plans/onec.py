@@ -13,11 +13,19 @@ explicit criteria, all shown to the user:
 | table | 2 | fit of the virtual table to what is asked (balances at a date, turnovers over a period) |
 | kind | 1 | a register for figures; a document or catalog for "список"; a report that fits as is |
 
-Ties are broken, in order: a valid query; the higher total; more request words explained;
+The kind comes first (issue 33): what is asked (`vitrina.onec.grammar.read_ask`: a balance at a
+date, turnovers, both, movements, records, a document list) gives every (object kind, table)
+a fit (ASK_FIT, onec_kind.py); a candidate whose fit is below KIND_FIT is ranked after every one that fits,
+whatever its names score, so a catalog named "товары" never answers "остатки товаров". Names
+then choose within the kind.
+
+Ties are broken, in order: a valid query; the kind asked; the higher total; more request words explained;
 more filters placed; a register over a report that reads it (the query can be shaped to the
 request), a register over a document, a document over a catalog; the register's natural table;
 then the full name, so the order never depends on the dump's file order. When the two best
-plans of different objects stay equal on total and coverage, the answer says it is unsure.
+plans of different objects stay equal on total and coverage, when the best fitting plan and
+one of another kind score within CLOSE, or when no object of the asked kind is named, the
+answer says it is unsure and shows the candidates.
 """  # noqa: E501
 
 from __future__ import annotations
@@ -26,7 +34,6 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from vitrina.language.periods import extract_grain, extract_period
 from vitrina.onec import (
     Condition,
     MetaField,
@@ -37,27 +44,21 @@ from vitrina.onec import (
     check_sources,
     write_query,
 )
-from vitrina.route.plans.onec_match import Request, Value, field_hits, label_hits, read
+from vitrina.route.plans.onec_filters import not_covered, place_items, place_values, share_of
+from vitrina.route.plans.onec_kind import (
+    KIND_FIT,
+    RECORDED,
+    kind_fit,
+    names_own_object,
+    natural_table,
+    read_asked,
+    short_kind,
+    table_fit,
+    virtual_tables,
+)
+from vitrina.route.plans.onec_match import Request, field_hits, label_hits, read
 from vitrina.trace import Trace
 
-BALANCE_WORDS = ("остатк", "остаток", "наличи", "balance", "on hand", "stock")
-TURNOVER_WORDS = (
-    "продаж",
-    "оборот",
-    "приход",
-    "расход",
-    "выручк",
-    "поступлени",
-    "движени",
-    "закупк",
-    "sales",
-    "turnover",
-    "movement",
-    "receipt",
-    "purchase",
-)
-MOVEMENT_WORDS = ("приход", "расход", "поступлени", "выбыти", "receipt", "issue")
-LIST_WORDS = ("список", "перечен", "перечисли", "list")
 WEIGHTS = {"coverage": 4.0, "name": 3.0, "fields": 2.0, "filters": 2.0, "table": 2.0, "kind": 1.0}
 KIND_ORDER = {
     "AccumulationRegister": 0,
@@ -90,10 +91,16 @@ class OneCCandidate:
     def object_name(self) -> str:
         return (self.report or self.register).ru_name
 
+    @property
+    def fits(self) -> bool:
+        """The object is of the kind the request asks for (its table fits what is asked)."""
+        return self.scores.get("table", 0.0) >= KIND_FIT
+
     def sort_key(self) -> tuple:
-        natural = self.query.virtual_table == _natural(self.register)
+        natural = self.query.virtual_table == natural_table(self.register)
         return (
             not self.valid,
+            not self.fits,
             -self.total,
             -len(self.explained),
             -len(self.placed),
@@ -101,35 +108,6 @@ class OneCCandidate:
             not natural,
             self.id,
         )
-
-
-def _natural(obj: MetaObject) -> str:
-    if obj.kind == "AccumulationRegister":
-        return "Остатки" if obj.register_type == "Balance" else "Обороты"
-    if obj.kind == "AccountingRegister":
-        return "Остатки"
-    return "СрезПоследних" if obj.kind == "InformationRegister" and obj.periodic else ""
-
-
-def virtual_tables(obj: MetaObject) -> list[str]:
-    if obj.kind == "AccumulationRegister":
-        return (
-            ["Остатки", "Обороты", "ОстаткиИОбороты"]
-            if obj.register_type == "Balance"
-            else ["Обороты"]
-        )
-    if obj.kind == "AccountingRegister":
-        return ["Остатки", "Обороты"]
-    if obj.kind == "InformationRegister":
-        return ["СрезПоследних", ""] if obj.periodic else [""]
-    if obj.kind in ("Document", "Catalog"):
-        return [""]
-    return []
-
-
-def _has(text: str, stems_: tuple[str, ...]) -> bool:
-    low = text.lower().replace("ё", "е")
-    return any(s in low for s in stems_)
 
 
 def _fields_of(obj: MetaObject) -> list[MetaField]:
@@ -147,80 +125,6 @@ def _named_fields(
     return out
 
 
-def _place(obj: MetaObject, values: list[Value]) -> tuple[list[Condition], list[Value]]:
-    """Each value on the object's field of its type (the first dimension, else attribute)."""
-    placed, unplaced = [], []
-    for v in values:
-        target = next(
-            (
-                f
-                for f in (*obj.dimensions, *obj.attributes)
-                if v.type_ref in [t.rpartition(":")[2].replace("Ref.", ".") for t in f.types]
-            ),
-            None,
-        )
-        if target is None:
-            unplaced.append(v)
-        else:
-            placed.append(Condition(field=target.name, expression=v.expression, says=v.says))
-    return placed, unplaced
-
-
-def _asked(request: str, today: date) -> dict[str, Any]:
-    period = extract_period(request, today)
-    balance = _has(request, BALANCE_WORDS) or bool(period and period.span.lower().startswith("на "))
-    turnover = _has(request, TURNOVER_WORDS) or bool(period and not balance)
-    return {
-        "balance": balance,
-        "turnover": turnover and not (balance and not _has(request, TURNOVER_WORDS)),
-        "movements": _has(request, MOVEMENT_WORDS),
-        "list": _has(request, LIST_WORDS),
-        "grain": extract_grain(request),
-        "period": period,
-    }
-
-
-def _table_fit(obj: MetaObject, vt: str, asked: dict[str, Any]) -> tuple[float, str]:
-    balance, turnover = asked["balance"], asked["turnover"]
-    if obj.kind in ("Document", "Catalog"):
-        if asked["list"] or not (balance or turnover):
-            return 0.8, "a list of objects"
-        return 0.2, "balances or turnovers asked: a list holds neither"
-    if obj.kind == "InformationRegister":
-        if turnover or asked["movements"]:
-            return 0.3, "movements asked: an information register holds values, not movements"
-        if balance:
-            return 0.6, "the latest values at a date" if vt == "СрезПоследних" else "all records"
-        return (
-            (1.0, "the latest values")
-            if vt == "СрезПоследних" or not obj.periodic
-            else (0.5, "all records")
-        )
-    if balance and turnover:
-        return {"ОстаткиИОбороты": 1.0}.get(vt, 0.4), "balances and turnovers asked"
-    if balance:
-        return {"Остатки": 1.0, "ОстаткиИОбороты": 0.4}.get(vt, 0.0), "balances at a date asked"
-    if asked["movements"]:
-        if obj.register_type != "Balance":
-            return 0.5, "receipts and issues asked: a turnovers register has no Приход/Расход"
-        return {"Обороты": 1.0, "ОстаткиИОбороты": 0.8}.get(vt, 0.0), "receipts and issues asked"
-    if turnover:
-        fit = {"Обороты": 1.0, "ОстаткиИОбороты": 0.5}.get(vt, 0.0)
-        return fit, "movements over a period asked"
-    natural = _natural(obj)
-    return (
-        1.0 if vt == natural else 0.3
-    ), f"nothing said: {natural} is the register's natural table"
-
-
-def _kind_fit(obj: MetaObject, asked: dict[str, Any], has_resources: bool) -> float:
-    if asked["list"]:
-        return 1.0 if obj.kind in ("Catalog", "Document") else 0.3
-    if obj.kind in ("AccumulationRegister", "AccountingRegister", "InformationRegister"):
-        return 1.0 if has_resources else 0.5
-    return 0.2 if asked["balance"] or asked["turnover"] else 0.5
-
-
 def _candidate(
     obj: MetaObject,
     vt: str,
@@ -231,23 +135,29 @@ def _candidate(
     report: MetaObject | None = None,
     report_query: str = "",
 ) -> OneCCandidate:
-    allowed = set(req.content)
-    value_words = set().union(*(v.words for v in req.values)) if req.values else set()
-    placed, unplaced_values = _place(obj, req.values)
+    # an item's noun ("покупателю Ромашка") is scored under filters, placed or not: not twice
+    allowed = set(req.content) - {i.noun for i in req.items}
+    item_words = set().union(set(), *(i.words for i in req.items))
+    value_words = set().union(item_words, *(v.words for v in req.values))
+    placed, unplaced_values = place_values(obj, req.values)
     placed_words = (
         set().union(*(v.words for v in req.values if v not in unplaced_values)) if placed else set()
     )
+    by_name, named_words, unplaced_items = place_items(obj, source, req)
+    placed += by_name
+    placed_words |= named_words
     label = report or obj
-    name_share, name_used = label_hits(
-        label.name, label.synonyms, req.words, allowed - req.grouping
-    )
+    # a word that is another object's exact name ("РегистрСведений2") names only that one
+    mine = {obj.name.lower(), label.name.lower()}
+    free = allowed - {i for i in req.exact if req.words[i] not in mine}
+    name_share, name_used = label_hits(label.name, label.synonyms, req.words, free - req.grouping)
     _, direct_used = label_hits(
-        label.name, label.synonyms, req.words, allowed - req.grouping, direct=True
+        label.name, label.synonyms, req.words, free - req.grouping, direct=True
     )
     if report is not None:  # a report also answers with what its register is called
-        r_share, r_used = label_hits(obj.name, obj.synonyms, req.words, allowed)
+        r_share, r_used = label_hits(obj.name, obj.synonyms, req.words, free)
         name_used |= r_used if r_share >= 1.0 else set()
-    fields = _named_fields(obj, source, req, allowed - value_words)
+    fields = _named_fields(obj, source, req, allowed - value_words)  # a reference names it too
     fields = {
         n: u
         for n, u in fields.items()
@@ -280,7 +190,7 @@ def _candidate(
         periodicity=asked["grain"] if vt in ("Обороты", "ОстаткиИОбороты") else None,
         conditions=conditions,
         movements=asked["movements"],
-        dated=bool(period) and obj.kind == "Document",
+        dated=bool(period) and (obj.kind == "Document" or (vt == "" and obj.kind in RECORDED)),
     )
     write_query(q)
     cid = f"{obj.ru_name}.{vt}" if vt else obj.ru_name
@@ -295,9 +205,13 @@ def _candidate(
         unplaced=[
             " ".join(req.words[i] for i in sorted(v.words)) + f" → {v.says}"
             for v in unplaced_values
-        ],
+        ]
+        + unplaced_items,
     )
-    fit, why = _table_fit(obj, vt, asked)
+    fit, why = table_fit(obj, vt, asked)
+    missing = not_covered(report_query, asked, conditions) if report is not None else []
+    if missing:  # the report's own query would drop what was asked: a query is written instead
+        fit, why = 0.0, f"the report's schema does not cover {', '.join(missing)}"
     named_fields = req_field_words - name_used
     fields_share = (
         (len(set().union(set(), *fields.values()) & named_fields) / len(named_fields))
@@ -314,7 +228,7 @@ def _candidate(
         ("fields", fields_share, "fields " + (", ".join(fields) or "-")),
         (
             "filters",
-            (len(req.values) - len(unplaced_values)) / len(req.values) if req.values else 1.0,
+            share_of(len(req.values) + len(req.items), len(unplaced_values) + len(unplaced_items)),
             "filters "
             + (", ".join(p.text for p in placed) or "-")
             + (f"; not placed: {', '.join(c.unplaced)}" if c.unplaced else ""),
@@ -322,7 +236,7 @@ def _candidate(
         ("table", fit, f"{vt or 'table'}: {why}"),
         (
             "kind",
-            0.8 if report is not None else _kind_fit(obj, asked, bool(obj.resources)),
+            0.8 if report is not None else kind_fit(obj, asked, bool(obj.resources)),
             label.kind,
         ),
     ]
@@ -371,12 +285,25 @@ def _check(c: OneCCandidate, source: OneCSource, trace: Trace) -> None:
 
 
 def onec_candidates(
-    request: str, source: OneCSource, facts: dict[str, Any], today: date, trace: Trace
+    request: str,
+    source: OneCSource,
+    facts: dict[str, Any],
+    today: date,
+    trace: Trace,
+    context: dict[str, Any] | None = None,
 ) -> tuple[list[OneCCandidate], dict[str, Any]]:
-    """Every object's candidates, scored and sorted best first, and what the request asked for."""
-    asked = _asked(request, today)
+    """Every object's candidates, scored and sorted best first, and what the request asked for.
+
+    `context` is the thread's previous 1C plan: a follow-up that names no register, document
+    or report of its own keeps that object (and its kind and period where it says none)."""
+    asked = read_asked(request, today)
+    req = read(request, source.config, asked["period"].span if asked["period"] else "")
+    focus = None
+    if context and context.get("object") and not names_own_object(source, req):
+        focus = context["object"]
+        asked = read_asked(request, today, context)
+        trace.branch("a follow-up: the thread's 1C object kept", object=focus, ask=asked["ask"])
     period = asked["period"]
-    req = read(request, source.config, period.span if period else "")
     field_words = _field_words(source, req)
     out: list[OneCCandidate] = []
     for obj in source.config.objects.values():
@@ -399,6 +326,12 @@ def onec_candidates(
         for vt in virtual_tables(obj):
             out.append(_candidate(obj, vt, source, req, asked, field_words))
     relevant = [c for c in out if c.scores["name"] > 0 or c.scores["coverage"] > 0]
+    if focus:
+        kept_object = [c for c in out if c.register.full_name == focus and c.report is None]
+        if any(c.fits for c in kept_object) or not asked["ask"]:
+            relevant = kept_object
+        else:
+            trace.branch("the follow-up asks what the thread's object cannot give: a new choice")
     relevant.sort(key=OneCCandidate.sort_key)
     kept = relevant[:MAX_CANDIDATES]
     for c in kept:
@@ -412,6 +345,8 @@ def onec_candidates(
         kept=len(kept),
     )
     shown = {
+        "ask": asked["ask"],
+        "follow_up": focus,
         "balance": asked["balance"],
         "turnover": asked["turnover"],
         "grain": asked["grain"],
@@ -422,17 +357,33 @@ def onec_candidates(
     return kept, shown
 
 
-def unsure(cands: list[OneCCandidate]) -> str | None:
-    """Why the choice is unsure: nothing of the request named, or two objects tied."""
+CLOSE = 0.5  # two objects of different kinds within this total are too close to choose between
+
+
+def unsure(cands: list[OneCCandidate], follow_up: bool = False) -> str | None:
+    """Why the choice is unsure: nothing of the request named (a follow-up names its object
+    through the thread), no object of the asked kind named, two objects tied, or two objects
+    of different kinds scoring close."""
     valid = [c for c in cands if c.valid]
     if not valid:
         return None
     best = valid[0]
-    if best.scores["name"] == 0 and best.scores["coverage"] < 0.5:
+    if not follow_up and best.scores["name"] == 0 and best.scores["coverage"] < 0.5:
         return "no object is named by the request"
+    if not best.fits:
+        return f"no object of the kind asked is named; the nearest is {best.object_name}"
     rival = next((c for c in valid[1:] if c.object_name != best.object_name), None)
     if rival and rival.total == best.total and len(rival.explained) == len(best.explained):
         return f"{best.object_name} and {rival.object_name} fit equally"
+    other = next(
+        (c for c in valid[1:] if c.fits and short_kind(c.register) != short_kind(best.register)),
+        None,
+    )
+    if other and best.total - other.total < CLOSE and other.object_name != best.object_name:
+        return (
+            f"{best.object_name} ({best.query.virtual_table or 'table'}) and "
+            f"{other.object_name} ({other.query.virtual_table or 'table'}) score close"
+        )
     return None
 
 
@@ -445,6 +396,7 @@ def onec_row(c: OneCCandidate) -> dict[str, Any]:
         "total": c.total,
         "code_score": c.total,
         "valid": c.valid,
+        "fits": c.fits,
         "scores": c.scores,
         "reasons": c.reasons,
         "query": c.report_query or q.text,
@@ -458,7 +410,22 @@ def onec_row(c: OneCCandidate) -> dict[str, Any]:
         "movements": q.movements,
         "dated": q.dated,
         "conditions": [
-            {"field": x.field, "expression": x.expression, "says": x.says} for x in c.placed
+            {
+                "field": x.field,
+                "expression": x.expression,
+                "says": x.says,
+                **(
+                    {
+                        "parameter": x.parameter,
+                        "parameter_type": x.parameter_type,
+                        "parameter_value": x.parameter_value,
+                        "where": x.where,
+                    }
+                    if x.parameter
+                    else {}
+                ),
+            }
+            for x in c.placed
         ],
         "unplaced": c.unplaced,
         "check": {

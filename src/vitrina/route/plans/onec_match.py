@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from vitrina.language.names import stem, stems
 from vitrina.language.stopwords import CONNECTIVES as STOP
@@ -63,6 +64,15 @@ KIND_WORDS = (
     "monthly",
     "регистр",
     "register",
+    "movement",
+    "record",
+    "запис",
+    "начальн",
+    "конечн",
+    "opening",
+    "closing",
+    "catalog",
+    "document",
     "документ",
     "справочник",
 )
@@ -90,6 +100,16 @@ class Value:
 
 
 @dataclass
+class NamedItem:
+    """A catalog item the request names that the configuration does not predefine ("покупателю
+    Ромашка", "на складе «Main»"): a filter by its name on the field the noun before it names."""
+
+    noun: int  # index of the word that names the field ("складе")
+    words: set[int]  # indexes of the name's words
+    name: str  # the name as typed
+
+
+@dataclass
 class Request:
     words: list[str]  # normalised words, in order
     content: set[int]  # indexes of the words that must be explained
@@ -98,6 +118,8 @@ class Request:
     )  # words after "по"/"by": fields to group by, not objects
     values: list[Value] = field(default_factory=list)
     period_words: set[int] = field(default_factory=set)
+    items: list[NamedItem] = field(default_factory=list)
+    exact: set[int] = field(default_factory=set)  # words that are an object's exact name
 
 
 def _labels(name: str, synonyms: dict[str, str]) -> list[list[str]]:
@@ -179,8 +201,10 @@ def _values(config: Configuration, words: list[str], allowed: set[int]) -> list[
 
 def read(text: str, config: Configuration, period_span: str = "") -> Request:
     """The request's words, which of them are content, and the values it names."""
-    words = [w.text for w in tokenize(text)]
+    tokens = tokenize(text)
+    words = [w.text for w in tokens]
     period = {w.text for w in tokenize(period_span)} if period_span else set()
+    names = {o.name.lower() for o in config.objects.values()}
     content = {
         i
         for i, w in enumerate(words)
@@ -188,18 +212,80 @@ def read(text: str, config: Configuration, period_span: str = "") -> Request:
         and len(w) > 1
         and not w.isdigit()
         and w not in period
-        and not any(w.startswith(k) for k in KIND_WORDS)
+        and not _table_word(w, names)
         and not re.fullmatch(r"[\d.]+", w)
     }
     req = Request(
         words=words, content=content, period_words={i for i, w in enumerate(words) if w in period}
     )
+    req.exact = {i for i in content if words[i] in names}
     req.grouping = {
         i + 1 for i, w in enumerate(words[:-1]) if w in ("по", "by") and i + 1 in content
     }
     nouns = _model_words(config, words, content)
     req.values = [v for v in _values(config, words, content) if not v.words <= nouns]
+    valued = set().union(set(), *(v.words for v in req.values))
+    req.items = _named_items(text, tokens, config, req, nouns | valued)
+    # a typed name is free text any object with such a field takes: evidence for none
+    req.content -= set().union(set(), *(i.words for i in req.items))
     return req
+
+
+QUOTES = "«\"'“„"
+CLOSING = "»\"'”“"
+
+
+def _names_field(config: Configuration, words: list[str], i: int) -> bool:
+    return any(
+        field_hits(f, config, words, {i})[0] >= 1.0
+        for o in config.objects.values()
+        for f in (*o.dimensions, *o.attributes)
+    )
+
+
+def _span(text: str, tokens: list[Any], j: int, quoted: bool) -> list[int]:
+    """The words of one name: to the closing quote, or capitalised words joined by hyphens."""
+    span = [j]
+    while span[-1] + 1 < len(tokens):
+        nxt = tokens[span[-1] + 1]
+        joined = text[tokens[span[-1]].end : nxt.start]
+        inside = quoted and not any(c in CLOSING for c in joined)
+        if not (inside or (not quoted and joined == "-" and nxt.original[:1].isupper())):
+            break
+        span.append(span[-1] + 1)
+    return span
+
+
+def _named_items(
+    text: str, tokens: list[Any], config: Configuration, req: Request, taken: set[int]
+) -> list[NamedItem]:
+    """Names typed after a noun that names a field: capitalised ("покупателю Ромашка") or
+    quoted ("на складе «Main»"), not a name of the configuration, not part of the period."""
+    out: list[NamedItem] = []
+    used: set[int] = set()
+    for i in range(len(tokens) - 1):
+        j = i + 1
+        tok = tokens[j]
+        quoted = tok.start > 0 and text[tok.start - 1] in QUOTES
+        if i not in req.content or i in used or j in req.period_words or tok.text.isdigit():
+            continue
+        if not (quoted or tok.original[:1].isupper()) or (j in taken and not quoted):
+            continue
+        if not _names_field(config, req.words, i):
+            continue
+        span = _span(text, tokens, j, quoted)
+        name = text[tokens[span[0]].start : tokens[span[-1]].end]
+        out.append(NamedItem(noun=i, words=set(span), name=name))
+        used |= set(span)
+    return out
+
+
+def _table_word(word: str, names: set[str]) -> bool:
+    """A word that says the kind of answer ("остатки", "регистра"), not a name: an object named
+    like a table word ("РегистрНакопления1", "Документ2") keeps its name (issue 33)."""
+    if word in names or any(ch.isdigit() for ch in word):
+        return False
+    return any(word.startswith(k) for k in KIND_WORDS)
 
 
 def _model_words(config: Configuration, words: list[str], allowed: set[int]) -> set[int]:

@@ -19,11 +19,15 @@ ASKS_RECORDERS = re.compile(
     re.IGNORECASE,
 )
 
+# "записи регистра X по регистраторам": the register's records grouped by recorder, not a
+# question about which documents record into it
+GROUPED_BY_RECORDER = re.compile(r"\bпо регистратор\w*|\bby recorders?\b", re.IGNORECASE)
+
 
 def recorder_answer(request: str, source: OneCSource) -> dict[str, Any] | None:
     """The register the request names and its recorder documents; None when it is not such a
     question."""
-    if not ASKS_RECORDERS.search(request):
+    if not ASKS_RECORDERS.search(request) or GROUPED_BY_RECORDER.search(request):
         return None
     req = read(request, source.config)
     allowed = {i for i, w in enumerate(req.words) if len(w) > 1}

@@ -16,7 +16,7 @@ from vitrina.query import PeriodRef, Reading, read_question
 
 PREFIX = re.compile(
     r"^\s*(?:(?:построй|сформируй|сделай|покажи|build|make|create|show)\s+(?:мне\s+|me\s+)?)?"
-    r"(?:(?:a|the)\s+)?(?:отч[её]т\w*|report)\s*(?:[:\-—]|по|о|об|on|of|about|for)?\s*",
+    r"(?:(?:a|the)\s+)?(?:отч[её]т\w*|report)\s*(?:[:\-—]|(?:по|о|об|on|of|about|for)\b)?\s*",
     re.IGNORECASE,
 )
 # a comparison without its unit ("сравни", "vs"): with the previous period of the asked length
@@ -30,6 +30,8 @@ def clean_question(request: str) -> str:
     'сумма платежей по регионам за 2025 год'
     >>> clean_question("Build a report of cards issued by month")
     'cards issued by month'
+    >>> clean_question("отчет остатки товаров")  # "о" is a word of its own, not a first letter
+    'остатки товаров'
     """
     cleaned = PREFIX.sub("", request, count=1).strip()
     return cleaned or request.strip()
