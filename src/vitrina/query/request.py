@@ -1,0 +1,100 @@
+"""A request read once into a plan: metric, breakdowns, filters, segment, period and the
+period compared with, by the same rules ask's graph runs (`read_question`, `build_plan`).
+
+A job that builds its own steps from a request (task's first step) takes the plan from here
+instead of cutting a sentence out of the request. Where the rules cannot read the request
+fully (no plan, a name nothing in the catalog explains, words asking for a condition the
+rules have no place for), `plan` is None and `reason` says why: the caller keeps the words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from vitrina.catalog import Catalog
+from vitrina.language.periods import extract_period, period_offsets
+from vitrina.language.periods.compare import Comparison, find_comparison, strip_comparison
+from vitrina.language.periods.pair import read_two_periods
+from vitrina.query.plan import PeriodRef, QueryPlan
+from vitrina.query.planner import build_plan
+from vitrina.query.understand import Reading, read_question
+from vitrina.trace import Trace
+
+# an exclusion ("без Москвы", "кроме b2b", "excluding Moscow"): the plan's filters only keep
+# values, so such a request is never planned as its opposite
+EXCLUSION = re.compile(
+    r"\b(?:без|кроме|исключая|за\s+исключением|except|excluding|without)\s+\w", re.I
+)
+
+
+@dataclass
+class RequestPlan:
+    plan: QueryPlan | None  # the request's plan without its comparison
+    reason: str | None = None  # why the rules could not plan it (English, for the trace)
+    comparison: Comparison | None = None  # "к прошлому году": how far back the compared period is
+    compared: PeriodRef | None = None  # a second period named outright
+
+
+def _topic(reading: Reading, catalog: Catalog) -> str | None:
+    """The best scored topic; among equals the lead metric's, as route and ask pick it."""
+    if not reading.topic_scores:
+        return None
+    ranked = sorted(reading.topic_scores.items(), key=lambda kv: -kv[1])
+    tied = [t for t, s in ranked if s == ranked[0][1]]
+    lead = catalog.metrics[reading.metrics[0].phrase.target].topic if reading.metrics else None
+    return lead if lead in tied else tied[0]
+
+
+def _unreadable(reading: Reading, question: str) -> str | None:
+    if EXCLUSION.search(question):
+        return "an exclusion the plan's filters cannot hold"
+    if reading.unknown_names:
+        return f"names nothing in the catalog explains: {', '.join(reading.unknown_names)}"
+    if reading.refuse or reading.broken:
+        return "names something the catalog marks as absent or broken"
+    if len(set(reading.segments)) > 1:
+        return "several segments named"
+    return None
+
+
+def plan_request(text: str, catalog: Catalog, today: date, lang: str, trace: Trace) -> RequestPlan:
+    """The plan of a data request and its comparison, read once; `plan` None with a reason
+    where the rules cannot read it."""
+    comparison = find_comparison(text)
+    two = None if comparison else read_two_periods(text, today)
+    question = two.question if two is not None else text
+    found = (
+        two.current
+        if two is not None
+        else extract_period(
+            strip_comparison(question, comparison) if comparison else question, today
+        )
+    )
+    period = PeriodRef.of(found) if found is not None else None
+    reading = read_question(
+        question, catalog, period_span=period_offsets(question, found.span if found else None)
+    )
+    compared = PeriodRef.of(two.previous) if two is not None else None
+    reason = _unreadable(reading, question)
+    topic = _topic(reading, catalog)
+    if reason is None and topic is None:
+        reason = "no metric read"
+    if reason is not None:
+        return RequestPlan(None, reason, comparison, compared)
+    assert topic is not None
+    segments = sorted(set(reading.segments))
+    outcome = build_plan(
+        reading,
+        catalog,
+        topic=topic,
+        lang=lang,
+        period=period,
+        segment=segments[0] if segments else None,
+        trace=trace,
+    )
+    if outcome.plan is None:
+        return RequestPlan(None, outcome.refusal or "no plan", comparison, compared)
+    plan = outcome.plan.model_copy(update={"compared": None})
+    return RequestPlan(plan, None, comparison, compared)
