@@ -150,4 +150,3 @@ def _described(request: str, ctx: RouteContext, lang: str, trace: Trace) -> dict
         "answer": answer,
         "trace": trace.events,
     }
-
