@@ -89,10 +89,38 @@ def test_step_one_keeps_a_named_region(make_task, sql):
     assert _step(view, 1).status == "done"
 
 
-def test_an_exclusion_the_rules_cannot_plan_keeps_the_words_and_says_so(make_task):
-    """ "без Москвы": a plan's filter keeps values, so the rules never plan it as "в Москве";
-    step 1 keeps its words and the planner's trace names the reason."""
-    view = make_task().start("Сумма платежей без Москвы за октябрь 2026 к прошлому году")
+def test_step_one_keeps_an_exclusion(make_task, sql):
+    """ "без Москвы": a filter that keeps every other region (and payments with none), never
+    the opposite "в Москве"; both periods of the comparison keep it."""
+    view = make_task().run("Сумма платежей без Москвы за октябрь 2026 к прошлому году")
+    plan = _step(view, 1).args["plan"]
+    assert [(f["column"], f["values"], f["exclude"]) for f in plan["filters"]] == [
+        ("region_name", ["Москва"], True)
+    ]
+    assert [s.status for s in view.plan] == ["done"] * 4
+    ran = _step(view, 1).last_table()
+
+    def total(start: str, end: str):
+        """Every region's payments less Moscow's (written apart from the planner's NOT)."""
+        [(all_regions, moscow)] = sql(
+            "SELECT SUM(p.amount_rub), SUM(p.amount_rub) FILTER (r.region_name = 'Москва') "
+            "FROM dwh.fact_payment p JOIN dwh.dim_client c USING (client_id) "
+            "JOIN dwh.dim_region r USING (region_id) WHERE p.status = 'success' AND "
+            f"p.payment_date BETWEEN '{start}' AND '{end}'"
+        )
+        assert moscow > 0  # the exclusion takes something away
+        return all_regions - moscow
+
+    [[now]] = load_table(ran.data).rows
+    [[before]] = load_table(_step(view, 2).last_table().data).rows
+    assert _cents([(0, now)]) == _cents([(0, total("2026-10-01", "2026-10-31"))])
+    assert _cents([(0, before)]) == _cents([(0, total("2025-10-01", "2025-10-31"))])
+
+
+def test_a_request_the_rules_cannot_plan_keeps_its_words_and_says_so(make_task):
+    """ "без учёта возвратов": an exclusion of no value the rules read; step 1 keeps its words
+    (today's behaviour) and the planner's trace names the reason."""
+    view = make_task().start("Сумма платежей без учёта возвратов за октябрь 2026 к прошлому году")
     first = _step(view, 1)
-    assert "plan" not in first.args and "без Москвы" in first.args["question"]
+    assert "plan" not in first.args and "без учёта возвратов" in first.args["question"]
     assert "step 1 asked as its words: the rules read no plan" in _planner_events(view)

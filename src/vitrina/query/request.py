@@ -9,7 +9,6 @@ rules have no place for), `plan` is None and `reason` says why: the caller keeps
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import date
 
@@ -22,10 +21,12 @@ from vitrina.query.planner import build_plan
 from vitrina.query.understand import Reading, read_question
 from vitrina.trace import Trace
 
-# an exclusion ("без Москвы", "кроме b2b", "excluding Moscow"): the plan's filters only keep
-# values, so such a request is never planned as its opposite
-EXCLUSION = re.compile(
-    r"\b(?:без|кроме|исключая|за\s+исключением|except|excluding|without)\s+\w", re.I
+# an exclusion ("без Москвы", "кроме Казани", "excluding Moscow"): the value after it is a
+# filter that keeps every other value (`Filter.exclude`); a word of exclusion followed by no
+# value the rules read is never planned, so never as its opposite
+LIST_WORDS = frozenset({"и", "или", "and", "or"})
+EXCLUSION_WORDS = frozenset(
+    {"без", "кроме", "исключая", "исключением", "except", "excluding", "without"}
 )
 
 
@@ -47,9 +48,44 @@ def _topic(reading: Reading, catalog: Catalog) -> str | None:
     return lead if lead in tied else tied[0]
 
 
-def _unreadable(reading: Reading, question: str) -> str | None:
-    if EXCLUSION.search(question):
-        return "an exclusion the plan's filters cannot hold"
+def _excluded(reading: Reading) -> set[str] | None:
+    """The values an exclusion word stands right before, with those listed after them
+    ("кроме Москвы и Казани"); None where one stands before something else ("без учёта
+    возвратов")."""
+    values: set[str] = set()
+    starts = {m.start: m for m in reading.values if m.phrase.value}
+    for i, word in enumerate(reading.words):
+        if word.text not in EXCLUSION_WORDS:
+            continue
+        match = starts.get(i + 1)
+        if match is None:
+            return None
+        while match is not None and match.phrase.value:
+            values.add(match.phrase.value)
+            j = match.end
+            joined = j < len(reading.words) and reading.words[j].text in LIST_WORDS
+            match = starts.get(j + 1) if joined else starts.get(j)
+    return values
+
+
+def _exclude(plan: QueryPlan, values: set[str]) -> str | None:
+    """Mark the filters of excluded values; a reason where a filter mixes kept and excluded
+    values or an excluded value was placed on no filter."""
+    placed: set[str] = set()
+    for flt in plan.filters:
+        hit = values & set(flt.values)
+        if not hit:
+            continue
+        if hit != set(flt.values):
+            return "kept and excluded values on one column"
+        flt.exclude = True
+        placed |= hit
+    return None if placed == values else "an excluded value placed on no filter"
+
+
+def _unreadable(reading: Reading) -> str | None:
+    if _excluded(reading) is None:
+        return "an exclusion of something that is not a value"
     if reading.unknown_names:
         return f"names nothing in the catalog explains: {', '.join(reading.unknown_names)}"
     if reading.refuse or reading.broken:
@@ -77,7 +113,7 @@ def plan_request(text: str, catalog: Catalog, today: date, lang: str, trace: Tra
         question, catalog, period_span=period_offsets(question, found.span if found else None)
     )
     compared = PeriodRef.of(two.previous) if two is not None else None
-    reason = _unreadable(reading, question)
+    reason = _unreadable(reading)
     topic = _topic(reading, catalog)
     if reason is None and topic is None:
         reason = "no metric read"
@@ -96,5 +132,10 @@ def plan_request(text: str, catalog: Catalog, today: date, lang: str, trace: Tra
     )
     if outcome.plan is None:
         return RequestPlan(None, outcome.refusal or "no plan", comparison, compared)
-    plan = outcome.plan.model_copy(update={"compared": None})
+    plan = outcome.plan.model_copy(update={"compared": None}, deep=True)
+    why = _exclude(plan, _excluded(reading) or set())
+    if why is not None:
+        return RequestPlan(None, why, comparison, compared)
+    if any(f.exclude for f in plan.filters):
+        trace.branch("an exclusion read", filters=[f.column for f in plan.filters if f.exclude])
     return RequestPlan(plan, None, comparison, compared)
