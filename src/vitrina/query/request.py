@@ -16,9 +16,10 @@ from vitrina.catalog import Catalog
 from vitrina.language.periods import extract_period, period_offsets
 from vitrina.language.periods.compare import Comparison, find_comparison, strip_comparison
 from vitrina.language.periods.pair import read_two_periods
+from vitrina.language.text import normalize, tokenize
 from vitrina.query.plan import PeriodRef, QueryPlan
-from vitrina.query.planner import build_plan
-from vitrina.query.understand import Reading, read_question
+from vitrina.query.planner import build_plan, joined_vocabulary, plan_vocabulary
+from vitrina.query.understand import Reading, read_question, unexplained_words
 from vitrina.trace import Trace
 
 # an exclusion ("без Москвы", "кроме Казани", "excluding Moscow"): the value after it is a
@@ -83,6 +84,19 @@ def _exclude(plan: QueryPlan, values: set[str]) -> str | None:
     return None if placed == values else "an excluded value placed on no filter"
 
 
+def _left_out(
+    reading: Reading, plan: QueryPlan, catalog: Catalog, comparison: Comparison | None
+) -> list[str]:
+    """The words the plan does not carry ("старше 60 лет"): a plan without them would answer
+    a wider question than was asked. The comparison's words are the derived steps' own."""
+    told = {w.text for w in tokenize(comparison.span)} if comparison else set()
+    told |= EXCLUSION_WORDS if any(f.exclude for f in plan.filters) else set()
+    words = unexplained_words(
+        reading, plan_vocabulary(plan, catalog), plan.topic, joined_vocabulary(plan, catalog)
+    )
+    return [w for w in words if normalize(w) not in told]
+
+
 def _unreadable(reading: Reading) -> str | None:
     if _excluded(reading) is None:
         return "an exclusion of something that is not a value"
@@ -136,6 +150,9 @@ def plan_request(text: str, catalog: Catalog, today: date, lang: str, trace: Tra
     why = _exclude(plan, _excluded(reading) or set())
     if why is not None:
         return RequestPlan(None, why, comparison, compared)
+    left = _left_out(reading, plan, catalog, comparison)
+    if left:
+        return RequestPlan(None, f"words the rules did not read: {', '.join(left)}", comparison)
     if any(f.exclude for f in plan.filters):
         trace.branch("an exclusion read", filters=[f.column for f in plan.filters if f.exclude])
     return RequestPlan(plan, None, comparison, compared)
