@@ -24,7 +24,13 @@ def make_task(make_service, tmp_path: Path):
     services = []
 
     def factory(
-        model=None, *, state_path: Path | None = None, ask=None, db_url: str | None = None, **limits
+        model=None,
+        *,
+        state_path: Path | None = None,
+        ask=None,
+        run_plan=None,
+        db_url: str | None = None,
+        **limits,
     ):
         asker = make_service(db_url, write_files=True)
         config = TaskConfig(limits=replace(TaskLimits(), **limits))
@@ -40,7 +46,7 @@ def make_task(make_service, tmp_path: Path):
             catalog=asker.catalog,
             warehouse=asker.warehouse,
             ask=ask or asker.ask,
-            run_plan=asker.run_plan,  # derived steps: an earlier step's plan, changed
+            run_plan=run_plan or asker.run_plan,  # step 1 and derived steps: plans
             llm=llm,
             use_llm=model is not None,
             today=TODAY,
