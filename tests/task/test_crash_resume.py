@@ -26,13 +26,14 @@ def test_a_crashed_run_is_shown_and_resumed_once(make_task, make_service, tmp_pa
     asker = make_service(write_files=True)
     calls: list[str] = []
 
-    def dying_ask(question: str, policy=None):
-        calls.append(question)
+    def dying_run_plan(plan, **kwargs):
+        """Steps 1 and 2 are plans run through ask (the request's, then a year back)."""
+        calls.append(plan.period.start.isoformat())
         if len(calls) == 2:  # inside step 2, before it commits
             raise ProcessDied
-        return asker.ask(question, policy=policy)
+        return asker.run_plan(plan, **kwargs)
 
-    crashed = make_task(state_path=state, ask=dying_ask)
+    crashed = make_task(state_path=state, run_plan=dying_run_plan)
     with pytest.raises(ProcessDied):
         crashed.run(REQUEST, mode="auto")
     task_id = crashed._task_ids(10)[0]
