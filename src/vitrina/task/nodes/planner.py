@@ -19,6 +19,9 @@ def _from_rules(state: TaskState, ctx: TaskContext, trace: Trace) -> list[Step]:
     wording = f"{state['request']}. {comment}" if comment else state["request"]
     lang = state.get("lang", "ru")
     steps = template_plan(wording, ctx.limits.max_plan_steps, lang, ctx.today)
+    if ctx.run_plan is None:  # nothing here runs a plan: step 1 is asked as its words
+        trace.branch("step 1 asked as its words: no plan runner (run_plan) in this context")
+        return steps
     return first_step_plan(steps, wording, ctx.catalog, ctx.today, lang, trace)
 
 
