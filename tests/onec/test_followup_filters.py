@@ -79,3 +79,12 @@ def test_the_words_that_drop_the_filters():
         assert drops_filters(words), words
     for words in ("только склад брака", "а на 31.10.2025?", "без разбивки"):
         assert not drops_filters(words), words
+
+
+def test_a_filter_on_the_same_field_replaces_the_kept_one():
+    shop = RouteService(onec=OneCSource.load(SHOP), today=date(2025, 12, 15), write_files=False)
+    shop.handle("остатки товаров на складах на 30.11.2025", thread_id="r")
+    main = shop.handle("только основной склад", thread_id="r").report["query"]
+    assert "Склад = ЗНАЧЕНИЕ(Справочник.Склады.ОсновнойСклад)" in main
+    other = shop.handle("только склад брака", thread_id="r").report["query"]
+    assert DEFECTS in other and "ОсновнойСклад" not in other

@@ -32,9 +32,13 @@ def drops_filters(request: str) -> bool:
     return DROP_FILTERS.search(request) is not None
 
 
+def _base(name: str) -> str:
+    """The object's field a condition is on ("Покупатель.Наименование": Покупатель)."""
+    return name.split(".", 1)[0]
+
+
 def _has_field(register: Any, name: str) -> bool:
-    """The object has the field a condition is on ("Покупатель.Наименование": Покупатель)."""
-    return register.field(name.split(".", 1)[0]) is not None
+    return register.field(_base(name)) is not None
 
 
 def _condition(kept: dict[str, Any]) -> Condition:
@@ -70,15 +74,15 @@ def carry_over(cands: list[Any], context: dict[str, Any], request: str, trace: T
         )
     for c in cands:
         q = c.query
-        own = {x.field for x in q.conditions}
+        own = {_base(x.field) for x in q.conditions}  # a new filter on a field replaces the old
         added = [
             _condition(x)
             for x in kept
-            if x["field"] not in own and _has_field(c.register, x["field"])
+            if _base(x["field"]) not in own and _has_field(c.register, x["field"])
         ]
         q.conditions = [*q.conditions, *added]
         c.placed = [*c.placed, *added]
-        fixed = {x.field.split(".", 1)[0] for x in q.conditions}
+        fixed = {_base(x.field) for x in q.conditions}
         _group(c, groupings, fixed)
         write_query(q)
     if kept or groupings:
