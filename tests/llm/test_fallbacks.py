@@ -116,6 +116,7 @@ def test_task_with_a_failing_model_plans_and_runs_as_the_rules(
             catalog=asker.catalog,
             warehouse=asker.warehouse,
             ask=asker.ask,
+            run_plan=asker.run_plan,  # step 1 and the derived steps are plans
             llm=llm,
             use_llm=llm is not None,
             today=TODAY,

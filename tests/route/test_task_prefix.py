@@ -63,7 +63,14 @@ def test_task_prefix_is_stripped_and_every_step_runs(route_service, prefix: str)
     assert view.request == REQUEST
     titles = [s.title for s in view.plan]
     assert len(titles) == 8 and not any("Задача" in t for t in titles), titles
-    assert view.plan[0].args == {"question": "Открытия кошельков за 3 квартал 2026 по регионам"}
+    first = view.plan[0].args
+    assert first["question"] == "Открытия кошельков за 3 квартал 2026 по регионам"
+    # step 1 is the request's plan (task.plan.template.first_step_plan), not the words
+    assert [d["column"] for d in first["plan"]["dimensions"]] == ["region_name"]
+    assert (first["plan"]["period"]["start"], first["plan"]["period"]["end"]) == (
+        "2026-07-01",
+        "2026-09-30",
+    )
 
     done = _drive(tasks, task_id, auto_decision)
     assert done.status == "done", done.summary

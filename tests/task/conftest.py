@@ -46,7 +46,7 @@ def make_task(make_service, tmp_path: Path):
             catalog=asker.catalog,
             warehouse=asker.warehouse,
             ask=ask or asker.ask,
-            run_plan=run_plan or asker.run_plan,  # derived steps: an earlier step's plan, changed
+            run_plan=run_plan or asker.run_plan,  # step 1 and derived steps: plans
             llm=llm,
             use_llm=model is not None,
             today=TODAY,

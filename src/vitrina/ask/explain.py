@@ -47,7 +47,10 @@ class QuestionReading:
 
 
 def _describe(plan: QueryPlan, catalog: Catalog, lang: str) -> dict[str, Any]:
-    filters = [f"{f.table}.{f.column} = {', '.join(f.values)}" for f in plan.filters]
+    filters = [
+        f"{f.table}.{f.column} {'NOT IN' if f.exclude else '='} {', '.join(f.values)}"
+        for f in plan.filters
+    ]
     filters += [
         f"share of: {f.table}.{f.column} = {', '.join(f.values)}" for f in plan.share_filters
     ]

@@ -104,8 +104,14 @@ def _filter_condition(flt: Filter, aliases: dict[str, str]) -> exp.Expression:
     col = _col(aliases[flt.table], flt.column)
     values = [exp.Literal.string(v) for v in flt.values]
     if len(values) == 1:
-        return exp.EQ(this=col, expression=values[0])
-    return exp.In(this=col, expressions=values)
+        kept: exp.Expression = exp.EQ(this=col, expression=values[0])
+    else:
+        kept = exp.In(this=col, expressions=values)
+    if not flt.exclude:
+        return kept
+    # "без Москвы": the other values and the rows with none (NOT alone would drop NULLs)
+    missing = exp.Is(this=col.copy(), expression=exp.Null())
+    return exp.paren(exp.or_(exp.Not(this=exp.paren(kept)), missing))
 
 
 def _ratio(numerator: exp.Expression, denominator: exp.Expression, scale: float) -> exp.Expression:

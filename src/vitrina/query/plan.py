@@ -49,6 +49,7 @@ class Filter(BaseModel):
     label_en: str
     value_labels_en: list[str] = Field(default_factory=list)
     value_labels_ru: list[str] = Field(default_factory=list)
+    exclude: bool = False  # "без Москвы": every row but these values (rows with no value kept)
 
     def shown_values(self, lang: str) -> list[str]:
         """The values as an answer in `lang` names them: the dictionary's labels, else as stored."""

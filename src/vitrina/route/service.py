@@ -225,8 +225,8 @@ class RouteService:
         )
 
     def _remember_onec(self, thread_id: str, state: dict[str, Any]) -> None:
-        """Keep the thread's last 1C plan (object, kind, period) for its follow-ups; the
-        oldest thread is forgotten past MAX_ONEC_THREADS."""
+        """Keep the thread's last 1C plan (object, kind, period, filters, groupings) for its
+        follow-ups; the oldest thread is forgotten past MAX_ONEC_THREADS."""
         report, chosen = state.get("report") or {}, state.get("chosen") or {}
         if self.context.onec is None or not report.get("register") or not chosen:
             return
@@ -239,6 +239,8 @@ class RouteService:
             "object": row.get("register"),
             "ask": asked.get("ask", ""),
             "period": _period_of(period, state.get("request", "")) if period else None,
+            "conditions": row.get("conditions") or [],  # filters placed: a follow-up keeps them
+            "dimensions": row.get("named_dimensions") or [],  # groupings named, likewise
         }
         self._onec_threads.move_to_end(thread_id)
         while len(self._onec_threads) > MAX_ONEC_THREADS:

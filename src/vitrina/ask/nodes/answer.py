@@ -135,7 +135,8 @@ def scope_note(plan: QueryPlan, lang: str) -> str | None:
     for flt in plan.filters:
         values = flt.shown_values(lang)
         label = flt.label_ru if lang == "ru" else flt.label_en
-        parts.append(f"{label} = {', '.join(values)}")
+        sign = ("кроме" if lang == "ru" else "except") if flt.exclude else "="
+        parts.append(f"{label} {sign} {', '.join(values)}")
     for flt in plan.share_filters:  # "доля ... на Москву": the part the share is of
         values = flt.shown_values(lang)
         label = flt.label_ru if lang == "ru" else flt.label_en

@@ -45,6 +45,7 @@ from vitrina.onec import (
     write_query,
 )
 from vitrina.route.plans.onec_filters import not_covered, place_items, place_values, share_of
+from vitrina.route.plans.onec_followup import carry_over
 from vitrina.route.plans.onec_kind import (
     KIND_FIT,
     RECORDED,
@@ -86,6 +87,7 @@ class OneCCandidate:
     placed: list[Condition] = field(default_factory=list)
     unplaced: list[str] = field(default_factory=list)
     check: Any = None
+    named_dims: list[str] = field(default_factory=list)  # the groupings the request named
 
     @property
     def object_name(self) -> str:
@@ -198,6 +200,7 @@ def _candidate(
         id=report.ru_name if report else cid,
         register=obj,
         query=q,
+        named_dims=dims_named,
         report=report,
         report_query=report_query,
         explained=explained,
@@ -330,6 +333,7 @@ def onec_candidates(
         kept_object = [c for c in out if c.register.full_name == focus and c.report is None]
         if any(c.fits for c in kept_object) or not asked["ask"]:
             relevant = kept_object
+            carry_over(relevant, context or {}, request, trace)
         else:
             trace.branch("the follow-up asks what the thread's object cannot give: a new choice")
     relevant.sort(key=OneCCandidate.sort_key)
@@ -405,6 +409,7 @@ def onec_row(c: OneCCandidate) -> dict[str, Any]:
         "report": c.report.full_name if c.report else None,
         "virtual_table": q.virtual_table,
         "dimensions": q.dimensions,
+        "named_dimensions": c.named_dims,  # what a follow-up keeps (onec_followup)
         "resources": q.resources,
         "periodicity": str(q.periodicity) if q.periodicity else None,
         "movements": q.movements,

@@ -9,14 +9,20 @@ from langgraph.runtime import Runtime
 from vitrina.task.context import TaskContext
 from vitrina.task.messages import text
 from vitrina.task.plan import template_plan
+from vitrina.task.plan.template import first_step_plan
 from vitrina.task.state import PlanDraft, Step, TaskState
 from vitrina.trace import Trace
 
 
-def _from_rules(state: TaskState, ctx: TaskContext) -> list[Step]:
+def _from_rules(state: TaskState, ctx: TaskContext, trace: Trace) -> list[Step]:
     comment = state.get("plan_comment")
     wording = f"{state['request']}. {comment}" if comment else state["request"]
-    return template_plan(wording, ctx.limits.max_plan_steps, state.get("lang", "ru"), ctx.today)
+    lang = state.get("lang", "ru")
+    steps = template_plan(wording, ctx.limits.max_plan_steps, lang, ctx.today)
+    if ctx.run_plan is None:  # nothing here runs a plan: step 1 is asked as its words
+        trace.branch("step 1 asked as its words: no plan runner (run_plan) in this context")
+        return steps
+    return first_step_plan(steps, wording, ctx.catalog, ctx.today, lang, trace)
 
 
 def _from_model(
@@ -36,7 +42,7 @@ def _from_model(
     )
     if reply.value is None:
         trace.suppressed("planner model failed: the rule template plan", error=reply.error)
-        return _from_rules(state, ctx), "template", [prompt.record()]
+        return _from_rules(state, ctx, trace), "template", [prompt.record()]
     steps = [
         Step(n=i, title=d.title, tool=d.tool if d.tool in ctx.tools else None, args=d.args)
         for i, d in enumerate(reply.value.steps, start=1)
@@ -50,7 +56,7 @@ def planner(state: TaskState, runtime: Runtime[TaskContext]) -> dict:
     if ctx.llm is not None:
         steps, source, prompts = _from_model(state, ctx, trace)
     else:
-        steps, source, prompts = _from_rules(state, ctx), "template", []
+        steps, source, prompts = _from_rules(state, ctx, trace), "template", []
         trace.branch("no model: plan from the rule templates", steps=len(steps))
     limit = ctx.limits.max_plan_steps
     if len(steps) > limit:

@@ -20,8 +20,10 @@ from vitrina.language.detect import detect_lang
 from vitrina.language.periods import Period
 from vitrina.language.periods.compare import Comparison, find_comparison, strip_comparison
 from vitrina.language.periods.pair import read_two_periods
+from vitrina.query.request import plan_request
 from vitrina.task.horizon import Horizon, read_horizon
 from vitrina.task.state import Step
+from vitrina.trace import Trace
 
 VERBS = (
     r"найди|найти|определи|покажи|сделай|дай|построй|спрогнозируй|оцени|посчитай|выгрузи|сохрани|"
@@ -268,3 +270,39 @@ def template_plan(
         Step(n=i, title=title, tool=tool, args=args)
         for i, (title, tool, args) in enumerate(specs, start=1)
     ]
+
+
+def first_step_plan(
+    steps: list[Step], request: str, catalog: Any, today: date, lang: str, trace: Trace
+) -> list[Step]:
+    """Step 1 as the request's plan read once (`vitrina.query.request`: metric, breakdowns,
+    filters, segment, period; the comparison left to the derived steps), handed to ask as a
+    plan like the derived steps; its question stays only as the step's displayed words.
+
+    Where the rules cannot read the request into a plan (a forecast's or a drop's own
+    wording, an exclusion, names nothing explains) step 1 keeps today's question and the
+    trace says why."""
+    if not steps or steps[0].tool != "ask" or catalog is None:
+        return steps
+    clause = _first_clause(request)
+    if (
+        FORECAST_LEAD.match(clause)
+        or WHICH_FELL.match(clause)
+        or any(lead.match(clause) for lead in DECLINE_LEAD)
+    ):
+        trace.branch("step 1 asked as its words: the request's own wording is a forecast or a drop")
+        return steps
+    found = plan_request(clause, catalog, today, lang, trace)
+    if found.plan is None:
+        trace.branch("step 1 asked as its words: the rules read no plan", reason=found.reason)
+        return steps
+    first = steps[0]
+    args = {**first.args, "plan": found.plan.model_dump(mode="json")}
+    trace.branch(
+        "step 1 is the request's plan without its comparison",
+        metrics=found.plan.metrics,
+        breakdown=[d.column for d in found.plan.dimensions],
+        filters=[f"{f.column}={','.join(f.values)}" for f in found.plan.filters],
+        period=found.plan.period.label_en if found.plan.period else None,
+    )
+    return [first.model_copy(update={"args": args}), *steps[1:]]
