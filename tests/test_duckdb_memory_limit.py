@@ -53,6 +53,13 @@ def test_a_limited_warehouse_spills_under_home_and_answers_the_same(
         ).fetchone()
         assert limit.endswith("MiB") and float(limit.split()[0]) < 48, limit
         assert Path(directory) == temp and temp.is_dir()
+        # the hardening still holds after it: no other limit, no files read
+        with pytest.raises(duckdb.Error, match="locked|lock"):
+            conn.execute("SET memory_limit = '4GB'")
+        outside = tmp_path / "outside.csv"  # DuckDB allows its own temp directory, only it
+        outside.write_text("a,b\n1,2\n")
+        with pytest.raises(duckdb.Error, match="Permission"):
+            conn.execute(f"SELECT * FROM read_csv('{outside}')").fetchall()
         got, want = limited.execute(SQL), free.execute(SQL)
         assert len(got.rows) == len(want.rows) == 400_000
         assert list(got.rows[:5]) == list(want.rows[:5])
