@@ -168,6 +168,15 @@ def test_a_series_first_last_and_a_first_value_chart_are_the_same() -> None:
     )
 
 
+def _by_column(pivot: dict | None) -> dict | None:
+    """A rendered pivot with its columns in name order, each with its cells down the side."""
+    if pivot is None:
+        return None
+    columns, rows = pivot["columns"], pivot["rows"]
+    cells = {str(name): [list(row)[i] for row in rows] for i, name in enumerate(columns)}
+    return {**pivot, "columns": sorted(map(str, columns)), "rows": sorted(cells.items())}
+
+
 QUESTIONS = (
     "Сумма платежей по месяцам в 2025 году",
     "Revenue by city in 2025",
@@ -200,6 +209,8 @@ def test_a_real_turn_answers_the_same_columnar(make_service, monkeypatch, questi
     table, expected = dict(got.table or {}), dict(plain.table or {})
     # the preview is the first rows of that order: as many, maybe not the same
     assert len(table.pop("rows")) == len(expected.pop("rows"))
+    # the pivot's columns come in the order the rows first show them: any order, the same cells
+    assert _by_column(table.pop("pivot")) == _by_column(expected.pop("pivot"))
     assert table == expected
     files = service.run_files("t", got.run_id, ("csv", "parquet"))
     assert files is not None and files.parquet and files.csv

@@ -96,6 +96,10 @@ class Settings(BaseSettings):
     # DuckDB worker threads per process; None: DuckDB's default (every core). `vitrina serve
     # --workers N` sets cores // N, so N processes do not each run a pool as large as the machine
     duckdb_threads: int | None = None
+    # memory one DuckDB warehouse (the embedded demo or a file) may hold in this process; past
+    # it DuckDB's joins, aggregations and sorts spill to `home`/duckdb-tmp (issue 38: a lower
+    # limit lowers a large result's peak; too low and a query that cannot spill fails)
+    duckdb_memory_limit: str = Field(default="2GB", pattern=r"^\d+(\.\d+)?\s*[KMGT]i?B$")
     max_sql_attempts: int = 3  # SQL tries per question (a failed check or run is retried)
     max_clarifications: int = 2  # clarifying questions in a row; then the best guess
     table_preview_rows: int = 20  # rows of the answer's table view (terminal, reply)

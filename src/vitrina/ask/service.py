@@ -157,6 +157,8 @@ class AskService:
             allow_privileged=self.settings.allow_privileged_warehouse,
             duckdb_threads=self.settings.duckdb_threads,
             result_max_bytes=self.settings.result_max_bytes,
+            duckdb_memory_limit=self.settings.duckdb_memory_limit,
+            duckdb_temp_dir=self.settings.home / "duckdb-tmp",
         )
         self.checkpointer = checkpointer or sqlite_checkpointer(self.settings.state_path)
         self.graph = build_graph(

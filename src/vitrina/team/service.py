@@ -172,6 +172,8 @@ class BuildService:
             row_cap=self.settings.row_cap,
             allow_privileged=self.settings.allow_privileged_warehouse,
             result_max_bytes=self.settings.result_max_bytes,
+            duckdb_memory_limit=self.settings.duckdb_memory_limit,
+            duckdb_temp_dir=self.settings.home / "duckdb-tmp",
         )
         self.today = today or date.today()
         self.roster = Roster.default()

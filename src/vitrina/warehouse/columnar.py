@@ -23,6 +23,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, overload
 
+from vitrina.warehouse.arrow_head import column_array
 from vitrina.warehouse.budget import (
     BATCH_ROWS,
     FIXED_BYTES,
@@ -189,7 +190,7 @@ def _arrow_rest(
         reader = cursor.to_arrow_reader(ARROW_BATCH)
     schema = reader.schema
     first = pa.RecordBatch.from_arrays(
-        [pa.array([row[i] for row in head], type=field.type) for i, field in enumerate(schema)],
+        [column_array([row[i] for row in head], field.type) for i, field in enumerate(schema)],
         schema=schema,
     )
     batches = [first]

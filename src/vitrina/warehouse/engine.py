@@ -134,7 +134,13 @@ class _DuckDBBackend:
     # optimizer: 1.2 ms instead of 3.3 ms on a demo join, a tenth of a rules turn's own CPU
     compile_statement = "DESCRIBE"
 
-    def __init__(self, path: str, threads: int | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        threads: int | None = None,
+        memory_limit: str | None = None,
+        temp_dir: Path | None = None,
+    ) -> None:
         import duckdb
 
         if path != ":memory:" and not Path(path).exists():
@@ -145,20 +151,27 @@ class _DuckDBBackend:
             raise WarehouseError(
                 f"cannot open DuckDB file {path}: {_first_line(exc)}", kind="connect"
             ) from exc
-        self._configure(threads)
+        self.memory_limit = memory_limit
+        self._configure(threads, temp_dir)
         self._harden(path)
         self.lock = threading.Lock()
 
-    def _configure(self, threads: int | None) -> None:
+    def _configure(self, threads: int | None, temp_dir: Path | None = None) -> None:
         """Settings that are ours to choose, made before the hardening locks the configuration:
         no progress bar (DuckDB would draw one on the terminal, or in a server's log, for a
         query over 2 s), and the worker threads when the caller sets them (several server
-        processes share the cores: one DuckDB pool per core each oversubscribes them)."""
+        processes share the cores: one DuckDB pool per core each oversubscribes them), and
+        where the operators spill past the memory limit (under Vitrina's home: the default
+        is beside the file, which a read-only warehouse may not let us write)."""
         import duckdb
 
         settings = [("enable_progress_bar", "false")]
         if threads:
             settings.append(("threads", str(max(1, int(threads)))))
+        if temp_dir is not None:
+            with contextlib.suppress(OSError):  # DuckDB says so when it first needs it
+                temp_dir.mkdir(parents=True, exist_ok=True)
+            settings.append(("temp_directory", "'" + str(temp_dir).replace("'", "''") + "'"))
         for name, value in settings:
             # an instance an earlier connection of this process locked keeps the values it has
             with contextlib.suppress(duckdb.Error):
@@ -170,7 +183,8 @@ class _DuckDBBackend:
         An instance an earlier connection already locked must already hold the same values."""
         import duckdb
 
-        for name, value in DUCKDB_HARDENING:
+        for name, default in DUCKDB_HARDENING:
+            value = (self.memory_limit or default) if name == "memory_limit" else default
             literal = f"'{value}'" if isinstance(value, str) else str(value).lower()
             try:
                 self.conn.execute(f"SET {name} = {literal}")
@@ -449,9 +463,14 @@ class Warehouse:
         allow_privileged: bool = False,
         duckdb_threads: int | None = None,
         result_max_bytes: int = DEFAULT_MAX_BYTES,
+        duckdb_memory_limit: str | None = None,
+        duckdb_temp_dir: Path | None = None,
     ) -> None:
         self.url = url
         self.duckdb_threads = duckdb_threads
+        # VITRINA_DUCKDB_MEMORY_LIMIT (None: the hardening's) and where DuckDB spills past it
+        self.duckdb_memory_limit = duckdb_memory_limit
+        self.duckdb_temp_dir = duckdb_temp_dir
         self.allow_privileged = (
             allow_privileged  # VITRINA_ALLOW_PRIVILEGED_WAREHOUSE: loudly logged
         )
@@ -470,7 +489,10 @@ class Warehouse:
             scheme = scheme_of(self.url)
             if scheme == "duckdb":
                 self._backend = _DuckDBBackend(
-                    self.url.split(":///", 1)[-1] or ":memory:", self.duckdb_threads
+                    self.url.split(":///", 1)[-1] or ":memory:",
+                    self.duckdb_threads,
+                    self.duckdb_memory_limit,
+                    self.duckdb_temp_dir,
                 )
             elif scheme in ("postgresql", "postgres"):
                 self._backend = _PostgresBackend(
