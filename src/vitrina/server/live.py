@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Column, Float, Index, Integer, MetaData, String, Table, Text, delete, select
+from sqlalchemy.exc import DatabaseError
 from sse_starlette import ServerSentEvent
 from starlette.concurrency import run_in_threadpool
 
@@ -119,7 +120,10 @@ class LiveLog:
         """The store's engine, with this table made on first use."""
         with self._lock:
             if not self._ready:
-                metadata.create_all(self.store.engine, checkfirst=True)
+                try:
+                    metadata.create_all(self.store.engine, checkfirst=True)
+                except DatabaseError:  # another process created it between check and CREATE
+                    metadata.create_all(self.store.engine, checkfirst=True)
                 self._ready = True
         return self.store.engine
 
