@@ -25,6 +25,7 @@ BRIEF = "title: Карты 2025\nperiod: 2025 год\nkpis:\n  - name: Выпу�
 GARBAGE = "xqzv kjhgf ##!! @@ 0x3f zzzz qwrtp vbnm"
 GARBLED_ROLE = "scoping"
 STUCK_ROLE = "dashboard-reviewer"
+GAVE_NOTHING = {"timeout", "unreachable"}
 
 
 def _toml(tmp_path: Path, garbage_url: str, stuck_url: str) -> None:
@@ -69,10 +70,13 @@ def test_failing_role_models_are_reported_and_the_rules_finish(
     by_role = {f["role"]: f for f in failures}
     assert set(by_role) == {GARBLED_ROLE, STUCK_ROLE}, failures
     assert by_role[GARBLED_ROLE]["kind"] == "garbage"
-    # two timeouts open the endpoint's breaker (breaker_failures = 2): the next review asks
-    # nothing and is reported as such; the hang cost 2 timeouts, not one per review
+    # two misses open the endpoint's breaker (breaker_failures = 2): the next review asks
+    # nothing and is reported as such; the hang cost 2 misses, not one per review. A hung
+    # server is a timeout, or, on a loaded machine, a connection that never completes
+    # within the 1 s timeout ("unreachable"): both say the endpoint gave nothing
     stuck_kinds = [f["kind"] for f in failures if f["role"] == STUCK_ROLE]
-    assert stuck_kinds[:2] == ["timeout", "timeout"] and "breaker_open" in stuck_kinds[2:]
+    assert set(stuck_kinds[:2]) <= GAVE_NOTHING and len(stuck_kinds) > 2, stuck_kinds
+    assert "breaker_open" in stuck_kinds[2:]
     assert len(stuck.chat_requests()) == 2
     # every request went to the role's own endpoint; a role without a model asked nothing
     assert junk.chat_requests() and stuck.chat_requests()
@@ -92,13 +96,15 @@ def test_failing_role_models_are_reported_and_the_rules_finish(
         store.close()
     said = [c.text for c in comments if c.author == "coordinator" and "не дала заметок" in c.text]
     assert any(GARBLED_ROLE in t and "бессмысленный ответ" in t for t in said), said
-    assert any(STUCK_ROLE in t and "время ответа вышло" in t for t in said), said
+    missed = ("время ответа вышло", "конечная точка недоступна")
+    assert any(STUCK_ROLE in t and any(m in t for m in missed) for t in said), said
     assert any(STUCK_ROLE in t and "автомат конечной точки разомкнут" in t for t in said), said
     assert not any("Заметки модели" in c.text or "xqzv" in c.text for c in comments)
     # the CLI's lines
     assert code == 0, text
     assert f"model failed / модель не ответила · {GARBLED_ROLE}" in text
-    assert f"{STUCK_ROLE} · task" in text and "timeout" in text and "breaker_open" in text
+    assert f"{STUCK_ROLE} · task" in text and "breaker_open" in text
+    assert any(kind in text for kind in GAVE_NOTHING)
 
 
 def test_a_role_entry_that_cannot_work_is_a_clear_error(

@@ -245,7 +245,7 @@ def query_words(tree: exp.Expr, catalog: Catalog) -> QueryWords:
                 words |= _text_words(*value.synonyms, value.label_ru, value.label_en)
     numbers = {n for lit in literals if (n := _number(lit)) is not None}
     compares = any(
-        isinstance(node.expression, exp.Literal) or isinstance(node.this, exp.Literal)
+        _numeric(node.expression) or _numeric(node.this)
         for node in tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE)
     )
     averages = tree.find(exp.Avg) is not None or any(
@@ -269,13 +269,20 @@ def query_words(tree: exp.Expr, catalog: Catalog) -> QueryWords:
     )
 
 
+def _numeric(side: exp.Expr) -> bool:
+    """A side of a comparison that is a number: a literal, or arithmetic over literals and
+    functions of no column ("60", "EXTRACT(YEAR FROM CURRENT_DATE) - 60")."""
+    if side.find(exp.Column) is not None:
+        return False
+    return any(lit.is_number for lit in side.find_all(exp.Literal))
+
+
 def _compares_number(tree: exp.Expr) -> bool:
-    """A column compared with a number ("birth_year <= 1966", "ms > 300000")."""
+    """A column compared with a number ("birth_year <= 1966", "ms > 300000",
+    "birth_year <= EXTRACT(YEAR FROM CURRENT_DATE) - 60", "2026 - birth_year > 60")."""
     for node in tree.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.EQ):
         sides = (node.this, node.expression)
-        if any(isinstance(s, exp.Literal) and s.is_number for s in sides) and any(
-            isinstance(s, exp.Column) for s in sides
-        ):
+        if any(_numeric(s) for s in sides) and any(s.find(exp.Column) for s in sides):
             return True
     return False
 
