@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
 
+from vitrina.i18n import Messages
 from vitrina.query.run import Checked, RunOptions, run_checked
 from vitrina.query.verified.check import catalog_stale
 from vitrina.query.verified.match import Match, find_match
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from vitrina.sql.policy import RowPolicy
     from vitrina.warehouse import Warehouse
 
-TEXT = {
+TEXTS = {
     "used": {
         "en": "Answered by the verified query «{id}» (verified by {who}{when}).",
         "ru": "Ответ дан проверенным запросом «{id}» (проверил {who}{when}).",
@@ -35,6 +36,7 @@ TEXT = {
     "rows": {"en": "Rows: {n}.", "ru": "Строк: {n}."},
     "empty": {"en": "The query returned no rows.", "ru": "Запрос не вернул строк."},
 }
+text = Messages(TEXTS)
 
 
 @dataclass
@@ -87,8 +89,8 @@ def used_text(match: Match, lang: str) -> str:
     items = ", ".join(f"{k} = {v}" for k, v in match.substituted.items())
     return " ".join(
         [
-            TEXT["used"][lang].format(id=entry.id, who=entry.verified_by, when=when),
-            TEXT["substituted"][lang].format(items=items) if items else TEXT["nothing"][lang],
+            text("used", lang, id=entry.id, who=entry.verified_by, when=when),
+            text("substituted", lang, items=items) if items else text("nothing", lang),
         ]
     )
 
@@ -100,11 +102,11 @@ def answer_text(match: Match, checked: Checked, lang: str) -> str:
     result = checked.result
     if result is not None:
         if result.row_count == 0:
-            parts.append(TEXT["empty"][lang])
+            parts.append(text("empty", lang))
         elif result.row_count == 1 and len(result.columns) == 1:
-            parts.append(TEXT["one"][lang].format(value=_cell(result.rows[0][0])))
+            parts.append(text("one", lang, value=_cell(result.rows[0][0])))
         else:
-            parts.append(TEXT["rows"][lang].format(n=result.row_count))
+            parts.append(text("rows", lang, n=result.row_count))
     return " ".join(parts)
 
 
