@@ -77,8 +77,11 @@ def list_threads(state: State, who: Who) -> list[ThreadSummary]:
 
 def get_thread(thread_id: str, state: State, who: Who) -> ThreadDetail:
     """A dialog's turns: status, question, SQL, answer, table, chart spec and trace of each
-    (long text cells cut, `cells_cut` per turn; encoded in the worker thread)."""
-    record = owned_thread(state, who, thread_id)
+    (long text cells cut, `cells_cut` per turn; encoded in the worker thread). The turn in
+    flight is read before the dialog: its title is written before its live record, so a turn
+    seen running always comes with its title."""
+    running = state.runner.live.running(thread_id) if len(thread_id) <= 64 else None
+    record = owned_thread(state, who, thread_id)  # a foreign dialog's answer is a 404 all the same
     turns = with_notes(
         thread_turns(state.service.graph, thread_id),
         state.store.notes(thread_id, "steps"),
@@ -89,7 +92,6 @@ def get_thread(thread_id: str, state: State, who: Who) -> ThreadDetail:
     )
     limit = state.settings.result_cell_max_chars
     turns = [cut_reply(t, limit) if t.get("kind") == "ask" else t for t in turns]
-    running = state.runner.live.running(thread_id)
     return rendered(
         ThreadDetail(
             **record.public(),
