@@ -32,7 +32,7 @@ from vitrina.present.numbers import format_date, format_value, unverified_number
 from vitrina.present.summary import ResultSummary, summarize
 from vitrina.present.table import render_table
 from vitrina.query.messages import text
-from vitrina.query.plan import QueryPlan
+from vitrina.query.plan import PeriodRef, QueryPlan
 from vitrina.query.understand import read_question
 from vitrina.trace import Trace, TraceEvent
 from vitrina.warehouse.result import QueryResult
@@ -172,6 +172,69 @@ def _compared_body(
     return " ".join([sentences, *notes]).strip(), figures
 
 
+def _notes(
+    state: AskState,
+    plan: QueryPlan | None,
+    period: PeriodRef | None,
+    view_note: str | None,
+    lang: str,
+) -> list[str]:
+    """The sentences that go with any answer: the checks worth saying, the plan's own notes,
+    what the numbers are restricted to, the period's and the table preview's notes."""
+    notes = [
+        c["message"]
+        for c in state.get("checks", [])
+        if c["check"] in ("clarification_limit", "nothing_to_continue", "partial_period")
+    ]
+    notes += plan.notes if plan else []
+    scope = scope_note(plan, lang) if plan else None
+    if scope:
+        notes.append(scope)
+    if period and period.note:
+        notes.append(period.note)
+    if view_note:
+        notes.append(view_note)
+    return notes
+
+
+def _no_data_body(
+    no_data: dict, plan: QueryPlan | None, lang: str, period_label: str, topic_label: str
+) -> tuple[str, list[str]]:
+    """The answer when the result is empty or all null, and the texts it adds to the trusted
+    ones (the span of dates the topic holds, when the check found it)."""
+    conditioned = bool(plan and plan.comparisons)
+    body = text("empty_conditioned" if conditioned else "empty", lang, period=period_label)
+    if not no_data.get("data_from"):
+        return body, []
+    span = text(
+        "data_range",
+        lang,
+        topic=topic_label,
+        start=format_date(no_data["data_from"], lang),
+        end=format_date(no_data["data_to"], lang),
+    )
+    return f"{body} {span}", [span]
+
+
+def _with_notices(
+    body: str, lead: str | None, checks: list[dict], ctx: AskContext, lang: str
+) -> tuple[str, list[dict]]:
+    """What code says after the number check: the bank query's lead before the body, then
+    what the catalog could not settle and the row policy (which is not data) after it; the
+    policy also becomes a check."""
+    if lead:
+        body = f"{lead}\n\n{body}" if body else lead
+    caveats = [c["message"] for c in checks if c["check"] == "meaning"]
+    if caveats:
+        note = ("Проверьте: " if lang == "ru" else "Check: ") + "; ".join(caveats) + "."
+        body = f"{body}\n\n{note}" if body else note
+    if ctx.policy:
+        notice = text("policy_applied", lang, policy=ctx.policy.describe(lang))
+        body = f"{body}\n\n{notice}" if body else notice
+        checks = [*checks, {"check": "row_policy", "message": notice}]
+    return body, checks
+
+
 def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("answer")
     ctx = runtime.context
@@ -185,19 +248,7 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
     period_label = period.label(lang) if period else text("all_time", lang)
     topic_label = ctx.catalog.topics[topic].name(lang) if topic in ctx.catalog.topics else topic
     view = render_table(result, metas, lang, limit=ctx.settings.table_preview_rows)
-    notes = [
-        c["message"]
-        for c in state.get("checks", [])
-        if c["check"] in ("clarification_limit", "nothing_to_continue", "partial_period")
-    ]
-    notes += plan.notes if plan else []
-    scope = scope_note(plan, lang) if plan else None
-    if scope:
-        notes.append(scope)
-    if period and period.note:
-        notes.append(period.note)
-    if view.note:
-        notes.append(view.note)
+    notes = _notes(state, plan, period, view.note, lang)
     lead = (state.get("verified") or {}).get("text")  # which bank query answered (decision 196)
     trusted = [period_label, topic_label, *notes, *([lead] if lead else [])]
     no_data = next(
@@ -206,18 +257,8 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
     with trace.timed("answer written"):
         summary = summarize(result, metas)
         if no_data:
-            conditioned = bool(plan and plan.comparisons)
-            body = text("empty_conditioned" if conditioned else "empty", lang, period=period_label)
-            if no_data.get("data_from"):
-                span = text(
-                    "data_range",
-                    lang,
-                    topic=topic_label,
-                    start=format_date(no_data["data_from"], lang),
-                    end=format_date(no_data["data_to"], lang),
-                )
-                body = f"{body} {span}"
-                trusted.append(span)
+            body, said = _no_data_body(no_data, plan, lang, period_label, topic_label)
+            trusted += said
         elif plan is not None and plan.compared is not None and plan.period is not None:
             body, figures = _compared_body(plan, result, metas, lang, notes)
             trusted += figures
@@ -244,17 +285,7 @@ def answer(state: AskState, runtime: Runtime[AskContext]) -> dict:
             numbers=[str(n) for n in invented],
         )
         body = view.note or ""
-    if lead:
-        body = f"{lead}\n\n{body}" if body else lead
-    checks = state.get("checks", [])
-    caveats = [c["message"] for c in checks if c["check"] == "meaning"]
-    if caveats:  # said by code after the number check: what the catalog could not settle
-        note = ("Проверьте: " if lang == "ru" else "Check: ") + "; ".join(caveats) + "."
-        body = f"{body}\n\n{note}" if body else note
-    if ctx.policy:  # said by code after the number check: the policy is not data
-        notice = text("policy_applied", lang, policy=ctx.policy.describe(lang))
-        body = f"{body}\n\n{notice}" if body else notice
-        checks = [*checks, {"check": "row_policy", "message": notice}]
+    body, checks = _with_notices(body, lead, state.get("checks", []), ctx, lang)
     spec, decision, chart_events = _chart(state, ctx, result, metas)
     outputs = {
         "lang": lang,
