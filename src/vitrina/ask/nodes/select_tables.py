@@ -224,6 +224,78 @@ def rules_verdict(question: str, catalog: Catalog, today: date | None = None) ->
     }
 
 
+def _model_up(ctx: AskContext) -> bool:
+    """A model is configured and not marked down for this run."""
+    return ctx.llm is not None and not ctx.llm.down
+
+
+def _narrower(
+    parts: list[tuple[str, str]],
+    unexplained: list[str],
+    plan: QueryPlan | None,
+    ctx: AskContext,
+    lang: str,
+    trace: Trace,
+) -> dict:
+    """The plan carries less than the question asks (`parts`): a model plans it, or, with no
+    model, a refusal naming what would be left out (never an answer to a narrower question)."""
+    words = [w for w, _ in parts]
+    rest = [w for w in unexplained if not _part_of(w, parts)]
+    if _model_up(ctx):
+        trace.branch(
+            "the plan carries less than the question asks: the model plans it",
+            parts=[f"{role}: {word}" for word, role in parts],
+        )
+        return {
+            "mode": "llm",
+            "unexplained": [*words, *rest],
+            "reading_plan": plan,
+            "trace": trace.events,
+        }
+    trace.rejected(
+        "the plan carries less than the question asks: not answered narrower",
+        parts=[f"{role}: {word}" for word, role in parts],
+        words=rest,
+    )
+    assert plan is not None
+    reason = unaligned_refusal(parts, plan, ctx.catalog, lang)
+    if rest:
+        reason += " " + unexplained_refusal(rest, ctx.catalog, lang)
+    return {
+        "status": "refused",
+        "unexplained": [*words, *rest],
+        "trace": trace.events,
+        "reason": reason,
+    }
+
+
+def _unread(
+    unexplained: list[str], plan: QueryPlan | None, ctx: AskContext, lang: str, trace: Trace
+) -> dict:
+    """Too many words the rules cannot place: a model plans the question, or, with no model,
+    a refusal naming the words."""
+    if _model_up(ctx):
+        trace.branch(
+            "the rules cannot read the whole question: the model plans it", words=unexplained
+        )
+        return {
+            "mode": "llm",
+            "unexplained": unexplained,
+            "reading_plan": plan,
+            "trace": trace.events,
+        }
+    trace.rejected(
+        "words the rules cannot place and no model to read them: not answered",
+        words=unexplained,
+    )
+    return {
+        "status": "refused",
+        "unexplained": unexplained,
+        "trace": trace.events,
+        "reason": unexplained_refusal(unexplained, ctx.catalog, lang),
+    }
+
+
 def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
     trace = Trace("select_tables")
     ctx = runtime.context
@@ -256,55 +328,9 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
     unexplained, parts = left_out(reading, plan, ctx.catalog)
     parts = with_compared(plan, state.get("compared"), parts)
     if parts:
-        words = [w for w, _ in parts]
-        rest = [w for w in unexplained if not _part_of(w, parts)]
-        if ctx.llm is not None and not ctx.llm.down:
-            trace.branch(
-                "the plan carries less than the question asks: the model plans it",
-                parts=[f"{role}: {word}" for word, role in parts],
-            )
-            return {
-                "mode": "llm",
-                "unexplained": [*words, *rest],
-                "reading_plan": plan,
-                "trace": trace.events,
-            }
-        trace.rejected(
-            "the plan carries less than the question asks: not answered narrower",
-            parts=[f"{role}: {word}" for word, role in parts],
-            words=rest,
-        )
-        assert plan is not None
-        reason = unaligned_refusal(parts, plan, ctx.catalog, lang)
-        if rest:
-            reason += " " + unexplained_refusal(rest, ctx.catalog, lang)
-        return {
-            "status": "refused",
-            "unexplained": [*words, *rest],
-            "trace": trace.events,
-            "reason": reason,
-        }
+        return _narrower(parts, unexplained, plan, ctx, lang, trace)
     if len(unexplained) >= MODEL_THRESHOLD:
-        if ctx.llm is not None and not ctx.llm.down:
-            trace.branch(
-                "the rules cannot read the whole question: the model plans it", words=unexplained
-            )
-            return {
-                "mode": "llm",
-                "unexplained": unexplained,
-                "reading_plan": plan,
-                "trace": trace.events,
-            }
-        trace.rejected(
-            "words the rules cannot place and no model to read them: not answered",
-            words=unexplained,
-        )
-        return {
-            "status": "refused",
-            "unexplained": unexplained,
-            "trace": trace.events,
-            "reason": unexplained_refusal(unexplained, ctx.catalog, lang),
-        }
+        return _unread(unexplained, plan, ctx, lang, trace)
     if outcome.plan is None:
         asked = state.get("clarifications_in_row", 0)
         if outcome.clarification and asked < ctx.settings.max_clarifications:
@@ -321,7 +347,7 @@ def select_tables(state: AskState, runtime: Runtime[AskContext]) -> dict:
         joins=len(outcome.plan.joins),
     )
     trace_verb_picks(reading, trace)
-    if ctx.options.model_writes_sql and ctx.llm is not None and not ctx.llm.down:
+    if ctx.options.model_writes_sql and _model_up(ctx):
         trace.branch("the model writes the SQL of a reading the rules hold (an experiment)")
         return {"mode": "llm", "unexplained": [], "reading_plan": plan, "trace": trace.events}
     checks = tie_checks(reading, outcome.plan, ctx.catalog, lang, trace)
