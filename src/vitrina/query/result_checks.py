@@ -144,6 +144,41 @@ def _negatives(result: QueryResult, metrics: list[ColumnMeta]) -> list[str]:
     return out
 
 
+def _no_data(result: QueryResult, metrics: list[ColumnMeta]) -> list[tuple[str, str]]:
+    """The flag of a result with nothing to say: no rows, or every metric NULL."""
+    if not result.rows:
+        return [("empty", "the query returned no rows")]
+    if _all_null(result, metrics):
+        return [("all_null", "every metric value is NULL")]
+    return []
+
+
+def _add_data_range(
+    checks: list[dict[str, str]],
+    shape: Shape,
+    warehouse: Warehouse,
+    catalog: Catalog,
+    options: RunOptions,
+    trace: Trace,
+    dialect: str | None,
+) -> None:
+    """When the last flag says there is no data, the dates the base table holds go with it
+    (`data_from`, `data_to`), so the answer can say which span has data."""
+    if not checks or checks[-1]["check"] not in ("empty", "all_null") or not shape.date_column:
+        return
+    span = data_range(
+        warehouse,
+        shape.base_table,
+        shape.date_column,
+        trace,
+        catalog=catalog,
+        dialect=dialect,
+        policy=options.policy,
+    )
+    if span:
+        checks[-1].update(data_from=_iso(span[0]), data_to=_iso(span[1]))
+
+
 def result_flags(
     result: QueryResult,
     metas: list[ColumnMeta],
@@ -167,27 +202,10 @@ def result_flags(
         trace.warning(message, check=check)
 
     metrics = [m for m in metas if m.role.value == "metric"]
-    if not result.rows:
-        flag("empty", "the query returned no rows")
-    elif _all_null(result, metrics):
-        flag("all_null", "every metric value is NULL")
-    if (
-        checks
-        and checks[-1]["check"] in ("empty", "all_null")
-        and shape.date_column
-        and not conditioned  # "more than 100000 payments": the condition may empty it
-    ):
-        span = data_range(
-            warehouse,
-            shape.base_table,
-            shape.date_column,
-            trace,
-            catalog=catalog,
-            dialect=dialect,
-            policy=options.policy,
-        )
-        if span:
-            checks[-1].update(data_from=_iso(span[0]), data_to=_iso(span[1]))
+    for check, message in _no_data(result, metrics):
+        flag(check, message)
+    if not conditioned:  # "more than 100000 payments": the condition may empty it
+        _add_data_range(checks, shape, warehouse, catalog, options, trace, dialect)
     # one row of a breakdown is what a row policy on that dimension leaves (its notice says so)
     if shape.breakdown and len(result.rows) == 1 and not options.policy:
         flag("single_row", "a breakdown was asked for but the result has one row")
