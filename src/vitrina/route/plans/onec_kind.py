@@ -141,27 +141,45 @@ def short_kind(obj: MetaObject) -> str:
 
 
 def table_fit(obj: MetaObject, vt: str, asked: dict[str, Any]) -> tuple[float, str]:
+    """How well a candidate's table fits what is asked, and why (the trace says it): a named
+    ask reads ASK_FIT; else the object's kind picks the rules its flags are read by."""
     fits = ASK_FIT.get(asked["ask"])
     if fits is not None:
         fit = fits.get((short_kind(obj), vt), 0.0)
         return fit, f"{asked['ask'].replace('_', ' ')} asked"
-    if vt == "" and obj.kind in ("AccumulationRegister", "AccountingRegister"):
+    if vt == "" and obj.kind in RECORDED:
         return 0.0, "records not asked"
-    balance, turnover = asked["balance"], asked["turnover"]
     if obj.kind in ("Document", "Catalog"):
-        if asked["list"] or not (balance or turnover):
-            return 0.8, "a list of objects"
-        return 0.2, "balances or turnovers asked: a list holds neither"
+        return _list_fit(asked)
     if obj.kind == "InformationRegister":
-        if turnover or asked["movements"]:
-            return 0.3, "movements asked: an information register holds values, not movements"
-        if balance:
-            return 0.6, "the latest values at a date" if vt == "СрезПоследних" else "all records"
-        return (
-            (1.0, "the latest values")
-            if vt == "СрезПоследних" or not obj.periodic
-            else (0.5, "all records")
-        )
+        return _values_fit(obj, vt, asked)
+    return _register_fit(obj, vt, asked)
+
+
+def _list_fit(asked: dict[str, Any]) -> tuple[float, str]:
+    """A document or a catalog: a list of objects, holding no balances or turnovers."""
+    if asked["list"] or not (asked["balance"] or asked["turnover"]):
+        return 0.8, "a list of objects"
+    return 0.2, "balances or turnovers asked: a list holds neither"
+
+
+def _values_fit(obj: MetaObject, vt: str, asked: dict[str, Any]) -> tuple[float, str]:
+    """An information register: values (the latest ones, or all records), never movements."""
+    if asked["turnover"] or asked["movements"]:
+        return 0.3, "movements asked: an information register holds values, not movements"
+    if asked["balance"]:
+        return 0.6, "the latest values at a date" if vt == "СрезПоследних" else "all records"
+    return (
+        (1.0, "the latest values")
+        if vt == "СрезПоследних" or not obj.periodic
+        else (0.5, "all records")
+    )
+
+
+def _register_fit(obj: MetaObject, vt: str, asked: dict[str, Any]) -> tuple[float, str]:
+    """An accumulation or accounting register: the virtual table of what is asked
+    (balances, turnovers, receipts and issues), else the register's natural table."""
+    balance, turnover = asked["balance"], asked["turnover"]
     if balance and turnover:
         return {"ОстаткиИОбороты": 1.0}.get(vt, 0.4), "balances and turnovers asked"
     if balance:
