@@ -165,15 +165,35 @@ class QueryWords:
         )
 
     def carries(self, word: str) -> bool:
+        """Whether the query carries the word: the first rule that has a say decides (a
+        number, a time unit, a word of the query's shape), else the names the query uses."""
         low = word.lower().replace(" ", "")
+        for rule in (self._number_says, self._grain_says, self._shape_says):
+            said = rule(low)
+            if said is not None:
+                return said
+        return self._named(low)
+
+    def _number_says(self, low: str) -> bool | None:
+        """A number in digits is carried only as a number; a spelled one ("пять") when the
+        query holds it, else the other rules decide."""
         if low.replace(".", "", 1).isdigit():
             return self._has_number(float(low))
         spelled = NUMBER_WORDS.get(_lemma(low))
         if spelled is not None and self._has_number(spelled):
             return True
+        return None
+
+    def _grain_says(self, low: str) -> bool | None:
+        """A time unit: by a bucket of its grain, or by a number compared (a duration)."""
         grain = grain_of_word(low)
-        if grain is not None:
-            return grain in self.grains or self.compared_numbers
+        if grain is None:
+            return None
+        return grain in self.grains or self.compared_numbers
+
+    def _shape_says(self, low: str) -> bool | None:
+        """Words the query's shape carries: comparisons, leading words, listing, distinct,
+        averages and units (and any word under three letters)."""
         if low in COMPARISON_WORDS:
             return self.compares
         if low in LEADING_WORDS:
@@ -186,6 +206,10 @@ class QueryWords:
             return self.averages
         if low in UNIT_WORDS or len(low) < 3:
             return bool(self.numbers) or len(low) < 3
+        return None
+
+    def _named(self, low: str) -> bool:
+        """An event verb of a table read, a stem of a name the query uses, or a verb."""
         if any(stem_matches(v, low) for v in self.verbs):
             return True
         stem = _stem(low)
