@@ -72,3 +72,14 @@ def sandbox_required() -> None:
         if IN_CI:
             pytest.fail(f"CI=true but the sandbox is unavailable: {why}")
         pytest.skip(f"sandbox unavailable here: {why}")
+
+
+@pytest.fixture(scope="module")
+def sql(demo_db):
+    """run(text) -> rows: SQL written apart from the planner, on the demo warehouse (read
+    only), that a task's numbers are checked against."""
+    import duckdb
+
+    db = duckdb.connect(str(demo_db), read_only=True)
+    yield lambda text: db.sql(text).fetchall()
+    db.close()

@@ -11,13 +11,9 @@ from itertools import pairwise
 import numpy as np
 import pytest
 
-from vitrina.task.sandbox import isolation
 from vitrina.task.tables import load_table
 
-pytestmark = pytest.mark.skipif(
-    isolation()[0] is None,
-    reason="no bubblewrap sandbox on this machine (apt-get install bubblewrap)",
-)
+pytestmark = pytest.mark.usefixtures("sandbox_required")
 
 
 def _table(view, n):
@@ -26,15 +22,6 @@ def _table(view, n):
 
 def _cents(value) -> Decimal:
     return Decimal(str(value)).quantize(Decimal("0.01"))
-
-
-@pytest.fixture(scope="module")
-def sql(demo_db):
-    import duckdb
-
-    db = duckdb.connect(str(demo_db), read_only=True)
-    yield lambda text: db.sql(text).fetchall()
-    db.close()
 
 
 def test_comparison_with_last_year(make_task, sql):

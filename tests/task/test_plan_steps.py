@@ -10,22 +10,9 @@ from decimal import Decimal
 
 import pytest
 
-from vitrina.task.sandbox import isolation
 from vitrina.task.tables import load_table
 
-pytestmark = pytest.mark.skipif(
-    isolation()[0] is None,
-    reason="no bubblewrap sandbox on this machine (apt-get install bubblewrap)",
-)
-
-
-@pytest.fixture(scope="module")
-def sql(demo_db):
-    import duckdb
-
-    db = duckdb.connect(str(demo_db), read_only=True)
-    yield lambda text: db.sql(text).fetchall()
-    db.close()
+pytestmark = pytest.mark.usefixtures("sandbox_required")
 
 
 def _table(view, n):
