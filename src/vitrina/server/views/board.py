@@ -14,24 +14,14 @@ from fastapi.responses import FileResponse
 
 from vitrina.server.assets import STATIC_DIR
 from vitrina.server.auth import Who
-from vitrina.server.errors import ApiError
 from vitrina.server.row_policy import refuse_policed
 from vitrina.server.state import ServerState, server_state
+from vitrina.server.views.board_store import board_store, not_found, task_or_404
 
 State = Annotated[ServerState, Depends(server_state)]
 COLUMNS = ("new", "in_progress", "review", "rework", "blocked", "done")
 MEDIA = {"image/png": ".png", "image/jpeg": ".jpg"}  # attachments served: images only
 DIFF_CHARS = 200_000
-
-
-def _store(state: ServerState) -> Any:
-    from vitrina.team import BoardStore, board_url
-
-    return BoardStore(board_url(state.settings.state_url, state.settings.home))
-
-
-def _not_found(what: str, what_ru: str) -> ApiError:
-    return ApiError(404, "board_not_found", f"{what} not found", f"{what_ru} не найден(а)")
 
 
 def _summary(task: Any) -> dict[str, Any]:
@@ -68,8 +58,7 @@ def board_page() -> FileResponse:
 
 def board_builds(state: State, who: Who) -> dict[str, Any]:
     refuse_policed(state, who.owner)
-    store = _store(state)
-    try:
+    with board_store(state) as store:
         return {
             "builds": [
                 {
@@ -82,18 +71,15 @@ def board_builds(state: State, who: Who) -> dict[str, Any]:
                 for b in store.builds(limit=100)
             ]
         }
-    finally:
-        store.close()
 
 
 def board_build(build_id: int, state: State, who: Who) -> dict[str, Any]:
     """The work tasks in columns by status, each with its reviews and their verdicts."""
     refuse_policed(state, who.owner)
-    store = _store(state)
-    try:
+    with board_store(state) as store:
         build = store.get_build(build_id)
         if build is None:
-            raise _not_found(f"build {build_id}", f"сборка {build_id}")
+            raise not_found(f"build {build_id}", f"сборка {build_id} не найдена")
         tasks = store.tasks(build_id)
         columns: dict[str, list[dict[str, Any]]] = {c: [] for c in COLUMNS}
         for task in tasks:
@@ -120,8 +106,6 @@ def board_build(build_id: int, state: State, who: Who) -> dict[str, Any]:
             },
             "columns": columns,
         }
-    finally:
-        store.close()
 
 
 def board_task(task_id: int, state: State, who: Who) -> dict[str, Any]:
@@ -129,11 +113,8 @@ def board_task(task_id: int, state: State, who: Who) -> dict[str, Any]:
     refuse_policed(state, who.owner)
     from vitrina.team import Workspace
 
-    store = _store(state)
-    try:
-        task = store.get_task(task_id)
-        if task is None:
-            raise _not_found(f"task {task_id}", f"задача {task_id}")
+    with board_store(state) as store:
+        task = task_or_404(store, task_id)
         build = store.get_build(task.build_id)
         diff = ""
         if build is not None and task.branch and str(task.kind) == "work":
@@ -166,24 +147,19 @@ def board_task(task_id: int, state: State, who: Who) -> dict[str, Any]:
             ],
             "diff": diff,
         }
-    finally:
-        store.close()
 
 
 def board_attachment(task_id: int, name: str, state: State, who: Who) -> FileResponse:
     """An image attached to the task, only from the team's attachments folder."""
     refuse_policed(state, who.owner)
     root = (state.settings.home / "team" / "attachments").resolve()
-    store = _store(state)
-    try:
+    with board_store(state) as store:
         found = next((a for a in store.attachments(task_id) if a.name == name), None)
-    finally:
-        store.close()
     if found is None or found.media_type not in MEDIA:
-        raise _not_found(f"attachment {name!r}", f"вложение {name!r}")
+        raise not_found(f"attachment {name!r}", f"вложение {name!r} не найдено")
     path = Path(found.path).resolve()
     if not path.is_relative_to(root) or not path.is_file():
-        raise _not_found(f"attachment {name!r}", f"вложение {name!r}")
+        raise not_found(f"attachment {name!r}", f"вложение {name!r} не найдено")
     return FileResponse(
         path,
         media_type=found.media_type,

@@ -19,7 +19,7 @@ from vitrina.server.auth import Principal, Who
 from vitrina.server.errors import ApiError
 from vitrina.server.row_policy import refuse_policed
 from vitrina.server.state import ServerState, server_state
-from vitrina.server.views.board import _store
+from vitrina.server.views.board_store import board_store, task_or_404
 
 State = Annotated[ServerState, Depends(server_state)]
 BOARD_ROLE = {"admin": "lead", "analyst": "member", "viewer": "viewer"}
@@ -95,12 +95,8 @@ def board_task_actions(task_id: int, state: State, who: Who) -> dict[str, Any]:
     from vitrina.team import RIGHTS, Roster
 
     refuse_policed(state, who.owner)
-    store = _store(state)
-    try:
-        task = store.get_task(task_id)
-        if task is None:
-            raise ApiError(404, "board_not_found", f"task {task_id} not found",
-                           f"задача {task_id} не найдена")  # fmt: skip
+    with board_store(state) as store:
+        task = task_or_404(store, task_id)
         role = board_role(who)
         allowed = [a for a in applicable(str(task.kind), str(task.status)) if a in RIGHTS[role]]
         roster = Roster.default()
@@ -111,8 +107,6 @@ def board_task_actions(task_id: int, state: State, who: Who) -> dict[str, Any]:
             "actions": allowed,
             "reassign_to": [r for r in peers if r != task.role] if "reassign" in allowed else [],
         }
-    finally:
-        store.close()
 
 
 def board_task_act(task_id: int, body: BoardAction, state: State, who: Who) -> dict[str, Any]:
@@ -122,12 +116,8 @@ def board_task_act(task_id: int, body: BoardAction, state: State, who: Who) -> d
 
     refuse_policed(state, who.owner)
     role = board_role(who)
-    store = _store(state)
-    try:
-        task = store.get_task(task_id)
-        if task is None:
-            raise ApiError(404, "board_not_found", f"task {task_id} not found",
-                           f"задача {task_id} не найдена")  # fmt: skip
+    with board_store(state) as store:
+        task = task_or_404(store, task_id)
         people = People(store, Roster.default(), task.build_id, who.name, role)  # type: ignore[arg-type]
         try:  # a viewer's attempt is refused and audited by People itself
             outcome = _do(people, task_id, body)
@@ -143,8 +133,6 @@ def board_task_act(task_id: int, body: BoardAction, state: State, who: Who) -> d
             "woke": outcome.woke,
             "build_status": build.status if build else None,
         }
-    finally:
-        store.close()
 
 
 def _do(people: Any, task_id: int, body: BoardAction) -> Any:
@@ -178,8 +166,7 @@ def board_build_republish(build_id: int, state: State, who: Who) -> dict[str, An
 
     refuse_policed(state, who.owner)
     role = board_role(who)
-    store = _store(state)
-    try:
+    with board_store(state) as store:
         if role != "lead":
             store.audit(build_id=build_id, actor=f"person:{who.name}", action="republish",
                         outcome="denied", board_role=role)  # fmt: skip
@@ -195,5 +182,3 @@ def board_build_republish(build_id: int, state: State, who: Who) -> dict[str, An
         except TeamError as exc:
             raise ApiError(409, "board_refused", str(exc), _ru(str(exc))) from None
         return {"build_id": done.build_id, "version": done.version, "location": done.location}
-    finally:
-        store.close()
