@@ -49,6 +49,24 @@ def _auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def test_a_missing_task_is_the_same_404_on_the_read_view_and_the_actions(served) -> None:
+    """One place says "not found": the task page, its actions and an action on it answer a
+    missing task with the same code and words (the actions had a 404 of their own)."""
+    client, _app, _env, _task, _blocker, tokens = served
+    auth = _auth(tokens["admin"])
+    answers = [
+        client.get("/api/board/tasks/99999", headers=auth),
+        client.get("/api/board/tasks/99999/actions", headers=auth),
+        client.post("/api/board/tasks/99999/actions", json={"action": "approve"}, headers=auth),
+    ]
+    assert [a.status_code for a in answers] == [404, 404, 404]
+    errors = [a.json()["error"] for a in answers]
+    assert errors == [errors[0]] * 3
+    assert errors[0]["code"] == "board_not_found"
+    assert errors[0]["message"] == "task 99999 not found"
+    assert errors[0]["message_ru"] == "задача 99999 не найдена"
+
+
 def test_the_token_role_decides_the_actions_and_a_viewer_gets_403_in_words(served) -> None:
     client, _app, env, task, blocker, tokens = served
     url = f"/api/board/tasks/{blocker}/actions"
