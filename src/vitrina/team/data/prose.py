@@ -20,8 +20,10 @@ The reading is conservative, because a false question costs a round: a bare one-
 synonym ("платежи", "cards") counts only on a line that asks for something (a list item or
 a requirement word such as "нужно", "покажите", "need", "show"); a grain or a period only on
 such a line; a metric right after "по"/"by" is a breakdown, one after or before a negation
-("без", "не нужен", "not") is not asked; a word ambiguous with a KPI the front matter has
-counts as that KPI. Text the rules cannot read (context, wishes without a catalog word)
+("без", "не нужен", "not") is not asked, nor a one-word name just after "для"/"for" (an
+audience's words: "for the sales managers"); a word ambiguous with a KPI the front matter
+has counts as that KPI; a date after "к"/"до"/"by" is a deadline and a line comparing
+names no period. Text the rules cannot read (context, wishes without a catalog word)
 gives nothing.
 """
 
@@ -176,6 +178,8 @@ def _kept(mention: Mention, words: list[Word], asking: bool, fm: FrontMatter) ->
         return False  # "платежи по картам": a breakdown's words
     if mention.length > 1:
         return True
+    if any(w.text in FOR_WORDS for w in words[max(0, mention.at - 2) : mention.at]):
+        return False  # "for the sales managers": an audience's words
     word = words[mention.at].text  # one word: ambiguous with a KPI the front matter has?
     ambiguous = any(stem_matches(stem, word) for stem in fm.stems)
     return asking and not (mention.metric.id not in fm.kpis and ambiguous)
