@@ -21,6 +21,7 @@ from typing import Any
 from vitrina.catalog import Catalog
 from vitrina.team.data.brief import Brief
 from vitrina.team.data.contradictions import Span, contradictions
+from vitrina.team.data.prose import prose_questions
 from vitrina.team.data.scope import find_metric
 from vitrina.trace import Trace
 from vitrina.warehouse import Warehouse, WarehouseError
@@ -84,6 +85,7 @@ def check_brief(
     result = GateResult()
     if today is not None:  # [GATE-006] what the brief contradicts, with its line
         found = contradictions(brief, catalog, today, span)
+        found += prose_questions(brief, catalog, today)  # [GATE-007] what its text asks more
         result.questions += [c.question(lang) for c in found]
     if not brief.kpis:
         result.questions.append(

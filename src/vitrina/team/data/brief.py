@@ -66,6 +66,8 @@ class Brief(_Strict):
     kpis: list[KpiRequest] = Field(default_factory=list)
     filters: list[FilterRequest] = Field(default_factory=list)
     notes: str = ""
+    prose: str = ""  # the Markdown text after the front matter, as written (prose.py reads it)
+    prose_line: int = 0  # the brief's line of the prose's first line
     source: str = "<brief>"
     key_lines: dict[str, int] = Field(default_factory=dict)  # top-level key -> its line
 
@@ -78,6 +80,18 @@ def _front_matter(text: str) -> tuple[str, str, int]:
             if line.strip() == "---":
                 return "\n".join(lines[1:i]), "\n".join(lines[i + 1 :]).strip(), 1
     return text, "", 0
+
+
+def _prose(text: str) -> tuple[str, int]:
+    """(the text after a front matter as written, the brief's line of its first line), so
+    the gate can name the line of each requirement it reads there; ("", 0) without one."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return "", 0
+    for i, line in enumerate(lines[1:], start=1):
+        if line.strip() == "---":
+            return "\n".join(lines[i + 1 :]), i + 2
+    return "", 0
 
 
 def _lines(node: yaml.Node | None, key: str) -> list[int]:
@@ -176,6 +190,7 @@ def parse_brief(text: str, source: str = "<brief>") -> Brief:
             raw[key] = str(raw[key])
     if notes:
         raw["notes"] = (str(raw.get("notes") or "") + "\n" + notes).strip()
+        raw["prose"], raw["prose_line"] = _prose(text)
     try:
         brief = Brief(**raw)
     except ValidationError as exc:

@@ -75,51 +75,79 @@ def _mention(metric: Metric, words: list[Word]) -> tuple[int, int] | None:
     return best
 
 
-def _breakdown_after(words: list[Word], end: int, catalog: Catalog, metric: Metric) -> str | None:
-    """The words after "по"/"by" that follow a KPI's name, when they name a breakdown."""
+def _breakdown_at(words: list[Word], end: int, catalog: Catalog, metric: Metric):
+    """(the words after "по"/"by" that follow a KPI's name when they name a breakdown, the
+    index of the word after them), or None."""
     for i in range(end, min(end + 3, len(words))):
         if words[i].text not in BY_WORDS:
             continue
         for n in (3, 2, 1):
             phrase = " ".join(w.original for w in words[i + 1 : i + 1 + n])
             if phrase and find_breakdown(phrase, catalog, metric) is not None:
-                return phrase
+                return phrase, min(i + 1 + n, len(words))
     return None
 
 
-def _line_mentions(words: list[Word], catalog: Catalog, taken: set[str]):
-    """(metric, index, length) named on one line, longest first, no two on the same words."""
-    hits = [(m, _mention(m, words)) for m in catalog.metrics.values() if m.id not in taken]
+@dataclass(frozen=True)
+class Mention:
+    """A catalog metric named on one line: where its words are, as written, and the
+    breakdown written after it ("сумма платежей по регионам": by "регионам")."""
+
+    metric: Metric
+    at: int  # index of its first word in the line's words
+    length: int  # how many words: one is a bare synonym ("платежи"), ambiguous in prose
+    words: str
+    by: str | None
+    through: int  # index of the word after the name and its breakdown
+
+
+def kpi_mentions(words: list[Word], catalog: Catalog, taken: set[str] | None = None):
+    """The metrics named on one line, in the order written: the longest catalog phrase
+    wins where two overlap, a metric of ``taken`` is skipped. The draft and the gate's
+    prose reading (prose.py) both read a line with this."""
+    hits = [(m, _mention(m, words)) for m in catalog.metrics.values() if m.id not in (taken or ())]
     used: set[int] = set()
-    kept = []
+    kept: list[Mention] = []
     for metric, (at, n) in sorted(((m, a) for m, a in hits if a), key=lambda h: -h[1][1]):
         if used.isdisjoint(range(at, at + n)):
             used.update(range(at, at + n))
-            kept.append((metric, at, n))
-    return sorted(kept, key=lambda k: k[1])
+            said = " ".join(w.original for w in words[at : at + n])
+            by = _breakdown_at(words, at + n, catalog, metric)
+            said_by, through = by if by else (None, at + n)
+            kept.append(Mention(metric, at, n, said, said_by, through))
+    # a name inside another's breakdown is that breakdown's word ("по типу карты": no card KPI)
+    inside = {i for m in kept for i in range(m.at + m.length, m.through)}
+    return sorted((m for m in kept if m.at not in inside), key=lambda k: k.at)
 
 
 def _kpis(lines: list[str], catalog: Catalog) -> list[dict[str, str]]:
     found: list[dict[str, str]] = []
     taken: set[str] = set()
     for line in lines:
-        words = tokenize(line)
-        for metric, at, n in _line_mentions(words, catalog, taken):
-            kpi = {"name": " ".join(w.original for w in words[at : at + n])}
-            by = _breakdown_after(words, at + n, catalog, metric)
-            if by:
-                kpi["by"] = by
-            kpi["metric"] = metric.id
+        for mention in kpi_mentions(tokenize(line), catalog, taken):
+            kpi = {"name": mention.words}
+            if mention.by:
+                kpi["by"] = mention.by
+            kpi["metric"] = mention.metric.id
             found.append(kpi)
-            taken.add(metric.id)
+            taken.add(mention.metric.id)
     return found
 
 
+def audience_words(words: list[Word]) -> list[tuple[int, str]]:
+    """(index, the audience written in a draft) of each word naming an audience."""
+    return [
+        (i, name)
+        for i, word in enumerate(words)
+        for stem, name in AUDIENCES.items()
+        if word.text.startswith(stem)
+    ]
+
+
 def _audience(text: str) -> str | None:
-    words = [w.text for w in tokenize(text)]
-    return next(
-        (name for stem, name in AUDIENCES.items() if any(w.startswith(stem) for w in words)), None
-    )
+    """The first audience the text names, in the order of AUDIENCES (the board first)."""
+    named = {name for _i, name in audience_words(tokenize(text))}
+    return next((name for name in AUDIENCES.values() if name in named), None)
 
 
 def _period(text: str, today: date) -> str | None:
