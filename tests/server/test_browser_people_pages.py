@@ -195,7 +195,11 @@ def test_board_and_docs_for_people(browser, authed, viewport, tmp_path):  # noqa
     _check(page, f"docs measure {width}")
     if width < 768:
         page.click("#menu-button")
-    page.locator("#measure-nav a").first.click()  # the combined manual: links in its text
-    page.wait_for_timeout(300)
+    first = page.locator("#measure-nav a").first  # another measure: links in its text
+    name = first.get_attribute("data-measure")
+    first.click()
+    page.wait_for_function(  # its page is drawn (a fixed wait checked whichever was shown)
+        "n => (document.querySelector('#doc h1') || {}).textContent === '[' + n + ']'", arg=name
+    )
     _check(page, f"docs manual {width}")
     assert _errors(page) == []
