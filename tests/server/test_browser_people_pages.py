@@ -41,8 +41,12 @@ NEXT: coordinator
 
 def _chart(turn) -> dict:
     """The drawn Chart.js chart of a turn: its type, category labels and axes."""
-    turn.locator(".chart-box canvas").wait_for()
-    return turn.locator(".chart-box canvas").evaluate(
+    canvas = turn.locator(".chart-box canvas")
+    canvas.wait_for()
+    turn.page.wait_for_function(  # the chart is made on the canvas's next animation frame
+        "c => Boolean(window.Chart && Chart.getChart(c))", arg=canvas.element_handle()
+    )
+    return canvas.evaluate(
         """c => { const ch = Chart.getChart(c); const h = ch.options.indexAxis === 'y';
         const cat = ch.scales[h ? 'y' : 'x'], val = ch.scales[h ? 'x' : 'y'];
         return { type: ch.config.type, labels: ch.data.labels.length,
