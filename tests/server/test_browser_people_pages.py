@@ -41,8 +41,12 @@ NEXT: coordinator
 
 def _chart(turn) -> dict:
     """The drawn Chart.js chart of a turn: its type, category labels and axes."""
-    turn.locator(".chart-box canvas").wait_for()
-    return turn.locator(".chart-box canvas").evaluate(
+    canvas = turn.locator(".chart-box canvas")
+    canvas.wait_for()
+    turn.page.wait_for_function(  # the chart is made on the canvas's next animation frame
+        "c => Boolean(window.Chart && Chart.getChart(c))", arg=canvas.element_handle()
+    )
+    return canvas.evaluate(
         """c => { const ch = Chart.getChart(c); const h = ch.options.indexAxis === 'y';
         const cat = ch.scales[h ? 'y' : 'x'], val = ch.scales[h ? 'x' : 'y'];
         return { type: ch.config.type, labels: ch.data.labels.length,
@@ -195,7 +199,11 @@ def test_board_and_docs_for_people(browser, authed, viewport, tmp_path):  # noqa
     _check(page, f"docs measure {width}")
     if width < 768:
         page.click("#menu-button")
-    page.locator("#measure-nav a").first.click()  # the combined manual: links in its text
-    page.wait_for_timeout(300)
+    first = page.locator("#measure-nav a").first  # another measure: links in its text
+    name = first.get_attribute("data-measure")
+    first.click()
+    page.wait_for_function(  # its page is drawn (a fixed wait checked whichever was shown)
+        "n => (document.querySelector('#doc h1') || {}).textContent === '[' + n + ']'", arg=name
+    )
     _check(page, f"docs manual {width}")
     assert _errors(page) == []

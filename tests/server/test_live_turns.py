@@ -148,6 +148,26 @@ def test_a_turn_whose_process_died_is_gone_within_a_minute(tmp_path, monkeypatch
         store.close()
 
 
+def test_a_beat_taken_up_as_the_turn_ends_does_not_make_it_run_again(tmp_path):
+    """The heartbeat takes the turns running here, then writes a beat to each; a turn that
+    ended in between stays ended (a beat after its `done` made it "running" for STALE_S)."""
+    from vitrina.server import live as live_module
+    from vitrina.server.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'state.sqlite'}")
+    log = live_module.LiveLog(store)
+    try:
+        turn = log.begin("t1", "вопрос")
+        turn.finish()
+        turn.add({"type": "beat"})  # the heartbeat's write, after the end
+        state = log.current("t1")
+        assert state is not None and state.done and log.running("t1") is None
+        assert [e["type"] for _, e in log.events(state.turn_id, 0)] == ["done"]
+    finally:
+        log.close()
+        store.close()
+
+
 @pytest.mark.postgres
 def test_two_processes_over_one_postgresql_share_the_turn(pg_url, demo_db, tmp_path, monkeypatch):
     """Two app instances (as two `--workers`) over one PostgreSQL state: a turn running on

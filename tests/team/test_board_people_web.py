@@ -121,8 +121,9 @@ def _serve(app) -> tuple[object, threading.Thread, int]:
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
-    while not server.started and time.monotonic() < deadline:
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
         time.sleep(0.05)
+    assert server.started, f"uvicorn did not start on port {port}"  # not a later page error
     return server, thread, port
 
 

@@ -88,8 +88,10 @@ def test_the_board_page_in_chromium(served) -> None:
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    while not server.started:
+    deadline = time.monotonic() + 20  # bounded: a server that could not bind never starts
+    while not server.started and thread.is_alive() and time.monotonic() < deadline:
         time.sleep(0.05)
+    assert server.started, f"uvicorn did not start on port {port}"
     errors: list[str] = []
     try:
         with sync_playwright() as p:

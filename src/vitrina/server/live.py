@@ -84,20 +84,25 @@ class LiveTurn:
     def __init__(self, log: LiveLog, thread_id: str, turn_id: str) -> None:
         self.log, self.thread_id, self.turn_id = log, thread_id, turn_id
         self.seq = 0
+        self.ended = False
         self._lock = threading.Lock()  # the turn's thread and the heartbeat both write
 
     def add(self, event: dict[str, Any]) -> None:
         """Keep a stream event: a step or an error as it is, a result as its run id and kind
-        (the page reads the finished turn from the dialog), the end as ``done``."""
+        (the page reads the finished turn from the dialog), the end as ``done``. Nothing is
+        kept after ``done``: a beat the heartbeat took up just before the turn ended would
+        otherwise be the last event, and the finished turn would read as running for STALE_S
+        (the dialog "busy", a reload following a turn that is over)."""
         kind = event.get("type")
         if kind == "result":
             result = event.get("result") or {}
             event = {"type": "result", "run_id": event.get("run_id"), "kind": result.get("kind")}
         with self._lock:
-            if self.seq >= MAX_EVENTS and kind != "done":
+            if self.ended or (self.seq >= MAX_EVENTS and kind != "done"):
                 return
             self.seq += 1
             self.log.write(self.thread_id, self.turn_id, self.seq, event)
+            self.ended = kind == "done"
 
     def finish(self) -> None:
         self.log.untrack(self)

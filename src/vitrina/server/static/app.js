@@ -503,17 +503,25 @@
   }
 
   /* ---------- dialogs ---------- */
+  /* Only the latest openThread (or newDialog) draws: a click on one dialog, then on another
+     (or on "new dialog"), must not end on the first when its answer comes last. */
+  let opening = 0;
   async function openThread(id, opts) {
+    const mine = ++opening;
     stopFollowing();
+    let thread;
     try {
-      state.thread = await V.json("/api/threads/" + encodeURIComponent(id));
+      thread = await V.json("/api/threads/" + encodeURIComponent(id));
     } catch (err) {
+      if (mine !== opening) return;
       state.thread = null;
       V.banner(err.message, "error");
       location.hash = "";
       newDialog();
       return;
     }
+    if (mine !== opening) return;  // a later dialog (or a new one) was opened meanwhile
+    state.thread = thread;
     if (!(opts && opts.keepBanner)) V.banner(null);
     renderHeader();
     renderThreads();
@@ -595,6 +603,7 @@
   }
 
   function newDialog() {
+    opening++;  // a dialog still loading is not drawn over the new one
     stopFollowing();
     state.thread = null;
     state.start = { segment: "auto", topics: [] };

@@ -5,6 +5,7 @@
   const el = V.el;
   const $ = (id) => document.getElementById(id);
   let index = null;
+  let showing = 0;  // the latest show(): an earlier one whose answer comes later is dropped
 
   function renderNav() {
     const filter = $("measure-filter").value.trim().toLowerCase();
@@ -75,7 +76,11 @@
     blocks.forEach((b) => observer.observe(b));
   }
 
+  /* What the address names (the manual or one measure). A language switch and a click on a
+     measure each call show(); the manual's answer is the slower one, and if it came last it
+     replaced the measure just opened, so only the latest call draws its answer. */
   async function show() {
+    const mine = ++showing;
     const doc = $("doc");
     renderNav();
     if (!index || !index.available) {
@@ -90,6 +95,7 @@
       } else {
         data = await V.json("/api/docs/manual");
       }
+      if (mine !== showing) return;  // a later show() won
       doc.innerHTML = data.html; // rendered by the server from the manual; raw HTML is escaped there
       V.focusableScroll(doc);
       if (m && data.lineage && data.lineage.level) {
@@ -112,7 +118,7 @@
       drawMermaid(doc);
       if (anchor) anchor.scrollIntoView(); else $("doc").parentElement.scrollTop = 0;
     } catch (err) {
-      doc.replaceChildren(el("p", { class: "error", text: err.message }));
+      if (mine === showing) doc.replaceChildren(el("p", { class: "error", text: err.message }));
     }
   }
 
