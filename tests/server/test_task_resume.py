@@ -12,7 +12,9 @@ through one chain of servers, so that each restart covers two boundaries (a serv
 the slow part): task A is killed after each step committed (its history record written),
 task B inside each step after the step's work, either before anything of it is saved (the
 step must run again) or after its writes are saved and before its checkpoint (it must not).
-Eight kills in a row also prove that a task resumed after a crash survives the next one.
+Nine kills in a row also prove that a task resumed after a crash survives the next one,
+even one inside the resumed run before it wrote a checkpoint (B's step 1: the dead server's
+claim on that checkpoint is taken over, `vitrina.task.claims`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,10 @@ from typing import Any
 import httpx
 import pytest
 
-from vitrina.server.spawn import ServerProcess, cli_tokens, spawn_server
+from vitrina.config import load_settings
+from vitrina.server.spawn import ServerProcess, spawn_server
+from vitrina.server.store import Store
+from vitrina.server.tokens import create_token
 
 PAUSE_AT = Path(__file__).parent / "pause_at"  # the test-only sitecustomize
 REQUEST = (
@@ -36,10 +41,23 @@ REQUEST = (
     "падение, доли и сделай прогноз на 3 месяца"
 )
 STEPS = 8  # data, last year, compare, decline, shares, series, forecast, files
-# one server per row, killed when both tasks are paused at their boundaries: A after step K
-# committed, B inside step K (odd K: its work done, nothing saved; even K: its writes saved,
-# its checkpoint not)
-CHAIN = [(f"step:{k}", f"work:{k}" if k % 2 else f"saved:{k}") for k in range(1, STEPS + 1)]
+# one server per row, killed when both tasks are paused at their boundaries. Task A: before
+# step 1 (the plan committed), then after each step committed. Task B: inside each step, after
+# its work: before anything of it is saved (`work`, the step runs again) or after its writes
+# are saved and before its checkpoint (`saved`, it must not); step 1 is cut twice, the second
+# time in the run resumed after the first, before that run wrote a checkpoint of its own
+CHAIN = [
+    ("begin:1", "work:1"),
+    ("step:1", "saved:1"),
+    ("step:2", "saved:2"),
+    ("step:3", "work:3"),
+    ("step:4", "saved:4"),
+    ("step:5", "work:5"),
+    ("step:6", "saved:6"),
+    ("step:7", "work:7"),
+    ("step:8", "saved:8"),
+]
+RUN_TWICE = {1, 3, 5, 7}  # B's steps whose `execute` is cut off before anything is saved
 SERVE_ARGS = ("--rate-limit", "0")
 POLL_S = 0.05
 WAIT_S = 240.0  # one boundary (or the last run) is reached within this, else the test fails
@@ -87,6 +105,8 @@ def _kill_at_boundaries(
         with spawn_server(
             {**env, "PAUSE_AT": spec}, *SERVE_ARGS, log=log, ready_timeout_s=180
         ) as server:
+            if n:  # every restart resumes both tasks (B's second crash in step 1 included)
+                assert "resumed 2 interrupted task(s)" in log.read_text(), log.read_text()[-2000:]
             if not ids:
                 for token in tokens:
                     with httpx.Client(base_url=server.url, timeout=60) as http:
@@ -105,14 +125,12 @@ def _kill_at_boundaries(
                 auth = {"Authorization": f"Bearer {token}"}
                 task = httpx.get(f"{server.url}/api/tasks/{task_id}", headers=auth).json()
                 assert task["status"] == "running" and task["running"], (boundary, task["status"])
-                committed = int(k) if kind == "step" else int(k) - 1
+                committed = int(k) if kind == "step" else int(k) - 1  # begin, work, saved
                 assert [h["n"] for h in task["history"]] == list(range(1, committed + 1)), boundary
             server.process.send_signal(signal.SIGKILL)
             server.process.wait(timeout=10)
         for owner in owners:
             (pause / f"paused-{owner}").unlink()
-        if n:
-            assert "resumed 2 interrupted task(s)" in log.read_text(), log.read_text()[-2000:]
     return ids
 
 
@@ -120,7 +138,11 @@ def test_serve_killed_at_every_step_boundary_resumes_each_step_once(
     demo_db: Path, tmp_path: Path, monkeypatch, capsys
 ) -> None:
     env = {"VITRINA_HOME": str(tmp_path / "home"), "VITRINA_DB_URL": f"duckdb:///{demo_db}"}
-    tokens = cli_tokens(env, "tasks", 3, role="analyst")  # A, B and a stranger
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    store = Store.from_settings(load_settings())  # the state the servers will use
+    tokens = [create_token(store, f"tasks-{n}", "analyst") for n in range(3)]  # A, B, a stranger
+    store.close()
     pause = tmp_path / "pause"
     pause.mkdir()
     paths = [str(PAUSE_AT), *filter(None, [os.environ.get("PYTHONPATH")])]
@@ -147,14 +169,15 @@ def test_serve_killed_at_every_step_boundary_resumes_each_step_once(
                         assert got.status_code == 404
     assert "resumed 2 interrupted task(s)" in last.read_text()
 
-    # how often each step's nodes ran, over all the servers: once, but B's odd steps, whose
-    # work was cut off before anything of it was saved, ran `execute` twice; a step whose
-    # writes were saved (B's even steps) or that had committed (A's) never runs again
+    # how often each step's nodes ran, over all the servers: once, but B's steps whose work
+    # was cut off before anything of it was saved ran `execute` twice; a step whose writes
+    # were saved (B's `saved` steps, step 1 after its re-run) or that had committed (A's)
+    # never runs again
     ran = Counter(
         (line["task"], line["node"], line["step"])
         for line in map(json.loads, (pause / "nodes.jsonl").read_text().splitlines())
     )
-    for task_id, rerun in zip(ids, [set(), {k for k in range(1, STEPS + 1) if k % 2}], strict=True):
+    for task_id, rerun in zip(ids, [set(), RUN_TWICE], strict=True):
         for k in range(1, STEPS + 1):
             assert ran[(task_id, "execute", k)] == (2 if k in rerun else 1), (task_id, k)
             assert ran[(task_id, "evaluate", k)] == ran[(task_id, "compress", k)] == 1, k
@@ -163,8 +186,6 @@ def test_serve_killed_at_every_step_boundary_resumes_each_step_once(
     # the CLI acts as the local user: another token's task is refused, not resumed
     from vitrina.cli import main
 
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
     with pytest.raises(SystemExit) as refused:
         main(["task", "", "--task", ids[0], "--no-llm"])
     assert refused.value.code == 2
