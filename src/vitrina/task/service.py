@@ -23,6 +23,7 @@ from vitrina.config import Settings, load_settings
 from vitrina.language.detect import detect_lang
 from vitrina.llm import ModelClient
 from vitrina.llm.budget import within
+from vitrina.task import claims
 from vitrina.task.context import TaskContext
 from vitrina.task.graph import build_graph, recursion_limit
 from vitrina.task.limits import TaskConfig, load_task_config
@@ -336,21 +337,15 @@ class TaskService:
     def claim_resume(self, task_id: str, checkpoint_id: str | None = None) -> bool:
         """Whether this process is the one to resume `task_id` from its current checkpoint
         (or from `checkpoint_id`): one claim per checkpoint in the task store, so two server
-        processes starting together never run the same step twice."""
+        processes starting together never run the same step twice; a claim whose process
+        died (a resumed run that crashed again before its next checkpoint) is taken over
+        (`vitrina.task.claims`)."""
         key = self.checkpoint_of(task_id) if checkpoint_id is None else checkpoint_id
         cursor = getattr(self.checkpointer, "cursor", None)
         if cursor is None:  # an in-process checkpointer: this process is the only one
             return True
         with cursor() as cur:
-            cur.execute(
-                "CREATE TABLE IF NOT EXISTS task_resumes (task_id TEXT NOT NULL, "
-                "checkpoint_id TEXT NOT NULL, PRIMARY KEY (task_id, checkpoint_id))"
-            )
-            cur.execute(
-                "INSERT OR IGNORE INTO task_resumes (task_id, checkpoint_id) VALUES (?, ?)",
-                (task_id, key),
-            )
-            return bool(cur.rowcount == 1)
+            return claims.claim(cur, task_id, key)
 
     def force_stop(self, task_id: str, *, reason: str) -> None:
         """Mark a task stopped whatever it was doing: the graph ends (as if `finalize` ran) and a
