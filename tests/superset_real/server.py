@@ -134,6 +134,7 @@ def template_db(root: Path, work: Path) -> Path:
             return template
         building = template.with_suffix(".building")
         building.unlink(missing_ok=True)
+        work.mkdir(parents=True, exist_ok=True)
         config = work / "template_config.py"
         config.write_text(
             CONFIG.format(secret=secrets.token_urlsafe(32), metadata=f"sqlite:///{building}")
