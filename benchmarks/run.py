@@ -392,6 +392,39 @@ NOTES = """
   passes, in microseconds per phrase.
 - **present**: the Excel file (XlsxWriter) of an answer's 10 and 100 rows, median CPU of 30
   writes each, and of a 100,000-row result (the row cap), one write (wall and CPU).
+- **superset** (issue 31: "Superset publish with verification reported"; no time goal is
+  set, so only the correctness figures have one): Apache Superset 6 started from the cached
+  environment of tests/superset_real (its server.py, shared with those tests), the
+  full-size demo warehouse loaded into a PostgreSQL database of the run's own and read
+  through a read-only role, then the 6-KPI brief (bench_build's) built in rules mode with
+  that Superset configured. `superset_start_s`: the admin made and the server started until
+  /health answers (`superset_template_s`: Superset's schema migrated, once per new
+  environment). `build_s` / `build_cpu_s`: the whole build (this process's CPU; PostgreSQL,
+  chromium and Superset work in processes of their own), in which the dashboard reviewer
+  publishes a draft and checks it in chromium (`build_review_*`: rounds, charts drawn, the
+  check's seconds) and the finished build is published to HTML and to Superset.
+  `publish_s`: that Superset publication (datasets, charts and dashboard imported, then
+  every chart's data call checked), `publish_cpu_s` this process's CPU and
+  `publish_superset_cpu_s` the Superset server's (its process group); the rest of the wall
+  is the chart queries in PostgreSQL and waiting for a core. `verify_s`: the reviewer's
+  browser check (vitrina.team.review.superset_browser) of the published dashboard: log in,
+  open it standalone, wait until every chart container has drawn, probe, screenshot;
+  `charts_drawn` of `charts_expected`, `charts_named` (drawn charts it named by their
+  titles), `charts_missing` (goal 0), `verify_settled` (every container drawn before the
+  screenshot). `republish_s`: `vitrina build --republish` of the finished build (HTML and
+  Superset, version 2). Datasets, charts and dashboards in Superset after the publish and
+  after the republish (the instance is the run's own); `duplicates_after_republish` is the
+  difference (goal 0). Measured three times by `bench_superset.py` alone (through
+  `run.py --one`, under nice) on 2026-12-07 16:11-16:35 UTC, this machine (2 cores shared
+  with two full test suites and other runs, load average 10-20): median (spread max - min)
+  superset_start_s 46.5 (21.7), build_s 215.8 (45.4; CPU 4.77, 0.43), build_review_s
+  48.9 (9.9), publish_s 44.5 (10.1; CPU 0.36 here, 6.35 in Superset), verify_s 49.0
+  (14.7), republish_s 43.1 (8.1; CPU 0.47 here, 6.70 in Superset), warehouse_load_s 42.2
+  (12.6); 12 of 12 charts drawn and named in every run (and in the build's own review),
+  12 datasets, 12 charts and 1 dashboard after both publications in every run. The wall
+  figures are mostly the wait for a core: the HTML-only build of the same brief on DuckDB
+  took 5.9 s at a load under 4 (build's build_6_kpis_seconds). A run takes about 7 minutes
+  at that load (9.5 with the template).
 """
 
 if __name__ == "__main__":

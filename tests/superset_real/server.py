@@ -5,10 +5,16 @@ minutes on a small machine) is built once per Superset version into the cached
 environment as a template without any user; every test run copies it, creates its admin
 with a password generated for the run and starts the server with a secret key generated
 for the run. Neither is written anywhere but the run's temp folder.
+
+Shared by the tests (tests/superset_real/conftest.py) and the benchmark
+(benchmarks/bench_superset.py): starting Superset, the demo warehouse in PostgreSQL with
+the read-only role Superset and Vitrina read it through, and the publishing target.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import secrets
 import shutil
@@ -16,8 +22,10 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -110,24 +118,33 @@ def _environment(config: Path) -> dict[str, str]:
 
 
 def template_db(root: Path, work: Path) -> Path:
-    """The migrated metadata database without users, built once per environment."""
+    """The migrated metadata database without users, built once per environment.
+
+    Two runs may start at once (a test run and `make bench`): the first builds the template
+    under a lock on the templates folder, the other waits for it and copies it.
+    """
     version = (root / ".ready").read_text().strip().replace(" ", "_").replace("=", "-")
     template = root / "templates" / f"{version}.db"
     if template.is_file():
         return template
     template.parent.mkdir(parents=True, exist_ok=True)
-    building = template.with_suffix(".building")
-    building.unlink(missing_ok=True)
-    config = work / "template_config.py"
-    config.write_text(
-        CONFIG.format(secret=secrets.token_urlsafe(32), metadata=f"sqlite:///{building}")
-    )
-    env = _environment(config)
-    log = work / "template.log"
-    _run(root, env, "db", "upgrade", log=log)
-    _run(root, env, "init", log=log)
-    config.unlink()
-    building.rename(template)
+    with (template.parent / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if template.is_file():  # built by the run that held the lock
+            return template
+        building = template.with_suffix(".building")
+        building.unlink(missing_ok=True)
+        work.mkdir(parents=True, exist_ok=True)
+        config = work / "template_config.py"
+        config.write_text(
+            CONFIG.format(secret=secrets.token_urlsafe(32), metadata=f"sqlite:///{building}")
+        )
+        env = _environment(config)
+        log = work / "template.log"
+        _run(root, env, "db", "upgrade", log=log)
+        _run(root, env, "init", log=log)
+        config.unlink()
+        building.rename(template)
     return template
 
 
@@ -194,3 +211,55 @@ def start(work: Path) -> SupersetServer:
             server.stop()
             raise RuntimeError(f"Superset did not answer within {STARTUP_S} s")
         time.sleep(1)
+
+
+@contextlib.contextmanager
+def demo_warehouse(pg_url: str, work: Path, *, scale: float = 0.05) -> Iterator[dict[str, Any]]:
+    """The demo warehouse (``scale`` of its full size) in the PostgreSQL database ``pg_url``
+    (an administrator's URL), read through a read-only role made for the run and dropped
+    after it: Vitrina refuses a superuser warehouse, and Superset should read no more.
+
+    Yields ``vitrina_url`` and ``superset_uri`` (both the role's URL), ``role`` and ``rows``
+    (rows loaded per table)."""
+    import psycopg
+
+    from vitrina.warehouse.demo import build_demo_warehouse
+    from vitrina.warehouse.pg_load import load_demo_into_postgres
+
+    work.mkdir(parents=True, exist_ok=True)
+    duck = work / "demo.duckdb"
+    build_demo_warehouse(duck, scale=scale)
+    rows = load_demo_into_postgres(duck, pg_url)
+    role = f"vitrina_superset_ro_{secrets.token_hex(4)}"
+    password = secrets.token_urlsafe(16)
+    database = pg_url.rsplit("/", 1)[1]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{password}'")
+        conn.execute(f'GRANT CONNECT ON DATABASE "{database}" TO {role}')
+        conn.execute(f"GRANT USAGE ON SCHEMA dwh TO {role}")
+        conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA dwh TO {role}")
+        conn.execute(f"ALTER ROLE {role} SET default_transaction_read_only = on")
+    host = pg_url.split("@", 1)[1].rsplit("/", 1)[0]
+    reader = f"postgresql://{role}:{password}@{host}/{database}"
+    try:
+        yield {"vitrina_url": reader, "superset_uri": reader, "role": role, "rows": rows}
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute(f"REASSIGN OWNED BY {role} TO CURRENT_USER")
+            conn.execute(f"DROP OWNED BY {role}")
+        admin = pg_url.rsplit("/", 1)[0] + "/postgres"
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"DROP ROLE IF EXISTS {role}")
+
+
+def publish_target(running: SupersetServer, warehouse: dict[str, Any], database_name: str):
+    """Where Vitrina publishes: this Superset, as its admin, the warehouse under a name."""
+    from vitrina.team.publish.superset import SupersetTarget
+    from vitrina.team.publish.superset_bundle import SupersetDatabase
+
+    return SupersetTarget(
+        running.url,
+        running.username,
+        running.password,
+        SupersetDatabase(database_name, warehouse["superset_uri"]),
+    )
