@@ -37,6 +37,9 @@ DDL = [
 ]
 BOTH = ("duckdb", "postgres")
 DUCK = ("duckdb",)
+# DuckDB reads Python-style lambdas (`lambda c: ...`) from 1.3; before, that form is a
+# syntax error, not a leak (the guard refuses it on every version all the same)
+PY_LAMBDAS = tuple(int(p) for p in duckdb.__version__.split(".")[:2]) >= (1, 3)
 PG = ("postgres",)
 
 
@@ -218,7 +221,7 @@ FORMS = [
         DUCK,
         "refuse",
         "whole_rows",
-        leaks=DUCK,
+        leaks=DUCK if PY_LAMBDAS else (),
     ),
     Form(
         "columns_in_aggregate",
