@@ -20,6 +20,7 @@ text by its length, numbers 8 bytes, decimals and dates 16) as soon as it arrive
 from __future__ import annotations
 
 import warnings
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, overload
 
@@ -96,7 +97,7 @@ class ArrowRows(Sequence[tuple[Any, ...]]):
 
     def take(self, indexes: Sequence[int]) -> list[tuple[Any, ...]]:
         """The rows at `indexes`, in that order (one Arrow take, not a call per row)."""
-        return _tuples(self.table.take(list(indexes)))
+        return _tuples(self.table.take(_indices(indexes)))
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, ArrowRows):
@@ -111,6 +112,15 @@ class ArrowRows(Sequence[tuple[Any, ...]]):
 
     def __repr__(self) -> str:
         return f"ArrowRows({len(self)} rows, {self.table.num_columns} columns)"
+
+
+def _indices(indexes: Sequence[int]) -> Any:
+    """Row numbers as an Arrow int64 array, made from a buffer: `pa.array` (which `take`
+    of a list calls) checks for pandas types and imports pandas, 33 MB (decision 180)."""
+    import pyarrow as pa
+
+    data = array("q", indexes)
+    return pa.Array.from_buffers(pa.int64(), len(data), [None, pa.py_buffer(data)])
 
 
 def _tuples(table: Any) -> list[tuple[Any, ...]]:

@@ -165,7 +165,7 @@ class _DuckDBBackend:
         is beside the file, which a read-only warehouse may not let us write)."""
         import duckdb
 
-        settings = [("enable_progress_bar", "false")]
+        settings = [("enable_progress_bar", "false"), ("allocator_background_threads", "true")]
         if threads:
             settings.append(("threads", str(max(1, int(threads)))))
         if temp_dir is not None:
