@@ -123,7 +123,12 @@ def combined_codes(table: Any, indexes: Sequence[int]) -> Any | None:
         if span >= 2**62:
             return None
         column_codes = _codes(encoded, size)
-        codes = column_codes if codes is None else codes * size + column_codes
+        del encoded  # the dictionary and its indices: only the codes are kept
+        if codes is None:
+            codes = column_codes
+        else:  # in place: no third array of a million codes
+            codes *= size
+            codes += column_codes
     return codes
 
 
