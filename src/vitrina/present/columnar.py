@@ -108,6 +108,15 @@ def _codes(encoded: Any, size: int) -> Any:
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
+def codes_of(column: Any) -> tuple[Any, int] | None:
+    """A column's dictionary codes (int64 NumPy, NULL the last code) and how many codes
+    there are; None when Arrow cannot encode the type."""
+    encoded, size = _dictionary(column)
+    if size is None:
+        return None
+    return _codes(encoded, size), size
+
+
 def combined_codes(table: Any, indexes: Sequence[int]) -> Any | None:
     """One int64 per row (a NumPy array) that is equal exactly where the rows' values of
     the columns are (each column's dictionary code mixed in radix by the dictionaries'
@@ -116,14 +125,13 @@ def combined_codes(table: Any, indexes: Sequence[int]) -> Any | None:
     codes = None
     span = 1
     for i in indexes:
-        encoded, size = _dictionary(table.column(i))
-        if size is None:
+        coded = codes_of(table.column(i))
+        if coded is None:
             return None
+        column_codes, size = coded
         span *= size
         if span >= 2**62:
             return None
-        column_codes = _codes(encoded, size)
-        del encoded  # the dictionary and its indices: only the codes are kept
         if codes is None:
             codes = column_codes
         else:  # in place: no third array of a million codes

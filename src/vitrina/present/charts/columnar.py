@@ -94,6 +94,7 @@ def columnar_points(
     """The points `charts.data` draws, from the table (see the module's text): the X values
     kept first, then the (x, series) points of their rows only. None when a key column
     cannot be grouped by its codes (the row code draws it then)."""
+    import numpy as np
     import pyarrow.compute as pc
 
     xs = _x_order(table, xi, si, yi, summable, decision)
@@ -101,42 +102,47 @@ def columnar_points(
         return None
     if len(xs) < table.num_rows:
         table = table.filter(pc.is_in(table.column(xi), value_set=xs))
-    points = exact.groups(table, [xi] if si is None else [xi, si])
-    if points is None:
+    x_coded = exact.column_codes(table, xi)
+    s_coded = exact.column_codes(table, si) if si is not None else None
+    if x_coded is None or (si is not None and s_coded is None):
         return None
+    by_x = exact.column_groups(*x_coded)
+    # a point per (x, series): the codes mixed, as `combined_codes` mixes them
+    mixed = None if s_coded is None else x_coded[0] * s_coded[1] + s_coded[0]
+    points = by_x if mixed is None else exact.groups_of(mixed)
     x_values = xs.to_pylist()
     position = {x: n for n, x in enumerate(x_values)}
-    first = exact.indices(points.first_row)
-    point_x = table.column(xi).take(first).to_pylist()
-    if si is None:
+    x_found = table.column(xi).take(exact.indices(by_x.first_row)).to_pylist()
+    x_place = np.array([position[x] for x in x_found], dtype=np.int64)  # at most max_points
+    point_place = x_place[by_x.ids[points.first_row]]  # each point's x, as its place
+    if s_coded is None or si is None:
         cells: list[list[Decimal | None]] = [[None] * len(x_values) for _ in yi]
         for j, col in enumerate(yi):
             values = _point_values(table, col, points, summable[j])
-            for n, x in enumerate(point_x):
-                cells[j][position[x]] = exact.decimal(values, n)
+            for n, place in enumerate(point_place.tolist()):
+                cells[j][place] = exact.decimal(values, n)
         return Points(x_values, metric_values=cells)
     values = _point_values(table, yi[0], points, summable[0])
-    return _series_points(decision, table, si, points, values, point_x, x_values, position)
+    by_s = exact.column_groups(*s_coded)
+    owner = by_s.ids[points.first_row]  # each point's series
+    return _series_points(decision, table, si, by_s, owner, values, point_place, x_values)
 
 
 def _series_points(
     decision: ChartDecision,
     table: Any,
     si: int,
-    points: exact.Groups,
+    by_s: exact.Groups,
+    owner: Any,
     values: exact.Exact,
-    point_x: list[Any],
+    point_place: Any,
     x_values: list[Any],
-    position: dict[Any, int],
 ) -> Points:
     """The series over the kept X values by their total of absolute values (ties by the
     series' value, NULL last), the rest summed per x into "Other"."""
     import numpy as np
     import pyarrow.compute as pc
 
-    by_s = exact.groups(table, [si])
-    assert by_s is not None  # the (x, series) codes were made, so the series' are
-    owner = by_s.ids[points.first_row]  # each point's series
     size = exact.sum_points(exact.absolute(values), owner, by_s.count, min_count=0)
     names = table.column(si).take(exact.indices(by_s.first_row))
     by_name = exact.as_numpy(pc.sort_indices(names, sort_keys=[("", "ascending", "at_end")]))
@@ -153,11 +159,10 @@ def _series_points(
     series: list[tuple[Any, list[Decimal | None]]] = [(s, [None] * len(x_values)) for s in labels]
     point_line = line[owner]
     for n in np.flatnonzero(point_line >= 0).tolist():  # the shown points only
-        series[int(point_line[n])][1][position[point_x[n]]] = exact.decimal(values, n)
+        series[int(point_line[n])][1][int(point_place[n])] = exact.decimal(values, n)
     other: list[Decimal | None] | None = None
     if keep < len(ranked) and decision.fold_other:
         rest = np.flatnonzero(point_line < 0)
-        x_of = np.array([position[point_x[n]] for n in rest.tolist()], dtype=np.int64)
-        folded = exact.sum_points(values.take(rest), x_of, len(x_values), min_count=1)
+        folded = exact.sum_points(values.take(rest), point_place[rest], len(x_values))
         other = [exact.decimal(folded, n) for n in range(len(x_values))]
     return Points(x_values, series=series, other=other)

@@ -52,15 +52,41 @@ class Exact:
 def groups(table: Any, indexes: Sequence[int]) -> Groups | None:
     """The rows grouped by the values of some columns (NULL a value of its own), or None
     when a column cannot be dictionary-encoded (then the row code groups them)."""
-    import numpy as np
-
     from vitrina.present.columnar import combined_codes
 
+    if len(indexes) == 1:
+        coded = column_codes(table, indexes[0])
+        return None if coded is None else column_groups(*coded)
     codes = combined_codes(table, indexes)
-    if codes is None:
-        return None
+    return None if codes is None else groups_of(codes)
+
+
+def groups_of(codes: Any) -> Groups:
+    """Rows grouped by an int64 code each (equal codes, one group)."""
+    import numpy as np
+
     _unique, first, ids = np.unique(codes, return_index=True, return_inverse=True)
     return Groups(ids=ids.astype(np.int64), first_row=first.astype(np.int64), count=len(first))
+
+
+def column_codes(table: Any, index: int) -> tuple[Any, int] | None:
+    """One column's dictionary codes (int64 NumPy, NULL the last) and how many there are."""
+    from vitrina.present.columnar import codes_of
+
+    return codes_of(table.column(index))
+
+
+def column_groups(codes: Any, size: int) -> Groups:
+    """Rows grouped by one column's codes: the codes are the groups already (every code but
+    NULL's has a row), so no sort; each group's first row by `np.minimum.at`."""
+    import numpy as np
+
+    n = len(codes)
+    first = np.full(size, n, dtype=np.int64)
+    np.minimum.at(first, codes, np.arange(n, dtype=np.int64))
+    if size and first[-1] == n:  # no NULL: its code has no row
+        first = first[:-1]
+    return Groups(ids=codes, first_row=first, count=len(first))
 
 
 def _chunk_limbs(chunk: Any) -> tuple[Any, Any]:
@@ -131,25 +157,29 @@ def sum_points(points: Exact, ids: Any, count: int, *, min_count: int = 1) -> Ex
     total = np.zeros((4, count), dtype=np.int64)
     counts = np.zeros(count, dtype=np.int64)
     limbs = np.where(points.valid, points.limbs, 0)
-    _add_grouped(total, counts, limbs, points.valid.astype(np.int64), ids)
+    valid = points.valid.astype(np.int64)
+    for start in range(0, len(points), BATCH):  # bounded: BATCH points a call (exact sums)
+        part = slice(start, start + BATCH)
+        _add_grouped(total, counts, limbs[:, part], valid[part], ids[part])
     summed = Exact(carried(total), counts >= min_count, points.scale)
     summed.limbs[:, ~summed.valid] = 0
     return summed
 
 
 def _add_grouped(total: Any, counts: Any, limbs: Any, valid: Any, ids: Any) -> None:
-    """Add each row's limbs and validity to its group's (sorted once, summed by runs)."""
+    """Add each row's limbs and validity to its group's, by `np.bincount` of 16-bit halves
+    of the limbs: its float64 sums are exact below 2**53, and a call adds at most
+    BATCH (2**16) halves under 2**16 each."""
     import numpy as np
 
     if not len(ids):
         return
-    order = np.argsort(ids, kind="stable")
-    ordered = ids[order]
-    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    present = ordered[starts]
+    size = total.shape[1]
     for k in range(4):
-        total[k, present] += np.add.reduceat(limbs[k, order], starts)
-    counts[present] += np.add.reduceat(valid[order], starts)
+        low = np.bincount(ids, weights=limbs[k] & 0xFFFF, minlength=size)
+        high = np.bincount(ids, weights=limbs[k] >> 16, minlength=size)  # the top: signed
+        total[k] += low.astype(np.int64) + (high.astype(np.int64) << 16)
+    counts += np.bincount(ids, weights=valid, minlength=size).astype(np.int64)
 
 
 def carried(limbs: Any) -> Any:
