@@ -3,7 +3,10 @@ and number check as the same rows held as tuples (`vitrina.warehouse.columnar`).
 
 from __future__ import annotations
 
-from decimal import Decimal
+import subprocess
+import sys
+from decimal import Decimal, localcontext
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -20,6 +23,7 @@ from vitrina.warehouse.columnar import ARROW_AFTER, ArrowRows
 from vitrina.warehouse.engine import Warehouse
 from vitrina.warehouse.result import QueryResult
 
+ROOT = Path(__file__).resolve().parent.parent
 ROWS = ARROW_AFTER * 3 + 7
 SQL = """SELECT DATE '2024-01-01' + (i % 40)::INTEGER AS day,
   CASE WHEN i % 97 = 0 THEN NULL ELSE 'c' || (i % 23)::VARCHAR END AS customer,
@@ -111,6 +115,17 @@ def test_summary_is_the_same(results) -> None:
             max_series=4,
             fold_other=False,
         ),
+        ChartDecision(  # by total with a series folded into "Other" (negatives, NULLs)
+            kind="stacked_bar",
+            x="day",
+            x_columns=["day"],
+            series_columns=["customer"],
+            y_columns=["revenue"],
+            order="desc",
+            max_points=12,
+            max_series=5,
+            fold_other=True,
+        ),
     ],
 )
 def test_chart_data_is_the_same(results, decision) -> None:
@@ -119,6 +134,63 @@ def test_chart_data_is_the_same(results, decision) -> None:
         got = build_chart_data(decision, columnar, metas(), lang)
         assert got == build_chart_data(decision, tuples, metas(), lang)
         assert got.labels and got.datasets
+
+
+def test_the_columnar_steps_import_neither_acero_nor_pandas() -> None:
+    """The summary, the chart choice, the number check and the chart's points of a
+    columnar result: grouped by dictionary codes and NumPy (`charts.exact`; Arrow's
+    `Table.group_by` imports pyarrow.acero and with it pandas, 43 MB, issue 38), with no
+    `pa.array` or Python literal given to `pyarrow.compute` (each imports pandas)."""
+    script = """
+import sys
+from tests.test_columnar_result import SQL, ROWS, metas
+from vitrina.present.charts import ChartDecision
+from vitrina.present.charts.choose import choose_chart
+from vitrina.present.numbers import allowed_numbers
+from vitrina.present.summary import summarize
+from vitrina.present.charts.data import build_chart_data
+from vitrina.warehouse.engine import Warehouse
+wh = Warehouse("duckdb:///:memory:", row_cap=10 * ROWS, result_max_bytes=10**9)
+result = wh.execute(SQL.format(rows=ROWS))
+summary = summarize(result, metas())
+assert choose_chart(result, metas(), "en") is not None
+assert allowed_numbers(result, metas(), summary=summary)
+for order in ("x", "desc"):
+    decision = ChartDecision(kind="line", x="day", x_columns=["day"], order=order,
+        series_columns=["customer"], y_columns=["revenue"], max_points=9, max_series=3,
+        fold_other=True)
+    assert build_chart_data(decision, result, metas(), "en").datasets
+print(sorted(m for m in ("pyarrow.acero", "pandas") if m in sys.modules))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_exact_sums_hold_past_64_bits() -> None:
+    """Decimal sums past int64 and negatives, per group, as Python's exact arithmetic."""
+    import pyarrow as pa
+
+    from vitrina.present.charts import exact
+
+    big = Decimal("9" * 32 + ".99")  # 2 * big is past 2**64 * 100 and 28 digits
+    values = [big, big, big.copy_negate(), Decimal("-0.01"), None, Decimal("1.50"), None]
+    keys = ["a", "a", "b", "b", "c", "c", "d"]
+    table = pa.table({"k": keys, "v": pa.array(values, pa.decimal128(38, 2))})
+    grouped = exact.groups(table, [0])
+    assert grouped is not None and grouped.count == 4
+    summed = exact.sums(table.column(1), grouped, min_count=1)
+    got = [exact.decimal(summed, i) for i in range(grouped.count)]
+    with localcontext() as context:
+        context.prec = 60  # the expected sums exact
+        assert got == [big + big, -(big + Decimal("0.01")), Decimal("1.50"), None]
+        assert [exact.decimal(exact.absolute(summed), i) for i in range(3)] == [
+            big + big,
+            big + Decimal("0.01"),
+            Decimal("1.50"),
+        ]
+    assert exact.descending(summed, grouped.first_row).tolist() == [0, 2, 3, 1]
 
 
 def test_number_check_allows_the_same_numbers(results) -> None:

@@ -53,6 +53,9 @@ def test_a_limited_warehouse_spills_under_home_and_answers_the_same(
         ).fetchone()
         assert limit.endswith("MiB") and float(limit.split()[0]) < 48, limit
         assert Path(directory) == temp and temp.is_dir()
+        # a finished query's freed memory goes back to the system (decision 180)
+        background = conn.execute("SELECT current_setting('allocator_background_threads')")
+        assert background.fetchone()[0] is True
         # the hardening still holds after it: no other limit, no files read
         with pytest.raises(duckdb.Error, match="lock"):
             conn.execute("SET memory_limit = '4GB'")

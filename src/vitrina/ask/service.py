@@ -32,6 +32,7 @@ from vitrina.trace import TraceEvent
 from vitrina.trace.events import EventKind, has_suppressed
 from vitrina.trace.telemetry import StepRecord, export_run
 from vitrina.warehouse import QueryResult, Warehouse
+from vitrina.warehouse.columnar import release_memory
 
 if TYPE_CHECKING:  # the model client loads only when a model is configured (decision 092)
     from langchain_core.runnables import RunnableConfig
@@ -330,7 +331,10 @@ class AskService:
             and len(result.rows) < result.row_count == executed.row_count <= LIVE_ROWS
         ):  # the checkpoint kept a sample (vitrina.ask.bounded): this answer has every row
             result = result.model_copy(update={"rows": [list(r) for r in executed.rows]})
+        columnar = isinstance(executed, QueryResult) and executed.arrow is not None
         del executed  # past LIVE_ROWS the sample: every row is in the stored result
+        if columnar:  # a large result's memory back to the system before the next turn
+            release_memory()
         if self.write_files and result.status == "answered" and result.run_id:
             result = self.with_files(result)
         self._telemetry.submit(

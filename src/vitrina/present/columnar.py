@@ -59,14 +59,15 @@ def distinct(table: Any, indexes: Sequence[int]) -> int:
         names = [f"c{i}" for i in range(len(indexes))]
         keys = table.select(list(indexes)).rename_columns(names)
         return int(keys.group_by(names, use_threads=False).aggregate([]).num_rows)
-    ordered = np.array(codes.to_numpy(), dtype=np.int64)  # a copy of our own, sorted in place
+    ordered = codes  # our own array, sorted in place
     ordered.sort()
     return int(np.count_nonzero(ordered[1:] != ordered[:-1]) + 1) if len(ordered) else 0
 
 
 def _dictionary(column: Any) -> tuple[Any, int | None]:
-    """A column's dictionary codes (int64, NULL as the last code) and how many codes there
-    are (the distinct values + 1 for NULL); None when Arrow cannot encode the type."""
+    """A column dictionary-encoded (one dictionary for every chunk) and how many codes
+    there are (the distinct values + 1 for NULL); (None, None) when Arrow cannot encode
+    the type."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -75,29 +76,67 @@ def _dictionary(column: Any) -> tuple[Any, int | None]:
     except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
         return None, None
     size = (len(encoded.chunk(0).dictionary) if encoded.num_chunks else 0) + 1
-    codes = pa.chunked_array(
-        [pc.fill_null(chunk.indices.cast(pa.int64()), size - 1) for chunk in encoded.chunks],
-        pa.int64(),
-    )
-    return codes, size
+    return encoded, size
+
+
+def valid_mask(array: Any) -> Any:
+    """An Arrow array's validity as NumPy booleans, read from its bitmap (no
+    `pyarrow.compute` call with a Python literal: those make a `pa.scalar`, which imports
+    pandas, 33 MB; decision 180)."""
+    import numpy as np
+
+    n = len(array)
+    bitmap = array.buffers()[0]
+    if array.null_count == 0 or bitmap is None:
+        return np.ones(n, dtype=bool)
+    bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
+    return bits[array.offset : array.offset + n].astype(bool)
+
+
+def _codes(encoded: Any, size: int) -> Any:
+    """The dictionary codes as one int64 NumPy array, NULL as the last code (size - 1)."""
+    import numpy as np
+
+    parts = []
+    for chunk in encoded.chunks:  # bounded: the column's chunks
+        indices = chunk.indices
+        width = indices.type.bit_width // 8
+        raw = np.frombuffer(indices.buffers()[1], dtype=f"<i{width}")
+        codes = raw[indices.offset : indices.offset + len(indices)].astype(np.int64)
+        codes[~valid_mask(indices)] = size - 1
+        parts.append(codes)
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def codes_of(column: Any) -> tuple[Any, int] | None:
+    """A column's dictionary codes (int64 NumPy, NULL the last code) and how many codes
+    there are; None when Arrow cannot encode the type."""
+    encoded, size = _dictionary(column)
+    if size is None:
+        return None
+    return _codes(encoded, size), size
 
 
 def combined_codes(table: Any, indexes: Sequence[int]) -> Any | None:
-    """One int64 per row that is equal exactly where the rows' values of the columns are
-    (each column's dictionary code mixed in radix by the dictionaries' sizes). None when a
-    column cannot be encoded or the codes could overflow 63 bits (then group by values)."""
-    import pyarrow.compute as pc
-
+    """One int64 per row (a NumPy array) that is equal exactly where the rows' values of
+    the columns are (each column's dictionary code mixed in radix by the dictionaries'
+    sizes). None when a column cannot be encoded or the codes could overflow 63 bits (then
+    group by values)."""
     codes = None
     span = 1
     for i in indexes:
-        column_codes, size = _dictionary(table.column(i))
-        if size is None:
+        coded = codes_of(table.column(i))
+        if coded is None:
             return None
+        column_codes, size = coded
         span *= size
         if span >= 2**62:
             return None
-        codes = column_codes if codes is None else pc.add(pc.multiply(codes, size), column_codes)
+        if codes is None:
+            codes = column_codes
+        else:  # in place: no third array of a million codes
+            codes *= size
+            codes += column_codes
     return codes
 
 
@@ -137,7 +176,9 @@ def leaders(column: Any, top: int) -> list[int]:
         return []
     floor = column.take(picked)
     smallest = pc.min(floor)
-    candidates = pc.indices_nonzero(pc.fill_null(pc.greater_equal(column, smallest), False))
+    # NULL compares as NULL, which indices_nonzero skips (no fill_null(False): a Python
+    # literal makes a pa.scalar, which imports pandas; decision 180)
+    candidates = pc.indices_nonzero(pc.greater_equal(column, smallest))
     found = column.take(candidates).to_pylist()
     rows = candidates.to_pylist()
     ranked = sorted(zip(found, rows, strict=True), key=lambda p: (-p[0], p[1]))

@@ -171,7 +171,9 @@ def build_chart_data(
     }
     table = result.arrow
     if table is not None and columnar.supported(table, xi, si, yi):  # a large result
-        return _columnar_data(decision, table, (xi, si, yi), summable, ys, by_name, lang, base)
+        drawn = _columnar_data(decision, table, (xi, si, yi), summable, ys, by_name, lang, base)
+        if drawn is not None:
+            return drawn
 
     try:
         points, x_raw, s_raw = _points(result, xi, si, yi, summable, _by_value)
@@ -260,10 +262,13 @@ def _columnar_data(
     by_name: dict[str, ColumnMeta],
     lang: Lang | str,
     base: dict[str, Any],
-) -> ChartData:
-    """The chart data of a columnar result (`charts.columnar`): the same labels and values."""
+) -> ChartData | None:
+    """The chart data of a columnar result (`charts.columnar`): the same labels and values
+    (None when its keys cannot be grouped by their codes: the rows are read then)."""
     xi, si, yi = indexes
     found = columnar.columnar_points(decision, table, xi[0], si[0] if si else None, yi, summable)
+    if found is None:
+        return None
     base["labels"] = [
         _label((x,), decision.x_columns, by_name, lang, " · ") for x in found.x_values
     ]
