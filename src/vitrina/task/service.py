@@ -219,7 +219,10 @@ class TaskService:
             return held
         held = self.locks.try_hold("task", task_id)
         if held is None:
-            raise TaskBusy(f"task {task_id} runs on another server process")
+            raise TaskBusy(
+                f"task {task_id} runs on another server process; wait for it to ask / "
+                f"задача {task_id} выполняется другим процессом сервера; дождитесь её вопроса"
+            )
         return held
 
     def _stream(self, payload: Any, task_id: str) -> Iterator[dict[str, Any]]:
