@@ -30,6 +30,7 @@ def make_task(make_service, tmp_path: Path):
         ask=None,
         run_plan=None,
         db_url: str | None = None,
+        checkpointer=None,
         **limits,
     ):
         asker = make_service(db_url, write_files=True)
@@ -51,7 +52,8 @@ def make_task(make_service, tmp_path: Path):
             use_llm=model is not None,
             today=TODAY,
             config=config,
-            checkpointer=sqlite_checkpointer(state_path or tmp_path / "tasks.sqlite"),
+            checkpointer=checkpointer
+            or sqlite_checkpointer(state_path or tmp_path / "tasks.sqlite"),
         )
         services.append(service)
         return service

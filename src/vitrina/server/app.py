@@ -63,6 +63,7 @@ def job_routers(
     a task reads through its owner's row policy (`store`)."""
     from vitrina.eval import experiments_router
     from vitrina.task import TaskService, build_router
+    from vitrina.task.service import TASK_POOL_SIZE
 
     guarded = APIRouter(dependencies=[Depends(require("admin")), Depends(unpoliced)])
     guarded.include_router(experiments_router(owner=owner_id))
@@ -80,7 +81,7 @@ def job_routers(
         policy_of=(lambda owner: owner_policy(store, owner)) if store is not None else None,
         # on a PostgreSQL state every process sees every task (a decision taken on another
         # process resumes it there); else tasks.sqlite under VITRINA_HOME, as before
-        checkpointer=make_checkpointer(settings, pool_size=4)
+        checkpointer=make_checkpointer(settings, pool_size=TASK_POOL_SIZE)
         if is_postgres(settings.state_url)
         else None,
     )

@@ -26,6 +26,7 @@ from typing import Any
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 
+from vitrina.advisory import AdvisoryLocks, Held, LocksExhausted, engine_locks
 from vitrina.config import Settings
 from vitrina.present.cells import cut_reply
 from vitrina.server.docs_source import render_markdown
@@ -46,6 +47,12 @@ SEP = "\n"  # line ends of the stream (sse-starlette's default is CRLF)
 PING_S = 15
 MAX_BATCH = 64  # events sent in one chunk at most
 CHUNK_EVERY_S = 0.05  # a turn's events go out at most this often (`TurnRunner.stream`)
+# turns (running or queued) one process holds the advisory lock of at once on a PostgreSQL
+# state, each on a connection of the store's pool (SQLAlchemy's 5 + 10 overflow): room is
+# left for the turns' own writes and every other request
+MAX_TURN_LOCKS = 10
+# a refused message names the question that runs: its live record is looked for this often
+NAME_TRIES, NAME_WAIT_S = 5, 0.1
 DEFAULT_CELL_CHARS = Settings.model_fields["result_cell_max_chars"].default
 
 
@@ -129,6 +136,9 @@ class TurnRunner:
         self._busy: set[str] = set()
         self._lock = threading.Lock()
         self.live = LiveLog(store)  # turns in flight, for a reload or another tab
+        # on a PostgreSQL state: a turn holds its dialog's advisory lock (decision 168)
+        self.locks = turn_locks(store, workers)
+        self._held: dict[str, Held] = {}
 
     def claim(self, thread_id: str) -> None:
         with self._lock:
@@ -138,20 +148,49 @@ class TurnRunner:
 
     def claim_anywhere(self, thread_id: str) -> None:
         """Claim the dialog here, and refuse when a turn of it runs on another process over
-        the same state database (its live events say so)."""
+        the same state database. On PostgreSQL the dialog's advisory lock says so, atomically
+        (two processes accepting a message at the same moment: one gets it) and for a holder
+        on any machine (a dead one's lock ended with its connection); on SQLite (one machine)
+        the live events do."""
         try:
             self.claim(thread_id)
         except ApiError:
             found = self.live.running(thread_id)
             raise busy_error(found.question if found else None) from None
         try:
-            running = self.live.running(thread_id)
+            running = self._lock_turn(thread_id) if self.locks else self.live.running(thread_id)
         except Exception:
             self.release(thread_id)
             raise
         if running is not None:
             self.release(thread_id)
-            raise busy_error(running.question)
+            raise busy_error(running.question or None)
+
+    def _lock_turn(self, thread_id: str) -> Any:
+        """Take the dialog's lock (kept until `release`); None when taken, else what runs."""
+        assert self.locks is not None
+        try:
+            held = self.locks.try_hold("turn", thread_id)
+        except LocksExhausted:
+            raise ApiError(
+                503,
+                "server_busy",
+                f"{self.locks.limit} answers are being prepared on this server; send the "
+                "question again in a moment",
+                f"сервер уже готовит {self.locks.limit} ответов; отправьте вопрос ещё раз "
+                "через минуту",
+            ) from None
+        if held is not None:
+            with self._lock:
+                self._held[thread_id] = held
+            return None
+        log.info("dialog %s answers on another server process: message refused", thread_id)
+        for _ in range(NAME_TRIES):  # the other turn's record begins just after its lock
+            found = self.live.running(thread_id)
+            if found is not None:
+                return found
+            time.sleep(NAME_WAIT_S)
+        return _Elsewhere()
 
     def open_turn(self, thread: ThreadRecord, text: str) -> LiveTurn | None:
         """Before the turn runs: its dialog named and used now, and its live record begun,
@@ -167,6 +206,9 @@ class TurnRunner:
     def release(self, thread_id: str) -> None:
         with self._lock:
             self._busy.discard(thread_id)
+            held = self._held.pop(thread_id, None)
+        if held is not None:
+            held.release()
 
     def route_service(self) -> Any:
         with self._route_lock:
@@ -410,6 +452,21 @@ class TurnRunner:
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=False)
         self.live.close()
+
+
+class _Elsewhere:
+    """A turn running on another process whose live record has not begun yet."""
+
+    question = ""
+
+
+def turn_locks(store: Store, workers: int) -> AdvisoryLocks | None:
+    """Advisory locks on the store's PostgreSQL pool (None on SQLite): one per turn
+    claimed, at most a few more than the turns that run at once, and MAX_TURN_LOCKS."""
+    engine = getattr(store, "engine", None)
+    if getattr(getattr(engine, "dialect", None), "name", None) != "postgresql":
+        return None
+    return engine_locks(engine, limit=min(workers + 2, MAX_TURN_LOCKS))
 
 
 def busy_error(question: str | None = None) -> ApiError:

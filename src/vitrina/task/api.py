@@ -191,7 +191,13 @@ class _Tasks:
             self.resumed[task_id] = step
             message = _resumed_text(view.lang, step)
             event = {"node": "resumed", "step": step, "message": message}
-            self.runner.submit(task_id, functools.partial(_resume, self.service, task_id, event))
+            try:
+                self.runner.submit(
+                    task_id, functools.partial(_resume, self.service, task_id, event)
+                )
+            except BaseException:
+                self.service.release_claim(task_id)  # its lock, on a PostgreSQL state
+                raise
             out.append(task_id)
         return out
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import date
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from langgraph.types import Command
 from pydantic import BaseModel, Field
 
+from vitrina.advisory import AdvisoryLocks, Held, LocksExhausted, pool_locks
 from vitrina.checkpoint import register_state_types, sqlite_checkpointer
 from vitrina.config import Settings, load_settings
 from vitrina.language.detect import detect_lang
@@ -46,6 +48,10 @@ class InvalidDecision(ValueError):
     """A decision the waiting task does not accept (wrong action, nothing pending)."""
 
 
+class TaskBusy(RuntimeError):
+    """The task runs in another process over the same PostgreSQL state (its lock is held)."""
+
+
 class TaskView(BaseModel):
     """A task as every face shows it (CLI, web, MCP): plan, what it waits for, results."""
 
@@ -70,6 +76,21 @@ class TaskView(BaseModel):
 
 
 MAX_SCANNED = 10_000  # task ids looked at when a server starts and resumes interrupted tasks
+# runs (resumes waiting for a worker included) one process holds the lock of at once on a
+# PostgreSQL state; each holds a connection of the checkpointer's pool (`TASK_POOL_SIZE`)
+MAX_TASK_LOCKS = 8
+TASK_POOL_SIZE = 4 + MAX_TASK_LOCKS  # the checkpointer's own 4, and one per held lock
+
+
+def task_locks(checkpointer: Any) -> AdvisoryLocks | None:
+    """Advisory locks on the task checkpointer's PostgreSQL pool; None for a SQLite or an
+    in-process checkpointer (claims there: `vitrina.task.claims`, or one process only)."""
+    if getattr(checkpointer, "cursor", None) is not None:
+        return None
+    pool = getattr(checkpointer, "conn", None)
+    if not callable(getattr(pool, "getconn", None)):
+        return None
+    return pool_locks(pool, limit=MAX_TASK_LOCKS)
 
 
 class TaskService:
@@ -119,6 +140,11 @@ class TaskService:
         ] = {}  # task id -> its last ModelTurn in this process, for llm_usage
         self.checkpointer = checkpointer or sqlite_checkpointer(self.settings.home / "tasks.sqlite")
         self.graph = build_graph(checkpointer=self.checkpointer)
+        # on a PostgreSQL state: every run holds its task's advisory lock (decision 168);
+        # a resume claimed at a start keeps its lock here until its run takes it over
+        self.locks = task_locks(self.checkpointer)
+        self._claimed: dict[str, Held] = {}
+        self._claimed_lock = threading.Lock()
 
     # --- wiring -------------------------------------------------------------------------
 
@@ -174,7 +200,32 @@ class TaskService:
         """Drive the graph until it waits or ends, yielding one event per finished node.
 
         One model budget per call (a turn: planning, or the steps up to the next approval);
-        its use is kept for the task's `llm_usage`."""
+        its use is kept for the task's `llm_usage`. On a PostgreSQL state the task's lock is
+        held for the whole run (TaskBusy when another process runs it)."""
+        held = self._hold(task_id)
+        try:
+            yield from self._stream(payload, task_id)
+        finally:
+            if held is not None:
+                held.release()
+
+    def _hold(self, task_id: str) -> Held | None:
+        """The task's lock for a run: the one a resume claim took, else a new one."""
+        if self.locks is None:
+            return None
+        with self._claimed_lock:
+            held = self._claimed.pop(task_id, None)
+        if held is not None:
+            return held
+        held = self.locks.try_hold("task", task_id)
+        if held is None:
+            raise TaskBusy(
+                f"task {task_id} runs on another server process; wait for it to ask / "
+                f"задача {task_id} выполняется другим процессом сервера; дождитесь её вопроса"
+            )
+        return held
+
+    def _stream(self, payload: Any, task_id: str) -> Iterator[dict[str, Any]]:
         turn = self.llm.turn() if isinstance(self.llm, ModelClient) else self.llm
         context = dataclasses.replace(self.context, llm=turn, policy=self._policy(payload, task_id))
         if hasattr(turn, "usage"):
@@ -339,13 +390,61 @@ class TaskService:
         (or from `checkpoint_id`): one claim per checkpoint in the task store, so two server
         processes starting together never run the same step twice; a claim whose process
         died (a resumed run that crashed again before its next checkpoint) is taken over
-        (`vitrina.task.claims`)."""
+        (`vitrina.task.claims`). On a PostgreSQL state (shared by processes on several
+        machines) the task's advisory lock answers instead, and is held until the run ends."""
+        if self.locks is not None:
+            return self._claim_locked(task_id, checkpoint_id)
         key = self.checkpoint_of(task_id) if checkpoint_id is None else checkpoint_id
         cursor = getattr(self.checkpointer, "cursor", None)
         if cursor is None:  # an in-process checkpointer: this process is the only one
             return True
         with cursor() as cur:
             return claims.claim(cur, task_id, key)
+
+    def _claim_locked(self, task_id: str, checkpoint_id: str | None) -> bool:
+        """On a PostgreSQL state: the task's advisory lock, then (under it) whether the task is
+        still interrupted where it was seen. A lock held elsewhere is a run of a live process
+        (a dead one's session, and its lock, ended with it); a task no longer `running`, or
+        moved past `checkpoint_id`, was resumed meanwhile. The lock is kept for the run."""
+        assert self.locks is not None
+        try:
+            held = self.locks.try_hold("task", task_id)
+        except LocksExhausted:
+            log.warning(
+                "task %s not resumed now: %d runs hold their locks in this process; it "
+                'resumes at the next start, or with `vitrina task "" --task %s`',
+                task_id,
+                MAX_TASK_LOCKS,
+                task_id,
+            )
+            return False
+        if held is None:
+            log.info("task %s runs on another server process: not resumed here", task_id)
+            return False
+        try:
+            still = self.view(task_id).status == "running" and (
+                checkpoint_id is None or self.checkpoint_of(task_id) == checkpoint_id
+            )
+        except BaseException:
+            held.release()
+            raise
+        if not still:
+            held.release()
+            log.info("task %s was resumed by another server process meanwhile", task_id)
+            return False
+        with self._claimed_lock:
+            earlier = self._claimed.pop(task_id, None)
+            self._claimed[task_id] = held
+        if earlier is not None:  # claimed twice here without a run between: one lock is enough
+            earlier.release()
+        return True
+
+    def release_claim(self, task_id: str) -> None:
+        """Give up a resume claimed but not run (its run could not be submitted)."""
+        with self._claimed_lock:
+            held = self._claimed.pop(task_id, None)
+        if held is not None:
+            held.release()
 
     def force_stop(self, task_id: str, *, reason: str) -> None:
         """Mark a task stopped whatever it was doing: the graph ends (as if `finalize` ran) and a
@@ -391,6 +490,10 @@ class TaskService:
         )
 
     def close(self) -> None:
+        with self._claimed_lock:
+            claimed, self._claimed = list(self._claimed.values()), {}
+        for held in claimed:
+            held.release()
         if self._ask_service is not None:
             self._ask_service.close()
 

@@ -1,0 +1,154 @@
+"""Who runs a task or a dialog's turn across processes over one PostgreSQL state: a
+session-level advisory lock, held on a connection of its own for as long as the run lasts.
+
+Several `vitrina serve` processes (on one machine or several) share a PostgreSQL state.
+A check-then-act over shared rows ("no turn running" in the live events, "the task is
+still running" in its checkpoint) lets two of them start the same run at the same moment,
+and a table of claims cannot tell whether a holder on another machine still runs. PostgreSQL
+answers both: `pg_try_advisory_lock(key)` is granted to one session only, and the server
+drops it when that session ends, so a process that dies (its connection closes, or its
+backend is terminated) gives up every lock it held (decision 168, addendum).
+
+The key is a stable signed 64-bit hash of (kind, id): the same in every process and every
+release (Python's `hash` is salted per process; blake2b is not).
+
+>>> lock_key("task", "abc") == lock_key("task", "abc"), lock_key("task", "abc") == lock_key("turn", "abc")
+(True, False)
+>>> -(2**63) <= lock_key("turn", "t1") < 2**63
+True
+"""  # noqa: E501
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+def lock_key(kind: str, ident: str) -> int:
+    """The advisory lock key of (kind, id): blake2b's first 8 bytes as a signed bigint."""
+    digest = hashlib.blake2b(f"{kind}\x00{ident}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+class LocksExhausted(RuntimeError):
+    """Every connection this process may hold a lock on is in use (the bound was reached)."""
+
+
+def _scalar(row: Any) -> Any:
+    """The first column of a row (psycopg's tuple rows and the checkpointer's dict rows)."""
+    if isinstance(row, dict):
+        return next(iter(row.values()))
+    return row[0]
+
+
+class Held:
+    """One granted lock and the connection that holds it; `release` unlocks and gives the
+    connection back (idempotent). A connection that cannot unlock is dropped, which ends
+    its session and so releases the lock on the server."""
+
+    def __init__(self, owner: AdvisoryLocks, conn: Any, key: int) -> None:
+        self._owner, self.conn, self.key = owner, conn, key
+        self._done = False
+        self._lock = threading.Lock()
+
+    @property
+    def backend_pid(self) -> int:
+        """The holding session's backend (tests terminate it to play a dead process)."""
+        return int(self._owner.query(self.conn, "SELECT pg_backend_pid()"))
+
+    def release(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+        self._owner.unlock(self.conn, self.key)
+
+
+class AdvisoryLocks:
+    """At most `limit` locks held at once by this process, each on a connection taken with
+    `take()` and handed back with `give(conn, broken)` (the caller's pool: the state's engine
+    or the checkpointer's pool, sized to leave room for everything else)."""
+
+    def __init__(
+        self,
+        take: Callable[[], Any],
+        give: Callable[[Any, bool], None],
+        *,
+        limit: int,
+        commit: bool = False,
+    ) -> None:
+        self._take, self._give = take, give
+        self._slots = threading.BoundedSemaphore(limit)
+        self.limit = limit
+        self._commit = commit  # a connection outside autocommit ends each statement's transaction
+
+    def query(self, conn: Any, sql: str, *params: Any) -> Any:
+        with conn.cursor() as cur:
+            cur.execute(sql, params or None)
+            value = _scalar(cur.fetchone())
+        if self._commit:
+            conn.commit()
+        return value
+
+    def try_hold(self, kind: str, ident: str) -> Held | None:
+        """The lock of (kind, id) for this process, or None when another session holds it.
+        Raises LocksExhausted when `limit` locks are held here already."""
+        if not self._slots.acquire(blocking=False):
+            raise LocksExhausted(f"{self.limit} advisory locks held by this process already")
+        key = lock_key(kind, ident)
+        conn = None
+        try:
+            conn = self._take()
+            got = bool(self.query(conn, "SELECT pg_try_advisory_lock(%s::bigint)", key))
+        except BaseException:
+            if conn is not None:
+                self._give(conn, True)
+            self._slots.release()
+            raise
+        if not got:
+            self._give(conn, False)
+            self._slots.release()
+            return None
+        return Held(self, conn, key)
+
+    def unlock(self, conn: Any, key: int) -> None:
+        broken = False
+        try:
+            broken = not self.query(conn, "SELECT pg_advisory_unlock(%s::bigint)", key)
+            if broken:  # never granted on this session (its connection was replaced)
+                log.warning("advisory lock %d was not held at its release", key)
+        except Exception as exc:  # the session is gone, and with it the lock
+            log.warning("advisory lock %d not released (%s): its connection is dropped", key, exc)
+            broken = True
+        finally:
+            try:
+                self._give(conn, broken)
+            finally:
+                self._slots.release()
+
+
+def pool_locks(pool: Any, *, limit: int) -> AdvisoryLocks:
+    """Locks on connections of a psycopg_pool ConnectionPool (the checkpointer's)."""
+
+    def give(conn: Any, broken: bool) -> None:
+        if broken:
+            conn.close()  # the pool sees it closed and replaces it
+        pool.putconn(conn)
+
+    return AdvisoryLocks(lambda: pool.getconn(timeout=10), give, limit=limit)
+
+
+def engine_locks(engine: Any, *, limit: int) -> AdvisoryLocks:
+    """Locks on connections of a SQLAlchemy engine's pool (the server store's)."""
+
+    def give(conn: Any, broken: bool) -> None:
+        if broken:
+            conn.invalidate()
+        conn.close()  # back to the pool (an invalidated one is discarded)
+
+    return AdvisoryLocks(engine.raw_connection, give, limit=limit, commit=True)
