@@ -450,8 +450,9 @@ class Reader:
         )
 
     def check_metrics(self, partial: bool) -> None:
-        if partial and not self.tree.find(exp.AggFunc):
-            # a partial reading's metric may be a default where the model read a listing
+        if partial and (self.plan.combined or not self.tree.find(exp.AggFunc)):
+            # a partial reading's metric may be a default where the model read a listing,
+            # its metrics of other facts or periods guesses beside what it could not place
             return
         if self.plan.combined:
             self._check_combined()
