@@ -218,3 +218,103 @@ def test_a_date_a_verb_chose_is_a_guess_answered_with_a_caveat() -> None:
         base.format(d="l.l_commitdate"), "duckdb", catalog, plan, unexplained=[], lang="en"
     )
     assert any(p.check == "date_column" and p.decided for p in found)
+
+
+def _read(question: str, suite: str | None, today: date) -> tuple[object, QueryPlan]:
+    """The rules' reading of a rephrasing (tests/data/ask_alignment.yaml) on a suite's
+    catalog (None: the demo's)."""
+    from vitrina.ask.nodes.select_tables import rules_verdict
+    from vitrina.config import load_settings
+
+    folder = Path(__file__).resolve().parents[1] / "suites" / suite if suite else None
+    catalog = load_catalog(folder or load_settings().catalog_dir)
+    verdict = rules_verdict(question, catalog, today)
+    assert verdict["plan"] is not None
+    return catalog, verdict["plan"]
+
+
+def _decided(query: str, catalog: object, plan: QueryPlan, dialect: str = "duckdb") -> list[str]:
+    found = check_meaning(query, dialect, catalog, plan, unexplained=[], lang="en")  # type: ignore[arg-type]
+    return [p.check for p in found if p.decided]
+
+
+def test_several_metrics_each_held_to_its_own_expression_fact_and_date() -> None:
+    """Metrics on two facts, each aggregated on its own (scalar subqueries): AVG where the
+    catalog sums is refused even beside a right COUNT; the part's own join many-to-one
+    toward its fact is no fan-out, a join that multiplies the revenue still is; each part's
+    own date is its period's date."""
+    catalog, plan = _read("Revenue and tracks sold in 2024", "chinook", date(2026, 1, 15))
+    assert plan.parts
+    right = (
+        "SELECT (SELECT SUM(Total) FROM Invoice WHERE InvoiceDate >= '2024-01-01' "
+        "AND InvoiceDate < '2025-01-01'), (SELECT SUM(il.Quantity) FROM InvoiceLine il "
+        "JOIN Invoice i ON i.InvoiceId = il.InvoiceId WHERE i.InvoiceDate >= '2024-01-01' "
+        "AND i.InvoiceDate < '2025-01-01')"
+    )
+    assert _decided(right, catalog, plan, "sqlite") == []
+    assert "aggregate" in _decided(
+        right.replace("SUM(Total)", "AVG(Total)"), catalog, plan, "sqlite"
+    )
+    fanned = right.replace(
+        "SUM(Total) FROM Invoice WHERE",
+        "SUM(Total) FROM Invoice JOIN InvoiceLine f ON f.InvoiceId = Invoice.InvoiceId WHERE",
+    )
+    assert _decided(fanned, catalog, plan, "sqlite") == ["fan_out"]
+    catalog, plan = _read(
+        "выпущенные карты и открытые кошельки в 2025 году", None, date(2026, 12, 1)
+    )
+    cards = (
+        "SELECT (SELECT COUNT(*) FROM dwh.fact_card_issue WHERE issue_date >= DATE '2025-01-01' "
+        "AND issue_date < DATE '2026-01-01'), (SELECT COUNT(*) FROM dwh.fact_wallet_opening "
+        "WHERE open_date >= DATE '2025-01-01' AND open_date < DATE '2026-01-01')"
+    )
+    assert _decided(cards, catalog, plan) == []
+    assert _decided(
+        cards.replace("COUNT(*) FROM dwh.fact_w", "COUNT(DISTINCT client_id) FROM dwh.fact_w"),
+        catalog,
+        plan,
+    ) == ["aggregate"]
+
+
+def test_two_periods_each_scope_is_one_of_them() -> None:
+    """ "Revenue in 2024 compared with 2023": a FILTER or a CASE WHEN per period is right; a
+    period off by a month in one of them is refused, so is a query with one period only."""
+    catalog, plan = _read("Revenue in 2024 compared with 2023", "chinook", date(2026, 1, 15))
+    assert plan.compared is not None
+    case = (
+        "SELECT SUM(CASE WHEN InvoiceDate >= '2024-01-01' AND InvoiceDate < '2025-01-01' "
+        "THEN Total END) AS a, SUM(CASE WHEN InvoiceDate >= '2023-01-01' "
+        "AND InvoiceDate < '2024-01-01' THEN Total END) AS b FROM Invoice"
+    )
+    assert _decided(case, catalog, plan, "sqlite") == []
+    assert _decided(case.replace("'2023-01-01'", "'2022-12-01'"), catalog, plan, "sqlite") == [
+        "period"
+    ]
+    assert "aggregate" in _decided(case.replace("SUM(CASE", "AVG(CASE", 1), catalog, plan, "sqlite")
+    one = (
+        "SELECT SUM(Total) FROM Invoice "
+        "WHERE InvoiceDate >= '2024-01-01' AND InvoiceDate < '2025-01-01'"
+    )
+    assert _decided(one, catalog, plan, "sqlite") == ["period"]
+    filtered = (
+        "SELECT SUM(Total) FILTER (WHERE InvoiceDate >= '2024-01-01' AND InvoiceDate < "
+        "'2025-01-01'), SUM(Total) FILTER (WHERE InvoiceDate >= '2023-01-01' AND "
+        "InvoiceDate < '2024-01-01') FROM Invoice WHERE InvoiceDate >= '2023-01-01' "
+        "AND InvoiceDate < '2025-01-01'"
+    )
+    assert _decided(filtered, catalog, plan, "sqlite") == []
+
+
+def test_a_unit_key_counted_through_the_join_that_equals_it() -> None:
+    """ "revenue per order": COUNT(DISTINCT o.o_orderkey) joined ON o.o_orderkey =
+    l.l_orderkey counts the orders as COUNT(DISTINCT l.l_orderkey) does; COUNT without
+    DISTINCT does not."""
+    catalog, plan = _read("средняя выручка на заказ в 1997 году", "tpch_like", date(1998, 12, 1))
+    assert plan.derived == "per"
+    query = (
+        "SELECT SUM(l.l_extendedprice * (1 - l.l_discount)) / COUNT(DISTINCT o.o_orderkey) "
+        "FROM lineitem l JOIN orders o ON o.o_orderkey = l.l_orderkey "
+        "WHERE o.o_orderdate >= DATE '1997-01-01' AND o.o_orderdate < DATE '1998-01-01'"
+    )
+    assert _decided(query, catalog, plan) == []
+    assert _decided(query.replace("DISTINCT ", ""), catalog, plan) == ["metric"]

@@ -1,10 +1,12 @@
 """Build the mutation corpus (tests/data/mutations.jsonl) from the unseen suites.
 
-For every case with reference SQL that expects an answer (chinook, tpch_like, the demo's
-new wording) each class of classes.CLASSES makes at most one mutant of the reference, and
-each harmless rewrite of classes.HARMLESS one accepted variant. Each is labelled by
-running it against the reference on the suite's warehouse: `changes_result` is True when
-the rows differ (or the mutant does not run at all), compared like `vitrina eval` does.
+For every case with reference SQL that expects an answer (chinook, chinook_pg on
+PostgreSQL, tpch_like, the demo's new wording, the rephrasing set; sources.py) each class
+of classes.CLASSES makes at most one mutant of the reference, and each harmless rewrite of
+classes.HARMLESS one accepted variant. Each is labelled by running it against the reference
+on the suite's warehouse: `changes_result` is True when the rows differ (or the mutant does
+not run at all), compared like `vitrina eval` does. Chinook on PostgreSQL needs a reachable
+server (VITRINA_TEST_PG_URL); without one its rows are left out and the run says so.
 
     python benchmarks/mutations/generate.py [--out tests/data/mutations.jsonl]
 """
@@ -13,11 +15,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,35 +25,26 @@ import sqlglot
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(ROOT / "benchmarks" / "unseen"))
 
 from classes import CLASSES, HARMLESS, Ctx  # noqa: E402
+from sources import (  # noqa: E402
+    REPHRASINGS,
+    SUITES,
+    Source,
+    available,
+    rephrasing_sources,
+    sources,
+    suite_environment,
+)
 
 from vitrina.catalog import load_catalog  # noqa: E402
 from vitrina.eval.compare import compare_results  # noqa: E402
 from vitrina.eval.runner import base_settings  # noqa: E402
-from vitrina.eval.suite import Suite, load_suite  # noqa: E402
+from vitrina.eval.suite import load_suite  # noqa: E402
 from vitrina.warehouse import Warehouse  # noqa: E402
 
-SUITES = ("chinook", "tpch_like", "demo_wording")
-FIXTURES = Path(os.environ.get("SHARED_FIXTURES", ROOT.parent / "shared" / "fixtures"))
 OUT = ROOT / "tests" / "data" / "mutations.jsonl"
 ROW_CAP = 100_000
-
-
-@contextmanager
-def suite_environment(tmp: Path) -> Iterator[None]:
-    """The variables the suites' warehouse URLs name: the fixtures and a TPC-H-like file."""
-    from tpch_like import generate
-
-    os.environ.setdefault("SHARED_FIXTURES", str(FIXTURES))
-    if "TPCH_LIKE_DB" not in os.environ:
-        os.environ["TPCH_LIKE_DB"] = str(generate(tmp / "tpch_like.duckdb"))
-    yield
-
-
-def available(name: str) -> bool:
-    return name != "chinook" or (FIXTURES / "warehouses" / "chinook").exists()
 
 
 def _rows(warehouse: Warehouse, sql: str) -> list[Any] | str:
@@ -86,17 +76,15 @@ def _sampler(warehouse: Warehouse):
     return sample
 
 
-def mutants_of(suite: Suite) -> list[dict[str, Any]]:
-    """Every mutant and harmless variant of the suite's reference queries, labelled."""
-    settings = base_settings(suite)
+def mutants_of(source: Source) -> list[dict[str, Any]]:
+    """Every mutant and harmless variant of the source's reference queries, labelled."""
+    settings = base_settings(load_suite(ROOT / "suites" / f"{source.warehouse}.yaml"))
     catalog = load_catalog(settings.catalog_dir)
     warehouse = Warehouse(settings.warehouse_url)
     dialect = warehouse.dialect
     ctx = Ctx(catalog, dialect, _sampler(warehouse))
     out: list[dict[str, Any]] = []
-    for case in suite.cases:
-        if not case.reference_sql or case.expect != "answered" or case.turns is not None:
-            continue
+    for case in source.cases:
         tree = sqlglot.parse_one(case.reference_sql, read=dialect)
         expected = _rows(warehouse, case.reference_sql)
         if isinstance(expected, str):
@@ -111,30 +99,32 @@ def mutants_of(suite: Suite) -> list[dict[str, Any]]:
                     continue
                 out.append(
                     {
-                        "id": f"{suite.name}/{case.id}/{name}",
-                        "suite": suite.name,
+                        "id": f"{source.suite}/{case.id}/{name}",
+                        "suite": source.suite,
+                        "warehouse": source.warehouse,
+                        "today": source.today.isoformat(),
                         "case": case.id,
                         "question": case.question,
                         "kind": kind,
                         "class": name,
                         "sql": sql,
                         "reference_sql": case.reference_sql,
-                        "ordered": case.is_ordered,
-                        "changes_result": _changes(
-                            expected, _rows(warehouse, sql), case.is_ordered
-                        ),
+                        "ordered": case.ordered,
+                        "changes_result": _changes(expected, _rows(warehouse, sql), case.ordered),
                     }
                 )
     warehouse.close()
     return out
 
 
-def build(names: tuple[str, ...] = SUITES) -> list[dict[str, Any]]:
+def build(names: tuple[str, ...] = (*SUITES, REPHRASINGS)) -> list[dict[str, Any]]:
     corpus: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp, suite_environment(Path(tmp)):
-        for name in names:
-            if available(name):
-                corpus += mutants_of(load_suite(ROOT / "suites" / f"{name}.yaml"))
+        for source in sources(names):
+            if available(source.warehouse):
+                corpus += mutants_of(source)
+            else:
+                print(f"{source.suite} on {source.warehouse}: not available, left out")
     return corpus
 
 
@@ -153,6 +143,15 @@ def main() -> None:
         f"{len(mutants)} mutants ({changing} change the result), "
         f"{len(corpus) - len(mutants)} harmless variants -> {args.out}"
     )
+    for suite in dict.fromkeys(r["suite"] for r in corpus):
+        mine = [r for r in corpus if r["suite"] == suite]
+        print(
+            f"  {suite}: {len({r['case'] for r in mine})} questions, "
+            f"{sum(r['kind'] == 'mutant' for r in mine)} mutants "
+            f"({sum(r['kind'] == 'mutant' and r['changes_result'] for r in mine)} change the "
+            f"result), {sum(r['kind'] == 'harmless' for r in mine)} harmless"
+        )
+    print(f"  {REPHRASINGS}: {rephrasing_sources()[1]} cases without reference SQL skipped")
 
 
 if __name__ == "__main__":

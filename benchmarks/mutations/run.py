@@ -13,9 +13,10 @@ Outcomes of a mutant that changes the result:
 Outcomes of a harmless variant (the reference and its rewrites):
   accepted (answered, right), blocked (not answered), wrong (answered, not right).
 A row whose question the rules refuse before the model is asked (a catalog gap: no date for
-the metric, no path to the unit) is `not_reached`, counted apart from both.
+the metric, no path to the unit) is `not_reached`, counted apart from both. Every row keeps
+its suite's name: the run reports per class and per suite.
 
-    python benchmarks/mutations/run.py [--sample N] [--show]
+    python benchmarks/mutations/run.py [--sample N] [--suites chinook_pg,rephrasings] [--show]
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +38,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 
-from generate import OUT, available, suite_environment  # noqa: E402
+from generate import OUT  # noqa: E402
 from scripted import scripted_server_state, serve  # noqa: E402
+from sources import available, suite_environment  # noqa: E402
 
 from vitrina.ask import AskService  # noqa: E402
 from vitrina.ask.context import AskOptions  # noqa: E402
@@ -84,7 +87,8 @@ def _classify(row: dict[str, Any], result: Any, expected: list[Any]) -> str:
     return "passed"
 
 
-def _service(suite_name: str, base_url: str) -> AskService:
+def _service(suite_name: str, today: date, base_url: str) -> AskService:
+    """The ask service of suites/<suite_name>.yaml's warehouse and catalog, on `today`."""
     suite = load_suite(ROOT / "suites" / f"{suite_name}.yaml")
     settings = base_settings(suite).with_(
         llm_base_url=base_url,
@@ -101,7 +105,7 @@ def _service(suite_name: str, base_url: str) -> AskService:
     return AskService(
         settings,
         catalog=load_catalog(settings.catalog_dir),
-        today=suite.today,
+        today=today,
         checkpointer=InMemorySaver(serde=serializer()),
         write_files=False,
         llm=build_client(settings),
@@ -110,21 +114,22 @@ def _service(suite_name: str, base_url: str) -> AskService:
 
 
 def run_rows(rows: Iterable[dict[str, Any]]) -> list[Outcome]:
-    """Every row through the model path; services per suite, one scripted server."""
-    by_suite: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    """Every row through the model path; a service per warehouse and day, one scripted
+    server. Rows whose warehouse is not available here (no PostgreSQL) are left out."""
+    by_warehouse: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in rows:
-        by_suite[row["suite"]].append(row)
+        by_warehouse[(row["warehouse"], row["today"])].append(row)
     outcomes: list[Outcome] = []
     state, answering = scripted_server_state()
     with (
         tempfile.TemporaryDirectory() as tmp,
-        suite_environment(Path(tmp)),
+        suite_environment(Path(tmp), {w for w, _ in by_warehouse}),
         serve(state) as server,
     ):
-        for name, suite_rows in by_suite.items():
+        for (name, today), suite_rows in by_warehouse.items():
             if not available(name):
                 continue
-            service = _service(name, server.base_url)
+            service = _service(name, date.fromisoformat(today), server.base_url)
             references: dict[str, list[Any]] = {}
             try:
                 for row in suite_rows:
@@ -176,7 +181,28 @@ def figures(outcomes: list[Outcome]) -> dict[str, float]:
     out["perfect_model_accepted_pct"] = (
         round(100.0 * harmless["accepted"] / total, 1) if total else 0.0
     )
+    for suite, counts in sorted(per_suite(outcomes).items()):
+        out[f"{suite}_mutants_changing_result"] = sum(counts[o] for o in MUTANT_OUTCOMES)
+        out[f"{suite}_passed"] = counts["passed"]
+        reached = sum(counts[o] for o in HARMLESS_OUTCOMES)
+        out[f"{suite}_perfect_model_accepted_pct"] = (
+            round(100.0 * counts["accepted"] / reached, 1) if reached else 0.0
+        )
     return out
+
+
+def per_suite(outcomes: list[Outcome]) -> dict[str, Counter[str]]:
+    """Per suite: the outcomes of its mutants that change the result and of its harmless
+    rows (not_reached and same_result counted apart)."""
+    table: dict[str, Counter[str]] = defaultdict(Counter)
+    for o in outcomes:
+        if o.outcome == "not_reached":
+            table[o.row["suite"]][f"not_reached_{o.row['kind']}"] += 1
+        elif o.row["kind"] == "mutant" and not o.row["changes_result"]:
+            table[o.row["suite"]]["same_result"] += 1
+        else:
+            table[o.row["suite"]][o.outcome] += 1
+    return table
 
 
 def sample_rows(rows: list[dict[str, Any]], n: int, seed: int = 36) -> list[dict[str, Any]]:
@@ -197,15 +223,20 @@ def sample_rows(rows: list[dict[str, Any]], n: int, seed: int = 36) -> list[dict
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, default=0, help="run N rows spread over classes")
+    parser.add_argument("--suites", default="", help="only these suites (comma-separated)")
     parser.add_argument("--show", action="store_true", help="print every passed / blocked row")
     args = parser.parse_args()
     os.environ.setdefault("VITRINA_HOME", tempfile.mkdtemp(prefix="vitrina-mutations-"))
     rows = load_corpus()
+    if args.suites:
+        rows = [r for r in rows if r["suite"] in args.suites.split(",")]
     if args.sample:
         rows = sample_rows(rows, args.sample)
     outcomes = run_rows(rows)
     for name, counts in sorted(tally(outcomes).items()):
         print(f"{name:26} " + " ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+    for name, counts in sorted(per_suite(outcomes).items()):
+        print(f"suite {name:20} " + " ".join(f"{k}={v}" for k, v in sorted(counts.items())))
     print(json.dumps(figures(outcomes)))
     if args.show:
         for o in outcomes:

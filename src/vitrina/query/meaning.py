@@ -33,7 +33,7 @@ from sqlglot import exp
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import ColumnRole, Metric
 from vitrina.query.carried import explains, uncarried
-from vitrina.query.plan import QueryPlan
+from vitrina.query.plan import PeriodRef, QueryPlan
 
 DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
@@ -49,6 +49,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "mandatory_filter": (
         "у показателя «{name}» пропущено обязательное условие {condition}",
         "the metric '{name}' misses its mandatory condition {condition}",
+    ),
+    "aggregate": (
+        "в запросе считается {got}, а показатели вопроса в каталоге: {expected}",
+        "the query computes {got}, the question's metrics in the catalog are {expected}",
     ),
     "unit": (
         "число умножено или разделено на {factor}: единицы не те, что в каталоге",
@@ -212,6 +216,63 @@ def _scalar(select: exp.Select) -> bool:
     return False
 
 
+def _stripped(agg: exp.Expr) -> exp.Expr:
+    """An aggregate without the condition of one period or part: SUM(CASE WHEN c THEN x
+    END) is SUM(x), COUNT(CASE WHEN c THEN 1 END) is COUNT(*) (FILTER (WHERE c) sits
+    outside the aggregate node already)."""
+    case = agg.this
+    if not isinstance(case, exp.Case) or len(case.args.get("ifs") or []) != 1:
+        return agg
+    default = case.args.get("default")
+    zero = isinstance(default, exp.Literal) and default.this in ("0", "0.0")
+    if (
+        default is not None
+        and not isinstance(default, exp.Null)
+        and not (zero and isinstance(agg, exp.Sum))
+    ):
+        return agg
+    copy = agg.copy()
+    copy.set("this", case.args["ifs"][0].args["true"].copy())
+    return copy
+
+
+def _aggregates(select: exp.Select) -> list[exp.Expr]:
+    """The outermost aggregates of a SELECT's own projections (not of its subqueries)."""
+    out: list[exp.Expr] = []
+    for proj in select.expressions:
+        for agg in proj.find_all(exp.AggFunc):
+            if agg.find_ancestor(exp.Select) is select and agg.find_ancestor(exp.AggFunc) is None:
+                out.append(agg)
+    return out
+
+
+def _date_scopes(tree: exp.Expr) -> list[list[tuple[str, str, list[str]]]]:
+    """The comparisons of each WHERE (a FILTER's too) and of each CASE WHEN branch apart,
+    aggregates included: two periods in one query are two scopes, never one mixed range."""
+    scopes: dict[int, list[tuple[str, str, list[str]]]] = {}
+    for node in tree.find_all(exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between):
+        scope = node.find_ancestor(exp.Where, exp.If)
+        if scope is None:
+            continue
+        if isinstance(node, exp.Between):
+            if isinstance(node.this, exp.Column):
+                name = bare(node.this.name)
+                scopes.setdefault(id(scope), []).extend(
+                    [
+                        (name, "gte", _literal_values(node.args["low"])),
+                        (name, "lte", _literal_values(node.args["high"])),
+                    ]
+                )
+            continue
+        found = _comparison(node)
+        if found is None or any(o.find(exp.Column) for o in found[2]):
+            continue
+        values = [v for o in found[2] for v in _literal_values(o)]
+        if values:
+            scopes.setdefault(id(scope), []).append((bare(found[0].name), found[1], values))
+    return list(scopes.values())
+
+
 def _number(text: str) -> float | None:
     try:
         return float(text)
@@ -324,18 +385,27 @@ class Reader:
     def add(self, check: str, *, decided: bool = True, **values: str) -> None:
         self.problems.append(MeaningProblem(check, say(check, self.lang, **values), decided))
 
+    @property
+    def plans(self) -> list[QueryPlan]:
+        """The reading and its parts (metrics on other fact tables, each with its date)."""
+        return [self.plan, *self.plan.parts]
+
     def chosen_dates(self) -> set[str]:
+        """The date each part of the reading chose (see _chosen)."""
+        return set().union(*(self._chosen(p) for p in self.plans))
+
+    def _chosen(self, plan: QueryPlan) -> set[str]:
         """The reading's date; else each metric's default date; else any of its dates."""
-        if self.plan.date_column:
-            return {bare(self.plan.date_column)}
+        if plan.date_column:
+            return {bare(plan.date_column)}
         chosen = set()
-        for metric_id in self.plan.metrics:
+        for metric_id in plan.metrics:
             metric = self.catalog.metrics.get(metric_id)
             if metric and metric.default_date and metric.default_date in metric.dates:
                 chosen.add(bare(metric.dates[metric.default_date]))
             elif metric and metric.date_column:
                 chosen.add(bare(metric.date_column))
-        return chosen or self.metric_dates()
+        return chosen or self._dates(plan)
 
     def guessed_dates(self) -> set[str]:
         """The reading's date and the metric's default one, when a verb chose the first
@@ -351,8 +421,11 @@ class Reader:
         return out if len(out) > 1 else set()
 
     def metric_dates(self) -> set[str]:
-        dates = {bare(self.plan.date_column)} if self.plan.date_column else set()
-        for metric_id in self.plan.metrics:
+        return set().union(*(self._dates(p) for p in self.plans))
+
+    def _dates(self, plan: QueryPlan) -> set[str]:
+        dates = {bare(plan.date_column)} if plan.date_column else set()
+        for metric_id in plan.metrics:
             metric = self.catalog.metrics.get(metric_id)
             if metric is None:
                 continue
@@ -377,9 +450,12 @@ class Reader:
         )
 
     def check_metrics(self, partial: bool) -> None:
-        if self.plan.combined or (partial and not self.tree.find(exp.AggFunc)):
-            # joined parts are built by code; a partial reading's metric may be a default
-            # where the model read a listing
+        if partial and (self.plan.combined or not self.tree.find(exp.AggFunc)):
+            # a partial reading's metric may be a default where the model read a listing,
+            # its metrics of other facts or periods guesses beside what it could not place
+            return
+        if self.plan.combined:
+            self._check_combined()
             return
         measured = self._measured()
         for metric_id in self.plan.metrics:
@@ -396,6 +472,40 @@ class Reader:
             if bare(metric.table) not in self.facts.tables:
                 self.add("table", table=metric.table)
         self._per_unit(measured)
+
+    def _check_combined(self) -> None:
+        """Several metrics, or one over two periods, each aggregated on its own (scalar
+        subqueries, joined parts, FILTER or CASE WHEN per period): every metric's expression
+        among the aggregates, and every aggregate one of the metrics' expressions (AVG
+        where the catalog sums is a wrong number, even beside a right SUM)."""
+        aggregates = [
+            normalised(_stripped(agg), self.dialect)
+            for select in self.tree.find_all(exp.Select)
+            for agg in _aggregates(select)
+        ]
+        measured = " ".join(aggregates)
+        expected: list[str] = []
+        for metric_id in self.plan.metrics:
+            metric = self.catalog.metrics.get(metric_id)
+            if metric is None:
+                continue
+            name = metric.name_ru if self.lang == "ru" else metric.name_en
+            for part in self._expressions(metric):
+                expected.append(
+                    normalised(sqlglot.parse_one(part, read=self.dialect), self.dialect)
+                )
+                self._expression(part, name, measured)
+            if metric.filter:
+                condition = sqlglot.parse_one(metric.filter, read=self.dialect)
+                if normalised(condition, self.dialect) not in self.facts.text:
+                    self.add("mandatory_filter", name=name, condition=metric.filter)
+            if bare(metric.table) not in self.facts.tables:
+                self.add("table", table=metric.table)
+        if self.plan.derived or not expected:
+            return  # a share or a rate counts more than its metrics: checked above
+        for text in dict.fromkeys(aggregates):
+            if text not in expected:
+                self.add("aggregate", got=text.upper(), expected=", ".join(expected).upper())
 
     def _expressions(self, metric: Metric) -> list[str]:
         """The expression, or a ratio's numerator and denominator expressions."""
@@ -422,8 +532,17 @@ class Reader:
         """ "per customer": divided by the distinct count of the customer key."""
         if self.plan.derived != "per" or not self.plan.per_column:
             return
-        counted = f"count(distinct {bare(self.plan.per_column)})"
-        if counted not in measured:
+        key = bare(self.plan.per_column)
+        counted = f"count(distinct {key})"
+        # the key, or a column an ON makes equal to it (o.o_orderkey = l.l_orderkey)
+        same = {key} | {
+            other
+            for select in self.tree.find_all(exp.Select)
+            for _t, a, _u, b in _join_edges(select)
+            if key in (a, b)
+            for other in (a, b)
+        }
+        if not any(f"count(distinct {name})" in measured for name in same):
             self.add("metric", name=self.plan.per_column, expected=counted.upper())
 
     def check_units(self) -> None:
@@ -441,6 +560,9 @@ class Reader:
     # -- dates --------------------------------------------------------------------------
 
     def check_period(self) -> None:
+        if self.plan.compared is not None and self.plan.period is not None:
+            self._check_two_periods(self.plan.period, self.plan.compared)
+            return
         bounds = _bounds(self.facts.conditions)
         period = self.plan.period
         if period is None:
@@ -468,6 +590,31 @@ class Reader:
                     got=f"{low or '…'} – {high or '…'}",
                     expected=f"{start or '…'} – {period.end}",
                 )
+
+    def _check_two_periods(self, period: PeriodRef, compared: PeriodRef) -> None:
+        """Two periods: each scope's bounds (a WHERE, a FILTER, a CASE WHEN branch) are one
+        of the two periods or the span of both, on the chosen date; both periods appear."""
+        allowed = self.chosen_dates()
+        wanted = {"current": period, "compared": compared}
+        seen: set[str] = set()
+        expected = " / ".join(f"{p.start} – {p.end}" for p in wanted.values())
+        first, last = min(period.start, compared.start), max(period.end, compared.end)
+        for scope in _date_scopes(self.tree):
+            for column, (low, high) in _bounds(scope).items():
+                if allowed and column not in allowed:
+                    self.misdated.add(column)
+                    self.add("date_column", column=column, allowed=", ".join(sorted(allowed)))
+                    continue
+                hits = [
+                    k for k, p in wanted.items() if low == p.start and self._same_end(high, p.end)
+                ]
+                seen.update(hits)
+                if not hits and not (low == first and self._same_end(high, last)):
+                    self.add("period", got=f"{low or '…'} – {high or '…'}", expected=expected)
+        missing = [p for k, p in wanted.items() if k not in seen]
+        if missing and not any(p.check in ("period", "date_column") for p in self.problems):
+            got = ", ".join(f"{p.start} – {p.end}" for p in missing)
+            self.add("period", got="—", expected=got)
 
     def _same_end(self, high: date | None, end: date) -> bool:
         """The period's end, or any day from today to it: no data lies in the future."""
@@ -568,7 +715,6 @@ class Reader:
         """Walk the joins of each aggregating SELECT from the fact along their ON keys: a step
         from the many side to the one side (a catalog relation) keeps the fact's rows; a step
         the other way multiplies them (a fan-out); a step no relation describes is unknown."""
-        fact = bare(self.plan.base_table)
         relations = {
             (bare(r.left_table), r.left_column.lower(), bare(r.right_table), r.right_column.lower())
             for r in self.catalog.relations
@@ -578,8 +724,23 @@ class Reader:
             if not any(p.find(exp.AggFunc) for p in select.expressions):
                 continue
             edges = _join_edges(select)
+            fact = self._fact_of(select)
             if fact in {t for edge in edges for t in (edge[0], edge[2])}:
                 self._walk(fact, edges, relations)
+
+    def _fact_of(self, select: exp.Select) -> str:
+        """The fact a SELECT aggregates: the reading's, or the part whose metric it measures
+        (each part of several metrics is aggregated on its own table)."""
+        if self.plan.parts:
+            measured = " ".join(normalised(_stripped(a), self.dialect) for a in _aggregates(select))
+            for part in self.plan.parts:
+                for metric_id in part.metrics:
+                    metric = self.catalog.metrics.get(metric_id)
+                    for text in self._expressions(metric) if metric else []:
+                        expression = sqlglot.parse_one(text, read=self.dialect)
+                        if normalised(expression, self.dialect) in measured:
+                            return bare(part.base_table)
+        return bare(self.plan.base_table)
 
     def _walk(
         self,
