@@ -56,6 +56,7 @@ CORE = frozenset(
         "language",
         "present",
         "query",  # the plan, the question reader, the planner, the compiler, run_checked
+        "advisory",  # PostgreSQL advisory locks: who runs a task or a turn across processes
     }
 )
 JOBS = frozenset({"ask", "docs", "task", "route", "eval", "onec", "team"})

@@ -62,8 +62,7 @@ def job_routers(
     pipeline). Both store the caller's owner id with what they create and show it to no one else;
     a task reads through its owner's row policy (`store`)."""
     from vitrina.eval import experiments_router
-    from vitrina.task import TaskService, build_router
-    from vitrina.task.service import TASK_POOL_SIZE
+    from vitrina.task import TASK_POOL_SIZE, TaskService, build_router
 
     guarded = APIRouter(dependencies=[Depends(require("admin")), Depends(unpoliced)])
     guarded.include_router(experiments_router(owner=owner_id))

@@ -18,6 +18,7 @@ from vitrina.lazy import lazy_exports
 
 _EXPORTS = {
     "InvalidDecision": "vitrina.task.service",
+    "TASK_POOL_SIZE": "vitrina.task.service",
     "TaskService": "vitrina.task.service",
     "build_router": "vitrina.task.api",
     "start_task_tool": "vitrina.task.mcp_tool",
@@ -32,5 +33,6 @@ if TYPE_CHECKING:  # the lazy names, for type checkers and IDEs (tests/test_lazy
     from vitrina.task.api import build_router as build_router
     from vitrina.task.mcp_tool import start_task_tool as start_task_tool
     from vitrina.task.mcp_tool import task_decision_tool as task_decision_tool
+    from vitrina.task.service import TASK_POOL_SIZE as TASK_POOL_SIZE
     from vitrina.task.service import InvalidDecision as InvalidDecision
     from vitrina.task.service import TaskService as TaskService
