@@ -458,6 +458,12 @@ class Reader:
             self._check_combined()
             return
         measured = self._measured()
+        self._metrics_as_defined(measured)
+        self._per_unit(measured)
+
+    def _metrics_as_defined(self, measured: str) -> None:
+        """Each metric of the plan as the catalog defines it: its expression among what the
+        query measures, its mandatory filter among the conditions, its table read."""
         for metric_id in self.plan.metrics:
             metric = self.catalog.metrics.get(metric_id)
             if metric is None:
@@ -471,7 +477,6 @@ class Reader:
                     self.add("mandatory_filter", name=name, condition=metric.filter)
             if bare(metric.table) not in self.facts.tables:
                 self.add("table", table=metric.table)
-        self._per_unit(measured)
 
     def _check_combined(self) -> None:
         """Several metrics, or one over two periods, each aggregated on its own (scalar
@@ -483,24 +488,13 @@ class Reader:
             for select in self.tree.find_all(exp.Select)
             for agg in _aggregates(select)
         ]
-        measured = " ".join(aggregates)
-        expected: list[str] = []
-        for metric_id in self.plan.metrics:
-            metric = self.catalog.metrics.get(metric_id)
-            if metric is None:
-                continue
-            name = metric.name_ru if self.lang == "ru" else metric.name_en
-            for part in self._expressions(metric):
-                expected.append(
-                    normalised(sqlglot.parse_one(part, read=self.dialect), self.dialect)
-                )
-                self._expression(part, name, measured)
-            if metric.filter:
-                condition = sqlglot.parse_one(metric.filter, read=self.dialect)
-                if normalised(condition, self.dialect) not in self.facts.text:
-                    self.add("mandatory_filter", name=name, condition=metric.filter)
-            if bare(metric.table) not in self.facts.tables:
-                self.add("table", table=metric.table)
+        self._metrics_as_defined(" ".join(aggregates))
+        expected = [
+            normalised(sqlglot.parse_one(part, read=self.dialect), self.dialect)
+            for metric_id in self.plan.metrics
+            if (metric := self.catalog.metrics.get(metric_id)) is not None
+            for part in self._expressions(metric)
+        ]
         if self.plan.derived or not expected:
             return  # a share or a rate counts more than its metrics: checked above
         for text in dict.fromkeys(aggregates):
