@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -38,3 +39,21 @@ def new_thread(client: TestClient, headers: dict[str, str], **body: Any) -> str:
     resp = client.post("/api/threads", json=body, headers=headers)
     assert resp.status_code == 200, resp.text
     return resp.json()["id"]
+
+
+def hold_turns(
+    service: Any, gate: threading.Event, *, wait_s: float = 60, started: list[str] | None = None
+) -> None:
+    """The service's turns wait at their second step until `gate` opens (a turn in flight for
+    the test to look at); each question is appended to `started` when given."""
+    real = service.stream
+
+    def stream(question: str, *args: Any, **kwargs: Any) -> Any:
+        if started is not None:
+            started.append(question)
+        for n, item in enumerate(real(question, *args, **kwargs)):
+            if n == 1:
+                assert gate.wait(wait_s), "the test never opened the gate"
+            yield item
+
+    service.stream = stream

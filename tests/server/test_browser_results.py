@@ -25,6 +25,7 @@ from vitrina.server import ServeOptions, create_app
 from vitrina.server.spawn import free_port
 from vitrina.server.tokens import create_token
 
+from .helpers import hold_turns
 from .test_accessibility import _check
 from .test_browser import browser  # noqa: F401  (the module-scoped Chromium fixture)
 from .test_browser_flows import PHONE, _ask, _errors, _page, _ready, _shot
@@ -48,15 +49,7 @@ def served(make_service):
     service = make_service(write_files=False)
     gate = threading.Event()
     gate.set()
-    real = service.stream
-
-    def stream(*args, **kwargs):
-        for n, item in enumerate(real(*args, **kwargs)):
-            if n == 1:
-                gate.wait(90)
-            yield item
-
-    service.stream = stream
+    hold_turns(service, gate, wait_s=90)
     app = create_app(service.settings, ServeOptions(), service=service)
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))

@@ -13,7 +13,7 @@ import pytest
 
 from vitrina.server import ServeOptions, create_app
 
-from .helpers import new_thread, new_token, sse_events
+from .helpers import hold_turns, new_thread, new_token, sse_events
 
 QUESTION = "Сумма платежей по месяцам в 2025 году"
 
@@ -25,15 +25,7 @@ def gated(make_service):
 
     service = make_service(write_files=False)
     gate = threading.Event()
-    real = service.stream
-
-    def stream(*args, **kwargs):
-        for n, item in enumerate(real(*args, **kwargs)):
-            if n == 1:
-                assert gate.wait(60), "the test never opened the gate"
-            yield item
-
-    service.stream = stream
+    hold_turns(service, gate)
     app = create_app(service.settings, ServeOptions(), service=service)
     with TestClient(app, raise_server_exceptions=False) as client:
         client.gate = gate
@@ -191,15 +183,7 @@ def test_two_processes_over_one_postgresql_share_the_turn(pg_url, demo_db, tmp_p
                 write_files=False,
             )
             if held:
-                real = service.stream
-
-                def stream(*args, _real=real, **kwargs):
-                    for n, item in enumerate(_real(*args, **kwargs)):
-                        if n == 1:
-                            gate.wait(60)
-                        yield item
-
-                service.stream = stream
+                hold_turns(service, gate)
             services.append(service)
             client = TestClient(create_app(settings, ServeOptions(), service=service))
             client.__enter__()

@@ -11,7 +11,7 @@ import pytest
 
 from vitrina.server import ServeOptions, create_app
 
-from .helpers import new_thread, new_token, sse_events
+from .helpers import hold_turns, new_thread, new_token, sse_events
 
 pytestmark = pytest.mark.postgres
 
@@ -38,16 +38,7 @@ def test_one_of_two_messages_at_the_same_moment_runs(pg_url, demo_db, tmp_path, 
                 today=date(2026, 11, 30),
                 write_files=False,
             )
-            real = service.stream
-
-            def stream(question, *args, _real=real, **kwargs):
-                started.append(question)
-                for n, item in enumerate(_real(question, *args, **kwargs)):
-                    if n == 1:
-                        assert gate.wait(60), "the test never opened the gate"
-                    yield item
-
-            service.stream = stream
+            hold_turns(service, gate, started=started)
             services.append(service)
             client = TestClient(create_app(settings, ServeOptions(), service=service))
             client.__enter__()
