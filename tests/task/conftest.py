@@ -85,3 +85,24 @@ def sql(demo_db):
     db = duckdb.connect(str(demo_db), read_only=True)
     yield lambda text: db.sql(text).fetchall()
     db.close()
+
+
+class ProcessDied(BaseException):
+    """What a task run sees of a SIGKILL: nothing after this point is written."""
+
+
+def dying_in_step_2(asker) -> dict:
+    """`ask` and `run_plan` for a TaskService over `asker` whose second call (step 2, before
+    it commits, whether it asks a question or runs a plan) dies as a killed process would."""
+    calls: list[str] = []
+
+    def dying(run):
+        def call(*args, **kwargs):
+            calls.append(str(args[0]))
+            if len(calls) == 2:
+                raise ProcessDied
+            return run(*args, **kwargs)
+
+        return call
+
+    return {"ask": dying(asker.ask), "run_plan": dying(asker.run_plan)}

@@ -14,28 +14,15 @@ from fastapi.testclient import TestClient
 
 from vitrina.task.api import build_router
 
+from .conftest import ProcessDied, dying_in_step_2
+
 REQUEST = "Сумма платежей по регионам за 3 квартал 2026 с прошлым годом"
-
-
-class ProcessDied(BaseException):
-    """What the run sees of a SIGKILL: nothing after this point is written."""
 
 
 def test_a_crashed_run_is_shown_and_resumed_once(make_task, make_service, tmp_path: Path):
     state = tmp_path / "tasks.sqlite"
     asker = make_service(write_files=True)
-    calls: list[str] = []
-
-    def dying(run):  # step 2 dies before it commits, whether it asks a question or a plan
-        def call(*args, **kwargs):
-            calls.append(str(args[0]))
-            if len(calls) == 2:
-                raise ProcessDied
-            return run(*args, **kwargs)
-
-        return call
-
-    crashed = make_task(state_path=state, ask=dying(asker.ask), run_plan=dying(asker.run_plan))
+    crashed = make_task(state_path=state, **dying_in_step_2(asker))
     with pytest.raises(ProcessDied):
         crashed.run(REQUEST, mode="auto")
     task_id = crashed._task_ids(10)[0]

@@ -16,13 +16,11 @@ from vitrina.server.checkpointer import close_checkpointer, make_checkpointer
 from vitrina.task.api import build_router
 from vitrina.task.service import TASK_POOL_SIZE, TaskBusy
 
+from .conftest import ProcessDied, dying_in_step_2
+
 pytestmark = pytest.mark.postgres
 
 REQUEST = "Сумма платежей по регионам за 3 квартал 2026 с прошлым годом"
-
-
-class ProcessDied(BaseException):
-    """What the run sees of a SIGKILL: nothing after this point is written."""
 
 
 @pytest.fixture
@@ -40,18 +38,7 @@ def pg_tasks(make_task, make_service, own_pg_database):
 
     def crashed() -> str:
         asker = make_service(write_files=True)
-        calls: list[str] = []
-
-        def dying(run):
-            def call(*args, **kwargs):
-                calls.append(str(args[0]))
-                if len(calls) == 2:
-                    raise ProcessDied
-                return run(*args, **kwargs)
-
-            return call
-
-        service = factory(ask=dying(asker.ask), run_plan=dying(asker.run_plan))
+        service = factory(**dying_in_step_2(asker))
         with pytest.raises(ProcessDied):
             service.run(REQUEST, mode="auto")
         (task_id,) = service.interrupted()
