@@ -31,7 +31,7 @@ lock: $(STAMP)
 # fails here. Takes what `make test` takes, plus the install (decision 156).
 MIN_VENV := .venv-min
 
-test-min: $(STAMP) $(VENDOR) browser pg-contrib sandbox
+test-min: $(STAMP) $(VENDOR) browser pg-contrib mariadb sandbox
 	rm -rf $(MIN_VENV)
 	$(BIN)/uv venv --quiet --python $(BIN)/python $(MIN_VENV)
 	$(BIN)/uv pip install --quiet --python $(MIN_VENV)/bin/python --resolution lowest-direct -e '.[dev]'
@@ -124,7 +124,7 @@ superset-env:
 	nice -n 10 bash tests/superset_real/setup_env.sh $(SUPERSET_ENV)
 
 ifeq ($(CI),true)
-test: superset-env
+test test-min: superset-env
 endif
 
 test: $(STAMP) $(VENDOR) browser pg-contrib mariadb sandbox lint
