@@ -71,3 +71,53 @@ print("pandas" in sys.modules)
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
     )
     assert done.stdout.strip() == "False", done.stdout + done.stderr
+
+
+def test_a_small_result_and_its_downloads_do_not_import_pandas(tmp_path: Path) -> None:
+    """A result of tuples written as Parquet and CSV (formula text, NULLs, every plain kind)
+    and a columnar one as CSV: pandas stays out of the process (decision 210)."""
+    script = f"""
+import sys
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from vitrina.present.stored import write_csv, write_parquet
+from vitrina.warehouse import Warehouse
+from vitrina.warehouse.result import QueryResult
+out = Path({str(tmp_path)!r})
+rows = [["=1+1", True, 3, 1.5, Decimal("2.50"), date(2024, 1, 2), datetime(2024, 1, 2, 3)],
+        [None] * 7]
+small = QueryResult(columns=list("abcdefg"), rows=rows)
+write_parquet(small, out / "small.parquet")
+write_csv(small, out / "small.csv")
+write_csv(out / "small.parquet", out / "again.csv")
+wh = Warehouse("duckdb:///:memory:", row_cap=100_000)
+large = wh.execute("SELECT '+' || i AS name FROM range(30000) t(i)")
+assert large.arrow is not None
+write_csv(large, out / "large.csv")
+print("pandas" in sys.modules)
+"""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    assert done.stdout.strip() == "False", done.stdout + done.stderr
+    assert (tmp_path / "small.csv").read_text().splitlines()[1].startswith('"\'=1+1",true,3,')
+    assert (tmp_path / "large.csv").read_text().splitlines()[1] == '"\'+0"'
+
+
+def test_vitrina_sets_duckdb_allocator_to_return_memory_unless_told_otherwise() -> None:
+    script = "import os, vitrina; print(os.environ['DUCKDB_JE_MALLOC_CONF'])"
+    base = {k: v for k, v in os.environ.items() if k != "DUCKDB_JE_MALLOC_CONF"}
+    for env, expected in (
+        (base, "dirty_decay_ms:0,muzzy_decay_ms:0"),
+        ({**base, "DUCKDB_JE_MALLOC_CONF": "narenas:2"}, "narenas:2"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            env={**env, "PYTHONPATH": str(ROOT / "src")},
+            check=True,
+        )
+        assert done.stdout.strip() == expected

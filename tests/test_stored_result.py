@@ -6,11 +6,12 @@ quote (and plain text and numbers left alone), Excel split over sheets past its 
 from __future__ import annotations
 
 import csv
-from datetime import date
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from pathlib import Path
 
 import openpyxl
+import pytest
 
 from vitrina.present import excel as excel_module
 from vitrina.present import stored
@@ -109,3 +110,34 @@ def test_the_png_is_drawn_from_the_prepared_chart_data(tmp_path: Path, monkeypat
     assert png is not None and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", events
     other_lang, _ = charts.safe_png(decision, sample, metas, "ru", tmp_path / "r.png")
     assert other_lang is None  # another language is built again (here: refused by the plant)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["a", None, "=b"],
+        [True, None, False],
+        [1, None, 2**40],
+        [1.5, None, 2],
+        [Decimal("1.50"), None, Decimal("-123.4567"), Decimal("0.001"), Decimal("1E+3")],
+        [date(2024, 1, 2), None],
+        [datetime(2024, 1, 2, 3, 4, 5, 6), None],
+        [None, None],
+        [datetime(2024, 1, 2, tzinfo=UTC)],
+        [Decimal("12345678901234567890.123456789012345678901")],
+    ],
+)
+def test_a_column_is_typed_as_pyarrow_would_type_it(values: list) -> None:
+    """`stored._array` types the kinds a driver gives itself (pyarrow.array imports pandas):
+    the same type and values as pyarrow's own inference."""
+    import pyarrow as pa
+
+    expected = pa.array(values)
+    got = stored._array(values)
+    assert got.type == expected.type and got.to_pylist() == expected.to_pylist()
+
+
+@pytest.mark.parametrize("values", [[1, "a"], [2**70], [Decimal("NaN")]])
+def test_a_column_of_no_one_arrow_type_is_text(values: list) -> None:
+    got = stored._array(values)
+    assert got.to_pylist() == [str(v) for v in values]

@@ -14,23 +14,78 @@ type (mixed values) is written as text, so a download never fails on odd data.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from vitrina.present.formulas import FORMULA_STARTS
+from vitrina.warehouse.arrow_head import column_array
 from vitrina.warehouse.result import QueryResult
 
 BATCH_ROWS = 65_536  # rows read or converted at a time
 
 
 def _array(values: list[Any]) -> Any:
-    """One column as an Arrow array; as text when its values have no one Arrow type."""
+    """One column as an Arrow array; as text when its values have no one Arrow type. The
+    kinds a driver gives are typed here and written by `column_array` (`pyarrow.array`
+    imports pandas, 33 MB for the rest of the process; decision 210); another kind is
+    left to `pyarrow.array`."""
     import pyarrow as pa
 
     try:
-        return pa.array(values)
+        kind = _arrow_type(values)
+        if kind is None:
+            return pa.array(values)
+        return pa.nulls(len(values)) if kind == pa.null() else column_array(values, kind)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, OverflowError):
-        return pa.array([None if v is None else str(v) for v in values], pa.string())
+        return _text(values)
+
+
+def _text(values: list[Any]) -> Any:
+    import pyarrow as pa
+
+    return column_array([None if v is None else str(v) for v in values], pa.string())
+
+
+def _arrow_type(values: list[Any]) -> Any | None:
+    """The Arrow type `pyarrow.array` infers for a column of one plain Python kind (text,
+    booleans, integers, floats, finite decimals, dates, naive timestamps); None otherwise."""
+    import pyarrow as pa
+
+    kinds = {type(v) for v in values if v is not None}
+    if not kinds or kinds == {str}:
+        return pa.string() if kinds else pa.null()
+    simple = {
+        frozenset({bool}): pa.bool_(),
+        frozenset({int}): pa.int64(),
+        frozenset({float}): pa.float64(),
+        frozenset({int, float}): pa.float64(),
+        frozenset({date}): pa.date32(),
+        frozenset({datetime}): pa.timestamp("us"),
+    }
+    found = simple.get(frozenset(kinds))
+    if found is not None:
+        if found == pa.timestamp("us") and any(v.tzinfo for v in values if v is not None):
+            return None
+        return found
+    return _decimal_type([v for v in values if v is not None]) if kinds == {Decimal} else None
+
+
+def _decimal_type(values: list[Decimal]) -> Any | None:
+    """decimal128 wide enough for every value (integer digits and scale, each its largest),
+    as `pyarrow.array` infers it; None for NaN, infinity or more than 38 digits."""
+    import pyarrow as pa
+
+    scale = digits = 0
+    for value in values:
+        _sign, numerals, exponent = value.as_tuple()
+        if not isinstance(exponent, int):  # NaN, infinity
+            return None
+        scale = max(scale, -exponent)
+        digits = max(digits, len(numerals) + exponent)
+    precision = max(digits, 0) + scale
+    return pa.decimal128(max(precision, 1), scale) if precision <= 38 else None
 
 
 def _names(columns: list[str]) -> list[str]:
@@ -91,7 +146,7 @@ def row_count(source: QueryResult | Path) -> int:
 
 
 # a text cell a spreadsheet would run as a formula (`vitrina.present.formulas`, decision 149)
-_FORMULA = "^[" + "".join(FORMULA_STARTS).replace("-", "\\-") + "]"
+_FORMULA = "^([" + "".join(FORMULA_STARTS).replace("-", "\\-") + "])"
 
 
 def csv_safe(batch: Any) -> Any:
@@ -103,12 +158,10 @@ def csv_safe(batch: Any) -> Any:
     columns = []
     for column in batch.columns:
         if pa.types.is_nested(column.type):  # lists, structs, maps: CSV has no such cell
-            values = column.to_pylist()
-            column = pa.array([None if v is None else str(v) for v in values], pa.string())
+            column = _text(column.to_pylist())
         if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-            risky = pc.fill_null(pc.match_substring_regex(column, _FORMULA), False)
-            quoted = pc.binary_join_element_wise("'", column, "")
-            column = pc.if_else(risky, quoted, column)
+            # options, not Python scalars: a scalar argument imports pandas (decision 210)
+            column = pc.replace_substring_regex(column, _FORMULA, r"'\1", max_replacements=1)
         columns.append(column)
     return pa.RecordBatch.from_arrays(columns, names=batch.schema.names)
 
