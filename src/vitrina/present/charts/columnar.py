@@ -1,5 +1,5 @@
 """The chart's points of a columnar result (a large DuckDB result kept as Arrow), grouped by
-dictionary codes and NumPy (`charts.exact`) instead of a Python dict per row: what
+value codes and NumPy (`charts.exact`) instead of a Python dict per row: what
 `charts.data` makes of the rows, the same numbers in the same order. Not by Arrow's
 `Table.group_by`: it runs on Acero, whose import takes pandas with it (43 MB, issue 38).
 

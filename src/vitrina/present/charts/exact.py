@@ -3,7 +3,7 @@ columnar result (`charts.columnar`) without Arrow's `Table.group_by`.
 
 `Table.group_by` runs on Acero, and importing `pyarrow.acero` imports `pyarrow.dataset` and
 pandas: 43 MB of a process whose million-row turn should stay under 300 MB (issue 38). The
-groups here are the rows' dictionary codes (`present.columnar.combined_codes`, as the
+groups here are the rows' value codes (`present.columnar.combined_codes`, as the
 distinct counts are made), numbered by `np.unique`; the sums are exact at any size: each
 value is split into four 32-bit limbs of its 128-bit integer (a decimal's unscaled value),
 the limbs summed per group in int64 (a 32-bit limb times 2**31 rows cannot overflow) and
@@ -51,7 +51,7 @@ class Exact:
 
 def groups(table: Any, indexes: Sequence[int]) -> Groups | None:
     """The rows grouped by the values of some columns (NULL a value of its own), or None
-    when a column cannot be dictionary-encoded (then the row code groups them)."""
+    when a column cannot be hashed (then the row code groups them)."""
     from vitrina.present.columnar import combined_codes
 
     if len(indexes) == 1:
@@ -70,7 +70,7 @@ def groups_of(codes: Any) -> Groups:
 
 
 def column_codes(table: Any, index: int) -> tuple[Any, int] | None:
-    """One column's dictionary codes (int64 NumPy, NULL the last) and how many there are."""
+    """One column's value codes (int64 NumPy, NULL the last) and how many there are."""
     from vitrina.present.columnar import codes_of
 
     return codes_of(table.column(index))
