@@ -287,3 +287,18 @@ def test_a_real_turn_answers_the_same_columnar(make_service, monkeypatch, questi
     files = service.run_files("t", got.run_id, ("csv", "parquet"))
     assert files is not None and files.parquet and files.csv
     assert pq.read_table(files.parquet).num_rows == got.row_count
+
+
+def test_codes_number_values_by_first_appearance_across_chunks_with_null_last() -> None:
+    import pyarrow as pa
+
+    from vitrina.present.columnar import codes_of, combined_codes, distinct
+
+    column = pa.chunked_array([["b", None, "a"], [], ["a", "c", None, "b"]], pa.string())
+    codes, size = codes_of(column)
+    assert (codes.tolist(), size) == ([0, 3, 1, 1, 2, 3, 0], 4)
+    table = pa.table({"name": column, "n": pa.chunked_array([[1, 1, 2], [], [2, 2, 1, 1]])})
+    assert distinct(table, [0]) == 4 and distinct(table, [0, 1]) == 4
+    pairs = combined_codes(table, [0, 1])
+    assert pairs.tolist()[0] == pairs.tolist()[-1] and len(set(pairs.tolist())) == 4
+    assert codes_of(pa.chunked_array([[[1], [2]]])) is None  # lists cannot be hashed here
