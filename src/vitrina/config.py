@@ -98,7 +98,9 @@ class Settings(BaseSettings):
     duckdb_threads: int | None = None
     # memory one DuckDB warehouse (the embedded demo or a file) may hold in this process; past
     # it DuckDB's joins, aggregations and sorts spill to `home`/duckdb-tmp (issue 38: a lower
-    # limit lowers a large result's peak; too low and a query that cannot spill fails)
+    # limit lowers a large result's peak; too low and a query that cannot spill fails).
+    # DuckDB gives freed memory back at once unless DUCKDB_JE_MALLOC_CONF says otherwise
+    # (decision 210: a GROUP BY of very many groups may take up to 1.7x the time for it)
     duckdb_memory_limit: str = Field(default="2GB", pattern=r"^\d+(\.\d+)?\s*[KMGT]i?B$")
     max_sql_attempts: int = 3  # SQL tries per question (a failed check or run is retried)
     max_clarifications: int = 2  # clarifying questions in a row; then the best guess
