@@ -14,6 +14,8 @@ from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
+from vitrina.warehouse.columnar import release_arrow_pool
+
 BATCH = 65_536
 
 
@@ -52,7 +54,7 @@ def distinct(table: Any, indexes: Sequence[int]) -> int:
         import pyarrow.compute as pc
 
         count = int(pc.count_distinct(table.column(indexes[0]), mode="all").as_py())
-        release_pool()
+        release_arrow_pool()
         return count
     codes = combined_codes(table, indexes)
     if codes is None:
@@ -62,15 +64,6 @@ def distinct(table: Any, indexes: Sequence[int]) -> int:
     ordered = codes  # our own array, sorted in place
     ordered.sort()
     return int(np.count_nonzero(ordered[1:] != ordered[:-1]) + 1) if len(ordered) else 0
-
-
-def release_pool() -> None:
-    """Arrow's freed memory back to the system: its allocator keeps what a hash kernel
-    (`unique`, `index_in`, `count_distinct`) freed, and a million-row turn's next step then
-    grew on top of it (~25 MB at the chart step; decision 210). Only free pages are given."""
-    import pyarrow as pa
-
-    pa.default_memory_pool().release_unused()
 
 
 def valid_mask(array: Any) -> Any:
@@ -103,7 +96,7 @@ def codes_of(column: Any) -> tuple[Any, int] | None:
     except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
         return None
     finally:
-        release_pool()
+        release_arrow_pool()
     size = len(distinct_values) + 1
     parts = []
     for chunk in positions.chunks:  # bounded: the column's chunks

@@ -220,16 +220,24 @@ def _arrow_rest(
     return ArrowRows(table), False
 
 
+def release_arrow_pool() -> None:
+    """Arrow's freed memory back to the system: its allocator keeps freed pages for reuse, and
+    a large turn's next step grew on top of what a hash kernel had freed (decision 210).
+    Only free pages are given; nothing to do when pyarrow was never loaded."""
+    import sys
+
+    pa = sys.modules.get("pyarrow")
+    if pa is not None:
+        pa.default_memory_pool().release_unused()
+
+
 def release_memory() -> None:
     """Freed memory back to the system, once a large result is dropped (the end of its
     turn): Arrow's pool keeps freed pages for reuse and glibc's malloc keeps a freed heap's
     top; a process that answers a million-row turn then held ~50 MB more into the next
     one (issue 38, decision 180). Both calls only return what is already free."""
     import ctypes
-    import sys
 
-    pa = sys.modules.get("pyarrow")
-    if pa is not None:
-        pa.default_memory_pool().release_unused()
+    release_arrow_pool()
     with contextlib.suppress(OSError, AttributeError, TypeError):  # not glibc: nothing to do
         ctypes.CDLL(None).malloc_trim(0)
