@@ -17,18 +17,12 @@ from typing import Any
 
 from vitrina.language.periods import extract_grain, extract_period, strip_period
 from vitrina.language.periods.compare import find_comparison
+from vitrina.language.periods.grain import BREAKDOWN_WORDS
 from vitrina.query import PeriodRef
 from vitrina.task.horizon import read_horizon
 from vitrina.task.state import Step
 
 F = re.IGNORECASE
-GRAIN_WORDS = {
-    "day": ("по дням", "by day"),
-    "week": ("по неделям", "by week"),
-    "month": ("по месяцам", "by month"),
-    "quarter": ("по кварталам", "by quarter"),
-    "year": ("по годам", "by year"),
-}
 NO_BREAKDOWN = re.compile(
     r"без\s+(?:разбивк|группировк|разрез)\w*|(?:одним\s+)?итогом|"
     r"no\s+breakdown|without\s+(?:a\s+)?(?:breakdown|grouping)|(?:as\s+)?a\s+single\s+total",
@@ -129,8 +123,8 @@ def _question(
         changes.append(words)
         update.update(dimensions=[], order=None, limit=None)
     grain = extract_grain(comment)
-    if grain is not None and grain.value in GRAIN_WORDS:
-        words = GRAIN_WORDS[grain.value][0 if lang == "ru" else 1]
+    if grain is not None and grain.value in BREAKDOWN_WORDS:
+        words = BREAKDOWN_WORDS[grain.value][0 if lang == "ru" else 1]
         if words not in question:
             question = f"{question} {words}"
         changes.append(words)

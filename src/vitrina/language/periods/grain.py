@@ -20,6 +20,15 @@ class Grain(StrEnum):
     YEAR = "year"
 
 
+# a grain said as a breakdown (RU, EN): a breakdown's label, a brief's question, a redo's words
+BREAKDOWN_WORDS: dict[str, tuple[str, str]] = {
+    Grain.DAY: ("по дням", "by day"),
+    Grain.WEEK: ("по неделям", "by week"),
+    Grain.MONTH: ("по месяцам", "by month"),
+    Grain.QUARTER: ("по кварталам", "by quarter"),
+    Grain.YEAR: ("по годам", "by year"),
+}
+
 _F = re.IGNORECASE
 
 # (grain, pattern); the earliest match in the text wins.

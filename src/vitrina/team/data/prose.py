@@ -36,7 +36,7 @@ from datetime import date
 from vitrina.catalog import Catalog
 from vitrina.catalog.model import Metric
 from vitrina.language.periods import extract_period
-from vitrina.language.periods.grain import find_grain
+from vitrina.language.periods.grain import BREAKDOWN_WORDS, find_grain
 from vitrina.language.text import Word, normalize, phrase_stems, stem_matches, tokenize
 from vitrina.team.data.brief import Brief, KpiRequest
 from vitrina.team.data.contradictions import Contradiction, read_period
@@ -77,13 +77,6 @@ COMPARING = ("сравн", "compar", "против", "versus", "vs")
 GRAIN_FORMS = ("по", "в разрезе", "by ", "per ", "и ", "and ")
 NOT_A_BREAKDOWN = ("обновл", "update", "refresh", "отчет", "report", "выгруз", "рассыл", "send")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
-GRAIN_WORDS = {
-    "day": ("по дням", "day"),
-    "week": ("по неделям", "week"),
-    "month": ("по месяцам", "month"),
-    "quarter": ("по кварталам", "quarter"),
-    "year": ("по годам", "year"),
-}
 GRAIN_NAMES = {
     "day": "день",
     "week": "неделя",
@@ -119,7 +112,7 @@ def front_matter(brief: Brief, catalog: Catalog, today: date) -> FrontMatter:
         fm.kpis.setdefault(metric.id, []).append((request, by))
         names = [metric.name_ru, metric.name_en, metric.id, *metric.synonyms, request.name]
         fm.stems.update(s for name in names for s in phrase_stems(name or ""))
-        if by in GRAIN_WORDS:
+        if by in BREAKDOWN_WORDS:
             fm.grains.add(by)
     fm.period = read_period(brief.period, today) if brief.period else None
     return fm
@@ -289,7 +282,7 @@ def _grain_question(line: int, text: str, said_by: set[str | None], fm: FrontMat
         return []
     if str(grain) in fm.grains or str(grain) in said_by:
         return []
-    ru, en = GRAIN_WORDS[str(grain)]
+    ru, en = BREAKDOWN_WORDS[str(grain)][0], str(grain)
     first = next((has[0][0] for has in fm.kpis.values()), None)
     if first is None:  # no KPI the catalog knows: the brief-wide by is the one place
         do_ru, do_en = f"укажите by: {GRAIN_NAMES[str(grain)]}", f"write by: {en}"

@@ -19,6 +19,7 @@ from vitrina.catalog import Catalog
 from vitrina.catalog.model import ColumnRole, Dictionary, Metric
 from vitrina.language.detect import detect_lang
 from vitrina.language.periods import extract_grain, extract_period
+from vitrina.language.periods.grain import BREAKDOWN_WORDS
 from vitrina.language.text import normalize, phrase_stems, stem_matches
 from vitrina.team.data.brief import Brief, KpiRequest
 
@@ -149,14 +150,8 @@ def find_breakdown(text: str, catalog: Catalog, metric: Metric) -> Breakdown | N
     if grain:
         if catalog.metric_date(metric) is None:  # ask's reading: own, joined or named dates
             return None
-        ru = {
-            "day": "по дням",
-            "week": "по неделям",
-            "month": "по месяцам",
-            "quarter": "по кварталам",
-            "year": "по годам",
-        }[grain]
-        return Breakdown(kind="grain", grain=grain, label_ru=ru, label_en=f"by {grain}")
+        ru, en = BREAKDOWN_WORDS[grain]
+        return Breakdown(kind="grain", grain=grain, label_ru=ru, label_en=en)
     folded = _fold(text)
     best: tuple[int, str, str] | None = None
     for table in catalog.tables.values():
