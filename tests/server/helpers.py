@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+from collections.abc import Iterator, Sequence
+from datetime import date
+from pathlib import Path
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -57,3 +61,47 @@ def hold_turns(
             yield item
 
     service.stream = stream
+
+
+@contextlib.contextmanager
+def instances_over_postgres(
+    pg_url: str,
+    demo_db: Path,
+    gate: threading.Event,
+    held: Sequence[bool],
+    *,
+    started: list[str] | None = None,
+) -> Iterator[list[TestClient]]:
+    """App instances (as `serve --workers` runs them) over one PostgreSQL state and the demo
+    warehouse, a client each; an instance whose `held` is true holds its turns at `gate`
+    (`hold_turns`). On exit the gate opens and every client, service and pool is closed."""
+    from vitrina.ask.service import AskService
+    from vitrina.config import load_settings
+    from vitrina.server import ServeOptions, create_app
+    from vitrina.server.checkpointer import close_checkpointer, make_checkpointer
+
+    services: list[AskService] = []
+    clients: list[TestClient] = []
+    try:
+        for hold in held:
+            settings = load_settings(db_url=f"duckdb:///{demo_db}", state_url=pg_url)
+            service = AskService(
+                settings,
+                checkpointer=make_checkpointer(settings),
+                today=date(2026, 11, 30),
+                write_files=False,
+            )
+            if hold:
+                hold_turns(service, gate, started=started)
+            services.append(service)
+            client = TestClient(create_app(settings, ServeOptions(), service=service))
+            client.__enter__()
+            clients.append(client)
+        yield clients
+    finally:
+        gate.set()
+        for client in clients:
+            client.__exit__(None, None, None)
+        for service in services:
+            service.close()
+            close_checkpointer(service.checkpointer)

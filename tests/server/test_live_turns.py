@@ -7,13 +7,12 @@ from __future__ import annotations
 import json
 import threading
 import time
-from datetime import date
 
 import pytest
 
 from vitrina.server import ServeOptions, create_app
 
-from .helpers import hold_turns, new_thread, new_token, sse_events
+from .helpers import hold_turns, instances_over_postgres, new_thread, new_token, sse_events
 
 QUESTION = "Сумма платежей по месяцам в 2025 году"
 
@@ -164,30 +163,9 @@ def test_a_beat_taken_up_as_the_turn_ends_does_not_make_it_run_again(tmp_path):
 def test_two_processes_over_one_postgresql_share_the_turn(pg_url, demo_db, tmp_path, monkeypatch):
     """Two app instances (as two `--workers`) over one PostgreSQL state: a turn running on
     one is busy on the other (409 in words) and is followed from the other to its end."""
-    from fastapi.testclient import TestClient
-
-    from vitrina.ask.service import AskService
-    from vitrina.config import load_settings
-    from vitrina.server.checkpointer import close_checkpointer, make_checkpointer
-
     monkeypatch.setenv("VITRINA_HOME", str(tmp_path / "home"))
     gate = threading.Event()
-    services, clients = [], []
-    try:
-        for held in (True, False):
-            settings = load_settings(db_url=f"duckdb:///{demo_db}", state_url=pg_url)
-            service = AskService(
-                settings,
-                checkpointer=make_checkpointer(settings),
-                today=date(2026, 11, 30),
-                write_files=False,
-            )
-            if held:
-                hold_turns(service, gate)
-            services.append(service)
-            client = TestClient(create_app(settings, ServeOptions(), service=service))
-            client.__enter__()
-            clients.append(client)
+    with instances_over_postgres(pg_url, demo_db, gate, (True, False)) as clients:
         one, other = clients
         auth = new_token(one)
         thread_id = new_thread(one, auth)
@@ -211,10 +189,3 @@ def test_two_processes_over_one_postgresql_share_the_turn(pg_url, demo_db, tmp_p
         assert live[-2]["run_id"] == sse_events(asked["value"].text)[-1]["run_id"]
         detail = other.get(f"/api/threads/{thread_id}", headers=auth).json()
         assert detail["live"] is None and detail["turns"][-1]["status"] == "answered"
-    finally:
-        gate.set()
-        for client in clients:
-            client.__exit__(None, None, None)
-        for service in services:
-            service.close()
-            close_checkpointer(service.checkpointer)

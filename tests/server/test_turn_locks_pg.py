@@ -5,13 +5,10 @@ same moment: the dialog's advisory lock lets exactly one turn run, the other mes
 from __future__ import annotations
 
 import threading
-from datetime import date
 
 import pytest
 
-from vitrina.server import ServeOptions, create_app
-
-from .helpers import hold_turns, new_thread, new_token, sse_events
+from .helpers import instances_over_postgres, new_thread, new_token, sse_events
 
 pytestmark = pytest.mark.postgres
 
@@ -19,30 +16,10 @@ QUESTIONS = ("Сумма платежей по месяцам в 2025 году",
 
 
 def test_one_of_two_messages_at_the_same_moment_runs(pg_url, demo_db, tmp_path, monkeypatch):
-    from fastapi.testclient import TestClient
-
-    from vitrina.ask.service import AskService
-    from vitrina.config import load_settings
-    from vitrina.server.checkpointer import close_checkpointer, make_checkpointer
-
     monkeypatch.setenv("VITRINA_HOME", str(tmp_path / "home"))
     gate = threading.Event()  # a turn waits at its second step until the refusal is seen
     started: list[str] = []
-    services, clients = [], []
-    try:
-        for _ in range(2):
-            settings = load_settings(db_url=f"duckdb:///{demo_db}", state_url=pg_url)
-            service = AskService(
-                settings,
-                checkpointer=make_checkpointer(settings),
-                today=date(2026, 11, 30),
-                write_files=False,
-            )
-            hold_turns(service, gate, started=started)
-            services.append(service)
-            client = TestClient(create_app(settings, ServeOptions(), service=service))
-            client.__enter__()
-            clients.append(client)
+    with instances_over_postgres(pg_url, demo_db, gate, (True, True), started=started) as clients:
         auth = new_token(clients[0])
         thread_id = new_thread(clients[0], auth)
         barrier = threading.Barrier(2)
@@ -78,13 +55,6 @@ def test_one_of_two_messages_at_the_same_moment_runs(pg_url, demo_db, tmp_path, 
             f"/api/threads/{thread_id}/messages", json={"text": QUESTIONS[1 - ran]}, headers=auth
         )
         assert again.status_code == 200 and sse_events(again.text)[-1]["type"] == "result"
-    finally:
-        gate.set()
-        for client in clients:
-            client.__exit__(None, None, None)
-        for service in services:
-            service.close()
-            close_checkpointer(service.checkpointer)
 
 
 def test_a_turn_lock_of_a_dead_process_is_free(pg_url):
