@@ -1,12 +1,12 @@
 """Arrow arrays made from a column of Python values without `pyarrow.array`.
 
-A columnar DuckDB result (`vitrina.warehouse.columnar`) starts with the ARROW_AFTER rows
-fetched as tuples; they become the table's first record batch. `pyarrow.array` would make
-it, but every call of it imports pandas (pyarrow checks whether the values are a pandas
-array), 33 MB of the process for a library Vitrina never uses (issue 38: a million-row
-turn under 300 MB). The types DuckDB gives for `PLAIN_TYPES` have simple layouts (a
-validity bitmap, fixed-width values or offsets and UTF-8 bytes), so the buffers are
-written here from the values; a type not listed falls back to `pyarrow.array`.
+A small result's stored Parquet file (`vitrina.present.stored`) is made from its rows as
+Python values. `pyarrow.array` would make each column, but every call of it imports pandas
+(pyarrow checks whether the values are a pandas array), 33 MB of the process for a library
+Vitrina never uses (issue 38: a million-row turn under 300 MB). The types DuckDB gives for
+`PLAIN_TYPES` have simple layouts (a validity bitmap, fixed-width values or offsets and
+UTF-8 bytes), so the buffers are written here from the values; a type not listed falls back
+to `pyarrow.array`.
 """
 
 from __future__ import annotations

@@ -2,15 +2,20 @@
 
 A million rows as Python tuples of a text, a date and a decimal take about 280 MB and seconds
 of CPU to make (issue 38); as Arrow columns they take about 40 MB and a fraction of a second.
-A DuckDB result is fetched as Python tuples as before up to ARROW_AFTER rows (every result
-of that size is exactly what it was); past it, when every column has a type whose Arrow
-value reads back as the Python value DuckDB gives (`PLAIN_TYPES`), the rest arrives as Arrow
-record batches and the result's `rows` is an :class:`ArrowRows`: a read-only sequence of
-tuples over the table. Every consumer of `QueryResult.rows` keeps working (slices, indexes,
-iteration a batch at a time); the consumers that read every row (the summary, the chart data,
-the chart chooser, the result checks, the stored Parquet file) read the table's columns
-instead (`arrow_table`). A column of another type (an interval, a list, a UUID, a HUGEINT,
-a timestamp with a time zone) keeps the whole result as tuples, as before.
+When every column of a DuckDB result has a type whose Arrow value reads back as the Python
+value DuckDB gives (`PLAIN_TYPES`), the result is read as a stream of Arrow record batches
+of a relation (`fetch_duckdb`); up to ARROW_AFTER rows it is handed on as tuples (every
+result of that size is exactly what it was), past it the result's `rows` is an
+:class:`ArrowRows`: a read-only sequence of tuples over the table. Every consumer of
+`QueryResult.rows` keeps working (slices, indexes, iteration a batch at a time); the
+consumers that read every row (the summary, the chart data, the chart chooser, the result
+checks, the stored Parquet file) read the table's columns instead (`arrow_table`). A column
+of another type (an interval, a list, a UUID, a HUGEINT, a timestamp with a time zone)
+keeps the whole result as the cursor's tuples, as before.
+
+Not a DB-API cursor's Arrow reader: DuckDB makes it by copying the whole rest of the result
+first, past the memory limit and before a batch could be counted (a 3 GB result held for a
+50 MB budget; decision 211). A relation's reader makes a batch when it is read.
 
 The row cap and the byte budget are kept as `vitrina.warehouse.budget.fetch_bounded` keeps
 them: one row past the cap tells a cut result, and a batch is counted (the same estimate:
@@ -20,22 +25,14 @@ text by its length, numbers 8 bytes, decimals and dates 16) as soon as it arrive
 from __future__ import annotations
 
 import contextlib
-import warnings
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
-from vitrina.warehouse.arrow_head import column_array
-from vitrina.warehouse.budget import (
-    BATCH_ROWS,
-    FIXED_BYTES,
-    WIDE_BYTES,
-    ResultTooLarge,
-    batch_bytes,
-)
+from vitrina.warehouse.budget import FIXED_BYTES, WIDE_BYTES, ResultTooLarge, fetch_bounded
 
-ARROW_AFTER = 10_000  # rows fetched as tuples before a result goes columnar
-ARROW_BATCH = 65_536  # rows per Arrow record batch (read, and turned into tuples, at a time)
+ARROW_AFTER = 10_000  # a result of more rows stays columnar; up to it, tuples
+ARROW_BATCH = 8_192  # rows per record batch read, the most read past the budget (decision 211)
 # DuckDB types whose Arrow values read back (`as_py`) as the Python values DuckDB's own fetch
 # gives; DECIMAL(p,s) too, except HUGEINT's DECIMAL(38,0) shape (DuckDB gives an int)
 PLAIN_TYPES = frozenset(
@@ -152,72 +149,64 @@ def arrow_bytes(batch: Any) -> int:
     return total
 
 
-def fetch_columnar(
-    cursor: Any,
-    row_cap: int,
-    max_bytes: int,
-    fetchmany: Callable[[int], Sequence[Sequence[Any]]] | None = None,
+class StreamError(Exception):
+    """DuckDB stopped a result while its Arrow reader was being read (an error raised by a
+    row, an interrupt): the reader says so as an OSError carrying DuckDB's message."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.interrupted = message.startswith("INTERRUPT")
+
+
+def fetch_duckdb(
+    cursor: Any, sql: str, row_cap: int, max_bytes: int
+) -> tuple[list[str], Sequence[tuple[Any, ...]], bool]:
+    """The columns, up to ``row_cap`` rows and whether more were there, of one statement on a
+    DuckDB cursor. A result whose columns are all `plain_types` is read as a stream of Arrow
+    record batches of a relation (DuckDB's Arrow output of a DB-API cursor first copies the
+    whole result: 3 GB held for a 50 MB budget); up to ARROW_AFTER rows it is handed on as
+    tuples, past it as :class:`ArrowRows`. Another type keeps the cursor's tuples, fetched as
+    `fetch_bounded` fetches them. The byte budget is counted a batch at a time either way."""
+    relation = cursor.sql(sql)  # binds (no rows are made yet)
+    if relation is None:  # a statement with no result
+        return [], [], False
+    columns = list(relation.columns)
+    if not plain_types([str(kind) for kind in relation.types]):
+        cursor.execute(sql)
+        return columns, *fetch_bounded(cursor.fetchmany, row_cap, max_bytes)
+    reader = relation.to_arrow_reader(ARROW_BATCH)
+    try:
+        return columns, *_read_batches(reader, row_cap, max_bytes)
+    finally:
+        reader.close()  # the rest of the result is never made
+
+
+def _read_batches(
+    reader: Any, row_cap: int, max_bytes: int
 ) -> tuple[Sequence[tuple[Any, ...]], bool]:
-    """Up to ``row_cap`` rows of an executed DuckDB cursor and whether more were there: as
-    tuples up to ARROW_AFTER rows, then as Arrow batches when `plain_types` allows it (see
-    the module's text); the byte budget as `fetch_bounded` keeps it. Bounded: every pass
-    reads at least one row or ends, and at most ``row_cap + 1`` rows are read."""
-    fetch = fetchmany or cursor.fetchmany
-    rows: list[tuple[Any, ...]] = []
-    used = 0
-    limit = row_cap + 1 if row_cap < ARROW_AFTER else ARROW_AFTER
-    while len(rows) < limit:
-        asked = min(BATCH_ROWS, limit - len(rows))
-        batch = fetch(asked)
-        used += batch_bytes(batch)
-        if used > max_bytes:
-            raise ResultTooLarge(max_bytes, used)
-        rows.extend(map(tuple, batch))
-        if len(batch) < asked:  # the end
-            return rows[:row_cap], len(rows) > row_cap
-    if len(rows) > row_cap:
-        return rows[:row_cap], True
-    types = [str(d[1]) for d in cursor.description or []]
-    if not plain_types(types):  # the rest as tuples too, exactly as before
-        from vitrina.warehouse.budget import fetch_bounded
-
-        try:
-            rest, more = fetch_bounded(fetch, row_cap - len(rows), max_bytes - used)
-        except ResultTooLarge as exc:  # said with the whole budget and every byte read
-            raise ResultTooLarge(max_bytes, used + exc.read) from None
-        return rows + rest, more
-    return _arrow_rest(cursor, rows, row_cap, max_bytes, used)
-
-
-def _arrow_rest(
-    cursor: Any, head: list[tuple[Any, ...]], row_cap: int, max_bytes: int, used: int
-) -> tuple[Sequence[tuple[Any, ...]], bool]:
-    """The head's tuples (`used` bytes of the budget) and the rest of the result as Arrow
-    batches, one table."""
+    """Record batches until the reader ends, the cap is passed or the budget is spent; one
+    table. Bounded: the reader ends, or at most ``row_cap + ARROW_BATCH`` rows are read."""
     import pyarrow as pa
 
-    with warnings.catch_warnings():  # "an extra copy of the rows": a batch at a time here
-        warnings.simplefilter("ignore")
-        reader = cursor.to_arrow_reader(ARROW_BATCH)
-    schema = reader.schema
-    first = pa.RecordBatch.from_arrays(
-        [column_array([row[i] for row in head], field.type) for i, field in enumerate(schema)],
-        schema=schema,
-    )
-    batches = [first]
-    count = len(head)
-    for batch in reader:  # bounded: the reader ends, or the cap or the budget stops it
-        used += arrow_bytes(batch)
-        if used > max_bytes:
-            raise ResultTooLarge(max_bytes, used)
-        batches.append(batch)
-        count += batch.num_rows
-        if count > row_cap:
-            break
-    table = pa.Table.from_batches(batches, schema=schema)
-    if count > row_cap:
-        return ArrowRows(table.slice(0, row_cap)), True
-    return ArrowRows(table), False
+    batches, count, used = [], 0, 0
+    try:
+        for batch in reader:
+            used += arrow_bytes(batch)
+            if used > max_bytes:  # the batch is dropped with the rest
+                raise ResultTooLarge(max_bytes, used)
+            batches.append(batch)
+            count += batch.num_rows
+            if count > row_cap:
+                break
+    except OSError as exc:
+        raise StreamError(str(exc).strip() or type(exc).__name__) from exc
+    table = pa.Table.from_batches(batches, schema=reader.schema)
+    more = count > row_cap
+    if more:
+        table = table.slice(0, row_cap)
+    if table.num_rows <= ARROW_AFTER:  # a small result: tuples, as every consumer knew them
+        return _tuples(table), more
+    return ArrowRows(table), more
 
 
 def release_arrow_pool() -> None:

@@ -30,7 +30,7 @@ from vitrina.warehouse.budget import (
     ResultTooLarge,
     fetch_bounded,
 )
-from vitrina.warehouse.columnar import fetch_columnar
+from vitrina.warehouse.columnar import StreamError, fetch_duckdb
 from vitrina.warehouse.pg_connections import ConnectionLost, PgConnections, is_connection_lost
 from vitrina.warehouse.privileges import (
     DUCKDB_HARDENING,
@@ -209,14 +209,16 @@ class _DuckDBBackend:
             cursor = self.conn.cursor()
             alarm = WATCHDOG.arm(timeout_s, cursor.interrupt)
             try:
-                cursor.execute(sql)  # a streaming result: rows are made as they are fetched
-                columns = [d[0] for d in cursor.description or []]
-                # past ARROW_AFTER rows the rest arrives as Arrow columns (issue 38)
-                rows, truncated = fetch_columnar(cursor, row_cap, max_bytes)
+                # rows are made as they are read: Arrow batches or tuples (issue 38)
+                columns, rows, truncated = fetch_duckdb(cursor, sql, row_cap, max_bytes)
             except ResultTooLarge as exc:
                 raise _too_large(exc, sql) from None
             except duckdb.InterruptException as exc:
                 raise _timed_out(timeout_s, sql) from exc
+            except StreamError as exc:  # raised while the Arrow batches were read
+                if exc.interrupted:
+                    raise _timed_out(timeout_s, sql) from exc
+                raise WarehouseError(_first_line(exc), kind="execute", sql=sql) from exc
             except duckdb.Error as exc:
                 raise WarehouseError(_first_line(exc), kind="execute", sql=sql) from exc
             finally:
