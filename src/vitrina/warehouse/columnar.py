@@ -32,7 +32,7 @@ from typing import Any, overload
 from vitrina.warehouse.budget import FIXED_BYTES, WIDE_BYTES, ResultTooLarge, fetch_bounded
 
 ARROW_AFTER = 10_000  # a result of more rows stays columnar; up to it, tuples
-ARROW_BATCH = 8_192  # rows per record batch read, the most read past the budget (decision 211)
+ARROW_BATCH = 2_048  # rows per record batch (a DuckDB vector): the most read past the budget
 # DuckDB types whose Arrow values read back (`as_py`) as the Python values DuckDB's own fetch
 # gives; DECIMAL(p,s) too, except HUGEINT's DECIMAL(38,0) shape (DuckDB gives an int)
 PLAIN_TYPES = frozenset(
