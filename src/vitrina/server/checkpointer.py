@@ -67,7 +67,11 @@ def make_checkpointer(settings: Settings, *, pool_size: int = 10) -> Any:
         reset=_used,
     )
     saver = PostgresSaver(pool, serde=serializer())
-    saver.setup()
+    try:
+        saver.setup()
+    except BaseException:
+        pool.close()  # its workers would live on, and complain at exit
+        raise
     return saver
 
 
