@@ -348,24 +348,18 @@ NOTES = """
   downloads written from the stored result. Before issue 38's fixes (the issue's figures,
   TPC-H sf1 machine): 63.5 s of CPU for the turn against DuckDB's 2.0 s (31x), 1.4 GB peak,
   80 MB checkpointed, 4.6 s to read the dialog back, Excel 37.7 s written with every turn.
-  On this machine, the same question at 200,000 rows, one turn each, main against this
-  branch: 24.9 s of turn CPU (191.8 s wall, 308 MB peak) against 2.4 s (9.6 s wall, 373 MB
-  peak: pyarrow's libraries are in the process now). Decision 180 keeps a DuckDB result
-  past 10,000 rows as Arrow columns through the turn, measured by `bench_large_result.py`
-  alone on 2026-12-07 13:04-13:09 UTC (2 cores shared, noisy: load average about 15):
-  turn 3.2 s CPU (12.86 s wall), engine 2.04 s CPU (9.17 s wall), peak 561.5 MB.
-  Before it, same machine and hour (commit 9b6c7be): turn 10.07 s CPU (47.31 s wall),
-  engine 1.85 s CPU (8.46 s wall), turn_to_engine 5.59 (CPU 5.44), peak 893.0 MB, Excel
-  27.9 s CPU. After it, three runs: turn_to_engine 1.39 / 1.25 / 1.40 (CPU ratio 1.03 /
-  1.17 / 1.56; the median turn is 2.0-3.2 s of CPU), peak 714.8 / 563.9 / 561.5 MB (the
-  first before the distinct counts' change). The peak is not met: before the turn the
-  process holds about 180 MB (Python, the graph, DuckDB, pyarrow 58 MB, and pandas 33 MB,
-  which pyarrow imports when it converts the first 10,000 rows' Python values); DuckDB's
-  own GROUP BY and ORDER BY of this query add about 185 MB in the process before the first
-  row is read; the rows as Arrow about 90 MB (a 40 MB table and DuckDB's copy while its
-  DB-API result is read as Arrow); the summary's and the chart's Arrow work and what the
-  allocators keep after it 50-100 MB. `engine_peak_rss_mb` is DuckDB's own process for the
-  same SQL with every row fetched into Python (VmHWM): the turn's peak is now about that.
+  Since then (decisions 180, 210, 211): the result past 10,000 rows stays Arrow columns
+  through the turn; the summary, chart and number check read what they show; no pandas;
+  DuckDB's freed memory is returned at once; a DuckDB result is read as a relation's stream
+  of Arrow batches (a DB-API cursor's Arrow reader copied the whole result first). On
+  2026-12-07 23:05-23:12 UTC (AMD EPYC, 2 cores, this loop's machine speed 159 ms, slower
+  than the morning's 98 ms): peak 329.0 in `make bench`, 325.3 and 325.7 MB in two runs
+  of `bench_large_result.py` alone (median 325.7, spread 3.7; the code before decision 211
+  peaked at 374-378 MB on the same machine), turn_to_engine 0.58-0.62. Not met, and why
+  (decision 211): the process holds ~210 MB before the turn (library code, Python modules),
+  DuckDB's sort of the result holds 55 MB until its last row is read, and the result is 40 MB
+  of Arrow. `engine_peak_rss_mb` is DuckDB's own process for the same SQL with every row
+  fetched into Python (VmHWM), above the turn's peak.
 - **cold**: fresh processes: `vitrina --help`, and `vitrina ask --no-llm` on the demo
   (wall and CPU seconds; `answer_s` is when the answer was on the screen, before the files).
 - **bounds**: the figures tests used to assert as wall-clock limits (the SQL index, the

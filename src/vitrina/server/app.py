@@ -152,8 +152,9 @@ def create_app(
         await monitor.stop()
         state.runner.close()
         for router in routers:
-            if hasattr(router, "state"):
+            if hasattr(router, "state"):  # the task runner: its threads, then the tasks' state
                 router.state.close()
+                close_checkpointer(router.state.service.checkpointer)  # PostgreSQL: a pool
         if owns_service:
             service.close()
             close_checkpointer(service.checkpointer)

@@ -26,7 +26,7 @@ from typing import Any
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 
-from vitrina.advisory import AdvisoryLocks, Held, LocksExhausted, engine_locks
+from vitrina.advisory import LocksExhausted, SessionHeld, SessionLocks, engine_session_locks
 from vitrina.config import Settings
 from vitrina.present.cells import cut_reply
 from vitrina.server.docs_source import render_markdown
@@ -48,9 +48,8 @@ PING_S = 15
 MAX_BATCH = 64  # events sent in one chunk at most
 CHUNK_EVERY_S = 0.05  # a turn's events go out at most this often (`TurnRunner.stream`)
 # turns (running or queued) one process holds the advisory lock of at once on a PostgreSQL
-# state, each on a connection of the store's pool (SQLAlchemy's 5 + 10 overflow): room is
-# left for the turns' own writes and every other request
-MAX_TURN_LOCKS = 10
+# state, all on one session (decision 212): a bound in code, far above what a process queues
+MAX_TURN_LOCKS = 1000
 # a refused message names the question that runs: its live record is looked for this often
 NAME_TRIES, NAME_WAIT_S = 5, 0.1
 DEFAULT_CELL_CHARS = Settings.model_fields["result_cell_max_chars"].default
@@ -137,8 +136,8 @@ class TurnRunner:
         self._lock = threading.Lock()
         self.live = LiveLog(store)  # turns in flight, for a reload or another tab
         # on a PostgreSQL state: a turn holds its dialog's advisory lock (decision 168)
-        self.locks = turn_locks(store, workers)
-        self._held: dict[str, Held] = {}
+        self.locks = turn_locks(store)
+        self._held: dict[str, SessionHeld] = {}
 
     def claim(self, thread_id: str) -> None:
         with self._lock:
@@ -452,6 +451,8 @@ class TurnRunner:
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=False)
         self.live.close()
+        if self.locks is not None:
+            self.locks.close()
 
 
 class _Elsewhere:
@@ -460,13 +461,13 @@ class _Elsewhere:
     question = ""
 
 
-def turn_locks(store: Store, workers: int) -> AdvisoryLocks | None:
-    """Advisory locks on the store's PostgreSQL pool (None on SQLite): one per turn
-    claimed, at most a few more than the turns that run at once, and MAX_TURN_LOCKS."""
+def turn_locks(store: Store) -> SessionLocks | None:
+    """Advisory locks on one session of the store's PostgreSQL engine (None on SQLite): one
+    per turn claimed, queued or running."""
     engine = getattr(store, "engine", None)
     if getattr(getattr(engine, "dialect", None), "name", None) != "postgresql":
         return None
-    return engine_locks(engine, limit=min(workers + 2, MAX_TURN_LOCKS))
+    return engine_session_locks(engine, limit=MAX_TURN_LOCKS)
 
 
 def busy_error(question: str | None = None) -> ApiError:
