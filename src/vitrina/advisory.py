@@ -39,11 +39,13 @@ class LocksExhausted(RuntimeError):
     """This process holds as many locks as it may (the bound was reached)."""
 
 
-def _scalar(row: Any) -> Any:
-    """The first column of a row (psycopg's tuple rows and the checkpointer's dict rows)."""
-    if isinstance(row, dict):
-        return next(iter(row.values()))
-    return row[0]
+def _one(conn: Any, sql: str, *params: Any) -> Any:
+    """The first column of the one row a statement gives (psycopg's tuple rows and the
+    checkpointer's dict rows)."""
+    with conn.cursor() as cur:
+        cur.execute(sql, params or None)
+        row = cur.fetchone()
+    return next(iter(row.values())) if isinstance(row, dict) else row[0]
 
 
 class Held:
@@ -59,7 +61,7 @@ class Held:
     @property
     def backend_pid(self) -> int:
         """The holding session's backend (tests terminate it to play a dead process)."""
-        return int(self._owner.query(self.conn, "SELECT pg_backend_pid()"))
+        return int(_one(self.conn, "SELECT pg_backend_pid()"))
 
     def release(self) -> None:
         with self._lock:
@@ -85,11 +87,6 @@ class AdvisoryLocks:
         self._slots = threading.BoundedSemaphore(limit)
         self.limit = limit
 
-    def query(self, conn: Any, sql: str, *params: Any) -> Any:
-        with conn.cursor() as cur:
-            cur.execute(sql, params or None)
-            return _scalar(cur.fetchone())
-
     def try_hold(self, kind: str, ident: str) -> Held | None:
         """The lock of (kind, id) for this process, or None when another session holds it.
         Raises LocksExhausted when `limit` locks are held here already."""
@@ -99,7 +96,7 @@ class AdvisoryLocks:
         conn = None
         try:
             conn = self._take()
-            got = bool(self.query(conn, "SELECT pg_try_advisory_lock(%s::bigint)", key))
+            got = bool(_one(conn, "SELECT pg_try_advisory_lock(%s::bigint)", key))
         except BaseException:
             if conn is not None:
                 self._give(conn, True)
@@ -114,7 +111,7 @@ class AdvisoryLocks:
     def unlock(self, conn: Any, key: int) -> None:
         broken = False
         try:
-            broken = not self.query(conn, "SELECT pg_advisory_unlock(%s::bigint)", key)
+            broken = not _one(conn, "SELECT pg_advisory_unlock(%s::bigint)", key)
             if broken:  # never granted on this session (its connection was replaced)
                 log.warning("advisory lock %d was not held at its release", key)
         except Exception as exc:  # the session is gone, and with it the lock
@@ -153,11 +150,9 @@ class SessionLocks:
         drop: Callable[[Any], None],
         *,
         limit: int,
-        commit: bool = False,
     ) -> None:
         self._connect, self._drop = connect, drop
         self.limit = limit
-        self._commit = commit  # a connection outside autocommit ends each statement's transaction
         self._mutex = threading.Lock()  # one session: one statement at a time
         self._conn: Any = None
         self._held: set[int] = set()
@@ -168,11 +163,8 @@ class SessionLocks:
         if self._conn is None:
             self._conn = self._connect()
         try:
-            with self._conn.cursor() as cur:
-                cur.execute(sql, params or None)
-                value = _scalar(cur.fetchone())
-            if self._commit:
-                self._conn.commit()
+            value = _one(self._conn, sql, *params)
+            self._conn.commit()  # ends the statement's transaction (not autocommit); locks stay
         except Exception:
             self._lose()
             raise
@@ -261,4 +253,4 @@ def engine_session_locks(engine: Any, *, limit: int) -> SessionLocks:
         conn.invalidate()  # discarded: the pool opens a new one when it needs it
         conn.close()
 
-    return SessionLocks(engine.raw_connection, drop, limit=limit, commit=True)
+    return SessionLocks(engine.raw_connection, drop, limit=limit)
